@@ -1,0 +1,66 @@
+// Package embed turns note text into vectors for the palace.
+//
+// Every backend satisfies Embedder. The backends live in their own
+// sub-packages (uselite, ollama, openai) and do not import this package;
+// Open picks one from a model spec such as "use-lite", "lexical",
+// "ollama:nomic-embed-text" or "openai:text-embedding-3-small".
+package embed
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Embedder turns texts into vectors.
+type Embedder interface {
+	// Model is the stable id recorded with every vector in the palace,
+	// e.g. "use-lite-0.2.0" or "ollama:nomic-embed-text". Two embedders with
+	// the same Model produce comparable vectors.
+	Model() string
+	// Embed returns one vector per text, in order. Vectors need not be
+	// normalised; the palace normalises them.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Lexical is the model id of the backend without vectors: search is BM25 alone.
+const Lexical = "lexical"
+
+// Default is the model spec used when none is configured.
+const Default = Lexical
+
+// Options carries what a backend may need besides its spec.
+type Options struct {
+	// CacheDir holds downloaded model files ($XDG_CACHE_HOME/memminer/models).
+	CacheDir string
+	// Getenv reads environment variables (OLLAMA_HOST, OPENAI_API_KEY, …);
+	// nil means os.Getenv.
+	Getenv func(string) string
+}
+
+// ErrUnknownModel is returned by Open for a spec no backend accepts.
+var ErrUnknownModel = errors.New("unknown embedding model")
+
+// Open returns the embedder for spec. For the lexical spec it returns
+// (nil, nil): the palace then keeps no vectors.
+func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		spec = Default
+	}
+	name, arg, _ := strings.Cut(spec, ":")
+	switch name {
+	case Lexical:
+		if arg != "" {
+			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, Lexical)
+		}
+		return nil, nil
+	}
+	return nil, fmt.Errorf("%w %q (want %s)", ErrUnknownModel, spec, strings.Join(Specs(), ", "))
+}
+
+// Specs lists the model specs Open understands, for help and error texts.
+func Specs() []string {
+	return []string{Lexical}
+}

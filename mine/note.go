@@ -1,0 +1,23 @@
+// Package mine turns markdown memory files into notes: small atomic pieces
+// of text a person would recognise (a list item, a paragraph, a short
+// section), each with its heading path and starting line.
+package mine
+
+// Note is one atomic piece of a markdown file.
+type Note struct {
+	// Heading is the path of headings above the note, joined by " > "
+	// ("Build > Web"); empty above the first heading.
+	Heading string
+	// Line is the 1-based line in the source file where the note starts.
+	Line int
+	// Text is the note's text as written (markdown kept, trimmed).
+	Text string
+}
+
+// Document is a parsed markdown file.
+type Document struct {
+	// Frontmatter holds the YAML frontmatter's top-level keys, if any.
+	Frontmatter map[string]any
+	// Notes are the file's notes in source order.
+	Notes []Note
+}
