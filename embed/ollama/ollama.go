@@ -170,7 +170,7 @@ func HostURL(s string) (string, error) {
 			host, port = strings.Trim(hostport, "[]"), DefaultPort
 		}
 		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return "", fmt.Errorf("server address %q: bad port %q", s, port)
+			return "", fmt.Errorf("server address %q: bad port %q", shownURL(s), port)
 		}
 		if host == "" {
 			host = "127.0.0.1"
@@ -179,17 +179,20 @@ func HostURL(s string) (string, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("server address %q: %w", s, err)
+		return "", fmt.Errorf("server address %q: %w", shownURL(s), urlErr(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("server address %q: scheme must be http or https", s)
+		return "", fmt.Errorf("server address %q: scheme must be http or https", shownURL(s))
 	}
 	if u.Hostname() == "" {
-		return "", fmt.Errorf("server address %q: no host", s)
+		return "", fmt.Errorf("server address %q: no host", shownURL(s))
+	}
+	if u.User != nil {
+		return "", fmt.Errorf("server address %q: credentials in the URL are not supported (set %s for a bearer token)", shownURL(s), EnvAPIKey)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("server address %q: bad port %q", s, p)
+			return "", fmt.Errorf("server address %q: bad port %q", shownURL(s), p)
 		}
 		u.Host = net.JoinHostPort(loopbackFor(u.Hostname()), p)
 	} else if h := loopbackFor(u.Hostname()); h != u.Hostname() {
@@ -202,6 +205,27 @@ func HostURL(s string) (string, error) {
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u.String(), nil
+}
+
+// shownURL returns s for error messages, with any user:password@ part
+// replaced so credentials pasted into a URL are not echoed.
+func shownURL(s string) string {
+	if scheme, rest, ok := strings.Cut(s, "://"); ok {
+		host, _, _ := strings.Cut(rest, "/")
+		if i := strings.LastIndex(host, "@"); i >= 0 {
+			return scheme + "://…@" + rest[i+1:]
+		}
+	}
+	return s
+}
+
+// urlErr drops the URL a *url.Error repeats, keeping its reason.
+func urlErr(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }
 
 // loopbackFor maps the unspecified addresses to loopback and leaves others alone.
@@ -284,17 +308,23 @@ func (e *Embedder) embedBatch(ctx context.Context, batch []string, offset int) (
 	return resp.Embeddings, nil
 }
 
-// checkDims verifies every vector has the length recorded in dim, recording
-// the first vector's length when dim is still 0.
+// checkDims verifies the vectors of one answer all have one length, and
+// that it is the length recorded in dim, recording it when dim is still 0.
 func checkDims(dim *atomic.Int64, vecs [][]float32, offset int) error {
+	if len(vecs) == 0 {
+		return nil
+	}
 	for i, v := range vecs {
 		if len(v) == 0 {
 			return fmt.Errorf("vector for text %d is empty", offset+i)
 		}
-		dim.CompareAndSwap(0, int64(len(v)))
-		if want := int(dim.Load()); len(v) != want {
-			return fmt.Errorf("vector for text %d has %d dimensions, want %d like the first vector of this embedder", offset+i, len(v), want)
+		if len(v) != len(vecs[0]) {
+			return fmt.Errorf("vector for text %d has %d dimensions, vector for text %d has %d", offset+i, len(v), offset, len(vecs[0]))
 		}
+	}
+	dim.CompareAndSwap(0, int64(len(vecs[0])))
+	if want := int(dim.Load()); len(vecs[0]) != want {
+		return fmt.Errorf("vectors have %d dimensions, want %d like the first vector of this embedder", len(vecs[0]), want)
 	}
 	return nil
 }

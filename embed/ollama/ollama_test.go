@@ -260,7 +260,7 @@ func TestEmbed(t *testing.T) {
 			name:    "wrong dimensions within a batch",
 			steps:   []step{vectors([]float32{1, 2, 3}, []float32{1, 2})},
 			in:      texts(2),
-			wantErr: []string{"vector for text 1 has 2 dimensions, want 3"},
+			wantErr: []string{"vector for text 1 has 2 dimensions, vector for text 0 has 3"},
 		},
 		{
 			name:    "empty vector",
@@ -412,7 +412,7 @@ func TestEmbedDimensionsFixedByFirstVector(t *testing.T) {
 		t.Errorf("Dimensions = %d, want 3", d)
 	}
 	_, err = e.Embed(context.Background(), []string{"y"})
-	if err == nil || !strings.Contains(err.Error(), "has 4 dimensions, want 3") {
+	if err == nil || !strings.Contains(err.Error(), "vectors have 4 dimensions, want 3") {
 		t.Errorf("second Embed error = %v, want dimension mismatch", err)
 	}
 }
@@ -513,6 +513,8 @@ func TestHostURL(t *testing.T) {
 		{in: "ftp://example.internal", wantErr: "scheme must be http or https"},
 		{in: "http://", wantErr: "no host"},
 		{in: "http://example.internal:0", wantErr: `bad port "0"`},
+		{in: "http://me:s3cret@example.internal", wantErr: `"http://…@example.internal": credentials in the URL are not supported`},
+		{in: "http://me:s3cret@example.internal:x/", wantErr: `"http://…@example.internal:x/": invalid port`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.in, func(t *testing.T) {
@@ -520,6 +522,9 @@ func TestHostURL(t *testing.T) {
 			if tc.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.wantErr) {
 					t.Errorf("HostURL(%q) = %q, %v; want error containing %q", tc.in, got, err, tc.wantErr)
+				}
+				if err != nil && strings.Contains(err.Error(), "s3cret") {
+					t.Errorf("HostURL(%q) error %q echoes the password", tc.in, err)
 				}
 				return
 			}

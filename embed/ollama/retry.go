@@ -90,7 +90,10 @@ func (r *retrier) postJSON(ctx context.Context, url string, body []byte, out any
 		if retryAfter > maxRetryAfter {
 			return fmt.Errorf("server asks to retry after %s, more than the %s this client waits: %w", retryAfter, maxRetryAfter, err)
 		}
-		wait := max(r.backoffFor(attempt), retryAfter)
+		wait := retryAfter // the server knows best when it says
+		if wait == 0 {
+			wait = r.backoffFor(attempt)
+		}
 		r.log.LogAttrs(ctx, slog.LevelWarn, "embedding request failed, retrying",
 			slog.String("backend", r.backend), slog.String("url", url),
 			slog.Int("attempt", attempt), slog.Int("max_attempts", attempts),
