@@ -11,6 +11,9 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/memminer/memminer/embed/ollama"
+	"github.com/memminer/memminer/embed/openai"
 )
 
 // Embedder turns texts into vectors.
@@ -56,11 +59,29 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, Lexical)
 		}
 		return nil, nil
+	case "ollama":
+		if strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("%w %q: want ollama:<model>, e.g. ollama:nomic-embed-text", ErrUnknownModel, spec)
+		}
+		e, err := ollama.FromEnv(ollama.Options{Model: arg}, opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
+	case "openai":
+		if strings.TrimSpace(arg) == "" {
+			return nil, fmt.Errorf("%w %q: want openai:<model>, e.g. openai:text-embedding-3-small", ErrUnknownModel, spec)
+		}
+		e, err := openai.FromEnv(openai.Options{Model: arg}, opts.Getenv)
+		if err != nil {
+			return nil, err
+		}
+		return e, nil
 	}
 	return nil, fmt.Errorf("%w %q (want %s)", ErrUnknownModel, spec, strings.Join(Specs(), ", "))
 }
 
 // Specs lists the model specs Open understands, for help and error texts.
 func Specs() []string {
-	return []string{Lexical}
+	return []string{Lexical, "ollama:<model>", "openai:<model>"}
 }
