@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+)
+
+// app holds what every subcommand shares: streams, environment and the
+// resolved configuration.
+type app struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	log            *slog.Logger
+
+	// flag values, applied over file and environment by resolve
+	configFile string
+	palaceDir  string
+	model      string
+
+	cfg config.Config
+
+	warnOnce sync.Once
+}
+
+func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {
+	return &app{
+		stdout: stdout,
+		stderr: stderr,
+		getenv: getenv,
+		log:    slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	}
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "memminer",
+		Short: "Shared semantic memory for a hive of AI agents, mined from markdown",
+		Long: `memminer mines agents' markdown memory (hive/agents/<id>/memory.md) into a
+palace with one wing per agent, and answers searches from it.
+
+Markdown is the source of truth; the palace is derived and can always be rebuilt.`,
+		SilenceUsage:      true,
+		SilenceErrors:     true,
+		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.resolve(cmd) },
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.palaceDir, "palace", "", "palace directory (env MEMMINER_PALACE_PATH; default $XDG_DATA_HOME/memminer/palace)")
+	pf.StringVar(&a.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/memminer/config.yml, optional)")
+	pf.StringVar(&a.model, "model", "", "embedding model: "+strings.Join(embed.Specs(), ", ")+" (env MEMMINER_EMBEDDING_MODEL)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
+	root.AddCommand(a.mineCmd(), a.searchCmd(), a.statusCmd())
+	return root
+}
+
+// resolve fills a.cfg: defaults < config file < environment < flags.
+func (a *app) resolve(cmd *cobra.Command) error {
+	a.cfg = config.Default(a.getenv, embed.Default)
+	file, required := a.configFile, true
+	if file == "" {
+		file, required = config.DefaultFile(a.getenv), false
+	}
+	if err := a.cfg.LoadFile(file, required); err != nil {
+		return err
+	}
+	if err := a.cfg.ApplyEnv(a.getenv); err != nil {
+		return err
+	}
+	if f := cmd.Flags().Lookup("palace"); f != nil && f.Changed {
+		a.cfg.Palace = a.palaceDir
+	}
+	if f := cmd.Flags().Lookup("model"); f != nil && f.Changed {
+		a.cfg.Model = a.model
+	}
+	if abs, err := filepath.Abs(a.cfg.Palace); err == nil {
+		a.cfg.Palace = abs
+	}
+	return a.cfg.Validate()
+}
+
+// modelState says whether the configured embedding model is usable.
+type modelState struct {
+	Spec      string
+	Model     string // id of the model in use, embed.Lexical when falling back
+	Available bool
+	Reason    string
+}
+
+// embedder opens the configured embedding backend. When it cannot be had
+// the command goes on lexically and says so once; only a spec no backend
+// understands is an error.
+func (a *app) embedder(ctx context.Context) (embed.Embedder, modelState, error) {
+	st := modelState{Spec: a.cfg.Model, Model: embed.Lexical, Available: true}
+	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv})
+	if errors.Is(err, embed.ErrUnknownModel) {
+		return nil, st, usagef("%v", err)
+	}
+	if err != nil {
+		st.Available, st.Reason = false, err.Error()
+		a.warnOnce.Do(func() {
+			fmt.Fprintf(a.stderr, "memminer: embedding model %s unavailable (%v); using lexical search only\n", a.cfg.Model, err)
+		})
+		return nil, st, nil
+	}
+	if e != nil {
+		st.Model = e.Model()
+	}
+	return e, st, nil
+}
+
+// openPalace opens the palace for a reader or a writer. Damaged wings are
+// rebuilt from their markdown, and the user is told.
+func (a *app) openPalace(ctx context.Context, e embed.Embedder, write bool, wings []string) (*palace.Palace, error) {
+	opts := palace.Options{Embedder: e, ReadOnly: !write, LockTimeout: a.cfg.LockTimeout, Wings: wings, Logger: a.log}
+	p, err := palace.Open(ctx, a.cfg.Palace, opts)
+	if err != nil {
+		return nil, err
+	}
+	if len(p.Damaged()) == 0 || write {
+		// A writer's mine repairs first (mine.Mine), and reports it.
+		return p, nil
+	}
+	// A reader rebuilds damaged wings too, saving them when no writer is busy.
+	if err := p.Lock(ctx, 0); err != nil && !errors.Is(err, palace.ErrLocked) {
+		return nil, err
+	}
+	a.reportRepairs(mine.Repair(ctx, p, a.mineOptions()))
+	return p, nil
+}
+
+func (a *app) reportRepairs(rs []mine.Repaired) {
+	for _, r := range rs {
+		switch {
+		case r.Err != "":
+			fmt.Fprintf(a.stderr, "memminer: wing %s is damaged (%s) and could not be rebuilt: %s\n", r.Wing, r.Cause, r.Err)
+		case r.Saved:
+			fmt.Fprintf(a.stderr, "memminer: wing %s was damaged (%s); rebuilt from markdown (%d notes)\n", r.Wing, r.Cause, r.Notes)
+		default:
+			fmt.Fprintf(a.stderr, "memminer: wing %s was damaged (%s); rebuilt from markdown in memory (%d notes); the next mine saves it\n", r.Wing, r.Cause, r.Notes)
+		}
+	}
+}
+
+func (a *app) mineOptions() mine.Options {
+	return mine.Options{
+		MaxFileBytes: a.cfg.MaxFileBytes,
+		OnReembed: func(wing, from, to string, n int) {
+			fmt.Fprintf(a.stderr, "memminer: wing %s was embedded with %s; re-embedding its %d notes with %s\n", wing, from, n, to)
+		},
+	}
+}
+
+// displayPath shows path relative to the working directory when it lies
+// below it, so output stays short and copy-pasteable.
+func displayPath(path string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return path
+	}
+	if rel, err := filepath.Rel(wd, path); err == nil && !strings.HasPrefix(rel, "..") {
+		return rel
+	}
+	return path
+}
+
+// exactArgs is cobra.ExactArgs with a message that says what is missing.
+func exactArgs(n int, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) != n {
+			return usagef("%s (got %d arguments)", msg, len(args))
+		}
+		return nil
+	}
+}
+
+func normalizeWing(id string) (string, error) {
+	w, err := palace.NormalizeWingID(id)
+	if err != nil {
+		return "", usagef("--wing: %v", err)
+	}
+	return w, nil
+}

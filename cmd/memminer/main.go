@@ -1,0 +1,83 @@
+// Command memminer gives a hive of AI agents one shared, local, semantic
+// memory mined from their markdown memory files.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+)
+
+// Exit codes.
+const (
+	exitOK       = 0
+	exitError    = 1
+	exitUsage    = 2
+	exitConflict = 3 // conflicts --check found an open conflict
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}
+
+// run executes the command line args and returns the exit code; main is a
+// thin wrapper so tests can run the whole CLI in process.
+func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := newApp(stdout, stderr, getenv)
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ex *codeError
+	if errors.As(err, &ex) {
+		if ex.msg != "" {
+			fmt.Fprintln(stderr, "memminer: "+ex.msg)
+		}
+		return ex.code
+	}
+	fmt.Fprintln(stderr, "memminer: "+err.Error())
+	var ue *usageError
+	if errors.As(err, &ue) || isFlagError(err) {
+		fmt.Fprintln(stderr, "Run 'memminer --help' for usage.")
+		return exitUsage
+	}
+	return exitError
+}
+
+// usageError is a mistake in how a command was called.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// codeError ends the command with a given code and an optional message.
+type codeError struct {
+	code int
+	msg  string
+}
+
+func (e *codeError) Error() string { return e.msg }
+
+// isFlagError recognises cobra's own usage errors, which it does not type.
+func isFlagError(err error) bool {
+	msg := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "invalid argument"} {
+		if strings.HasPrefix(msg, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	"github.com/memminer/memminer/mine"
+)
+
+func (a *app) mineCmd() *cobra.Command {
+	var (
+		wing, agent    string
+		dryRun, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "mine PATH",
+		Short: "Mine markdown memory into the palace",
+		Long: `Mine a markdown file, or every *.md below a directory, into a wing of the palace.
+
+The wing defaults to the directory's name (hive/agents/dwight/ is wing "dwight").
+A hive directory (one with agents/<id>/ inside) is mined one wing per agent.
+Mining is incremental: unchanged files are not re-read and unchanged notes are
+not re-embedded. Syncthing conflict copies (*.sync-conflict-*) and hidden
+directories are never mined. Files that cannot be mined (binary, too large,
+not UTF-8, symlinks leaving PATH) are reported and skipped; their earlier
+notes stay.`,
+		Example: `  memminer mine hive/agents/dwight
+  memminer mine notes.md --wing research --agent claude
+  memminer mine examples/hive --dry-run`,
+		Args: exactArgs(1, "mine needs one PATH: a markdown file or a directory"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !a.cfg.Enabled {
+				fmt.Fprintln(a.stderr, "memminer: disabled (enabled: false); nothing mined")
+				return nil
+			}
+			opts := a.mineOptions()
+			opts.Wing, opts.Agent, opts.DryRun = wing, agent, dryRun
+			if wing != "" {
+				if _, err := normalizeWing(wing); err != nil {
+					return err
+				}
+			}
+			ctx := cmd.Context()
+			e, _, err := a.embedder(ctx)
+			if err != nil {
+				return err
+			}
+			p, err := a.openPalace(ctx, e, !dryRun, nil)
+			if err != nil {
+				return err
+			}
+			defer p.Close()
+
+			var bar *progressbar.ProgressBar
+			if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !asJSON {
+				opts.Progress = func(done, total int) {
+					if bar == nil && total >= 20 {
+						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
+							progressbar.OptionSetDescription("mining"), progressbar.OptionClearOnFinish())
+					}
+					if bar != nil {
+						_ = bar.Set(done)
+					}
+				}
+			}
+			s, err := mine.Mine(ctx, p, args[0], opts)
+			if bar != nil {
+				_ = bar.Finish()
+			}
+			a.reportRepairs(s.Repaired)
+			for _, pr := range s.Problems {
+				fmt.Fprintf(a.stderr, "memminer: skipped %s: %s\n", displayPath(pr.Path), pr.Err)
+			}
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, mineJSON{Summary: s, Seconds: s.Duration.Seconds()})
+			}
+			printMineSummary(a, s)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wing, "wing", "", "wing to mine into (default: the directory's name)")
+	f.StringVar(&agent, "agent", "", "agent recorded with the notes (default: the wing)")
+	f.BoolVar(&dryRun, "dry-run", false, "report what would change; change nothing")
+	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	return cmd
+}
+
+type mineJSON struct {
+	mine.Summary
+	Seconds float64 `json:"seconds"`
+}
+
+func printMineSummary(a *app, s mine.Summary) {
+	verb := "mined"
+	if s.DryRun {
+		verb = "would mine"
+	}
+	fmt.Fprintf(a.stdout, "%s %s: files %d seen, %d changed, %d unchanged, %d skipped, %d removed\n",
+		verb, joinWings(s.Wings), s.FilesSeen, s.FilesChanged, s.FilesUnchanged, s.FilesSkipped, s.FilesRemoved)
+	fmt.Fprintf(a.stdout, "notes %d added, %d removed, %d unchanged", s.NotesAdded, s.NotesRemoved, s.NotesUnchanged)
+	if s.Reembedded > 0 {
+		fmt.Fprintf(a.stdout, ", %d re-embedded", s.Reembedded)
+	}
+	fmt.Fprintf(a.stdout, " in %s\n", s.Duration.Round(time.Millisecond))
+}
+
+func joinWings(ws []string) string {
+	switch len(ws) {
+	case 0:
+		return "nothing"
+	case 1:
+		return "wing " + ws[0]
+	}
+	out := "wings "
+	for i, w := range ws {
+		if i > 0 {
+			out += ", "
+		}
+		out += w
+	}
+	return out
+}
+
+func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}

@@ -1,0 +1,236 @@
+// Package config holds memminer's settings: one Config struct filled from
+// defaults, then a YAML file, then MEMMINER_* environment variables, then
+// command-line flags, each overriding the one before.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"go.yaml.in/yaml/v3"
+)
+
+// Config is every setting memminer reads. The yaml tags are the keys of the
+// config file.
+type Config struct {
+	// Palace is the directory holding the palace.
+	Palace string `yaml:"palace"`
+	// Hive is the directory whose agents/<id>/memory.md files the daemon mines.
+	Hive string `yaml:"hive"`
+	// Model is the embedding model spec ("lexical", "use-lite", "ollama:NAME", "openai:NAME").
+	Model string `yaml:"model"`
+	// Enabled turns memminer off without uninstalling it: mine and the daemon do nothing.
+	Enabled bool `yaml:"enabled"`
+	// MaxFileBytes is the largest markdown file mined; larger ones are skipped with a warning.
+	MaxFileBytes int64 `yaml:"max_file_bytes"`
+	// LockTimeout is how long a writer waits for another writer's palace lock.
+	LockTimeout time.Duration `yaml:"lock_timeout"`
+	// MineInterval is the period of the daemon's mtime re-check.
+	MineInterval time.Duration `yaml:"mine_interval"`
+	// ModelCache is where downloaded models are kept.
+	ModelCache string `yaml:"model_cache"`
+}
+
+// Defaults used when nothing else sets a value.
+const (
+	DefaultMaxFileBytes = 8 << 20
+	DefaultLockTimeout  = 10 * time.Second
+	DefaultMineInterval = 3 * time.Minute
+)
+
+// Env names the environment variables read by ApplyEnv, by config key.
+var Env = map[string]string{
+	"palace":         "MEMMINER_PALACE_PATH",
+	"hive":           "MEMMINER_HIVE",
+	"model":          "MEMMINER_EMBEDDING_MODEL",
+	"enabled":        "MEMMINER_ENABLED",
+	"max_file_bytes": "MEMMINER_MAX_FILE_BYTES",
+	"lock_timeout":   "MEMMINER_LOCK_TIMEOUT",
+	"mine_interval":  "MEMMINER_MINE_INTERVAL",
+	"model_cache":    "MEMMINER_MODEL_CACHE",
+}
+
+// Default returns the built-in settings, with paths under the XDG
+// directories read through getenv.
+func Default(getenv func(string) string, defaultModel string) Config {
+	return Config{
+		Palace:       filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "memminer", "palace"),
+		Model:        defaultModel,
+		Enabled:      true,
+		MaxFileBytes: DefaultMaxFileBytes,
+		LockTimeout:  DefaultLockTimeout,
+		MineInterval: DefaultMineInterval,
+		ModelCache:   filepath.Join(xdgDir(getenv, "XDG_CACHE_HOME", ".cache"), "memminer", "models"),
+	}
+}
+
+// DefaultFile is the config file read when none is named.
+func DefaultFile(getenv func(string) string) string {
+	return filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "memminer", "config.yml")
+}
+
+func xdgDir(getenv func(string) string, key, fallback string) string {
+	if d := getenv(key); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return filepath.Join(home, fallback)
+}
+
+// LoadFile overlays the YAML file at path onto c. A missing file is an
+// error only when required is true (the user named it explicitly).
+// Unknown keys are errors, so a typo does not pass silently.
+func (c *Config) LoadFile(path string, required bool) error {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) && !required {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	var f fileConfig
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	// An empty file decodes as io.EOF: it sets nothing.
+	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+		return fmt.Errorf("config %s: %w", path, err)
+	}
+	return f.apply(c, path)
+}
+
+// fileConfig mirrors Config with optional fields and durations as text, so
+// keys absent from the file leave defaults alone.
+type fileConfig struct {
+	Palace       *string `yaml:"palace"`
+	Hive         *string `yaml:"hive"`
+	Model        *string `yaml:"model"`
+	Enabled      *bool   `yaml:"enabled"`
+	MaxFileBytes *int64  `yaml:"max_file_bytes"`
+	LockTimeout  *string `yaml:"lock_timeout"`
+	MineInterval *string `yaml:"mine_interval"`
+	ModelCache   *string `yaml:"model_cache"`
+}
+
+func (f fileConfig) apply(c *Config, path string) error {
+	setStr := func(dst *string, v *string) {
+		if v != nil {
+			*dst = expandHome(*v)
+		}
+	}
+	setStr(&c.Palace, f.Palace)
+	setStr(&c.Hive, f.Hive)
+	setStr(&c.ModelCache, f.ModelCache)
+	if f.Model != nil {
+		c.Model = *f.Model
+	}
+	if f.Enabled != nil {
+		c.Enabled = *f.Enabled
+	}
+	if f.MaxFileBytes != nil {
+		c.MaxFileBytes = *f.MaxFileBytes
+	}
+	for _, d := range []struct {
+		key string
+		src *string
+		dst *time.Duration
+	}{{"lock_timeout", f.LockTimeout, &c.LockTimeout}, {"mine_interval", f.MineInterval, &c.MineInterval}} {
+		if d.src == nil {
+			continue
+		}
+		v, err := time.ParseDuration(*d.src)
+		if err != nil {
+			return fmt.Errorf("config %s: %s: %q is not a duration like 30s or 3m", path, d.key, *d.src)
+		}
+		*d.dst = v
+	}
+	return nil
+}
+
+// ApplyEnv overlays the MEMMINER_* environment variables onto c.
+func (c *Config) ApplyEnv(getenv func(string) string) error {
+	for key, name := range Env {
+		v := getenv(name)
+		if v == "" {
+			continue
+		}
+		if err := c.Set(key, v); err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+	}
+	return nil
+}
+
+// Set assigns one setting by its config key from text, as given in an
+// environment variable.
+func (c *Config) Set(key, v string) error {
+	switch key {
+	case "palace":
+		c.Palace = expandHome(v)
+	case "hive":
+		c.Hive = expandHome(v)
+	case "model_cache":
+		c.ModelCache = expandHome(v)
+	case "model":
+		c.Model = v
+	case "enabled":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("enabled: %q is not true or false", v)
+		}
+		c.Enabled = b
+	case "max_file_bytes":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return fmt.Errorf("max_file_bytes: %q is not a whole number of bytes", v)
+		}
+		c.MaxFileBytes = n
+	case "lock_timeout", "mine_interval":
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%s: %q is not a duration like 30s or 3m", key, v)
+		}
+		if key == "lock_timeout" {
+			c.LockTimeout = d
+		} else {
+			c.MineInterval = d
+		}
+	default:
+		return fmt.Errorf("unknown setting %q", key)
+	}
+	return nil
+}
+
+// Validate reports the first setting a person has to fix.
+func (c *Config) Validate() error {
+	switch {
+	case c.Palace == "":
+		return errors.New("palace: no palace directory set (use --palace or MEMMINER_PALACE_PATH)")
+	case c.MaxFileBytes <= 0:
+		return fmt.Errorf("max_file_bytes: must be positive, got %d", c.MaxFileBytes)
+	case c.LockTimeout < 0:
+		return fmt.Errorf("lock_timeout: must not be negative, got %s", c.LockTimeout)
+	case c.MineInterval < time.Second:
+		return fmt.Errorf("mine_interval: must be at least 1s, got %s", c.MineInterval)
+	}
+	return nil
+}
+
+func expandHome(p string) string {
+	if p == "~" || strings.HasPrefix(p, "~/") {
+		if home, err := os.UserHomeDir(); err == nil {
+			return filepath.Join(home, p[1:])
+		}
+	}
+	return p
+}

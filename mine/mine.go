@@ -1,0 +1,515 @@
+package mine
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memminer/memminer/palace"
+)
+
+// DefaultMaxFileBytes caps the size of a mined file unless Options say otherwise.
+const DefaultMaxFileBytes = 8 << 20
+
+// Options configure one mine.
+type Options struct {
+	// Wing is the wing to mine into; empty means the directory's name (or,
+	// for a hive with an agents/ directory, one wing per agent).
+	Wing string
+	// Agent is recorded with each note; empty means the wing id.
+	Agent string
+	// DryRun reports what would change without touching the palace.
+	DryRun bool
+	// MaxFileBytes skips larger files; zero means DefaultMaxFileBytes.
+	MaxFileBytes int64
+	// MaxNoteRunes bounds a note's length; zero means the parser's default.
+	MaxNoteRunes int
+	// Progress, if set, is called after each file with files done and total.
+	Progress func(done, total int)
+	// OnReembed, if set, is told when a wing's vectors are replaced because
+	// the configured model changed.
+	OnReembed func(wing, from, to string, notes int)
+}
+
+// Problem is a file that could not be mined; the rest of the mine goes on
+// and the file's earlier notes, if any, stay in the palace.
+type Problem struct {
+	Path string `json:"path"`
+	Err  string `json:"error"`
+}
+
+// Summary reports what a mine did.
+type Summary struct {
+	Wings          []string      `json:"wings"`
+	FilesSeen      int           `json:"files_seen"`
+	FilesChanged   int           `json:"files_changed"`
+	FilesUnchanged int           `json:"files_unchanged"`
+	FilesSkipped   int           `json:"files_skipped"`
+	FilesRemoved   int           `json:"files_removed"`
+	NotesAdded     int           `json:"notes_added"`
+	NotesRemoved   int           `json:"notes_removed"`
+	NotesUnchanged int           `json:"notes_unchanged"`
+	Reembedded     int           `json:"notes_reembedded"`
+	Problems       []Problem     `json:"problems"`
+	DryRun         bool          `json:"dry_run"`
+	Repaired       []Repaired    `json:"repaired,omitempty"`
+	Duration       time.Duration `json:"-"`
+}
+
+func (s *Summary) add(o Summary) {
+	s.Wings = append(s.Wings, o.Wings...)
+	s.FilesSeen += o.FilesSeen
+	s.FilesChanged += o.FilesChanged
+	s.FilesUnchanged += o.FilesUnchanged
+	s.FilesSkipped += o.FilesSkipped
+	s.FilesRemoved += o.FilesRemoved
+	s.NotesAdded += o.NotesAdded
+	s.NotesRemoved += o.NotesRemoved
+	s.NotesUnchanged += o.NotesUnchanged
+	s.Reembedded += o.Reembedded
+	s.Problems = append(s.Problems, o.Problems...)
+}
+
+// NoteID is a note's stable id: the same wing, source file, heading path
+// and text give the same id, so re-mining finds what it already has. The
+// occurrence number tells apart identical notes in one file.
+func NoteID(wing, source, heading, text string, occurrence int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, source, heading, text, occurrence)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// IsConflictCopy reports whether name is a Syncthing conflict copy
+// (name.sync-conflict-YYYYMMDD-HHMMSS-DEVICE.ext): those are not memory.
+func IsConflictCopy(name string) bool {
+	return strings.Contains(filepath.Base(name), ".sync-conflict-")
+}
+
+// Mine mines the markdown at path (a file, or every *.md below a
+// directory) into p and flushes the palace. See Options for how the wing is
+// chosen. Files that cannot be mined are reported in the summary's
+// Problems; an error is returned only when nothing sensible could be done.
+func Mine(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
+	if !opts.DryRun && !p.Writable() {
+		return Summary{}, fmt.Errorf("mine %s: %w", path, palace.ErrReadOnly)
+	}
+	var repaired []Repaired
+	if !opts.DryRun {
+		// A damaged wing is rebuilt before anything is added to it.
+		repaired = Repair(ctx, p, opts)
+	}
+	s, err := minePath(ctx, p, path, opts)
+	s.Repaired = repaired
+	return s, err
+}
+
+// minePath mines path into p, in memory, and flushes when p is writable.
+func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
+	start := time.Now()
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return Summary{}, fmt.Errorf("mine %s: %w", path, err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
+	}
+	var jobs []job
+	switch {
+	case opts.Wing == "" && info.IsDir() && isHive(root):
+		jobs, err = hiveJobs(root)
+		if err != nil {
+			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
+		}
+		if opts.Agent != "" {
+			return Summary{}, fmt.Errorf("mine %s: --agent needs --wing when mining a whole hive", path)
+		}
+	default:
+		name := opts.Wing
+		if name == "" {
+			name = filepath.Base(root)
+			if !info.IsDir() {
+				name = filepath.Base(filepath.Dir(root))
+			}
+		}
+		wing, err := palace.NormalizeWingID(name)
+		if err != nil {
+			if opts.Wing == "" {
+				return Summary{}, fmt.Errorf("mine %s: the directory name gives no usable wing id (%v); pass --wing", path, err)
+			}
+			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
+		}
+		if !info.IsDir() && IsConflictCopy(root) {
+			return Summary{}, fmt.Errorf("mine %s: this is a Syncthing conflict copy, not memory; merge it into the original and delete it", path)
+		}
+		jobs = []job{{wing: wing, root: root, isDir: info.IsDir()}}
+	}
+
+	var total Summary
+	total.DryRun = opts.DryRun
+	var runErr error
+	for _, j := range jobs {
+		s, err := mineOne(ctx, p, j, opts)
+		total.add(s)
+		if err != nil {
+			runErr = err
+			break
+		}
+	}
+	if !opts.DryRun && p.Writable() {
+		// Flush even after cancellation: every applied file is whole, so
+		// what was mined is kept.
+		if err := p.Flush(); err != nil {
+			return total, fmt.Errorf("mine %s: %w", path, err)
+		}
+	}
+	total.Duration = time.Since(start)
+	return total, runErr
+}
+
+type job struct {
+	wing  string
+	root  string // resolved absolute path
+	isDir bool
+}
+
+// isHive reports whether dir looks like a hive: an agents/ directory with
+// agent directories in it.
+func isHive(dir string) bool {
+	fi, err := os.Stat(filepath.Join(dir, "agents"))
+	return err == nil && fi.IsDir()
+}
+
+func hiveJobs(hive string) ([]job, error) {
+	entries, err := os.ReadDir(filepath.Join(hive, "agents"))
+	if err != nil {
+		return nil, err
+	}
+	var jobs []job
+	for _, e := range entries {
+		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		wing, err := palace.NormalizeWingID(e.Name())
+		if err != nil {
+			return nil, fmt.Errorf("agent directory %q: %w", e.Name(), err)
+		}
+		jobs = append(jobs, job{wing: wing, root: filepath.Join(hive, "agents", e.Name()), isDir: true})
+	}
+	if len(jobs) == 0 {
+		return nil, errors.New("the hive's agents/ directory has no agent directories")
+	}
+	return jobs, nil
+}
+
+type candidate struct {
+	path string
+	info fs.FileInfo
+}
+
+func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summary, error) {
+	s := Summary{Wings: []string{j.wing}, DryRun: opts.DryRun}
+	agent := opts.Agent
+	if agent == "" {
+		agent = j.wing
+	}
+	maxBytes := opts.MaxFileBytes
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxFileBytes
+	}
+
+	files, problems := collect(j)
+	s.Problems = append(s.Problems, problems...)
+	s.FilesSkipped += len(problems)
+
+	if !opts.DryRun {
+		p.AddRoot(j.wing, j.root)
+		if from, ok := p.ModelOf(j.wing); ok && from != p.Model() && len(p.Sources(j.wing)) > 0 {
+			n, err := p.Reembed(ctx, j.wing)
+			if err != nil {
+				return s, err
+			}
+			s.Reembedded += n
+			if opts.OnReembed != nil {
+				opts.OnReembed(j.wing, from, p.Model(), n)
+			}
+		}
+	}
+
+	seen := map[string]bool{}
+	for _, pr := range problems {
+		seen[pr.Path] = true
+	}
+	for i, f := range files {
+		if err := ctx.Err(); err != nil {
+			return s, err
+		}
+		seen[f.path] = true
+		s.FilesSeen++
+		if err := mineFile(ctx, p, j.wing, agent, f, maxBytes, opts, &s); err != nil {
+			s.FilesSkipped++
+			s.Problems = append(s.Problems, Problem{Path: f.path, Err: err.Error()})
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(files))
+		}
+	}
+
+	// Files that were mined from this root before and are gone now.
+	for _, src := range p.Sources(j.wing) {
+		if seen[src.Path] || !within(j.root, src.Path, j.isDir) {
+			continue
+		}
+		s.FilesRemoved++
+		if opts.DryRun {
+			s.NotesRemoved += len(src.NoteIDs)
+			continue
+		}
+		n, err := p.RemoveSource(j.wing, src.Path)
+		if err != nil {
+			return s, err
+		}
+		s.NotesRemoved += n
+	}
+	return s, nil
+}
+
+func within(root, path string, isDir bool) bool {
+	if !isDir {
+		return path == root
+	}
+	return strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// collect lists the markdown files of a job in a stable order, and the
+// entries it refused (symlinks leaving the root).
+func collect(j job) ([]candidate, []Problem) {
+	if !j.isDir {
+		info, err := os.Stat(j.root)
+		if err != nil {
+			return nil, []Problem{{Path: j.root, Err: err.Error()}}
+		}
+		return []candidate{{j.root, info}}, nil
+	}
+	var files []candidate
+	var problems []Problem
+	_ = filepath.WalkDir(j.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if path != j.root {
+				problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
+			}
+			if d != nil && d.IsDir() {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != j.root && strings.HasPrefix(name, ".") {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !isMarkdown(name) || IsConflictCopy(name) || strings.HasPrefix(name, ".") {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				problems = append(problems, Problem{Path: path, Err: "broken symlink: " + unwrapPathErr(err).Error()})
+				return nil
+			}
+			if !within(j.root, target, true) {
+				problems = append(problems, Problem{Path: path, Err: "symlink points outside " + j.root + "; not followed"})
+				return nil
+			}
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
+			return nil
+		}
+		if !info.Mode().IsRegular() {
+			return nil
+		}
+		files = append(files, candidate{path, info})
+		return nil
+	})
+	sort.Slice(files, func(a, b int) bool { return files[a].path < files[b].path })
+	return files, problems
+}
+
+func isMarkdown(name string) bool {
+	ext := strings.ToLower(filepath.Ext(name))
+	return ext == ".md" || ext == ".markdown"
+}
+
+func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
+	mtime, size := f.info.ModTime().UTC(), f.info.Size()
+	old, known := p.Source(wing, f.path)
+	if known && old.Mtime.Equal(mtime) && old.Size == size {
+		s.FilesUnchanged++
+		s.NotesUnchanged += len(old.NoteIDs)
+		return nil
+	}
+	if size > maxBytes {
+		return fmt.Errorf("file is %s, larger than the %s limit (max_file_bytes); not mined", humanBytes(size), humanBytes(maxBytes))
+	}
+	data, err := readFile(f.path, maxBytes)
+	if err != nil {
+		return err
+	}
+	if err := checkText(data); err != nil {
+		return err
+	}
+	sum := sha256.Sum256(data)
+	hash := hex.EncodeToString(sum[:])
+	if known && old.Hash == hash {
+		s.FilesUnchanged++
+		s.NotesUnchanged += len(old.NoteIDs)
+		if !opts.DryRun {
+			p.TouchSource(wing, f.path, mtime, size)
+		}
+		return nil
+	}
+	doc, err := Parse(data, ParseOptions{MaxNoteRunes: opts.MaxNoteRunes})
+	if err != nil {
+		return fmt.Errorf("parse: %w", err)
+	}
+	notes := make([]palace.Note, len(doc.Notes))
+	occurrences := map[string]int{}
+	for i, n := range doc.Notes {
+		key := n.Heading + "\x00" + n.Text
+		id := NoteID(wing, f.path, n.Heading, n.Text, occurrences[key])
+		occurrences[key]++
+		notes[i] = palace.Note{ID: id, Wing: wing, Agent: agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
+	}
+	s.FilesChanged++
+	if opts.DryRun {
+		s.add(dryRunChange(old.NoteIDs, notes))
+		return nil
+	}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC()}
+	ch, err := p.ApplySource(ctx, wing, src, notes)
+	if err != nil {
+		return err
+	}
+	s.NotesAdded += ch.Added
+	s.NotesRemoved += ch.Removed
+	s.NotesUnchanged += ch.Unchanged
+	return nil
+}
+
+func dryRunChange(oldIDs []string, notes []palace.Note) Summary {
+	var s Summary
+	had := map[string]bool{}
+	for _, id := range oldIDs {
+		had[id] = true
+	}
+	keep := map[string]bool{}
+	for _, n := range notes {
+		keep[n.ID] = true
+		if had[n.ID] {
+			s.NotesUnchanged++
+		} else {
+			s.NotesAdded++
+		}
+	}
+	for _, id := range oldIDs {
+		if !keep[id] {
+			s.NotesRemoved++
+		}
+	}
+	return s
+}
+
+func readFile(path string, maxBytes int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, unwrapPathErr(err)
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	// The file may have grown since it was listed; never read past the cap.
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
+		return nil, unwrapPathErr(err)
+	}
+	if int64(buf.Len()) > maxBytes {
+		return nil, fmt.Errorf("file is larger than the %s limit (max_file_bytes); not mined", humanBytes(maxBytes))
+	}
+	return buf.Bytes(), nil
+}
+
+// checkText refuses content that is not UTF-8 text: binary files and
+// other encodings would mine as noise.
+func checkText(data []byte) error {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Errorf("looks like a binary file (NUL byte at offset %d); not mined", i)
+	}
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		line := bytes.Count(data[:off], []byte{'\n'}) + 1
+		return fmt.Errorf("not valid UTF-8 (first bad byte at offset %d, line %d); convert it to UTF-8 to mine it", off, line)
+	}
+	return nil
+}
+
+func flatten(fm map[string]any) map[string]string {
+	if len(fm) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range fm {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case bool, int, int64, uint64, float64:
+			out[k] = fmt.Sprint(x)
+		case time.Time:
+			out[k] = x.Format(time.RFC3339)
+		}
+	}
+	return out
+}
+
+func humanBytes(n int64) string {
+	switch {
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// unwrapPathErr drops the *PathError wrapper whose path the caller already
+// prints, keeping messages short.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

@@ -1,0 +1,63 @@
+package mine
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/memminer/memminer/palace"
+)
+
+// Repaired tells how a damaged wing was rebuilt.
+type Repaired struct {
+	Wing  string `json:"wing"`
+	Cause string `json:"cause"`
+	Notes int    `json:"notes"`
+	// Saved is false when the palace was read-only: the rebuild lives in
+	// memory until a writer mines.
+	Saved bool `json:"saved"`
+	// Err is set when the rebuild failed too.
+	Err string `json:"error,omitempty"`
+}
+
+// Repair rebuilds every wing p.Damaged reports from its markdown: the
+// roots it was mined from, else the source files the manifest lists.
+// In a read-only palace the rebuild is made in memory only.
+func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
+	var out []Repaired
+	for _, d := range p.Damaged() {
+		r := Repaired{Wing: d.Wing, Cause: d.Err.Error()}
+		paths := d.Roots
+		if len(paths) == 0 {
+			paths = d.Sources
+		}
+		o := opts
+		o.Wing, o.Agent, o.DryRun = d.Wing, "", false
+		for _, path := range paths {
+			if _, err := os.Stat(path); err != nil {
+				continue // a root that is gone has nothing to rebuild from
+			}
+			s, err := minePath(ctx, p, path, o)
+			r.Notes += s.NotesAdded + s.NotesUnchanged
+			if err != nil {
+				r.Err = err.Error()
+				break
+			}
+		}
+		if r.Err == "" && len(paths) == 0 {
+			r.Err = fmt.Sprintf("no markdown sources recorded for wing %s", d.Wing)
+		}
+		if r.Err == "" {
+			p.ClearDamage(d.Wing)
+			if p.Writable() {
+				if err := p.Flush(); err != nil {
+					r.Err = err.Error()
+				} else {
+					r.Saved = true
+				}
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}

@@ -1,0 +1,85 @@
+// Package palace stores mined notes: one wing per agent, each with a
+// chromem-go collection of vectors and a BM25 index, persisted one file per
+// wing with atomic replace. It answers hybrid searches over them.
+package palace
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Note is one mined note as the palace keeps it.
+type Note struct {
+	// ID is stable for the same wing, source and content (see mine.NoteID).
+	ID string
+	// Wing is the id of the wing holding the note.
+	Wing string
+	// Agent is the agent whose memory the note came from.
+	Agent string
+	// Source is the absolute path of the markdown file.
+	Source string
+	// Line is the 1-based line where the note starts in Source.
+	Line int
+	// Heading is the heading path above the note ("Build > Web").
+	Heading string
+	// Text is the note's markdown text.
+	Text string
+}
+
+// EmbedText is the text given to the embedding model: the heading path
+// gives a bare bullet its context, which measurably helps recall.
+func (n *Note) EmbedText() string {
+	if n.Heading == "" {
+		return n.Text
+	}
+	return n.Heading + ": " + n.Text
+}
+
+// Source is what the palace knows about one mined markdown file.
+type Source struct {
+	// Path is the file's absolute path.
+	Path string
+	// Agent is the agent the file belongs to.
+	Agent string
+	// Mtime and Size are the file's as last mined: the cheap change check.
+	Mtime time.Time
+	Size  int64
+	// Hash is the SHA-256 of the content as last mined, hex.
+	Hash string
+	// NoteIDs are the ids of the file's notes in source order.
+	NoteIDs []string
+	// Frontmatter holds the file's scalar frontmatter values as text.
+	Frontmatter map[string]string
+	// Mined is when the file was last mined.
+	Mined time.Time
+}
+
+// WingInfo summarises a wing for status.
+type WingInfo struct {
+	ID        string    `json:"id"`
+	Notes     int       `json:"notes"`
+	Sources   int       `json:"sources"`
+	Model     string    `json:"model"`
+	LastMined time.Time `json:"last_mined"`
+	// Roots are the paths the wing was mined from.
+	Roots []string `json:"roots,omitempty"`
+}
+
+var wingIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
+
+// NormalizeWingID case-folds id and checks it is a valid wing id:
+// [a-z0-9][a-z0-9._-]*, at most 64 characters, never "." or "..".
+func NormalizeWingID(id string) (string, error) {
+	w := strings.ToLower(strings.TrimSpace(id))
+	switch {
+	case w == "":
+		return "", fmt.Errorf("wing id is empty")
+	case len(w) > 64:
+		return "", fmt.Errorf("wing id %q is longer than 64 characters", id)
+	case !wingIDPattern.MatchString(w) || strings.Contains(w, ".."):
+		return "", fmt.Errorf("wing id %q is not valid: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit", id)
+	}
+	return w, nil
+}
