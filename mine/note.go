@@ -20,4 +20,8 @@ type Document struct {
 	Frontmatter map[string]any
 	// Notes are the file's notes in source order.
 	Notes []Note
+	// Warnings describe problems that did not stop parsing, such as
+	// frontmatter that is not valid YAML (the file is then parsed as if it
+	// had no frontmatter).
+	Warnings []string
 }

@@ -1,0 +1,514 @@
+package mine
+
+import (
+	"bytes"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"unicode"
+
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// DefaultMaxNoteRunes is the bound on a note's length used when
+// ParseOptions.MaxNoteRunes is zero.
+//
+// The built-in embedding model reads only the first 128 SentencePiece pieces
+// of a text. On memory-style English prose its vocabulary averages about 3.4
+// runes per piece (about 2.3 on markdown dense with code and tables), so 128
+// pieces cover roughly 430 runes of prose. The note is embedded together with
+// its heading path, which costs a few more pieces. A bound of 400 runes keeps
+// nearly every prose note inside what the model actually reads, while still
+// leaving room for several sentences of context. Typical memory bullets are
+// far shorter and are never affected.
+const DefaultMaxNoteRunes = 400
+
+// ParseOptions tunes Parse.
+type ParseOptions struct {
+	// MaxNoteRunes bounds the length of a note in runes; zero means
+	// DefaultMaxNoteRunes, and a negative value is an error. Longer blocks
+	// are split (see Parse). Fenced and indented code is never split, so a
+	// note that holds code can be longer.
+	MaxNoteRunes int
+}
+
+// Parse splits a markdown file into notes.
+//
+// Chunking rules:
+//   - A leading YAML frontmatter block (a first line "---", closed by a line
+//     "---" or "...") goes to Document.Frontmatter and is not a note. If it
+//     does not parse as a YAML mapping but its first line looks like a YAML
+//     key ("name: …"), it is broken frontmatter: Parse records a warning and
+//     skips it. Otherwise the file just starts with a thematic break and is
+//     parsed as markdown.
+//   - Each top-level list item is one note, with all its nested content
+//     (sub-lists, paragraphs, code). The list marker is removed from its first
+//     line; a checkbox ("[ ]", "[x]") is kept.
+//   - Each paragraph is one note. Sections are not merged.
+//   - Fenced or indented code right after a paragraph or list item belongs to
+//     that note (so "Build with:" and its fence are one note); code that
+//     follows a heading, a thematic break or another kind of block is a note of
+//     its own.
+//   - A blockquote, a table, an HTML block or a link reference definition is
+//     one note, its markdown source kept.
+//   - Headings are not notes; they give the notes below them their heading
+//     path. Thematic breaks are not notes.
+//   - A note longer than MaxNoteRunes is split, preferring in turn a block
+//     boundary (a blank line, a nested list item, a table row), a sentence
+//     end, a line break, a space, and only then any rune. A cut is not taken if
+//     it would leave a piece shorter than a quarter of the bound while a later
+//     cut fits. Code is never cut: a cut inside a code block or just before it
+//     is not allowed, so code stays whole and stays with the line that
+//     introduces it, even if the piece gets longer than the bound.
+//
+// Every note carries its heading path and the 1-based line where its text
+// starts, counting frontmatter lines. Note.Text is the markdown source of the
+// note with trailing whitespace trimmed from every line and common
+// indentation removed. Parse never returns empty notes. It handles CRLF line
+// endings, a UTF-8 byte order mark and a missing final newline; the caller
+// should reject input that is not valid UTF-8 (Parse does not panic on it,
+// but the notes may then hold invalid UTF-8 too).
+func Parse(src []byte, opts ParseOptions) (*Document, error) {
+	maxRunes := opts.MaxNoteRunes
+	if maxRunes < 0 {
+		return nil, fmt.Errorf("parse markdown: MaxNoteRunes is %d, want zero (default) or more", maxRunes)
+	}
+	if maxRunes == 0 {
+		maxRunes = DefaultMaxNoteRunes
+	}
+	p := &parseState{src: src, lines: newLineIndex(src), maxRunes: maxRunes}
+	doc := &Document{}
+
+	bodyStart := 0
+	if bytes.HasPrefix(src, utf8BOM) {
+		bodyStart = len(utf8BOM)
+	}
+	fm, after, warning := parseFrontmatter(src, bodyStart, p.lines)
+	if warning != "" {
+		doc.Warnings = append(doc.Warnings, warning)
+	}
+	if after >= 0 {
+		doc.Frontmatter = fm
+		bodyStart = after
+	}
+	p.base = bodyStart
+	body := src[bodyStart:]
+	root := markdownParser().Parse(text.NewReader(body))
+	for _, b := range p.collect(root, body) {
+		doc.Notes = append(doc.Notes, p.notes(b)...)
+	}
+	return doc, nil
+}
+
+var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
+
+// markdownParser returns the shared goldmark parser: CommonMark plus GFM
+// tables. goldmark parsers keep per-call state in a fresh context, so one
+// parser serves concurrent calls.
+var markdownParser = sync.OnceValue(func() parser.Parser {
+	return goldmark.New(goldmark.WithExtensions(extension.Table)).Parser()
+})
+
+// blockKind tells how a block's lines become note text.
+type blockKind int
+
+const (
+	kindBlock    blockKind = iota // paragraph, code, quote, table, HTML…
+	kindListItem                  // top-level list item: marker stripped
+)
+
+// block is a candidate note: a run of source lines owned by one or more
+// top-level AST nodes.
+type block struct {
+	kind    blockKind
+	start   int // first line, 0-based
+	end     int // last line, inclusive
+	heading string
+	nodes   []ast.Node
+}
+
+// segment is the start of a top-level element; owner is the index of the
+// block it belongs to, or -1 for headings and thematic breaks.
+type segment struct {
+	start int
+	owner int
+}
+
+// parseState holds what one Parse call works with.
+type parseState struct {
+	src      []byte
+	base     int // byte offset of the markdown body in src
+	lines    lineIndex
+	maxRunes int
+}
+
+// line returns source line l without its line ending's '\n' and, on the
+// first line, without a byte order mark.
+func (p *parseState) line(l int) []byte {
+	line := p.lines.line(p.src, l)
+	if l == 0 {
+		line = bytes.TrimPrefix(line, utf8BOM)
+	}
+	return line
+}
+
+// lineOf returns the 0-based source line of a byte offset in the body.
+func (p *parseState) lineOf(bodyOff int) int {
+	return p.lines.lineOf(p.base + bodyOff)
+}
+
+// startLine returns the line where a node starts, looking at its first
+// descendants when the node itself has no position.
+func (p *parseState) startLine(n ast.Node) (int, bool) {
+	for ; n != nil; n = n.FirstChild() {
+		if pos := n.Pos(); pos >= 0 {
+			return p.lineOf(pos), true
+		}
+		if n.Type() != ast.TypeBlock {
+			break
+		}
+	}
+	return 0, false
+}
+
+// collect turns the top-level nodes of the document into blocks with heading
+// paths and line ranges.
+func (p *parseState) collect(root ast.Node, body []byte) []block {
+	var (
+		blocks   []block
+		segs     []segment
+		headings []headingEntry
+		path     string
+		attachTo = -1 // block that a following code block joins
+	)
+	add := func(kind blockKind, n ast.Node, start int) int {
+		blocks = append(blocks, block{kind: kind, start: start, heading: path, nodes: []ast.Node{n}})
+		segs = append(segs, segment{start: start, owner: len(blocks) - 1})
+		return len(blocks) - 1
+	}
+	for n := root.FirstChild(); n != nil; n = n.NextSibling() {
+		start, ok := p.startLine(n)
+		switch n := n.(type) {
+		case *ast.Heading:
+			if ok {
+				segs = append(segs, segment{start: start, owner: -1})
+			}
+			headings = pushHeading(headings, n.Level, headingText(n, body))
+			path = joinHeadings(headings)
+			attachTo = -1
+		case *ast.ThematicBreak:
+			if ok {
+				segs = append(segs, segment{start: start, owner: -1})
+			}
+			attachTo = -1
+		case *ast.List:
+			attachTo = -1
+			for item := n.FirstChild(); item != nil; item = item.NextSibling() {
+				if s, ok := p.startLine(item); ok {
+					attachTo = add(kindListItem, item, s)
+				}
+			}
+		case *ast.Paragraph:
+			attachTo = -1
+			if ok {
+				attachTo = add(kindBlock, n, start)
+			}
+		case *ast.FencedCodeBlock, *ast.CodeBlock:
+			if !ok {
+				continue
+			}
+			if attachTo >= 0 {
+				blocks[attachTo].nodes = append(blocks[attachTo].nodes, n)
+				segs = append(segs, segment{start: start, owner: attachTo})
+				continue
+			}
+			add(kindBlock, n, start)
+		default:
+			attachTo = -1
+			if ok {
+				add(kindBlock, n, start)
+			}
+		}
+	}
+
+	// A block ends where the next top-level element after it starts.
+	next := p.lines.count()
+	for i := len(segs) - 1; i >= 0; i-- {
+		s := segs[i]
+		if s.owner >= 0 && (i == len(segs)-1 || segs[i+1].owner != s.owner) {
+			b := &blocks[s.owner]
+			b.end = max(next-1, b.start)
+		}
+		next = s.start
+	}
+	return blocks
+}
+
+// headingEntry is one level of the heading path.
+type headingEntry struct {
+	level int
+	text  string
+}
+
+// pushHeading pops headings at the same or a deeper level and pushes the new
+// one.
+func pushHeading(stack []headingEntry, level int, text string) []headingEntry {
+	for len(stack) > 0 && stack[len(stack)-1].level >= level {
+		stack = stack[:len(stack)-1]
+	}
+	return append(stack, headingEntry{level: level, text: text})
+}
+
+// joinHeadings renders a heading path, leaving out empty headings.
+func joinHeadings(stack []headingEntry) string {
+	var parts []string
+	for _, h := range stack {
+		if h.text != "" {
+			parts = append(parts, h.text)
+		}
+	}
+	return strings.Join(parts, " > ")
+}
+
+// headingText returns a heading's source text without markers, its lines
+// joined by spaces.
+func headingText(h *ast.Heading, body []byte) string {
+	lines := h.Lines()
+	parts := make([]string, 0, lines.Len())
+	for i := range lines.Len() {
+		seg := lines.At(i)
+		if t := strings.TrimSpace(string(seg.Value(body))); t != "" {
+			parts = append(parts, t)
+		}
+	}
+	return strings.Join(parts, " ")
+}
+
+// notes renders a block's lines as text and splits it into notes.
+func (p *parseState) notes(b block) []Note {
+	lines := make([]string, 0, b.end-b.start+1)
+	for l := b.start; l <= b.end; l++ {
+		lines = append(lines, string(p.line(l)))
+	}
+	if b.kind == kindListItem {
+		markerAt := p.base + b.nodes[0].Pos() - p.lines.start(b.start)
+		if b.start == 0 && bytes.HasPrefix(p.src, utf8BOM) {
+			markerAt -= len(utf8BOM)
+		}
+		stripListItem(lines, markerAt)
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
+	}
+	first, last := 0, len(lines)
+	for first < last && lines[first] == "" {
+		first++
+	}
+	for last > first && lines[last-1] == "" {
+		last--
+	}
+	if first == last {
+		return nil
+	}
+	lines = lines[first:last]
+	if b.kind != kindListItem {
+		dedent(lines)
+	}
+	startLine := b.start + first
+
+	var protected []lineRange
+	blockStarts := map[int]bool{}
+	for _, n := range b.nodes {
+		_ = ast.Walk(n, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if !entering || n.Type() != ast.TypeBlock {
+				return ast.WalkContinue, nil
+			}
+			if pos := n.Pos(); pos >= 0 {
+				blockStarts[p.lineOf(pos)-startLine] = true
+			}
+			if r, ok := p.codeRange(n, b.end); ok {
+				protected = append(protected, lineRange{r.first - startLine, r.last - startLine})
+			}
+			return ast.WalkContinue, nil
+		})
+	}
+	body := strings.Join(lines, "\n")
+	pieces := splitNote(body, p.maxRunes, protected, blockStarts)
+	notes := make([]Note, 0, len(pieces))
+	for _, pc := range pieces {
+		notes = append(notes, Note{Heading: b.heading, Line: startLine + pc.line + 1, Text: pc.text})
+	}
+	return notes
+}
+
+// lineRange is an inclusive range of lines.
+type lineRange struct{ first, last int }
+
+// codeRange returns the source lines of a fenced or indented code block,
+// fences included, clipped to the block's last line.
+func (p *parseState) codeRange(n ast.Node, end int) (lineRange, bool) {
+	pos := n.Pos()
+	if pos < 0 {
+		return lineRange{}, false
+	}
+	r := lineRange{first: p.lineOf(pos)}
+	lines := n.Lines()
+	switch n.(type) {
+	case *ast.FencedCodeBlock:
+		// The closing fence is the line after the last content line; if the
+		// fence was left open that line belongs to something else, and
+		// protecting it is harmless.
+		r.last = r.first + 1
+		if lines.Len() > 0 {
+			r.last = p.lineOf(lines.At(lines.Len()-1).Start) + 1
+		}
+	case *ast.CodeBlock:
+		r.last = r.first
+		if lines.Len() > 0 {
+			r.last = p.lineOf(lines.At(lines.Len() - 1).Start)
+		}
+	default:
+		return lineRange{}, false
+	}
+	r.last = min(max(r.last, r.first), end)
+	return r, true
+}
+
+// stripListItem removes the list marker at byte markerAt of the first line
+// and the item's content indentation from the following lines.
+func stripListItem(lines []string, markerAt int) {
+	if len(lines) == 0 || markerAt < 0 || markerAt >= len(lines[0]) {
+		return
+	}
+	first := lines[0]
+	i := markerAt
+	if c := first[i]; c == '-' || c == '+' || c == '*' {
+		i++
+	} else {
+		for i < len(first) && first[i] >= '0' && first[i] <= '9' {
+			i++
+		}
+		if i < len(first) && (first[i] == '.' || first[i] == ')') {
+			i++
+		}
+	}
+	markerEndCol := column(first[:i], 0)
+	j := i
+	for j < len(first) && (first[j] == ' ' || first[j] == '\t') {
+		j++
+	}
+	contentCol := markerEndCol + 1
+	if j < len(first) {
+		if w := column(first[i:j], markerEndCol) - markerEndCol; w >= 1 && w <= 4 {
+			contentCol = markerEndCol + w
+		}
+	}
+	lines[0] = first[j:]
+	for k := 1; k < len(lines); k++ {
+		lines[k] = stripColumns(lines[k], contentCol)
+	}
+}
+
+// column returns the column reached after s when it starts at column col;
+// tabs advance to the next multiple of four.
+func column(s string, col int) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\t' {
+			col += 4 - col%4
+		} else if s[i] < 0x80 || s[i] >= 0xC0 {
+			col++
+		}
+	}
+	return col
+}
+
+// stripColumns removes leading spaces and tabs from s while they start
+// before column n.
+func stripColumns(s string, n int) string {
+	col, i := 0, 0
+	for i < len(s) && col < n {
+		switch s[i] {
+		case ' ':
+			col++
+		case '\t':
+			col += 4 - col%4
+		default:
+			return s[i:]
+		}
+		i++
+	}
+	return s[i:]
+}
+
+// dedent removes the longest run of leading whitespace that all non-blank
+// lines share. Blank lines must already be empty.
+func dedent(lines []string) {
+	prefix := ""
+	set := false
+	for _, l := range lines {
+		if l == "" {
+			continue
+		}
+		ws := l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+		if !set {
+			prefix, set = ws, true
+			continue
+		}
+		n := 0
+		for n < len(prefix) && n < len(ws) && prefix[n] == ws[n] {
+			n++
+		}
+		prefix = prefix[:n]
+		if prefix == "" {
+			return
+		}
+	}
+	if prefix == "" {
+		return
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimPrefix(l, prefix)
+	}
+}
+
+// lineIndex maps byte offsets to lines. Lines end at '\n' (as in goldmark);
+// a '\r' before it is part of the line and trimmed later.
+type lineIndex struct {
+	starts []int
+	size   int
+}
+
+func newLineIndex(src []byte) lineIndex {
+	starts := make([]int, 1, bytes.Count(src, []byte{'\n'})+1)
+	for i, c := range src {
+		if c == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return lineIndex{starts: starts, size: len(src)}
+}
+
+// count returns the number of lines; a final newline starts an empty line.
+func (li lineIndex) count() int { return len(li.starts) }
+
+// start returns the byte offset where line l starts.
+func (li lineIndex) start(l int) int { return li.starts[l] }
+
+// lineOf returns the 0-based line holding byte offset off.
+func (li lineIndex) lineOf(off int) int {
+	return sort.Search(len(li.starts), func(i int) bool { return li.starts[i] > off }) - 1
+}
+
+// line returns line l of src without its '\n'.
+func (li lineIndex) line(src []byte, l int) []byte {
+	end := li.size
+	if l+1 < len(li.starts) {
+		end = li.starts[l+1] - 1
+	}
+	return src[li.starts[l]:end]
+}
