@@ -14,6 +14,7 @@ import (
 
 	"github.com/memminer/memminer/embed/ollama"
 	"github.com/memminer/memminer/embed/openai"
+	"github.com/memminer/memminer/embed/uselite"
 )
 
 // Embedder turns texts into vectors.
@@ -29,6 +30,10 @@ type Embedder interface {
 
 // Lexical is the model id of the backend without vectors: search is BM25 alone.
 const Lexical = "lexical"
+
+// UseLite is the spec of the built-in model (package uselite): Universal
+// Sentence Encoder lite, downloaded and converted on first use.
+const UseLite = "use-lite"
 
 // Default is the model spec used when none is configured.
 const Default = Lexical
@@ -59,6 +64,15 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, Lexical)
 		}
 		return nil, nil
+	case UseLite:
+		if arg != "" {
+			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, UseLite)
+		}
+		m, err := uselite.Load(ctx, uselite.Options{CacheDir: opts.CacheDir, Getenv: opts.Getenv})
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
 	case "ollama":
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("%w %q: want ollama:<model>, e.g. ollama:nomic-embed-text", ErrUnknownModel, spec)
@@ -83,5 +97,5 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 
 // Specs lists the model specs Open understands, for help and error texts.
 func Specs() []string {
-	return []string{Lexical, "ollama:<model>", "openai:<model>"}
+	return []string{Lexical, UseLite, "ollama:<model>", "openai:<model>"}
 }

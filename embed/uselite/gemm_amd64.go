@@ -1,0 +1,30 @@
+package uselite
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// useAVX2 reports whether the AVX2/FMA micro-kernel runs on this CPU.
+var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+
+// kernel6x16AVX2 is kernelGo in AVX2/FMA assembly (gemm_amd64.s); pointers
+// instead of slices, strides in elements.
+//
+//go:noescape
+func kernel6x16AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+
+// kernel runs the fastest micro-kernel this CPU supports. The caller
+// guarantees a holds 6 rows of k values at stride lda, b holds k×16 values
+// and c holds 6 rows of 16 values at stride ldc.
+func kernel(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	if !useAVX2 || k == 0 {
+		kernelGo(k, a, lda, b, c, ldc)
+		return
+	}
+	_ = a[5*lda+k-1]
+	_ = b[k*panelWidth-1]
+	_ = c[5*ldc+panelWidth-1]
+	kernel6x16AVX2(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+}

@@ -1,0 +1,11 @@
+//go:build !amd64
+
+package uselite
+
+// useAVX2 is false off amd64: only the portable kernel exists.
+const useAVX2 = false
+
+// kernel runs the portable micro-kernel.
+func kernel(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+	kernelGo(k, a, lda, b, c, ldc)
+}

@@ -1,0 +1,354 @@
+package uselite
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// layer is one transformer layer of the encoder, weights packed for the
+// matrix kernel. Shapes: din inputs, inner = width of q, k and v (split
+// into heads), dout outputs, dff hidden units of the feed-forward block.
+type layer struct {
+	din, inner, dout, dff, heads int
+	qScale                       float32
+
+	lnScale, lnBias []float32 // [din]
+	res             *packed   // [din×dout] residual projection, or nil when din == dout
+	resB            []float32
+	qkv             *packed // [din×3·inner]
+	qkvB            []float32
+	out             *packed // [inner×dout]
+	outB            []float32
+
+	ffnLnScale, ffnLnBias []float32 // [dout]
+	ffn1                  *packed   // [dout×dff]
+	ffn1B                 []float32
+	ffn2                  *packed // [dff×dout]
+	ffn2B                 []float32
+}
+
+// network is the whole encoder: embeddings, timing signal, transformer
+// layers, masked mean, tanh layer and L2 normalisation.
+type network struct {
+	vocab, dEmb   int
+	embed         []float32 // [vocab×dEmb]
+	invTimescales []float32 // [dEmb/2]
+	lnEps         float32
+	l2Eps         float32
+	maxLen        int
+	layers        []layer
+	tanh          *packed // [dModel×dOut]
+	tanhB         []float32
+	dOut          int
+}
+
+// newNetwork checks the bundle's shapes and builds the network.
+func newNetwork(b *bundle) (*network, error) {
+	var firstErr error
+	get := func(name string, shape ...int) []float32 {
+		t, ok := b.get(name)
+		if !ok {
+			if firstErr == nil {
+				firstErr = fmt.Errorf("tensor %s missing (have %v)", name, b.sortedNames())
+			}
+			return nil
+		}
+		want := slices.DeleteFunc(slices.Clone(shape), func(d int) bool { return d == 1 })
+		have := slices.DeleteFunc(slices.Clone(t.shape), func(d int) bool { return d == 1 })
+		if !slices.Equal(want, have) && firstErr == nil {
+			firstErr = fmt.Errorf("tensor %s has shape %v, want %v", name, t.shape, shape)
+		}
+		return t.data
+	}
+	shape := func(name string) []int {
+		t, ok := b.get(name)
+		if !ok {
+			return nil
+		}
+		return t.shape
+	}
+	emb := shape("embeddings")
+	if len(emb) != 2 {
+		return nil, fmt.Errorf("tensor embeddings has shape %v, want [vocab dim]", emb)
+	}
+	n := &network{vocab: emb[0], dEmb: emb[1]}
+	if n.vocab < len(b.vocab) || n.dEmb%2 != 0 || n.dEmb == 0 {
+		return nil, fmt.Errorf("embeddings %v do not fit a vocabulary of %d pieces", emb, len(b.vocab))
+	}
+	n.embed = get("embeddings", n.vocab, n.dEmb)
+	n.invTimescales = get("timing", n.dEmb/2)
+	scalar := func(name string) float32 {
+		if d := get(name, 1); len(d) == 1 {
+			return d[0]
+		}
+		return 0
+	}
+	n.lnEps = scalar("ln_epsilon")
+	n.l2Eps = scalar("l2_epsilon")
+	n.maxLen = int(scalar("max_len"))
+	heads := int(scalar("heads"))
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if heads <= 0 || n.maxLen <= 0 {
+		return nil, fmt.Errorf("bad head count %d or clip length %d", heads, n.maxLen)
+	}
+	din := n.dEmb
+	for _, p := range []string{"l0.", "l1."} {
+		qkv := shape(p + "qkv.w")
+		out := shape(p + "out.w")
+		ffn1 := shape(p + "ffn1.w")
+		if len(qkv) == 0 || len(out) == 0 || len(ffn1) != 2 || qkv[len(qkv)-1]%3 != 0 {
+			return nil, fmt.Errorf("layer %s: bad attention or FFN shapes %v %v %v", p, qkv, out, ffn1)
+		}
+		l := layer{din: din, inner: qkv[len(qkv)-1] / 3, dout: out[len(out)-1], dff: ffn1[1], heads: heads}
+		if l.inner%heads != 0 {
+			return nil, fmt.Errorf("layer %s: width %d does not split into %d heads", p, l.inner, heads)
+		}
+		l.qScale = scalar(p + "q_scale")
+		l.lnScale = get(p+"ln.scale", din)
+		l.lnBias = get(p+"ln.bias", din)
+		if _, ok := b.get(p + "res.w"); ok {
+			l.res = pack(get(p+"res.w", din, l.dout), din, l.dout)
+			l.resB = get(p+"res.b", l.dout)
+		} else if din != l.dout {
+			return nil, fmt.Errorf("layer %s: %d inputs, %d outputs and no residual projection", p, din, l.dout)
+		}
+		l.qkv = pack(get(p+"qkv.w", din, 3*l.inner), din, 3*l.inner)
+		l.qkvB = get(p+"qkv.b", 3*l.inner)
+		l.out = pack(get(p+"out.w", l.inner, l.dout), l.inner, l.dout)
+		l.outB = get(p+"out.b", l.dout)
+		l.ffnLnScale = get(p+"ffn.ln.scale", l.dout)
+		l.ffnLnBias = get(p+"ffn.ln.bias", l.dout)
+		l.ffn1 = pack(get(p+"ffn1.w", l.dout, l.dff), l.dout, l.dff)
+		l.ffn1B = get(p+"ffn1.b", l.dff)
+		l.ffn2 = pack(get(p+"ffn2.w", l.dff, l.dout), l.dff, l.dout)
+		l.ffn2B = get(p+"ffn2.b", l.dout)
+		if firstErr != nil {
+			return nil, firstErr
+		}
+		n.layers = append(n.layers, l)
+		din = l.dout
+	}
+	tw := shape("tanh.w")
+	if len(tw) != 2 || tw[0] != din {
+		return nil, fmt.Errorf("tensor tanh.w has shape %v, want [%d out]", tw, din)
+	}
+	n.dOut = tw[1]
+	n.tanh = pack(get("tanh.w", din, n.dOut), din, n.dOut)
+	n.tanhB = get("tanh.b", n.dOut)
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return n, nil
+}
+
+// forward embeds token sequences (ids < vocab, each at most maxLen long)
+// and returns one L2-normalised vector per sequence. All tokens of all
+// sequences go through the dense layers as one matrix.
+func (n *network) forward(seqs [][]int) [][]float32 {
+	offs := make([]int, len(seqs)+1)
+	for i, s := range seqs {
+		offs[i+1] = offs[i] + len(s)
+	}
+	m := offs[len(seqs)]
+	d := n.dEmb
+	half := d / 2
+	x := make([]float32, m*d)
+	for i, s := range seqs {
+		for p, id := range s {
+			// The graph adds the timing signal to the embedding and then
+			// adds the embedding once more: 2·embedding + timing.
+			row := x[(offs[i]+p)*d : (offs[i]+p+1)*d]
+			for j, v := range n.embed[id*d : (id+1)*d] {
+				row[j] = v + v
+			}
+			for j, inv := range n.invTimescales {
+				t := float64(float32(p) * inv)
+				row[j] += float32(math.Sin(t))
+				row[half+j] += float32(math.Cos(t))
+			}
+		}
+	}
+	for li := range n.layers {
+		x = n.layers[li].apply(x, m, offs, n.lnEps)
+	}
+	dm := n.layers[len(n.layers)-1].dout
+	pooled := make([]float32, len(seqs)*dm)
+	for i := range seqs {
+		dst := pooled[i*dm : (i+1)*dm]
+		cnt := offs[i+1] - offs[i]
+		for r := offs[i]; r < offs[i+1]; r++ {
+			for j, v := range x[r*dm : (r+1)*dm] {
+				dst[j] += v
+			}
+		}
+		div := float32(max(cnt, 1))
+		for j := range dst {
+			dst[j] /= div
+		}
+	}
+	hidden := broadcastRows(n.tanhB, len(seqs))
+	matmulAdd(hidden, pooled, len(seqs), n.tanh)
+	out := make([][]float32, len(seqs))
+	for i := range seqs {
+		v := hidden[i*n.dOut : (i+1)*n.dOut]
+		var ss float64
+		for j, h := range v {
+			t := float32(math.Tanh(float64(h)))
+			v[j] = t
+			ss += float64(t) * float64(t)
+		}
+		scale := float32(1 / math.Sqrt(max(ss, float64(n.l2Eps))))
+		for j := range v {
+			v[j] *= scale
+		}
+		out[i] = v
+	}
+	return out
+}
+
+// apply runs one pre-norm transformer layer over m rows of x (din wide);
+// offs delimits the sequences, which attend only within themselves.
+func (l *layer) apply(x []float32, m int, offs []int, eps float32) []float32 {
+	h := layerNorm(x, m, l.din, l.lnScale, l.lnBias, eps)
+	var resid []float32
+	if l.res != nil {
+		resid = broadcastRows(l.resB, m)
+		matmulAdd(resid, x, m, l.res)
+	} else {
+		resid = x
+	}
+	qkv := broadcastRows(l.qkvB, m)
+	matmulAdd(qkv, h, m, l.qkv)
+	att := l.attention(qkv, offs)
+	addRows(resid, l.outB, m)
+	matmulAdd(resid, att, m, l.out)
+	h2 := layerNorm(resid, m, l.dout, l.ffnLnScale, l.ffnLnBias, eps)
+	f := broadcastRows(l.ffn1B, m)
+	matmulAdd(f, h2, m, l.ffn1)
+	for i, v := range f {
+		if v < 0 {
+			f[i] = 0
+		}
+	}
+	addRows(resid, l.ffn2B, m)
+	matmulAdd(resid, f, m, l.ffn2)
+	return resid
+}
+
+// attention computes multi-head scaled dot-product attention of each
+// sequence with itself. qkv rows hold q, k and v side by side.
+func (l *layer) attention(qkv []float32, offs []int) []float32 {
+	nseq := len(offs) - 1
+	m := offs[nseq]
+	w := 3 * l.inner
+	hd := l.inner / l.heads
+	att := make([]float32, m*l.inner)
+	parallelFor(nseq*l.heads, func(job int) {
+		s, h := job/l.heads, job%l.heads
+		o, t := offs[s], offs[s+1]-offs[s]
+		if t == 0 {
+			return
+		}
+		scores := make([]float32, t)
+		q := make([]float32, hd)
+		for i := range t {
+			qrow := qkv[(o+i)*w+h*hd : (o+i)*w+h*hd+hd]
+			for j, v := range qrow {
+				q[j] = v * l.qScale
+			}
+			mx := float32(math.Inf(-1))
+			for j := range t {
+				k := qkv[(o+j)*w+l.inner+h*hd : (o+j)*w+l.inner+h*hd+hd]
+				sc := dot(q, k)
+				scores[j] = sc
+				mx = max(mx, sc)
+			}
+			var sum float32
+			for j, sc := range scores {
+				e := float32(math.Exp(float64(sc - mx)))
+				scores[j] = e
+				sum += e
+			}
+			dst := att[(o+i)*l.inner+h*hd : (o+i)*l.inner+h*hd+hd]
+			for j, e := range scores {
+				v := qkv[(o+j)*w+2*l.inner+h*hd : (o+j)*w+2*l.inner+h*hd+hd]
+				axpy(e/sum, v, dst)
+			}
+		}
+	})
+	return att
+}
+
+// layerNorm normalises each of m rows of x (width d) to zero mean and unit
+// variance, then scales and shifts them.
+func layerNorm(x []float32, m, d int, scale, bias []float32, eps float32) []float32 {
+	out := make([]float32, m*d)
+	for r := range m {
+		row := x[r*d : (r+1)*d]
+		var mean float64
+		for _, v := range row {
+			mean += float64(v)
+		}
+		mean /= float64(d)
+		var variance float64
+		for _, v := range row {
+			dv := float64(v) - mean
+			variance += dv * dv
+		}
+		variance /= float64(d)
+		inv := 1 / math.Sqrt(variance+float64(eps))
+		dst := out[r*d : (r+1)*d]
+		for j, v := range row {
+			dst[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]
+		}
+	}
+	return out
+}
+
+// broadcastRows returns m copies of v, one after another.
+func broadcastRows(v []float32, m int) []float32 {
+	out := make([]float32, m*len(v))
+	for r := range m {
+		copy(out[r*len(v):], v)
+	}
+	return out
+}
+
+// addRows adds v to each of the m rows of x.
+func addRows(x, v []float32, m int) {
+	d := len(v)
+	for r := range m {
+		row := x[r*d : (r+1)*d]
+		for j, b := range v {
+			row[j] += b
+		}
+	}
+}
+
+// dot returns the inner product of a and b (len(b) >= len(a)).
+func dot(a, b []float32) float32 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpy adds alpha·x to y (len(y) >= len(x)).
+func axpy(alpha float32, x, y []float32) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += alpha * v
+	}
+}

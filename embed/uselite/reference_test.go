@@ -1,0 +1,90 @@
+package uselite
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+)
+
+// reference is testdata/reference.json, written by testdata/refgen/gen.js
+// with the TF.js implementation of the same graph.
+type reference struct {
+	Cases []struct {
+		Text   string    `json:"text"`
+		IDs    []int     `json:"ids"`
+		Vector []float64 `json:"vector"`
+	} `json:"cases"`
+}
+
+func readReference(t *testing.T) reference {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("testdata", "reference.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref reference
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatalf("parse reference.json: %v", err)
+	}
+	if len(ref.Cases) < 20 {
+		t.Fatalf("reference.json has %d cases, want at least 20", len(ref.Cases))
+	}
+	return ref
+}
+
+func cosine(a []float32, b []float64) float64 {
+	var ab, aa, bb float64
+	for i := range a {
+		ab += float64(a[i]) * b[i]
+		aa += float64(a[i]) * float64(a[i])
+		bb += b[i] * b[i]
+	}
+	return ab / math.Sqrt(aa*bb)
+}
+
+func TestReferenceTokens(t *testing.T) {
+	m := loadRealModel(t)
+	for _, c := range readReference(t).Cases {
+		got := m.Tokenize(c.Text)
+		if !slices.Equal(got, c.IDs) {
+			t.Errorf("Tokenize(%q)\n got %v\nwant %v\npieces %q", c.Text, got, c.IDs, m.Pieces(c.Text))
+		}
+	}
+}
+
+func TestReferenceVectors(t *testing.T) {
+	m := loadRealModel(t)
+	ref := readReference(t)
+	texts := make([]string, len(ref.Cases))
+	for i, c := range ref.Cases {
+		texts[i] = c.Text
+	}
+	// Once as one batch (as gen.js ran them) and once one by one: batching
+	// must not change a vector.
+	batch, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	worst := 1.0
+	for i, c := range ref.Cases {
+		single, err := m.Embed(context.Background(), []string{c.Text})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, got := range [][]float32{batch[i], single[0]} {
+			if len(got) != Dim {
+				t.Fatalf("%q: vector of %d, want %d", c.Text, len(got), Dim)
+			}
+			cos := cosine(got, c.Vector)
+			worst = min(worst, cos)
+			if cos < 0.999 {
+				t.Errorf("%q: cosine to TF.js %.6f, want >= 0.999", c.Text, cos)
+			}
+		}
+	}
+	t.Logf("%d cases, minimum cosine to TF.js %.7f", len(ref.Cases), worst)
+}

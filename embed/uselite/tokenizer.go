@@ -1,0 +1,201 @@
+package uselite
+
+import (
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// separator replaces spaces and starts every text before tokenisation
+// (U+2581, "lower one eighth block"), as in SentencePiece.
+const separator = '\u2581'
+
+// reservedPieces is the number of vocabulary entries at the start (the
+// unknown piece, <s>, </s> and three extra ids) that never match text.
+const reservedPieces = 6
+
+// unknownID is the id of the unknown piece.
+const unknownID = 0
+
+// Piece is one vocabulary entry: a SentencePiece piece and its log
+// probability score.
+type Piece struct {
+	Text  string
+	Score float64
+}
+
+// Tokenizer splits text into the vocabulary's pieces with the unigram
+// Viterbi search of the TF.js Universal Sentence Encoder tokenizer, quirks
+// included, so that it returns the same ids piece for piece:
+//
+//   - text is NFKC-normalised (case is kept), prefixed with "▁" and every
+//     U+0020 space becomes "▁"; other whitespace is left alone;
+//   - a position where no piece starts becomes an unknown piece (id 0) of
+//     one character with score 0, and consecutive unknowns merge into one;
+//   - on equal scores the later candidate wins, and a lattice node whose
+//     best score is exactly 0 counts as not yet reached.
+//
+// A Tokenizer is safe for concurrent use.
+type Tokenizer struct {
+	pieces []Piece
+	// lens[id] is the length of pieces[id] in UTF-16 code units, the unit
+	// the TF.js implementation steps back by.
+	lens []int
+	root *trieNode
+}
+
+type trieNode struct {
+	children map[rune]*trieNode
+	// id is the vocabulary id of the piece ending here, or -1.
+	id    int
+	score float64
+}
+
+// NewTokenizer builds a tokenizer over vocab, whose first entries are the
+// reserved pieces (the unknown piece first). When a piece occurs twice, the
+// later entry wins, as in the TF.js trie.
+func NewTokenizer(vocab []Piece) *Tokenizer {
+	t := &Tokenizer{
+		pieces: vocab,
+		lens:   make([]int, len(vocab)),
+		root:   &trieNode{id: -1},
+	}
+	for i, p := range vocab {
+		t.lens[i] = utf16Len(p.Text)
+		if i < reservedPieces || p.Text == "" {
+			continue
+		}
+		n := t.root
+		for _, r := range p.Text {
+			c := n.children[r]
+			if c == nil {
+				if n.children == nil {
+					n.children = make(map[rune]*trieNode)
+				}
+				c = &trieNode{id: -1}
+				n.children[r] = c
+			}
+			n = c
+		}
+		n.id = i
+		n.score = p.Score
+	}
+	return t
+}
+
+// VocabSize returns the number of pieces in the vocabulary.
+func (t *Tokenizer) VocabSize() int { return len(t.pieces) }
+
+// Piece returns the text of piece id, or "" when id is out of range.
+func (t *Tokenizer) Piece(id int) string {
+	if id < 0 || id >= len(t.pieces) {
+		return ""
+	}
+	return t.pieces[id].Text
+}
+
+func utf16Len(s string) int {
+	n := 0
+	for _, r := range s {
+		if l := utf16.RuneLen(r); l > 0 {
+			n += l
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// normalize prepares text the way the TF.js tokenizer does: NFKC, then a
+// leading separator and every space replaced by the separator. Invalid
+// UTF-8 bytes become U+FFFD.
+func normalize(text string) []rune {
+	if !utf8.ValidString(text) {
+		text = strings.ToValidUTF8(text, "\uFFFD")
+	}
+	text = norm.NFKC.String(text)
+	if text == "" {
+		return nil
+	}
+	out := make([]rune, 0, len(text)+1)
+	out = append(out, separator)
+	for _, r := range text {
+		if r == ' ' {
+			r = separator
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+// Tokenize returns the vocabulary ids of text's pieces, all of them (the
+// model reads only the first MaxPieces). It never fails: characters the
+// vocabulary lacks become the unknown id 0.
+func (t *Tokenizer) Tokenize(text string) []int {
+	return t.encode(normalize(text))
+}
+
+func (t *Tokenizer) encode(syms []rune) []int {
+	n := len(syms)
+	if n == 0 {
+		return []int{}
+	}
+	// Viterbi over the lattice of pieces. The TF.js implementation relaxes
+	// the pieces ending at each node by ascending start position; relaxing
+	// them here by ascending start visits every node's candidates in that
+	// same order, and best[i] is final before any piece starting at i is
+	// looked at.
+	best := make([]float64, n+1)
+	words := make([]int32, n+1)
+	relax := func(e, id int, s float64) {
+		if best[e] == 0 || s >= best[e] {
+			best[e] = s
+			words[e] = int32(id)
+		}
+	}
+	for i := range n {
+		found := false
+		node := t.root.children[syms[i]]
+		for j := i; node != nil; {
+			if node.id >= 0 {
+				relax(j+1, node.id, node.score+best[i])
+				found = true
+			}
+			j++
+			if j >= n {
+				break
+			}
+			node = node.children[syms[j]]
+		}
+		if !found {
+			relax(i+1, unknownID, best[i])
+		}
+	}
+	// Walk back from the end by the length of each chosen piece's text, as
+	// the TF.js implementation does (the unknown piece's text is one
+	// character long).
+	var rev []int
+	for i := n; i > 0; {
+		id := int(words[i])
+		rev = append(rev, id)
+		step := t.lens[id]
+		if step <= 0 {
+			step = 1
+		}
+		i -= step
+	}
+	out := make([]int, 0, len(rev))
+	prevUnk := false
+	for _, id := range rev {
+		if !(prevUnk && id == unknownID) {
+			out = append(out, id)
+		}
+		prevUnk = id == unknownID
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
