@@ -1,0 +1,371 @@
+package mine
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/palace"
+)
+
+// writeFile writes content to dir/rel, creating directories.
+func writeFile(t *testing.T, dir, rel, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// bump moves a file's mtime forward so a same-size edit is noticed.
+func bump(t *testing.T, path string) {
+	t.Helper()
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	later := fi.ModTime().Add(2 * time.Second)
+	if err := os.Chtimes(path, later, later); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func openPalace(t *testing.T, dir string, e embed.Embedder) *palace.Palace {
+	t.Helper()
+	p, err := palace.Open(context.Background(), dir, palace.Options{Embedder: e})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func mineT(t *testing.T, p *palace.Palace, path string, opts Options) Summary {
+	t.Helper()
+	s, err := Mine(context.Background(), p, path, opts)
+	if err != nil {
+		t.Fatalf("mine %s: %v", path, err)
+	}
+	return s
+}
+
+const dwightMemory = `# Memory
+
+## Infra
+- Production Postgres runs on db-2.
+- pgbouncer runs in transaction mode.
+- Deploys go from the release branch.
+
+## API
+Versioned under /v2/.
+`
+
+func TestMineIsIncremental(t *testing.T) {
+	hive := t.TempDir()
+	mem := writeFile(t, hive, "agents/dwight/memory.md", dwightMemory)
+	emb := &embedtest.Hashing{}
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), emb)
+
+	s := mineT(t, p, filepath.Join(hive, "agents/dwight"), Options{})
+	if s.NotesAdded != 4 || s.FilesChanged != 1 || emb.Texts() != 4 || len(s.Wings) != 1 || s.Wings[0] != "dwight" {
+		t.Fatalf("first mine: %+v, embedded %d", s, emb.Texts())
+	}
+
+	emb.Reset()
+	s = mineT(t, p, filepath.Join(hive, "agents/dwight"), Options{})
+	if emb.Calls() != 0 || s.NotesUnchanged != 4 || s.FilesUnchanged != 1 || s.NotesAdded != 0 {
+		t.Fatalf("re-mine of unchanged file: %+v, embed calls %d", s, emb.Calls())
+	}
+
+	// Touched but identical content: still nothing embedded.
+	bump(t, mem)
+	s = mineT(t, p, filepath.Join(hive, "agents/dwight"), Options{})
+	if emb.Calls() != 0 || s.FilesUnchanged != 1 {
+		t.Fatalf("touched file: %+v, embed calls %d", s, emb.Calls())
+	}
+
+	// Edit one bullet: exactly one note re-embedded.
+	writeFile(t, hive, "agents/dwight/memory.md", strings.Replace(dwightMemory, "transaction mode", "session mode", 1))
+	bump(t, mem)
+	s = mineT(t, p, filepath.Join(hive, "agents/dwight"), Options{})
+	if emb.Texts() != 1 || s.NotesAdded != 1 || s.NotesRemoved != 1 || s.NotesUnchanged != 3 {
+		t.Fatalf("edit one bullet: %+v, embedded %d texts", s, emb.Texts())
+	}
+
+	// Remove a bullet: it leaves the palace.
+	emb.Reset()
+	writeFile(t, hive, "agents/dwight/memory.md", strings.Replace(dwightMemory, "- Deploys go from the release branch.\n", "", 1))
+	bump(t, mem)
+	s = mineT(t, p, filepath.Join(hive, "agents/dwight"), Options{})
+	if s.NotesRemoved != 2 || s.NotesAdded != 1 || emb.Texts() != 1 {
+		// the edited bullet reverts to its original text (1 added, 1 removed) and the deploy bullet goes
+		t.Fatalf("remove bullet: %+v", s)
+	}
+	hits, err := p.Search(context.Background(), "release branch deploys", palace.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Text, "release branch") {
+			t.Fatalf("removed bullet still found: %+v", h)
+		}
+	}
+}
+
+func TestRemovedFileLeavesOnNextMine(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/pam/memory.md", "- keep me\n")
+	gone := writeFile(t, hive, "agents/pam/old.md", "- drop me\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	mineT(t, p, filepath.Join(hive, "agents/pam"), Options{})
+	if err := os.Remove(gone); err != nil {
+		t.Fatal(err)
+	}
+	s := mineT(t, p, filepath.Join(hive, "agents/pam"), Options{})
+	if s.FilesRemoved != 1 || s.NotesRemoved != 1 {
+		t.Fatalf("summary %+v", s)
+	}
+	if ws := p.Wings(); ws[0].Notes != 1 || ws[0].Sources != 1 {
+		t.Fatalf("wings %+v", ws)
+	}
+	// Mining a single file of the wing never removes its siblings.
+	writeFile(t, hive, "agents/pam/other.md", "- other\n")
+	mineT(t, p, filepath.Join(hive, "agents/pam"), Options{})
+	s = mineT(t, p, filepath.Join(hive, "agents/pam/memory.md"), Options{})
+	if s.FilesRemoved != 0 || p.Wings()[0].Sources != 2 {
+		t.Fatalf("single-file mine removed siblings: %+v", s)
+	}
+}
+
+func TestNeverMined(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/jim/memory.md", "- real memory\n")
+	writeFile(t, hive, "agents/jim/memory.sync-conflict-20261129-101010-ABCDEF1.md", "- conflicting copy\n")
+	writeFile(t, hive, "agents/jim/.stversions/memory.md", "- old version\n")
+	writeFile(t, hive, "agents/jim/.hidden.md", "- hidden file\n")
+	writeFile(t, hive, "agents/jim/notes.txt", "not markdown\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	s := mineT(t, p, filepath.Join(hive, "agents/jim"), Options{})
+	if s.FilesSeen != 1 || s.NotesAdded != 1 {
+		t.Fatalf("summary %+v", s)
+	}
+	_, err := Mine(context.Background(), p, filepath.Join(hive, "agents/jim/memory.sync-conflict-20261129-101010-ABCDEF1.md"), Options{})
+	if err == nil || !strings.Contains(err.Error(), "conflict copy") {
+		t.Fatalf("mining a conflict copy by name: %v", err)
+	}
+}
+
+func TestBadInputsAreSkippedAndKept(t *testing.T) {
+	hive := t.TempDir()
+	outside := writeFile(t, t.TempDir(), "secret.md", "- outside the hive\n")
+	dir := filepath.Join(hive, "agents/angela")
+	writeFile(t, hive, "agents/angela/memory.md", "- good note\n")
+	binary := writeFile(t, hive, "agents/angela/binary.md", "- was text\n")
+	invalid := writeFile(t, hive, "agents/angela/latin1.md", "- was utf-8\n")
+	huge := writeFile(t, hive, "agents/angela/huge.md", "- was small\n")
+	if err := os.Symlink(outside, filepath.Join(dir, "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	opts := Options{MaxFileBytes: 1 << 10}
+	first := mineT(t, p, dir, opts)
+	if first.NotesAdded != 4 || len(first.Problems) != 1 || !strings.Contains(first.Problems[0].Err, "outside") {
+		t.Fatalf("first mine: %+v", first)
+	}
+
+	// Now each file goes bad in its own way.
+	writeFile(t, hive, "agents/angela/binary.md", "\x00\x01\x02binary")
+	writeFile(t, hive, "agents/angela/latin1.md", "- caf\xe9\n")
+	writeFile(t, hive, "agents/angela/huge.md", strings.Repeat("- line\n", 500))
+	for _, f := range []string{binary, invalid, huge} {
+		bump(t, f)
+	}
+	s := mineT(t, p, dir, opts)
+	want := map[string]string{
+		binary:                        "binary",
+		invalid:                       "UTF-8",
+		huge:                          "limit",
+		filepath.Join(dir, "link.md"): "outside",
+	}
+	if len(s.Problems) != len(want) {
+		t.Fatalf("problems %+v", s.Problems)
+	}
+	for _, pr := range s.Problems {
+		if !strings.Contains(pr.Err, want[pr.Path]) {
+			t.Errorf("problem for %s: %q, want it to mention %q", pr.Path, pr.Err, want[pr.Path])
+		}
+	}
+	// Nothing was lost: the earlier notes of the bad files stay.
+	if s.NotesRemoved != 0 || p.Wings()[0].Notes != 4 {
+		t.Fatalf("notes lost: %+v, wings %+v", s, p.Wings())
+	}
+	hits, err := p.Search(context.Background(), "outside hive", palace.SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if strings.Contains(h.Text, "outside the hive") {
+			t.Fatal("symlink target outside the hive was mined")
+		}
+	}
+}
+
+func TestWingIDs(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/Dwight/memory.md", "- fact\n")
+	writeFile(t, hive, "weird name/memory.md", "- fact\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	ctx := context.Background()
+	for _, bad := range []string{"../x", "a/b", "..", ".x"} {
+		if _, err := Mine(ctx, p, filepath.Join(hive, "agents/Dwight"), Options{Wing: bad}); err == nil {
+			t.Errorf("wing %q accepted", bad)
+		}
+	}
+	if _, err := Mine(ctx, p, filepath.Join(hive, "weird name"), Options{}); err == nil || !strings.Contains(err.Error(), "--wing") {
+		t.Errorf("unusable directory name: %v", err)
+	}
+	s := mineT(t, p, filepath.Join(hive, "agents/Dwight/memory.md"), Options{})
+	if s.Wings[0] != "dwight" {
+		t.Fatalf("wing %v, want case-folded dwight", s.Wings)
+	}
+	if len(p.Wings()) != 1 {
+		t.Fatalf("bad wing ids created wings: %+v", p.Wings())
+	}
+}
+
+func TestHiveMinesOneWingPerAgent(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", "- one\n")
+	writeFile(t, hive, "agents/b/memory.md", "- two\n")
+	writeFile(t, hive, "agents/.trash/memory.md", "- hidden\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	s := mineT(t, p, hive, Options{})
+	if strings.Join(s.Wings, ",") != "a,b" || s.NotesAdded != 2 {
+		t.Fatalf("summary %+v", s)
+	}
+	roots := p.Wings()[0].Roots
+	if len(roots) != 1 || roots[0] != filepath.Join(hive, "agents/a") {
+		t.Fatalf("roots %v", roots)
+	}
+}
+
+func TestDryRunChangesNothing(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", "- one\n- two\n")
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openPalace(t, dir, nil)
+	s := mineT(t, p, hive, Options{DryRun: true})
+	if s.NotesAdded != 2 || !s.DryRun || len(p.Wings()) != 0 {
+		t.Fatalf("dry run: %+v, wings %+v", s, p.Wings())
+	}
+	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("dry run wrote the manifest: %v", err)
+	}
+}
+
+func TestCorruptWingIsRebuiltFromMarkdown(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", dwightMemory)
+	writeFile(t, hive, "agents/b/memory.md", "- other wing\n")
+	dir := filepath.Join(t.TempDir(), "palace")
+	ctx := context.Background()
+	p, err := palace.Open(ctx, dir, palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, hive, Options{})
+	p.Close()
+	wingFile := filepath.Join(dir, "wings", "a.wing")
+	if err := os.Truncate(wingFile, 40); err != nil {
+		t.Fatal(err)
+	}
+
+	p = openPalace(t, dir, nil)
+	if len(p.Damaged()) != 1 {
+		t.Fatalf("damage not detected: %+v", p.Damaged())
+	}
+	s := mineT(t, p, filepath.Join(hive, "agents/b"), Options{})
+	if len(s.Repaired) != 1 || s.Repaired[0].Wing != "a" || s.Repaired[0].Notes != 4 || !s.Repaired[0].Saved || s.Repaired[0].Err != "" {
+		t.Fatalf("repair: %+v", s.Repaired)
+	}
+	p.Close()
+	q := openPalace(t, dir, nil)
+	if len(q.Damaged()) != 0 {
+		t.Fatalf("still damaged after rebuild: %+v", q.Damaged())
+	}
+	hits, err := q.Search(ctx, "db-2", palace.SearchOptions{Wings: []string{"a"}})
+	if err != nil || len(hits) == 0 {
+		t.Fatalf("rebuilt wing search: %v %v", hits, err)
+	}
+}
+
+func TestModelChangeReembeds(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", dwightMemory)
+	dir := filepath.Join(t.TempDir(), "palace")
+	p, err := palace.Open(context.Background(), dir, palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, hive, Options{})
+	p.Close()
+
+	emb := &embedtest.Hashing{ID: "model-b"}
+	q := openPalace(t, dir, emb)
+	var told []string
+	s := mineT(t, q, hive, Options{OnReembed: func(w, from, to string, n int) { told = append(told, w, from, to) }})
+	if s.Reembedded != 4 || emb.Texts() != 4 || strings.Join(told, " ") != "a lexical model-b" {
+		t.Fatalf("summary %+v, embedded %d, told %v", s, emb.Texts(), told)
+	}
+	if m, _ := q.ModelOf("a"); m != "model-b" {
+		t.Fatalf("wing model %s", m)
+	}
+}
+
+func TestCancelledMineKeepsWholeFiles(t *testing.T) {
+	hive := t.TempDir()
+	for _, n := range []string{"a", "b", "c"} {
+		writeFile(t, hive, "agents/w/"+n+".md", "- note "+n+"\n")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	s, err := Mine(ctx, p, filepath.Join(hive, "agents/w"), Options{Progress: func(done, total int) {
+		if done == 1 {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) || s.NotesAdded != 1 {
+		t.Fatalf("cancelled mine: %+v, %v", s, err)
+	}
+	if ws := p.Wings(); ws[0].Notes != 1 || ws[0].Sources != 1 {
+		t.Fatalf("wings %+v", ws)
+	}
+}
+
+func TestNoteIDStable(t *testing.T) {
+	a := NoteID("w", "/x.md", "H", "text", 0)
+	if a != NoteID("w", "/x.md", "H", "text", 0) || len(a) != 32 {
+		t.Fatalf("id %q not stable", a)
+	}
+	for _, other := range []string{
+		NoteID("v", "/x.md", "H", "text", 0),
+		NoteID("w", "/y.md", "H", "text", 0),
+		NoteID("w", "/x.md", "G", "text", 0),
+		NoteID("w", "/x.md", "H", "text!", 0),
+		NoteID("w", "/x.md", "H", "text", 1),
+	} {
+		if other == a {
+			t.Fatal("distinct notes share an id")
+		}
+	}
+}

@@ -1,0 +1,396 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/embed/embedtest"
+)
+
+func TestLexTerms(t *testing.T) {
+	tests := []struct {
+		in   string
+		want []string
+	}{
+		{"Build the web bundle", []string{"build", "web", "bundl"}},
+		{"electron-vite builds", []string{"electron-vite", "electron", "vite", "build"}},
+		{"db-2 is primary", []string{"db-2", "db", "2", "primari"}},
+		{"ERR_NO_SPACE.", []string{"err_no_space", "err", "space"}},
+		{"the agent's notes", []string{"agent", "note"}},
+		{"v1.2.3", []string{"v1.2.3", "v1", "2", "3"}},
+		{"東京 Café", []string{"東", "京", "café"}},
+		{"--- ... ???", nil},
+		{"", nil},
+	}
+	for _, tt := range tests {
+		if got := lexTerms(tt.in); !slices.Equal(got, tt.want) {
+			t.Errorf("lexTerms(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestLexIndexRanksAndForgets(t *testing.T) {
+	x := newLexIndex()
+	x.add("a", "Production Postgres runs on db-2; db-1 is a replica")
+	x.add("b", "The web bundle is built with electron-vite")
+	x.add("c", "Postgres backups run nightly")
+	got := x.search("db-2 postgres", 10)
+	if len(got) != 2 || got[0].id != "a" || got[1].id != "c" {
+		t.Fatalf("search = %+v, want a then c", got)
+	}
+	x.remove("a")
+	if got := x.search("db-2", 10); len(got) != 0 {
+		t.Fatalf("after remove, search = %+v", got)
+	}
+	if x.totalLen != x.docs["b"].length+x.docs["c"].length {
+		t.Fatalf("totalLen %d out of step with docs", x.totalLen)
+	}
+	// Re-adding an id replaces it rather than double counting.
+	x.add("b", "electron-vite")
+	x.add("b", "electron-vite")
+	if n := len(x.postings["electron-vite"]); n != 1 {
+		t.Fatalf("postings after re-add: %d", n)
+	}
+}
+
+func note(id, heading, text string, line int) Note {
+	return Note{ID: id, Heading: heading, Text: text, Line: line, Agent: "a"}
+}
+
+func openT(t *testing.T, dir string, e embed.Embedder, readOnly bool) *Palace {
+	t.Helper()
+	p, err := Open(context.Background(), dir, Options{Embedder: e, ReadOnly: readOnly})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { p.Close() })
+	return p
+}
+
+func TestApplyFlushReopen(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	emb := &embedtest.Hashing{}
+	p := openT(t, dir, emb, false)
+	src := Source{Path: "/hive/agents/dwight/memory.md", Agent: "dwight", Hash: "h1", Size: 10, Mtime: time.Unix(100, 0).UTC()}
+	notes := []Note{note("n1", "Infra", "Postgres runs on db-2", 3), note("n2", "Build", "web bundle via electron-vite", 7)}
+	ch, err := p.ApplySource(ctx, "dwight", src, notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch != (Change{Added: 2}) || emb.Texts() != 2 {
+		t.Fatalf("change %+v, embedded %d texts", ch, emb.Texts())
+	}
+	// Same notes again, one moved: nothing embedded, line updated.
+	emb.Reset()
+	notes[1].Line = 9
+	ch, err = p.ApplySource(ctx, "dwight", src, notes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch != (Change{Unchanged: 2}) || emb.Calls() != 0 {
+		t.Fatalf("change %+v, embed calls %d", ch, emb.Calls())
+	}
+	// Drop one, add one.
+	ch, err = p.ApplySource(ctx, "dwight", src, []Note{notes[0], note("n3", "Infra", "pgbouncer in transaction mode", 4)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch != (Change{Added: 1, Removed: 1, Unchanged: 1}) {
+		t.Fatalf("change %+v", ch)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	q := openT(t, dir, emb, true)
+	if d := q.Damaged(); len(d) != 0 {
+		t.Fatalf("damaged after clean reopen: %+v", d)
+	}
+	ws := q.Wings()
+	if len(ws) != 1 || ws[0].ID != "dwight" || ws[0].Notes != 2 || ws[0].Sources != 1 || ws[0].Model != "test-hashing" {
+		t.Fatalf("wings = %+v", ws)
+	}
+	hits, err := q.Search(ctx, "pgbouncer", SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].ID != "n3" || hits[0].Source != src.Path || hits[0].Line != 4 || !hits[0].Mtime.Equal(src.Mtime) {
+		t.Fatalf("hits = %+v", hits)
+	}
+	if v := q.Vector("dwight", "n1"); len(v) != 64 {
+		t.Fatalf("vector after reopen has %d dims", len(v))
+	}
+	s, ok := q.Source("dwight", src.Path)
+	if !ok || !slices.Equal(s.NoteIDs, []string{"n1", "n3"}) {
+		t.Fatalf("source = %+v", s)
+	}
+}
+
+func TestPermissions(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/x.md"}, []Note{note("n", "", "text", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	check := func(path string, want os.FileMode) {
+		t.Helper()
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := fi.Mode().Perm(); got != want {
+			t.Errorf("%s: mode %o, want %o", filepath.Base(path), got, want)
+		}
+	}
+	check(dir, 0o700)
+	check(filepath.Join(dir, manifestName), 0o600)
+	check(filepath.Join(dir, wingsDir, "w"+wingExt), 0o600)
+	check(filepath.Join(dir, lockName), 0o600)
+}
+
+func TestCorruptWingIsReported(t *testing.T) {
+	ctx := context.Background()
+	corruptions := map[string]func(path string) error{
+		"truncated": func(path string) error {
+			fi, err := os.Stat(path)
+			if err != nil {
+				return err
+			}
+			return os.Truncate(path, fi.Size()/2)
+		},
+		"flipped byte": func(path string) error {
+			b, err := os.ReadFile(path)
+			if err != nil {
+				return err
+			}
+			b[len(b)-3] ^= 0xff
+			return os.WriteFile(path, b, 0o600)
+		},
+		"garbage": func(path string) error { return os.WriteFile(path, []byte("not a wing"), 0o600) },
+		"empty":   func(path string) error { return os.WriteFile(path, nil, 0o600) },
+		"missing": os.Remove,
+	}
+	for name, corrupt := range corruptions {
+		t.Run(name, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "palace")
+			p := openT(t, dir, &embedtest.Hashing{}, false)
+			p.AddRoot("dwight", "/hive/agents/dwight")
+			p.AddRoot("pam", "/hive/agents/pam")
+			for _, w := range []string{"dwight", "pam"} {
+				if _, err := p.ApplySource(ctx, w, Source{Path: "/hive/agents/" + w + "/memory.md"}, []Note{note(w+"1", "", "fact about "+w, 1)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			p.Close()
+			if err := corrupt(filepath.Join(dir, wingsDir, "dwight"+wingExt)); err != nil {
+				t.Fatal(err)
+			}
+
+			q := openT(t, dir, &embedtest.Hashing{}, false)
+			d := q.Damaged()
+			if len(d) != 1 || d[0].Wing != "dwight" || !errors.Is(d[0].Err, ErrCorrupt) && name != "truncated" {
+				t.Fatalf("damaged = %+v", d)
+			}
+			if !slices.Equal(d[0].Roots, []string{"/hive/agents/dwight"}) || !slices.Equal(d[0].Sources, []string{"/hive/agents/dwight/memory.md"}) {
+				t.Fatalf("damage does not say where to rebuild from: %+v", d[0])
+			}
+			// The healthy wing is intact, and flushing never overwrites the damaged one.
+			if hits, err := q.Search(ctx, "fact", SearchOptions{Wings: []string{"pam"}}); err != nil || len(hits) != 1 {
+				t.Fatalf("pam search = %v, %v", hits, err)
+			}
+			if err := q.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			man, err := readManifest(filepath.Join(dir, manifestName))
+			if err != nil || len(man.Wings["dwight"].Sources) != 1 {
+				t.Fatalf("manifest lost the damaged wing's sources: %+v, %v", man.Wings["dwight"], err)
+			}
+		})
+	}
+}
+
+func TestCorruptManifestIsRebuilt(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/x.md"}, []Note{note("n", "", "text", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if err := os.WriteFile(filepath.Join(dir, manifestName), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q := openT(t, dir, nil, false)
+	if len(q.Damaged()) != 0 || len(q.Wings()) != 1 {
+		t.Fatalf("wings %+v damaged %+v", q.Wings(), q.Damaged())
+	}
+	if err := q.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if man, err := readManifest(filepath.Join(dir, manifestName)); err != nil || len(man.Wings) != 1 {
+		t.Fatalf("manifest not rewritten: %+v %v", man, err)
+	}
+}
+
+func TestSecondWriterIsRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "palace")
+	openT(t, dir, nil, false)
+	_, err := Open(context.Background(), dir, Options{LockTimeout: 200 * time.Millisecond})
+	if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), fmt.Sprint(os.Getpid())) {
+		t.Fatalf("second writer: %v", err)
+	}
+	// Readers never wait for the lock.
+	if _, err := Open(context.Background(), dir, Options{ReadOnly: true}); err != nil {
+		t.Fatalf("reader: %v", err)
+	}
+}
+
+func TestSearchErrors(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	if _, err := p.Search(ctx, "anything", SearchOptions{}); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("empty palace: %v", err)
+	}
+	if _, err := p.ApplySource(ctx, "pam", Source{Path: "/p.md"}, []Note{note("n", "", "text", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Search(ctx, "text", SearchOptions{Wings: []string{"nope"}})
+	if !errors.Is(err, ErrUnknownWing) || !strings.Contains(err.Error(), "pam") {
+		t.Fatalf("unknown wing: %v", err)
+	}
+	if _, err := p.Search(ctx, "  ", SearchOptions{}); err == nil {
+		t.Fatal("empty query accepted")
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	// The wing holds lexical notes; a palace with a model must not mix them.
+	q := openT(t, dir, &embedtest.Hashing{}, true)
+	_, err = q.Search(ctx, "text", SearchOptions{})
+	if !errors.Is(err, ErrModelMismatch) || !strings.Contains(err.Error(), "memminer mine") {
+		t.Fatalf("model mismatch: %v", err)
+	}
+	// Re-embedding makes the wing searchable with vectors.
+	if n, err := q.Reembed(ctx, "pam"); err != nil || n != 1 {
+		t.Fatalf("reembed: %d %v", n, err)
+	}
+	if hits, err := q.Search(ctx, "text", SearchOptions{}); err != nil || len(hits) != 1 {
+		t.Fatalf("after reembed: %v %v", hits, err)
+	}
+}
+
+func TestHybridFindsByVectorAndWord(t *testing.T) {
+	ctx := context.Background()
+	p := openT(t, filepath.Join(t.TempDir(), "palace"), &embedtest.Hashing{}, false)
+	notes := []Note{
+		note("a", "", "alpha beta gamma", 1),
+		note("b", "", "delta epsilon", 2),
+		note("c", "", "zeta eta theta", 3),
+	}
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/w.md"}, notes); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := p.Search(ctx, "epsilon", SearchOptions{Results: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 3 || hits[0].ID != "b" || hits[0].Score != 1 {
+		t.Fatalf("hits = %+v", hits)
+	}
+	for i := 1; i < len(hits); i++ {
+		if hits[i].Score > hits[i-1].Score {
+			t.Fatalf("hits not sorted: %+v", hits)
+		}
+	}
+}
+
+// TestConcurrentApplyAndSearch is meant for -race: searches run while a
+// writer changes and flushes the wing.
+func TestConcurrentApplyAndSearch(t *testing.T) {
+	ctx := context.Background()
+	p := openT(t, filepath.Join(t.TempDir(), "palace"), &embedtest.Hashing{}, false)
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/w.md"}, []Note{note("seed", "", "seed note", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	done := make(chan struct{})
+	for range 3 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-done:
+					return
+				default:
+				}
+				if _, err := p.Search(ctx, "note", SearchOptions{}); err != nil {
+					t.Error(err)
+					return
+				}
+				_ = p.Wings()
+			}
+		}()
+	}
+	for i := range 50 {
+		ns := []Note{note("seed", "", "seed note", 1), note(fmt.Sprint("n", i), "", fmt.Sprint("note number ", i), 2)}
+		if _, err := p.ApplySource(ctx, "w", Source{Path: "/w.md"}, ns); err != nil {
+			t.Fatal(err)
+		}
+		if i%10 == 0 {
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(done)
+	wg.Wait()
+	if ws := p.Wings(); ws[0].Notes != 2 {
+		t.Fatalf("notes = %d, want 2", ws[0].Notes)
+	}
+}
+
+func TestNormalizeWingID(t *testing.T) {
+	tests := []struct {
+		in, want string
+		ok       bool
+	}{
+		{"dwight", "dwight", true},
+		{"Dwight", "dwight", true},
+		{"agent-1.b_c", "agent-1.b_c", true},
+		{"../x", "", false},
+		{"a/b", "", false},
+		{"", "", false},
+		{".hidden", "", false},
+		{"a..b", "", false},
+		{"-x", "", false},
+		{strings.Repeat("a", 65), "", false},
+	}
+	for _, tt := range tests {
+		got, err := NormalizeWingID(tt.in)
+		if (err == nil) != tt.ok || got != tt.want {
+			t.Errorf("NormalizeWingID(%q) = %q, %v", tt.in, got, err)
+		}
+	}
+}
