@@ -82,6 +82,8 @@ type Palace struct {
 	damaged []Damage
 	// manifestDirty is set when the manifest on disk no longer describes the wings.
 	manifestDirty bool
+	// known holds the ids of every wing on disk, loaded or not.
+	known map[string]bool
 	// partial is set when only some wings were loaded: the manifest is
 	// then updated entry by entry, never replaced.
 	partial bool
@@ -235,6 +237,7 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 	}
 	want := func(id string) bool { return len(only) == 0 || slices.Contains(only, id) }
 	onDisk := map[string]bool{}
+	p.known = onDisk
 	for _, e := range entries {
 		id, ok := strings.CutSuffix(e.Name(), wingExt)
 		if !ok || e.IsDir() || strings.HasPrefix(e.Name(), ".") {

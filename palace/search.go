@@ -124,12 +124,20 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 	for id := range p.wings {
 		known = append(known, id)
 	}
+	for id := range p.known {
+		if _, ok := p.wings[id]; !ok {
+			known = append(known, id)
+		}
+	}
 	sort.Strings(known)
 	if len(requested) == 0 {
 		if notes == 0 {
 			return nil, ErrEmpty
 		}
-		requested = known
+		for id := range p.wings {
+			requested = append(requested, id)
+		}
+		sort.Strings(requested)
 	}
 	for _, id := range requested {
 		w, ok := p.wings[id]

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+// cli runs memminer in process against one palace and hive.
+type cli struct {
+	t      *testing.T
+	palace string
+	hive   string
+	env    map[string]string
+}
+
+func newCLI(t *testing.T) *cli {
+	t.Helper()
+	tmp := t.TempDir()
+	c := &cli{t: t, palace: filepath.Join(tmp, "palace"), hive: filepath.Join(tmp, "hive")}
+	copyDir(t, filepath.Join("..", "..", "examples", "hive"), c.hive)
+	c.env = map[string]string{
+		"HOME":                     tmp,
+		"XDG_CONFIG_HOME":          filepath.Join(tmp, "config"),
+		"XDG_CACHE_HOME":           filepath.Join(tmp, "cache"),
+		"MEMMINER_PALACE_PATH":     c.palace,
+		"MEMMINER_EMBEDDING_MODEL": "lexical",
+	}
+	return c
+}
+
+func (c *cli) run(args ...string) (stdout, stderr string, code int) {
+	c.t.Helper()
+	var out, errb bytes.Buffer
+	code = run(context.Background(), args, &out, &errb, func(k string) string { return c.env[k] })
+	return c.scrub(out.String()), c.scrub(errb.String()), code
+}
+
+// ok runs a command that must succeed and returns its stdout.
+func (c *cli) ok(args ...string) string {
+	c.t.Helper()
+	out, errs, code := c.run(args...)
+	if code != 0 {
+		c.t.Fatalf("memminer %s: exit %d\nstderr: %s", strings.Join(args, " "), code, errs)
+	}
+	return out
+}
+
+var (
+	rfc3339  = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
+	duration = regexp.MustCompile(` in [0-9.]+(ns|µs|ms|s|m)+\b`)
+	seconds  = regexp.MustCompile(`"seconds": [0-9.e-]+`)
+	noteID   = regexp.MustCompile(`"id": "[0-9a-f]{32}"`)
+	size     = regexp.MustCompile(`\([0-9.]+ (B|KiB|MiB)\)|"palace_bytes": \d+`)
+)
+
+// scrub replaces what differs between runs: temp paths, times, sizes.
+func (c *cli) scrub(s string) string {
+	s = strings.ReplaceAll(s, c.palace, "$PALACE")
+	s = strings.ReplaceAll(s, c.hive, "$HIVE")
+	s = rfc3339.ReplaceAllString(s, "$$TIME")
+	s = duration.ReplaceAllString(s, " in $$DURATION")
+	s = seconds.ReplaceAllString(s, `"seconds": $$SECONDS`)
+	s = size.ReplaceAllString(s, "$$SIZE")
+	// Note ids hash the source's absolute path, which is a temp dir here.
+	s = noteID.ReplaceAllString(s, `"id": "$$ID"`)
+	return s
+}
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
+	}
+	if got != string(want) {
+		t.Errorf("%s differs from golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func copyDir(t *testing.T, from, to string) {
+	t.Helper()
+	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(from, path)
+		dst := filepath.Join(to, rel)
+		if d.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCLIGolden(t *testing.T) {
+	c := newCLI(t)
+	steps := []struct {
+		golden string
+		args   []string
+	}{
+		{"status-empty.txt", []string{"status"}},
+		{"mine.txt", []string{"mine", c.hive}},
+		{"mine-again.json", []string{"mine", c.hive, "--json"}},
+		{"search.txt", []string{"search", "how is the web bundle built", "--results", "3"}},
+		{"search-wing.json", []string{"search", "db-2", "--wing", "dwight", "-n", "2", "--json"}},
+		{"status.txt", []string{"status"}},
+		{"status.json", []string{"status", "--json"}},
+	}
+	for _, s := range steps {
+		golden(t, s.golden, c.ok(s.args...))
+	}
+}
+
+func TestCLIErrors(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"search empty palace", []string{"search", "anything"}, exitError, "no notes yet; mine some memory first"},
+		{"empty query", []string{"search", "  "}, exitUsage, "search needs a QUERY"},
+		{"no query", []string{"search"}, exitUsage, "search needs a QUERY"},
+		{"bad results", []string{"search", "x", "--results", "0"}, exitUsage, "--results must be between 1 and 1000"},
+		{"mine without path", []string{"mine"}, exitUsage, "mine needs one PATH"},
+		{"mine missing path", []string{"mine", filepath.Join(c.hive, "nope")}, exitError, "no such file or directory"},
+		{"mine bad wing", []string{"mine", c.hive, "--wing", "../x"}, exitUsage, `wing id "../x" is not valid`},
+		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
+		{"unknown flag", []string{"status", "--frob"}, exitUsage, "unknown flag"},
+		{"unknown model", []string{"status", "--model", "nope"}, exitUsage, "unknown embedding model"},
+		{"missing config", []string{"status", "--config", filepath.Join(c.hive, "none.yml")}, exitError, "none.yml"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := c.run(tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+	c.ok("mine", c.hive)
+	_, stderr, code := c.run("search", "x", "--wing", "nobody")
+	if code != exitError || !strings.Contains(stderr, "known wings: angela, dwight, jim, pam") {
+		t.Fatalf("unknown wing: exit %d, %q", code, stderr)
+	}
+}
+
+func TestCLIHelp(t *testing.T) {
+	c := newCLI(t)
+	root := newApp(nil, nil, nil).rootCmd()
+	cmds := [][]string{{"--help"}}
+	for _, sub := range root.Commands() {
+		cmds = append(cmds, []string{sub.Name(), "--help"})
+	}
+	for _, args := range cmds {
+		out, _, code := c.run(args...)
+		if code != 0 || !strings.Contains(out, "Usage:") {
+			t.Errorf("memminer %s: exit %d, output %q", strings.Join(args, " "), code, out)
+		}
+	}
+}
+
+func TestCLIRebuildsCorruptWing(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	if err := os.WriteFile(filepath.Join(c.palace, "wings", "pam.wing"), []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, stderr, code := c.run("search", "electron-vite", "--json")
+	if code != 0 || !strings.Contains(stderr, "wing pam was damaged") || !strings.Contains(stderr, "rebuilt from markdown") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	if !strings.Contains(out, `"wing": "pam"`) || !strings.Contains(out, "electron-vite") {
+		t.Fatalf("rebuilt wing not searched: %s", out)
+	}
+	// Saved: the next command finds nothing to rebuild.
+	if _, stderr, _ := c.run("status"); strings.Contains(stderr, "damaged") {
+		t.Fatalf("damage reported again: %q", stderr)
+	}
+}
+
+func TestCLIConfigPrecedence(t *testing.T) {
+	c := newCLI(t)
+	cfgDir := filepath.Join(c.env["XDG_CONFIG_HOME"], "memminer")
+	if err := os.MkdirAll(cfgDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	fromFile := filepath.Join(filepath.Dir(c.palace), "from-file")
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yml"), []byte("palace: "+fromFile+"\nenabled: true\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	delete(c.env, "MEMMINER_PALACE_PATH")
+	if out := c.ok("status", "--json"); !strings.Contains(out, fromFile) {
+		t.Fatalf("config file ignored: %s", out)
+	}
+	c.env["MEMMINER_PALACE_PATH"] = c.palace
+	if out := c.ok("status", "--json"); !strings.Contains(out, `"palace": "$PALACE"`) {
+		t.Fatalf("env does not override file: %s", out)
+	}
+	flagDir := filepath.Join(filepath.Dir(c.palace), "from-flag")
+	if out := c.ok("status", "--json", "--palace", flagDir); !strings.Contains(out, flagDir) {
+		t.Fatalf("flag does not override env: %s", out)
+	}
+	if err := os.WriteFile(filepath.Join(cfgDir, "config.yml"), []byte("palcae: typo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := c.run("status"); code == 0 || !strings.Contains(stderr, "palcae") {
+		t.Fatalf("typo in config accepted: %d %q", code, stderr)
+	}
+}
