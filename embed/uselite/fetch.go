@@ -264,7 +264,7 @@ func npmRegistry(ctx context.Context) string {
 // download fetches url into a temporary file in dir and checks its sha512.
 // On success the file is open and the caller removes it; on failure
 // nothing is left behind.
-func download(ctx context.Context, opts Options, url, dir string, rel release) (f *os.File, err error) {
+func download(ctx context.Context, opts Options, url, dir string, rel release) (*os.File, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 	if err != nil {
 		return nil, fmt.Errorf("build request: %w", err)
@@ -281,28 +281,26 @@ func download(ctx context.Context, opts Options, url, dir string, rel release) (
 	if resp.StatusCode != http.StatusOK {
 		return nil, fmt.Errorf("HTTP %s", resp.Status)
 	}
-	f, err = os.CreateTemp(dir, ".download-*.tgz")
+	f, err := os.CreateTemp(dir, ".download-*.tgz")
 	if err != nil {
 		return nil, fmt.Errorf("create temp file: %w", err)
 	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-			f = nil
-		}
-	}()
+	fail := func(err error) (*os.File, error) {
+		f.Close()
+		os.Remove(f.Name())
+		return nil, err
+	}
 	h := sha512.New()
 	pw := &progressWriter{total: resp.ContentLength, fn: opts.Progress}
 	n, err := io.Copy(io.MultiWriter(f, h, pw), resp.Body)
 	if err != nil {
-		return nil, fmt.Errorf("after %d bytes: %w", n, err)
+		return fail(fmt.Errorf("after %d bytes: %w", n, err))
 	}
 	if resp.ContentLength >= 0 && n != resp.ContentLength {
-		return nil, fmt.Errorf("got %d of %d bytes: %w", n, resp.ContentLength, io.ErrUnexpectedEOF)
+		return fail(fmt.Errorf("got %d of %d bytes: %w", n, resp.ContentLength, io.ErrUnexpectedEOF))
 	}
 	if err := matchIntegrity(h, rel.integrity); err != nil {
-		return nil, err
+		return fail(err)
 	}
 	return f, nil
 }

@@ -55,48 +55,78 @@ func matmulAdd(c, a []float32, m int, b *packed) {
 	if m == 0 || b.n == 0 {
 		return
 	}
-	k, n := b.k, b.n
-	_ = a[m*k-1]
-	_ = c[m*n-1]
+	_ = a[m*b.k-1]
+	_ = c[m*b.n-1]
 	rowJobs := (m + rowsPerJob - 1) / rowsPerJob
 	panelJobs := (b.panels + panelsPerJob - 1) / panelsPerJob
 	parallelFor(rowJobs*panelJobs, func(job int) {
 		r0 := (job / panelJobs) * rowsPerJob
-		r1 := min(m, r0+rowsPerJob)
 		p0 := (job % panelJobs) * panelsPerJob
-		p1 := min(b.panels, p0+panelsPerJob)
-		var tailA []float32
-		var tile [tileRows * panelWidth]float32
-		for pi := p0; pi < p1; pi++ {
-			bp := b.panel(pi)
-			c0 := pi * panelWidth
-			cw := min(panelWidth, n-c0)
-			for r := r0; r < r1; r += tileRows {
-				rows := min(tileRows, r1-r)
-				if rows == tileRows && cw == panelWidth {
-					kernel(k, a[r*k:], k, bp, c[r*n+c0:], n)
-					continue
-				}
-				// Edge tile: run the full-size kernel on zero-padded copies.
-				if rows < tileRows && tailA == nil {
+		gemmBlock(c, b.n, a, b.k, r0, min(m, r0+rowsPerJob), b, p0, min(b.panels, p0+panelsPerJob))
+	})
+}
+
+// gemmBlock computes rows r0..r1 and panels p0..p1 of c += a·b on the
+// calling goroutine; a and c have row strides lda and ldc.
+func gemmBlock(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *packed, p0, p1 int) {
+	k, n := b.k, b.n
+	var tailA []float32
+	var tile [tileRows * panelWidth]float32
+	for pi := p0; pi < p1; pi++ {
+		bp := b.panel(pi)
+		c0 := pi * panelWidth
+		cw := min(panelWidth, n-c0)
+		for r := r0; r < r1; r += tileRows {
+			rows := min(tileRows, r1-r)
+			if rows == tileRows && cw == panelWidth {
+				kernel(k, a[r*lda:], lda, bp, c[r*ldc+c0:], ldc)
+				continue
+			}
+			// Edge tile: run the full-size kernel on zero-padded copies.
+			src, srcStride := a[r*lda:], lda
+			if rows < tileRows {
+				if tailA == nil {
 					tailA = make([]float32, tileRows*k)
-					copy(tailA, a[r*k:(r+rows)*k])
+					for i := range rows {
+						copy(tailA[i*k:(i+1)*k], a[(r+i)*lda:(r+i)*lda+k])
+					}
 				}
-				src := a[r*k:]
-				if rows < tileRows {
-					src = tailA
-				}
-				clear(tile[:])
-				for i := range rows {
-					copy(tile[i*panelWidth:i*panelWidth+cw], c[(r+i)*n+c0:(r+i)*n+c0+cw])
-				}
-				kernel(k, src, k, bp, tile[:], panelWidth)
-				for i := range rows {
-					copy(c[(r+i)*n+c0:(r+i)*n+c0+cw], tile[i*panelWidth:i*panelWidth+cw])
-				}
+				src, srcStride = tailA, k
+			}
+			clear(tile[:])
+			for i := range rows {
+				copy(tile[i*panelWidth:i*panelWidth+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
+			}
+			kernel(k, src, srcStride, bp, tile[:], panelWidth)
+			for i := range rows {
+				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*panelWidth:i*panelWidth+cw])
 			}
 		}
-	})
+	}
+}
+
+// packStrided packs the k×n matrix whose element (i, j) is
+// src[i*rowStride+j*colStride] into p, reusing p's storage.
+func packStrided(p *packed, src []float32, k, n, rowStride, colStride int) {
+	p.k, p.n, p.panels = k, n, (n+panelWidth-1)/panelWidth
+	size := p.panels * k * panelWidth
+	if cap(p.data) < size {
+		p.data = make([]float32, size)
+	}
+	p.data = p.data[:size]
+	clear(p.data)
+	for pi := range p.panels {
+		dst := p.data[pi*k*panelWidth:]
+		c0 := pi * panelWidth
+		w0 := min(panelWidth, n-c0)
+		for i := range k {
+			row := dst[i*panelWidth : i*panelWidth+w0]
+			base := i*rowStride + c0*colStride
+			for j := range row {
+				row[j] = src[base+j*colStride]
+			}
+		}
+	}
 }
 
 // kernelGo is the portable micro-kernel: c[6×16] += a[6×k]·b[k×16], with

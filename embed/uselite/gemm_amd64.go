@@ -28,3 +28,11 @@ func kernel(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
 	_ = c[5*ldc+panelWidth-1]
 	kernel6x16AVX2(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc)
 }
+
+// setAVX2 switches the assembly kernel on or off (tests only) and returns
+// a function that restores the previous setting.
+func setAVX2(on bool) func() {
+	old := useAVX2
+	useAVX2 = on && cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	return func() { useAVX2 = old }
+}

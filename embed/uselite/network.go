@@ -239,7 +239,9 @@ func (l *layer) apply(x []float32, m int, offs []int, eps float32) []float32 {
 }
 
 // attention computes multi-head scaled dot-product attention of each
-// sequence with itself. qkv rows hold q, k and v side by side.
+// sequence with itself. qkv rows hold q, k and v side by side. Both
+// products of each (sequence, head) pair run on the matrix kernel: the
+// head's keys (transposed) and values are packed as right-hand sides.
 func (l *layer) attention(qkv []float32, offs []int) []float32 {
 	nseq := len(offs) - 1
 	m := offs[nseq]
@@ -252,32 +254,33 @@ func (l *layer) attention(qkv []float32, offs []int) []float32 {
 		if t == 0 {
 			return
 		}
-		scores := make([]float32, t)
-		q := make([]float32, hd)
+		q := qkv[o*w+h*hd:]
+		k := qkv[o*w+l.inner+h*hd:]
+		v := qkv[o*w+2*l.inner+h*hd:]
+		var kp, vp packed
+		packStrided(&kp, k, hd, t, 1, w) // kᵀ: hd×t
+		packStrided(&vp, v, t, hd, w, 1) // v: t×hd
+		scores := make([]float32, t*t)
+		gemmBlock(scores, t, q, w, 0, t, &kp, 0, kp.panels)
 		for i := range t {
-			qrow := qkv[(o+i)*w+h*hd : (o+i)*w+h*hd+hd]
-			for j, v := range qrow {
-				q[j] = v * l.qScale
-			}
+			row := scores[i*t : (i+1)*t]
 			mx := float32(math.Inf(-1))
-			for j := range t {
-				k := qkv[(o+j)*w+l.inner+h*hd : (o+j)*w+l.inner+h*hd+hd]
-				sc := dot(q, k)
-				scores[j] = sc
-				mx = max(mx, sc)
+			for j, sc := range row {
+				row[j] = sc * l.qScale
+				mx = max(mx, row[j])
 			}
 			var sum float32
-			for j, sc := range scores {
+			for j, sc := range row {
 				e := float32(math.Exp(float64(sc - mx)))
-				scores[j] = e
+				row[j] = e
 				sum += e
 			}
-			dst := att[(o+i)*l.inner+h*hd : (o+i)*l.inner+h*hd+hd]
-			for j, e := range scores {
-				v := qkv[(o+j)*w+2*l.inner+h*hd : (o+j)*w+2*l.inner+h*hd+hd]
-				axpy(e/sum, v, dst)
+			inv := 1 / sum
+			for j := range row {
+				row[j] *= inv
 			}
 		}
+		gemmBlock(att[o*l.inner+h*hd:], l.inner, scores, t, 0, t, &vp, 0, vp.panels)
 	})
 	return att
 }
@@ -325,30 +328,5 @@ func addRows(x, v []float32, m int) {
 		for j, b := range v {
 			row[j] += b
 		}
-	}
-}
-
-// dot returns the inner product of a and b (len(b) >= len(a)).
-func dot(a, b []float32) float32 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float32
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		s0 += a[i] * b[i]
-		s1 += a[i+1] * b[i+1]
-		s2 += a[i+2] * b[i+2]
-		s3 += a[i+3] * b[i+3]
-	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpy adds alpha·x to y (len(y) >= len(x)).
-func axpy(alpha float32, x, y []float32) {
-	y = y[:len(x)]
-	for i, v := range x {
-		y[i] += alpha * v
 	}
 }

@@ -88,3 +88,13 @@ func TestReferenceVectors(t *testing.T) {
 	}
 	t.Logf("%d cases, minimum cosine to TF.js %.7f", len(ref.Cases), worst)
 }
+
+func TestEmbedOddInputsReal(t *testing.T) {
+	m := loadRealModel(t)
+	texts := oddTexts()
+	vecs, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkVectors(t, vecs, len(texts), Dim)
+}

@@ -84,6 +84,10 @@ func fromBundle(b *bundle) (*Model, error) {
 // Load returns the model from opts.CacheDir, fetching and converting it
 // first when the converted file is missing or corrupt.
 func Load(ctx context.Context, opts Options) (*Model, error) {
+	return load(ctx, opts, pinned)
+}
+
+func load(ctx context.Context, opts Options, rel release) (*Model, error) {
 	path, err := ConvertedPath(opts)
 	if err != nil {
 		return nil, err
@@ -98,7 +102,7 @@ func Load(ctx context.Context, opts Options) (*Model, error) {
 	if errors.Is(err, ErrCorrupt) {
 		opts.logger().Warn("converted model is corrupt; converting it again", "path", path, "err", err)
 	}
-	if _, err := Fetch(ctx, opts, ""); err != nil {
+	if _, err := fetch(ctx, opts, "", rel); err != nil {
 		return nil, err
 	}
 	return Open(path)

@@ -1,0 +1,90 @@
+package uselite
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// benchNotes returns n distinct notes of about pieces pieces each.
+func benchNotes(m *Model, n, pieces int) []string {
+	words := strings.Fields(`the agent decided to keep the palace on disk and rebuild it from markdown
+		whenever the chunking rules change syncthing replicates memory files between machines while the
+		daemon watches them and mines new notes into vectors for semantic search across every wing`)
+	notes := make([]string, n)
+	for i := range notes {
+		var b strings.Builder
+		for j := 0; len(m.Tokenize(b.String())) < pieces; j++ {
+			b.WriteString(words[(i*7+j*3)%len(words)])
+			b.WriteByte(' ')
+		}
+		notes[i] = strings.TrimSpace(b.String())
+	}
+	return notes
+}
+
+// BenchmarkQuery embeds one short search query.
+func BenchmarkQuery(b *testing.B) {
+	m := loadRealModel(b)
+	q := []string{"how do we handle sync conflicts between agents?"}
+	b.ReportMetric(float64(len(m.Tokenize(q[0]))), "pieces")
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := m.Embed(ctx, q); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkBatch embeds batches of 50-piece notes and reports notes/s.
+func BenchmarkBatch(b *testing.B) {
+	m := loadRealModel(b)
+	for _, size := range []int{1, 16, 64} {
+		notes := benchNotes(m, size, 50)
+		b.Run("notes="+strconv.Itoa(size), func(b *testing.B) {
+			ctx := context.Background()
+			for b.Loop() {
+				if _, err := m.Embed(ctx, notes); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(size*b.N)/b.Elapsed().Seconds(), "notes/s")
+		})
+	}
+}
+
+// BenchmarkLoad opens the converted file and reports the process's peak
+// resident memory afterwards (Linux).
+func BenchmarkLoad(b *testing.B) {
+	m := loadRealModel(b)
+	for b.Loop() {
+		if _, err := Open(m.Path()); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	if rss, ok := residentMB("VmRSS"); ok {
+		b.ReportMetric(rss, "rss-MB")
+	}
+}
+
+// residentMB reads a memory figure (VmRSS, VmHWM) of this process in MB.
+func residentMB(field string) (float64, bool) {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0, false
+	}
+	for line := range strings.Lines(string(data)) {
+		if rest, ok := strings.CutPrefix(line, field+":"); ok {
+			var kb float64
+			if _, err := fmt.Sscan(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), &kb); err == nil {
+				return kb / 1024, true
+			}
+		}
+	}
+	return 0, false
+}
