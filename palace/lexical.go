@@ -2,6 +2,7 @@ package palace
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -18,58 +19,114 @@ const (
 )
 
 // lexIndex is a BM25 index over one wing's notes. It is updated in place
-// as notes come and go, so a mine never rebuilds it from scratch.
+// as notes come and go, so a mine never rebuilds it from scratch. Terms and
+// notes are numbered and postings are flat slices: opening a palace builds
+// every wing's index, and maps of maps made that the slowest step.
 type lexIndex struct {
-	docs     map[string]lexDoc           // note id → its terms
-	postings map[string]map[string]int32 // term → note id → term frequency
+	termIDs  map[string]int32
+	postings [][]posting // by term id
+	df       []int32     // live notes per term id
+	docs     []lexDoc    // by doc number; removed ones stay as tombstones
+	byID     map[string]int32
+	live     int
 	totalLen int
 }
 
+type posting struct {
+	doc int32
+	tf  int32
+}
+
 type lexDoc struct {
+	id     string
 	length int
-	terms  map[string]int32
+	terms  []int32 // distinct term ids
+	dead   bool
 }
 
 func newLexIndex() *lexIndex {
-	return &lexIndex{docs: map[string]lexDoc{}, postings: map[string]map[string]int32{}}
+	return &lexIndex{termIDs: map[string]int32{}, byID: map[string]int32{}}
 }
 
 func (x *lexIndex) add(id, text string) {
-	if _, ok := x.docs[id]; ok {
+	if _, ok := x.byID[id]; ok {
 		x.remove(id)
 	}
-	terms := map[string]int32{}
-	n := 0
-	for _, t := range lexTerms(text) {
-		terms[t]++
-		n++
-	}
-	x.docs[id] = lexDoc{length: n, terms: terms}
-	x.totalLen += n
-	for t, tf := range terms {
-		p := x.postings[t]
-		if p == nil {
-			p = map[string]int32{}
-			x.postings[t] = p
+	words := lexTerms(text)
+	ids := make([]int32, len(words))
+	for i, w := range words {
+		t, ok := x.termIDs[w]
+		if !ok {
+			t = int32(len(x.postings))
+			x.termIDs[w] = t
+			x.postings = append(x.postings, nil)
+			x.df = append(x.df, 0)
 		}
-		p[id] = tf
+		ids[i] = t
 	}
+	slices.Sort(ids)
+	doc := int32(len(x.docs))
+	d := lexDoc{id: id, length: len(ids)}
+	for i := 0; i < len(ids); {
+		j := i
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		t := ids[i]
+		x.postings[t] = append(x.postings[t], posting{doc, int32(j - i)})
+		x.df[t]++
+		d.terms = append(d.terms, t)
+		i = j
+	}
+	x.docs = append(x.docs, d)
+	x.byID[id] = doc
+	x.live++
+	x.totalLen += d.length
 }
 
 func (x *lexIndex) remove(id string) {
-	d, ok := x.docs[id]
+	n, ok := x.byID[id]
 	if !ok {
 		return
 	}
-	for t := range d.terms {
-		p := x.postings[t]
-		delete(p, id)
-		if len(p) == 0 {
-			delete(x.postings, t)
-		}
+	d := &x.docs[n]
+	for _, t := range d.terms {
+		x.df[t]--
 	}
+	d.dead = true
+	d.terms = nil
+	delete(x.byID, id)
+	x.live--
 	x.totalLen -= d.length
-	delete(x.docs, id)
+	// Compact once tombstones outnumber live notes, so a long-running
+	// daemon's index does not grow without bound.
+	if len(x.docs) > 64 && len(x.docs) > 2*x.live {
+		x.compact()
+	}
+}
+
+func (x *lexIndex) compact() {
+	renum := make([]int32, len(x.docs))
+	docs := make([]lexDoc, 0, x.live)
+	for i, d := range x.docs {
+		if d.dead {
+			renum[i] = -1
+			continue
+		}
+		renum[i] = int32(len(docs))
+		x.byID[d.id] = int32(len(docs))
+		docs = append(docs, d)
+	}
+	for t, ps := range x.postings {
+		kept := ps[:0]
+		for _, p := range ps {
+			if r := renum[p.doc]; r >= 0 {
+				kept = append(kept, posting{r, p.tf})
+			}
+		}
+		x.postings[t] = kept
+	}
+	x.docs = docs
 }
 
 // scored is a note id with a score, higher is better.
@@ -81,36 +138,36 @@ type scored struct {
 // search returns up to k notes by BM25 score for the query, best first.
 // Ties are broken by id so results are deterministic.
 func (x *lexIndex) search(query string, k int) []scored {
-	if len(x.docs) == 0 || k <= 0 {
+	if x.live == 0 || k <= 0 {
 		return nil
 	}
-	n := float64(len(x.docs))
+	n := float64(x.live)
 	avg := float64(x.totalLen) / n
 	if avg == 0 {
 		avg = 1
 	}
-	acc := map[string]float64{}
-	seen := map[string]bool{}
-	for _, t := range lexTerms(query) {
-		if seen[t] {
+	acc := map[int32]float64{}
+	seen := map[int32]bool{}
+	for _, w := range lexTerms(query) {
+		t, ok := x.termIDs[w]
+		if !ok || seen[t] || x.df[t] == 0 {
 			continue
 		}
 		seen[t] = true
-		p := x.postings[t]
-		if len(p) == 0 {
-			continue
-		}
-		df := float64(len(p))
+		df := float64(x.df[t])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for id, tf := range p {
-			f := float64(tf)
-			dl := float64(x.docs[id].length)
-			acc[id] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*dl/avg))
+		for _, p := range x.postings[t] {
+			d := &x.docs[p.doc]
+			if d.dead {
+				continue
+			}
+			f := float64(p.tf)
+			acc[p.doc] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(d.length)/avg))
 		}
 	}
 	out := make([]scored, 0, len(acc))
-	for id, s := range acc {
-		out = append(out, scored{id, s})
+	for doc, s := range acc {
+		out = append(out, scored{x.docs[doc].id, s})
 	}
 	sortScored(out)
 	if len(out) > k {

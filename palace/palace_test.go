@@ -51,14 +51,40 @@ func TestLexIndexRanksAndForgets(t *testing.T) {
 	if got := x.search("db-2", 10); len(got) != 0 {
 		t.Fatalf("after remove, search = %+v", got)
 	}
-	if x.totalLen != x.docs["b"].length+x.docs["c"].length {
+	if x.totalLen != x.docs[x.byID["b"]].length+x.docs[x.byID["c"]].length {
 		t.Fatalf("totalLen %d out of step with docs", x.totalLen)
 	}
 	// Re-adding an id replaces it rather than double counting.
 	x.add("b", "electron-vite")
 	x.add("b", "electron-vite")
-	if n := len(x.postings["electron-vite"]); n != 1 {
-		t.Fatalf("postings after re-add: %d", n)
+	if df := x.df[x.termIDs["electron-vite"]]; df != 1 {
+		t.Fatalf("df after re-add: %d", df)
+	}
+	if got := x.search("vite", 10); len(got) != 1 || got[0].id != "b" {
+		t.Fatalf("search after re-add = %+v", got)
+	}
+}
+
+func TestLexIndexCompacts(t *testing.T) {
+	x := newLexIndex()
+	for i := range 200 {
+		x.add(fmt.Sprint("n", i), fmt.Sprintf("note %d about topic%d", i, i%7))
+	}
+	for i := range 190 {
+		x.remove(fmt.Sprint("n", i))
+	}
+	if len(x.docs) >= 200 || x.live != 10 {
+		t.Fatalf("not compacted: %d docs, %d live", len(x.docs), x.live)
+	}
+	got := x.search("topic3", 10)
+	want := []string{"n192", "n199"}
+	if len(got) != len(want) {
+		t.Fatalf("after compaction search = %+v", got)
+	}
+	for i := range want {
+		if got[i].id != want[i] {
+			t.Fatalf("after compaction search = %+v, want %v", got, want)
+		}
 	}
 }
 
