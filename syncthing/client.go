@@ -10,7 +10,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -328,7 +327,6 @@ func trimQuery(path string) string {
 
 // timeoutSeconds renders a long-poll timeout as Syncthing's whole seconds,
 // rounding up so that a positive duration never becomes "return at once".
-func timeoutSeconds(d time.Duration) string {
-	s := int64((d + time.Second - 1) / time.Second)
-	return strconv.FormatInt(s, 10)
+func timeoutSeconds(d time.Duration) int {
+	return int((d + time.Second - 1) / time.Second)
 }

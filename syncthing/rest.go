@@ -311,11 +311,12 @@ func (c *Client) pollEvents(ctx context.Context, path string, q url.Values, sinc
 	if since < 0 {
 		since = 0
 	}
+	secs := timeoutSeconds(timeout)
 	q.Set("since", strconv.Itoa(since))
-	q.Set("timeout", timeoutSeconds(timeout))
+	q.Set("timeout", strconv.Itoa(secs))
 	// Syncthing answers after at most the (rounded-up) poll timeout; give
 	// it the request timeout on top before calling it unresponsive.
-	ctx, cancel := c.withTimeout(ctx, timeout+time.Second+c.requestTimeout)
+	ctx, cancel := c.withTimeout(ctx, time.Duration(secs)*time.Second+c.requestTimeout)
 	defer cancel()
 	full := path + "?" + q.Encode()
 	data, err := c.do(ctx, http.MethodGet, full, nil)

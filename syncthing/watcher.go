@@ -43,7 +43,8 @@ type ConflictEvent struct {
 	// WinnerKnown reports whether Name.ShortDevice matched a configured
 	// device.
 	WinnerKnown bool
-	// Action is [ActionModified] or [ActionDeleted].
+	// Action is the copy's state on disk when the event was handled:
+	// [ActionModified] while it exists, [ActionDeleted] once it is gone.
 	Action string
 	// Source is the event type that revealed the change, e.g.
 	// "LocalChangeDetected" or "ItemFinished".
@@ -67,8 +68,9 @@ type WatcherOptions struct {
 	// restart while events keep flowing (default 30 s). Failed and empty
 	// polls always trigger a check.
 	StatusInterval time.Duration
-	// RefreshInterval is the least time between two refreshes of the
-	// folder or device map caused by unknown ids (default 2 s).
+	// RefreshInterval is the least time between two lookups of the same
+	// unknown folder id or short device id (default 2 s); the first
+	// lookup of an id is never delayed.
 	RefreshInterval time.Duration
 }
 
@@ -124,7 +126,8 @@ type WatcherStatus struct {
 // conflict copies. It long-polls /rest/events/disk (LocalChangeDetected,
 // RemoteChangeDetected) and /rest/events?events=ItemFinished,LocalIndexUpdated
 // at the same time, resolves each conflict copy to an absolute path through
-// the folder map, and calls the handler once per (path, action) change.
+// the folder map, and calls the handler each time a copy's state on disk
+// (present or deleted) differs from what it last reported for that path.
 //
 // On start and after every Syncthing restart it reads the streams from the
 // beginning of Syncthing's event buffer, so conflicts from shortly before
@@ -156,9 +159,9 @@ type Watcher struct {
 	tilde           string
 	folders         map[string]Folder
 	foldersStale    bool
-	foldersLoaded   time.Time
+	unknownFolders  map[string]time.Time // folder id -> last lookup that missed
 	devices         map[protocol.DeviceID]Device
-	devicesLoaded   time.Time
+	unknownDevices  map[string]time.Time // short id -> last lookup that missed
 	warnedFolders   map[string]bool
 	lastDeliveredAt map[string]string // absolute path -> last action delivered
 }
@@ -197,6 +200,8 @@ func NewWatcher(c *Client, handler func(context.Context, ConflictEvent), opts Wa
 		opts:            opts,
 		log:             opts.Logger.With("component", "syncthing-watcher", "url", c.BaseURL()),
 		warnedFolders:   map[string]bool{},
+		unknownFolders:  map[string]time.Time{},
+		unknownDevices:  map[string]time.Time{},
 		lastDeliveredAt: map[string]string{},
 	}
 }
@@ -245,11 +250,36 @@ func (w *Watcher) Run(ctx context.Context) error {
 			wg.Wait()
 			return nil
 		case ev := <-out:
+			// The two streams are not ordered with respect to each
+			// other, so report the copy's state on disk now rather than
+			// what the event said at the time.
+			if !w.settleAction(&ev) {
+				continue
+			}
 			if w.shouldDeliver(ev) {
 				w.handler(ctx, ev)
 			}
 		}
 	}
+}
+
+// settleAction sets ev.Action from the disk: modified while the copy
+// exists, deleted once it is gone. It reports false for something that is
+// not a regular file. When the disk cannot be asked (permissions), the
+// event's own action stands.
+func (w *Watcher) settleAction(ev *ConflictEvent) bool {
+	fi, err := os.Lstat(ev.Path)
+	switch {
+	case err == nil && !fi.Mode().IsRegular():
+		return false
+	case err == nil:
+		ev.Action = ActionModified
+	case errors.Is(err, fs.ErrNotExist):
+		ev.Action = ActionDeleted
+	case ev.Action == "":
+		ev.Action = ActionModified
+	}
+	return true
 }
 
 // shouldDeliver drops repeats: the same conflict copy shows up in several
@@ -488,7 +518,7 @@ func (w *Watcher) conflictsIn(ctx context.Context, ev Event) ([]ConflictEvent, e
 		}
 		for _, name := range d.Filenames {
 			// The event does not say whether a file was added or
-			// deleted; the disk does.
+			// deleted; settleAction asks the disk.
 			items = append(items, item{d.Folder, name, ""})
 		}
 	default:
@@ -510,20 +540,6 @@ func (w *Watcher) conflictsIn(ctx context.Context, ev Event) ([]ConflictEvent, e
 			continue
 		}
 		abs := filepath.Join(root, rel)
-		action := it.action
-		if action == "" {
-			fi, err := os.Lstat(abs)
-			switch {
-			case err == nil && !fi.Mode().IsRegular():
-				continue
-			case err == nil:
-				action = ActionModified
-			case errors.Is(err, fs.ErrNotExist):
-				action = ActionDeleted
-			default:
-				continue
-			}
-		}
 		ce := ConflictEvent{
 			Path:        abs,
 			Original:    filepath.Join(filepath.Dir(abs), cn.Original),
@@ -531,7 +547,7 @@ func (w *Watcher) conflictsIn(ctx context.Context, ev Event) ([]ConflictEvent, e
 			FolderLabel: label,
 			RelPath:     rel,
 			Name:        cn,
-			Action:      action,
+			Action:      it.action, // settled against the disk before delivery
 			Source:      ev.Type,
 			Time:        ev.Time,
 		}
@@ -559,7 +575,10 @@ func (w *Watcher) folderRoot(ctx context.Context, id string) (root, label string
 	w.mu.Lock()
 	f, known = w.folders[id]
 	stale = w.foldersStale || w.folders == nil
-	recent := time.Since(w.foldersLoaded) < w.opts.RefreshInterval
+	// An id is looked up afresh the first time it is unknown, then at
+	// most once per RefreshInterval, so a stream of events for a removed
+	// folder does not hammer the API.
+	recent := time.Since(w.unknownFolders[id]) < w.opts.RefreshInterval
 	w.mu.Unlock()
 	if stale || (!known && !recent) {
 		folders, err := w.c.Folders(ctx)
@@ -567,8 +586,11 @@ func (w *Watcher) folderRoot(ctx context.Context, id string) (root, label string
 			return "", "", false, fmt.Errorf("refresh folder map: %w", err)
 		}
 		w.mu.Lock()
-		w.folders, w.foldersStale, w.foldersLoaded = folders, false, time.Now()
+		w.folders, w.foldersStale = folders, false
 		f, known = folders[id]
+		if !known {
+			w.unknownFolders[id] = time.Now()
+		}
 		w.mu.Unlock()
 		w.log.Debug("refreshed folder map", "folders", len(folders))
 	}
@@ -601,18 +623,23 @@ func (w *Watcher) device(ctx context.Context, short string) (Device, bool) {
 	defer w.refreshMu.Unlock()
 	w.mu.Lock()
 	d, ok = DeviceByShort(w.devices, short)
-	recent := time.Since(w.devicesLoaded) < w.opts.RefreshInterval
+	recent := time.Since(w.unknownDevices[short]) < w.opts.RefreshInterval
 	w.mu.Unlock()
 	if ok || recent {
 		return d, ok
 	}
 	devices, err := w.c.Devices(ctx)
+	w.mu.Lock()
+	defer w.mu.Unlock()
 	if err != nil {
+		w.unknownDevices[short] = time.Now()
 		w.log.Debug("refresh device map", "err", err)
 		return Device{}, false
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	w.devices, w.devicesLoaded = devices, time.Now()
-	return DeviceByShort(devices, short)
+	w.devices = devices
+	d, ok = DeviceByShort(devices, short)
+	if !ok {
+		w.unknownDevices[short] = time.Now()
+	}
+	return d, ok
 }

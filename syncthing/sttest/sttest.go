@@ -1,0 +1,493 @@
+// Package sttest runs real Syncthing instances on the loopback interface
+// for tests: each [Node] is a `syncthing serve` process with its own home
+// under t.TempDir(), random free ports, discovery, relays, NAT, usage
+// reporting and upgrades turned off. [StartPair] connects two nodes and
+// shares the folder [FolderID] between them; [ProduceConflict] makes
+// Syncthing create a real conflict copy.
+//
+// Tests that use it call [Binary] (directly or through StartNode/StartPair):
+// with the environment variable CI unset a missing syncthing binary skips
+// the test; under CI it fails it. Processes are killed in t.Cleanup.
+package sttest
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/syncthing/syncthing/lib/protocol"
+
+	"github.com/memminer/memminer/syncthing"
+)
+
+// FolderID is the id (and label) of the folder StartPair shares.
+const FolderID = "hive"
+
+// EnvBinary names an environment variable that may point at the syncthing
+// binary to use instead of the one on PATH.
+const EnvBinary = "MEMMINER_SYNCTHING"
+
+// startTimeout bounds how long a node may take to answer after `serve`.
+const startTimeout = 30 * time.Second
+
+// InCI reports whether the environment variable CI is set to something
+// other than "", "0" or "false".
+func InCI() bool {
+	switch strings.ToLower(strings.TrimSpace(os.Getenv("CI"))) {
+	case "", "0", "false":
+		return false
+	}
+	return true
+}
+
+// Binary returns the path of the syncthing binary ($MEMMINER_SYNCTHING or
+// "syncthing" on PATH). When there is none it skips the test, or fails it
+// under CI, with a hint to run .ci/setup-syncthing.sh.
+func Binary(t testing.TB) string {
+	t.Helper()
+	name := os.Getenv(EnvBinary)
+	if name == "" {
+		name = "syncthing"
+	}
+	path, err := exec.LookPath(name)
+	if err == nil {
+		return path
+	}
+	msg := fmt.Sprintf("syncthing binary not found (%v); run .ci/setup-syncthing.sh or set %s", err, EnvBinary)
+	if InCI() {
+		t.Fatal(msg)
+	}
+	t.Skip(msg)
+	return ""
+}
+
+// Node is one running Syncthing instance.
+type Node struct {
+	t          testing.TB
+	bin        string
+	name       string
+	dir        string
+	home       string
+	folderPath string
+	guiPort    int
+	listenPort int
+	apiKey     string
+	id         protocol.DeviceID
+	client     *syncthing.Client
+
+	mu   sync.Mutex
+	cmd  *exec.Cmd
+	done chan struct{}
+	log  *os.File
+}
+
+// StartNode generates a fresh Syncthing home for a device called name,
+// starts it and waits until its REST API answers.
+func StartNode(t testing.TB, name string) *Node {
+	t.Helper()
+	bin := Binary(t)
+	dir := t.TempDir()
+	n := &Node{
+		t:          t,
+		bin:        bin,
+		name:       name,
+		dir:        dir,
+		home:       filepath.Join(dir, "home"),
+		folderPath: filepath.Join(dir, FolderID),
+		apiKey:     randomKey(t),
+	}
+	if err := os.MkdirAll(n.folderPath, 0o755); err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	n.guiPort, n.listenPort = freePort(t), freePort(t)
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, bin, "generate", "--home="+n.home, "--no-default-folder").CombinedOutput()
+	if err != nil {
+		t.Fatalf("sttest: syncthing generate for %s: %v\n%s", name, err, out)
+	}
+	if err := n.patchConfig(); err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	c, err := syncthing.NewClient(n.URL(), n.apiKey, syncthing.WithRequestTimeout(10*time.Second))
+	if err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	n.client = c
+	t.Cleanup(n.Stop)
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("sttest: last lines of %s's log:\n%s", name, n.logTail(40))
+		}
+	})
+	n.start()
+	st, err := n.client.SystemStatus(ctx)
+	if err != nil {
+		t.Fatalf("sttest: status of %s: %v", name, err)
+	}
+	n.id = st.MyID
+	return n
+}
+
+// StartPair starts two nodes, "alpha" and "bravo", in parallel, makes them
+// know each other on 127.0.0.1, shares [FolderID] between them (file
+// watcher delay 1 s) and waits until they are connected.
+func StartPair(t testing.TB) (*Node, *Node) {
+	t.Helper()
+	Binary(t)
+	var a, b *Node
+	var wg sync.WaitGroup
+	wg.Go(func() { a = StartNode(t, "alpha") })
+	b = StartNode(t, "bravo")
+	wg.Wait()
+	if a == nil || t.Failed() {
+		t.FailNow()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	// Only alpha dials: when both dial at once, Syncthing 1.19 can stall
+	// for 20 s in the Hello exchange. Syncthing waits at least 5 s between
+	// dials, so if bravo restarts alpha reconnects within about that.
+	if err := a.AddDevice(ctx, b, true); err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	if err := b.AddDevice(ctx, a, false); err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	for _, n := range []*Node{a, b} {
+		if err := n.ShareFolder(ctx, FolderID, n.folderPath, a, b); err != nil {
+			t.Fatalf("sttest: %v", err)
+		}
+	}
+	WaitConnected(t, a, b)
+	return a, b
+}
+
+// Name returns the device name the node has in both nodes' configs.
+func (n *Node) Name() string { return n.name }
+
+// ID returns the node's device id.
+func (n *Node) ID() protocol.DeviceID { return n.id }
+
+// Short returns the node's 7-character short device id.
+func (n *Node) Short() string { return n.id.Short().String() }
+
+// Home returns the node's Syncthing home (config, keys, database).
+func (n *Node) Home() string { return n.home }
+
+// ConfigPath returns the node's config.xml.
+func (n *Node) ConfigPath() string { return filepath.Join(n.home, syncthing.ConfigFileName) }
+
+// FolderPath returns the root of the node's copy of [FolderID].
+func (n *Node) FolderPath() string { return n.folderPath }
+
+// URL returns the base URL of the node's REST API.
+func (n *Node) URL() string { return "http://127.0.0.1:" + strconv.Itoa(n.guiPort) }
+
+// APIKey returns the node's API key.
+func (n *Node) APIKey() string { return n.apiKey }
+
+// Client returns a REST client for the node.
+func (n *Node) Client() *syncthing.Client { return n.client }
+
+// ListenAddress returns the node's sync protocol address.
+func (n *Node) ListenAddress() string { return "tcp://127.0.0.1:" + strconv.Itoa(n.listenPort) }
+
+// Restart kills the node (SIGKILL, like a crash) and serves the same home
+// on the same ports again, waiting until the REST API answers.
+func (n *Node) Restart() {
+	n.t.Helper()
+	n.Stop()
+	n.start()
+}
+
+// Stop kills the node and waits for the process to exit. Stopping a
+// stopped node does nothing.
+func (n *Node) Stop() {
+	n.mu.Lock()
+	cmd, done, log := n.cmd, n.done, n.log
+	n.cmd, n.done, n.log = nil, nil, nil
+	n.mu.Unlock()
+	if cmd == nil {
+		return
+	}
+	kill(cmd)
+	<-done
+	_ = log.Close()
+}
+
+// Running reports whether the node's process is alive.
+func (n *Node) Running() bool {
+	n.mu.Lock()
+	done := n.done
+	n.mu.Unlock()
+	if done == nil {
+		return false
+	}
+	select {
+	case <-done:
+		return false
+	default:
+		return true
+	}
+}
+
+func (n *Node) start() {
+	n.t.Helper()
+	log, err := os.OpenFile(filepath.Join(n.dir, "syncthing.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	if err != nil {
+		n.t.Fatalf("sttest: %v", err)
+	}
+	cmd := exec.Command(n.bin, "serve",
+		"--home="+n.home,
+		"--no-browser", "--no-restart", "--no-upgrade",
+		"--gui-address="+n.URL(),
+		"--gui-apikey="+n.apiKey,
+	)
+	cmd.Env = append(os.Environ(),
+		"HOME="+n.dir,
+		"STNOUPGRADE=1",
+		"STNORESTART=1",
+		"STNODEFAULTFOLDER=1",
+		// Run Syncthing itself, without the monitor process that would
+		// otherwise fork it (and outlive a SIGKILL).
+		"STMONITORED=yes",
+	)
+	isolate(cmd)
+	cmd.Stdout, cmd.Stderr = log, log
+	if err := cmd.Start(); err != nil {
+		_ = log.Close()
+		n.t.Fatalf("sttest: start syncthing %s: %v", n.name, err)
+	}
+	done := make(chan struct{})
+	go func() {
+		_ = cmd.Wait()
+		close(done)
+	}()
+	n.mu.Lock()
+	n.cmd, n.done, n.log = cmd, done, log
+	n.mu.Unlock()
+
+	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	defer cancel()
+	for {
+		pctx, pcancel := context.WithTimeout(ctx, time.Second)
+		err := n.client.Ping(pctx)
+		pcancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-done:
+			n.t.Fatalf("sttest: syncthing %s exited during start-up:\n%s", n.name, n.logTail(30))
+		case <-ctx.Done():
+			n.t.Fatalf("sttest: syncthing %s did not answer within %s: %v", n.name, startTimeout, err)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// patchConfig turns the generated config.xml into an isolated loopback
+// setup before the first start.
+func (n *Node) patchConfig() error {
+	path := n.ConfigPath()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("read generated config: %w", err)
+	}
+	options := map[string]string{
+		"listenAddress":         n.ListenAddress(),
+		"globalAnnounceEnabled": "false",
+		"localAnnounceEnabled":  "false",
+		"relaysEnabled":         "false",
+		"natEnabled":            "false",
+		"urAccepted":            "-1",
+		"autoUpgradeIntervalH":  "0",
+		"crashReportingEnabled": "false",
+		"startBrowser":          "false",
+		"reconnectionIntervalS": "5",
+		"setLowPriority":        "false",
+		"stunServer":            "",
+	}
+	for tag, val := range options {
+		re := regexp.MustCompile(`<` + tag + `>[^<]*</` + tag + `>`)
+		if !re.Match(data) {
+			return fmt.Errorf("generated config %s has no <%s>", path, tag)
+		}
+		data = re.ReplaceAll(data, []byte("<"+tag+">"+val+"</"+tag+">"))
+	}
+	// Our own device entry (the first <device> with an id) gets our name.
+	nameRe := regexp.MustCompile(`(<device id="[A-Z0-9-]+" name=")[^"]*(")`)
+	loc := nameRe.FindSubmatchIndex(data)
+	if loc == nil {
+		return fmt.Errorf("generated config %s has no device entry", path)
+	}
+	data = slicesConcat(data[:loc[3]], []byte(n.name), data[loc[4]:])
+	keyRe := regexp.MustCompile(`<apikey>[^<]*</apikey>`)
+	data = keyRe.ReplaceAll(data, []byte("<apikey>"+n.apiKey+"</apikey>"))
+	guiRe := regexp.MustCompile(`<address>127\.0\.0\.1:\d+</address>`)
+	data = guiRe.ReplaceAll(data, []byte("<address>127.0.0.1:"+strconv.Itoa(n.guiPort)+"</address>"))
+	if err := os.WriteFile(path, data, 0o600); err != nil {
+		return fmt.Errorf("write config: %w", err)
+	}
+	return nil
+}
+
+func slicesConcat(parts ...[]byte) []byte {
+	return bytes.Join(parts, nil)
+}
+
+// AddDevice adds peer to n's config under peer's name. With dial, n gets
+// peer's loopback address and connects to it; without, n only accepts
+// peer's connections (its address is "dynamic", and discovery is off).
+func (n *Node) AddDevice(ctx context.Context, peer *Node, dial bool) error {
+	addr := "dynamic"
+	if dial {
+		addr = peer.ListenAddress()
+	}
+	body := map[string]any{
+		"deviceID":  peer.id.String(),
+		"name":      peer.name,
+		"addresses": []string{addr},
+	}
+	if err := n.client.DoJSON(ctx, http.MethodPost, "/rest/config/devices", body, nil); err != nil {
+		return fmt.Errorf("add device %s to %s: %w", peer.name, n.name, err)
+	}
+	return nil
+}
+
+// ShareFolder adds folder id at path on n, shared with nodes (n itself may
+// be among them), watching the disk with a 1 s delay.
+func (n *Node) ShareFolder(ctx context.Context, id, path string, nodes ...*Node) error {
+	var devices []map[string]string
+	for _, m := range nodes {
+		devices = append(devices, map[string]string{"deviceID": m.id.String()})
+	}
+	body := map[string]any{
+		"id":               id,
+		"label":            id,
+		"path":             path,
+		"type":             "sendreceive",
+		"fsWatcherEnabled": true,
+		"fsWatcherDelayS":  1,
+		"rescanIntervalS":  3600,
+		"devices":          devices,
+	}
+	if err := n.client.DoJSON(ctx, http.MethodPost, "/rest/config/folders", body, nil); err != nil {
+		return fmt.Errorf("share folder %s on %s: %w", id, n.name, err)
+	}
+	return nil
+}
+
+// SetPaused pauses or resumes folder id on n.
+func (n *Node) SetPaused(ctx context.Context, id string, paused bool) error {
+	err := n.client.DoJSON(ctx, http.MethodPatch, "/rest/config/folders/"+id, map[string]bool{"paused": paused}, nil)
+	if err != nil {
+		return fmt.Errorf("set folder %s paused=%t on %s: %w", id, paused, n.name, err)
+	}
+	return nil
+}
+
+// FolderState returns the state of folder id on n ("idle", "scanning",
+// "syncing", ...) from /rest/db/status.
+func (n *Node) FolderState(ctx context.Context, id string) (string, error) {
+	var st struct {
+		State string `json:"state"`
+	}
+	if err := n.client.DoJSON(ctx, http.MethodGet, "/rest/db/status?folder="+id, nil, &st); err != nil {
+		return "", fmt.Errorf("folder %s status on %s: %w", id, n.name, err)
+	}
+	return st.State, nil
+}
+
+// IsConnected reports whether n has a connection to peer.
+func (n *Node) IsConnected(ctx context.Context, peer *Node) (bool, error) {
+	var res struct {
+		Connections map[string]struct {
+			Connected bool `json:"connected"`
+		} `json:"connections"`
+	}
+	if err := n.client.DoJSON(ctx, http.MethodGet, "/rest/system/connections", nil, &res); err != nil {
+		return false, fmt.Errorf("connections of %s: %w", n.name, err)
+	}
+	return res.Connections[peer.id.String()].Connected, nil
+}
+
+// WaitConnected waits until a and b report each other connected.
+func WaitConnected(t testing.TB, a, b *Node) {
+	t.Helper()
+	Eventually(t, startTimeout, fmt.Sprintf("%s and %s to connect", a.name, b.name), func(ctx context.Context) (bool, error) {
+		ab, err := a.IsConnected(ctx, b)
+		if err != nil || !ab {
+			return false, err
+		}
+		return b.IsConnected(ctx, a)
+	})
+}
+
+// Eventually calls cond every 20 ms until it returns true, failing the test
+// with what and the last error when timeout passes first.
+func Eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	var lastErr error
+	for {
+		ok, err := cond(ctx)
+		if ok {
+			return
+		}
+		if err != nil {
+			lastErr = err
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("sttest: timed out after %s waiting for %s (last error: %v)", timeout, what, lastErr)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+func (n *Node) logTail(lines int) string {
+	data, err := os.ReadFile(filepath.Join(n.dir, "syncthing.log"))
+	if err != nil {
+		return err.Error()
+	}
+	all := strings.Split(strings.TrimRight(string(data), "\n"), "\n")
+	if len(all) > lines {
+		all = all[len(all)-lines:]
+	}
+	return strings.Join(all, "\n")
+}
+
+// freePort returns a currently free TCP port on 127.0.0.1.
+func freePort(t testing.TB) int {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatalf("sttest: find a free port: %v", err)
+	}
+	defer ln.Close()
+	return ln.Addr().(*net.TCPAddr).Port
+}
+
+func randomKey(t testing.TB) string {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	return hex.EncodeToString(b)
+}
