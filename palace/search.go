@@ -30,6 +30,44 @@ type SearchOptions struct {
 	Wings []string
 	// Results is the number of hits wanted; zero means DefaultResults.
 	Results int
+	// Mode picks the retrievers; the zero value is Hybrid.
+	Mode Mode
+}
+
+// Mode selects which retrievers a search uses.
+type Mode int
+
+// Search modes.
+const (
+	// Hybrid uses BM25 and, when the palace has an embedder, vectors.
+	Hybrid Mode = iota
+	// LexicalOnly uses BM25 alone.
+	LexicalOnly
+	// VectorOnly uses vector similarity alone; it needs an embedder.
+	VectorOnly
+)
+
+// String returns the mode's name as flags spell it.
+func (m Mode) String() string {
+	switch m {
+	case Hybrid:
+		return "hybrid"
+	case LexicalOnly:
+		return "lexical"
+	case VectorOnly:
+		return "vector"
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// ParseMode reads a mode name: hybrid, lexical or vector.
+func ParseMode(s string) (Mode, error) {
+	for _, m := range []Mode{Hybrid, LexicalOnly, VectorOnly} {
+		if strings.EqualFold(strings.TrimSpace(s), m.String()) {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown search mode %q (want hybrid, lexical or vector)", s)
 }
 
 // Hit is one search result.
@@ -58,8 +96,11 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	if err != nil {
 		return nil, err
 	}
+	if opts.Mode == VectorOnly && p.emb == nil {
+		return nil, errors.New("vector search needs an embedding model; this palace is lexical")
+	}
 	var qvec []float32
-	if p.emb != nil {
+	if p.emb != nil && opts.Mode != LexicalOnly {
 		vs, err := p.emb.Embed(ctx, []string{query})
 		if err != nil {
 			return nil, fmt.Errorf("embed query: %w", err)
@@ -79,8 +120,10 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if w == nil {
 			continue
 		}
-		for _, s := range w.lex.search(query, depth) {
-			lex = append(lex, scoredNote{w.notes[s.id], s.score})
+		if opts.Mode != VectorOnly {
+			for _, s := range w.lex.search(query, depth) {
+				lex = append(lex, scoredNote{w.notes[s.id], s.score})
+			}
 		}
 		if qvec != nil && w.coll != nil && w.coll.Count() > 0 {
 			if w.dim != len(qvec) {
@@ -95,7 +138,10 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 			}
 		}
 	}
-	lists := [][]scoredNote{rank(lex, depth)}
+	var lists [][]scoredNote
+	if opts.Mode != VectorOnly {
+		lists = append(lists, rank(lex, depth))
+	}
 	if qvec != nil {
 		lists = append(lists, rank(vec, depth))
 	}
