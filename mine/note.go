@@ -21,7 +21,7 @@ type Document struct {
 	// Notes are the file's notes in source order.
 	Notes []Note
 	// Warnings describe problems that did not stop parsing, such as
-	// frontmatter that is not valid YAML (the file is then parsed as if it
-	// had no frontmatter).
+	// frontmatter that is not valid YAML (it is then skipped and the rest of
+	// the file is still parsed).
 	Warnings []string
 }

@@ -33,10 +33,18 @@ type cut struct {
 // splitter splits one note's text.
 type splitter struct {
 	text       string
-	lineStarts []int    // byte offset of each line of text
-	runeOffs   []int    // byte offset of each rune, then len(text)
-	cuts       []cut    // sorted by at, one per offset
-	protected  [][2]int // byte ranges of code: no cut inside or just before
+	lineStarts []int       // byte offset of each line of text
+	runeOffs   []int       // byte offset of each rune, then len(text)
+	cuts       []cut       // sorted by at, one per offset
+	code       []codeRange // code blocks, sorted
+	glue       [][2]int    // byte ranges of lines that introduce code, sorted
+}
+
+// codeRange is a code block in the text: bytes [start, end). When glued,
+// the line before it introduces it and no cut may come between them.
+type codeRange struct {
+	start, end int
+	glued      bool
 }
 
 // splitNote splits text, whose lines are numbered from 0, into pieces of at
@@ -87,12 +95,7 @@ func newSplitter(text string, protected []lineRange, blockStarts map[int]bool) *
 		s.runeOffs = append(s.runeOffs, i)
 	}
 	s.runeOffs = append(s.runeOffs, len(text))
-	for _, r := range protected {
-		if r.first < 0 || r.first >= len(s.lineStarts) || r.last < r.first {
-			continue
-		}
-		s.protected = append(s.protected, [2]int{s.lineStarts[r.first], s.lineEnd(min(r.last, len(s.lineStarts)-1))})
-	}
+	s.protect(protected)
 
 	for k, ls := range s.lineStarts {
 		line := text[ls:s.lineEnd(k)]
@@ -107,19 +110,76 @@ func newSplitter(text string, protected []lineRange, blockStarts map[int]bool) *
 		s.lineCuts(line, ls, k == len(s.lineStarts)-1)
 	}
 	sort.SliceStable(s.cuts, func(i, j int) bool { return s.cuts[i].at < s.cuts[j].at })
-	merged := s.cuts[:0]
+	glue := s.glue
+	cuts := s.cuts[:0]
 	for _, c := range s.cuts {
 		if c.at <= 0 || c.at >= len(text) {
 			continue
 		}
-		if n := len(merged); n > 0 && merged[n-1].at == c.at {
-			merged[n-1].class = max(merged[n-1].class, c.class)
+		for len(glue) > 0 && glue[0][1] <= c.at {
+			glue = glue[1:]
+		}
+		if c.class == cutWord && len(glue) > 0 && glue[0][0] <= c.at {
+			continue // no word cuts in a line that introduces code
+		}
+		if n := len(cuts); n > 0 && cuts[n-1].at == c.at {
+			cuts[n-1].class = max(cuts[n-1].class, c.class)
 			continue
 		}
-		merged = append(merged, c)
+		cuts = append(cuts, c)
 	}
-	s.cuts = merged
+	s.cuts = cuts
 	return s
+}
+
+// protect records the code blocks (line ranges of the text), merging any
+// that overlap, and which of them are glued to the line before them: the
+// last non-blank line before the code, unless that line is code too.
+func (s *splitter) protect(ranges []lineRange) {
+	for _, r := range ranges {
+		if r.first < 0 || r.first >= len(s.lineStarts) || r.last < r.first {
+			continue
+		}
+		last := min(r.last, len(s.lineStarts)-1)
+		s.code = append(s.code, codeRange{start: s.lineStarts[r.first], end: s.lineEnd(last)})
+	}
+	sort.Slice(s.code, func(i, j int) bool { return s.code[i].start < s.code[j].start })
+	merged := s.code[:0]
+	for _, r := range s.code {
+		if n := len(merged); n > 0 && r.start <= merged[n-1].end {
+			merged[n-1].end = max(merged[n-1].end, r.end)
+			continue
+		}
+		merged = append(merged, r)
+	}
+	s.code = merged
+	for i := range s.code {
+		k := s.lineOf(s.code[i].start) - 1
+		for k >= 0 && strings.TrimSpace(s.text[s.lineStarts[k]:s.lineEnd(k)]) == "" {
+			k--
+		}
+		if k < 0 || s.codeAt(s.lineStarts[k]) >= 0 {
+			continue
+		}
+		s.code[i].glued = true
+		s.glue = append(s.glue, [2]int{s.lineStarts[k], s.code[i].start})
+	}
+}
+
+// codeAt returns the index of the code range holding byte offset off, or -1.
+func (s *splitter) codeAt(off int) int {
+	i := sort.Search(len(s.code), func(i int) bool { return s.code[i].start > off }) - 1
+	if i >= 0 && off < s.code[i].end {
+		return i
+	}
+	return -1
+}
+
+// inGlue reports whether byte offset off lies in a line that introduces
+// code.
+func (s *splitter) inGlue(off int) bool {
+	i := sort.Search(len(s.glue), func(i int) bool { return s.glue[i][0] > off }) - 1
+	return i >= 0 && off < s.glue[i][1]
 }
 
 // lineEnd returns the byte offset where line k of the text ends (its '\n').
@@ -230,21 +290,15 @@ func (s *splitter) next(c int) int {
 }
 
 // allowed reports whether a cut at c keeps every code block whole and
-// attached to the line before it.
+// attached to the line that introduces it. A cut may fall right before code
+// that nothing introduces.
 func (s *splitter) allowed(c int) bool {
-	n := -1
-	for _, r := range s.protected {
-		if r[0] <= c && c < r[1] {
-			return false
-		}
-		if c < r[0] {
-			if n < 0 {
-				n = s.next(c)
-			}
-			if r[0] <= n && n < r[1] {
-				return false
-			}
-		}
+	if i := s.codeAt(c); i >= 0 && c > s.code[i].start {
+		return false
+	}
+	n := s.next(c)
+	if i := s.codeAt(n); i >= 0 {
+		return !s.code[i].glued && s.lineOf(n) == s.lineOf(s.code[i].start)
 	}
 	return true
 }
@@ -276,7 +330,7 @@ func (s *splitter) choose(pos, minEnd, limit int) int {
 	if short > 0 {
 		return short
 	}
-	if s.allowed(limit) {
+	if s.allowed(limit) && !s.inGlue(limit) {
 		return limit // one word longer than the bound: cut between runes
 	}
 	for i := hi; i < len(s.cuts); i++ {
