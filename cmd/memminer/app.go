@@ -63,6 +63,7 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	pf.StringVar(&a.model, "model", "", "embedding model: "+strings.Join(embed.Specs(), ", ")+" (env MEMMINER_EMBEDDING_MODEL)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.AddCommand(a.mineCmd(), a.searchCmd(), a.statusCmd())
+	root.AddCommand(a.wakeupCmd())
 	return root
 }
 

@@ -1,0 +1,101 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/wakeup"
+)
+
+// minWakeupTokens is the smallest --tokens accepted: room for a header and
+// a line or two. Smaller budgets could print nothing useful.
+const minWakeupTokens = 16
+
+func (a *app) wakeupCmd() *cobra.Command {
+	var (
+		tokens int
+		wing   string
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:     "wake-up",
+		Aliases: []string{"wakeup"},
+		Short:   "Print a session-start digest: who is in the hive and what matters now",
+		Long: `Print a digest for an agent starting a session: one identity line per wing,
+then the essential story, the notes that matter most now, within a token budget.
+
+Notes are ranked by recency (file mtime and dates written in the note),
+explicit markers (decision, rule, important, pinned, "!"), centrality in their
+wing, corroboration by other wings, and diversity; superseded notes never
+appear and stale ones are penalised. The same palace gives the same digest.
+
+Tokens are estimated as max(words, ceil(runes/3)), which never counts fewer
+tokens than words; --tokens is a hard budget on the whole Markdown output.`,
+		Example: `  memminer wake-up
+  memminer wake-up --tokens 400 --wing dwight
+  memminer wake-up --json`,
+		Args: exactArgs(0, "wake-up takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if tokens < minWakeupTokens {
+				return usagef("--tokens must be at least %d, got %d", minWakeupTokens, tokens)
+			}
+			if wing != "" {
+				w, err := normalizeWing(wing)
+				if err != nil {
+					return err
+				}
+				wing = w
+			}
+			d, err := a.wakeup(cmd.Context(), wakeup.Options{Tokens: tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited})
+			switch {
+			case errors.Is(err, wakeup.ErrEmpty):
+				return fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace)
+			case errors.Is(err, wakeup.ErrUnknownWing):
+				return usagef("--wing: %v", err)
+			case err != nil:
+				return err
+			}
+			if asJSON {
+				for i := range d.Story {
+					d.Story[i].Source = displayPath(d.Story[i].Source)
+				}
+				return writeJSON(a.stdout, d)
+			}
+			_, err = io.WriteString(a.stdout, d.Markdown())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, "hard budget of the digest, in estimated tokens")
+	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
+	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
+	return cmd
+}
+
+// wakeup computes the digest directly from the palace. It opens the palace
+// read-only without an embedder (the digest reads stored vectors, it
+// embeds nothing); only a damaged palace is reopened the usual way, with
+// the configured model, so its repair embeds as a mine would.
+func (a *app) wakeup(ctx context.Context, opts wakeup.Options) (wakeup.Digest, error) {
+	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Logger: a.log})
+	if err != nil {
+		return wakeup.Digest{}, err
+	}
+	if len(p.Damaged()) > 0 {
+		p.Close()
+		e, _, err := a.embedder(ctx)
+		if err != nil {
+			return wakeup.Digest{}, err
+		}
+		if p, err = a.openPalace(ctx, e, false, nil); err != nil {
+			return wakeup.Digest{}, err
+		}
+	}
+	defer p.Close()
+	return wakeup.Build(p, opts)
+}

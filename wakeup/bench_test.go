@@ -1,0 +1,40 @@
+package wakeup
+
+import (
+	"testing"
+
+	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/mine"
+)
+
+func BenchmarkMineGen(b *testing.B) {
+	hive := genHive(b, 40, 150)
+	for b.Loop() {
+		minePalace(b, hive, nil, mine.Options{})
+	}
+}
+
+func BenchmarkBuild(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		dim  int
+	}{{"lexical", 0}, {"vectors-512", 512}} {
+		b.Run(bc.name, func(b *testing.B) {
+			hive := genHive(b, 20, 500)
+			var e *embedtest.Hashing
+			if bc.dim > 0 {
+				e = &embedtest.Hashing{Dim: bc.dim}
+			}
+			p := minePalace(b, hive, nil, mine.Options{})
+			if e != nil {
+				p = minePalace(b, hive, e, mine.Options{})
+			}
+			b.ResetTimer()
+			for b.Loop() {
+				if _, err := Build(p, Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

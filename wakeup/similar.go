@@ -1,0 +1,196 @@
+package wakeup
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+)
+
+// thresholds say, for one way of comparing notes, when two notes are
+// related (a ramp from lo to hi), state the same fact, or are near-duplicates.
+type thresholds struct {
+	relatedLo, relatedHi float64
+	sameFact             float64
+	duplicate            float64
+}
+
+var (
+	// Weighted Jaccard of stemmed terms (idf weights). Short notes on one topic share few
+	// terms, so the related ramp starts low.
+	lexicalThresholds = thresholds{relatedLo: 0.05, relatedHi: 0.35, sameFact: 0.4, duplicate: 0.55}
+	// Cosine of unit vectors from a sentence-embedding model.
+	vectorThresholds = thresholds{relatedLo: 0.35, relatedHi: 0.8, sameFact: 0.82, duplicate: 0.92}
+)
+
+// related maps a similarity onto [0, 1]: 0 below relatedLo, 1 above relatedHi.
+func (t thresholds) related(s float64) float64 {
+	switch {
+	case s <= t.relatedLo:
+		return 0
+	case s >= t.relatedHi:
+		return 1
+	}
+	return (s - t.relatedLo) / (t.relatedHi - t.relatedLo)
+}
+
+// vocab interns terms and keeps their document frequencies, so a note's
+// terms are a sorted slice of small ints and overlap is a merge.
+type vocab struct {
+	ids   map[string]int32
+	df    []int32
+	docs  int
+	stems map[string]string
+}
+
+func newVocab() *vocab {
+	return &vocab{ids: map[string]int32{}, stems: map[string]string{}}
+}
+
+// terms returns the sorted distinct term ids of text and counts them
+// towards document frequency.
+func (v *vocab) terms(text string) []int32 {
+	var out []int32
+	for _, w := range words(text) {
+		if stopwords[w] {
+			continue
+		}
+		s, ok := v.stems[w]
+		if !ok {
+			s = w
+			if isLetters(w) {
+				s = english.Stem(w, false)
+			}
+			v.stems[w] = s
+		}
+		id, ok := v.ids[s]
+		if !ok {
+			id = int32(len(v.df))
+			v.ids[s] = id
+			v.df = append(v.df, 0)
+		}
+		out = append(out, id)
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	for _, id := range out {
+		v.df[id]++
+	}
+	v.docs++
+	return out
+}
+
+// weights returns each term's inverse document frequency, so that shared
+// rare terms ("pgbouncer") count for more than shared common ones ("use").
+func (v *vocab) weights() []float64 {
+	w := make([]float64, len(v.df))
+	n := float64(v.docs)
+	for i, df := range v.df {
+		w[i] = math.Log(1 + n/float64(df))
+	}
+	return w
+}
+
+// weightedJaccard is Σ idf over shared terms divided by Σ idf over all
+// terms of either note.
+func weightedJaccard(a, b []int32, w []float64) float64 {
+	var inter, union float64
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			inter += w[a[i]]
+			union += w[a[i]]
+			i++
+			j++
+		case a[i] < b[j]:
+			union += w[a[i]]
+			i++
+		default:
+			union += w[b[j]]
+			j++
+		}
+	}
+	for ; i < len(a); i++ {
+		union += w[a[i]]
+	}
+	for ; j < len(b); j++ {
+		union += w[b[j]]
+	}
+	if union == 0 {
+		return 0
+	}
+	return inter / union
+}
+
+// dot is the cosine of two unit vectors of the same length.
+func dot(a, b []float32) float64 {
+	var s0, s1, s2, s3 float32
+	n := len(a) &^ 3
+	for i := 0; i < n; i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for i := n; i < len(a); i++ {
+		s0 += a[i] * b[i]
+	}
+	return float64(s0 + s1 + s2 + s3)
+}
+
+// words splits text into lower-case words; identifiers such as
+// "electron-vite", "db-2" or "max_client_conn" stay whole.
+func words(text string) []string {
+	var out []string
+	start := -1
+	flush := func(end int) {
+		if start >= 0 {
+			w := strings.Trim(text[start:end], "-_.'’")
+			if w != "" {
+				out = append(out, strings.ToLower(w))
+			}
+			start = -1
+		}
+	}
+	for i, r := range text {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if start < 0 {
+				start = i
+			}
+		case start >= 0 && strings.ContainsRune("-_.'’", r):
+		default:
+			flush(i)
+		}
+	}
+	flush(len(text))
+	return out
+}
+
+func isLetters(w string) bool {
+	for _, r := range w {
+		if r < 'a' || r > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// stopwords are English function words, which say nothing about a topic.
+var stopwords = func() map[string]bool {
+	m := map[string]bool{}
+	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
+before being below between both but by can could did do does doing down during each few for from
+further had has have having he her here hers herself him himself his how i if in into is it its
+itself just me more most my myself no nor not now of off on once only or other our ours ourselves
+out over own same she should so some such than that the their theirs them themselves then there
+these they this those through to too under until up very was we were what when where which while
+who whom why will with would you your yours yourself yourselves also via per us it's don't we're
+i'm they're isn't aren't wasn't won't can't`) {
+		m[w] = true
+	}
+	return m
+}()

@@ -1,0 +1,368 @@
+// Package wakeup builds the session-start digest of a palace: one identity
+// line per wing and the hive's essential story, the notes that matter most
+// now, within a token budget.
+//
+// Build is a pure function of the palace's contents (plus, optionally, an
+// identity.md read from disk, see Options.ReadFile): the same palace gives
+// the same digest byte for byte. Notes are ranked by recency, explicit
+// markers, centrality in their wing and corroboration by other wings, then
+// picked greedily with a penalty for redundancy (maximal marginal
+// relevance). README-section.md in this directory documents the formula.
+package wakeup
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/palace"
+)
+
+// DefaultTokens is the budget of a digest when Options.Tokens is zero.
+const DefaultTokens = 800
+
+// Weights of the ranking signals; each signal is in [0, 1]. See
+// README-section.md for what each one measures.
+const (
+	WeightRecency       = 0.25
+	WeightMarkers       = 0.35
+	WeightCentrality    = 0.20
+	WeightCorroboration = 0.20
+	// StalePenalty multiplies the score of a clearly stale note.
+	StalePenalty = 0.4
+	// Redundancy is the weight of a note's similarity to notes already
+	// picked (the λ of maximal marginal relevance).
+	Redundancy = 0.3
+)
+
+// Tuning of the signals and of the work Build does.
+const (
+	// halfLife is the age at which the recency signal halves.
+	halfLife = 30 * 24 * time.Hour
+	// staleAfter is the age after which a note counts as stale.
+	staleAfter = 180 * 24 * time.Hour
+	// poolTotal bounds the candidates compared pairwise, over all wings.
+	poolTotal = 400
+	// minPool is the least number of candidates kept per wing.
+	minPool = 24
+	// sampleSize is how many notes of a wing a candidate's centrality is
+	// measured against.
+	sampleSize = 128
+	// maxItemTokens caps one story line; longer notes are cut.
+	maxItemTokens = 80
+	// minCutTokens is the least room worth filling with a cut note, and
+	// minCutWords the least words a note cut to fit must keep.
+	minCutTokens, minCutWords = 16, 6
+	// minCentralTop is the mean relatedness that makes a note fully central;
+	// the most central note of a wing counts as fully central only if it
+	// reaches it, so a wing of unrelated notes has no central note.
+	minCentralTop = 0.15
+	// Identity lines get between these many tokens each.
+	minIdentityTokens, maxIdentityTokens = 12, 48
+)
+
+// Errors callers tell apart.
+var (
+	// ErrEmpty means the palace has no notes: nothing has been mined yet.
+	ErrEmpty = errors.New("palace has no notes")
+	// ErrUnknownWing means Options.Wing names no wing of the palace.
+	ErrUnknownWing = errors.New("unknown wing")
+)
+
+// Options configure Build.
+type Options struct {
+	// Tokens is the hard budget of the Markdown digest, counted with
+	// EstimateTokens; zero means DefaultTokens.
+	Tokens int
+	// Wing, when set, tells the story of this wing only; every wing keeps
+	// its identity line.
+	Wing string
+	// Now is the time recency is measured from. Zero means the newest
+	// source mtime in the palace, so that the same palace always gives the
+	// same digest; wall-clock time is never used.
+	Now time.Time
+	// ReadFile, when set, is used to read an identity.md that lies beside a
+	// wing's single mined file but was not mined itself (ReadFileLimited
+	// suits). Nil keeps Build a function of the palace alone.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// IdentityLine is one wing's identity.
+type IdentityLine struct {
+	Wing string `json:"wing"`
+	Text string `json:"text"`
+	// From says where the text came from: FromIdentityFile, FromFrontmatter,
+	// FromRole, FromHeading or FromNone.
+	From string `json:"from"`
+}
+
+// StoryItem is one note of the essential story.
+type StoryItem struct {
+	Wing string `json:"wing"`
+	// Text is the note on one line, cut with an ellipsis if it was long.
+	Text string `json:"text"`
+	// Source is the note's file as the palace knows it (an absolute path).
+	Source string `json:"source"`
+	// File is Source relative to the wing's root, as the Markdown shows it.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Date is the note's date, YYYY-MM-DD: the latest date written in it,
+	// else its file's mtime.
+	Date string `json:"date"`
+	// Score is what the note was picked with: the weighted signals, times
+	// the stale penalty, less the redundancy penalty. Rounded to 4 places.
+	Score float64 `json:"score"`
+	// Components are the signals behind Score, each in [0, 1]: recency,
+	// markers, centrality, corroboration, stale (1 when penalised) and
+	// redundancy.
+	Components map[string]float64 `json:"components"`
+	// Also lists other wings that record the same fact.
+	Also []string `json:"also,omitempty"`
+	// Pinned notes are picked before all others.
+	Pinned bool `json:"pinned,omitempty"`
+}
+
+// Digest is a wake-up digest. Its fields are everything Markdown renders.
+type Digest struct {
+	Identity []IdentityLine `json:"identity"`
+	// MoreWings counts wings whose identity line did not fit the budget.
+	MoreWings int         `json:"more_wings,omitempty"`
+	Story     []StoryItem `json:"story"`
+	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
+	Tokens int `json:"tokens"`
+}
+
+// Markdown renders the digest: "## Identity" with one line per wing, then
+// "## Essential story" with one line per note, grouped by wing. A section
+// with no lines is left out.
+func (d Digest) Markdown() string {
+	var b strings.Builder
+	if len(d.Identity) > 0 || d.MoreWings > 0 {
+		b.WriteString(identityHeader + "\n")
+		for _, l := range d.Identity {
+			b.WriteString(identityLine(l.Wing, l.Text) + "\n")
+		}
+		if d.MoreWings > 0 {
+			b.WriteString(moreWingsLine(d.MoreWings) + "\n")
+		}
+	}
+	if len(d.Story) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(storyHeader + "\n")
+		for _, it := range d.Story {
+			b.WriteString(storyLine(it, it.Text) + "\n")
+		}
+	}
+	return b.String()
+}
+
+const (
+	identityHeader = "## Identity"
+	storyHeader    = "## Essential story"
+)
+
+func identityLine(wing, text string) string { return "- " + wing + ": " + text }
+
+func moreWingsLine(n int) string {
+	if n == 1 {
+		return "- … and 1 more wing"
+	}
+	return fmt.Sprintf("- … and %d more wings", n)
+}
+
+func storyLine(it StoryItem, text string) string {
+	var b strings.Builder
+	b.WriteString("- [")
+	b.WriteString(it.Wing)
+	b.WriteString("] ")
+	b.WriteString(text)
+	b.WriteString(" (")
+	b.WriteString(it.File)
+	b.WriteString(":")
+	b.WriteString(strconv.Itoa(it.Line))
+	b.WriteString(", ")
+	b.WriteString(it.Date)
+	if len(it.Also) > 0 {
+		b.WriteString("; also ")
+		b.WriteString(strings.Join(it.Also, ", "))
+	}
+	b.WriteString(")")
+	return b.String()
+}
+
+// cand is a note that may enter the story, with its signals.
+type cand struct {
+	note    palace.Note
+	text    string // flattened
+	file    string
+	when    time.Time
+	stale   bool
+	pinned  bool
+	rec     float64
+	mark    float64
+	central float64
+	corr    float64
+	also    []string
+	pre     float64 // score before pairwise signals, for pooling
+	base    float64
+	// corrDone is set once corroboration is measured (see ranker.next).
+	corrDone bool
+	wing     *wingData
+
+	// for comparisons
+	terms []int32
+	vec   []float32
+	model string
+}
+
+type wingData struct {
+	info   palace.WingInfo
+	cands  []*cand // in source order
+	pool   []*cand
+	sample []*cand
+}
+
+// Build ranks the palace's notes and renders a digest within the budget.
+// It returns ErrEmpty for a palace without notes and an error wrapping
+// ErrUnknownWing, naming the known wings, when Options.Wing is not one.
+func Build(p *palace.Palace, opts Options) (Digest, error) {
+	budget := opts.Tokens
+	switch {
+	case budget == 0:
+		budget = DefaultTokens
+	case budget < 0:
+		return Digest{}, fmt.Errorf("wake-up: token budget %d is negative", budget)
+	}
+	infos := p.Wings()
+	total := 0
+	known := make([]string, len(infos))
+	for i, w := range infos {
+		total += w.Notes
+		known[i] = w.ID
+	}
+	if total == 0 {
+		return Digest{}, ErrEmpty
+	}
+	if opts.Wing != "" && !slices.Contains(known, opts.Wing) {
+		return Digest{}, fmt.Errorf("%w %q; known wings: %s", ErrUnknownWing, opts.Wing, strings.Join(known, ", "))
+	}
+
+	wings := make([]*wingData, len(infos))
+	sources := make([]map[string]palace.Source, len(infos))
+	srcLists := make([][]palace.Source, len(infos))
+	notes := make([][]palace.Note, len(infos))
+	now := opts.Now
+	for i, info := range infos {
+		srcs := p.Sources(info.ID)
+		srcLists[i] = srcs
+		sources[i] = make(map[string]palace.Source, len(srcs))
+		for _, s := range srcs {
+			sources[i][s.Path] = s
+			if opts.Now.IsZero() && s.Mtime.After(now) {
+				now = s.Mtime
+			}
+		}
+		notes[i] = p.Notes(info.ID)
+	}
+
+	var ids []IdentityLine
+	for i, info := range infos {
+		text, from := wingIdentity(info, srcLists[i], notes[i], opts.ReadFile)
+		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now)}
+	}
+
+	rank := newRanker(p, wings, opts.Wing)
+	d := layout(budget, ids, rank)
+	d.Tokens = EstimateTokens(d.Markdown())
+	return d, nil
+}
+
+// candidates returns a wing's notes that may enter the story, with their
+// per-note signals. Left out: identity.md and the Identity/Role/About
+// sections (they are the identity line), and superseded notes.
+func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time) []*cand {
+	var out []*cand
+	for _, n := range notes {
+		src := sources[n.Source]
+		if isIdentitySource(n.Source) || isIdentityHeading(n.Heading) ||
+			supersededSource(src.Frontmatter) || superseded(n.Text, n.Heading) {
+			continue
+		}
+		text := flatten(n.Text)
+		if text == "" {
+			continue
+		}
+		c := &cand{note: n, text: text, file: displayFile(info.Roots, n.Source)}
+		mtime := src.Mtime
+		if mtime.IsZero() {
+			mtime = now
+		}
+		when, dated := writtenDate(n.Text, n.Heading, now)
+		if !dated {
+			when = mtime
+		}
+		c.when = when
+		c.rec = 0.5*decay(now.Sub(mtime), halfLife) + 0.5*decay(now.Sub(when), halfLife)
+		c.mark, c.pinned = markerOf(n.Text, n.Heading)
+		c.stale = staleSource(src.Frontmatter) || staleNote(n.Text, n.Heading) || now.Sub(when) > staleAfter
+		c.pre = (WeightRecency*c.rec + WeightMarkers*c.mark) * staleFactor(c.stale)
+		out = append(out, c)
+	}
+	return out
+}
+
+func staleFactor(stale bool) float64 {
+	if stale {
+		return StalePenalty
+	}
+	return 1
+}
+
+// displayFile is path relative to the wing root it was mined from: the
+// file name for a file root, "memory.md" or "notes/x.md" for a directory.
+func displayFile(roots []string, path string) string {
+	for _, r := range roots {
+		if r == path {
+			return filepath.Base(path)
+		}
+		if rel, err := filepath.Rel(r, path); err == nil && !strings.HasPrefix(rel, "..") && rel != "." {
+			return filepath.ToSlash(rel)
+		}
+	}
+	return filepath.Base(path)
+}
+
+// better orders candidates: pinned first, then by score, then by wing,
+// source and line, so that ties never depend on map order.
+func better(a, b *cand, sa, sb float64) bool {
+	if a.pinned != b.pinned {
+		return a.pinned
+	}
+	if sa != sb {
+		return sa > sb
+	}
+	return sourceOrder(a, b) < 0
+}
+
+func sourceOrder(a, b *cand) int {
+	if c := strings.Compare(a.note.Wing, b.note.Wing); c != 0 {
+		return c
+	}
+	if c := strings.Compare(a.note.Source, b.note.Source); c != 0 {
+		return c
+	}
+	if a.note.Line != b.note.Line {
+		return a.note.Line - b.note.Line
+	}
+	return strings.Compare(a.note.ID, b.note.ID)
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
