@@ -10,6 +10,7 @@ import (
 	"testing"
 )
 
+
 // benchNotes returns n distinct notes of about pieces pieces each.
 func benchNotes(m *Model, n, pieces int) []string {
 	words := strings.Fields(`the agent decided to keep the palace on disk and rebuild it from markdown
@@ -31,13 +32,14 @@ func benchNotes(m *Model, n, pieces int) []string {
 func BenchmarkQuery(b *testing.B) {
 	m := loadRealModel(b)
 	q := []string{"how do we handle sync conflicts between agents?"}
-	b.ReportMetric(float64(len(m.Tokenize(q[0]))), "pieces")
 	ctx := context.Background()
+	cpu0 := cpuTime()
 	for b.Loop() {
 		if _, err := m.Embed(ctx, q); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(b.N), "cpu-ms/op")
 }
 
 // BenchmarkBatch embeds batches of 50-piece notes and reports notes/s.
@@ -47,12 +49,15 @@ func BenchmarkBatch(b *testing.B) {
 		notes := benchNotes(m, size, 50)
 		b.Run("notes="+strconv.Itoa(size), func(b *testing.B) {
 			ctx := context.Background()
+			cpu0 := cpuTime()
 			for b.Loop() {
 				if _, err := m.Embed(ctx, notes); err != nil {
 					b.Fatal(err)
 				}
 			}
 			b.ReportMetric(float64(size*b.N)/b.Elapsed().Seconds(), "notes/s")
+			// CPU time is steadier than wall time on a shared machine.
+			b.ReportMetric((cpuTime()-cpu0).Seconds()*1e3/float64(size*b.N), "cpu-ms/note")
 		})
 	}
 }

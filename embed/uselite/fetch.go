@@ -100,13 +100,9 @@ func ConvertedPath(opts Options) (string, error) {
 
 // Verify checks that the converted file at path is complete and loads.
 func Verify(path string) error {
-	data, err := os.ReadFile(path)
+	b, err := readBundleFile(path)
 	if err != nil {
-		return fmt.Errorf("read model: %w", err)
-	}
-	b, err := decodeBundle(data)
-	if err != nil {
-		return fmt.Errorf("verify %s: %w", path, err)
+		return err
 	}
 	if _, err := newNetwork(b); err != nil {
 		return fmt.Errorf("verify %s: %w: %w", path, ErrCorrupt, err)

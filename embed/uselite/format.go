@@ -1,6 +1,7 @@
 package uselite
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -11,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"unsafe"
 )
 
 // The converted model file holds everything the forward pass needs in one
@@ -105,74 +107,125 @@ func (b *bundle) encode() ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// decodeBundle parses a converted file's bytes after checking its checksum.
+// decodeBundle parses a converted file's bytes (tests and small files).
 func decodeBundle(data []byte) (*bundle, error) {
-	if len(data) < len(fileMagic)+sha256.Size || string(data[:len(fileMagic)]) != fileMagic {
+	return readBundle(bytes.NewReader(data), int64(len(data)))
+}
+
+// readBundle parses a converted file of the given size from r, reading the
+// weights straight into their final arrays and checking the checksum as it
+// goes, so that loading needs no second copy of the file in memory.
+func readBundle(r io.Reader, size int64) (*bundle, error) {
+	if size < int64(len(fileMagic)+sha256.Size) {
+		return nil, fmt.Errorf("%w: %d bytes is too short", ErrCorrupt, size)
+	}
+	h := sha256.New()
+	br := &reader{r: io.TeeReader(bufio.NewReaderSize(io.LimitReader(r, size-sha256.Size), 1<<16), h), left: size - sha256.Size}
+	if string(br.bytes(len(fileMagic))) != fileMagic {
 		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
 	}
-	body, sum := data[:len(data)-sha256.Size], data[len(data)-sha256.Size:]
-	if got := sha256.Sum256(body); !bytes.Equal(got[:], sum) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
-	r := &reader{buf: body[len(fileMagic):]}
 	b := &bundle{}
-	nt := r.u32()
-	for i := uint32(0); i < nt && r.err == nil; i++ {
-		name := string(r.bytes(int(r.u16())))
-		nd := int(r.u8())
+	nt := br.u32()
+	for i := uint32(0); i < nt && br.err == nil; i++ {
+		name := string(br.bytes(int(br.u16())))
+		nd := int(br.u8())
 		shape := make([]int, nd)
-		n := 1
+		n := int64(1)
 		for j := range shape {
-			shape[j] = int(r.u32())
-			n *= shape[j]
+			shape[j] = int(br.u32())
+			n *= int64(shape[j])
 		}
-		if r.err != nil || n < 0 || n > len(r.buf)/4 {
+		if br.err != nil || 4*n > br.left {
 			return nil, fmt.Errorf("%w: tensor %q shape %v exceeds file", ErrCorrupt, name, shape)
 		}
-		raw := r.bytes(4 * n)
 		vals := make([]float32, n)
-		for j := range vals {
-			vals[j] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*j:]))
-		}
+		br.floats(vals)
 		b.tensors = append(b.tensors, tensor{name: name, shape: shape, data: vals})
 	}
-	np := r.u32()
-	if r.err == nil && int(np) > len(r.buf)/10 {
+	np := br.u32()
+	if br.err == nil && int64(np)*10 > br.left {
 		return nil, fmt.Errorf("%w: vocabulary of %d pieces exceeds file", ErrCorrupt, np)
 	}
 	b.vocab = make([]Piece, 0, np)
-	for i := uint32(0); i < np && r.err == nil; i++ {
-		score := math.Float64frombits(r.u64())
-		text := string(r.bytes(int(r.u16())))
+	for i := uint32(0); i < np && br.err == nil; i++ {
+		score := math.Float64frombits(br.u64())
+		text := string(br.bytes(int(br.u16())))
 		b.vocab = append(b.vocab, Piece{Text: text, Score: score})
 	}
-	if r.err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCorrupt, r.err)
+	if br.err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrCorrupt, br.err)
 	}
-	if len(r.buf) != 0 {
-		return nil, fmt.Errorf("%w: %d trailing bytes", ErrCorrupt, len(r.buf))
+	if br.left != 0 {
+		return nil, fmt.Errorf("%w: %d bytes after the vocabulary", ErrCorrupt, br.left)
+	}
+	var sum [sha256.Size]byte
+	if _, err := io.ReadFull(r, sum[:]); err != nil {
+		return nil, fmt.Errorf("%w: read checksum: %w", ErrCorrupt, err)
+	}
+	if !bytes.Equal(h.Sum(nil), sum[:]) {
+		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
 	return b, nil
 }
 
-// reader reads little-endian values and remembers the first short read.
+// reader reads little-endian values from the file body and remembers the
+// first error; left is how many body bytes remain.
 type reader struct {
-	buf []byte
-	err error
+	r       io.Reader
+	left    int64
+	err     error
+	scratch [8]byte
 }
 
 func (r *reader) bytes(n int) []byte {
 	if r.err != nil {
 		return nil
 	}
-	if n < 0 || n > len(r.buf) {
+	if n < 0 || int64(n) > r.left {
 		r.err = io.ErrUnexpectedEOF
 		return nil
 	}
-	b := r.buf[:n]
-	r.buf = r.buf[n:]
-	return b
+	buf := r.scratch[:0]
+	if n > len(r.scratch) {
+		buf = make([]byte, n)
+	} else {
+		buf = r.scratch[:n]
+	}
+	if _, err := io.ReadFull(r.r, buf); err != nil {
+		r.err = err
+		return nil
+	}
+	r.left -= int64(n)
+	return buf
 }
+
+// floats fills dst with little-endian float32 values.
+func (r *reader) floats(dst []float32) {
+	if r.err != nil || len(dst) == 0 {
+		return
+	}
+	raw := unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(dst))), 4*len(dst))
+	if int64(len(raw)) > r.left {
+		r.err = io.ErrUnexpectedEOF
+		return
+	}
+	if _, err := io.ReadFull(r.r, raw); err != nil {
+		r.err = err
+		return
+	}
+	r.left -= int64(len(raw))
+	if !littleEndian {
+		for i := range dst {
+			dst[i] = math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:]))
+		}
+	}
+}
+
+// littleEndian reports whether float32 values sit in memory in file order.
+var littleEndian = func() bool {
+	x := uint16(1)
+	return *(*byte)(unsafe.Pointer(&x)) == 1
+}()
 
 func (r *reader) u8() uint8 {
 	if b := r.bytes(1); b != nil {
@@ -200,6 +253,24 @@ func (r *reader) u64() uint64 {
 		return binary.LittleEndian.Uint64(b)
 	}
 	return 0
+}
+
+// readBundleFile reads and checks the converted file at path.
+func readBundleFile(path string) (*bundle, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read model: %w", err)
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read model: %w", err)
+	}
+	b, err := readBundle(f, st.Size())
+	if err != nil {
+		return nil, fmt.Errorf("load model %s: %w", path, err)
+	}
+	return b, nil
 }
 
 // writeFileAtomic writes data to path through a temporary file in the same

@@ -6,117 +6,45 @@ import (
 	"sync/atomic"
 )
 
-// Matrix products use a packed right-hand side: the weight matrix W[k×n]
-// is cut into panels of panelWidth columns, each stored k rows deep and
-// contiguous, so a micro-kernel streams one panel while it keeps a
-// tileRows×panelWidth block of the result in registers.
+// Matrix products c += a·b run a micro-kernel that keeps a tileRows ×
+// panelWidth block of c in registers while it walks down a panel of
+// panelWidth columns of b. When b's width is a multiple of panelWidth the
+// kernel reads b in place (row stride n); otherwise b is copied into
+// zero-padded panels first.
 const (
 	panelWidth = 16
 	tileRows   = 6
 )
 
-// packed is a weight matrix in panel layout.
-type packed struct {
+// matrix is the right-hand side of a product: k×n, read by panels.
+type matrix struct {
 	k, n   int
 	panels int
-	data   []float32 // panels × k × panelWidth, zero-padded past n
+	data   []float32
+	// ld is the distance between rows of a panel in data; step is the
+	// distance between the starts of consecutive panels.
+	ld, step int
 }
 
-// pack copies w (k×n, row-major) into panel layout.
-func pack(w []float32, k, n int) *packed {
-	p := &packed{k: k, n: n, panels: (n + panelWidth - 1) / panelWidth}
-	p.data = make([]float32, p.panels*k*panelWidth)
-	for pi := range p.panels {
-		dst := p.data[pi*k*panelWidth:]
-		c0 := pi * panelWidth
-		w0 := min(panelWidth, n-c0)
-		for r := range k {
-			copy(dst[r*panelWidth:r*panelWidth+w0], w[r*n+c0:r*n+c0+w0])
-		}
+// newMatrix wraps w (k×n, row-major) without copying when it can.
+func newMatrix(w []float32, k, n int) *matrix {
+	if n%panelWidth == 0 {
+		return &matrix{k: k, n: n, panels: n / panelWidth, data: w[:k*n], ld: n, step: panelWidth}
 	}
+	p := &matrix{}
+	packStrided(p, w, k, n, n, 1)
 	return p
 }
 
-// panel returns the data of panel pi.
-func (p *packed) panel(pi int) []float32 {
-	return p.data[pi*p.k*panelWidth : (pi+1)*p.k*panelWidth]
-}
-
-// rowsPerJob is how many rows of the result one parallel job computes; a
-// multiple of tileRows.
-const rowsPerJob = 8 * tileRows
-
-// panelsPerJob is how many panels (of panelWidth columns) one job covers.
-const panelsPerJob = 4
-
-// matmulAdd computes c += a·b where a is m×b.k (row-major, stride b.k) and
-// c is m×b.n (row-major, stride b.n). It spreads the work over all CPUs.
-func matmulAdd(c, a []float32, m int, b *packed) {
-	if m == 0 || b.n == 0 {
-		return
-	}
-	_ = a[m*b.k-1]
-	_ = c[m*b.n-1]
-	rowJobs := (m + rowsPerJob - 1) / rowsPerJob
-	panelJobs := (b.panels + panelsPerJob - 1) / panelsPerJob
-	parallelFor(rowJobs*panelJobs, func(job int) {
-		r0 := (job / panelJobs) * rowsPerJob
-		p0 := (job % panelJobs) * panelsPerJob
-		gemmBlock(c, b.n, a, b.k, r0, min(m, r0+rowsPerJob), b, p0, min(b.panels, p0+panelsPerJob))
-	})
-}
-
-// gemmBlock computes rows r0..r1 and panels p0..p1 of c += a·b on the
-// calling goroutine; a and c have row strides lda and ldc.
-func gemmBlock(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *packed, p0, p1 int) {
-	k, n := b.k, b.n
-	var tailA []float32
-	var tile [tileRows * panelWidth]float32
-	for pi := p0; pi < p1; pi++ {
-		bp := b.panel(pi)
-		c0 := pi * panelWidth
-		cw := min(panelWidth, n-c0)
-		for r := r0; r < r1; r += tileRows {
-			rows := min(tileRows, r1-r)
-			if rows == tileRows && cw == panelWidth {
-				kernel(k, a[r*lda:], lda, bp, c[r*ldc+c0:], ldc)
-				continue
-			}
-			// Edge tile: run the full-size kernel on zero-padded copies.
-			src, srcStride := a[r*lda:], lda
-			if rows < tileRows {
-				if tailA == nil {
-					tailA = make([]float32, tileRows*k)
-					for i := range rows {
-						copy(tailA[i*k:(i+1)*k], a[(r+i)*lda:(r+i)*lda+k])
-					}
-				}
-				src, srcStride = tailA, k
-			}
-			clear(tile[:])
-			for i := range rows {
-				copy(tile[i*panelWidth:i*panelWidth+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
-			}
-			kernel(k, src, srcStride, bp, tile[:], panelWidth)
-			for i := range rows {
-				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*panelWidth:i*panelWidth+cw])
-			}
-		}
-	}
-}
-
 // packStrided packs the k×n matrix whose element (i, j) is
-// src[i*rowStride+j*colStride] into p, reusing p's storage.
-func packStrided(p *packed, src []float32, k, n, rowStride, colStride int) {
+// src[i*rowStride+j*colStride] into zero-padded panels, reusing p's
+// storage.
+func packStrided(p *matrix, src []float32, k, n, rowStride, colStride int) {
 	p.k, p.n, p.panels = k, n, (n+panelWidth-1)/panelWidth
-	size := p.panels * k * panelWidth
-	if cap(p.data) < size {
-		p.data = make([]float32, size)
-	}
-	p.data = p.data[:size]
-	clear(p.data)
+	p.ld, p.step = panelWidth, k*panelWidth
+	clear(grow(&p.data, p.panels*k*panelWidth))
 	for pi := range p.panels {
-		dst := p.data[pi*k*panelWidth:]
+		dst := p.data[pi*p.step:]
 		c0 := pi * panelWidth
 		w0 := min(panelWidth, n-c0)
 		for i := range k {
@@ -129,15 +57,84 @@ func packStrided(p *packed, src []float32, k, n, rowStride, colStride int) {
 	}
 }
 
+// panel returns the data of panel pi, rows p.ld apart.
+func (p *matrix) panel(pi int) []float32 {
+	return p.data[pi*p.step:]
+}
+
+// rowsPerJob is how many rows of the result one parallel job computes; a
+// multiple of tileRows.
+const rowsPerJob = 8 * tileRows
+
+// panelsPerJob is how many panels (of panelWidth columns) one job covers.
+const panelsPerJob = 4
+
+// matmulAdd computes c += a·b where a is m×b.k (row-major, stride b.k) and
+// c is m×b.n (row-major, stride b.n). It spreads the work over all CPUs.
+func matmulAdd(c, a []float32, m int, b *matrix) {
+	if m == 0 || b.n == 0 {
+		return
+	}
+	_ = a[m*b.k-1]
+	_ = c[m*b.n-1]
+	rowJobs := (m + rowsPerJob - 1) / rowsPerJob
+	panelJobs := (b.panels + panelsPerJob - 1) / panelsPerJob
+	parallelFor(rowJobs*panelJobs, func(job int, s *scratch) {
+		r0 := (job / panelJobs) * rowsPerJob
+		p0 := (job % panelJobs) * panelsPerJob
+		gemmBlock(c, b.n, a, b.k, r0, min(m, r0+rowsPerJob), b, p0, min(b.panels, p0+panelsPerJob), s)
+	})
+}
+
+// gemmBlock computes rows r0..r1 and panels p0..p1 of c += a·b on the
+// calling goroutine; a and c have row strides lda and ldc.
+func gemmBlock(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix, p0, p1 int, s *scratch) {
+	k, n := b.k, b.n
+	var tailA []float32
+	tile := &s.tile
+	for pi := p0; pi < p1; pi++ {
+		bp := b.panel(pi)
+		c0 := pi * panelWidth
+		cw := min(panelWidth, n-c0)
+		for r := r0; r < r1; r += tileRows {
+			rows := min(tileRows, r1-r)
+			if rows == tileRows && cw == panelWidth {
+				kernel(k, a[r*lda:], lda, bp, b.ld, c[r*ldc+c0:], ldc)
+				continue
+			}
+			// Edge tile: run the full-size kernel on zero-padded copies.
+			src, srcStride := a[r*lda:], lda
+			if rows < tileRows {
+				if tailA == nil {
+					tailA = grow(&s.tailA, tileRows*k)
+					clear(tailA)
+					for i := range rows {
+						copy(tailA[i*k:(i+1)*k], a[(r+i)*lda:(r+i)*lda+k])
+					}
+				}
+				src, srcStride = tailA, k
+			}
+			clear(tile[:])
+			for i := range rows {
+				copy(tile[i*panelWidth:i*panelWidth+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
+			}
+			kernel(k, src, srcStride, bp, b.ld, tile[:], panelWidth)
+			for i := range rows {
+				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*panelWidth:i*panelWidth+cw])
+			}
+		}
+	}
+}
+
 // kernelGo is the portable micro-kernel: c[6×16] += a[6×k]·b[k×16], with
-// row strides lda and ldc and b a packed panel.
-func kernelGo(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+// row strides lda, ldb and ldc.
+func kernelGo(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	var acc [tileRows][panelWidth]float32
 	for i := range tileRows {
 		copy(acc[i][:], c[i*ldc:i*ldc+panelWidth])
 	}
 	for kk := range k {
-		bp := (*[panelWidth]float32)(b[kk*panelWidth : kk*panelWidth+panelWidth])
+		bp := (*[panelWidth]float32)(b[kk*ldb : kk*ldb+panelWidth])
 		for i := range tileRows {
 			av := a[i*lda+kk]
 			row := &acc[i]
@@ -151,12 +148,34 @@ func kernelGo(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
 	}
 }
 
-// parallelFor runs fn(0..n-1) on up to GOMAXPROCS goroutines.
-func parallelFor(n int, fn func(i int)) {
+// scratch is per-goroutine working memory of parallel jobs.
+type scratch struct {
+	tile   [tileRows * panelWidth]float32
+	tailA  []float32
+	scores []float32
+	keys   matrix
+}
+
+var scratchPool = sync.Pool{New: func() any { return new(scratch) }}
+
+// grow returns (*b)[:size], reallocating when the capacity is short.
+func grow(b *[]float32, size int) []float32 {
+	if cap(*b) < size {
+		*b = make([]float32, size)
+	}
+	*b = (*b)[:size]
+	return *b
+}
+
+// parallelFor runs fn(0..n-1) on up to GOMAXPROCS goroutines, each with
+// its own scratch memory.
+func parallelFor(n int, fn func(i int, s *scratch)) {
 	workers := min(n, runtime.GOMAXPROCS(0))
 	if workers <= 1 {
+		s := scratchPool.Get().(*scratch)
+		defer scratchPool.Put(s)
 		for i := range n {
-			fn(i)
+			fn(i, s)
 		}
 		return
 	}
@@ -164,12 +183,14 @@ func parallelFor(n int, fn func(i int)) {
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Go(func() {
+			s := scratchPool.Get().(*scratch)
+			defer scratchPool.Put(s)
 			for {
 				i := int(next.Add(1) - 1)
 				if i >= n {
 					return
 				}
-				fn(i)
+				fn(i, s)
 			}
 		})
 	}

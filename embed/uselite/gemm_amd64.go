@@ -13,20 +13,20 @@ var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 // instead of slices, strides in elements.
 //
 //go:noescape
-func kernel6x16AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+func kernel6x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 
 // kernel runs the fastest micro-kernel this CPU supports. The caller
-// guarantees a holds 6 rows of k values at stride lda, b holds k×16 values
-// and c holds 6 rows of 16 values at stride ldc.
-func kernel(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
+// guarantees a holds 6 rows of k values at stride lda, b holds k rows of 16
+// values at stride ldb and c holds 6 rows of 16 values at stride ldc.
+func kernel(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
 	if !useAVX2 || k == 0 {
-		kernelGo(k, a, lda, b, c, ldc)
+		kernelGo(k, a, lda, b, ldb, c, ldc)
 		return
 	}
 	_ = a[5*lda+k-1]
-	_ = b[k*panelWidth-1]
+	_ = b[(k-1)*ldb+panelWidth-1]
 	_ = c[5*ldc+panelWidth-1]
-	kernel6x16AVX2(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), unsafe.SliceData(c), ldc)
+	kernel6x16AVX2(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), ldb, unsafe.SliceData(c), ldc)
 }
 
 // setAVX2 switches the assembly kernel on or off (tests only) and returns

@@ -1,19 +1,21 @@
 #include "textflag.h"
 
-// func kernel6x16AVX2(k int, a *float32, lda int, b *float32, c *float32, ldc int)
+// func kernel6x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32, ldc int)
 //
-// c[6×16] += a[6×k] · b[k×16]. Twelve YMM accumulators hold the tile; each
-// step loads one 16-wide row of the packed panel and broadcasts one value
-// from each of the six rows of a.
-TEXT ·kernel6x16AVX2(SB), NOSPLIT, $0-48
+// c[6×16] += a[6×k] · b[k×16], row strides lda, ldb and ldc in elements.
+// Twelve YMM accumulators hold the tile; each step loads one 16-wide row of
+// b and broadcasts one value from each of the six rows of a.
+TEXT ·kernel6x16AVX2(SB), NOSPLIT, $0-56
 	MOVQ k+0(FP), CX
 	MOVQ a+8(FP), SI
 	MOVQ lda+16(FP), R8
 	MOVQ b+24(FP), DI
-	MOVQ c+32(FP), DX
-	MOVQ ldc+40(FP), R9
+	MOVQ ldb+32(FP), R12
+	MOVQ c+40(FP), DX
+	MOVQ ldc+48(FP), R9
 	SHLQ $2, R8
 	SHLQ $2, R9
+	SHLQ $2, R12
 	LEAQ (SI)(R8*2), R10
 	ADDQ R8, R10
 	LEAQ (DX)(R9*2), R11
@@ -55,7 +57,7 @@ loop:
 	VFMADD231PS Y13, Y15, Y11
 	ADDQ $4, SI
 	ADDQ $4, R10
-	ADDQ $64, DI
+	ADDQ R12, DI
 	DECQ CX
 	JNZ loop
 

@@ -6,8 +6,8 @@ package uselite
 const useAVX2 = false
 
 // kernel runs the portable micro-kernel.
-func kernel(k int, a []float32, lda int, b []float32, c []float32, ldc int) {
-	kernelGo(k, a, lda, b, c, ldc)
+func kernel(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc int) {
+	kernelGo(k, a, lda, b, ldb, c, ldc)
 }
 
 // setAVX2 is a no-op off amd64.

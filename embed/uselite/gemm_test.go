@@ -56,7 +56,7 @@ func TestMatmulAdd(t *testing.T) {
 					want[i] += init[i]
 				}
 				got := append([]float32(nil), init...)
-				matmulAdd(got, a, s.m, pack(w, s.k, s.n))
+				matmulAdd(got, a, s.m, newMatrix(w, s.k, s.n))
 				for i := range got {
 					if d := got[i] - want[i]; d > 1e-4 || d < -1e-4 {
 						t.Fatalf("element %d: got %v, want %v", i, got[i], want[i])
@@ -67,16 +67,29 @@ func TestMatmulAdd(t *testing.T) {
 	}
 }
 
-// BenchmarkMatmul measures the packed product at the FFN's shape for 6
-// notes of 50 pieces and reports GFLOP/s.
+// BenchmarkMatmul measures the product at the FFN's shape for 6 notes of
+// 50 pieces, with b read in place and with b packed into panels, and
+// reports GFLOP/s per wall second and per CPU second.
 func BenchmarkMatmul(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 2))
 	m, k, n := 300, 512, 1536
 	a := randomMatrix(r, m*k)
-	w := pack(randomMatrix(r, k*n), k, n)
-	c := make([]float32, m*n)
-	for b.Loop() {
-		matmulAdd(c, a, m, w)
+	w := randomMatrix(r, k*n)
+	var packed matrix
+	packStrided(&packed, w, k, n, n, 1)
+	for _, bm := range []struct {
+		name string
+		w    *matrix
+	}{{"inplace", newMatrix(w, k, n)}, {"packed", &packed}} {
+		b.Run(bm.name, func(b *testing.B) {
+			c := make([]float32, m*n)
+			cpu0 := cpuTime()
+			for b.Loop() {
+				matmulAdd(c, a, m, bm.w)
+			}
+			flops := 2 * float64(m*k*n) * float64(b.N)
+			b.ReportMetric(flops/b.Elapsed().Seconds()/1e9, "GFLOP/s")
+			b.ReportMetric(flops/(cpuTime()-cpu0).Seconds()/1e9, "GFLOP/cpu-s")
+		})
 	}
-	b.ReportMetric(2*float64(m*k*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFLOP/s")
 }

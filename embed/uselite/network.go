@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
 )
 
-// layer is one transformer layer of the encoder, weights packed for the
+// layer is one transformer layer of the encoder, weights wrapped for the
 // matrix kernel. Shapes: din inputs, inner = width of q, k and v (split
 // into heads), dout outputs, dff hidden units of the feed-forward block.
 type layer struct {
@@ -14,17 +15,17 @@ type layer struct {
 	qScale                       float32
 
 	lnScale, lnBias []float32 // [din]
-	res             *packed   // [din×dout] residual projection, or nil when din == dout
+	res             *matrix   // [din×dout] residual projection, or nil when din == dout
 	resB            []float32
-	qkv             *packed // [din×3·inner]
+	qkv             *matrix // [din×3·inner]
 	qkvB            []float32
-	out             *packed // [inner×dout]
+	out             *matrix // [inner×dout]
 	outB            []float32
 
 	ffnLnScale, ffnLnBias []float32 // [dout]
-	ffn1                  *packed   // [dout×dff]
+	ffn1                  *matrix   // [dout×dff]
 	ffn1B                 []float32
-	ffn2                  *packed // [dff×dout]
+	ffn2                  *matrix // [dff×dout]
 	ffn2B                 []float32
 }
 
@@ -38,9 +39,10 @@ type network struct {
 	l2Eps         float32
 	maxLen        int
 	layers        []layer
-	tanh          *packed // [dModel×dOut]
+	tanh          *matrix // [dModel×dOut]
 	tanhB         []float32
 	dOut          int
+	pool          sync.Pool // of *workspace
 }
 
 // newNetwork checks the bundle's shapes and builds the network.
@@ -110,20 +112,20 @@ func newNetwork(b *bundle) (*network, error) {
 		l.lnScale = get(p+"ln.scale", din)
 		l.lnBias = get(p+"ln.bias", din)
 		if _, ok := b.get(p + "res.w"); ok {
-			l.res = pack(get(p+"res.w", din, l.dout), din, l.dout)
+			l.res = newMatrix(get(p+"res.w", din, l.dout), din, l.dout)
 			l.resB = get(p+"res.b", l.dout)
 		} else if din != l.dout {
 			return nil, fmt.Errorf("layer %s: %d inputs, %d outputs and no residual projection", p, din, l.dout)
 		}
-		l.qkv = pack(get(p+"qkv.w", din, 3*l.inner), din, 3*l.inner)
+		l.qkv = newMatrix(get(p+"qkv.w", din, 3*l.inner), din, 3*l.inner)
 		l.qkvB = get(p+"qkv.b", 3*l.inner)
-		l.out = pack(get(p+"out.w", l.inner, l.dout), l.inner, l.dout)
+		l.out = newMatrix(get(p+"out.w", l.inner, l.dout), l.inner, l.dout)
 		l.outB = get(p+"out.b", l.dout)
 		l.ffnLnScale = get(p+"ffn.ln.scale", l.dout)
 		l.ffnLnBias = get(p+"ffn.ln.bias", l.dout)
-		l.ffn1 = pack(get(p+"ffn1.w", l.dout, l.dff), l.dout, l.dff)
+		l.ffn1 = newMatrix(get(p+"ffn1.w", l.dout, l.dff), l.dout, l.dff)
 		l.ffn1B = get(p+"ffn1.b", l.dff)
-		l.ffn2 = pack(get(p+"ffn2.w", l.dff, l.dout), l.dff, l.dout)
+		l.ffn2 = newMatrix(get(p+"ffn2.w", l.dff, l.dout), l.dff, l.dout)
 		l.ffn2B = get(p+"ffn2.b", l.dout)
 		if firstErr != nil {
 			return nil, firstErr
@@ -136,12 +138,48 @@ func newNetwork(b *bundle) (*network, error) {
 		return nil, fmt.Errorf("tensor tanh.w has shape %v, want [%d out]", tw, din)
 	}
 	n.dOut = tw[1]
-	n.tanh = pack(get("tanh.w", din, n.dOut), din, n.dOut)
+	n.tanh = newMatrix(get("tanh.w", din, n.dOut), din, n.dOut)
 	n.tanhB = get("tanh.b", n.dOut)
 	if firstErr != nil {
 		return nil, firstErr
 	}
 	return n, nil
+}
+
+// workspace holds the activations of one forward pass, reused layer
+// after layer.
+type workspace struct {
+	bufs    [2][]float32 // layer inputs and outputs, m×max width each
+	h       []float32    // layer-normed rows
+	qkv     []float32
+	att     []float32
+	f       []float32 // FFN hidden units
+	current int       // index in bufs of the current layer input
+}
+
+// workspace returns a workspace for m rows, reusing a pooled one when it
+// is large enough; put it back with n.pool.Put.
+func (n *network) workspace(m int) *workspace {
+	wmax, inner, dff := n.dEmb, 0, 0
+	for _, l := range n.layers {
+		wmax = max(wmax, l.din, l.dout)
+		inner = max(inner, l.inner)
+		dff = max(dff, l.dff)
+	}
+	ws, _ := n.pool.Get().(*workspace)
+	if ws == nil {
+		ws = &workspace{}
+	}
+	// Round the rows up so that batches of similar size share buffers.
+	rows := (m + 255) / 256 * 256
+	for _, b := range []struct {
+		buf   *[]float32
+		width int
+	}{{&ws.bufs[0], wmax}, {&ws.bufs[1], wmax}, {&ws.h, wmax}, {&ws.qkv, 3 * inner}, {&ws.att, inner}, {&ws.f, dff}} {
+		grow(b.buf, rows*b.width)
+	}
+	ws.current = 0
+	return ws
 }
 
 // forward embeds token sequences (ids < vocab, each at most maxLen long)
@@ -153,9 +191,11 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 		offs[i+1] = offs[i] + len(s)
 	}
 	m := offs[len(seqs)]
+	ws := n.workspace(m)
+	defer n.pool.Put(ws)
 	d := n.dEmb
 	half := d / 2
-	x := make([]float32, m*d)
+	x := ws.bufs[0][:m*d]
 	for i, s := range seqs {
 		for p, id := range s {
 			// The graph adds the timing signal to the embedding and then
@@ -172,7 +212,7 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 		}
 	}
 	for li := range n.layers {
-		x = n.layers[li].apply(x, m, offs, n.lnEps)
+		x = n.layers[li].apply(ws, m, offs, n.lnEps)
 	}
 	dm := n.layers[len(n.layers)-1].dout
 	pooled := make([]float32, len(seqs)*dm)
@@ -189,11 +229,12 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 			dst[j] /= div
 		}
 	}
-	hidden := broadcastRows(n.tanhB, len(seqs))
+	hidden := make([]float32, len(seqs)*n.dOut)
+	broadcastRows(hidden, n.tanhB, len(seqs))
 	matmulAdd(hidden, pooled, len(seqs), n.tanh)
 	out := make([][]float32, len(seqs))
 	for i := range seqs {
-		v := hidden[i*n.dOut : (i+1)*n.dOut]
+		v := hidden[i*n.dOut : (i+1)*n.dOut : (i+1)*n.dOut]
 		var ss float64
 		for j, h := range v {
 			t := float32(math.Tanh(float64(h)))
@@ -209,24 +250,33 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 	return out
 }
 
-// apply runs one pre-norm transformer layer over m rows of x (din wide);
-// offs delimits the sequences, which attend only within themselves.
-func (l *layer) apply(x []float32, m int, offs []int, eps float32) []float32 {
-	h := layerNorm(x, m, l.din, l.lnScale, l.lnBias, eps)
-	var resid []float32
+// apply runs one pre-norm transformer layer over the m rows (din wide) of
+// the workspace's current buffer and returns its output rows (dout wide),
+// which become the current buffer; offs delimits the sequences, which
+// attend only within themselves.
+func (l *layer) apply(ws *workspace, m int, offs []int, eps float32) []float32 {
+	x := ws.bufs[ws.current][:m*l.din]
+	h := ws.h[:m*l.din]
+	layerNorm(h, x, m, l.din, l.lnScale, l.lnBias, eps)
+	resid := x
 	if l.res != nil {
-		resid = broadcastRows(l.resB, m)
+		ws.current = 1 - ws.current
+		resid = ws.bufs[ws.current][:m*l.dout]
+		broadcastRows(resid, l.resB, m)
 		matmulAdd(resid, x, m, l.res)
-	} else {
-		resid = x
 	}
-	qkv := broadcastRows(l.qkvB, m)
+	qkv := ws.qkv[:m*3*l.inner]
+	broadcastRows(qkv, l.qkvB, m)
 	matmulAdd(qkv, h, m, l.qkv)
-	att := l.attention(qkv, offs)
+	att := ws.att[:m*l.inner]
+	clear(att)
+	l.attention(att, qkv, offs)
 	addRows(resid, l.outB, m)
 	matmulAdd(resid, att, m, l.out)
-	h2 := layerNorm(resid, m, l.dout, l.ffnLnScale, l.ffnLnBias, eps)
-	f := broadcastRows(l.ffn1B, m)
+	h2 := ws.h[:m*l.dout]
+	layerNorm(h2, resid, m, l.dout, l.ffnLnScale, l.ffnLnBias, eps)
+	f := ws.f[:m*l.dff]
+	broadcastRows(f, l.ffn1B, m)
 	matmulAdd(f, h2, m, l.ffn1)
 	for i, v := range f {
 		if v < 0 {
@@ -238,17 +288,16 @@ func (l *layer) apply(x []float32, m int, offs []int, eps float32) []float32 {
 	return resid
 }
 
-// attention computes multi-head scaled dot-product attention of each
-// sequence with itself. qkv rows hold q, k and v side by side. Both
+// attention adds to att (m×inner, zeroed) the multi-head scaled
+// dot-product attention of each sequence with itself. qkv rows hold q, k
+// and v side by side. Both
 // products of each (sequence, head) pair run on the matrix kernel: the
-// head's keys (transposed) and values are packed as right-hand sides.
-func (l *layer) attention(qkv []float32, offs []int) []float32 {
+// head's keys (transposed, packed) and values are the right-hand sides.
+func (l *layer) attention(att, qkv []float32, offs []int) {
 	nseq := len(offs) - 1
-	m := offs[nseq]
 	w := 3 * l.inner
 	hd := l.inner / l.heads
-	att := make([]float32, m*l.inner)
-	parallelFor(nseq*l.heads, func(job int) {
+	parallelFor(nseq*l.heads, func(job int, sc *scratch) {
 		s, h := job/l.heads, job%l.heads
 		o, t := offs[s], offs[s+1]-offs[s]
 		if t == 0 {
@@ -257,11 +306,16 @@ func (l *layer) attention(qkv []float32, offs []int) []float32 {
 		q := qkv[o*w+h*hd:]
 		k := qkv[o*w+l.inner+h*hd:]
 		v := qkv[o*w+2*l.inner+h*hd:]
-		var kp, vp packed
-		packStrided(&kp, k, hd, t, 1, w) // kᵀ: hd×t
-		packStrided(&vp, v, t, hd, w, 1) // v: t×hd
-		scores := make([]float32, t*t)
-		gemmBlock(scores, t, q, w, 0, t, &kp, 0, kp.panels)
+		kp := &sc.keys
+		packStrided(kp, k, hd, t, 1, w) // kᵀ: hd×t
+		vp := &matrix{k: t, n: hd, panels: hd / panelWidth, data: v, ld: w, step: panelWidth}
+		if hd%panelWidth != 0 {
+			vp = &matrix{}
+			packStrided(vp, v, t, hd, w, 1)
+		}
+		scores := grow(&sc.scores, t*t)
+		clear(scores)
+		gemmBlock(scores, t, q, w, 0, t, kp, 0, kp.panels, sc)
 		for i := range t {
 			row := scores[i*t : (i+1)*t]
 			mx := float32(math.Inf(-1))
@@ -280,15 +334,13 @@ func (l *layer) attention(qkv []float32, offs []int) []float32 {
 				row[j] *= inv
 			}
 		}
-		gemmBlock(att[o*l.inner+h*hd:], l.inner, scores, t, 0, t, &vp, 0, vp.panels)
+		gemmBlock(att[o*l.inner+h*hd:], l.inner, scores, t, 0, t, vp, 0, vp.panels, sc)
 	})
-	return att
 }
 
-// layerNorm normalises each of m rows of x (width d) to zero mean and unit
-// variance, then scales and shifts them.
-func layerNorm(x []float32, m, d int, scale, bias []float32, eps float32) []float32 {
-	out := make([]float32, m*d)
+// layerNorm writes to dst each of the m rows of x (width d) normalised to
+// zero mean and unit variance, then scaled and shifted.
+func layerNorm(dst, x []float32, m, d int, scale, bias []float32, eps float32) {
 	for r := range m {
 		row := x[r*d : (r+1)*d]
 		var mean float64
@@ -303,21 +355,18 @@ func layerNorm(x []float32, m, d int, scale, bias []float32, eps float32) []floa
 		}
 		variance /= float64(d)
 		inv := 1 / math.Sqrt(variance+float64(eps))
-		dst := out[r*d : (r+1)*d]
+		out := dst[r*d : (r+1)*d]
 		for j, v := range row {
-			dst[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]
+			out[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]
 		}
 	}
-	return out
 }
 
-// broadcastRows returns m copies of v, one after another.
-func broadcastRows(v []float32, m int) []float32 {
-	out := make([]float32, m*len(v))
+// broadcastRows fills dst with m copies of v.
+func broadcastRows(dst, v []float32, m int) {
 	for r := range m {
-		copy(out[r*len(v):], v)
+		copy(dst[r*len(v):(r+1)*len(v)], v)
 	}
-	return out
 }
 
 // addRows adds v to each of the m rows of x.

@@ -11,19 +11,19 @@ import (
 func tinyVocab() []Piece {
 	return []Piece{
 		{"\uFFFD", 0}, {"<s>", 0}, {"</s>", 0}, {"extra_token_id_1", 0}, {"extra_token_id_2", 0}, {"extra_token_id_3", 0},
-		{"▁", -2},    // 6
-		{"a", -3},    // 7
-		{"b", -3},    // 8
-		{"ab", -1},   // 9: overridden by 17
-		{"▁ab", -5},  // 10
-		{"c", -6},    // 11
-		{"▁c", -1},   // 12
-		{":0", 0},    // 13: score 0, as ":00" in the real vocabulary
-		{"0", -2},    // 14
-		{"é", -1},    // 15
-		{"A", -1},    // 16
-		{"ab", -9},   // 17: the later duplicate wins
-		{"▁b", -5},   // 18: ties with ▁ + b
+		{"▁", -2},   // 6
+		{"a", -3},   // 7
+		{"b", -3},   // 8
+		{"ab", -1},  // 9: overridden by 17
+		{"▁ab", -5}, // 10
+		{"c", -6},   // 11
+		{"▁c", -1},  // 12
+		{":0", 0},   // 13: score 0, as ":00" in the real vocabulary
+		{"0", -2},   // 14
+		{"é", -1},   // 15
+		{"A", -1},   // 16
+		{"ab", -9},  // 17: the later duplicate wins
+		{"▁b", -5},  // 18: ties with ▁ + b
 	}
 }
 

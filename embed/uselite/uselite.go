@@ -20,7 +20,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime"
 )
 
 const (
@@ -41,8 +40,8 @@ const (
 )
 
 // maxBatchPieces bounds how many pieces go through one forward pass, which
-// bounds the memory of the activations (about 40 MB at this size).
-const maxBatchPieces = 2048
+// bounds the memory of the activations (about 25 MB at this size).
+const maxBatchPieces = 1024
 
 // Model is the loaded encoder. It is safe for concurrent use.
 type Model struct {
@@ -53,15 +52,10 @@ type Model struct {
 
 // Open loads a converted model file (see ConvertedPath).
 func Open(path string) (*Model, error) {
-	data, err := os.ReadFile(path)
+	b, err := readBundleFile(path)
 	if err != nil {
-		return nil, fmt.Errorf("read model: %w", err)
+		return nil, err
 	}
-	b, err := decodeBundle(data)
-	if err != nil {
-		return nil, fmt.Errorf("load model %s: %w", path, err)
-	}
-	data = nil
 	m, err := fromBundle(b)
 	if err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
@@ -134,24 +128,21 @@ func (m *Model) Pieces(text string) []string {
 
 // Embed returns one L2-normalised vector per text, in order. Texts are
 // tokenised in parallel and run through the network together, in batches
-// of up to about 2048 pieces. An empty text gets the vector the graph gives
+// of up to about 1024 pieces. An empty text gets the vector the graph gives
 // a text without pieces (the same for every empty text).
 func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	seqs := make([][]int, len(texts))
-	parallelFor(min(len(texts), 4*runtime.GOMAXPROCS(0)), func(w int) {
-		workers := min(len(texts), 4*runtime.GOMAXPROCS(0))
-		for i := w; i < len(texts); i += workers {
-			ids := m.tok.Tokenize(texts[i])
-			if len(ids) > m.net.maxLen {
-				ids = ids[:m.net.maxLen:m.net.maxLen]
-			}
-			for j, id := range ids {
-				if id < 0 || id >= m.net.vocab {
-					ids[j] = unknownID
-				}
-			}
-			seqs[i] = ids
+	parallelFor(len(texts), func(i int, _ *scratch) {
+		ids := m.tok.Tokenize(texts[i])
+		if len(ids) > m.net.maxLen {
+			ids = ids[:m.net.maxLen:m.net.maxLen]
 		}
+		for j, id := range ids {
+			if id < 0 || id >= m.net.vocab {
+				ids[j] = unknownID
+			}
+		}
+		seqs[i] = ids
 	})
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(seqs); {
