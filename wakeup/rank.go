@@ -11,10 +11,13 @@ import (
 // them one by one, best first, penalising redundancy with what it picked.
 type ranker struct {
 	weights []float64 // idf of each term id
-	wings   []*wingData
-	pool    []*cand   // story candidates
-	red     []float64 // highest relatedness to a picked note, per pool entry
-	gone    []bool    // picked or a near-duplicate of a picked note
+	// median is, per model, the median cosine of unrelated-looking pairs
+	// (see calibrate).
+	median map[string]float64
+	wings  []*wingData
+	pool   []*cand   // story candidates
+	red    []float64 // highest relatedness to a picked note, per pool entry
+	gone   []bool    // picked or a near-duplicate of a picked note
 }
 
 // newRanker measures the pairwise signals. Comparisons are bounded: each
@@ -67,6 +70,7 @@ func newRanker(p *palace.Palace, wings []*wingData, story string) *ranker {
 		}
 	}
 	r.weights = voc.weights()
+	r.calibrate(wings)
 
 	for _, w := range wings {
 		r.centrality(w)
@@ -129,12 +133,57 @@ func (r *ranker) compare(a, b *cand) match {
 		duplicate: lex >= lexicalThresholds.duplicate,
 	}
 	if a.vec != nil && b.vec != nil && len(a.vec) == len(b.vec) && a.model == b.model {
-		cos := dot(a.vec, b.vec)
+		med := r.median[a.model]
+		cos := (dot(a.vec, b.vec) - med) / (1 - med)
 		m.related = math.Max(m.related, vectorThresholds.related(cos))
 		m.sameFact = m.sameFact || cos >= vectorThresholds.sameFact
 		m.duplicate = m.duplicate || cos >= vectorThresholds.duplicate
 	}
 	return m
+}
+
+// calibrationNotes bounds the notes per model whose pairwise cosines
+// calibrate (at most n(n-1)/2 = 4,560 comparisons).
+const calibrationNotes = 96
+
+// calibrate measures, for each model, the median cosine between the notes
+// of the wings' samples. Models differ widely in what an unrelated pair
+// scores (about 0.54 for the built-in model, near 0 for others), so
+// cosines are rescaled to (cos - median) / (1 - median) before the vector
+// thresholds apply: 0 is a typical pair, 1 the same direction.
+func (r *ranker) calibrate(wings []*wingData) {
+	byModel := map[string][]*cand{}
+	var models []string
+	for _, w := range wings {
+		for _, c := range w.sample {
+			if c.vec == nil {
+				continue
+			}
+			if _, ok := byModel[c.model]; !ok {
+				models = append(models, c.model)
+			}
+			byModel[c.model] = append(byModel[c.model], c)
+		}
+	}
+	r.median = map[string]float64{}
+	for _, m := range models {
+		cs := evenSample(byModel[m], calibrationNotes)
+		var cos []float64
+		for i := range cs {
+			for j := i + 1; j < len(cs); j++ {
+				if len(cs[i].vec) == len(cs[j].vec) {
+					cos = append(cos, dot(cs[i].vec, cs[j].vec))
+				}
+			}
+		}
+		if len(cos) == 0 {
+			continue
+		}
+		slices.Sort(cos)
+		// A median pulled up by a few related notes only makes the
+		// thresholds stricter; it is capped so that 1 - median stays sane.
+		r.median[m] = min(max(cos[len(cos)/2], 0), 0.9)
+	}
 }
 
 // centrality sets each pool entry's centrality: its mean relatedness to

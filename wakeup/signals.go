@@ -37,7 +37,7 @@ var (
 // markerOf returns the strongest explicit marker of a note and whether it is
 // pinned. Markers count in the note's text as a label at its start, a tag,
 // or a capitalised word, and in its heading path as a heading word; a note
-// or heading that starts or ends with "!" is marked important.
+// or heading marked with "!" (see bang) is important.
 func markerOf(text, heading string) (float64, bool) {
 	best := 0.0
 	pinned := false
@@ -103,15 +103,16 @@ func headingMarker(heading string) (float64, bool) {
 				}
 			}
 		}
-		if bang(h) {
+		if bang(h) || strings.HasSuffix(h, "!") {
 			best = math.Max(best, markImportant)
 		}
 	}
 	return best, pinned
 }
 
-// bang reports whether s is marked with "!": a leading "!" (not an image,
-// "![…]"), a trailing "!" on a heading-like short text, or "(!)" or "❗".
+// bang reports whether s is marked with "!": a leading "!" or "**!" (not
+// an image, "![…]"), "(!)", "❗" or "⚠". A heading is also marked by a
+// trailing "!" (headingMarker); prose often ends with one, so a note is not.
 func bang(s string) bool {
 	s = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(s), "[ ]"))
 	switch {

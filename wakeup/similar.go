@@ -21,8 +21,11 @@ var (
 	// Weighted Jaccard of stemmed terms (idf weights). Short notes on one topic share few
 	// terms, so the related ramp starts low.
 	lexicalThresholds = thresholds{relatedLo: 0.05, relatedHi: 0.35, sameFact: 0.4, duplicate: 0.55}
-	// Cosine of unit vectors from a sentence-embedding model.
-	vectorThresholds = thresholds{relatedLo: 0.35, relatedHi: 0.8, sameFact: 0.82, duplicate: 0.92}
+	// Cosine of unit vectors from a sentence-embedding model, rescaled by
+	// the model's median cosine (ranker.calibrate): 0 is a typical pair of
+	// notes, 1 the same direction. For the built-in model (median ≈ 0.54)
+	// these are cosines of 0.63, 0.82, 0.86 and 0.91.
+	vectorThresholds = thresholds{relatedLo: 0.2, relatedHi: 0.6, sameFact: 0.7, duplicate: 0.8}
 )
 
 // related maps a similarity onto [0, 1]: 0 below relatedLo, 1 above relatedHi.

@@ -1,0 +1,224 @@
+package wakeup
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestEstimateTokens(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"", 0},
+		{"a", 1},
+		{"a b c d e f", 6},          // words win: 11 runes → 4
+		{"internationalisation", 7}, // runes win: 20 → 7
+		{"日本語のテキスト", 3},             // 8 runes → 3
+		{"`pg_stat_archiver.failed_count > 0`", 12},      // 36 runes
+		{"- [dwight] x (memory.md:1, 2026-11-03)\n", 13}, // 39 runes
+	}
+	for _, tt := range tests {
+		got := EstimateTokens(tt.text)
+		if got != tt.want {
+			t.Errorf("EstimateTokens(%q) = %d, want %d", tt.text, got, tt.want)
+		}
+		if w := len(strings.Fields(tt.text)); got < w {
+			t.Errorf("EstimateTokens(%q) = %d, fewer than its %d words", tt.text, got, w)
+		}
+	}
+}
+
+func TestLinesBoundTheWhole(t *testing.T) {
+	lines := []string{"## Identity", "- a: b", "", "## Essential story", "- [a] one two three (memory.md:1, 2026-01-01)", "x", "yy"}
+	sum := 0
+	for _, l := range lines {
+		sum += LineTokens(l)
+	}
+	if whole := EstimateTokens(strings.Join(lines, "\n") + "\n"); whole > sum {
+		t.Errorf("whole text costs %d, more than its lines' %d", whole, sum)
+	}
+}
+
+func TestTruncate(t *testing.T) {
+	plain := func(s string) string { return s }
+	tests := []struct {
+		text  string
+		limit int
+		want  string
+		ok    bool
+	}{
+		{"short text", 10, "short text", true},
+		{"one two three four five six seven eight nine ten", 6, "one two three…", true},
+		{"one, two, three, four, five, six, seven", 5, "one, two…", true},
+		{"supercalifragilisticexpialidocious word", 3, "", false},
+	}
+	for _, tt := range tests {
+		got, ok := truncate(tt.text, tt.limit, plain)
+		if got != tt.want || ok != tt.ok {
+			t.Errorf("truncate(%q, %d) = %q, %v; want %q, %v", tt.text, tt.limit, got, ok, tt.want, tt.ok)
+		}
+		if ok && LineTokens(got) > tt.limit {
+			t.Errorf("truncate(%q, %d) = %q costs %d", tt.text, tt.limit, got, LineTokens(got))
+		}
+	}
+}
+
+func TestFlatten(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"one\n  two\n\nthree", "one two three"},
+		{"Deploy with:\n```sh\nmake deploy\n```\nthen check.", "Deploy with: then check."},
+		{"```sh\nmake deploy\n```", "make deploy"},
+		{"~~~\ncode\n~~~", "code"},
+		{"a  \t b", "a b"},
+	}
+	for _, tt := range tests {
+		if got := flatten(tt.in); got != tt.want {
+			t.Errorf("flatten(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
+
+func TestMarkerOf(t *testing.T) {
+	tests := []struct {
+		text, heading string
+		want          float64
+		pinned        bool
+	}{
+		{"Plain note about builds.", "Memory > Build", 0, false},
+		{"Decision: use pgbouncer.", "", markDecision, false},
+		{"**Decided** - we ship on Tuesdays.", "", markDecision, false},
+		{"[ ] Rule: no Friday deploys.", "", markDecision, false},
+		{"Important: the locale matters.", "", markImportant, false},
+		{"The locale matters (important).", "", markImportant, false},
+		{"The locale matters. IMPORTANT", "", markImportant, false},
+		{"Disk filled on db-2. (pinned)", "", markPinned, true},
+		{"Keep this #pinned", "", markPinned, true},
+		{"! Never force-push release.", "", markImportant, false},
+		{"![diagram](x.png) shows the flow", "", 0, false},
+		{"The rules engine evaluates rules lazily.", "", 0, false},
+		{"We pinned the dependency to 1.2.", "", 0, false},
+		{"No release on Fridays.", "Memory > Rules", markDecision, false},
+		{"Use tokens.json.", "Memory > Design system!", markImportant, false},
+		{"Use tokens.json.", "Memory > Pinned", markPinned, true},
+		{"Use tokens.json.", "Decisions > Important", markImportant, false},
+	}
+	for _, tt := range tests {
+		got, pinned := markerOf(tt.text, tt.heading)
+		if got != tt.want || pinned != tt.pinned {
+			t.Errorf("markerOf(%q, %q) = %v, %v; want %v, %v", tt.text, tt.heading, got, pinned, tt.want, tt.pinned)
+		}
+	}
+}
+
+func TestSuperseded(t *testing.T) {
+	tests := []struct {
+		text, heading string
+		want          bool
+	}{
+		{"status: superseded — we no longer use Notion.", "", true},
+		{"Status: **superseded**", "", true},
+		{"Old plan (superseded).", "", true},
+		{"[superseded] old plan", "", true},
+		{"This note is superseded by the runbook.", "", true},
+		{"Old plan #superseded", "", true},
+		{"Plain note.", "Memory > Superseded", true},
+		{"We record which notes are superseded and why.", "", false},
+		{"Plain note.", "Memory > Work", false},
+	}
+	for _, tt := range tests {
+		if got := superseded(tt.text, tt.heading); got != tt.want {
+			t.Errorf("superseded(%q, %q) = %v, want %v", tt.text, tt.heading, got, tt.want)
+		}
+	}
+	for fm, want := range map[string]bool{"superseded": true, "Superseded by v2": true, "active": false, "": false} {
+		if got := supersededSource(map[string]string{"status": fm}); got != want {
+			t.Errorf("supersededSource(status: %q) = %v, want %v", fm, got, want)
+		}
+	}
+	if !supersededSource(map[string]string{"superseded_by": "new.md"}) {
+		t.Error("superseded_by not honoured")
+	}
+}
+
+func TestStale(t *testing.T) {
+	tests := []struct {
+		text, heading string
+		want          bool
+	}{
+		{"[x] Move the site to the CDN.", "", true},
+		{"[ ] Move the site to the CDN.", "", false},
+		{"~~The picker ignores the locale.~~", "", true},
+		{"status: deprecated — use v2.", "", true},
+		{"The v1 API (obsolete).", "", true},
+		{"The v1 API is deprecated in favour of v2, which all clients use.", "", false},
+		{"Plain note.", "Memory > Archive", true},
+		{"Plain note.", "Memory > Done", true},
+		{"Plain note.", "Memory > Work", false},
+	}
+	for _, tt := range tests {
+		if got := staleNote(tt.text, tt.heading); got != tt.want {
+			t.Errorf("staleNote(%q, %q) = %v, want %v", tt.text, tt.heading, got, tt.want)
+		}
+	}
+	if !staleSource(map[string]string{"status": "Archived"}) || staleSource(map[string]string{"status": "active"}) {
+		t.Error("staleSource misreads status")
+	}
+}
+
+func TestWrittenDate(t *testing.T) {
+	now := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		text, heading string
+		want          string // empty: no date
+	}{
+		{"No date here.", "", ""},
+		{"Pooling via pgbouncer (added 2026-05-17).", "", "2026-05-17"},
+		{"Moved 2026-01-02, confirmed 2026-03-04.", "", "2026-03-04"},
+		{"Incident.", "Journal > 2026-10-21", "2026-10-21"},
+		{"Since the 2026-09 migration.", "", ""},
+		{"Build 12026-01-02 and x2026-01-02.", "", ""},
+		{"Invalid 2026-13-45.", "", ""},
+		{"Deadline 2027-01-01.", "", "2026-11-20"}, // the future is now
+	}
+	for _, tt := range tests {
+		got, ok := writtenDate(tt.text, tt.heading, now)
+		s := ""
+		if ok {
+			s = got.Format("2006-01-02")
+		}
+		if s != tt.want {
+			t.Errorf("writtenDate(%q, %q) = %q, want %q", tt.text, tt.heading, s, tt.want)
+		}
+	}
+}
+
+func TestDecay(t *testing.T) {
+	for _, tt := range []struct {
+		age  time.Duration
+		want float64
+	}{{-time.Hour, 1}, {0, 1}, {halfLife, 0.5}, {2 * halfLife, 0.25}} {
+		if got := decay(tt.age, halfLife); got != tt.want {
+			t.Errorf("decay(%v) = %v, want %v", tt.age, got, tt.want)
+		}
+	}
+}
+
+func TestWeightedJaccard(t *testing.T) {
+	v := newVocab()
+	a := v.terms("pgbouncer runs in transaction mode")
+	b := v.terms("pgbouncer runs in session mode")
+	c := v.terms("the web bundle is built with electron-vite")
+	w := v.weights()
+	if got := weightedJaccard(a, a, w); got != 1 {
+		t.Errorf("a note with itself = %v, want 1", got)
+	}
+	ab, ac := weightedJaccard(a, b, w), weightedJaccard(a, c, w)
+	if ab <= 0.3 || ab >= 1 || ac != 0 {
+		t.Errorf("related = %v (want in (0.3, 1)), unrelated = %v (want 0)", ab, ac)
+	}
+	if got := words("Use electron-vite, db-2 and max_client_conn."); strings.Join(got, " ") != "use electron-vite db-2 and max_client_conn" {
+		t.Errorf("words kept identifiers badly: %q", got)
+	}
+}
