@@ -35,6 +35,7 @@ type network struct {
 	vocab, dEmb   int
 	embed         []float32 // [vocab×dEmb]
 	invTimescales []float32 // [dEmb/2]
+	timing        []float32 // [maxLen×dEmb]: sin and cos of position·invTimescales
 	lnEps         float32
 	l2Eps         float32
 	maxLen        int
@@ -93,8 +94,17 @@ func newNetwork(b *bundle) (*network, error) {
 	if firstErr != nil {
 		return nil, firstErr
 	}
-	if heads <= 0 || n.maxLen <= 0 {
+	if heads <= 0 || n.maxLen <= 0 || n.maxLen > 1<<16 {
 		return nil, fmt.Errorf("bad head count %d or clip length %d", heads, n.maxLen)
+	}
+	n.timing = make([]float32, n.maxLen*n.dEmb)
+	for p := range n.maxLen {
+		row := n.timing[p*n.dEmb : (p+1)*n.dEmb]
+		for j, inv := range n.invTimescales {
+			t := float64(float32(p) * inv)
+			row[j] = float32(math.Sin(t))
+			row[n.dEmb/2+j] = float32(math.Cos(t))
+		}
 	}
 	din := n.dEmb
 	for _, p := range []string{"l0.", "l1."} {
@@ -194,20 +204,15 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 	ws := n.workspace(m)
 	defer n.pool.Put(ws)
 	d := n.dEmb
-	half := d / 2
 	x := ws.bufs[0][:m*d]
 	for i, s := range seqs {
 		for p, id := range s {
 			// The graph adds the timing signal to the embedding and then
 			// adds the embedding once more: 2·embedding + timing.
 			row := x[(offs[i]+p)*d : (offs[i]+p+1)*d]
+			timing := n.timing[p*d : (p+1)*d]
 			for j, v := range n.embed[id*d : (id+1)*d] {
-				row[j] = v + v
-			}
-			for j, inv := range n.invTimescales {
-				t := float64(float32(p) * inv)
-				row[j] += float32(math.Sin(t))
-				row[half+j] += float32(math.Cos(t))
+				row[j] = v + v + timing[j]
 			}
 		}
 	}
