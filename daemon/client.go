@@ -1,0 +1,128 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// dialTimeout bounds connecting to the socket: a daemon that does not
+// accept within it is treated as not running.
+const dialTimeout = 2 * time.Second
+
+// Client talks to the daemon serving a palace, over the palace's control
+// socket. Every method returns an error matching ErrNotRunning when no
+// daemon answers, so a caller can fall back to opening the palace itself.
+type Client struct {
+	socket string
+	hc     *http.Client
+}
+
+// NewClient returns a client for the daemon of the palace in palaceDir.
+// It does not connect until a method is called.
+func NewClient(palaceDir string) *Client {
+	socket := SocketPath(palaceDir)
+	tr := &http.Transport{
+		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
+			d := net.Dialer{Timeout: dialTimeout}
+			return d.DialContext(ctx, "unix", socket)
+		},
+		MaxIdleConns:    1,
+		IdleConnTimeout: 30 * time.Second,
+	}
+	return &Client{socket: socket, hc: &http.Client{Transport: tr}}
+}
+
+// Socket is the path of the control socket.
+func (c *Client) Socket() string { return c.socket }
+
+// Status asks the daemon for its status.
+func (c *Client) Status(ctx context.Context) (Status, error) {
+	var st Status
+	err := c.Get(ctx, "/status", nil, &st)
+	return st, err
+}
+
+// Search asks the daemon to search. It fails with ErrOtherModel when the
+// daemon serves another model than req.Model.
+func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
+	var res SearchResult
+	err := c.do(ctx, http.MethodPost, "/search", nil, req, &res)
+	return res, err
+}
+
+// Mine hands a mine to the daemon and waits for it. On failure the reply
+// still holds what was done before the error.
+func (c *Client) Mine(ctx context.Context, req MineRequest) (MineReply, error) {
+	var rep mineErrorReply
+	err := c.do(ctx, http.MethodPost, "/mine", nil, req, &rep)
+	rep.MineReply.Result.Duration = time.Duration(rep.Result.Seconds * float64(time.Second))
+	if err == nil && rep.Error != "" {
+		err = &RemoteError{Code: rep.Code, Message: rep.Error}
+	}
+	return rep.MineReply, err
+}
+
+// Get fetches a JSON document from the daemon, such as a component's
+// endpoint, decoding it into out.
+func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
+	return c.do(ctx, http.MethodGet, path, query, nil, out)
+}
+
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return fmt.Errorf("daemon %s: %w", path, err)
+		}
+		body = bytes.NewReader(data)
+	}
+	// The host is a placeholder: the transport always dials the socket.
+	u := url.URL{Scheme: "http", Host: "memminer", Path: path, RawQuery: query.Encode()}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return fmt.Errorf("daemon %s: %w", path, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		var op *net.OpError
+		if errors.As(err, &op) && op.Op == "dial" {
+			return fmt.Errorf("%w (%s: %v)", ErrNotRunning, c.socket, op.Err)
+		}
+		return fmt.Errorf("daemon %s: %w", path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return fmt.Errorf("daemon %s: read answer: %w", path, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		var eb errorBody
+		if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
+			return fmt.Errorf("daemon %s: %s", path, resp.Status)
+		}
+		// A failed mine carries its summary too.
+		if out != nil {
+			_ = json.Unmarshal(data, out)
+		}
+		return &RemoteError{Code: eb.Code, Message: eb.Error}
+	}
+	if out == nil {
+		return nil
+	}
+	if err := json.Unmarshal(data, out); err != nil {
+		return fmt.Errorf("daemon %s: decode answer: %w", path, err)
+	}
+	return nil
+}

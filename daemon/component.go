@@ -1,0 +1,150 @@
+package daemon
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"sync"
+
+	"github.com/memminer/memminer/palace"
+)
+
+// Component is a long-running part of the daemon beside the mine loop,
+// such as the Syncthing conflict watcher. Run is called once, in its own
+// goroutine, and must return when ctx is done. An error ends only the
+// component: the daemon logs it and goes on.
+//
+// A component may also implement Router (socket endpoints), Scanner
+// (called after every scan of the hive), StatusReporter and
+// ConflictCounter.
+type Component interface {
+	// Name identifies the component in logs and status.
+	Name() string
+	// Run runs the component until ctx is done.
+	Run(ctx context.Context, h *Host) error
+}
+
+// Router is a component that serves endpoints on the control socket, e.g.
+// GET /conflicts. Routes is called once before the socket serves.
+type Router interface {
+	Routes(mux *http.ServeMux)
+}
+
+// Scanner is a component told after every scan of the hive: at start and at
+// every mine tick (the backstop when events were missed). Scanned runs in
+// the component's own goroutine; scans that come while it runs are
+// coalesced into one call.
+type Scanner interface {
+	Scanned(ctx context.Context, h *Host)
+}
+
+// StatusReporter is a component with its own part of `status --json`,
+// under daemon.components.<name>.
+type StatusReporter interface {
+	Status() any
+}
+
+// ConflictCounter is a component that counts open conflicts, reported as
+// conflicts_open in status and memminer_conflicts_open in metrics.
+type ConflictCounter interface {
+	ConflictsOpen() int
+}
+
+// Host is what the daemon offers its components.
+type Host struct {
+	d *Daemon
+
+	mu      sync.Mutex
+	scanned map[string]chan struct{}
+}
+
+// Palace is the daemon's open palace. Components read it; writes go
+// through the mine goroutine (MineAgent).
+func (h *Host) Palace() *palace.Palace { return h.d.p }
+
+// Hive is the hive directory, absolute.
+func (h *Host) Hive() string { return h.d.opts.Hive }
+
+// Logger is the daemon's logger.
+func (h *Host) Logger() *slog.Logger { return h.d.log }
+
+// MineAgent queues a mine of the agent directory dir (hive/agents/<id>).
+func (h *Host) MineAgent(dir string) { h.d.q.addAgent(dir, triggerWatch) }
+
+// Rescan queues a scan of the whole hive.
+func (h *Host) Rescan() { h.d.q.requestScan(triggerOverflow) }
+
+func (h *Host) scanChan(name string) chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.scanned == nil {
+		h.scanned = map[string]chan struct{}{}
+	}
+	ch, ok := h.scanned[name]
+	if !ok {
+		ch = make(chan struct{}, 1)
+		h.scanned[name] = ch
+	}
+	return ch
+}
+
+// runComponent runs c, and its Scanned calls, until ctx is done.
+func (d *Daemon) runComponent(ctx context.Context, c Component) {
+	log := d.log.With("component", c.Name())
+	var wg sync.WaitGroup
+	if s, ok := c.(Scanner); ok {
+		ch := d.host.scanChan(c.Name())
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				select {
+				case <-ctx.Done():
+					return
+				case <-ch:
+					s.Scanned(ctx, d.host)
+				}
+			}
+		}()
+	}
+	if err := c.Run(ctx, d.host); err != nil && ctx.Err() == nil {
+		log.Error("component stopped", "err", err)
+	}
+	wg.Wait()
+}
+
+// signalComponents tells every Scanner that a scan happened.
+func (d *Daemon) signalComponents() {
+	for _, c := range d.opts.Components {
+		if _, ok := c.(Scanner); !ok {
+			continue
+		}
+		select {
+		case d.host.scanChan(c.Name()) <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (d *Daemon) conflictsOpen() int {
+	n := 0
+	for _, c := range d.opts.Components {
+		if cc, ok := c.(ConflictCounter); ok {
+			n += cc.ConflictsOpen()
+		}
+	}
+	return n
+}
+
+func (d *Daemon) componentStatus() map[string]any {
+	var out map[string]any
+	for _, c := range d.opts.Components {
+		if sr, ok := c.(StatusReporter); ok {
+			if out == nil {
+				out = map[string]any{}
+			}
+			out[c.Name()] = sr.Status()
+		}
+	}
+	return out
+}

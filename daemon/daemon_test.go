@@ -1,0 +1,647 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+)
+
+// waitTimeout bounds every poll: a condition not met by then is a failure,
+// not a slow machine (the conditions normally hold within milliseconds).
+const waitTimeout = 30 * time.Second
+
+// waitFor polls cond until it holds, failing the test after waitTimeout.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// testHive copies the example hive into a temp dir and returns its path.
+func testHive(t *testing.T, dir string) string {
+	t.Helper()
+	hive := filepath.Join(dir, "hive")
+	src := filepath.Join("..", "examples", "hive")
+	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		dst := filepath.Join(hive, rel)
+		if e.IsDir() {
+			return os.MkdirAll(dst, 0o755)
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(dst, data, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return hive
+}
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendFile(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(content); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// running is an in-process daemon under test.
+type running struct {
+	d      *Daemon
+	c      *Client
+	cancel context.CancelFunc
+	done   chan struct{} // closed when Run returned
+	err    error         // Run's result, once done
+}
+
+// stop stops the daemon and waits for Run to return.
+func (r *running) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	<-r.done
+	if r.err != nil {
+		t.Fatalf("Run: %v", r.err)
+	}
+}
+
+func testLogger(t *testing.T) *slog.Logger {
+	return slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+type testWriter struct{ t *testing.T }
+
+func (w testWriter) Write(p []byte) (int, error) {
+	w.t.Helper()
+	w.t.Log(strings.TrimRight(string(p), "\n"))
+	return len(p), nil
+}
+
+// start runs a daemon with opts (palace and hive must be set) and stops it
+// when the test ends.
+func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
+	t.Helper()
+	if opts.Logger == nil {
+		opts.Logger = testLogger(t)
+	}
+	if opts.Debounce == 0 {
+		opts.Debounce = 20 * time.Millisecond
+	}
+	if opts.MineInterval == 0 {
+		opts.MineInterval = time.Hour
+	}
+	d, err := New(context.Background(), opts)
+	if err != nil {
+		t.Fatalf("New: %v", err)
+	}
+	for _, f := range setup {
+		f(d)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &running{d: d, c: NewClient(opts.Palace), cancel: cancel, done: make(chan struct{})}
+	go func() {
+		r.err = d.Run(ctx)
+		close(r.done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-r.done:
+		case <-time.After(waitTimeout):
+			t.Error("daemon did not stop")
+		}
+	})
+	return r
+}
+
+// idle waits until the daemon has scanned at least `scans` times and has
+// nothing pending.
+func (r *running) idle(t *testing.T, scans int64) Status {
+	t.Helper()
+	var st Status
+	waitFor(t, "the daemon to become idle", func() bool {
+		var err error
+		st, err = r.c.Status(context.Background())
+		if err != nil {
+			return false
+		}
+		i := st.Daemon
+		return i.Scans >= scans && i.Mining == "" && len(i.Pending.Wings) == 0 && i.Pending.Requests == 0
+	})
+	return st
+}
+
+// searchFinds reports whether a search for query has a hit in wing whose
+// text contains want.
+func (r *running) searchFinds(t *testing.T, query, wing, want string) bool {
+	t.Helper()
+	res, err := r.c.Search(context.Background(), SearchRequest{Query: query, Results: 10})
+	if err != nil {
+		return false
+	}
+	for _, h := range res.Results {
+		if h.Wing == wing && strings.Contains(h.Text, want) {
+			return true
+		}
+	}
+	return false
+}
+
+func wingOf(st Status, id string) (WingStatus, bool) {
+	for _, w := range st.Wings {
+		if w.ID == id {
+			return w, true
+		}
+	}
+	return WingStatus{}, false
+}
+
+func TestEditBecomesSearchable(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
+	st := r.idle(t, 1)
+	if !st.Active || st.Notes == 0 || len(st.Wings) != 4 || st.Daemon.Watch != "fsnotify" {
+		t.Fatalf("after start: active %t, %d notes, %d wings, watch %q", st.Active, st.Notes, len(st.Wings), st.Daemon.Watch)
+	}
+	if w, _ := wingOf(st, "dwight"); w.LastMine == nil || w.LastMine.Trigger != triggerStart {
+		t.Fatalf("dwight's last mine: %+v", w.LastMine)
+	}
+	appendFile(t, filepath.Join(hive, "agents", "dwight", "memory.md"), "\n- The zebra-quartz rotation runs at noon.\n")
+	waitFor(t, "the edit to be searchable", func() bool { return r.searchFinds(t, "zebra-quartz", "dwight", "zebra-quartz") })
+	st = r.idle(t, 1)
+	if w, _ := wingOf(st, "dwight"); w.LastMine == nil || w.LastMine.Trigger != triggerWatch || w.LastMine.NotesAdded != 1 {
+		t.Fatalf("dwight's last mine after the edit: %+v", w.LastMine)
+	}
+}
+
+func TestNewAgentBecomesWing(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
+	r.idle(t, 1)
+	writeFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "# Creed\n\n- The quarry key is under the mat.\n")
+	waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+	st := r.idle(t, 1)
+	if w, ok := wingOf(st, "creed"); !ok || w.Notes != 1 || len(w.Roots) != 1 {
+		t.Fatalf("wing creed: %+v (found %t)", w, ok)
+	}
+	// A nested directory created later is watched too.
+	writeFile(t, filepath.Join(hive, "agents", "creed", "notes", "more.md"), "- Sprinkles was a good cat.\n")
+	waitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
+}
+
+func TestMineLoopWithoutWatch(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: true, MineInterval: 20 * time.Millisecond})
+	st := r.idle(t, 1)
+	if st.Daemon.Watch != "off" {
+		t.Fatalf("watch = %q, want off", st.Daemon.Watch)
+	}
+	appendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), "\n- The kiln schedule moved to Thursdays.\n")
+	writeFile(t, filepath.Join(hive, "agents", "toby", "memory.md"), "- Toby keeps the incident binder.\n")
+	waitFor(t, "the edit found by the mine loop", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
+	waitFor(t, "the new agent found by the mine loop", func() bool { return r.searchFinds(t, "incident binder", "toby", "binder") })
+	st = r.idle(t, 1)
+	if w, _ := wingOf(st, "pam"); w.LastMine == nil || w.LastMine.Trigger != triggerTick {
+		t.Fatalf("pam's last mine: %+v", w.LastMine)
+	}
+}
+
+func TestOverflowFallsBackToScan(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	opts := Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, dropEvents: true}
+	errs := make(chan error, 1)
+	r := start(t, opts, func(d *Daemon) { d.testErrs = errs })
+	r.idle(t, 1)
+	appendFile(t, filepath.Join(hive, "agents", "jim", "memory.md"), "\n- The teapot note is in the drawer.\n")
+	// The event was lost; the overflow the kernel reports makes up for it.
+	errs <- fsnotify.ErrEventOverflow
+	waitFor(t, "the change found after the overflow", func() bool { return r.searchFinds(t, "teapot", "jim", "teapot") })
+	st := r.idle(t, 2)
+	if w, _ := wingOf(st, "jim"); w.LastMine == nil || w.LastMine.Trigger != triggerOverflow {
+		t.Fatalf("jim's last mine: %+v", w.LastMine)
+	}
+}
+
+func TestRemovedAgentIsOrphanedNotDeleted(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, MineInterval: 20 * time.Millisecond})
+	st := r.idle(t, 1)
+	before, _ := wingOf(st, "angela")
+	if err := os.RemoveAll(filepath.Join(hive, "agents", "angela")); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "angela orphaned", func() bool {
+		st, err := r.c.Status(context.Background())
+		w, _ := wingOf(st, "angela")
+		return err == nil && w.Orphaned
+	})
+	st = r.idle(t, st.Daemon.Scans+2)
+	after, _ := wingOf(st, "angela")
+	if after.Notes != before.Notes || after.Notes == 0 {
+		t.Fatalf("angela's notes: %d before removal, %d after", before.Notes, after.Notes)
+	}
+	// An agent whose markdown is all gone keeps its notes too.
+	if err := os.Remove(filepath.Join(hive, "agents", "jim", "memory.md")); err != nil {
+		t.Fatal(err)
+	}
+	st = r.idle(t, st.Daemon.Scans+2)
+	if w, _ := wingOf(st, "jim"); w.Notes == 0 {
+		t.Fatalf("jim's notes were dropped with his file: %+v", w)
+	}
+}
+
+func TestFailingFileBacksOff(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	bad := filepath.Join(hive, "agents", "kevin", "memory.md")
+	writeFile(t, bad, "- chili \xff\xfe recipe\n")
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: true, MineInterval: 5 * time.Millisecond})
+	const ticks = 60
+	st := r.idle(t, ticks)
+	resolved, _ := filepath.EvalSymlinks(bad)
+	var fe *FileError
+	for i := range st.Daemon.Errors {
+		if st.Daemon.Errors[i].Path == resolved {
+			fe = &st.Daemon.Errors[i]
+		}
+	}
+	if fe == nil {
+		t.Fatalf("no error for %s in %+v", bad, st.Daemon.Errors)
+	}
+	if !strings.Contains(fe.Error, "UTF-8") || fe.Wing != "kevin" {
+		t.Fatalf("error entry: %+v", fe)
+	}
+	// Retried at the next tick, then after 1, 3, 7, … skipped ticks: never
+	// once per tick. (The count can grow by one between the ticks and the
+	// status read.)
+	if fe.Failures < 3 || fe.Failures > 8 {
+		t.Fatalf("%d failures in %d scans; want a doubling backoff (3–8)", fe.Failures, st.Daemon.Scans)
+	}
+	writeFile(t, bad, "- chili recipe, fixed\n")
+	waitFor(t, "the fixed file to mine", func() bool { return r.searchFinds(t, "chili recipe", "kevin", "fixed") })
+	waitFor(t, "the error to clear", func() bool {
+		st, err := r.c.Status(context.Background())
+		return err == nil && len(st.Daemon.Errors) == 0
+	})
+}
+
+func TestRestartMinesNothingUnchanged(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	emb := &embedtest.Hashing{}
+	r := start(t, Options{Palace: pal, Hive: hive, Embedder: emb, ModelSpec: "test"})
+	r.idle(t, 1)
+	if emb.Texts() == 0 {
+		t.Fatal("nothing embedded on the first start")
+	}
+	r.stop(t)
+	emb.Reset()
+	r = start(t, Options{Palace: pal, Hive: hive, Embedder: emb, ModelSpec: "test"})
+	st := r.idle(t, 1)
+	if emb.Calls() != 0 || st.Daemon.Mines != 0 {
+		t.Fatalf("restart embedded %d texts in %d mines; want none", emb.Texts(), st.Daemon.Mines)
+	}
+	if st.Notes == 0 || st.Model != "test" {
+		t.Fatalf("restarted status: %d notes, model %q", st.Notes, st.Model)
+	}
+}
+
+// gatedEmbedder embeds like Hashing but, from its n-th call on, blocks
+// until its context ends, so a test can stop the daemon mid-mine.
+type gatedEmbedder struct {
+	embedtest.Hashing
+	n       int
+	mu      sync.Mutex
+	calls   int
+	reached chan struct{}
+}
+
+func (g *gatedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	g.mu.Lock()
+	g.calls++
+	c := g.calls
+	g.mu.Unlock()
+	if c == g.n {
+		close(g.reached)
+	}
+	if c >= g.n {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	return g.Hashing.Embed(ctx, texts)
+}
+
+// bigHive writes agents×files memory files of notes each.
+func bigHive(t *testing.T, dir string, agents, files, notes int) string {
+	t.Helper()
+	hive := filepath.Join(dir, "hive")
+	for a := range agents {
+		for f := range files {
+			var b strings.Builder
+			fmt.Fprintf(&b, "# Agent %d file %d\n\n", a, f)
+			for n := range notes {
+				fmt.Fprintf(&b, "- Fact %d of file %d of agent %d: the word%d goes with the word%d.\n", n, f, a, (a*7+n)%97, (f*13+n)%89)
+			}
+			writeFile(t, filepath.Join(hive, "agents", fmt.Sprintf("agent%02d", a), fmt.Sprintf("memory%d.md", f)), b.String())
+		}
+	}
+	return hive
+}
+
+// checkConsistent opens the palace and checks every wing loads and every
+// source's notes are present.
+func checkConsistent(t *testing.T, dir string, emb embed.Embedder) map[string][]string {
+	t.Helper()
+	p, err := palace.Open(context.Background(), dir, palace.Options{Embedder: emb, ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Damaged(); len(d) > 0 {
+		t.Fatalf("damaged wings after stop: %+v", d)
+	}
+	ids := map[string][]string{}
+	for _, w := range p.Wings() {
+		have := map[string]bool{}
+		for _, n := range p.Notes(w.ID) {
+			have[n.ID] = true
+			ids[w.ID] = append(ids[w.ID], n.ID)
+			if emb != nil && p.Vector(w.ID, n.ID) == nil {
+				t.Fatalf("note %s of wing %s has no vector", n.ID, w.ID)
+			}
+		}
+		total := 0
+		for _, s := range p.Sources(w.ID) {
+			total += len(s.NoteIDs)
+			for _, id := range s.NoteIDs {
+				if !have[id] {
+					t.Fatalf("wing %s: source %s lists note %s, which is missing", w.ID, s.Path, id)
+				}
+			}
+		}
+		if total != len(have) {
+			t.Fatalf("wing %s: sources list %d notes, wing has %d", w.ID, total, len(have))
+		}
+		slices.Sort(ids[w.ID])
+	}
+	return ids
+}
+
+func TestStopDuringLargeMineLeavesConsistentPalace(t *testing.T) {
+	tmp := t.TempDir()
+	hive := bigHive(t, tmp, 12, 4, 40)
+	pal := filepath.Join(tmp, "palace")
+	g := &gatedEmbedder{n: 20, reached: make(chan struct{})}
+	r := start(t, Options{Palace: pal, Hive: hive, Embedder: g, ModelSpec: "test"})
+	select {
+	case <-g.reached:
+	case <-time.After(waitTimeout):
+		t.Fatal("the mine never reached the gate")
+	}
+	r.stop(t)
+	partial := checkConsistent(t, pal, &embedtest.Hashing{})
+	got := 0
+	for _, ids := range partial {
+		got += len(ids)
+	}
+	if got == 0 || got >= 12*4*40 {
+		t.Fatalf("%d notes saved; want a partial mine", got)
+	}
+
+	// A restart finishes the job; the result is what one clean mine gives.
+	emb := &embedtest.Hashing{}
+	r = start(t, Options{Palace: pal, Hive: hive, Embedder: emb, ModelSpec: "test"})
+	r.idle(t, 1)
+	r.stop(t)
+	final := checkConsistent(t, pal, emb)
+
+	fresh := filepath.Join(tmp, "fresh")
+	p, err := palace.Open(context.Background(), fresh, palace.Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mine.Mine(context.Background(), p, hive, mine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	want := checkConsistent(t, fresh, emb)
+	if len(final) != len(want) {
+		t.Fatalf("%d wings after restart, %d from a clean mine", len(final), len(want))
+	}
+	for w, ids := range want {
+		if !slices.Equal(final[w], ids) {
+			t.Fatalf("wing %s: %d notes after restart, %d from a clean mine", w, len(final[w]), len(ids))
+		}
+	}
+}
+
+func TestMineRequestsWhileRunning(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
+	r.idle(t, 1)
+	extra := filepath.Join(tmp, "notes")
+	writeFile(t, filepath.Join(extra, "a.md"), "- The aardvark audit is due Monday.\n")
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for i := range 4 {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			rep, err := r.c.Mine(ctx, MineRequest{Path: extra, Wing: "research"})
+			if err == nil && rep.Result.FilesSeen != 1 {
+				err = fmt.Errorf("mine saw %d files", rep.Result.FilesSeen)
+			}
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			appendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), fmt.Sprintf("\n- Concurrent fact %d.\n", i))
+			_, err := r.c.Mine(ctx, MineRequest{Path: hive})
+			errs <- err
+		}()
+		go func() {
+			defer wg.Done()
+			_, err := r.c.Search(ctx, SearchRequest{Query: "build", Results: 3})
+			errs <- err
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "every concurrent fact", func() bool {
+		res, err := r.c.Search(ctx, SearchRequest{Query: "concurrent fact", Wings: []string{"pam"}, Results: 10})
+		n := 0
+		for _, h := range res.Results {
+			if strings.Contains(h.Text, "Concurrent fact") {
+				n++
+			}
+		}
+		return err == nil && n == 4
+	})
+	if !r.searchFinds(t, "aardvark", "research", "aardvark") {
+		t.Fatal("the handed-over mine is not searchable")
+	}
+	r.idle(t, 1)
+	r.stop(t)
+	checkConsistent(t, filepath.Join(tmp, "palace"), nil)
+}
+
+func TestClientErrors(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	ctx := context.Background()
+	if _, err := NewClient(pal).Status(ctx); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("status without a daemon: %v", err)
+	}
+	r := start(t, Options{Palace: pal, Hive: hive})
+	r.idle(t, 1)
+	tests := []struct {
+		name string
+		req  SearchRequest
+		want error
+		msg  string
+	}{
+		{"unknown wing", SearchRequest{Query: "x", Wings: []string{"nobody"}}, palace.ErrUnknownWing, "known wings: angela, dwight, jim, pam"},
+		{"other model", SearchRequest{Query: "x", Model: "ollama:other"}, ErrOtherModel, "uses model lexical, not ollama:other"},
+		{"empty query", SearchRequest{Query: "  "}, nil, "search needs a QUERY"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := r.c.Search(ctx, tt.req)
+			if err == nil || (tt.want != nil && !errors.Is(err, tt.want)) || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("error %v; want %v with %q", err, tt.want, tt.msg)
+			}
+		})
+	}
+	if _, err := r.c.Mine(ctx, MineRequest{Path: "relative/path"}); err == nil || !strings.Contains(err.Error(), "not absolute") {
+		t.Fatalf("relative mine path: %v", err)
+	}
+	rep, err := r.c.Mine(ctx, MineRequest{Path: filepath.Join(hive, "missing")})
+	if err == nil || !strings.Contains(err.Error(), "no such file") {
+		t.Fatalf("mine of a missing path: %v (%+v)", err, rep)
+	}
+}
+
+func TestOneDaemonPerPalace(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	start(t, Options{Palace: pal, Hive: hive})
+	_, err := New(context.Background(), Options{Palace: pal, Hive: hive, Logger: testLogger(t)})
+	if !errors.Is(err, palace.ErrLocked) {
+		t.Fatalf("second daemon: %v, want ErrLocked", err)
+	}
+	info, err := os.Stat(SocketPath(pal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if info.Mode().Type() != fs.ModeSocket || info.Mode().Perm() != 0o600 {
+		t.Fatalf("socket mode %v, want a 0600 socket", info.Mode())
+	}
+}
+
+func TestNewRefusesBadOptions(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	file := filepath.Join(tmp, "file")
+	writeFile(t, file, "x")
+	tests := []struct {
+		name string
+		opts Options
+		msg  string
+	}{
+		{"no hive", Options{Palace: filepath.Join(tmp, "p1")}, "no hive set"},
+		{"missing hive", Options{Palace: filepath.Join(tmp, "p2"), Hive: filepath.Join(tmp, "nope")}, "no such file"},
+		{"hive is a file", Options{Palace: filepath.Join(tmp, "p3"), Hive: file}, "not a directory"},
+		{"remote metrics", Options{Palace: filepath.Join(tmp, "p4"), Hive: hive, MetricsAddr: "0.0.0.0:0"}, "--metrics-allow-remote"},
+		{"bad metrics address", Options{Palace: filepath.Join(tmp, "p5"), Hive: hive, MetricsAddr: "9464"}, "want host:port"},
+		{"long socket path", Options{Palace: filepath.Join(tmp, strings.Repeat("p", 120)), Hive: hive}, "longer than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tt.opts.Logger = testLogger(t)
+			d, err := New(context.Background(), tt.opts)
+			if err == nil {
+				d.Close()
+			}
+			if err == nil || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("New: %v; want an error with %q", err, tt.msg)
+			}
+		})
+	}
+}
+
+func TestStaleSocketIsReplaced(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	r := start(t, Options{Palace: pal, Hive: hive})
+	r.idle(t, 1)
+	r.stop(t)
+	if _, err := os.Stat(SocketPath(pal)); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("socket left after stop: %v", err)
+	}
+	// A crash leaves the socket file behind.
+	writeFile(t, SocketPath(pal), "")
+	if _, err := NewClient(pal).Status(context.Background()); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("status on a stale socket: %v", err)
+	}
+	r = start(t, Options{Palace: pal, Hive: hive})
+	if st := r.idle(t, 1); !st.Active {
+		t.Fatal("daemon not active after replacing a stale socket")
+	}
+}

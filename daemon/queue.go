@@ -1,0 +1,134 @@
+package daemon
+
+import (
+	"context"
+	"sort"
+	"sync"
+)
+
+// Triggers name what caused a mine; they appear in status and metrics.
+const (
+	triggerStart    = "start"
+	triggerTick     = "tick"
+	triggerWatch    = "watch"
+	triggerOverflow = "overflow"
+	triggerRequest  = "request"
+)
+
+// queue is the mine goroutine's to-do list. Agents are deduplicated: an
+// agent queued twice is mined once. Requests from the socket go first
+// (someone waits for them), then a pending scan, then agents in order.
+type queue struct {
+	mu       sync.Mutex
+	agents   map[string]string // agent directory → trigger
+	order    []string
+	requests []*mineJob
+	scan     string // trigger of a pending scan, "" when none
+	wake     chan struct{}
+}
+
+func newQueue() *queue {
+	return &queue{agents: map[string]string{}, wake: make(chan struct{}, 1)}
+}
+
+func (q *queue) signal() {
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// addAgent queues a mine of the agent directory dir.
+func (q *queue) addAgent(dir, trigger string) {
+	q.mu.Lock()
+	if _, ok := q.agents[dir]; !ok {
+		q.agents[dir] = trigger
+		q.order = append(q.order, dir)
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// requestScan queues a scan of the whole hive.
+func (q *queue) requestScan(trigger string) {
+	q.mu.Lock()
+	// A tick's scan also advances retry backoffs; keep that meaning if one
+	// is already pending.
+	if q.scan == "" || trigger == triggerTick {
+		q.scan = trigger
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// addRequest queues a mine handed over through the socket.
+func (q *queue) addRequest(j *mineJob) {
+	q.mu.Lock()
+	q.requests = append(q.requests, j)
+	q.mu.Unlock()
+	q.signal()
+}
+
+// work is one item taken from the queue: exactly one field is set.
+type work struct {
+	request *mineJob
+	scan    string
+	agent   string
+	trigger string
+}
+
+func (q *queue) next() (work, bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	switch {
+	case len(q.requests) > 0:
+		j := q.requests[0]
+		q.requests = q.requests[1:]
+		return work{request: j, trigger: triggerRequest}, true
+	case q.scan != "":
+		t := q.scan
+		q.scan = ""
+		return work{scan: t, trigger: t}, true
+	case len(q.order) > 0:
+		dir := q.order[0]
+		q.order = q.order[1:]
+		t := q.agents[dir]
+		delete(q.agents, dir)
+		return work{agent: dir, trigger: t}, true
+	}
+	return work{}, false
+}
+
+// pending lists queued agent directories (sorted) and requests.
+func (q *queue) pending() ([]string, int) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	dirs := make([]string, 0, len(q.order))
+	dirs = append(dirs, q.order...)
+	sort.Strings(dirs)
+	return dirs, len(q.requests)
+}
+
+// drain fails every queued request, for shutdown.
+func (q *queue) drain(err error) {
+	q.mu.Lock()
+	reqs := q.requests
+	q.requests = nil
+	q.mu.Unlock()
+	for _, j := range reqs {
+		j.reply <- mineOutcome{err: err}
+	}
+}
+
+// mineJob is a mine handed over through the socket, with the channel its
+// handler waits on.
+type mineJob struct {
+	ctx   context.Context
+	req   MineRequest
+	reply chan mineOutcome // buffered, capacity 1
+}
+
+type mineOutcome struct {
+	reply MineReply
+	err   error
+}

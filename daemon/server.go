@@ -1,0 +1,162 @@
+package daemon
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/palace"
+)
+
+// maxRequestBody bounds a request's JSON.
+const maxRequestBody = 1 << 20
+
+// routes is the control socket's API. Every answer is JSON; failures are
+// {"error": message, "code": code}.
+//
+//	GET  /status        Status
+//	POST /search        SearchRequest → SearchResult
+//	POST /mine          MineRequest → MineReply
+//
+// Components add their own routes (see Router).
+func (d *Daemon) routes() http.Handler {
+	mux := http.NewServeMux()
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, d.Status())
+	})
+	mux.HandleFunc("POST /search", d.handleSearch)
+	mux.HandleFunc("POST /mine", d.handleMine)
+	for _, c := range d.opts.Components {
+		if r, ok := c.(Router); ok {
+			r.Routes(mux)
+		}
+	}
+	return mux
+}
+
+func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
+	var req SearchRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if !d.sameModel(w, req.Model) {
+		return
+	}
+	query := strings.TrimSpace(req.Query)
+	if query == "" {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
+		return
+	}
+	start := time.Now()
+	hits, err := d.p.Search(r.Context(), query, palace.SearchOptions{Wings: req.Wings, Results: req.Results})
+	d.metrics.searchSeconds.Observe(time.Since(start).Seconds())
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, NewSearchResult(query, hits))
+}
+
+func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
+	var req MineRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if !d.sameModel(w, req.Model) {
+		return
+	}
+	if !filepath.IsAbs(req.Path) {
+		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
+		return
+	}
+	d.mu.Lock()
+	stopping := d.stopping
+	d.mu.Unlock()
+	if stopping {
+		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		return
+	}
+	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
+	d.q.addRequest(j)
+	var out mineOutcome
+	select {
+	case out = <-j.reply:
+	case <-r.Context().Done():
+		// The caller left; the job sees its context and does not run, or
+		// stops at the next file.
+		return
+	}
+	if out.err != nil {
+		// The summary goes along: the caller reports what was done and
+		// which files were skipped before the error.
+		writeJSON(w, statusOf(out.err), mineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: errorCode(out.err)})
+		return
+	}
+	writeJSON(w, http.StatusOK, out.reply)
+}
+
+// mineErrorReply is a failed mine: what was done, and the error.
+type mineErrorReply struct {
+	MineReply
+	Error string `json:"error"`
+	Code  string `json:"code"`
+}
+
+// sameModel refuses a caller configured with another model than the
+// daemon's, so it can fall back to opening the palace itself.
+func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
+	if spec == "" {
+		spec = embed.Default
+	}
+	if spec == d.opts.ModelSpec {
+		return true
+	}
+	writeError(w, http.StatusConflict, codeOtherModel,
+		fmt.Sprintf("the daemon (pid %d) serving this palace uses model %s, not %s", os.Getpid(), d.opts.ModelSpec, spec))
+	return false
+}
+
+func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "bad request: "+err.Error())
+		return false
+	}
+	return true
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+func writeError(w http.ResponseWriter, status int, code, msg string) {
+	writeJSON(w, status, errorBody{Error: msg, Code: code})
+}
+
+func writeErr(w http.ResponseWriter, err error) {
+	writeError(w, statusOf(err), errorCode(err), err.Error())
+}
+
+// statusOf picks the HTTP status for an error.
+func statusOf(err error) int {
+	switch errorCode(err) {
+	case codeUnknownWing:
+		return http.StatusNotFound
+	case codeEmpty, codeModelMismatch, codeOtherModel, codeReadOnly:
+		return http.StatusConflict
+	case codeShuttingDown:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}

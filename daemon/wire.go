@@ -1,0 +1,257 @@
+package daemon
+
+import (
+	"errors"
+	"time"
+
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+)
+
+// The types in this file are what the CLI prints and what the control
+// socket carries. The CLI fills them the same way whether it asks the daemon
+// or opens the palace itself, so its output is identical either way.
+
+// SearchRequest asks the daemon to search its palace.
+type SearchRequest struct {
+	// Query is the text searched for.
+	Query string `json:"query"`
+	// Wings limits the search; empty means every wing.
+	Wings []string `json:"wings,omitempty"`
+	// Results is the number of hits wanted; zero means palace.DefaultResults.
+	Results int `json:"results,omitempty"`
+	// Model is the model spec the caller is configured with. The daemon
+	// refuses (ErrOtherModel) when it serves another model, so the caller
+	// can search directly instead of getting another model's ranking.
+	Model string `json:"model,omitempty"`
+}
+
+// SearchResult is the shape of `memminer search --json` and of the
+// daemon's answer to a search.
+type SearchResult struct {
+	Query   string `json:"query"`
+	Results []Hit  `json:"results"`
+}
+
+// Hit is one search result as printed.
+type Hit struct {
+	ID      string `json:"id"`
+	Wing    string `json:"wing"`
+	Agent   string `json:"agent"`
+	Source  string `json:"source"`
+	Line    int    `json:"line"`
+	Heading string `json:"heading"`
+	Text    string `json:"text"`
+	// Score is rounded to four decimals so output is stable.
+	Score float64 `json:"score"`
+	// Mtime is the source file's modification time as mined, RFC 3339 UTC.
+	Mtime string `json:"mtime"`
+}
+
+// NewSearchResult converts palace hits into the printed shape. Sources stay
+// absolute; a CLI may shorten them for display.
+func NewSearchResult(query string, hits []palace.Hit) SearchResult {
+	out := SearchResult{Query: query, Results: make([]Hit, len(hits))}
+	for i, h := range hits {
+		out.Results[i] = Hit{
+			ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: h.Source, Line: h.Line,
+			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score),
+			Mtime: h.Mtime.UTC().Format(time.RFC3339),
+		}
+	}
+	return out
+}
+
+func roundScore(s float64) float64 { return float64(int(s*10000+0.5)) / 10000 }
+
+// MineRequest hands a mine to the daemon, which holds the palace's writer
+// lock. Path must be absolute: the daemon does not share the caller's
+// working directory.
+type MineRequest struct {
+	Path   string `json:"path"`
+	Wing   string `json:"wing,omitempty"`
+	Agent  string `json:"agent,omitempty"`
+	DryRun bool   `json:"dry_run,omitempty"`
+	// Model is the caller's model spec; see SearchRequest.Model.
+	Model string `json:"model,omitempty"`
+}
+
+// MineResult is the shape of `memminer mine --json`.
+type MineResult struct {
+	mine.Summary
+	Seconds float64 `json:"seconds"`
+}
+
+// NewMineResult wraps a mine summary for printing.
+func NewMineResult(s mine.Summary) MineResult {
+	return MineResult{Summary: s, Seconds: s.Duration.Seconds()}
+}
+
+// Reembed tells that a wing's vectors were replaced because the model
+// changed.
+type Reembed struct {
+	Wing  string `json:"wing"`
+	From  string `json:"from"`
+	To    string `json:"to"`
+	Notes int    `json:"notes"`
+}
+
+// MineReply is the daemon's answer to a MineRequest: the result as the CLI
+// prints it, and the re-embeds it reports on stderr.
+type MineReply struct {
+	Result   MineResult `json:"result"`
+	Reembeds []Reembed  `json:"reembeds,omitempty"`
+}
+
+// Status is the shape of `memminer status --json`. Daemon is set only when
+// a daemon answered.
+type Status struct {
+	Available     bool         `json:"available"`
+	Enabled       bool         `json:"enabled"`
+	Active        bool         `json:"active"`
+	Initialized   bool         `json:"initialized"`
+	Model         string       `json:"model"`
+	ModelError    string       `json:"model_error,omitempty"`
+	Palace        string       `json:"palace"`
+	PalaceBytes   int64        `json:"palace_bytes"`
+	Notes         int          `json:"notes"`
+	ConflictsOpen int          `json:"conflicts_open"`
+	Wings         []WingStatus `json:"wings"`
+	Daemon        *DaemonInfo  `json:"daemon,omitempty"`
+}
+
+// WingStatus is one wing in Status.
+type WingStatus struct {
+	palace.WingInfo
+	// Orphaned is set when every path the wing was mined from is gone (an
+	// agent directory was removed). The wing is kept, never deleted silently.
+	Orphaned bool `json:"orphaned,omitempty"`
+	// LastMine is the daemon's last mine of the wing, when a daemon runs.
+	LastMine *WingMine `json:"last_mine,omitempty"`
+}
+
+// WingMine describes the daemon's last mine of a wing.
+type WingMine struct {
+	At           time.Time `json:"at"`
+	Trigger      string    `json:"trigger"`
+	Seconds      float64   `json:"seconds"`
+	FilesChanged int       `json:"files_changed"`
+	NotesAdded   int       `json:"notes_added"`
+	NotesRemoved int       `json:"notes_removed"`
+	Error        string    `json:"error,omitempty"`
+}
+
+// DaemonInfo is what a running daemon adds to Status.
+type DaemonInfo struct {
+	PID           int       `json:"pid"`
+	Started       time.Time `json:"started"`
+	UptimeSeconds float64   `json:"uptime_seconds"`
+	Hive          string    `json:"hive"`
+	MineInterval  string    `json:"mine_interval"`
+	// Watch says how changes are noticed: "fsnotify", "off" (mine loop
+	// only) or "degraded: …" (fsnotify failed; the mine loop still runs).
+	Watch    string    `json:"watch"`
+	LastScan time.Time `json:"last_scan"`
+	Scans    int64     `json:"scans"`
+	Mines    int64     `json:"mines"`
+	// Mining is the wing being mined right now, if any.
+	Mining  string  `json:"mining,omitempty"`
+	Pending Pending `json:"pending"`
+	// Errors are files (or wings) whose last mine failed; each is retried
+	// when it changes, or after a backoff that doubles with every failure.
+	Errors []FileError `json:"errors"`
+	// Metrics is the address of the Prometheus endpoint, if any.
+	Metrics string `json:"metrics,omitempty"`
+	// Components holds each plugged-in component's own status by name.
+	Components map[string]any `json:"components,omitempty"`
+}
+
+// Pending is the work the daemon has queued.
+type Pending struct {
+	// Wings waiting to be mined, including those still in their debounce window.
+	Wings []string `json:"wings"`
+	// Requests are mines handed over by `memminer mine` and not yet done.
+	Requests int `json:"requests"`
+}
+
+// FileError is a file (or a whole wing) whose mine failed.
+type FileError struct {
+	Wing     string    `json:"wing"`
+	Path     string    `json:"path"`
+	Error    string    `json:"error"`
+	Failures int       `json:"failures"`
+	Since    time.Time `json:"since"`
+	Last     time.Time `json:"last"`
+	// NextRetry is the earliest tick that retries the file unless it changes first.
+	NextRetry time.Time `json:"next_retry"`
+}
+
+// Errors callers of the control socket tell apart.
+var (
+	// ErrNotRunning means no daemon answers on the palace's socket.
+	ErrNotRunning = errors.New("no memminer daemon is running for this palace")
+	// ErrOtherModel means the daemon serves another embedding model than
+	// the caller is configured with.
+	ErrOtherModel = errors.New("the daemon uses another embedding model")
+)
+
+// Error codes on the wire, and the sentinel errors they map to.
+const (
+	codeEmpty         = "empty"
+	codeUnknownWing   = "unknown_wing"
+	codeModelMismatch = "model_mismatch"
+	codeOtherModel    = "other_model"
+	codeReadOnly      = "read_only"
+	codeShuttingDown  = "shutting_down"
+	codeBadRequest    = "bad_request"
+	codeInternal      = "internal"
+)
+
+// codeErrors is ordered: errorCode picks the first sentinel err matches.
+var codeErrors = []struct {
+	code string
+	err  error
+}{
+	{codeEmpty, palace.ErrEmpty},
+	{codeUnknownWing, palace.ErrUnknownWing},
+	{codeModelMismatch, palace.ErrModelMismatch},
+	{codeOtherModel, ErrOtherModel},
+	{codeReadOnly, palace.ErrReadOnly},
+	{codeShuttingDown, ErrNotRunning},
+}
+
+// errorBody is the JSON of a failed request.
+type errorBody struct {
+	Error string `json:"error"`
+	Code  string `json:"code"`
+}
+
+// RemoteError is an error the daemon returned. Its text is the daemon's
+// message unchanged, and errors.Is matches the sentinel its code stands for
+// (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …).
+type RemoteError struct {
+	Code    string
+	Message string
+}
+
+func (e *RemoteError) Error() string { return e.Message }
+
+// Is reports whether target is the sentinel error of e's code.
+func (e *RemoteError) Is(target error) bool {
+	for _, c := range codeErrors {
+		if c.code == e.Code {
+			return c.err == target
+		}
+	}
+	return false
+}
+
+// errorCode classifies err for the wire.
+func errorCode(err error) string {
+	for _, c := range codeErrors {
+		if errors.Is(err, c.err) {
+			return c.code
+		}
+	}
+	return codeInternal
+}
