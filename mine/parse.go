@@ -41,38 +41,48 @@ type ParseOptions struct {
 //
 // Chunking rules:
 //   - A leading YAML frontmatter block (a first line "---", closed by a line
-//     "---" or "...") goes to Document.Frontmatter and is not a note. If it
-//     does not parse as a YAML mapping but its first line looks like a YAML
-//     key ("name: …"), it is broken frontmatter: Parse records a warning and
-//     skips it. Otherwise the file just starts with a thematic break and is
-//     parsed as markdown.
-//   - Each top-level list item is one note, with all its nested content
-//     (sub-lists, paragraphs, code). The list marker is removed from its first
-//     line; a checkbox ("[ ]", "[x]") is kept.
-//   - Each paragraph is one note. Sections are not merged.
-//   - Fenced or indented code right after a paragraph or list item belongs to
-//     that note (so "Build with:" and its fence are one note); code that
-//     follows a heading, a thematic break or another kind of block is a note of
-//     its own.
+//     "---" or "...") goes to Document.Frontmatter, decoded by yaml.v3 (so an
+//     unquoted date becomes a time.Time), and is not a note. If it does not
+//     decode to a mapping but its first line looks like a YAML key
+//     ("name: …"), it is broken frontmatter: Parse adds a warning to
+//     Document.Warnings and skips those lines. Otherwise the file merely starts
+//     with a thematic break and is parsed as markdown.
+//   - Each top-level list item is one note, with everything nested in it
+//     (sub-lists, paragraphs, code). Each paragraph is one note. Sections are
+//     not merged into one note.
+//   - Fenced or indented code right after a paragraph or a top-level list
+//     item joins that note, so "Build with:" and its fence are one note (code
+//     after that code joins too). Code after a heading, a thematic break or
+//     any other block is a note of its own.
 //   - A blockquote, a table, an HTML block or a link reference definition is
-//     one note, its markdown source kept.
-//   - Headings are not notes; they give the notes below them their heading
-//     path. Thematic breaks are not notes.
-//   - A note longer than MaxNoteRunes is split, preferring in turn a block
-//     boundary (a blank line, a nested list item, a table row), a sentence
-//     end, a line break, a space, and only then any rune. A cut is not taken if
-//     it would leave a piece shorter than a quarter of the bound while a later
-//     cut fits. Code is never cut: a cut inside a code block or just before it
-//     is not allowed, so code stays whole and stays with the line that
-//     introduces it, even if the piece gets longer than the bound.
+//     one note, its markdown source kept ("> " markers included).
+//   - Headings are not notes: they give the notes below them their heading
+//     path, every enclosing heading's text (markers stripped) joined by
+//     " > "; a heading replaces those of the same or a deeper level. Only
+//     top-level headings count. Thematic breaks are not notes.
+//   - A note longer than MaxNoteRunes is cut into pieces of at most that many
+//     runes. Each cut is made at the last place within the bound of the best
+//     kind there is, in this order: a block boundary (blank line, nested list
+//     item, table row), a sentence end (".", "!", "?" followed by a space or
+//     a line break, but not after "e.g.", an initial or a list number; "。！？"
+//     too), a line break, a space. A place that would leave a piece shorter
+//     than a quarter of the bound is used only when no other fits. A word
+//     longer than the bound is cut between runes. Each piece gets the line
+//     where its first character is.
+//   - Code is never cut, nor parted from the line that introduces it: no cut
+//     inside a code block, right before it, or between words of the line
+//     before it (a sentence end there may still be cut). A piece that holds
+//     code can therefore be longer than the bound.
 //
-// Every note carries its heading path and the 1-based line where its text
-// starts, counting frontmatter lines. Note.Text is the markdown source of the
-// note with trailing whitespace trimmed from every line and common
-// indentation removed. Parse never returns empty notes. It handles CRLF line
-// endings, a UTF-8 byte order mark and a missing final newline; the caller
-// should reject input that is not valid UTF-8 (Parse does not panic on it,
-// but the notes may then hold invalid UTF-8 too).
+// Note.Text is the note's markdown source: a list item loses its marker and
+// the item's indentation (a "[ ]" or "[x]" checkbox is kept, nested items
+// keep their markers), other blocks lose the indentation all their lines
+// share, and every line loses trailing whitespace. Note.Line is the 1-based
+// line of the note's first character, counting frontmatter lines. Parse
+// never returns empty notes, and the same input always gives the same notes.
+// It handles CRLF line endings, a UTF-8 byte order mark and a missing final
+// newline. The caller should reject input that is not valid UTF-8: Parse
+// does not panic on it, but the notes may then hold invalid UTF-8 too.
 func Parse(src []byte, opts ParseOptions) (*Document, error) {
 	maxRunes := opts.MaxNoteRunes
 	if maxRunes < 0 {

@@ -485,13 +485,14 @@ func BenchmarkParse(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportMetric(float64(len(doc.Notes)), "notes/op")
 	b.SetBytes(int64(len(src)))
 	for b.Loop() {
 		if _, err := Parse(src, ParseOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric(float64(len(doc.Notes)), "notes/op")
+	b.ReportMetric(float64(bytes.Count(src, []byte("\n"))), "lines/op")
 }
 
 func TestParseSplitKeepsCodeWithIntro(t *testing.T) {
