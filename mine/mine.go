@@ -62,6 +62,8 @@ type Summary struct {
 	NotesUnchanged int           `json:"notes_unchanged"`
 	Reembedded     int           `json:"notes_reembedded"`
 	Problems       []Problem     `json:"problems"`
+	// Warnings are files mined with something worth fixing (e.g. broken frontmatter).
+	Warnings []Problem `json:"warnings,omitempty"`
 	DryRun         bool          `json:"dry_run"`
 	Repaired       []Repaired    `json:"repaired,omitempty"`
 	Duration       time.Duration `json:"-"`
@@ -79,6 +81,7 @@ func (s *Summary) add(o Summary) {
 	s.NotesUnchanged += o.NotesUnchanged
 	s.Reembedded += o.Reembedded
 	s.Problems = append(s.Problems, o.Problems...)
+	s.Warnings = append(s.Warnings, o.Warnings...)
 }
 
 // NoteID is a note's stable id: the same wing, source file, heading path
@@ -390,6 +393,9 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	doc, err := Parse(data, ParseOptions{MaxNoteRunes: opts.MaxNoteRunes})
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
+	}
+	for _, w := range doc.Warnings {
+		s.Warnings = append(s.Warnings, Problem{Path: f.path, Err: w})
 	}
 	notes := make([]palace.Note, len(doc.Notes))
 	occurrences := map[string]int{}

@@ -369,3 +369,13 @@ func TestNoteIDStable(t *testing.T) {
 		}
 	}
 }
+
+func TestBrokenFrontmatterIsAWarning(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", "---\nrole: [unclosed\n---\n- still mined\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	if s.NotesAdded != 1 || len(s.Warnings) != 1 || len(s.Problems) != 0 {
+		t.Fatalf("summary %+v", s)
+	}
+}

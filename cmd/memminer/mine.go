@@ -74,6 +74,9 @@ notes stay.`,
 				_ = bar.Finish()
 			}
 			a.reportRepairs(s.Repaired)
+			for _, w := range s.Warnings {
+				fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)
+			}
 			for _, pr := range s.Problems {
 				fmt.Fprintf(a.stderr, "memminer: skipped %s: %s\n", displayPath(pr.Path), pr.Err)
 			}
