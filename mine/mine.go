@@ -51,22 +51,22 @@ type Problem struct {
 
 // Summary reports what a mine did.
 type Summary struct {
-	Wings          []string      `json:"wings"`
-	FilesSeen      int           `json:"files_seen"`
-	FilesChanged   int           `json:"files_changed"`
-	FilesUnchanged int           `json:"files_unchanged"`
-	FilesSkipped   int           `json:"files_skipped"`
-	FilesRemoved   int           `json:"files_removed"`
-	NotesAdded     int           `json:"notes_added"`
-	NotesRemoved   int           `json:"notes_removed"`
-	NotesUnchanged int           `json:"notes_unchanged"`
-	Reembedded     int           `json:"notes_reembedded"`
-	Problems       []Problem     `json:"problems"`
+	Wings          []string  `json:"wings"`
+	FilesSeen      int       `json:"files_seen"`
+	FilesChanged   int       `json:"files_changed"`
+	FilesUnchanged int       `json:"files_unchanged"`
+	FilesSkipped   int       `json:"files_skipped"`
+	FilesRemoved   int       `json:"files_removed"`
+	NotesAdded     int       `json:"notes_added"`
+	NotesRemoved   int       `json:"notes_removed"`
+	NotesUnchanged int       `json:"notes_unchanged"`
+	Reembedded     int       `json:"notes_reembedded"`
+	Problems       []Problem `json:"problems"`
 	// Warnings are files mined with something worth fixing (e.g. broken frontmatter).
-	Warnings []Problem `json:"warnings,omitempty"`
-	DryRun         bool          `json:"dry_run"`
-	Repaired       []Repaired    `json:"repaired,omitempty"`
-	Duration       time.Duration `json:"-"`
+	Warnings []Problem     `json:"warnings,omitempty"`
+	DryRun   bool          `json:"dry_run"`
+	Repaired []Repaired    `json:"repaired,omitempty"`
+	Duration time.Duration `json:"-"`
 }
 
 func (s *Summary) add(o Summary) {
