@@ -44,6 +44,7 @@ func TestNewClient(t *testing.T) {
 // TestClientErrors drives every method through broken answers and checks
 // the error class and that the API key never shows.
 func TestClientErrors(t *testing.T) {
+	t.Parallel()
 	calls := map[string]func(ctx context.Context, c *Client) error{
 		"Ping":         func(ctx context.Context, c *Client) error { return c.Ping(ctx) },
 		"SystemStatus": func(ctx context.Context, c *Client) error { _, err := c.SystemStatus(ctx); return err },
@@ -124,6 +125,7 @@ func TestClientErrors(t *testing.T) {
 }
 
 func TestEventsTimeout(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusOK)
 		w.(http.Flusher).Flush()
@@ -166,6 +168,7 @@ func TestConnectionRefused(t *testing.T) {
 }
 
 func TestClientAgainstFake(t *testing.T) {
+	t.Parallel()
 	f := newFakeSyncthing(t)
 	peer := testDeviceID("peer")
 	f.addDevice(peer, "dwight-laptop")

@@ -31,6 +31,7 @@ type fakeSyncthing struct {
 	mu        sync.Mutex
 	srv       *http.Server
 	startTime time.Time
+	uptime    int
 	folders   []fakeFolder
 	devices   []fakeDevice
 	streams   map[string]*fakeStream
@@ -133,8 +134,25 @@ func (f *fakeSyncthing) upAgain() {
 func (f *fakeSyncthing) restart() {
 	f.mu.Lock()
 	f.startTime = f.startTime.Add(time.Minute)
+	f.uptime = 0
 	f.mu.Unlock()
 	f.resetStreams()
+}
+
+// restartSameSecond simulates a restart that keeps the (one-second
+// resolution) start time: only the uptime goes backwards.
+func (f *fakeSyncthing) restartSameSecond() {
+	f.mu.Lock()
+	f.uptime = 0
+	f.mu.Unlock()
+	f.resetStreams()
+}
+
+// age advances the reported uptime.
+func (f *fakeSyncthing) age(seconds int) {
+	f.mu.Lock()
+	f.uptime += seconds
+	f.mu.Unlock()
 }
 
 func (f *fakeSyncthing) resetStreams() {
@@ -211,7 +229,7 @@ func (f *fakeSyncthing) handle(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, map[string]string{"ping": "pong"})
 	case "/rest/system/status":
 		f.mu.Lock()
-		st := map[string]any{"myID": f.myID.String(), "startTime": f.startTime, "uptime": 12, "tilde": "/home/fake"}
+		st := map[string]any{"myID": f.myID.String(), "startTime": f.startTime, "uptime": f.uptime, "tilde": "/home/fake"}
 		f.mu.Unlock()
 		writeJSON(w, st)
 	case "/rest/config/folders":

@@ -148,6 +148,7 @@ type Watcher struct {
 	lastErr     error
 	lastErrTime time.Time
 	startTime   time.Time
+	uptime      int
 	epoch       int
 	restarts    int
 	since       [numStreams]int
@@ -401,17 +402,18 @@ func (w *Watcher) checkRestart(ctx context.Context) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.tilde = st.Tilde
-	switch {
-	case w.startTime.IsZero():
-		w.startTime = st.StartTime
-	case !st.StartTime.Equal(w.startTime):
+	// startTime has one-second resolution in some versions; an uptime
+	// that went backwards catches a restart within the same second.
+	restarted := !w.startTime.IsZero() &&
+		(!st.StartTime.Equal(w.startTime) || st.Uptime < w.uptime)
+	if restarted {
 		w.log.Info("syncthing restarted; reading its events from the start",
 			"previous_start", w.startTime, "start", st.StartTime)
-		w.startTime = st.StartTime
 		w.epoch++
 		w.restarts++
 		w.foldersStale = true
 	}
+	w.startTime, w.uptime = st.StartTime, st.Uptime
 	return nil
 }
 

@@ -107,6 +107,7 @@ func touch(t *testing.T, root, rel string) string {
 }
 
 func TestWatcherDeliversConflicts(t *testing.T) {
+	t.Parallel()
 	f := newFakeSyncthing(t)
 	root := t.TempDir()
 	f.addFolder("hive", "Hive", root)
@@ -172,6 +173,7 @@ func TestWatcherDeliversConflicts(t *testing.T) {
 }
 
 func TestWatcherRefreshesFolderMap(t *testing.T) {
+	t.Parallel()
 	f := newFakeSyncthing(t)
 	rootA, rootB := t.TempDir(), t.TempDir()
 	f.addFolder("a", "A", rootA)
@@ -210,6 +212,7 @@ func TestWatcherRefreshesFolderMap(t *testing.T) {
 }
 
 func TestWatcherRecoversFromRestart(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		// eventsAfter is how many events the restarted Syncthing logs
@@ -218,14 +221,17 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 		eventsAfter int
 		down        bool // the restart also drops connections
 		emptyBody   bool // the poll in flight ends with an empty 200
+		sameSecond  bool // startTime unchanged, only uptime went back
 	}{
-		{"fewer events, seen by empty polls", 0, false, false},
-		{"more events, seen by startTime", 8, false, false},
-		{"connections dropped", 0, true, false},
-		{"empty 200 body", 0, false, true},
+		{"fewer events, seen by empty polls", 0, false, false, false},
+		{"more events, seen by startTime", 8, false, false, false},
+		{"connections dropped", 0, true, false, false},
+		{"empty 200 body", 0, false, true, false},
+		{"same start second, seen by uptime", 0, false, false, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
 			f := newFakeSyncthing(t)
 			root := t.TempDir()
 			f.addFolder("hive", "Hive", root)
@@ -256,10 +262,20 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 					return hit
 				})
 			}
+			f.age(30)
+			if tt.sameSecond {
+				// Let the watcher see the old uptime first.
+				n := f.requestCount("/rest/system/status")
+				waitFor(t, "a status check", func() bool { return f.requestCount("/rest/system/status") > n })
+			}
 			if tt.down {
 				f.down()
 			}
-			f.restart()
+			if tt.sameSecond {
+				f.restartSameSecond()
+			} else {
+				f.restart()
+			}
 			if tt.down {
 				f.upAgain()
 			}
@@ -284,6 +300,7 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 }
 
 func TestWatcherIDsGoBackwards(t *testing.T) {
+	t.Parallel()
 	// Ids reset although the start time stays the same (a restart within
 	// the clock's resolution, or a proxy in between): the watcher must
 	// still re-read from the start.
@@ -316,6 +333,7 @@ func TestWatcherIDsGoBackwards(t *testing.T) {
 }
 
 func TestWatcherServerDownThenUp(t *testing.T) {
+	t.Parallel()
 	f := newFakeSyncthing(t)
 	root := t.TempDir()
 	f.addFolder("hive", "Hive", root)

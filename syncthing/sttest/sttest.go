@@ -15,6 +15,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
@@ -98,7 +99,16 @@ type Node struct {
 // starts it and waits until its REST API answers.
 func StartNode(t testing.TB, name string) *Node {
 	t.Helper()
-	bin := Binary(t)
+	n, err := newNode(t, Binary(t), name)
+	if err != nil {
+		t.Fatalf("sttest: %v", err)
+	}
+	return n
+}
+
+// newNode does StartNode's work without calling t.Fatal, so that it can
+// run off the test goroutine.
+func newNode(t testing.TB, bin, name string) (*Node, error) {
 	dir := t.TempDir()
 	n := &Node{
 		t:          t,
@@ -107,39 +117,46 @@ func StartNode(t testing.TB, name string) *Node {
 		dir:        dir,
 		home:       filepath.Join(dir, "home"),
 		folderPath: filepath.Join(dir, FolderID),
-		apiKey:     randomKey(t),
+	}
+	var err error
+	if n.apiKey, err = randomKey(); err != nil {
+		return nil, err
 	}
 	if err := os.MkdirAll(n.folderPath, 0o755); err != nil {
-		t.Fatalf("sttest: %v", err)
+		return nil, err
 	}
-	n.guiPort, n.listenPort = freePort(t), freePort(t)
+	ports, err := freePorts(2)
+	if err != nil {
+		return nil, err
+	}
+	n.guiPort, n.listenPort = ports[0], ports[1]
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "generate", "--home="+n.home, "--no-default-folder").CombinedOutput()
 	if err != nil {
-		t.Fatalf("sttest: syncthing generate for %s: %v\n%s", name, err, out)
+		return nil, fmt.Errorf("syncthing generate for %s: %w\n%s", name, err, out)
 	}
 	if err := n.patchConfig(); err != nil {
-		t.Fatalf("sttest: %v", err)
+		return nil, err
 	}
-	c, err := syncthing.NewClient(n.URL(), n.apiKey, syncthing.WithRequestTimeout(10*time.Second))
-	if err != nil {
-		t.Fatalf("sttest: %v", err)
+	if n.client, err = syncthing.NewClient(n.URL(), n.apiKey, syncthing.WithRequestTimeout(10*time.Second)); err != nil {
+		return nil, err
 	}
-	n.client = c
 	t.Cleanup(n.Stop)
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("sttest: last lines of %s's log:\n%s", name, n.logTail(40))
 		}
 	})
-	n.start()
+	if err := n.start(); err != nil {
+		return nil, err
+	}
 	st, err := n.client.SystemStatus(ctx)
 	if err != nil {
-		t.Fatalf("sttest: status of %s: %v", name, err)
+		return nil, fmt.Errorf("status of %s: %w", name, err)
 	}
 	n.id = st.MyID
-	return n
+	return n, nil
 }
 
 // StartPair starts two nodes, "alpha" and "bravo", in parallel, makes them
@@ -147,32 +164,39 @@ func StartNode(t testing.TB, name string) *Node {
 // watcher delay 1 s) and waits until they are connected.
 func StartPair(t testing.TB) (*Node, *Node) {
 	t.Helper()
-	Binary(t)
-	var a, b *Node
+	bin := Binary(t)
+	start := time.Now()
+	var a *Node
+	var errA error
 	var wg sync.WaitGroup
-	wg.Go(func() { a = StartNode(t, "alpha") })
-	b = StartNode(t, "bravo")
+	wg.Go(func() { a, errA = newNode(t, bin, "alpha") })
+	b, errB := newNode(t, bin, "bravo")
 	wg.Wait()
-	if a == nil || t.Failed() {
-		t.FailNow()
+	if err := errors.Join(errA, errB); err != nil {
+		t.Fatalf("sttest: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	// Only alpha dials: when both dial at once, Syncthing 1.19 can stall
-	// for 20 s in the Hello exchange. Syncthing waits at least 5 s between
-	// dials, so if bravo restarts alpha reconnects within about that.
-	if err := a.AddDevice(ctx, b, true); err != nil {
-		t.Fatalf("sttest: %v", err)
+	// for 20 s in the Hello exchange. Bravo is set up first, so that
+	// alpha's first dial (right when it learns bravo's address) is
+	// accepted; a rejected dial is retried only after 5 s. For the same
+	// reason, if bravo restarts, alpha reconnects within about 5 s.
+	steps := []func() error{
+		func() error { return b.AddDevice(ctx, a, false) },
+		func() error { return b.ShareFolder(ctx, FolderID, b.folderPath, a, b) },
+		func() error { return a.AddDevice(ctx, b, true) },
+		func() error { return a.ShareFolder(ctx, FolderID, a.folderPath, a, b) },
 	}
-	if err := b.AddDevice(ctx, a, false); err != nil {
-		t.Fatalf("sttest: %v", err)
-	}
-	for _, n := range []*Node{a, b} {
-		if err := n.ShareFolder(ctx, FolderID, n.folderPath, a, b); err != nil {
+	for _, step := range steps {
+		if err := step(); err != nil {
 			t.Fatalf("sttest: %v", err)
 		}
 	}
+	up := time.Since(start)
 	WaitConnected(t, a, b)
+	t.Logf("sttest: alpha (%s) and bravo (%s) up after %s, connected after %s",
+		a.Short(), b.Short(), up.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	return a, b
 }
 
@@ -211,7 +235,9 @@ func (n *Node) ListenAddress() string { return "tcp://127.0.0.1:" + strconv.Itoa
 func (n *Node) Restart() {
 	n.t.Helper()
 	n.Stop()
-	n.start()
+	if err := n.start(); err != nil {
+		n.t.Fatalf("sttest: restart: %v", err)
+	}
 }
 
 // Stop kills the node and waits for the process to exit. Stopping a
@@ -245,11 +271,10 @@ func (n *Node) Running() bool {
 	}
 }
 
-func (n *Node) start() {
-	n.t.Helper()
+func (n *Node) start() error {
 	log, err := os.OpenFile(filepath.Join(n.dir, "syncthing.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
-		n.t.Fatalf("sttest: %v", err)
+		return err
 	}
 	cmd := exec.Command(n.bin, "serve",
 		"--home="+n.home,
@@ -270,7 +295,7 @@ func (n *Node) start() {
 	cmd.Stdout, cmd.Stderr = log, log
 	if err := cmd.Start(); err != nil {
 		_ = log.Close()
-		n.t.Fatalf("sttest: start syncthing %s: %v", n.name, err)
+		return fmt.Errorf("start syncthing %s: %w", n.name, err)
 	}
 	done := make(chan struct{})
 	go func() {
@@ -288,13 +313,13 @@ func (n *Node) start() {
 		err := n.client.Ping(pctx)
 		pcancel()
 		if err == nil {
-			return
+			return nil
 		}
 		select {
 		case <-done:
-			n.t.Fatalf("sttest: syncthing %s exited during start-up:\n%s", n.name, n.logTail(30))
+			return fmt.Errorf("syncthing %s exited during start-up:\n%s", n.name, n.logTail(30))
 		case <-ctx.Done():
-			n.t.Fatalf("sttest: syncthing %s did not answer within %s: %v", n.name, startTimeout, err)
+			return fmt.Errorf("syncthing %s did not answer within %s: %w", n.name, startTimeout, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -473,21 +498,24 @@ func (n *Node) logTail(lines int) string {
 	return strings.Join(all, "\n")
 }
 
-// freePort returns a currently free TCP port on 127.0.0.1.
-func freePort(t testing.TB) int {
-	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatalf("sttest: find a free port: %v", err)
+// freePorts returns n distinct TCP ports that were free on 127.0.0.1.
+func freePorts(n int) ([]int, error) {
+	var ports []int
+	for range n {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			return nil, fmt.Errorf("find a free port: %w", err)
+		}
+		defer ln.Close() // held until all are picked, so they differ
+		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	return ports, nil
 }
 
-func randomKey(t testing.TB) string {
+func randomKey() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		t.Fatalf("sttest: %v", err)
+		return "", fmt.Errorf("random API key: %w", err)
 	}
-	return hex.EncodeToString(b)
+	return hex.EncodeToString(b), nil
 }
