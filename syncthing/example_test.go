@@ -1,0 +1,68 @@
+package syncthing_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"log/slog"
+	"os/signal"
+	"syscall"
+
+	"github.com/memminer/memminer/syncthing"
+)
+
+func ExampleParseConflictName() {
+	for _, name := range []string{
+		"memory.sync-conflict-20240131-093000-ABCDEFG.md",
+		"notes.v2.sync-conflict-20240131-093000-ABCDEFG",
+		"how-to-fix-sync-conflict-errors.md",
+	} {
+		cn, ok := syncthing.ParseConflictName(name)
+		fmt.Printf("%-50s ok=%-5v original=%q winner=%q at %s\n",
+			name, ok, cn.Original, cn.ShortDevice, cn.Time.Format("2006-01-02 15:04:05"))
+	}
+	// Output:
+	// memory.sync-conflict-20240131-093000-ABCDEFG.md    ok=true  original="memory.md" winner="ABCDEFG" at 2024-01-31 09:30:00
+	// notes.v2.sync-conflict-20240131-093000-ABCDEFG     ok=true  original="notes.v2" winner="ABCDEFG" at 2024-01-31 09:30:00
+	// how-to-fix-sync-conflict-errors.md                 ok=false original="" winner="" at 0001-01-01 00:00:00
+}
+
+// A daemon finds the local Syncthing through its config.xml, checks the
+// backlog on disk, then follows the event streams.
+func ExampleWatcher() {
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+
+	_, gui, err := syncthing.FindConfig() // the default locations
+	if err != nil {
+		log.Fatal(err)
+	}
+	client, err := syncthing.NewClient(gui.URL(), gui.APIKey)
+	if err != nil {
+		log.Fatal(err)
+	}
+	folders, err := client.Folders(ctx)
+	if err != nil {
+		log.Fatal(err) // says "API key rejected" for a wrong key, never the key
+	}
+	st, err := client.SystemStatus(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, f := range folders {
+		found, err := syncthing.ScanConflicts(ctx, f.AbsPath(st.Tilde))
+		if err != nil {
+			slog.Warn("scan for conflict copies", "err", err)
+		}
+		for _, c := range found {
+			fmt.Println("conflict copy already on disk:", c.Path)
+		}
+	}
+
+	w := syncthing.NewWatcher(client, func(ctx context.Context, ev syncthing.ConflictEvent) {
+		fmt.Printf("%s %s (original %s, winner %s)\n", ev.Action, ev.Path, ev.Original, ev.Winner.DisplayName())
+	}, syncthing.WatcherOptions{})
+	if err := w.Run(ctx); err != nil {
+		log.Fatal(err)
+	}
+}
