@@ -10,7 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
+
+	"github.com/memminer/memminer/wakeup"
 )
 
 // dialTimeout bounds connecting to the socket: a daemon that does not
@@ -19,7 +22,8 @@ const dialTimeout = 2 * time.Second
 
 // Client talks to the daemon serving a palace, over the palace's control
 // socket. Every method returns an error matching ErrNotRunning when no
-// daemon answers, so a caller can fall back to opening the palace itself.
+// daemon answers, so a caller can fall back to opening the palace itself;
+// a nil *Client is a client that never asks.
 type Client struct {
 	socket string
 	hc     *http.Client
@@ -41,7 +45,12 @@ func NewClient(palaceDir string) *Client {
 }
 
 // Socket is the path of the control socket.
-func (c *Client) Socket() string { return c.socket }
+func (c *Client) Socket() string {
+	if c == nil {
+		return ""
+	}
+	return c.socket
+}
 
 // Status asks the daemon for its status.
 func (c *Client) Status(ctx context.Context) (Status, error) {
@@ -70,6 +79,22 @@ func (c *Client) Mine(ctx context.Context, req MineRequest) (MineReply, error) {
 	return rep.MineReply, err
 }
 
+// WakeUp asks the daemon for the wake-up digest. Its errors match
+// wakeup.ErrEmpty and wakeup.ErrUnknownWing as wakeup.Build's do, with the
+// same text.
+func (c *Client) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest, error) {
+	q := url.Values{}
+	if opts.Tokens != 0 {
+		q.Set("tokens", strconv.Itoa(opts.Tokens))
+	}
+	if opts.Wing != "" {
+		q.Set("wing", opts.Wing)
+	}
+	var dg wakeup.Digest
+	err := c.Get(ctx, "/wakeup", q, &dg)
+	return dg, err
+}
+
 // Get fetches a JSON document from the daemon, such as a component's
 // endpoint, decoding it into out.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
@@ -77,6 +102,9 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 }
 
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+	if c == nil {
+		return fmt.Errorf("%w (not asked)", ErrNotRunning)
+	}
 	var body io.Reader
 	if in != nil {
 		data, err := json.Marshal(in)

@@ -7,11 +7,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/wakeup"
 )
 
 // maxRequestBody bounds a request's JSON.
@@ -23,6 +25,7 @@ const maxRequestBody = 1 << 20
 //	GET  /status        Status
 //	POST /search        SearchRequest → SearchResult
 //	POST /mine          MineRequest → MineReply
+//	GET  /wakeup        ?tokens=N&wing=ID → wakeup.Digest
 //
 // Components add their own routes (see Router).
 func (d *Daemon) routes() http.Handler {
@@ -32,6 +35,7 @@ func (d *Daemon) routes() http.Handler {
 	})
 	mux.HandleFunc("POST /search", d.handleSearch)
 	mux.HandleFunc("POST /mine", d.handleMine)
+	mux.HandleFunc("GET /wakeup", d.handleWakeup)
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)
@@ -101,6 +105,25 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, out.reply)
 }
 
+func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	opts := wakeup.Options{Wing: q.Get("wing"), ReadFile: wakeup.ReadFileLimited}
+	if t := q.Get("tokens"); t != "" {
+		n, err := strconv.Atoi(t)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
+			return
+		}
+		opts.Tokens = n
+	}
+	dg, err := wakeup.Build(d.p, opts)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, dg)
+}
+
 // mineErrorReply is a failed mine: what was done, and the error.
 type mineErrorReply struct {
 	MineReply
@@ -151,9 +174,9 @@ func writeErr(w http.ResponseWriter, err error) {
 // statusOf picks the HTTP status for an error.
 func statusOf(err error) int {
 	switch errorCode(err) {
-	case codeUnknownWing:
+	case codeUnknownWing, codeWakeupUnknownWing:
 		return http.StatusNotFound
-	case codeEmpty, codeModelMismatch, codeOtherModel, codeReadOnly:
+	case codeEmpty, codeWakeupEmpty, codeModelMismatch, codeOtherModel, codeReadOnly:
 		return http.StatusConflict
 	case codeShuttingDown:
 		return http.StatusServiceUnavailable

@@ -6,6 +6,7 @@ import (
 
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/wakeup"
 )
 
 // The types in this file are what the CLI prints and what the control
@@ -197,14 +198,16 @@ var (
 
 // Error codes on the wire, and the sentinel errors they map to.
 const (
-	codeEmpty         = "empty"
-	codeUnknownWing   = "unknown_wing"
-	codeModelMismatch = "model_mismatch"
-	codeOtherModel    = "other_model"
-	codeReadOnly      = "read_only"
-	codeShuttingDown  = "shutting_down"
-	codeBadRequest    = "bad_request"
-	codeInternal      = "internal"
+	codeEmpty             = "empty"
+	codeUnknownWing       = "unknown_wing"
+	codeWakeupEmpty       = "wakeup_empty"
+	codeWakeupUnknownWing = "wakeup_unknown_wing"
+	codeModelMismatch     = "model_mismatch"
+	codeOtherModel        = "other_model"
+	codeReadOnly          = "read_only"
+	codeShuttingDown      = "shutting_down"
+	codeBadRequest        = "bad_request"
+	codeInternal          = "internal"
 )
 
 // codeErrors is ordered: errorCode picks the first sentinel err matches.
@@ -214,6 +217,8 @@ var codeErrors = []struct {
 }{
 	{codeEmpty, palace.ErrEmpty},
 	{codeUnknownWing, palace.ErrUnknownWing},
+	{codeWakeupEmpty, wakeup.ErrEmpty},
+	{codeWakeupUnknownWing, wakeup.ErrUnknownWing},
 	{codeModelMismatch, palace.ErrModelMismatch},
 	{codeOtherModel, ErrOtherModel},
 	{codeReadOnly, palace.ErrReadOnly},

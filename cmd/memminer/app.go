@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -30,6 +31,7 @@ type app struct {
 	configFile string
 	palaceDir  string
 	model      string
+	noDaemon   bool
 
 	cfg config.Config
 
@@ -61,9 +63,11 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	pf.StringVar(&a.palaceDir, "palace", "", "palace directory (env MEMMINER_PALACE_PATH; default $XDG_DATA_HOME/memminer/palace)")
 	pf.StringVar(&a.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/memminer/config.yml, optional)")
 	pf.StringVar(&a.model, "model", "", "embedding model: "+strings.Join(embed.Specs(), ", ")+" (env MEMMINER_EMBEDDING_MODEL)")
+	pf.BoolVar(&a.noDaemon, "no-daemon", false, "do not ask a running daemon; open the palace directly")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.AddCommand(a.mineCmd(), a.searchCmd(), a.statusCmd())
 	root.AddCommand(a.wakeupCmd())
+	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	return root
 }
 
@@ -90,6 +94,16 @@ func (a *app) resolve(cmd *cobra.Command) error {
 		a.cfg.Palace = abs
 	}
 	return a.cfg.Validate()
+}
+
+// client returns a client for the daemon serving the palace, or nil with
+// --no-daemon. Commands try it first and open the palace themselves when it
+// reports daemon.ErrNotRunning.
+func (a *app) client() *daemon.Client {
+	if a.noDaemon {
+		return nil
+	}
+	return daemon.NewClient(a.cfg.Palace)
 }
 
 // modelState says whether the configured embedding model is usable.
@@ -158,10 +172,12 @@ func (a *app) reportRepairs(rs []mine.Repaired) {
 func (a *app) mineOptions() mine.Options {
 	return mine.Options{
 		MaxFileBytes: a.cfg.MaxFileBytes,
-		OnReembed: func(wing, from, to string, n int) {
-			fmt.Fprintf(a.stderr, "memminer: wing %s was embedded with %s; re-embedding its %d notes with %s\n", wing, from, n, to)
-		},
+		OnReembed:    a.reportReembed,
 	}
+}
+
+func (a *app) reportReembed(wing, from, to string, n int) {
+	fmt.Fprintf(a.stderr, "memminer: wing %s was embedded with %s; re-embedding its %d notes with %s\n", wing, from, n, to)
 }
 
 // displayPath shows path relative to the working directory when it lies

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"time"
@@ -10,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -26,7 +28,8 @@ func (a *app) mineCmd() *cobra.Command {
 The wing defaults to the directory's name (hive/agents/dwight/ is wing "dwight").
 A hive directory (one with agents/<id>/ inside) is mined one wing per agent.
 Mining is incremental: unchanged files are not re-read and unchanged notes are
-not re-embedded. Syncthing conflict copies (*.sync-conflict-*) and hidden
+not re-embedded. When the daemon (memminer run) holds the palace, the mine is
+handed to it and its summary printed: there is never a second writer. Syncthing conflict copies (*.sync-conflict-*) and hidden
 directories are never mined. Files that cannot be mined (binary, too large,
 not UTF-8, symlinks leaving PATH) are reported and skipped; their earlier
 notes stay.`,
@@ -47,6 +50,23 @@ notes stay.`,
 				}
 			}
 			ctx := cmd.Context()
+			// The daemon does not share our working directory.
+			path, err := absPath("mine", args[0])
+			if err != nil {
+				return err
+			}
+			rep, err := a.client().Mine(ctx, daemon.MineRequest{Path: path, Wing: wing, Agent: agent, DryRun: dryRun, Model: a.cfg.Model})
+			switch {
+			case errors.Is(err, daemon.ErrNotRunning):
+				// Nobody holds the palace for us: mine it here.
+			case errors.Is(err, daemon.ErrOtherModel):
+				return fmt.Errorf("%v; it holds the palace, so mine with its model or stop it first (memminer stop)", err)
+			default:
+				for _, r := range rep.Reembeds {
+					a.reportReembed(r.Wing, r.From, r.To, r.Notes)
+				}
+				return a.finishMine(rep.Result.Summary, err, asJSON)
+			}
 			e, _, err := a.embedder(ctx)
 			if err != nil {
 				return err
@@ -69,25 +89,11 @@ notes stay.`,
 					}
 				}
 			}
-			s, err := mine.Mine(ctx, p, args[0], opts)
+			s, err := mine.Mine(ctx, p, path, opts)
 			if bar != nil {
 				_ = bar.Finish()
 			}
-			a.reportRepairs(s.Repaired)
-			for _, w := range s.Warnings {
-				fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)
-			}
-			for _, pr := range s.Problems {
-				fmt.Fprintf(a.stderr, "memminer: skipped %s: %s\n", displayPath(pr.Path), pr.Err)
-			}
-			if err != nil {
-				return err
-			}
-			if asJSON {
-				return writeJSON(a.stdout, mineJSON{Summary: s, Seconds: s.Duration.Seconds()})
-			}
-			printMineSummary(a, s)
-			return nil
+			return a.finishMine(s, err, asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -98,9 +104,25 @@ notes stay.`,
 	return cmd
 }
 
-type mineJSON struct {
-	mine.Summary
-	Seconds float64 `json:"seconds"`
+// finishMine reports a mine's repairs, warnings and skipped files on
+// stderr and its summary on stdout, the same whether the daemon or this
+// process mined.
+func (a *app) finishMine(s mine.Summary, err error, asJSON bool) error {
+	a.reportRepairs(s.Repaired)
+	for _, w := range s.Warnings {
+		fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)
+	}
+	for _, pr := range s.Problems {
+		fmt.Fprintf(a.stderr, "memminer: skipped %s: %s\n", displayPath(pr.Path), pr.Err)
+	}
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(a.stdout, daemon.NewMineResult(s))
+	}
+	printMineSummary(a, s)
+	return nil
 }
 
 func printMineSummary(a *app, s mine.Summary) {

@@ -1,13 +1,14 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -23,7 +24,10 @@ func (a *app) searchCmd() *cobra.Command {
 		Long: `Search every wing (or one, with --wing) for the notes most relevant to QUERY.
 
 Search is hybrid: BM25 over the notes' words, fused with vector similarity when
-an embedding model is configured. With the lexical model it is BM25 alone.`,
+an embedding model is configured. With the lexical model it is BM25 alone.
+
+When the daemon (memminer run) serves the palace, the search goes to it over
+its socket: no model or palace is loaded. The output is the same either way.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --results 10 --json`,
 		Args: func(_ *cobra.Command, args []string) error {
@@ -46,28 +50,18 @@ an embedding model is configured. With the lexical model it is BM25 alone.`,
 				wings = []string{w}
 			}
 			ctx := cmd.Context()
-			e, _, err := a.embedder(ctx)
-			if err != nil {
-				return err
+			out, err := a.client().Search(ctx, daemon.SearchRequest{Query: query, Wings: wings, Results: results, Model: a.cfg.Model})
+			if errors.Is(err, daemon.ErrNotRunning) || errors.Is(err, daemon.ErrOtherModel) {
+				out, err = a.searchPalace(ctx, query, wings, results)
 			}
-			p, err := a.openPalace(ctx, e, false, wings)
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-			hits, err := p.Search(ctx, query, palace.SearchOptions{Wings: wings, Results: results})
 			switch {
 			case errors.Is(err, palace.ErrEmpty):
 				return fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace)
 			case err != nil:
 				return err
 			}
-			out := searchJSON{Query: query, Results: make([]searchHit, len(hits))}
-			for i, h := range hits {
-				out.Results[i] = searchHit{
-					ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: displayPath(h.Source), Line: h.Line,
-					Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Mtime: h.Mtime.UTC().Format(time.RFC3339),
-				}
+			for i := range out.Results {
+				out.Results[i].Source = displayPath(out.Results[i].Source)
 			}
 			if asJSON {
 				return writeJSON(a.stdout, out)
@@ -83,27 +77,25 @@ an embedding model is configured. With the lexical model it is BM25 alone.`,
 	return cmd
 }
 
-// searchJSON is the shape of `search --json`, read by agents and scripts.
-type searchJSON struct {
-	Query   string      `json:"query"`
-	Results []searchHit `json:"results"`
+// searchPalace searches the palace itself, read-only: no daemon serves it.
+func (a *app) searchPalace(ctx context.Context, query string, wings []string, results int) (daemon.SearchResult, error) {
+	e, _, err := a.embedder(ctx)
+	if err != nil {
+		return daemon.SearchResult{}, err
+	}
+	p, err := a.openPalace(ctx, e, false, wings)
+	if err != nil {
+		return daemon.SearchResult{}, err
+	}
+	defer p.Close()
+	hits, err := p.Search(ctx, query, palace.SearchOptions{Wings: wings, Results: results})
+	if err != nil {
+		return daemon.SearchResult{}, err
+	}
+	return daemon.NewSearchResult(query, hits), nil
 }
 
-type searchHit struct {
-	ID      string  `json:"id"`
-	Wing    string  `json:"wing"`
-	Agent   string  `json:"agent"`
-	Source  string  `json:"source"`
-	Line    int     `json:"line"`
-	Heading string  `json:"heading"`
-	Text    string  `json:"text"`
-	Score   float64 `json:"score"`
-	Mtime   string  `json:"mtime"`
-}
-
-func roundScore(s float64) float64 { return float64(int(s*10000+0.5)) / 10000 }
-
-func printHits(a *app, out searchJSON) {
+func printHits(a *app, out daemon.SearchResult) {
 	if len(out.Results) == 0 {
 		fmt.Fprintln(a.stdout, "no matching notes")
 		return

@@ -1,13 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/daemon"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -24,28 +27,12 @@ func (a *app) statusCmd() *cobra.Command {
 		Args: exactArgs(0, "status takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			ctx := cmd.Context()
-			e, ms, err := a.embedder(ctx)
+			st, err := a.client().Status(ctx)
+			if errors.Is(err, daemon.ErrNotRunning) {
+				st, err = a.palaceStatus(ctx)
+			}
 			if err != nil {
 				return err
-			}
-			p, err := a.openPalace(ctx, e, false, nil)
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-			st := statusJSON{
-				Available:   ms.Available,
-				Enabled:     a.cfg.Enabled,
-				Active:      false,
-				Model:       ms.Spec,
-				ModelError:  ms.Reason,
-				Palace:      a.cfg.Palace,
-				PalaceBytes: p.Bytes(),
-				Wings:       p.Wings(),
-			}
-			st.Initialized = len(st.Wings) > 0
-			for _, w := range st.Wings {
-				st.Notes += w.Notes
 			}
 			if asJSON {
 				return writeJSON(a.stdout, st)
@@ -58,22 +45,21 @@ func (a *app) statusCmd() *cobra.Command {
 	return cmd
 }
 
-// statusJSON is the shape of `status --json`.
-type statusJSON struct {
-	Available     bool              `json:"available"`
-	Enabled       bool              `json:"enabled"`
-	Active        bool              `json:"active"`
-	Initialized   bool              `json:"initialized"`
-	Model         string            `json:"model"`
-	ModelError    string            `json:"model_error,omitempty"`
-	Palace        string            `json:"palace"`
-	PalaceBytes   int64             `json:"palace_bytes"`
-	Notes         int               `json:"notes"`
-	ConflictsOpen int               `json:"conflicts_open"`
-	Wings         []palace.WingInfo `json:"wings"`
+// palaceStatus describes the palace itself: no daemon serves it.
+func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
+	e, ms, err := a.embedder(ctx)
+	if err != nil {
+		return daemon.Status{}, err
+	}
+	p, err := a.openPalace(ctx, e, false, nil)
+	if err != nil {
+		return daemon.Status{}, err
+	}
+	defer p.Close()
+	return daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled), nil
 }
 
-func printStatus(a *app, st statusJSON) {
+func printStatus(a *app, st daemon.Status) {
 	model := st.Model
 	if st.ModelError != "" {
 		model += " (unavailable: " + st.ModelError + ")"
@@ -92,9 +78,64 @@ func printStatus(a *app, st statusJSON) {
 		if !w.LastMined.IsZero() {
 			last = w.LastMined.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s\n", w.ID, w.Notes, w.Sources, w.Model, last)
+		orphan := ""
+		if w.Orphaned {
+			orphan = "  (orphaned: its markdown is gone; the wing is kept)"
+		}
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s%s\n", w.ID, w.Notes, w.Sources, w.Model, last, orphan)
 	}
 	tw.Flush()
+	if st.Daemon != nil {
+		printDaemon(a, st.Daemon)
+	}
+}
+
+// printDaemon prints what a running daemon adds to status.
+func printDaemon(a *app, d *daemon.DaemonInfo) {
+	up := time.Duration(d.UptimeSeconds * float64(time.Second)).Round(time.Second)
+	fmt.Fprintf(a.stdout, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, d.Hive)
+	fmt.Fprintf(a.stdout, "watching:    %s; mine loop every %s\n", d.Watch, d.MineInterval)
+	last := "never"
+	if !d.LastScan.IsZero() {
+		last = d.LastScan.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(a.stdout, "last scan:   %s (%d scans, %d mines)\n", last, d.Scans, d.Mines)
+	var pending []string
+	if d.Mining != "" {
+		pending = append(pending, "mining "+d.Mining)
+	}
+	if n := len(d.Pending.Wings); n > 0 {
+		pending = append(pending, fmt.Sprintf("%d %s queued (%s)", n, plural(n, "wing", "wings"), strings.Join(d.Pending.Wings, ", ")))
+	}
+	if n := d.Pending.Requests; n > 0 {
+		pending = append(pending, fmt.Sprintf("%d %s", n, plural(n, "mine request", "mine requests")))
+	}
+	if len(pending) == 0 {
+		pending = []string{"none"}
+	}
+	fmt.Fprintf(a.stdout, "pending:     %s\n", strings.Join(pending, "; "))
+	if d.Metrics != "" {
+		fmt.Fprintf(a.stdout, "metrics:     http://%s/metrics\n", d.Metrics)
+	}
+	if len(d.Errors) == 0 {
+		fmt.Fprintln(a.stdout, "errors:      none")
+		return
+	}
+	fmt.Fprintf(a.stdout, "errors:      %d\n", len(d.Errors))
+	for _, e := range d.Errors {
+		retry := ""
+		if !e.NextRetry.IsZero() {
+			retry = ", retried when it changes or at " + e.NextRetry.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(a.stdout, "  %s: %s (failed %d %s%s)\n", displayPath(e.Path), e.Error, e.Failures, plural(e.Failures, "time", "times"), retry)
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 func humanSize(n int64) string {

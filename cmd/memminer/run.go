@@ -1,0 +1,130 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"log/slog"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+)
+
+func (a *app) runCmd() *cobra.Command {
+	var (
+		hive               string
+		mineInterval       time.Duration
+		noWatch            bool
+		metricsAddr        string
+		metricsAllowRemote bool
+		logFormat          string
+		logLevel           string
+	)
+	cmd := &cobra.Command{
+		Use:   "run",
+		Short: "Run the memminer service in the foreground",
+		Long: `Run the memminer service in the foreground: mine the hive's agents/<id>/
+directories into one wing each, keep mining them as they change, and serve
+search, status, mine and wake-up requests on the control socket
+(<palace>/memminer.sock, mode 0600). Other memminer commands use the socket
+when the service is up, so they load neither the model nor the palace.
+
+Changes are found by fsnotify (debounced, about a second) and by the mine
+loop, which every mine_interval re-mines the files whose mtime or size
+changed. A new agent directory becomes a wing without a restart; a removed
+one's wing is kept and shown as orphaned in status.
+
+SIGINT or SIGTERM stops the service within seconds with exit status 0; the
+palace on disk is always a complete state. Logs go to stderr. This is the
+command installed services run (see memminer install); in a container, make
+it the container's command.`,
+		Example: `  memminer run --hive ~/hive
+  memminer run --hive /srv/hive --metrics-addr 127.0.0.1:9464 --log-format json`,
+		Args: exactArgs(0, "run takes no arguments; give the hive with --hive DIR"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("hive") {
+				a.cfg.Hive = hive
+			}
+			if cmd.Flags().Changed("mine-interval") {
+				a.cfg.MineInterval = mineInterval
+				if err := a.cfg.Validate(); err != nil {
+					return usagef("--mine-interval: %v", err)
+				}
+			}
+			log, err := newLogger(a.stderr, logFormat, logLevel)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			if !a.cfg.Enabled {
+				log.Info("memminer is disabled (enabled: false); idling until stopped")
+				<-ctx.Done()
+				return nil
+			}
+			if a.cfg.Hive == "" {
+				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+			}
+			e, ms, err := a.embedder(ctx)
+			if err != nil {
+				return err
+			}
+			opts := daemon.Options{
+				Palace:             a.cfg.Palace,
+				Hive:               a.cfg.Hive,
+				Embedder:           e,
+				ModelSpec:          ms.Spec,
+				ModelError:         ms.Reason,
+				MineInterval:       a.cfg.MineInterval,
+				NoWatch:            noWatch,
+				LockTimeout:        a.cfg.LockTimeout,
+				MaxFileBytes:       a.cfg.MaxFileBytes,
+				MetricsAddr:        metricsAddr,
+				MetricsAllowRemote: metricsAllowRemote,
+				Logger:             log,
+			}
+			return daemon.NewProgram(ctx, opts).Run()
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&hive, "hive", "", "hive directory holding agents/<id>/memory.md (env MEMMINER_HIVE, config hive:)")
+	f.DurationVar(&mineInterval, "mine-interval", 0, "period of the mine loop (env MEMMINER_MINE_INTERVAL, config mine_interval:, default 3m)")
+	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
+	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this loopback host:port, e.g. 127.0.0.1:9464")
+	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
+	f.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	return cmd
+}
+
+// newLogger makes the daemon's logger: slog to stderr, text or JSON.
+func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
+	var lv slog.Level
+	if err := lv.UnmarshalText([]byte(level)); err != nil {
+		return nil, usagef("--log-level: %q is not debug, info, warn or error", level)
+	}
+	opts := &slog.HandlerOptions{Level: lv}
+	switch strings.ToLower(format) {
+	case "text", "":
+		// journald and launchd keep the lines as written; text reads well
+		// on a terminal and there.
+		return slog.New(slog.NewTextHandler(w, opts)), nil
+	case "json":
+		return slog.New(slog.NewJSONHandler(w, opts)), nil
+	}
+	return nil, usagef("--log-format: %q is not text or json", format)
+}
+
+// absPath makes a flag's path absolute, for what another process reads.
+func absPath(flag, p string) (string, error) {
+	if p == "" {
+		return "", nil
+	}
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return "", fmt.Errorf("%s %s: %w", flag, p, err)
+	}
+	return abs, nil
+}

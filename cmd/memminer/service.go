@@ -1,0 +1,239 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/embed"
+)
+
+// serviceFlags are the flags every service command shares.
+type serviceFlags struct {
+	user bool
+}
+
+func (f *serviceFlags) add(cmd *cobra.Command) {
+	cmd.Flags().BoolVar(&f.user, "user", false, "the per-user service (systemd --user, a launchd agent) instead of the system one")
+}
+
+func (f *serviceFlags) suffix() string {
+	if f.user {
+		return " --user"
+	}
+	return ""
+}
+
+func (a *app) installCmd() *cobra.Command {
+	var (
+		sf          serviceFlags
+		hive, runAs string
+		printOnly   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "install",
+		Short: "Install memminer as a system (or --user) service running `memminer run`",
+		Long: `Install memminer as a service that runs "memminer run" with this hive and
+palace: a systemd unit on Linux, a launchd job on macOS. The service starts at
+boot (or login, for --user) and is restarted when it fails.
+
+The system unit is sandboxed (NoNewPrivileges, ProtectSystem=strict with only
+the hive, the palace and the model cache writable, PrivateTmp). deploy/ in the
+source tree holds the same files for installing by hand.
+
+Where no service manager runs (a container, usually) install says so: run
+"memminer run" in the foreground instead, e.g. as the container's command.`,
+		Example: `  sudo memminer install --hive /srv/hive --palace /var/lib/memminer/palace
+  memminer install --user --hive ~/hive
+  memminer install --user --hive ~/hive --print`,
+		Args: exactArgs(0, "install takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			spec, err := a.serviceSpec(sf.user, hive, runAs, !printOnly)
+			if err != nil {
+				return err
+			}
+			if printOnly {
+				if err := spec.Validate(); err != nil {
+					return err
+				}
+				if runtime.GOOS == "darwin" {
+					fmt.Fprint(a.stdout, spec.LaunchdPlist())
+				} else {
+					fmt.Fprint(a.stdout, spec.SystemdUnit())
+				}
+				return nil
+			}
+			path, err := daemon.Install(spec)
+			if errors.Is(err, fs.ErrPermission) && !sf.user {
+				return fmt.Errorf("%w\ninstalling the system service needs root (sudo); or install a per-user service with --user", err)
+			}
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(a.stdout, "installed %s\nit runs: %s", path, spec.Executable)
+			for _, arg := range spec.Args() {
+				fmt.Fprintf(a.stdout, " %s", arg)
+			}
+			fmt.Fprintf(a.stdout, "\nstart it now: memminer start%s\n", sf.suffix())
+			if sf.user && runtime.GOOS == "linux" {
+				fmt.Fprintln(a.stdout, "to run it without an open login session: loginctl enable-linger $USER")
+			}
+			return nil
+		},
+	}
+	sf.add(cmd)
+	f := cmd.Flags()
+	f.StringVar(&hive, "hive", "", "hive directory the service mines (env MEMMINER_HIVE, config hive:)")
+	f.StringVar(&runAs, "run-as", "", "account the system service runs as (default root)")
+	f.BoolVar(&printOnly, "print", false, "print the unit (or plist) instead of installing it")
+	return cmd
+}
+
+// serviceSpec is what install writes, from flags and configuration. When
+// prepare is set the palace directory is created, so the sandbox can make
+// it writable.
+func (a *app) serviceSpec(user bool, hive, runAs string, prepare bool) (daemon.ServiceSpec, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return daemon.ServiceSpec{}, fmt.Errorf("find the memminer binary: %w", err)
+	}
+	if r, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = r
+	}
+	if hive == "" {
+		hive = a.cfg.Hive
+	}
+	if hive == "" {
+		return daemon.ServiceSpec{}, usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+	}
+	if hive, err = absPath("--hive", hive); err != nil {
+		return daemon.ServiceSpec{}, err
+	}
+	if info, err := os.Stat(hive); err != nil {
+		return daemon.ServiceSpec{}, fmt.Errorf("hive: %w", err)
+	} else if !info.IsDir() {
+		return daemon.ServiceSpec{}, fmt.Errorf("hive %s is not a directory", hive)
+	}
+	if user && runAs != "" {
+		return daemon.ServiceSpec{}, usagef("--run-as is for the system service; a --user service runs as you")
+	}
+	spec := daemon.ServiceSpec{
+		User:       user,
+		Executable: exe,
+		Hive:       hive,
+		Palace:     a.cfg.Palace,
+		ModelCache: a.cfg.ModelCache,
+		RunAs:      runAs,
+	}
+	if a.cfg.Model != embed.Default {
+		spec.Model = a.cfg.Model
+	}
+	if a.configFile != "" {
+		if spec.ConfigFile, err = absPath("--config", a.configFile); err != nil {
+			return daemon.ServiceSpec{}, err
+		}
+	}
+	if prepare {
+		if err := os.MkdirAll(spec.Palace, 0o700); err != nil {
+			return daemon.ServiceSpec{}, fmt.Errorf("create the palace directory: %w", err)
+		}
+	}
+	return spec, nil
+}
+
+// controlSpec is enough of a spec to name the service for a control action.
+func (a *app) controlSpec(user bool) daemon.ServiceSpec {
+	return daemon.ServiceSpec{User: user, Palace: a.cfg.Palace}
+}
+
+func (a *app) uninstallCmd() *cobra.Command {
+	var sf serviceFlags
+	cmd := &cobra.Command{
+		Use:   "uninstall",
+		Short: "Stop and remove the memminer service (the palace is kept)",
+		Args:  exactArgs(0, "uninstall takes no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			if err := daemon.Control(a.controlSpec(sf.user), "uninstall"); err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, "uninstalled the memminer service; the palace is kept at "+a.cfg.Palace)
+			return nil
+		},
+	}
+	sf.add(cmd)
+	return cmd
+}
+
+// controlCmd is start, stop or restart.
+func (a *app) controlCmd(action, short, done string) *cobra.Command {
+	var sf serviceFlags
+	cmd := &cobra.Command{
+		Use:   action,
+		Short: short,
+		Args:  exactArgs(0, action+" takes no arguments"),
+		RunE: func(*cobra.Command, []string) error {
+			if err := daemon.Control(a.controlSpec(sf.user), action); err != nil {
+				return err
+			}
+			fmt.Fprintln(a.stdout, done)
+			return nil
+		},
+	}
+	sf.add(cmd)
+	return cmd
+}
+
+func (a *app) startCmd() *cobra.Command {
+	return a.controlCmd("start", "Start the installed memminer service", "started the memminer service")
+}
+
+func (a *app) stopCmd() *cobra.Command {
+	return a.controlCmd("stop", "Stop the memminer service", "stopped the memminer service")
+}
+
+func (a *app) restartCmd() *cobra.Command {
+	return a.controlCmd("restart", "Restart the memminer service", "restarted the memminer service")
+}
+
+func (a *app) serviceStatusCmd() *cobra.Command {
+	var sf serviceFlags
+	cmd := &cobra.Command{
+		Use:   "service-status",
+		Short: "Show whether the memminer service is installed and running",
+		Long: `Show what the service manager says about the memminer service, and whether a
+daemon answers on the palace's control socket (it may run without a service
+manager, e.g. "memminer run" in a container).`,
+		Args: exactArgs(0, "service-status takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			scope := "system"
+			if sf.user {
+				scope = "user"
+			}
+			state, err := daemon.ServiceStatus(a.controlSpec(sf.user))
+			if err != nil {
+				state = err.Error()
+			}
+			fmt.Fprintf(a.stdout, "service:     %s (%s)\n", state, scope)
+			st, err := daemon.NewClient(a.cfg.Palace).Status(cmd.Context())
+			switch {
+			case err == nil:
+				up := time.Duration(st.Daemon.UptimeSeconds * float64(time.Second)).Round(time.Second)
+				fmt.Fprintf(a.stdout, "daemon:      active, pid %d, up %s, socket %s\n", st.Daemon.PID, up, daemon.SocketPath(a.cfg.Palace))
+			case errors.Is(err, daemon.ErrNotRunning):
+				fmt.Fprintf(a.stdout, "daemon:      not running (nothing answers on %s)\n", daemon.SocketPath(a.cfg.Palace))
+			default:
+				fmt.Fprintf(a.stdout, "daemon:      not answering: %v\n", err)
+			}
+			return nil
+		},
+	}
+	sf.add(cmd)
+	return cmd
+}
