@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -20,6 +22,7 @@ import (
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/wakeup"
 )
 
 // waitTimeout bounds every poll: a condition not met by then is a failure,
@@ -643,5 +646,139 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	r = start(t, Options{Palace: pal, Hive: hive})
 	if st := r.idle(t, 1); !st.Active {
 		t.Fatal("daemon not active after replacing a stale socket")
+	}
+}
+
+func TestWakeUpMatchesDirect(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	r := start(t, Options{Palace: pal, Hive: hive})
+	r.idle(t, 1)
+	ctx := context.Background()
+	p, err := palace.Open(ctx, pal, palace.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, opts := range []wakeup.Options{{}, {Tokens: 200, Wing: "dwight"}} {
+		want, err := wakeup.Build(p, wakeup.Options{Tokens: opts.Tokens, Wing: opts.Wing, ReadFile: wakeup.ReadFileLimited})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := r.c.WakeUp(ctx, opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Markdown() != want.Markdown() || got.Tokens != want.Tokens || len(got.Story) != len(want.Story) {
+			t.Fatalf("digest through the socket differs:\n%s\n--- direct\n%s", got.Markdown(), want.Markdown())
+		}
+	}
+	_, err = r.c.WakeUp(ctx, wakeup.Options{Wing: "nobody"})
+	if !errors.Is(err, wakeup.ErrUnknownWing) || !strings.Contains(err.Error(), "known wings: angela, dwight, jim, pam") {
+		t.Fatalf("unknown wing: %v", err)
+	}
+}
+
+func TestMetrics(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, MetricsAddr: "127.0.0.1:0"})
+	r.idle(t, 1)
+	if _, err := r.c.Search(context.Background(), SearchRequest{Query: "db-2"}); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get("http://" + r.d.MetricsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`memminer_notes{wing="dwight"} 11`,
+		`memminer_mines_total{result="ok",trigger="start"} 4`,
+		`memminer_mine_duration_seconds_count 4`,
+		`memminer_search_duration_seconds_count 1`,
+		`memminer_conflicts_open 0`,
+		`memminer_mine_failures_total 0`,
+		`process_resident_memory_bytes`,
+	} {
+		if !strings.Contains(string(body), want+"\n") && !strings.Contains(string(body), want+" ") {
+			t.Errorf("metrics lack %q", want)
+		}
+	}
+	st, err := r.c.Status(context.Background())
+	if err != nil || st.Daemon.Metrics != r.d.MetricsAddr() {
+		t.Fatalf("status metrics address %q, %v", st.Daemon.Metrics, err)
+	}
+}
+
+func TestMetricsAddrLoopbackOnly(t *testing.T) {
+	tests := []struct {
+		addr   string
+		remote bool
+		ok     bool
+	}{
+		{"127.0.0.1:9464", false, true},
+		{"[::1]:9464", false, true},
+		{"localhost:9464", false, true},
+		{"0.0.0.0:9464", false, false},
+		{":9464", false, false},
+		{"192.0.2.1:9464", false, false},
+		{"0.0.0.0:9464", true, true},
+		{"127.0.0.1", false, false},
+		{"127.0.0.1:http-nope", false, false},
+	}
+	for _, tt := range tests {
+		err := checkMetricsAddr(tt.addr, tt.remote)
+		if (err == nil) != tt.ok {
+			t.Errorf("checkMetricsAddr(%q, %t) = %v, want ok=%t", tt.addr, tt.remote, err, tt.ok)
+		}
+	}
+}
+
+// testComponent records what the daemon offers a component.
+type testComponent struct {
+	scanned chan struct{}
+}
+
+func (c *testComponent) Name() string { return "test" }
+func (c *testComponent) Run(ctx context.Context, h *Host) error {
+	<-ctx.Done()
+	return nil
+}
+func (c *testComponent) Scanned(context.Context, *Host) {
+	select {
+	case c.scanned <- struct{}{}:
+	default:
+	}
+}
+func (c *testComponent) ConflictsOpen() int { return 2 }
+func (c *testComponent) Status() any        { return map[string]string{"state": "watching"} }
+func (c *testComponent) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /conflicts", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, map[string]int{"open": 2})
+	})
+}
+
+func TestComponentPlugsIn(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	c := &testComponent{scanned: make(chan struct{}, 1)}
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Components: []Component{c}})
+	select {
+	case <-c.scanned:
+	case <-time.After(waitTimeout):
+		t.Fatal("component not told of the start scan")
+	}
+	st := r.idle(t, 1)
+	if st.ConflictsOpen != 2 || st.Daemon.Components["test"] == nil {
+		t.Fatalf("status: conflicts_open %d, components %v", st.ConflictsOpen, st.Daemon.Components)
+	}
+	var got map[string]int
+	if err := r.c.Get(context.Background(), "/conflicts", nil, &got); err != nil || got["open"] != 2 {
+		t.Fatalf("component route: %v, %v", got, err)
 	}
 }

@@ -114,7 +114,7 @@ func (s ServiceSpec) SystemdUnit() string {
 	}
 	line("ExecStart=%s", strings.Join(exec, " "))
 	if s.ModelCache != "" {
-		line("Environment=%s", sdWord("MEMMINER_MODEL_CACHE="+s.ModelCache))
+		line("Environment=%s", sdQuote("MEMMINER_MODEL_CACHE="+sdEscape(s.ModelCache)))
 	}
 	if !s.User && s.RunAs != "" {
 		line("User=%s", s.RunAs)
@@ -130,7 +130,7 @@ func (s ServiceSpec) SystemdUnit() string {
 		line("ReadWritePaths=%s", sdWord(s.Palace))
 		if s.ModelCache != "" {
 			// "-": a cache that does not exist yet is not an error.
-			line("ReadWritePaths=%s", sdWord("-"+s.ModelCache))
+			line("ReadWritePaths=%s", sdQuote("-"+sdEscape(s.ModelCache)))
 		}
 		line("PrivateTmp=yes")
 		line("PrivateDevices=yes")
@@ -155,16 +155,24 @@ func (s ServiceSpec) SystemdUnit() string {
 	return b.String()
 }
 
-// sdWord writes one word of a unit file setting: quoted when it holds
-// anything but plain path characters, with '%' doubled so systemd does not
-// take it for a specifier — except a leading "%h/", the home directory
-// specifier the user unit in deploy/ uses.
-func sdWord(w string) string {
+// sdWord writes a path or argument as one word of a unit file setting
+// (see sdEscape and sdQuote).
+func sdWord(w string) string { return sdQuote(sdEscape(w)) }
+
+// sdEscape doubles '%' so systemd does not take it for a specifier —
+// except in a leading "%h/", the home directory specifier the user unit in
+// deploy/ uses.
+func sdEscape(w string) string {
 	home := ""
 	if rest, ok := strings.CutPrefix(w, "%h/"); ok {
 		home, w = "%h/", rest
 	}
-	w = home + strings.ReplaceAll(w, "%", "%%")
+	return home + strings.ReplaceAll(w, "%", "%%")
+}
+
+// sdQuote quotes an (escaped) word when it holds anything but plain path
+// characters.
+func sdQuote(w string) string {
 	plain := w != ""
 	for _, r := range w {
 		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("/._-+=:,@%", r)) {
