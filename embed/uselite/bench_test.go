@@ -10,7 +10,6 @@ import (
 	"testing"
 )
 
-
 // benchNotes returns n distinct notes of about pieces pieces each.
 func benchNotes(m *Model, n, pieces int) []string {
 	words := strings.Fields(`the agent decided to keep the palace on disk and rebuild it from markdown
@@ -62,8 +61,7 @@ func BenchmarkBatch(b *testing.B) {
 	}
 }
 
-// BenchmarkLoad opens the converted file and reports the process's peak
-// resident memory afterwards (Linux).
+// BenchmarkLoad opens the converted file.
 func BenchmarkLoad(b *testing.B) {
 	m := loadRealModel(b)
 	for b.Loop() {
@@ -71,9 +69,27 @@ func BenchmarkLoad(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// BenchmarkResident embeds batches of 64 notes and reports the process's
+// resident memory afterwards and at its peak (Linux). Run it alone
+// (-run '^$' -bench Resident) so that other benchmarks do not add to the
+// peak.
+func BenchmarkResident(b *testing.B) {
+	m := loadRealModel(b)
+	notes := benchNotes(m, 64, 50)
+	ctx := context.Background()
+	for b.Loop() {
+		if _, err := m.Embed(ctx, notes); err != nil {
+			b.Fatal(err)
+		}
+	}
 	runtime.GC()
 	if rss, ok := residentMB("VmRSS"); ok {
 		b.ReportMetric(rss, "rss-MB")
+	}
+	if peak, ok := residentMB("VmHWM"); ok {
+		b.ReportMetric(peak, "peak-rss-MB")
 	}
 }
 

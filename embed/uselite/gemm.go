@@ -48,6 +48,10 @@ func packStrided(p *matrix, src []float32, k, n, rowStride, colStride int) {
 		for i := range k {
 			row := dst[i*panelWidth : i*panelWidth+w0]
 			base := i*rowStride + c0*colStride
+			if colStride == 1 {
+				copy(row, src[base:base+w0])
+				continue
+			}
 			for j := range row {
 				row[j] = src[base+j*colStride]
 			}
