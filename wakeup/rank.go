@@ -21,11 +21,13 @@ type ranker struct {
 }
 
 // newRanker measures the pairwise signals. Comparisons are bounded: each
-// wing keeps a pool of its best candidates by recency and markers (pinned
-// ones always), centrality compares a pool entry with an evenly spaced
-// sample of the wing, and corroboration compares pool entries across wings.
-// With poolTotal 400 and sampleSize 128 that is at most ~51k comparisons
-// for centrality and ~80k for corroboration, whatever the palace's size.
+// wing keeps a pool of its best candidates by recency and markers, pinned
+// ones first, poolTotal in all (at least minPool per wing); centrality
+// compares a pool entry with an evenly spaced sample of its wing, and
+// corroboration compares pool entries across wings. With poolTotal 320
+// and sampleSize 128 that is at most ~41k comparisons for centrality and
+// ~100k for corroboration, whatever the palace's size (until the wings
+// outnumber poolTotal/minPool).
 func newRanker(p *palace.Palace, wings []*wingData, story string) *ranker {
 	r := &ranker{}
 	per := poolTotal / max(1, len(wings))
@@ -56,11 +58,8 @@ func newRanker(p *palace.Palace, wings []*wingData, story string) *ranker {
 			}
 			return 0
 		})
-		keep := size
-		for keep < len(w.pool) && w.pool[keep].pinned {
-			keep++ // pinned notes always get a chance
-		}
-		w.pool = w.pool[:min(keep, len(w.pool))]
+		// Pinned notes sort first, so they are the last to be left out.
+		w.pool = w.pool[:min(size, len(w.pool))]
 		w.sample = evenSample(w.cands, sampleSize)
 		for _, c := range w.pool {
 			prepare(w, c)

@@ -17,10 +17,6 @@ const (
 var (
 	// A label opening the note: "Decision:", "**Rule** -", "[x] Important:".
 	labelRe = regexp.MustCompile(`(?i)^(?:\[[ x]\]\s*)?[*_]{0,2}(decisions?|decided|rules?|important|pinned)[*_]{0,2}\s*(?:[:—–-]|[*_]{0,2}\s*$)`)
-	// A tag anywhere: "(pinned)", "[important]", "#decision", "{rule}".
-	tagRe = regexp.MustCompile(`(?i)(?:[(\[{]\s*(decision|rule|important|pinned)\s*[)\]}]|(?:^|\s)#(decision|rule|important|pinned)\b)`)
-	// Shouting is a marker too: "IMPORTANT" or "PINNED" in capitals.
-	shoutRe = regexp.MustCompile(`\b(IMPORTANT|PINNED|DECISION|RULE)\b`)
 	// A heading component naming what is below it: "Decisions", "Rules", "Pinned".
 	headingMarkRe = regexp.MustCompile(`(?i)\b(decisions?|rules?|important|pinned)\b`)
 
@@ -28,10 +24,6 @@ var (
 	supersededRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
 	// Inline staleness: "status: deprecated", "(obsolete)", "#stale".
 	staleRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**(?:stale|deprecated|obsolete|archived|outdated)\b|[(\[]\s*(?:stale|deprecated|obsolete|archived|outdated)\s*[)\]]|#(?:stale|deprecated|obsolete|outdated)\b)`)
-	// A heading naming a section of history: "Archive", "Deprecated", "Done".
-	staleHeadingRe = regexp.MustCompile(`(?i)^(?:archived?|deprecated|obsolete|outdated|stale|done|old)\b`)
-	// A completed task, "[x] …", is done and rarely needed at session start.
-	doneRe = regexp.MustCompile(`^\[[xX]\]\s`)
 )
 
 // markerOf returns the strongest explicit marker of a note and whether it is
@@ -39,39 +31,88 @@ var (
 // or a capitalised word, and in its heading path as a heading word; a note
 // or heading marked with "!" (see bang) is important.
 func markerOf(text, heading string) (float64, bool) {
-	best := 0.0
-	pinned := false
-	take := func(word string) {
-		w := strings.ToLower(word)
-		switch {
-		case strings.HasPrefix(w, "pinned"):
-			best, pinned = math.Max(best, markPinned), true
-		case strings.HasPrefix(w, "important"):
-			best = math.Max(best, markImportant)
-		case w != "":
-			best = math.Max(best, markDecision)
-		}
-	}
-	t := strings.TrimSpace(text)
-	// The regular expressions run only on text that holds a marker word:
-	// most notes hold none, and Build sees every note of the palace.
-	if mentionsAny(strings.ToLower(t), markerWords) {
-		if m := labelRe.FindStringSubmatch(t); m != nil {
-			take(m[1])
-		}
-		for _, m := range tagRe.FindAllStringSubmatch(t, -1) {
-			take(m[1] + m[2])
-		}
-		for _, m := range shoutRe.FindAllStringSubmatch(t, -1) {
-			take(m[1])
-		}
-	}
-	if bang(t) {
+	best, pinned := textMarker(strings.TrimSpace(text))
+	if bang(text) {
 		best = math.Max(best, markImportant)
 	}
 	hm, hp := headingMarker(heading)
-	best = math.Max(best, hm)
-	return best, pinned || hp
+	return math.Max(best, hm), pinned || hp
+}
+
+// markerStrength is the strength of a marker word and whether it pins.
+func markerStrength(word string) (float64, bool) {
+	switch w := asciiLower(word); {
+	case strings.HasPrefix(w, "pinned"):
+		return markPinned, true
+	case strings.HasPrefix(w, "important"):
+		return markImportant, false
+	}
+	return markDecision, false
+}
+
+// labelPrefix bounds the text a label is looked for in: labels are short.
+const labelPrefix = 48
+
+// textMarker finds the markers of a note's text without a regular
+// expression over the whole text: Build looks at every note of the palace.
+func textMarker(t string) (float64, bool) {
+	lower := asciiLower(t)
+	if !mentionsAny(lower, markerWords) {
+		return 0, false
+	}
+	best, pinned := 0.0, false
+	take := func(word string) {
+		s, p := markerStrength(word)
+		best, pinned = math.Max(best, s), pinned || p
+	}
+	head := t
+	if len(head) > labelPrefix {
+		head = head[:labelPrefix]
+	}
+	if m := labelRe.FindStringSubmatch(head); m != nil {
+		take(m[1])
+	}
+	for _, w := range tagWords {
+		for i := 0; i < len(lower); {
+			j := strings.Index(lower[i:], w)
+			if j < 0 {
+				break
+			}
+			j += i
+			end := j + len(w)
+			i = end
+			if j > 0 && isWordByte(lower[j-1]) || end < len(lower) && isWordByte(lower[end]) {
+				continue // part of a longer word: "rules", "pinnedness"
+			}
+			before := strings.TrimRight(lower[:j], " ")
+			after := strings.TrimLeft(lower[end:], " ")
+			switch {
+			case before != "" && strings.ContainsRune("([{", rune(before[len(before)-1])) &&
+				after != "" && strings.ContainsRune(")]}", rune(after[0])):
+				take(w) // (pinned), [important], {rule}
+			case j > 0 && lower[j-1] == '#' && (j == 1 || !isWordByte(lower[j-2])):
+				take(w) // #decision
+			case t[j:end] == strings.ToUpper(w):
+				take(w) // IMPORTANT
+			}
+		}
+	}
+	return best, pinned
+}
+
+// tagWords are the marker words that count as tags or in capitals.
+var tagWords = []string{"decision", "rule", "important", "pinned"}
+
+// asciiLower lower-cases ASCII letters only, so byte offsets stay those
+// of s.
+func asciiLower(s string) string {
+	b := []byte(s)
+	for i, c := range b {
+		if c >= 'A' && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return string(b)
 }
 
 // markerWords are the words every marker contains, in lower case.
@@ -141,15 +182,15 @@ func headingParts(heading string) []string {
 // superseded reports whether a note says it is superseded, inline or by its
 // heading path ("## Superseded").
 func superseded(text, heading string) bool {
-	if strings.Contains(strings.ToLower(text), "superseded") && supersededRe.MatchString(text) {
-		return true
-	}
-	for _, h := range headingParts(heading) {
-		if strings.Contains(strings.ToLower(h), "superseded") {
-			return true
-		}
-	}
-	return false
+	return supersededText(text) || supersededHeading(heading)
+}
+
+func supersededText(text string) bool {
+	return strings.Contains(asciiLower(text), "superseded") && supersededRe.MatchString(text)
+}
+
+func supersededHeading(heading string) bool {
+	return strings.Contains(asciiLower(heading), "superseded")
 }
 
 // supersededSource reports whether a file's frontmatter marks all of it
@@ -175,18 +216,27 @@ func staleSource(fm map[string]string) bool {
 // stale status or tag, a completed task, text struck through as a whole, or
 // a heading naming an archive.
 func staleNote(text, heading string) bool {
+	return staleText(text) || staleHeading(heading)
+}
+
+func staleText(text string) bool {
 	t := strings.TrimSpace(text)
-	if doneRe.MatchString(t) {
-		return true
-	}
-	if mentionsAny(strings.ToLower(t), staleWords) && staleRe.MatchString(t) {
-		return true
+	if strings.HasPrefix(t, "[x] ") || strings.HasPrefix(t, "[X] ") {
+		return true // a completed task
 	}
 	if strings.HasPrefix(t, "~~") && strings.HasSuffix(t, "~~") {
 		return true
 	}
+	return mentionsAny(asciiLower(t), staleWords) && staleRe.MatchString(t)
+}
+
+// staleHeadings are first words of headings over history, lower case.
+var staleHeadings = map[string]bool{"archive": true, "archived": true, "deprecated": true, "obsolete": true, "outdated": true, "stale": true, "done": true, "old": true}
+
+func staleHeading(heading string) bool {
 	for _, h := range headingParts(heading) {
-		if staleHeadingRe.MatchString(h) {
+		first, _, _ := strings.Cut(asciiLower(h), " ")
+		if staleHeadings[strings.TrimRight(first, ":!.")] {
 			return true
 		}
 	}

@@ -20,7 +20,7 @@ type thresholds struct {
 var (
 	// Weighted Jaccard of stemmed terms (idf weights). Short notes on one topic share few
 	// terms, so the related ramp starts low.
-	lexicalThresholds = thresholds{relatedLo: 0.05, relatedHi: 0.35, sameFact: 0.4, duplicate: 0.55}
+	lexicalThresholds = thresholds{relatedLo: 0.05, relatedHi: 0.35, sameFact: 0.5, duplicate: 0.55}
 	// Cosine of unit vectors from a sentence-embedding model, rescaled by
 	// the model's median cosine (ranker.calibrate): 0 is a typical pair of
 	// notes, 1 the same direction. For the built-in model (median ≈ 0.54)

@@ -47,9 +47,9 @@ const (
 	// staleAfter is the age after which a note counts as stale.
 	staleAfter = 180 * 24 * time.Hour
 	// poolTotal bounds the candidates compared pairwise, over all wings.
-	poolTotal = 400
+	poolTotal = 320
 	// minPool is the least number of candidates kept per wing.
-	minPool = 24
+	minPool = 4
 	// sampleSize is how many notes of a wing a candidate's centrality is
 	// measured against.
 	sampleSize = 128
@@ -290,10 +290,23 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 // sections (they are the identity line), and superseded notes.
 func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time) []*cand {
 	var out []*cand
+	// Notes share headings; what a heading says is worked out once.
+	type headingSignals struct {
+		identity, superseded, stale bool
+		mark                        float64
+		pinned                      bool
+	}
+	headings := map[string]headingSignals{}
 	for _, n := range notes {
 		src := sources[n.Source]
-		if isIdentitySource(n.Source) || isIdentityHeading(n.Heading) ||
-			supersededSource(src.Frontmatter) || superseded(n.Text, n.Heading) {
+		h, ok := headings[n.Heading]
+		if !ok {
+			h.identity, h.superseded, h.stale = isIdentityHeading(n.Heading), supersededHeading(n.Heading), staleHeading(n.Heading)
+			h.mark, h.pinned = headingMarker(n.Heading)
+			headings[n.Heading] = h
+		}
+		if h.identity || h.superseded || isIdentitySource(n.Source) ||
+			supersededSource(src.Frontmatter) || supersededText(n.Text) {
 			continue
 		}
 		text := flatten(n.Text)
@@ -311,8 +324,12 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 		}
 		c.when = when
 		c.rec = 0.5*decay(now.Sub(mtime), halfLife) + 0.5*decay(now.Sub(when), halfLife)
-		c.mark, c.pinned = markerOf(n.Text, n.Heading)
-		c.stale = staleSource(src.Frontmatter) || staleNote(n.Text, n.Heading) || now.Sub(when) > staleAfter
+		c.mark, c.pinned = textMarker(strings.TrimSpace(n.Text))
+		if bang(n.Text) {
+			c.mark = math.Max(c.mark, markImportant)
+		}
+		c.mark, c.pinned = math.Max(c.mark, h.mark), c.pinned || h.pinned
+		c.stale = h.stale || staleSource(src.Frontmatter) || staleText(n.Text) || now.Sub(when) > staleAfter
 		c.pre = (WeightRecency*c.rec + WeightMarkers*c.mark) * staleFactor(c.stale)
 		out = append(out, c)
 	}
