@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -210,4 +211,48 @@ func TestEmbedClipsToMaxPieces(t *testing.T) {
 			t.Fatalf("vectors differ at %d although they share the first %d pieces", j, MaxPieces)
 		}
 	}
+}
+
+// TestEmbedConcurrent runs Embed from several goroutines at once; each
+// must get the vectors a lone call gets (run with -race).
+func TestEmbedConcurrent(t *testing.T) {
+	m := newSynthetic(t).model(t)
+	texts := []string{"ab c", "c c ab", strings.Repeat("ab ", 50), "b"}
+	want, err := m.Embed(context.Background(), texts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 8)
+	for range 8 {
+		wg.Go(func() {
+			got, err := m.Embed(context.Background(), texts)
+			if err != nil {
+				errs <- err
+				return
+			}
+			if !reflect.DeepEqual(got, want) {
+				errs <- errors.New("concurrent Embed returned different vectors")
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+}
+
+func FuzzEmbed(f *testing.F) {
+	for _, s := range oddTexts()[:8] {
+		f.Add(s)
+	}
+	m := newSynthetic(f).model(f)
+	f.Fuzz(func(t *testing.T, s string) {
+		vecs, err := m.Embed(context.Background(), []string{s, "ab"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkVectors(t, vecs, 2, m.Dim())
+	})
 }
