@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -313,4 +314,51 @@ func TestFetchCanceled(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want context.Canceled", err)
 	}
+}
+
+// TestFetchTwoProcesses starts two processes (this test binary in helper
+// mode, see TestMain) that fetch into the same cache at once: one
+// downloads, the other waits on the lock and finds the converted file.
+func TestFetchTwoProcesses(t *testing.T) {
+	syn := newSynthetic(t)
+	srv, hits, _ := serveTarball(t, syn.tgz)
+	cache := t.TempDir()
+	var cmds []*exec.Cmd
+	for range 2 {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = append(os.Environ(), "USELITE_HELPER_CACHE="+cache, "USELITE_HELPER_URL="+srv.URL+"/m.tgz")
+		var out bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() {
+			if t.Failed() {
+				t.Logf("helper output:\n%s", out.String())
+			}
+		})
+		cmds = append(cmds, cmd)
+	}
+	for i, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Errorf("helper process %d: %v", i, err)
+		}
+	}
+	if hits.Load() != 1 {
+		t.Errorf("%d downloads, want 1", hits.Load())
+	}
+	path, _ := ConvertedPath(Options{CacheDir: cache})
+	if err := Verify(path); err != nil {
+		t.Error(err)
+	}
+}
+
+// helperFetchProcess is the child of TestFetchTwoProcesses (see TestMain).
+func helperFetchProcess(cache, url string) error {
+	syn, err := buildSynthetic()
+	if err != nil {
+		return err
+	}
+	_, err = fetch(context.Background(), Options{CacheDir: cache, URL: url}, "", syn.release)
+	return err
 }

@@ -67,6 +67,15 @@ func syntheticShapes(vocabRows int) map[string]struct {
 // newSynthetic builds the tarball of a tiny random model over tinyVocab.
 func newSynthetic(t testing.TB) *synthetic {
 	t.Helper()
+	s, err := buildSynthetic()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// buildSynthetic builds the synthetic package; the same bytes every time.
+func buildSynthetic() (*synthetic, error) {
 	r := rand.New(rand.NewPCG(7, 11))
 	vocab := tinyVocab()
 	shapes := syntheticShapes(len(vocab) + 2)
@@ -120,7 +129,7 @@ func newSynthetic(t testing.TB) *synthetic {
 	}
 	modelJSON, err := json.Marshal(model)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	vocabRows := make([][2]any, len(vocab))
 	for i, p := range vocab {
@@ -128,7 +137,7 @@ func newSynthetic(t testing.TB) *synthetic {
 	}
 	vocabJSON, err := json.Marshal(vocabRows)
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	var buf bytes.Buffer
 	gz := gzip.NewWriter(&buf)
@@ -147,17 +156,17 @@ func newSynthetic(t testing.TB) *synthetic {
 	}
 	for _, f := range files {
 		if err := tw.WriteHeader(&tar.Header{Name: f.name, Mode: 0o644, Size: int64(len(f.data)), Typeflag: tar.TypeReg}); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 		if _, err := tw.Write(f.data); err != nil {
-			t.Fatal(err)
+			return nil, err
 		}
 	}
 	if err := tw.Close(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := gz.Close(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	sum := sha512.Sum512(buf.Bytes())
 	return &synthetic{
@@ -167,7 +176,7 @@ func newSynthetic(t testing.TB) *synthetic {
 			version:   PackageVersion,
 			integrity: "sha512-" + base64.StdEncoding.EncodeToString(sum[:]),
 		},
-	}
+	}, nil
 }
 
 // bundle converts the synthetic package in memory.

@@ -2,13 +2,27 @@ package uselite
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
 )
 
-// EnvTestModelCache names the environment variable with the cache
+// TestMain runs the tests, or, in the child processes of
+// TestFetchTwoProcesses, one fetch.
+func TestMain(m *testing.M) {
+	if cache := os.Getenv("USELITE_HELPER_CACHE"); cache != "" {
+		if err := helperFetchProcess(cache, os.Getenv("USELITE_HELPER_URL")); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// envTestModelCache names the environment variable with the cache
 // directory tests use for the real model, so CI downloads it once for all
 // packages.
 const envTestModelCache = "MEMMINER_TEST_MODEL_CACHE"
