@@ -1,0 +1,429 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+)
+
+// TestMain lets a test run this test binary as memminer itself
+// (MEMMINER_TEST_MAIN=1), to send it real signals.
+func TestMain(m *testing.M) {
+	if os.Getenv("MEMMINER_TEST_MAIN") == "1" {
+		main()
+		return
+	}
+	os.Exit(m.Run())
+}
+
+// waitTimeout bounds every poll; conditions normally hold in milliseconds.
+const waitTimeout = 60 * time.Second
+
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(waitTimeout)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader in two
+// goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// daemonRun is `memminer run` running in process.
+type daemonRun struct {
+	cancel context.CancelFunc
+	done   chan struct{}
+	code   int
+	stderr *syncBuffer
+}
+
+// startRun runs `memminer run --hive hive` for c's palace until the test
+// ends, and waits for its socket to answer.
+func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	r := &daemonRun{cancel: cancel, done: make(chan struct{}), stderr: &syncBuffer{}}
+	args := append([]string{"run", "--hive", hive}, extra...)
+	go func() {
+		defer close(r.done)
+		r.code = run(ctx, args, &syncBuffer{}, r.stderr, func(k string) string { return c.env[k] })
+	}()
+	t.Cleanup(func() { r.stop(t) })
+	cl := daemon.NewClient(c.palace)
+	waitFor(t, "the daemon's socket", func() bool {
+		select {
+		case <-r.done:
+			t.Fatalf("memminer run exited %d: %s", r.code, r.stderr)
+		default:
+		}
+		_, err := cl.Status(context.Background())
+		return err == nil
+	})
+	return r
+}
+
+// idle waits until the daemon has nothing to do.
+func (r *daemonRun) idle(t *testing.T, c *cli) daemon.Status {
+	t.Helper()
+	var st daemon.Status
+	waitFor(t, "the daemon to become idle", func() bool {
+		var err error
+		st, err = daemon.NewClient(c.palace).Status(context.Background())
+		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Mining == "" && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
+	})
+	return st
+}
+
+func (r *daemonRun) stop(t *testing.T) {
+	t.Helper()
+	r.cancel()
+	<-r.done
+	if r.code != 0 {
+		t.Errorf("memminer run exited %d: %s", r.code, r.stderr)
+	}
+}
+
+// The daemon's part of status differs run to run in these.
+var (
+	pidRe    = regexp.MustCompile(`(pid |"pid": )\d+`)
+	uptimeRe = regexp.MustCompile(`(up |"uptime_seconds": )[0-9][a-zµ.0-9e-]*`)
+)
+
+// TestDaemonOutputMatchesDirect runs the same commands with and without a
+// daemon serving the palace: stdout, stderr and exit codes must be the
+// same, and match the golden files of the direct CLI.
+func TestDaemonOutputMatchesDirect(t *testing.T) {
+	direct, served := newCLI(t), newCLI(t)
+	// The daemon watches an empty hive, so the commands below do all the
+	// mining, as they do without it.
+	emptyHive := filepath.Join(filepath.Dir(served.palace), "empty-hive")
+	if err := os.MkdirAll(emptyHive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []*cli{direct, served} {
+		writeTestFile(t, filepath.Join(c.hive, "junk", "bad.md"), "not \xff utf-8\n")
+		writeTestFile(t, filepath.Join(c.hive, "junk", "good.md"), "- The junk drawer holds the spare keys.\n")
+	}
+	startRun(t, served, emptyHive)
+
+	steps := []struct {
+		golden string // the direct CLI's golden file, if any
+		args   func(c *cli) []string
+	}{
+		{"", func(*cli) []string { return []string{"search", "anything"} }},
+		{"mine.txt", func(c *cli) []string { return []string{"mine", c.hive} }},
+		{"mine-again.json", func(c *cli) []string { return []string{"mine", c.hive, "--json"} }},
+		{"search.txt", func(*cli) []string { return []string{"search", "how is the web bundle built", "--results", "3"} }},
+		{"search-wing.json", func(*cli) []string { return []string{"search", "db-2", "--wing", "dwight", "-n", "2", "--json"} }},
+		{"", func(*cli) []string { return []string{"search", "x", "--wing", "nobody"} }},
+		{"", func(c *cli) []string { return []string{"mine", filepath.Join(c.hive, "junk"), "--wing", "junk"} }},
+		{"", func(c *cli) []string { return []string{"mine", filepath.Join(c.hive, "agents", "nope")} }},
+		{"", func(c *cli) []string { return []string{"mine", c.hive, "--dry-run", "--json"} }},
+		{"", func(*cli) []string { return []string{"search", "spare keys", "--json"} }},
+	}
+	for _, s := range steps {
+		dOut, dErr, dCode := direct.run(s.args(direct)...)
+		sOut, sErr, sCode := served.run(s.args(served)...)
+		name := strings.Join(s.args(direct), " ")
+		if dOut != sOut || dErr != sErr || dCode != sCode {
+			t.Fatalf("memminer %s differs with a daemon:\n--- direct (exit %d)\n%s%s\n--- daemon (exit %d)\n%s%s", name, dCode, dOut, dErr, sCode, sOut, sErr)
+		}
+		if s.golden != "" {
+			golden(t, s.golden, sOut)
+		}
+	}
+
+	// Status says active and what the daemon does; the rest is the same.
+	scrub := func(s string) string {
+		s = strings.ReplaceAll(s, emptyHive, "$DAEMON_HIVE")
+		s = pidRe.ReplaceAllString(s, "${1}$$PID")
+		return uptimeRe.ReplaceAllString(s, "${1}$$UPTIME")
+	}
+	golden(t, "daemon-status.txt", scrub(served.ok("status")))
+	golden(t, "daemon-status.json", scrub(served.ok("status", "--json")))
+	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+		t.Fatalf("--no-daemon status: %s", out)
+	}
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func appendTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString(content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Error(err)
+	}
+}
+
+// TestMineWhileDaemonRuns hands mines to a running daemon from several
+// processes' worth of CLI calls while files change and searches run: every
+// call succeeds, nothing is lost, the palace stays whole (run with -race).
+func TestMineWhileDaemonRuns(t *testing.T) {
+	c := newCLI(t)
+	r := startRun(t, c, c.hive)
+	r.idle(t, c)
+	const rounds = 4
+	var wg sync.WaitGroup
+	for i := range rounds {
+		wg.Add(3)
+		go func() {
+			defer wg.Done()
+			out, stderr, code := c.run("mine", c.hive)
+			if code != 0 || !strings.HasPrefix(out, "mined wings angela, dwight, jim, pam") {
+				t.Errorf("mine: exit %d, %q %q", code, out, stderr)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			appendTestFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"), fmt.Sprintf("\n- Parallel fact number%d about the stapler.\n", i))
+			out, stderr, code := c.run("mine", filepath.Join(c.hive, "agents", "jim"))
+			if code != 0 || !strings.HasPrefix(out, "mined wing jim") {
+				t.Errorf("mine jim: exit %d, %q %q", code, out, stderr)
+			}
+		}()
+		go func() {
+			defer wg.Done()
+			if _, stderr, code := c.run("search", "stapler"); code != 0 {
+				t.Errorf("search: exit %d, %q", code, stderr)
+			}
+		}()
+	}
+	wg.Wait()
+	out := c.ok("search", "parallel fact stapler", "--wing", "jim", "-n", "10")
+	for i := range rounds {
+		if !strings.Contains(out, fmt.Sprintf("number%d", i)) {
+			t.Fatalf("fact %d lost:\n%s", i, out)
+		}
+	}
+	r.idle(t, c)
+	r.stop(t)
+	checkPalace(t, c.palace)
+}
+
+// checkPalace opens the palace and checks every wing loads and every
+// source's notes are there; it returns the note count per wing.
+func checkPalace(t *testing.T, dir string) map[string]int {
+	t.Helper()
+	p, err := palace.Open(context.Background(), dir, palace.Options{ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := p.Damaged(); len(d) > 0 {
+		t.Fatalf("damaged wings: %+v", d)
+	}
+	counts := map[string]int{}
+	for _, w := range p.Wings() {
+		have := map[string]bool{}
+		for _, n := range p.Notes(w.ID) {
+			have[n.ID] = true
+		}
+		listed := 0
+		for _, s := range p.Sources(w.ID) {
+			listed += len(s.NoteIDs)
+			for _, id := range s.NoteIDs {
+				if !have[id] {
+					t.Fatalf("wing %s: %s lists note %s, which is missing", w.ID, s.Path, id)
+				}
+			}
+		}
+		if listed != len(have) {
+			t.Fatalf("wing %s: sources list %d notes, the wing has %d", w.ID, listed, len(have))
+		}
+		counts[w.ID] = len(have)
+	}
+	return counts
+}
+
+// TestRunStopsCleanlyOnSIGTERM runs memminer run as a real process, sends
+// SIGTERM in the middle of mining a large hive, and checks it exits 0 and
+// leaves a palace that a restart completes into what one clean mine gives.
+func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
+	c := newCLI(t)
+	hive := filepath.Join(filepath.Dir(c.palace), "big-hive")
+	const agents, notes = 80, 60
+	for a := range agents {
+		var b strings.Builder
+		fmt.Fprintf(&b, "# Agent %d\n\n", a)
+		for n := range notes {
+			fmt.Fprintf(&b, "- Fact %d of agent %d: term%d pairs with term%d.\n", n, a, (a*7+n)%101, (a+n*3)%97)
+		}
+		writeTestFile(t, filepath.Join(hive, "agents", fmt.Sprintf("a%03d", a), "memory.md"), b.String())
+	}
+	cmd := exec.Command(os.Args[0], "run", "--hive", hive)
+	cmd.Env = []string{"MEMMINER_TEST_MAIN=1"}
+	for k, v := range c.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	var stderr syncBuffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	cl := daemon.NewClient(c.palace)
+	var st daemon.Status
+	waitFor(t, "the daemon to be mining", func() bool {
+		var err error
+		st, err = cl.Status(context.Background())
+		return err == nil && st.Daemon.Mines > 0
+	})
+	if len(st.Daemon.Pending.Wings) == 0 {
+		t.Fatalf("the hive was mined before the signal could interrupt it (%d mines); make the hive larger", st.Daemon.Mines)
+	}
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	var err error
+	select {
+	case err = <-exited:
+	case <-time.After(waitTimeout):
+		t.Fatalf("memminer run did not exit after SIGTERM:\n%s", stderr.String())
+	}
+	t.Logf("exited %v after SIGTERM", time.Since(sent).Round(time.Millisecond))
+	if err != nil {
+		t.Fatalf("memminer run: %v\n%s", err, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "memminer daemon stopped") {
+		t.Fatalf("no clean stop in the log:\n%s", stderr.String())
+	}
+	partial := checkPalace(t, c.palace)
+	if len(partial) == 0 || len(partial) >= agents {
+		t.Fatalf("%d wings saved; want a partial mine", len(partial))
+	}
+
+	// A restart completes the palace into what one clean mine gives.
+	r := startRun(t, c, hive)
+	r.idle(t, c)
+	r.stop(t)
+	got := checkPalace(t, c.palace)
+	fresh := filepath.Join(t.TempDir(), "fresh")
+	p, err := palace.Open(context.Background(), fresh, palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mine.Mine(context.Background(), p, hive, mine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	want := checkPalace(t, fresh)
+	if len(got) != len(want) {
+		t.Fatalf("%d wings after the restart, %d from one clean mine", len(got), len(want))
+	}
+	for w, n := range want {
+		if got[w] != n {
+			t.Fatalf("wing %s: %d notes after the restart, %d from one clean mine", w, got[w], n)
+		}
+	}
+}
+
+func TestRunErrors(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		name string
+		args []string
+		code int
+		msg  string
+	}{
+		{"no hive", []string{"run"}, exitUsage, "no hive"},
+		{"missing hive", []string{"run", "--hive", filepath.Join(c.hive, "nope")}, exitError, "no such file"},
+		{"remote metrics", []string{"run", "--hive", c.hive, "--metrics-addr", "0.0.0.0:9464"}, exitError, "--metrics-allow-remote"},
+		{"bad log format", []string{"run", "--hive", c.hive, "--log-format", "xml"}, exitUsage, "--log-format"},
+		{"short interval", []string{"run", "--hive", c.hive, "--mine-interval", "10ms"}, exitUsage, "at least 1s"},
+		{"arguments", []string{"run", c.hive}, exitUsage, "run takes no arguments"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := c.run(tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.msg) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.msg)
+			}
+		})
+	}
+}
+
+func TestRunDisabledIdles(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_ENABLED"] = "false"
+	ctx, cancel := context.WithCancel(context.Background())
+	var stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"run", "--hive", c.hive}, &syncBuffer{}, &stderr, func(k string) string { return c.env[k] })
+	}()
+	waitFor(t, "the disabled message", func() bool { return strings.Contains(stderr.String(), "disabled") })
+	if _, err := daemon.NewClient(c.palace).Status(context.Background()); !errors.Is(err, daemon.ErrNotRunning) {
+		t.Fatalf("a disabled daemon answers: %v", err)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+}
+
+// TestMineFailsClearlyWithOtherModel: a daemon holding the palace with one
+// model refuses mines configured with another, and says why.
+func TestMineFailsClearlyWithOtherModel(t *testing.T) {
+	c := newCLI(t)
+	startRun(t, c, c.hive)
+	_, stderr, code := c.run("mine", c.hive, "--model", "ollama:other")
+	if code != exitError || !strings.Contains(stderr, "uses model lexical, not ollama:other") || !strings.Contains(stderr, "memminer stop") {
+		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
