@@ -7,13 +7,8 @@ import (
 	"github.com/memminer/memminer/mine"
 )
 
-func BenchmarkMineGen(b *testing.B) {
-	hive := genHive(b, 40, 150)
-	for b.Loop() {
-		minePalace(b, hive, nil, mine.Options{})
-	}
-}
-
+// BenchmarkBuild times Build on a generated palace of 10,000 notes in 20
+// wings, lexical and with 512-d vectors (the built-in model's size).
 func BenchmarkBuild(b *testing.B) {
 	for _, bc := range []struct {
 		name string

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -35,7 +36,10 @@ wing, corroboration by other wings, and diversity; superseded notes never
 appear and stale ones are penalised. The same palace gives the same digest.
 
 Tokens are estimated as max(words, ceil(runes/3)), which never counts fewer
-tokens than words; --tokens is a hard budget on the whole Markdown output.`,
+tokens than words; --tokens is a hard budget on the whole Markdown output.
+
+When the daemon (memminer run) serves the palace, it computes the digest;
+otherwise the command reads the palace itself. Both give the same digest.`,
 		Example: `  memminer wake-up
   memminer wake-up --tokens 400 --wing dwight
   memminer wake-up --json`,
@@ -51,7 +55,12 @@ tokens than words; --tokens is a hard budget on the whole Markdown output.`,
 				}
 				wing = w
 			}
-			d, err := a.wakeup(cmd.Context(), wakeup.Options{Tokens: tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited})
+			ctx := cmd.Context()
+			opts := wakeup.Options{Tokens: tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited}
+			d, err := a.client().WakeUp(ctx, opts)
+			if errors.Is(err, daemon.ErrNotRunning) {
+				d, err = a.wakeup(ctx, opts)
+			}
 			switch {
 			case errors.Is(err, wakeup.ErrEmpty):
 				return fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace)
@@ -77,7 +86,8 @@ tokens than words; --tokens is a hard budget on the whole Markdown output.`,
 	return cmd
 }
 
-// wakeup computes the digest directly from the palace. It opens the palace
+// wakeup computes the digest directly from the palace, when no daemon
+// serves it. It opens the palace
 // read-only without an embedder (the digest reads stored vectors, it
 // embeds nothing); only a damaged palace is reopened the usual way, with
 // the configured model, so its repair embeds as a mine would.

@@ -153,3 +153,38 @@ func TestWakeupErrors(t *testing.T) {
 		})
 	}
 }
+
+// TestWakeupThroughDaemon checks that a digest served by the daemon is the
+// digest computed directly, byte for byte, errors included.
+func TestWakeupThroughDaemon(t *testing.T) {
+	c := minedCLI(t)
+	direct := map[string][3]string{}
+	cases := [][]string{
+		{"wake-up"},
+		{"wake-up", "--tokens", "200", "--wing", "pam"},
+		{"wake-up", "--json"},
+		{"wake-up", "--wing", "michael"},
+	}
+	key := func(args []string) string { return strings.Join(args, " ") }
+	for _, args := range cases {
+		out, errs, code := c.run(args...)
+		direct[key(args)] = [3]string{out, errs, string(rune('0' + code))}
+	}
+	emptyHive := filepath.Join(t.TempDir(), "empty-hive")
+	if err := os.MkdirAll(emptyHive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startRun(t, c, emptyHive)
+	for _, args := range cases {
+		out, errs, code := c.run(args...)
+		got := [3]string{out, errs, string(rune('0' + code))}
+		if want := direct[key(args)]; got != want {
+			t.Errorf("memminer %s through the daemon:\n%q\n--- directly:\n%q", key(args), got, want)
+		}
+		// And --no-daemon still computes it directly while the daemon runs.
+		out, _, _ = c.run(append([]string{"--no-daemon"}, args...)...)
+		if out != direct[key(args)][0] {
+			t.Errorf("memminer --no-daemon %s differs from the direct run", key(args))
+		}
+	}
+}
