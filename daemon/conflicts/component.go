@@ -1,0 +1,471 @@
+package conflicts
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/syncthing"
+)
+
+// Name is the component's name in logs and under daemon.components in
+// status.
+const Name = "conflicts"
+
+// deviceLookupTimeout bounds the device-name lookup a scan makes.
+const deviceLookupTimeout = 5 * time.Second
+
+// Options configure a Component. The zero value watches no Syncthing and
+// alerts only in the log.
+type Options struct {
+	// Syncthing is the client of the local Syncthing whose event stream
+	// reveals conflict copies as they appear; nil finds them by scanning
+	// the hive only.
+	Syncthing *syncthing.Client
+	// SyncthingOff says why Syncthing is not used when Syncthing is nil
+	// (shown in status), e.g. "disabled by --no-syncthing".
+	SyncthingOff string
+	// Watcher tunes the Syncthing watcher; its Logger defaults to the
+	// daemon's.
+	Watcher syncthing.WatcherOptions
+
+	// Command, when set, is run for every new conflict: Command[0] is the
+	// program, started directly (never through a shell), the rest its
+	// arguments; the conflict's details are in its environment (see Env).
+	// SplitCommand turns a command line into this form.
+	Command []string
+	// CommandTimeout bounds one run of Command (DefaultCommandTimeout).
+	CommandTimeout time.Duration
+
+	// Webhook, when set, is an http(s) URL that gets a POST of every new
+	// conflict's JSON.
+	Webhook string
+	// WebhookAttempts bounds the attempts per conflict
+	// (DefaultWebhookAttempts).
+	WebhookAttempts int
+	// WebhookBackoff is the wait before the first retry, doubled (with
+	// jitter) after each (DefaultWebhookBackoff); WebhookMaxWait caps it
+	// and any Retry-After (DefaultWebhookMaxWait).
+	WebhookBackoff, WebhookMaxWait time.Duration
+	// HTTPClient sends the webhook; nil means a client with a
+	// DefaultWebhookTimeout timeout.
+	HTTPClient *http.Client
+
+	// Notify, when set, is called for every new conflict on the alert
+	// goroutine, before Command and Webhook: for programs embedding the
+	// daemon.
+	Notify func(Conflict)
+}
+
+// Component is the conflict registry as a daemon component. Create it with
+// New and pass it in daemon.Options.Components.
+type Component struct {
+	opts   Options
+	alerts *alerter
+	ready  chan struct{} // closed once the registry is loaded and scanned
+
+	mu       sync.Mutex // guards the fields below
+	log      *slog.Logger
+	reg      *registry
+	watcher  *syncthing.Watcher
+	lastScan time.Time
+	scanErr  string
+	loadErr  string
+	// adopt is set while the registry is being rebuilt after corruption:
+	// the rebuild's finds are not alerted again.
+	adopt bool
+	// saveFailing is set while saving the registry fails (logged once).
+	saveFailing bool
+}
+
+// New returns a component with opts. It checks the webhook URL.
+func New(opts Options) (*Component, error) {
+	if opts.Webhook != "" {
+		if err := CheckWebhook(opts.Webhook); err != nil {
+			return nil, err
+		}
+	}
+	if len(opts.Command) > 0 && opts.Command[0] == "" {
+		return nil, errors.New("on-conflict command: empty program name")
+	}
+	return &Component{opts: opts, alerts: newAlerter(opts), ready: make(chan struct{})}, nil
+}
+
+// Name implements daemon.Component.
+func (c *Component) Name() string { return Name }
+
+// Run loads the registry from the palace directory, reconciles it with a
+// scan of the hive, then follows Syncthing's events (when configured)
+// until ctx is done.
+func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
+	log := h.Logger().With("component", Name)
+	hv, err := newHive(h.Hive())
+	if err != nil {
+		return err
+	}
+	reg := newRegistry(RegistryPath(h.Palace().Dir()), hv)
+	corrupt, loadErr := reg.load()
+	c.mu.Lock()
+	c.log, c.reg = log, reg
+	c.alerts.log = log
+	if corrupt != nil {
+		c.adopt = true
+		c.loadErr = corrupt.Error()
+	}
+	if loadErr != nil {
+		c.loadErr = loadErr.Error()
+	}
+	c.mu.Unlock()
+	if loadErr != nil {
+		log.Error("cannot read the conflict registry; starting from a scan of the hive", "registry", reg.path, "err", loadErr)
+	}
+
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { c.alerts.run(ctx) })
+
+	c.scan(ctx)
+	close(c.ready)
+
+	if c.opts.Syncthing == nil {
+		if c.opts.SyncthingOff != "" {
+			log.Info("not watching syncthing; conflict copies are found by scanning the hive", "reason", c.opts.SyncthingOff)
+		}
+		<-ctx.Done()
+		return nil
+	}
+	wo := c.opts.Watcher
+	if wo.Logger == nil {
+		wo.Logger = h.Logger()
+	}
+	w := syncthing.NewWatcher(c.opts.Syncthing, c.handleEvent, wo)
+	c.mu.Lock()
+	c.watcher = w
+	c.mu.Unlock()
+	return w.Run(ctx)
+}
+
+// Routes implements daemon.Router: GET /conflicts[?wing=ID] answers a List.
+func (c *Component) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /conflicts", c.handleList)
+}
+
+func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
+	wing := r.URL.Query().Get("wing")
+	if wing != "" {
+		nw, err := palace.NormalizeWingID(wing)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "wing: " + err.Error(), "code": "bad_request"})
+			return
+		}
+		wing = nw
+	}
+	select {
+	case <-c.ready:
+	case <-r.Context().Done():
+		return
+	}
+	writeJSON(w, http.StatusOK, c.List().Wing(wing))
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}
+
+// List returns the open conflicts, sorted by wing and path.
+func (c *Component) List() List {
+	c.mu.Lock()
+	reg := c.reg
+	c.mu.Unlock()
+	if reg == nil {
+		return List{Conflicts: []Conflict{}}
+	}
+	return List{Conflicts: reg.list()}
+}
+
+// Scanned implements daemon.Scanner: after every hive scan of the daemon
+// the hive is walked for conflict copies.
+func (c *Component) Scanned(ctx context.Context, _ *daemon.Host) {
+	select {
+	case <-c.ready:
+	case <-ctx.Done():
+		return
+	}
+	c.scan(ctx)
+}
+
+// ConflictsOpen implements daemon.ConflictCounter.
+func (c *Component) ConflictsOpen() int {
+	c.mu.Lock()
+	reg := c.reg
+	c.mu.Unlock()
+	if reg == nil {
+		return 0
+	}
+	return reg.count()
+}
+
+// scan walks the hive and reconciles the registry with what is on disk.
+func (c *Component) scan(ctx context.Context) {
+	c.mu.Lock()
+	reg, log, adopt := c.reg, c.log, c.adopt
+	c.mu.Unlock()
+	copies, err := scanHive(ctx, reg.hive, "")
+	if ctx.Err() != nil {
+		return
+	}
+	now := detectedTime(time.Now())
+	c.lookupNames(ctx, reg, copies)
+	onDisk := make([]Conflict, len(copies))
+	for i, f := range copies {
+		onDisk[i] = f.c
+		onDisk[i].Detected = now
+		onDisk[i].FoundBy = FoundByScan
+	}
+	added, resolved, saveErr := reg.reconcile(onDisk)
+	if saveErr == nil && reg.lastSaveError() != "" {
+		saveErr = reg.save() // an earlier change is still unsaved
+	}
+
+	msg := ""
+	if err != nil {
+		msg = err.Error()
+	}
+	c.mu.Lock()
+	c.lastScan = time.Now()
+	changed := msg != c.scanErr
+	c.scanErr = msg
+	loadErr := c.loadErr
+	if adopt {
+		c.adopt = false
+		if saveErr == nil {
+			c.loadErr = "" // rebuilt and saved
+		}
+	}
+	c.mu.Unlock()
+	if changed && msg != "" {
+		log.Warn("scan for conflict copies incomplete; retrying at every scan", "hive", reg.hive.abs, "err", err)
+	}
+	c.noteSave(saveErr)
+	for _, r := range resolved {
+		log.Info("conflict resolved: the copy is gone", "path", r.Path, "wing", r.Wing)
+	}
+	if adopt {
+		log.Warn("conflict registry was unreadable; rebuilt it from a scan of the hive (its conflicts are not alerted again; see memminer conflicts)",
+			"registry", reg.path, "moved_to", reg.path+".corrupt", "open", reg.count(), "err", loadErr)
+		return
+	}
+	for _, a := range added {
+		c.alert(a)
+	}
+}
+
+// lookupNames asks Syncthing for device names the registry does not know
+// yet, once per scan and only when a copy needs one.
+func (c *Component) lookupNames(ctx context.Context, reg *registry, copies []found) {
+	if c.opts.Syncthing == nil {
+		return
+	}
+	need := map[string]bool{}
+	for _, f := range copies {
+		if f.c.Device != "" && !reg.has(f.c.Path) && reg.name(f.c.Device) == "" {
+			need[f.c.Device] = true
+		}
+	}
+	if len(need) == 0 {
+		return
+	}
+	lctx, cancel := context.WithTimeout(ctx, deviceLookupTimeout)
+	defer cancel()
+	devices, err := c.opts.Syncthing.Devices(lctx)
+	if err != nil {
+		return // the watcher reports Syncthing's state; names stay unknown
+	}
+	for short := range need {
+		if d, ok := syncthing.DeviceByShort(devices, short); ok {
+			reg.learn(short, d.Name)
+		}
+	}
+}
+
+// handleEvent takes a conflict event from the Syncthing watcher.
+func (c *Component) handleEvent(_ context.Context, ev syncthing.ConflictEvent) {
+	c.mu.Lock()
+	reg, log := c.reg, c.log
+	c.mu.Unlock()
+	rel, ok := reg.hive.rel(ev.Path)
+	if !ok {
+		log.Debug("conflict copy outside the hive; ignored", "path", ev.Path, "folder", ev.FolderID)
+		return
+	}
+	path := filepath.Join(reg.hive.abs, rel)
+	if ev.Action == syncthing.ActionDeleted {
+		r, ok, err := reg.resolve(path)
+		c.noteSave(err)
+		if ok {
+			log.Info("conflict resolved: the copy is gone", "path", r.Path, "wing", r.Wing)
+		}
+		return
+	}
+	name := ""
+	if ev.WinnerKnown {
+		name = ev.Winner.Name
+	}
+	cf := Conflict{
+		Path:       path,
+		Original:   filepath.Join(filepath.Dir(path), ev.Name.Original),
+		Wing:       wingOf(rel),
+		Detected:   detectedTime(time.Now()),
+		Device:     ev.Name.ShortDevice,
+		DeviceName: name,
+		FoundBy:    FoundByEvent,
+	}
+	added, err := reg.add(cf)
+	c.noteSave(err)
+	if added {
+		if cf.DeviceName == "" {
+			cf.DeviceName = reg.name(cf.Device)
+		}
+		c.alert(cf)
+	}
+}
+
+// alert logs a new conflict and queues its command and webhook.
+func (c *Component) alert(cf Conflict) {
+	c.mu.Lock()
+	log := c.log
+	c.mu.Unlock()
+	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it into the original and delete the copy",
+		"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName, "found_by", cf.FoundBy)
+	c.alerts.enqueue(cf)
+}
+
+// noteSave logs a failed registry save once per failing streak.
+func (c *Component) noteSave(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if err == nil {
+		c.saveFailing = false
+		return
+	}
+	if c.saveFailing {
+		return
+	}
+	c.saveFailing = true
+	c.log.Error("cannot save the conflict registry; retrying at every change and scan (a restart before it works may alert again)", "err", err)
+}
+
+// Status is the component's part of `memminer status --json`, under
+// daemon.components.conflicts.
+type Status struct {
+	// Open is the number of open conflicts.
+	Open int `json:"open"`
+	// Registry is the registry file.
+	Registry string `json:"registry"`
+	// RegistryError is the last failure to read or save it.
+	RegistryError string `json:"registry_error,omitempty"`
+	// LastScan is when the hive was last walked.
+	LastScan time.Time `json:"last_scan"`
+	// ScanError is why the last walk was incomplete.
+	ScanError string `json:"scan_error,omitempty"`
+	// Syncthing is the state of the event stream.
+	Syncthing SyncthingStatus `json:"syncthing"`
+	// Alerts counts deliveries of commands and webhooks.
+	Alerts AlertStatus `json:"alerts"`
+}
+
+// SyncthingStatus is the state of the Syncthing event stream.
+type SyncthingStatus struct {
+	// Enabled reports whether a Syncthing is watched.
+	Enabled bool `json:"enabled"`
+	// Reason says why not, when not enabled.
+	Reason string `json:"reason,omitempty"`
+	// URL is Syncthing's address.
+	URL string `json:"url,omitempty"`
+	// Connected reports whether the last request to Syncthing worked.
+	Connected bool `json:"connected"`
+	// LastError is Syncthing's last failure (never holds the API key).
+	LastError string `json:"last_error,omitempty"`
+	// LastErrorTime is when it happened.
+	LastErrorTime *time.Time `json:"last_error_time,omitempty"`
+	// Restarts counts Syncthing restarts noticed.
+	Restarts int `json:"restarts"`
+	// Events counts conflict events received.
+	Events int `json:"events"`
+}
+
+// AlertStatus counts alert deliveries (command and webhook, per conflict).
+type AlertStatus struct {
+	// Command reports whether an --on-conflict command is set.
+	Command bool `json:"command"`
+	// Webhook is the webhook's scheme and host, if one is set.
+	Webhook string `json:"webhook,omitempty"`
+	// Sent and Failed count conflicts whose alerts went out, or failed.
+	Sent   int `json:"sent"`
+	Failed int `json:"failed"`
+	// Pending counts conflicts whose alerts wait for delivery.
+	Pending int `json:"pending"`
+	// LastError is the last delivery failure.
+	LastError string `json:"last_error,omitempty"`
+}
+
+// Status implements daemon.StatusReporter.
+func (c *Component) Status() any { return c.Snapshot() }
+
+// Snapshot returns the component's state.
+func (c *Component) Snapshot() Status {
+	c.mu.Lock()
+	st := Status{LastScan: c.lastScan, ScanError: c.scanErr, RegistryError: c.loadErr}
+	reg, w := c.reg, c.watcher
+	c.mu.Unlock()
+	if reg != nil {
+		st.Open = reg.count()
+		st.Registry = reg.path
+		if e := reg.lastSaveError(); e != "" {
+			st.RegistryError = e
+		}
+	}
+	if c.opts.Syncthing == nil {
+		st.Syncthing.Reason = c.opts.SyncthingOff
+		if st.Syncthing.Reason == "" {
+			st.Syncthing.Reason = "no Syncthing configured"
+		}
+	} else {
+		st.Syncthing.Enabled = true
+		st.Syncthing.URL = c.opts.Syncthing.BaseURL()
+	}
+	if w != nil {
+		ws := w.Status()
+		st.Syncthing.Connected = ws.Connected
+		st.Syncthing.Restarts = ws.Restarts
+		st.Syncthing.Events = ws.Delivered
+		if ws.LastError != nil {
+			st.Syncthing.LastError = ws.LastError.Error()
+			t := ws.LastErrorTime.UTC()
+			st.Syncthing.LastErrorTime = &t
+		}
+	}
+	sent, failed, pending, lastErr := c.alerts.stats()
+	st.Alerts = AlertStatus{Command: len(c.opts.Command) > 0, Sent: sent, Failed: failed, Pending: pending, LastError: lastErr}
+	if c.opts.Webhook != "" {
+		st.Alerts.Webhook = redactURL(c.opts.Webhook)
+	}
+	return st
+}
+
+// String describes the component for logs without secrets.
+func (c *Component) String() string {
+	return fmt.Sprintf("conflicts{syncthing: %t, command: %t, webhook: %t}", c.opts.Syncthing != nil, len(c.opts.Command) > 0, c.opts.Webhook != "")
+}

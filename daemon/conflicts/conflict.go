@@ -1,0 +1,302 @@
+package conflicts
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/syncthing"
+)
+
+// How a conflict was found, in [Conflict.FoundBy].
+const (
+	// FoundByEvent means Syncthing's event stream reported the copy.
+	FoundByEvent = "event"
+	// FoundByScan means a walk of the hive (or of a wing's roots) found it.
+	FoundByScan = "scan"
+)
+
+// Conflict is one open conflict: a Syncthing conflict copy that still
+// exists. Its JSON is what `memminer conflicts --json`, GET /conflicts and
+// the webhook carry.
+type Conflict struct {
+	// Path is the conflict copy, absolute.
+	Path string `json:"path"`
+	// Original is the file the copy conflicts with (same directory).
+	Original string `json:"original"`
+	// Wing is the agent id of the agents/<id>/ directory holding the
+	// copy; empty for a copy elsewhere in the hive.
+	Wing string `json:"wing"`
+	// Detected is when the conflict was detected, UTC, whole seconds. The
+	// daemon records when it first saw the copy; a scan without a daemon
+	// (and without a registry that knows the copy) uses the copy's
+	// modification time instead.
+	Detected time.Time `json:"detected"`
+	// Device is the 7-character short id of the device whose version won
+	// (and so stayed under the original name); empty when Syncthing did
+	// not record it.
+	Device string `json:"device"`
+	// DeviceName is that device's name when known.
+	DeviceName string `json:"device_name"`
+	// FoundBy is FoundByEvent or FoundByScan.
+	FoundBy string `json:"found_by"`
+}
+
+// List is the shape of `memminer conflicts --json` and of GET /conflicts.
+type List struct {
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// Wing returns the conflicts of wing (every conflict when wing is empty).
+// The result's Conflicts is never nil, so it encodes as [].
+func (l List) Wing(wing string) List {
+	out := List{Conflicts: []Conflict{}}
+	for _, c := range l.Conflicts {
+		if wing == "" || c.Wing == wing {
+			out.Conflicts = append(out.Conflicts, c)
+		}
+	}
+	return out
+}
+
+// sortConflicts orders conflicts by wing, then path.
+func sortConflicts(cs []Conflict) {
+	sort.Slice(cs, func(i, j int) bool {
+		if cs[i].Wing != cs[j].Wing {
+			return cs[i].Wing < cs[j].Wing
+		}
+		return cs[i].Path < cs[j].Path
+	})
+}
+
+// detectedTime is how Detected times are kept: UTC, whole seconds.
+func detectedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
+
+// hive is the hive directory as configured (absolute) and with symlinks
+// resolved, so that paths Syncthing reports through either form map onto
+// the hive.
+type hive struct {
+	abs, real string
+}
+
+func newHive(dir string) (hive, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return hive{}, fmt.Errorf("hive %s: %w", dir, err)
+	}
+	h := hive{abs: abs, real: abs}
+	if r, err := filepath.EvalSymlinks(abs); err == nil {
+		h.real = r
+	}
+	return h, nil
+}
+
+// rel returns path relative to the hive, or false when path lies outside it.
+func (h hive) rel(path string) (string, bool) {
+	for _, root := range []string{h.abs, h.real} {
+		if r, ok := within(root, path); ok {
+			return r, true
+		}
+	}
+	// The path may reach the hive through a symlink of its own.
+	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		p := filepath.Join(dir, filepath.Base(path))
+		for _, root := range []string{h.abs, h.real} {
+			if r, ok := within(root, p); ok {
+				return r, true
+			}
+		}
+	}
+	return "", false
+}
+
+// contains reports whether path lies inside the hive as configured.
+func (h hive) contains(path string) bool {
+	_, ok := within(h.abs, path)
+	return ok
+}
+
+// within returns path relative to root when it lies strictly below it.
+func within(root, path string) (string, bool) {
+	r, err := filepath.Rel(root, path)
+	if err != nil || r == "." || r == ".." || filepath.IsAbs(r) || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return r, true
+}
+
+// wingOf returns the wing of a hive-relative path: the normalised <id> of
+// agents/<id>/…, or "" for a path elsewhere (or an id that is no valid
+// wing id, which the daemon does not mine either).
+func wingOf(rel string) string {
+	parts := strings.Split(filepath.ToSlash(rel), "/")
+	if len(parts) < 3 || parts[0] != "agents" {
+		return ""
+	}
+	w, err := palace.NormalizeWingID(parts[1])
+	if err != nil {
+		return ""
+	}
+	return w
+}
+
+// found is a conflict copy seen on disk.
+type found struct {
+	c       Conflict // Path, Original, Wing, Device set
+	modTime time.Time
+}
+
+// scanHive walks the hive (only agents/<wing> when wing is set) for
+// conflict copies. Paths are the configured hive joined with the relative
+// path. A missing agents/<wing> directory is no error.
+func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
+	root := h.abs
+	if wing != "" {
+		root = filepath.Join(h.abs, "agents", wing)
+		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
+			return nil, nil
+		}
+	}
+	fcs, err := syncthing.ScanConflicts(ctx, root)
+	out := make([]found, 0, len(fcs))
+	for _, f := range fcs {
+		rel, ok := within(h.abs, f.Path)
+		if !ok {
+			continue
+		}
+		out = append(out, found{
+			c: Conflict{
+				Path:     f.Path,
+				Original: f.Original,
+				Wing:     wingOf(rel),
+				Device:   f.Name.ShortDevice,
+			},
+			modTime: f.ModTime,
+		})
+	}
+	return out, err
+}
+
+// fromDisk turns copies found by a scan into conflicts without a daemon:
+// a copy the registry records keeps its record; any other gets its
+// modification time as Detected, FoundByScan, and the name of its device
+// when a recorded conflict names the same device.
+func fromDisk(copies []found, known []Conflict) []Conflict {
+	byPath := make(map[string]Conflict, len(known))
+	names := map[string]string{}
+	for _, k := range known {
+		byPath[k.Path] = k
+		if k.Device != "" && k.DeviceName != "" {
+			names[k.Device] = k.DeviceName
+		}
+	}
+	out := make([]Conflict, 0, len(copies))
+	for _, f := range copies {
+		if k, ok := byPath[f.c.Path]; ok {
+			out = append(out, k)
+			continue
+		}
+		c := f.c
+		c.Detected = detectedTime(f.modTime)
+		c.FoundBy = FoundByScan
+		c.DeviceName = names[c.Device]
+		out = append(out, c)
+	}
+	sortConflicts(out)
+	return out
+}
+
+// ScanHive lists the open conflicts of the hive at dir without a daemon:
+// every conflict copy below it (only below agents/<wing> when wing is
+// set). A copy that known (a registry, see [ReadRegistry]) records keeps
+// that record, so the list matches what the daemon would answer; any other
+// copy's Detected is its modification time and its FoundBy is
+// [FoundByScan]. Copies found before an error (an unreadable directory)
+// are returned along with it.
+func ScanHive(ctx context.Context, dir, wing string, known []Conflict) ([]Conflict, error) {
+	h, err := newHive(dir)
+	if err != nil {
+		return nil, err
+	}
+	copies, err := scanHive(ctx, h, wing)
+	return fromDisk(copies, known), err
+}
+
+// WingRoots are the paths one wing was mined from (palace.WingInfo.Roots).
+type WingRoots struct {
+	Wing  string
+	Roots []string
+}
+
+// ScanWings lists the open conflicts below the roots of each wing, for
+// when no hive is configured: a directory root is walked, a file root's
+// own conflict copies (in its directory) are listed. Every conflict found
+// under a wing's roots belongs to that wing. Records in known are reused
+// as in [ScanHive]. Missing roots are skipped; the first other error is
+// returned along with what was found.
+func ScanWings(ctx context.Context, wings []WingRoots, known []Conflict) ([]Conflict, error) {
+	var all []found
+	var firstErr error
+	seen := map[string]bool{}
+	for _, w := range wings {
+		for _, root := range w.Roots {
+			copies, err := scanRoot(ctx, root)
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			for _, f := range copies {
+				if seen[f.c.Path] {
+					continue
+				}
+				seen[f.c.Path] = true
+				f.c.Wing = w.Wing
+				all = append(all, f)
+			}
+		}
+	}
+	return fromDisk(all, known), firstErr
+}
+
+// scanRoot finds the conflict copies of one mined root.
+func scanRoot(ctx context.Context, root string) ([]found, error) {
+	info, err := os.Stat(root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("scan %s for conflict copies: %w", root, err)
+	}
+	var out []found
+	if info.IsDir() {
+		fcs, err := syncthing.ScanConflicts(ctx, root)
+		for _, f := range fcs {
+			out = append(out, found{c: Conflict{Path: f.Path, Original: f.Original, Device: f.Name.ShortDevice}, modTime: f.ModTime})
+		}
+		return out, err
+	}
+	dir, base := filepath.Split(root)
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, fmt.Errorf("scan %s for conflict copies: %w", dir, err)
+	}
+	for _, e := range entries {
+		cn, ok := syncthing.ParseConflictName(e.Name())
+		if !ok || cn.Original != base || !e.Type().IsRegular() {
+			continue
+		}
+		fi, err := e.Info()
+		if err != nil {
+			continue // gone since the listing
+		}
+		path := filepath.Join(dir, e.Name())
+		out = append(out, found{c: Conflict{Path: path, Original: root, Device: cn.ShortDevice}, modTime: fi.ModTime()})
+	}
+	return out, nil
+}

@@ -1,0 +1,37 @@
+// Package conflicts is the daemon's registry of Syncthing conflict copies
+// in the hive, and the `memminer conflicts` scan used when no daemon runs.
+//
+// When two machines change the same memory file before they sync,
+// Syncthing keeps one version and renames the other to
+// "<name>.sync-conflict-<date>-<time>-<device><ext>". The losing version is
+// never mined (see mine.IsConflictCopy), so unless someone merges it back
+// the facts in it are lost. This package makes sure someone hears of it.
+//
+// A [Component] plugs into the daemon (daemon.Component). It learns of
+// conflict copies two ways: at once from Syncthing's event stream (a
+// syncthing.Watcher, when a client is configured and Syncthing answers),
+// and from a walk of the hive at start and after every hive scan of the
+// daemon (the backstop when Syncthing is down, not configured, or events
+// were missed). Each open conflict ([Conflict]) records the copy, the file
+// it conflicts with, the wing (the agent id of agents/<id>/…), when it was
+// detected, the winning device and how it was found. A conflict is resolved
+// when its copy disappears.
+//
+// The registry is persisted atomically in the palace directory
+// ([RegistryFile], mode 0600), so a restarted daemon neither forgets open
+// conflicts nor alerts about them again. A registry file that cannot be
+// read is moved aside and rebuilt from a scan of the hive; that is logged
+// once, and the conflicts the rebuild finds are not alerted again.
+//
+// Every new conflict is logged once at WARN level; optionally a command is
+// run ([Options.Command], started directly, never through a shell, with the
+// details in MEMMINER_CONFLICT_* environment variables) and a webhook is
+// sent (an HTTP POST of the conflict's JSON, retried with backoff a bounded
+// number of times). Alerts are delivered at most once: a daemon stopped
+// while a command runs or a webhook is being retried does not repeat them.
+//
+// The component serves GET /conflicts on the daemon's control socket
+// ([List], optionally ?wing=ID) and counts open conflicts for status and
+// metrics. [ScanHive] and [ScanWings] give the same list without a daemon,
+// reusing the records of a registry file left by one.
+package conflicts

@@ -1,0 +1,324 @@
+package conflicts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+// RegistryFile is the registry's file name in the palace directory.
+const RegistryFile = "conflicts.json"
+
+// registryVersion is the format version of the registry file.
+const registryVersion = 1
+
+// maxRegistryBytes bounds what is read of a registry file.
+const maxRegistryBytes = 64 << 20
+
+// RegistryPath returns the registry file of the palace in palaceDir.
+func RegistryPath(palaceDir string) string { return filepath.Join(palaceDir, RegistryFile) }
+
+// registryFile is the registry's JSON on disk.
+type registryFile struct {
+	Version int `json:"version"`
+	// Hive is the hive the conflicts were found in. Conflicts outside the
+	// hive a daemon serves are dropped when it loads the file.
+	Hive      string     `json:"hive"`
+	Conflicts []Conflict `json:"conflicts"`
+}
+
+// ErrCorruptRegistry is returned by ReadRegistry for a registry file that
+// is not valid.
+var ErrCorruptRegistry = errors.New("conflict registry is corrupt")
+
+// ReadRegistry returns the open conflicts recorded in the registry of the
+// palace in palaceDir, as the daemon last saved them. A missing file is an
+// empty registry; a file that cannot be decoded is an error matching
+// [ErrCorruptRegistry].
+func ReadRegistry(palaceDir string) ([]Conflict, error) {
+	f, err := readRegistryFile(RegistryPath(palaceDir))
+	if err != nil {
+		return nil, err
+	}
+	return f.Conflicts, nil
+}
+
+func readRegistryFile(path string) (registryFile, error) {
+	fh, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return registryFile{Version: registryVersion}, nil
+	}
+	if err != nil {
+		return registryFile{}, fmt.Errorf("read conflict registry: %w", err)
+	}
+	defer fh.Close()
+	data, err := io.ReadAll(io.LimitReader(fh, maxRegistryBytes+1))
+	if err != nil {
+		return registryFile{}, fmt.Errorf("read conflict registry: %w", err)
+	}
+	if len(data) > maxRegistryBytes {
+		return registryFile{}, fmt.Errorf("%w: %s is larger than %d bytes", ErrCorruptRegistry, path, maxRegistryBytes)
+	}
+	var f registryFile
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&f); err != nil {
+		return registryFile{}, fmt.Errorf("%w: %s: %v", ErrCorruptRegistry, path, err)
+	}
+	if dec.More() {
+		return registryFile{}, fmt.Errorf("%w: %s: data after the registry", ErrCorruptRegistry, path)
+	}
+	if f.Version != registryVersion {
+		return registryFile{}, fmt.Errorf("%w: %s: version %d, want %d", ErrCorruptRegistry, path, f.Version, registryVersion)
+	}
+	for _, c := range f.Conflicts {
+		if !filepath.IsAbs(c.Path) || !filepath.IsAbs(c.Original) || (c.FoundBy != FoundByEvent && c.FoundBy != FoundByScan) {
+			return registryFile{}, fmt.Errorf("%w: %s: bad entry %+v", ErrCorruptRegistry, path, c)
+		}
+	}
+	return f, nil
+}
+
+// registry is the set of open conflicts, keyed by copy path, mirrored to
+// its file after every change.
+type registry struct {
+	path string
+	hive hive
+
+	mu    sync.Mutex
+	open  map[string]Conflict
+	names map[string]string // short device id -> name, learnt along the way
+	// saveErr is the last failure to write the file ("" after a success).
+	saveErr string
+}
+
+func newRegistry(path string, h hive) *registry {
+	return &registry{path: path, hive: h, open: map[string]Conflict{}, names: map[string]string{}}
+}
+
+// load reads the file. A corrupt file is moved aside to path+".corrupt"
+// and reported as corrupt (the registry starts empty); any other error
+// leaves the registry empty too.
+func (r *registry) load() (corrupt error, err error) {
+	f, err := readRegistryFile(r.path)
+	if errors.Is(err, ErrCorruptRegistry) {
+		if rerr := os.Rename(r.path, r.path+".corrupt"); rerr != nil {
+			return err, fmt.Errorf("move corrupt registry aside: %w", rerr)
+		}
+		return err, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for _, c := range f.Conflicts {
+		if !r.hive.contains(c.Path) {
+			continue // found in another hive
+		}
+		r.open[c.Path] = c
+		r.learnLocked(c.Device, c.DeviceName)
+	}
+	return nil, nil
+}
+
+func (r *registry) learnLocked(short, name string) {
+	if short != "" && name != "" {
+		r.names[short] = name
+	}
+}
+
+// learn records the name of a device.
+func (r *registry) learn(short, name string) {
+	r.mu.Lock()
+	r.learnLocked(short, name)
+	r.mu.Unlock()
+}
+
+// name returns the known name of a short device id.
+func (r *registry) name(short string) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.names[short]
+}
+
+// has reports whether the copy at path is registered.
+func (r *registry) has(path string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.open[path]
+	return ok
+}
+
+// add registers c unless its path is already open. For an open one it
+// fills in a device name that was missing. It reports whether c is new.
+// The file is saved after any change.
+func (r *registry) add(c Conflict) (bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.learnLocked(c.Device, c.DeviceName)
+	if old, ok := r.open[c.Path]; ok {
+		if old.DeviceName == "" && c.DeviceName != "" && old.Device == c.Device {
+			old.DeviceName = c.DeviceName
+			r.open[c.Path] = old
+			return false, r.saveLocked()
+		}
+		return false, nil
+	}
+	if c.DeviceName == "" {
+		c.DeviceName = r.names[c.Device]
+	}
+	r.open[c.Path] = c
+	return true, r.saveLocked()
+}
+
+// resolve removes the conflict of the copy at path, returning it.
+func (r *registry) resolve(path string) (Conflict, bool, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	c, ok := r.open[path]
+	if !ok {
+		return Conflict{}, false, nil
+	}
+	delete(r.open, path)
+	return c, true, r.saveLocked()
+}
+
+// reconcile applies a scan: copies on disk that are not registered are
+// added (Detected and FoundBy as given by the caller in each), registered
+// copies gone from disk are resolved. It returns what was added and
+// resolved, each sorted.
+func (r *registry) reconcile(onDisk []Conflict) (added, resolved []Conflict, err error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	present := make(map[string]bool, len(onDisk))
+	for _, c := range onDisk {
+		present[c.Path] = true
+		if _, ok := r.open[c.Path]; ok {
+			continue
+		}
+		// An event may have resolved it since the walk saw it.
+		if fi, err := os.Lstat(c.Path); err != nil || !fi.Mode().IsRegular() {
+			continue
+		}
+		if c.DeviceName == "" {
+			c.DeviceName = r.names[c.Device]
+		}
+		r.open[c.Path] = c
+		added = append(added, c)
+	}
+	for path, c := range r.open {
+		if present[path] {
+			continue
+		}
+		// Not seen by the walk: resolved only when really gone (a walk
+		// that failed half-way proves nothing).
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+			delete(r.open, path)
+			resolved = append(resolved, c)
+		}
+	}
+	sortConflicts(added)
+	sortConflicts(resolved)
+	if len(added) > 0 || len(resolved) > 0 {
+		err = r.saveLocked()
+	}
+	return added, resolved, err
+}
+
+// list returns the open conflicts, sorted; never nil.
+func (r *registry) list() []Conflict {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]Conflict, 0, len(r.open))
+	for _, c := range r.open {
+		out = append(out, c)
+	}
+	sortConflicts(out)
+	return out
+}
+
+// count returns the number of open conflicts.
+func (r *registry) count() int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return len(r.open)
+}
+
+// lastSaveError is the error of the last save, "" when it worked.
+func (r *registry) lastSaveError() string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.saveErr
+}
+
+// save writes the file now (after a failed save, to retry).
+func (r *registry) save() error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.saveLocked()
+}
+
+// saveLocked writes the registry atomically: a temporary file in the same
+// directory, fsynced, renamed over the old one, and the directory fsynced.
+func (r *registry) saveLocked() error {
+	f := registryFile{Version: registryVersion, Hive: r.hive.abs, Conflicts: make([]Conflict, 0, len(r.open))}
+	for _, c := range r.open {
+		f.Conflicts = append(f.Conflicts, c)
+	}
+	sortConflicts(f.Conflicts)
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return fmt.Errorf("encode conflict registry: %w", err)
+	}
+	data = append(data, '\n')
+	err = writeFileAtomic(r.path, data, 0o600)
+	if err != nil {
+		r.saveErr = err.Error()
+	} else {
+		r.saveErr = ""
+	}
+	return err
+}
+
+// writeFileAtomic replaces path with data so that a reader (or a crash)
+// sees either the old file or the new one, never a part.
+func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if err := tmp.Chmod(perm); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: sync: %w", path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync() // best effort: not every file system syncs directories
+		d.Close()
+	}
+	return nil
+}
