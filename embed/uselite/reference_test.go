@@ -98,3 +98,30 @@ func TestEmbedOddInputsReal(t *testing.T) {
 	}
 	checkVectors(t, vecs, len(texts), Dim)
 }
+
+// TestReferenceTokensMore compares the tokenizer with the TF.js one on 500
+// generated texts (testdata/tokens.json, also from gen.js).
+func TestReferenceTokensMore(t *testing.T) {
+	m := loadRealModel(t)
+	data, err := os.ReadFile(filepath.Join("testdata", "tokens.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ref struct {
+		Cases []struct {
+			Text string `json:"text"`
+			IDs  []int  `json:"ids"`
+		} `json:"cases"`
+	}
+	if err := json.Unmarshal(data, &ref); err != nil {
+		t.Fatalf("parse tokens.json: %v", err)
+	}
+	if len(ref.Cases) < 100 {
+		t.Fatalf("tokens.json has %d cases", len(ref.Cases))
+	}
+	for _, c := range ref.Cases {
+		if got := m.Tokenize(c.Text); !slices.Equal(got, c.IDs) {
+			t.Errorf("Tokenize(%q)\n got %v\nwant %v", c.Text, got, c.IDs)
+		}
+	}
+}
