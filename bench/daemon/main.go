@@ -1,0 +1,262 @@
+// Command daemon measures memminer's daemon as a user meets it: a real
+// `memminer run` process on a generated hive (bench/hivegen). It reports
+// the cold mine of the hive, resident memory, idle CPU, edit-to-searchable
+// latency, stop time after SIGTERM, and — with hyperfine — whole-process
+// `memminer search` through the daemon's socket against a direct search.
+//
+//	go build -o /tmp/memminer ./cmd/memminer
+//	go run ./bench/daemon -memminer /tmp/memminer -model lexical
+//
+// The hive and palace live in a temporary directory, removed afterwards.
+// The model cache is the user's (XDG_CACHE_HOME), so a fetched built-in
+// model is found.
+package main
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/memminer/memminer/bench/hivegen"
+	"github.com/memminer/memminer/daemon"
+)
+
+func main() {
+	bin := flag.String("memminer", "", "memminer binary to measure (required)")
+	model := flag.String("model", "lexical", "embedding model spec the daemon uses")
+	agents := flag.Int("agents", 100, "agents (wings) in the generated hive")
+	notes := flag.Int("notes", 10000, "notes in the generated hive")
+	edits := flag.Int("edits", 20, "edits timed for edit-to-searchable latency")
+	idle := flag.Duration("idle", 60*time.Second, "how long idle CPU is measured")
+	runs := flag.Int("runs", 30, "hyperfine runs per search command (0 skips hyperfine)")
+	flag.Parse()
+	if *bin == "" {
+		log.Fatal("-memminer is required")
+	}
+	if err := measure(*bin, *model, *agents, *notes, *edits, *idle, *runs); err != nil {
+		log.Fatal(err)
+	}
+}
+
+func measure(bin, model string, agents, notes, edits int, idle time.Duration, runs int) error {
+	tmp, err := os.MkdirTemp("", "mm-bench-daemon-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	hive, pal := filepath.Join(tmp, "hive"), filepath.Join(tmp, "palace")
+	ids, err := hivegen.Write(hive, hivegen.Options{Notes: notes, Agents: agents})
+	if err != nil {
+		return err
+	}
+	env := append(os.Environ(), "MEMMINER_PALACE_PATH="+pal, "MEMMINER_EMBEDDING_MODEL="+model)
+	fmt.Printf("hive: %d agents, %d notes; model %s; %s\n\n", agents, notes, model, cpuName())
+
+	// Cold start: the first mine of the whole hive.
+	cmd, err := startDaemon(bin, hive, env, tmp)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			_ = cmd.Wait()
+		}
+	}()
+	cl := daemon.NewClient(pal)
+	start := time.Now()
+	st, err := waitIdle(cl, 10*time.Minute)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("cold mine of the hive by the daemon: %s (%d wings, %d notes)\n", time.Since(start).Round(time.Millisecond), len(st.Wings), st.Notes)
+	rss, hwm, err := memory(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	fmt.Printf("resident memory after the mine: VmRSS %.1f MiB (peak VmHWM %.1f MiB)\n", mib(rss), mib(hwm))
+
+	// Idle CPU: nothing changes; the daemon only waits (and ticks).
+	cpu0, err := cpuTicks(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	time.Sleep(idle)
+	cpu1, err := cpuTicks(cmd.Process.Pid)
+	if err != nil {
+		return err
+	}
+	// Linux reports utime and stime in clock ticks of 1/100 s (USER_HZ).
+	used := time.Duration(cpu1-cpu0) * 10 * time.Millisecond
+	fmt.Printf("idle CPU over %s: %s (%.3f%% of one core)\n", idle, used, 100*used.Seconds()/idle.Seconds())
+
+	// Edit to searchable: append a note with a fresh word, poll the socket.
+	var lat []time.Duration
+	ctx := context.Background()
+	for i := range edits {
+		id := ids[(i*7)%len(ids)]
+		word := fmt.Sprintf("zqxedit%03d", i)
+		path := filepath.Join(hive, "agents", id, "memory.md")
+		t0 := time.Now()
+		if err := appendLine(path, "- The "+word+" fact was just learned.\n"); err != nil {
+			return err
+		}
+		for {
+			res, err := cl.Search(ctx, daemon.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
+			if err == nil && len(res.Results) > 0 && strings.Contains(res.Results[0].Text, word) {
+				break
+			}
+			if time.Since(t0) > time.Minute {
+				return fmt.Errorf("edit %d never became searchable", i)
+			}
+			time.Sleep(2 * time.Millisecond)
+		}
+		lat = append(lat, time.Since(t0))
+		// Let the file's mtime move on, as separate edits would.
+		time.Sleep(50 * time.Millisecond)
+	}
+	slices.Sort(lat)
+	fmt.Printf("edit to searchable over %d edits: median %s, min %s, max %s\n", edits,
+		lat[len(lat)/2].Round(time.Millisecond), lat[0].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+
+	if runs > 0 {
+		if err := hyperfine(bin, env, runs, "daemon"); err != nil {
+			return err
+		}
+	}
+
+	// Stop: SIGTERM to exit.
+	t0 := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		return err
+	}
+	err = cmd.Wait()
+	fmt.Printf("SIGTERM to exit: %s (exit error: %v)\n", time.Since(t0).Round(time.Millisecond), err)
+
+	if runs > 0 {
+		return hyperfine(bin, env, runs, "direct")
+	}
+	return nil
+}
+
+func startDaemon(bin, hive string, env []string, tmp string) (*exec.Cmd, error) {
+	logf, err := os.Create(filepath.Join(tmp, "daemon.log"))
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(bin, "run", "--hive", hive, "--log-level", "warn")
+	cmd.Env = env
+	cmd.Stderr = logf
+	return cmd, cmd.Start()
+}
+
+// waitIdle waits for the daemon to answer and have nothing left to do.
+func waitIdle(cl *daemon.Client, limit time.Duration) (daemon.Status, error) {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		st, err := cl.Status(context.Background())
+		if err == nil && st.Daemon.Scans > 0 && st.Daemon.Mining == "" && len(st.Daemon.Pending.Wings) == 0 {
+			return st, nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	return daemon.Status{}, errors.New("the daemon did not become idle")
+}
+
+func hyperfine(bin string, env []string, runs int, label string) error {
+	hf, err := exec.LookPath("hyperfine")
+	if err != nil {
+		return errors.New("hyperfine not found (Debian: apt-get install -y hyperfine), or pass -runs 0")
+	}
+	q := `'db-2 failover runbook'`
+	cmd := exec.Command(hf, "-N", "--warmup", "3", "--runs", strconv.Itoa(runs), "--style", "basic",
+		"--command-name", "search ("+label+")", bin+" search "+q)
+	cmd.Env = env
+	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+	fmt.Printf("\nhyperfine: whole-process memminer search, %s\n", label)
+	return cmd.Run()
+}
+
+func appendLine(path, line string) error {
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// memory reads VmRSS and VmHWM of pid, in bytes.
+func memory(pid int) (rss, hwm int64, err error) {
+	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer f.Close()
+	s := bufio.NewScanner(f)
+	for s.Scan() {
+		k, v, ok := strings.Cut(s.Text(), ":")
+		if !ok || (k != "VmRSS" && k != "VmHWM") {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		if err != nil {
+			return 0, 0, fmt.Errorf("%s: %w", k, err)
+		}
+		if k == "VmRSS" {
+			rss = n << 10
+		} else {
+			hwm = n << 10
+		}
+	}
+	return rss, hwm, s.Err()
+}
+
+// cpuTicks is utime+stime of pid in clock ticks.
+func cpuTicks(pid int) (int64, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// The command name may hold spaces; fields resume after its ")".
+	i := strings.LastIndexByte(string(data), ')')
+	f := strings.Fields(string(data[i+1:]))
+	if len(f) < 13 {
+		return 0, errors.New("short /proc stat")
+	}
+	u, err1 := strconv.ParseInt(f[11], 10, 64)
+	s, err2 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2); err != nil {
+		return 0, err
+	}
+	return u + s, nil
+}
+
+func mib(b int64) float64 { return float64(b) / (1 << 20) }
+
+func cpuName() string {
+	data, err := os.ReadFile("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if k, v, ok := strings.Cut(line, ":"); ok && strings.TrimSpace(k) == "model name" {
+			return strings.TrimSpace(v)
+		}
+	}
+	return "unknown CPU"
+}
