@@ -294,10 +294,11 @@ func (l *layer) apply(ws *workspace, m int, offs []int, eps float32) []float32 {
 }
 
 // attention adds to att (m×inner, zeroed) the multi-head scaled
-// dot-product attention of each sequence with itself. qkv rows hold q, k
-// and v side by side. Both
-// products of each (sequence, head) pair run on the matrix kernel: the
-// head's keys (transposed, packed) and values are the right-hand sides.
+// dot-product attention of each sequence with itself; qkv rows hold q, k
+// and v side by side. Both products of each (sequence, head) pair run on
+// the matrix kernel, with the head's keys (transposed, packed) and values
+// as right-hand sides. The graph's padding mask has no counterpart here:
+// sequences are never padded.
 func (l *layer) attention(att, qkv []float32, offs []int) {
 	nseq := len(offs) - 1
 	w := 3 * l.inner
@@ -324,13 +325,13 @@ func (l *layer) attention(att, qkv []float32, offs []int) {
 		for i := range t {
 			row := scores[i*t : (i+1)*t]
 			mx := float32(math.Inf(-1))
-			for j, sc := range row {
-				row[j] = sc * l.qScale
+			for j, v := range row {
+				row[j] = v * l.qScale
 				mx = max(mx, row[j])
 			}
 			var sum float32
-			for j, sc := range row {
-				e := float32(math.Exp(float64(sc - mx)))
+			for j, v := range row {
+				e := float32(math.Exp(float64(v - mx)))
 				row[j] = e
 				sum += e
 			}
