@@ -118,12 +118,17 @@ type match struct {
 	duplicate bool
 }
 
+// minSharedForVector is the weighted Jaccard two notes need before their
+// vectors alone may call them the same fact or near-duplicates.
+const minSharedForVector = 0.15
+
 // compare measures two candidates both ways it can: the weighted Jaccard
 // of their terms always, and the cosine of their vectors when both have
 // vectors of the same model. They are related as much as the more
 // generous measure says, and the same fact or near-duplicates if either
 // measure says so: wording that is nearly identical is a duplicate whatever
-// a model makes of it, and a paraphrase is one when the model sees it.
+// a model makes of it, and a paraphrase is one when the model sees it and
+// the two share some words (minSharedForVector).
 func (r *ranker) compare(a, b *cand) match {
 	lex := weightedJaccard(a.terms, b.terms, r.weights)
 	m := match{
@@ -135,8 +140,12 @@ func (r *ranker) compare(a, b *cand) match {
 		med := r.median[a.model]
 		cos := (dot(a.vec, b.vec) - med) / (1 - med)
 		m.related = math.Max(m.related, vectorThresholds.related(cos))
-		m.sameFact = m.sameFact || cos >= vectorThresholds.sameFact
-		m.duplicate = m.duplicate || cos >= vectorThresholds.duplicate
+		// Notes shaped alike ("X runs on Y", "X runs on Z") can be close
+		// vectors; the same fact also shares some of its rarer words.
+		if lex >= minSharedForVector {
+			m.sameFact = m.sameFact || cos >= vectorThresholds.sameFact
+			m.duplicate = m.duplicate || cos >= vectorThresholds.duplicate
+		}
 	}
 	return m
 }

@@ -80,7 +80,7 @@ type Options struct {
 	// EstimateTokens; zero means DefaultTokens.
 	Tokens int
 	// Wing, when set, tells the story of this wing only; every wing keeps
-	// its identity line.
+	// its identity line. It is a wing id as palace.NormalizeWingID gives it.
 	Wing string
 	// Now is the time recency is measured from. Zero means the newest
 	// source mtime in the palace, so that the same palace always gives the
