@@ -11,6 +11,7 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
+	neturl "net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -179,11 +180,12 @@ func fetch(ctx context.Context, opts Options, fromFile string, rel release) (str
 		if err != nil {
 			return "", err
 		}
-		log.Info("downloading embedding model", "package", rel.name+"@"+rel.version, "url", url, "from", origin)
+		shown := redact(url)
+		log.Info("downloading embedding model", "package", rel.name+"@"+rel.version, "url", shown, "from", origin)
 		tmp, err := download(ctx, opts, url, dir, rel)
 		if err != nil {
 			return "", fmt.Errorf("download model from %s (%s): %w; nothing was kept, run the command again to retry, or %s",
-				url, origin, err, rel.howTo())
+				shown, origin, err, rel.howTo())
 		}
 		defer os.Remove(tmp.Name())
 		defer tmp.Close()
@@ -240,6 +242,15 @@ func sourceURL(ctx context.Context, opts Options, rel release) (url, origin stri
 			ErrNoSource, EnvModelURL, rel.howTo())
 	}
 	return strings.TrimRight(reg, "/") + "/" + rel.registryPath(), origin, nil
+}
+
+// redact hides a password in a URL before it is logged or shown.
+func redact(raw string) string {
+	u, err := neturl.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	return u.Redacted()
 }
 
 // npmRegistry asks npm for its registry; "" when npm is missing or fails.

@@ -362,3 +362,16 @@ func helperFetchProcess(cache, url string) error {
 	_, err = fetch(context.Background(), Options{CacheDir: cache, URL: url}, "", syn.release)
 	return err
 }
+
+func TestRedact(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"https://mirror.invalid/m.tgz", "https://mirror.invalid/m.tgz"},
+		{"https://user:secret@mirror.invalid/m.tgz", "https://user:xxxxx@mirror.invalid/m.tgz"},
+		{"://bad", "(unparsable URL)"},
+	}
+	for _, tt := range tests {
+		if got := redact(tt.in); got != tt.want {
+			t.Errorf("redact(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
