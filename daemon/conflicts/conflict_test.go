@@ -1,0 +1,152 @@
+package conflicts
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestWingOf(t *testing.T) {
+	tests := []struct{ rel, want string }{
+		{"agents/dwight/memory.sync-conflict-20240131-093000-ABCDEFG.md", "dwight"},
+		{"agents/Dwight/notes/x.sync-conflict-20240131-093000-ABCDEFG.md", "dwight"},
+		{"agents/x.sync-conflict-20240131-093000-ABCDEFG.md", ""},
+		{"shared/readme.sync-conflict-20240131-093000-ABCDEFG.md", ""},
+		{"agents/bad name/memory.sync-conflict-20240131-093000-ABCDEFG.md", ""},
+	}
+	for _, tt := range tests {
+		if got := wingOf(filepath.FromSlash(tt.rel)); got != tt.want {
+			t.Errorf("wingOf(%q) = %q, want %q", tt.rel, got, tt.want)
+		}
+	}
+}
+
+func TestHiveRel(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	if err := os.MkdirAll(filepath.Join(real, "agents", "dwight"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	h, err := newHive(link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := filepath.Join("agents", "dwight", copyName)
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(link, want), true},
+		{filepath.Join(real, want), true}, // Syncthing may know the folder by its real path
+		{filepath.Join(dir, "elsewhere", copyName), false},
+		{link, false},
+		{filepath.Join(dir, "linkx", copyName), false},
+	}
+	for _, tt := range tests {
+		rel, ok := h.rel(tt.path)
+		if ok != tt.ok || (ok && rel != want) {
+			t.Errorf("rel(%s) = %q, %v; want %v", tt.path, rel, ok, tt.ok)
+		}
+	}
+}
+
+func TestScanHiveAndWings(t *testing.T) {
+	hv := newHiveDir(t)
+	mtime := time.Date(2024, 1, 31, 9, 30, 0, 500, time.UTC)
+	copies := map[string]string{
+		"agents/dwight/" + copyName: "dwight",
+		"agents/pam/notes/todo.sync-conflict-20240201-101010-ZYXWVUT.md": "pam",
+		"shared/readme.sync-conflict-20240201-101010-.md":                 "",
+	}
+	for rel := range copies {
+		p := filepath.Join(hv, filepath.FromSlash(rel))
+		writeFile(t, p, "lost fact\n")
+		if err := os.Chtimes(p, mtime, mtime); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Not conflict copies.
+	writeFile(t, filepath.Join(hv, "agents", "pam", "sync-conflict-notes.md"), "x")
+	writeFile(t, filepath.Join(hv, ".stversions", "agents", "pam", copyName), "x")
+
+	dwightCopy := filepath.Join(hv, "agents", "dwight", copyName)
+	known := []Conflict{{
+		Path: dwightCopy, Original: filepath.Join(hv, "agents", "dwight", "memory.md"), Wing: "dwight",
+		Detected: time.Date(2025, 5, 5, 5, 5, 5, 0, time.UTC), Device: "ABCDEFG", DeviceName: "bravo", FoundBy: FoundByEvent,
+	}, {
+		// A conflict resolved since: not on disk, so not listed.
+		Path: filepath.Join(hv, "agents", "pam", copyName), Original: filepath.Join(hv, "agents", "pam", "memory.md"),
+		Wing: "pam", Device: "ABCDEFG", DeviceName: "bravo", FoundBy: FoundByScan,
+	}}
+
+	got, err := ScanHive(context.Background(), hv, "", known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Conflict{
+		{Path: filepath.Join(hv, "shared", "readme.sync-conflict-20240201-101010-.md"), Original: filepath.Join(hv, "shared", "readme.md"),
+			Detected: mtime.Truncate(time.Second), FoundBy: FoundByScan},
+		known[0],
+		{Path: filepath.Join(hv, "agents", "pam", "notes", "todo.sync-conflict-20240201-101010-ZYXWVUT.md"),
+			Original: filepath.Join(hv, "agents", "pam", "notes", "todo.md"), Wing: "pam",
+			Detected: mtime.Truncate(time.Second), Device: "ZYXWVUT", FoundBy: FoundByScan},
+	}
+	checkList(t, "ScanHive", got, want)
+
+	got, err = ScanHive(context.Background(), hv, "pam", known)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkList(t, "ScanHive pam", got, want[2:])
+	got, err = ScanHive(context.Background(), hv, "nobody", known)
+	if err != nil || len(got) != 0 {
+		t.Fatalf("ScanHive of a missing wing = %v, %v", got, err)
+	}
+
+	// Wing roots: a directory root and a file root.
+	got, err = ScanWings(context.Background(), []WingRoots{
+		{Wing: "dwight", Roots: []string{filepath.Join(hv, "agents", "dwight", "memory.md"), filepath.Join(hv, "gone")}},
+		{Wing: "pam", Roots: []string{filepath.Join(hv, "agents", "pam")}},
+	}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = []Conflict{
+		{Path: dwightCopy, Original: filepath.Join(hv, "agents", "dwight", "memory.md"), Wing: "dwight",
+			Detected: mtime.Truncate(time.Second), Device: "ABCDEFG", FoundBy: FoundByScan},
+		want[2],
+	}
+	checkList(t, "ScanWings", got, want)
+}
+
+func checkList(t *testing.T, what string, got, want []Conflict) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: %d conflicts, want %d:\n got %+v\nwant %+v", what, len(got), len(want), got, want)
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("%s[%d]:\n got %+v\nwant %+v", what, i, got[i], want[i])
+		}
+	}
+}
+
+func TestListWing(t *testing.T) {
+	l := List{Conflicts: []Conflict{{Path: "/a", Wing: "dwight"}, {Path: "/b", Wing: "pam"}, {Path: "/c"}}}
+	tests := []struct {
+		wing string
+		want int
+	}{{"", 3}, {"dwight", 1}, {"jim", 0}}
+	for _, tt := range tests {
+		got := l.Wing(tt.wing)
+		if got.Conflicts == nil || len(got.Conflicts) != tt.want {
+			t.Errorf("Wing(%q) = %+v, want %d", tt.wing, got, tt.want)
+		}
+	}
+}
