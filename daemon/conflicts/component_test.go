@@ -390,4 +390,3 @@ func TestNewRejects(t *testing.T) {
 		}
 	}
 }
-

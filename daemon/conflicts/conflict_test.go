@@ -60,9 +60,9 @@ func TestScanHiveAndWings(t *testing.T) {
 	hv := newHiveDir(t)
 	mtime := time.Date(2024, 1, 31, 9, 30, 0, 500, time.UTC)
 	copies := map[string]string{
-		"agents/dwight/" + copyName: "dwight",
+		"agents/dwight/" + copyName:                                      "dwight",
 		"agents/pam/notes/todo.sync-conflict-20240201-101010-ZYXWVUT.md": "pam",
-		"shared/readme.sync-conflict-20240201-101010-.md":                 "",
+		"shared/readme.sync-conflict-20240201-101010-.md":                "",
 	}
 	for rel := range copies {
 		p := filepath.Join(hv, filepath.FromSlash(rel))
