@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -19,10 +20,6 @@ var (
 
 // DefaultResults is how many hits Search returns when not told.
 const DefaultResults = 5
-
-// rrfK is the reciprocal-rank-fusion constant: 60 is the usual value and
-// flattens the difference between close ranks.
-const rrfK = 60
 
 // SearchOptions narrow a search.
 type SearchOptions struct {
@@ -73,16 +70,19 @@ func ParseMode(s string) (Mode, error) {
 // Hit is one search result.
 type Hit struct {
 	Note
-	// Score is the fused relevance in (0, 1]: 1 for a note ranked first by
-	// every retriever used.
+	// Score is the hit's relevance relative to the first hit, in (0, 1]:
+	// the first hit scores 1, and a hit's score falls by a factor e for
+	// every standard deviation (averaged over the retrievers) it trails the
+	// first hit by. See fusion.go.
 	Score float64
 	// Mtime is the source file's modification time when mined.
 	Mtime time.Time
 }
 
-// Search finds the notes most relevant to query: BM25 over the notes, and
-// when the palace has an embedder, vector similarity too, fused by
-// reciprocal rank.
+// Search finds the notes most relevant to query: BM25 over the notes and
+// over each note with its neighbours, and when the palace has an embedder
+// vector similarity too, the retrievers' scores standardised per wing and
+// summed (see fusion.go for how and why).
 func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
@@ -111,48 +111,52 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		qvec = vs[0]
 	}
 
-	depth := max(100, 4*n)
+	terms := lexTerms(query)
+	useLex, useVec := opts.Mode != VectorOnly, qvec != nil
+	channels := 0
+	if useLex {
+		channels += 2
+	}
+	if useVec {
+		channels += 2
+	}
+	// Demoting a neighbour can promote at most two later notes per pick,
+	// so the best 3n+3 notes hold the n results.
+	keep := 3*n + 3
+
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	var lex, vec []scoredNote
+	var h candHeap
 	for _, id := range wings {
 		w := p.wings[id]
-		if w == nil {
+		if w == nil || len(w.notes) == 0 {
 			continue
 		}
-		if opts.Mode != VectorOnly {
-			for _, s := range w.lex.search(query, depth) {
-				lex = append(lex, scoredNote{w.notes[s.id], s.score})
-			}
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-		if qvec != nil && w.coll != nil && w.coll.Count() > 0 {
-			if w.dim != len(qvec) {
-				return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
-			}
-			res, err := w.coll.QueryEmbedding(ctx, qvec, min(depth, w.coll.Count()), nil, nil)
-			if err != nil {
-				return nil, fmt.Errorf("search wing %s: %w", id, err)
-			}
-			for _, r := range res {
-				vec = append(vec, scoredNote{w.notes[r.ID], float64(r.Similarity)})
-			}
+		if useVec && len(w.vecs) > 0 && w.dim != len(qvec) {
+			return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
 		}
-	}
-	var lists [][]scoredNote
-	if opts.Mode != VectorOnly {
-		lists = append(lists, rank(lex, depth))
-	}
-	if qvec != nil {
-		lists = append(lists, rank(vec, depth))
-	}
-	hits := fuse(lists)
-	if len(hits) > n {
-		hits = hits[:n]
-	}
-	for i := range hits {
-		if s := p.wings[hits[i].Wing].sources[hits[i].Source]; s != nil {
-			hits[i].Mtime = s.Mtime
+		sp := newWingSpace(w)
+		var lexNote, lexWin, vecNote, vecWin channel
+		if useLex {
+			lexNote, lexWin = sp.lexChannels(terms)
 		}
+		if useVec && len(w.vecs) > 0 {
+			vecNote, vecWin = sp.vecChannels(qvec)
+		}
+		sp.fuse(lexNote, lexWin, vecNote, vecWin, &h, keep)
+	}
+	picked := pick(h, n, adjacencyPenalty*float64(channels))
+	hits := make([]Hit, 0, len(picked))
+	for _, c := range picked {
+		note := c.sp.w.notes[c.sp.at(c.g)]
+		hit := Hit{Note: *note, Score: math.Exp((c.score - picked[0].score) / float64(channels))}
+		if s := c.sp.w.sources[note.Source]; s != nil {
+			hit.Mtime = s.Mtime
+		}
+		hits = append(hits, hit)
 	}
 	return hits, nil
 }
@@ -203,60 +207,4 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 		}
 	}
 	return requested, nil
-}
-
-type scoredNote struct {
-	note  *Note
-	score float64
-}
-
-// rank sorts candidates from several wings by score, best first, keeping
-// the first depth; ties go by wing, source and line for stable output.
-func rank(c []scoredNote, depth int) []scoredNote {
-	sort.Slice(c, func(i, j int) bool {
-		if c[i].score != c[j].score {
-			return c[i].score > c[j].score
-		}
-		return noteLess(c[i].note, c[j].note)
-	})
-	if len(c) > depth {
-		c = c[:depth]
-	}
-	return c
-}
-
-func noteLess(a, b *Note) bool {
-	if a.Wing != b.Wing {
-		return a.Wing < b.Wing
-	}
-	if a.Source != b.Source {
-		return a.Source < b.Source
-	}
-	if a.Line != b.Line {
-		return a.Line < b.Line
-	}
-	return a.ID < b.ID
-}
-
-// fuse combines ranked lists by reciprocal rank fusion, normalised so a
-// note first in every list scores 1.
-func fuse(lists [][]scoredNote) []Hit {
-	score := map[*Note]float64{}
-	for _, l := range lists {
-		for r, s := range l {
-			score[s.note] += 1.0 / float64(rrfK+r+1)
-		}
-	}
-	best := float64(len(lists)) / float64(rrfK+1)
-	hits := make([]Hit, 0, len(score))
-	for n, s := range score {
-		hits = append(hits, Hit{Note: *n, Score: s / best})
-	}
-	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].Score != hits[j].Score {
-			return hits[i].Score > hits[j].Score
-		}
-		return noteLess(&hits[i].Note, &hits[j].Note)
-	})
-	return hits
 }
