@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -99,60 +100,25 @@ func (c *Config) LoadFile(path string, required bool) error {
 	if err != nil {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	var f fileConfig
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	dec.KnownFields(true)
+	var doc map[string]yaml.Node
 	// An empty file decodes as io.EOF: it sets nothing.
-	if err := dec.Decode(&f); err != nil && !errors.Is(err, io.EOF) {
+	if err := yaml.NewDecoder(bytes.NewReader(data)).Decode(&doc); err != nil && !errors.Is(err, io.EOF) {
 		return fmt.Errorf("config %s: %w", path, err)
 	}
-	return f.apply(c, path)
-}
-
-// fileConfig mirrors Config with optional fields and durations as text, so
-// keys absent from the file leave defaults alone.
-type fileConfig struct {
-	Palace       *string `yaml:"palace"`
-	Hive         *string `yaml:"hive"`
-	Model        *string `yaml:"model"`
-	Enabled      *bool   `yaml:"enabled"`
-	MaxFileBytes *int64  `yaml:"max_file_bytes"`
-	LockTimeout  *string `yaml:"lock_timeout"`
-	MineInterval *string `yaml:"mine_interval"`
-	ModelCache   *string `yaml:"model_cache"`
-}
-
-func (f fileConfig) apply(c *Config, path string) error {
-	setStr := func(dst *string, v *string) {
-		if v != nil {
-			*dst = expandHome(*v)
+	keys := make([]string, 0, len(doc))
+	for k := range doc {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys) // report the same first error every time
+	for _, k := range keys {
+		n := doc[k]
+		if n.Kind != yaml.ScalarNode {
+			return fmt.Errorf("config %s: line %d: %s: want a single value", path, n.Line, k)
 		}
-	}
-	setStr(&c.Palace, f.Palace)
-	setStr(&c.Hive, f.Hive)
-	setStr(&c.ModelCache, f.ModelCache)
-	if f.Model != nil {
-		c.Model = *f.Model
-	}
-	if f.Enabled != nil {
-		c.Enabled = *f.Enabled
-	}
-	if f.MaxFileBytes != nil {
-		c.MaxFileBytes = *f.MaxFileBytes
-	}
-	for _, d := range []struct {
-		key string
-		src *string
-		dst *time.Duration
-	}{{"lock_timeout", f.LockTimeout, &c.LockTimeout}, {"mine_interval", f.MineInterval, &c.MineInterval}} {
-		if d.src == nil {
-			continue
+		// Keys and values go through the same parser as the environment.
+		if err := c.Set(k, n.Value); err != nil {
+			return fmt.Errorf("config %s: line %d: %w", path, n.Line, err)
 		}
-		v, err := time.ParseDuration(*d.src)
-		if err != nil {
-			return fmt.Errorf("config %s: %s: %q is not a duration like 30s or 3m", path, d.key, *d.src)
-		}
-		*d.dst = v
 	}
 	return nil
 }
@@ -206,7 +172,12 @@ func (c *Config) Set(key, v string) error {
 			c.MineInterval = d
 		}
 	default:
-		return fmt.Errorf("unknown setting %q", key)
+		known := make([]string, 0, len(Env))
+		for k := range Env {
+			known = append(known, k)
+		}
+		sort.Strings(known)
+		return fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))
 	}
 	return nil
 }

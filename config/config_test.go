@@ -1,0 +1,114 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestDefaultUsesXDG(t *testing.T) {
+	c := Default(env(map[string]string{"XDG_DATA_HOME": "/data", "XDG_CACHE_HOME": "/cache", "HOME": "/home/u"}), "lexical")
+	if c.Palace != "/data/memminer/palace" || c.ModelCache != "/cache/memminer/models" || !c.Enabled || c.MineInterval != 3*time.Minute {
+		t.Fatalf("defaults %+v", c)
+	}
+	c = Default(env(map[string]string{"HOME": "/home/u", "XDG_DATA_HOME": "relative/ignored"}), "lexical")
+	if c.Palace != "/home/u/.local/share/memminer/palace" {
+		t.Fatalf("palace %s", c.Palace)
+	}
+	if f := DefaultFile(env(map[string]string{"HOME": "/home/u"})); f != "/home/u/.config/memminer/config.yml" {
+		t.Fatalf("config file %s", f)
+	}
+}
+
+func TestLoadFileAndEnv(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yml")
+	write := func(s string) {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	base := Default(env(map[string]string{"HOME": dir}), "lexical")
+
+	write("palace: /p\nmodel: use-lite\nenabled: false\nmax_file_bytes: 1024\nmine_interval: 30s\n")
+	c := base
+	if err := c.LoadFile(path, true); err != nil {
+		t.Fatal(err)
+	}
+	if c.Palace != "/p" || c.Model != "use-lite" || c.Enabled || c.MaxFileBytes != 1024 || c.MineInterval != 30*time.Second {
+		t.Fatalf("file not applied: %+v", c)
+	}
+	if c.LockTimeout != DefaultLockTimeout {
+		t.Fatalf("absent key changed a default: %v", c.LockTimeout)
+	}
+	if err := c.ApplyEnv(env(map[string]string{"MEMMINER_PALACE_PATH": "/q", "MEMMINER_ENABLED": "true"})); err != nil {
+		t.Fatal(err)
+	}
+	if c.Palace != "/q" || !c.Enabled {
+		t.Fatalf("env not applied over file: %+v", c)
+	}
+
+	c = base
+	if err := c.LoadFile(filepath.Join(dir, "missing.yml"), false); err != nil {
+		t.Fatalf("optional missing file: %v", err)
+	}
+	if err := c.LoadFile(filepath.Join(dir, "missing.yml"), true); err == nil {
+		t.Fatal("required missing file accepted")
+	}
+	write("")
+	if err := c.LoadFile(path, true); err != nil {
+		t.Fatalf("empty file: %v", err)
+	}
+}
+
+func TestBadValuesSayWhatToFix(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yml")
+	tests := []struct{ file, want string }{
+		{"palcae: /x\n", "palcae"},
+		{"mine_interval: soon\n", "mine_interval"},
+		{"enabled: maybe\n", "enabled"},
+		{"max_file_bytes: lots\n", "max_file_bytes"},
+		{"[not a mapping\n", "config"},
+	}
+	for _, tt := range tests {
+		if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := Default(env(nil), "lexical")
+		err := c.LoadFile(path, true)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v, want it to mention %q", tt.file, err, tt.want)
+		}
+	}
+	for name, value := range map[string]string{"MEMMINER_ENABLED": "nah", "MEMMINER_MAX_FILE_BYTES": "-", "MEMMINER_MINE_INTERVAL": "3 minutes"} {
+		c := Default(env(nil), "lexical")
+		if err := c.ApplyEnv(env(map[string]string{name: value})); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s=%s: %v", name, value, err)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Default(env(map[string]string{"HOME": "/h"}), "lexical")
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for name, mutate := range map[string]func(*Config){
+		"palace":         func(c *Config) { c.Palace = "" },
+		"max_file_bytes": func(c *Config) { c.MaxFileBytes = 0 },
+		"mine_interval":  func(c *Config) { c.MineInterval = time.Millisecond },
+		"lock_timeout":   func(c *Config) { c.LockTimeout = -time.Second },
+	} {
+		c := ok
+		mutate(&c)
+		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), name) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
