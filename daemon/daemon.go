@@ -112,7 +112,6 @@ type Daemon struct {
 	mining     string          // wing being mined now
 	hiveErr    string
 	badAgents  []FileError // agent directories whose names are no wing id
-	stopping   bool
 }
 
 // failure is a file, or a whole agent directory, whose mine failed.
@@ -342,9 +341,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.work(ctx)
 
 	// Stopping: refuse new work, let in-flight requests finish briefly.
-	d.mu.Lock()
-	d.stopping = true
-	d.mu.Unlock()
 	d.q.drain(fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	_ = srv.Shutdown(sctx)
@@ -484,11 +480,13 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 	agents, bad, err := d.listAgents()
 	now := time.Now()
 	d.mu.Lock()
-	if trigger == triggerTick {
-		for _, f := range d.failures {
-			if f.skip > 0 {
-				f.skip--
-			}
+	for path, f := range d.failures {
+		if trigger == triggerTick && f.skip > 0 {
+			f.skip--
+		}
+		// A failing file (or agent) that is gone no longer fails.
+		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
+			delete(d.failures, path)
 		}
 	}
 	msg := ""

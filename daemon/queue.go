@@ -24,6 +24,7 @@ type queue struct {
 	order    []string
 	requests []*mineJob
 	scan     string // trigger of a pending scan, "" when none
+	closed   bool   // set by drain: no more requests are taken
 	wake     chan struct{}
 }
 
@@ -61,12 +62,18 @@ func (q *queue) requestScan(trigger string) {
 	q.signal()
 }
 
-// addRequest queues a mine handed over through the socket.
-func (q *queue) addRequest(j *mineJob) {
+// addRequest queues a mine handed over through the socket. It returns
+// false once the daemon is stopping.
+func (q *queue) addRequest(j *mineJob) bool {
 	q.mu.Lock()
+	if q.closed {
+		q.mu.Unlock()
+		return false
+	}
 	q.requests = append(q.requests, j)
 	q.mu.Unlock()
 	q.signal()
+	return true
 }
 
 // work is one item taken from the queue: exactly one field is set.
@@ -109,11 +116,12 @@ func (q *queue) pending() ([]string, int) {
 	return dirs, len(q.requests)
 }
 
-// drain fails every queued request, for shutdown.
+// drain fails every queued request and refuses new ones, for shutdown.
 func (q *queue) drain(err error) {
 	q.mu.Lock()
 	reqs := q.requests
 	q.requests = nil
+	q.closed = true
 	q.mu.Unlock()
 	for _, j := range reqs {
 		j.reply <- mineOutcome{err: err}

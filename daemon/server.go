@@ -79,15 +79,11 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
 		return
 	}
-	d.mu.Lock()
-	stopping := d.stopping
-	d.mu.Unlock()
-	if stopping {
+	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
+	if !d.q.addRequest(j) {
 		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
 		return
 	}
-	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
-	d.q.addRequest(j)
 	var out mineOutcome
 	select {
 	case out = <-j.reply:

@@ -155,7 +155,8 @@ type DaemonInfo struct {
 	LastScan time.Time `json:"last_scan"`
 	Scans    int64     `json:"scans"`
 	Mines    int64     `json:"mines"`
-	// Mining is the wing being mined right now, if any.
+	// Mining is what is being mined right now: a wing, or "request: PATH"
+	// for a mine handed over by `memminer mine`.
 	Mining  string  `json:"mining,omitempty"`
 	Pending Pending `json:"pending"`
 	// Errors are files (or wings) whose last mine failed; each is retried

@@ -15,6 +15,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -88,18 +89,17 @@ func measure(bin, model string, agents, notes, edits int, idle time.Duration, ru
 	fmt.Printf("resident memory after the mine: VmRSS %.1f MiB (peak VmHWM %.1f MiB)\n", mib(rss), mib(hwm))
 
 	// Idle CPU: nothing changes; the daemon only waits (and ticks).
-	cpu0, err := cpuTicks(cmd.Process.Pid)
+	cpu0, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
 	time.Sleep(idle)
-	cpu1, err := cpuTicks(cmd.Process.Pid)
+	cpu1, err := cpuTime(cmd.Process.Pid)
 	if err != nil {
 		return err
 	}
-	// Linux reports utime and stime in clock ticks of 1/100 s (USER_HZ).
-	used := time.Duration(cpu1-cpu0) * 10 * time.Millisecond
-	fmt.Printf("idle CPU over %s: %s (%.3f%% of one core)\n", idle, used, 100*used.Seconds()/idle.Seconds())
+	used := cpu1 - cpu0
+	fmt.Printf("idle CPU over %s: %s (%.4f%% of one core)\n", idle, used.Round(time.Microsecond), 100*used.Seconds()/idle.Seconds())
 
 	// Edit to searchable: append a note with a fresh word, poll the socket.
 	var lat []time.Duration
@@ -180,12 +180,35 @@ func hyperfine(bin string, env []string, runs int, label string) error {
 		return errors.New("hyperfine not found (Debian: apt-get install -y hyperfine), or pass -runs 0")
 	}
 	q := `'db-2 failover runbook'`
+	out, err := os.CreateTemp("", "hyperfine-*.json")
+	if err != nil {
+		return err
+	}
+	out.Close()
+	defer os.Remove(out.Name())
 	cmd := exec.Command(hf, "-N", "--warmup", "3", "--runs", strconv.Itoa(runs), "--style", "basic",
-		"--command-name", "search ("+label+")", bin+" search "+q)
+		"--export-json", out.Name(), "--command-name", "search ("+label+")", bin+" search "+q)
 	cmd.Env = env
 	cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
 	fmt.Printf("\nhyperfine: whole-process memminer search, %s\n", label)
-	return cmd.Run()
+	if err := cmd.Run(); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(out.Name())
+	if err != nil {
+		return err
+	}
+	var res struct {
+		Results []struct {
+			Median, Mean, Min float64
+		}
+	}
+	if err := json.Unmarshal(data, &res); err != nil || len(res.Results) != 1 {
+		return fmt.Errorf("read hyperfine's results: %v", err)
+	}
+	r := res.Results[0]
+	fmt.Printf("search (%s): median %.1f ms, mean %.1f ms, min %.1f ms\n", label, 1000*r.Median, 1000*r.Mean, 1000*r.Min)
+	return nil
 }
 
 func appendLine(path, line string) error {
@@ -226,24 +249,31 @@ func memory(pid int) (rss, hwm int64, err error) {
 	return rss, hwm, s.Err()
 }
 
-// cpuTicks is utime+stime of pid in clock ticks.
-func cpuTicks(pid int) (int64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, err
+// cpuTime is the CPU time pid's threads have used, from the scheduler's
+// nanosecond counters (/proc/PID/task/*/schedstat; utime and stime in
+// /proc/PID/stat count 10 ms ticks, too coarse for an idle process).
+func cpuTime(pid int) (time.Duration, error) {
+	tasks, err := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	if err != nil || len(tasks) == 0 {
+		return 0, fmt.Errorf("no schedstat for pid %d: %v", pid, err)
 	}
-	// The command name may hold spaces; fields resume after its ")".
-	i := strings.LastIndexByte(string(data), ')')
-	f := strings.Fields(string(data[i+1:]))
-	if len(f) < 13 {
-		return 0, errors.New("short /proc stat")
+	var total int64
+	for _, t := range tasks {
+		data, err := os.ReadFile(t)
+		if err != nil {
+			continue // the thread exited meanwhile
+		}
+		f := strings.Fields(string(data))
+		if len(f) == 0 {
+			continue
+		}
+		ns, err := strconv.ParseInt(f[0], 10, 64)
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", t, err)
+		}
+		total += ns
 	}
-	u, err1 := strconv.ParseInt(f[11], 10, 64)
-	s, err2 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2); err != nil {
-		return 0, err
-	}
-	return u + s, nil
+	return time.Duration(total), nil
 }
 
 func mib(b int64) float64 { return float64(b) / (1 << 20) }
