@@ -67,6 +67,7 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.AddCommand(a.mineCmd(), a.searchCmd(), a.statusCmd())
 	root.AddCommand(a.wakeupCmd())
+	root.AddCommand(a.conflictsCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	return root
 }

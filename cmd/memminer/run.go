@@ -22,6 +22,7 @@ func (a *app) runCmd() *cobra.Command {
 		metricsAllowRemote bool
 		logFormat          string
 		logLevel           string
+		cf                 conflictFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -67,6 +68,10 @@ it the container's command.`,
 			if a.cfg.Hive == "" {
 				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 			}
+			conflictsComp, err := a.conflictsComponent(cf, cmd.Flags().Changed, log)
+			if err != nil {
+				return err
+			}
 			e, ms, err := a.embedder(ctx)
 			if err != nil {
 				return err
@@ -84,6 +89,7 @@ it the container's command.`,
 				MetricsAddr:        metricsAddr,
 				MetricsAllowRemote: metricsAllowRemote,
 				Logger:             log,
+				Components:         []daemon.Component{conflictsComp},
 			}
 			return daemon.NewProgram(ctx, opts).Run()
 		},
@@ -96,6 +102,7 @@ it the container's command.`,
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
 	f.StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	cf.register(f)
 	return cmd
 }
 

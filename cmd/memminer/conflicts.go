@@ -1,0 +1,208 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/palace"
+)
+
+func (a *app) conflictsCmd() *cobra.Command {
+	var (
+		wing   string
+		hive   string
+		asJSON bool
+		check  bool
+	)
+	cmd := &cobra.Command{
+		Use:   "conflicts",
+		Short: "List open Syncthing conflict copies of the hive's memory files",
+		Long: `List the open conflicts: Syncthing conflict copies
+(<name>.sync-conflict-<date>-<time>-<device><ext>) that still exist in the
+hive. Syncthing makes one when two machines change the same file before
+they sync: the version of the device named as the winner stays under the
+original name, the other one becomes the copy, and memminer never mines it.
+Merge what the copy holds into the original, then delete the copy.
+
+When the daemon (memminer run) serves the palace, the list is its registry
+of conflicts, kept up to date from Syncthing's events and from a scan of the
+hive at every mine tick. Otherwise the hive (--hive, MEMMINER_HIVE or hive:
+in the config file; without one, the directories the palace's wings were
+mined from) is scanned now. Conflicts the daemon recorded keep their record;
+for any other copy, "detected" is the copy's modification time and
+"found_by" is "scan", and the device name is known only if a recorded
+conflict names the same device.
+
+With --check the command is the check agents and scripts run before they
+write: exit status 3 when there is an open conflict (in --wing ID, or
+anywhere), 0 when there is none.`,
+		Example: `  memminer conflicts
+  memminer conflicts --wing dwight --json
+  memminer conflicts --wing dwight --check || echo "merge the conflict copy first"`,
+		Args: exactArgs(0, "conflicts takes no arguments; pick a wing with --wing ID"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if wing != "" {
+				w, err := normalizeWing(wing)
+				if err != nil {
+					return err
+				}
+				wing = w
+			}
+			if cmd.Flags().Changed("hive") {
+				a.cfg.Hive = hive
+			}
+			ctx := cmd.Context()
+			l, err := a.daemonConflicts(ctx, wing)
+			var scanErr error
+			if errors.Is(err, daemon.ErrNotRunning) {
+				l, scanErr = a.scanConflicts(ctx, wing)
+				if l.Conflicts == nil && scanErr != nil {
+					return scanErr
+				}
+			} else if err != nil {
+				return err
+			}
+			for i := range l.Conflicts {
+				l.Conflicts[i].Path = displayPath(l.Conflicts[i].Path)
+				l.Conflicts[i].Original = displayPath(l.Conflicts[i].Original)
+			}
+			if asJSON {
+				if err := writeJSON(a.stdout, l); err != nil {
+					return err
+				}
+			} else {
+				printConflicts(a, l, wing)
+			}
+			if check && len(l.Conflicts) > 0 {
+				where := "the hive has"
+				if wing != "" {
+					where = "wing " + wing + " has"
+				}
+				n := len(l.Conflicts)
+				return &codeError{code: exitConflict, msg: fmt.Sprintf("%s %d open %s; merge first", where, n, plural(n, "conflict", "conflicts"))}
+			}
+			if scanErr != nil {
+				return fmt.Errorf("the scan was incomplete, conflicts may be missing: %w", scanErr)
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wing, "wing", "", "only this wing's conflicts (the agent id of agents/<id>/)")
+	f.StringVar(&hive, "hive", "", "hive to scan when no daemon runs (env MEMMINER_HIVE, config hive:)")
+	f.BoolVar(&asJSON, "json", false, "print the conflicts as JSON")
+	f.BoolVar(&check, "check", false, "exit with status 3 when there is an open conflict")
+	return cmd
+}
+
+// daemonConflicts asks the daemon serving the palace for its open
+// conflicts.
+func (a *app) daemonConflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	var l conflicts.List
+	q := url.Values{}
+	if wing != "" {
+		q.Set("wing", wing)
+	}
+	if err := a.client().Get(ctx, "/conflicts", q, &l); err != nil {
+		return conflicts.List{}, err
+	}
+	if l.Conflicts == nil {
+		l.Conflicts = []conflicts.Conflict{}
+	}
+	return l, nil
+}
+
+// scanConflicts lists the open conflicts without a daemon: a scan of the
+// hive, or of the palace's wing roots when no hive is configured, reusing
+// the records of the registry the daemon left. On a partial failure it
+// returns what it found along with the error; Conflicts is nil only when
+// nothing could be scanned.
+func (a *app) scanConflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	known, err := conflicts.ReadRegistry(a.cfg.Palace)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "memminer: %v; listing what is on disk without it\n", err)
+		known = nil
+	}
+	var found []conflicts.Conflict
+	if a.cfg.Hive != "" {
+		if _, err := os.Stat(a.cfg.Hive); err != nil {
+			return conflicts.List{}, fmt.Errorf("hive: %w", err)
+		}
+		found, err = conflicts.ScanHive(ctx, a.cfg.Hive, wing, known)
+	} else {
+		var roots []conflicts.WingRoots
+		roots, err = a.wingRoots(ctx, wing)
+		if err != nil {
+			return conflicts.List{}, err
+		}
+		found, err = conflicts.ScanWings(ctx, roots, known)
+	}
+	if found == nil && err != nil {
+		return conflicts.List{}, err
+	}
+	return conflicts.List{Conflicts: found}.Wing(wing), err
+}
+
+// wingRoots returns the directories the palace's wings (or one wing) were
+// mined from.
+func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots, error) {
+	var only []string
+	if wing != "" {
+		only = []string{wing}
+	}
+	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: only, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+	if err != nil {
+		return nil, err
+	}
+	defer p.Close()
+	var out []conflicts.WingRoots
+	for _, w := range p.Wings() {
+		if wing == "" || w.ID == wing {
+			out = append(out, conflicts.WingRoots{Wing: w.ID, Roots: w.Roots})
+		}
+	}
+	if len(out) == 0 {
+		what := "has no wings"
+		if wing != "" {
+			what = "has no wing " + wing
+		}
+		return nil, usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace %s to take directories from)", what)
+	}
+	return out, nil
+}
+
+func printConflicts(a *app, l conflicts.List, wing string) {
+	in := ""
+	if wing != "" {
+		in = " in wing " + wing
+	}
+	n := len(l.Conflicts)
+	if n == 0 {
+		fmt.Fprintf(a.stdout, "no open conflicts%s\n", in)
+		return
+	}
+	fmt.Fprintf(a.stdout, "%d open %s%s:\n", n, plural(n, "conflict", "conflicts"), in)
+	for _, c := range l.Conflicts {
+		w := c.Wing
+		if w == "" {
+			w = "(no wing)"
+		}
+		winner := "unknown"
+		switch {
+		case c.Device != "" && c.DeviceName != "":
+			winner = c.Device + " (" + c.DeviceName + ")"
+		case c.Device != "":
+			winner = c.Device
+		}
+		fmt.Fprintf(a.stdout, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
+			w, c.Path, c.Original, winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
+	}
+	fmt.Fprintln(a.stdout, "\nMerge what each copy holds into its original, then delete the copy.")
+}
