@@ -1,0 +1,286 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memminer/memminer/syncthing"
+)
+
+// conflictCopies are the conflict copies the tests put into the example
+// hive, relative to it.
+var conflictCopies = []string{
+	"agents/dwight/memory.sync-conflict-20240131-093000-ABCDEFG.md",
+	"agents/pam/notes/todo.sync-conflict-20240201-101010-ZYXWVUT.md",
+}
+
+// copyMtime is the conflict copies' modification time.
+var copyMtime = time.Date(2024, 1, 31, 9, 30, 0, 0, time.UTC)
+
+func addConflictCopies(t *testing.T, hive string) []string {
+	t.Helper()
+	var paths []string
+	for _, rel := range conflictCopies {
+		p := filepath.Join(hive, filepath.FromSlash(rel))
+		writeTestFile(t, p, "# lost\n- a fact only the losing machine wrote down\n")
+		if err := os.Chtimes(p, copyMtime, copyMtime); err != nil {
+			t.Fatal(err)
+		}
+		paths = append(paths, p)
+	}
+	return paths
+}
+
+// runRaw runs memminer without scrubbing its output.
+func (c *cli) runRaw(args ...string) (string, int) {
+	c.t.Helper()
+	var out, errb bytes.Buffer
+	code := run(context.Background(), args, &out, &errb, func(k string) string { return c.env[k] })
+	if code != 0 && code != exitConflict {
+		c.t.Fatalf("memminer %s: exit %d: %s", strings.Join(args, " "), code, errb.String())
+	}
+	return out.String(), code
+}
+
+// TestConflictsSameWithAndWithoutDaemon lists conflicts by scanning the
+// hive, then through a daemon (memminer run), then by scanning again after
+// the daemon stopped: the output matches the golden files each time, and
+// the last scan reuses the daemon's records byte for byte.
+func TestConflictsSameWithAndWithoutDaemon(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	paths := addConflictCopies(t, c.hive)
+	steps := []struct {
+		golden string
+		args   []string
+	}{
+		{"conflicts.txt", []string{"conflicts"}},
+		{"conflicts.json", []string{"conflicts", "--json"}},
+		{"conflicts-wing.json", []string{"conflicts", "--wing", "Dwight", "--json"}},
+		{"conflicts-none.txt", []string{"conflicts", "--wing", "jim"}},
+	}
+	for _, s := range steps {
+		golden(t, s.golden, c.ok(s.args...))
+	}
+	direct, _ := c.runRaw("conflicts", "--json")
+	if !strings.Contains(direct, `"detected": "2024-01-31T09:30:00Z"`) || strings.Count(direct, `"found_by": "scan"`) != 2 {
+		t.Fatalf("direct scan: detected should be the copy's mtime, found_by scan:\n%s", direct)
+	}
+
+	alerts := filepath.Join(t.TempDir(), "alerts")
+	r := startRun(t, c, c.hive, "--no-syncthing",
+		"--on-conflict", `sh -c 'printf "%s %s\n" "$MEMMINER_CONFLICT_WING" "$MEMMINER_CONFLICT_PATH" >> "$0"' `+alerts)
+	for _, s := range steps {
+		golden(t, s.golden, c.ok(s.args...))
+	}
+	served, _ := c.runRaw("conflicts", "--json")
+	waitFor(t, "the on-conflict command to run for both conflicts", func() bool {
+		data, _ := os.ReadFile(alerts)
+		return strings.Count(string(data), "\n") == 2
+	})
+	data, _ := os.ReadFile(alerts)
+	want := "dwight " + paths[0] + "\npam " + paths[1] + "\n"
+	if string(data) != want {
+		t.Fatalf("on-conflict command saw:\n%s\nwant:\n%s", data, want)
+	}
+	if out := c.ok("status", "--json"); !strings.Contains(out, `"conflicts_open": 2`) {
+		t.Fatalf("status does not count the conflicts:\n%s", out)
+	}
+	r.stop(t)
+
+	after, _ := c.runRaw("conflicts", "--json")
+	if after != served {
+		t.Fatalf("after the daemon stopped the scan differs from the daemon's answer:\n--- daemon\n%s--- scan\n%s", served, after)
+	}
+}
+
+// TestConflictsCheck: --check exits 3 while the wing (or, without --wing,
+// any wing) has an open conflict, and 0 otherwise, with or without a
+// daemon.
+func TestConflictsCheck(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	paths := addConflictCopies(t, c.hive)
+	tests := []struct {
+		args   []string
+		code   int
+		stderr string
+	}{
+		{[]string{"conflicts", "--wing", "dwight", "--check"}, exitConflict, "wing dwight has 1 open conflict; merge first"},
+		{[]string{"conflicts", "--wing", "pam", "--check", "--json"}, exitConflict, "wing pam has 1 open conflict"},
+		{[]string{"conflicts", "--wing", "jim", "--check"}, exitOK, ""},
+		{[]string{"conflicts", "--check"}, exitConflict, "the hive has 2 open conflicts"},
+	}
+	check := func(mode string) {
+		for _, tt := range tests {
+			_, stderr, code := c.run(tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+				t.Errorf("%s: memminer %s: exit %d, stderr %q; want %d, %q", mode, strings.Join(tt.args, " "), code, stderr, tt.code, tt.stderr)
+			}
+		}
+	}
+	check("direct")
+	r := startRun(t, c, c.hive, "--no-syncthing", "--mine-interval", "1s")
+	check("daemon")
+
+	// Merged: the daemon notices at its next scan.
+	for _, p := range paths {
+		if err := os.Remove(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, "the daemon to clear the conflicts", func() bool {
+		_, _, code := c.run("conflicts", "--check")
+		return code == exitOK
+	})
+	if _, _, code := c.run("conflicts", "--wing", "dwight", "--check"); code != exitOK {
+		t.Fatalf("daemon: --check after the merge: exit %d", code)
+	}
+	r.stop(t)
+	if _, _, code := c.run("conflicts", "--wing", "dwight", "--check"); code != exitOK {
+		t.Fatalf("direct: --check after the merge: exit %d", code)
+	}
+}
+
+// TestConflictsWingRoots: without a hive, the directories the palace's
+// wings were mined from are scanned.
+func TestConflictsWingRoots(t *testing.T) {
+	c := newCLI(t)
+	addConflictCopies(t, c.hive)
+	if _, stderr, code := c.run("conflicts"); code != exitUsage || !strings.Contains(stderr, "no hive to scan") {
+		t.Fatalf("no hive, empty palace: exit %d, %q", code, stderr)
+	}
+	c.ok("mine", filepath.Join(c.hive, "agents", "dwight"))
+	c.ok("mine", filepath.Join(c.hive, "agents", "pam", "memory.md"))
+	out := c.ok("conflicts", "--json")
+	// dwight's directory holds its copy; pam was mined from memory.md
+	// alone, whose conflict copies (none) are the only ones that count.
+	if !strings.Contains(out, "$HIVE/"+conflictCopies[0]) || strings.Contains(out, "todo.sync-conflict") {
+		t.Fatalf("conflicts from wing roots:\n%s", out)
+	}
+	if _, stderr, code := c.run("conflicts", "--wing", "jim"); code != exitUsage || !strings.Contains(stderr, "has no wing jim") {
+		t.Fatalf("unknown wing without hive: exit %d, %q", code, stderr)
+	}
+}
+
+func TestConflictsErrors(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"argument", []string{"conflicts", "dwight"}, exitUsage, "conflicts takes no arguments"},
+		{"bad wing", []string{"conflicts", "--wing", "../x"}, exitUsage, `wing id "../x" is not valid`},
+		{"missing hive", []string{"conflicts", "--hive", filepath.Join(c.hive, "nope")}, exitError, "no such file or directory"},
+		{"bad on-conflict", []string{"run", "--hive", c.hive, "--no-syncthing", "--on-conflict", `notify "open`}, exitUsage, "--on-conflict: command"},
+		{"bad webhook", []string{"run", "--hive", c.hive, "--no-syncthing", "--conflict-webhook", "ftp://x/y"}, exitUsage, "--conflict-webhook: webhook URL"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, stderr, code := c.run(tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
+				t.Fatalf("exit %d, stderr %q; want exit %d and %q", code, stderr, tt.code, tt.stderr)
+			}
+		})
+	}
+	// A corrupt registry is said, and the scan goes on without it.
+	if err := os.MkdirAll(c.palace, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(c.palace, "conflicts.json"), []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	addConflictCopies(t, c.hive)
+	out, stderr, code := c.run("conflicts", "--hive", c.hive)
+	if code != 0 || !strings.Contains(stderr, "conflict registry is corrupt") || !strings.Contains(out, "2 open conflicts") {
+		t.Fatalf("corrupt registry: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+func TestResolveSyncthing(t *testing.T) {
+	conf := func(url, key string) func() (string, syncthing.GUIConfig, error) {
+		return func() (string, syncthing.GUIConfig, error) {
+			return "/st/config.xml", syncthing.GUIConfig{Address: url, APIKey: key}, nil
+		}
+	}
+	none := func() (string, syncthing.GUIConfig, error) {
+		return "", syncthing.GUIConfig{}, syncthing.ErrNoConfig
+	}
+	broken := func() (string, syncthing.GUIConfig, error) {
+		return "", syncthing.GUIConfig{}, errors.New("config.xml: permission denied")
+	}
+	tests := []struct {
+		name    string
+		flags   conflictFlags
+		changed []string
+		env     map[string]string
+		find    func() (string, syncthing.GUIConfig, error)
+		wantURL string
+		wantKey string
+		keyFrom string
+		off     string
+	}{
+		{name: "config.xml only", find: conf("127.0.0.1:8385", "cfgkey"),
+			wantURL: "http://127.0.0.1:8385", wantKey: "cfgkey", keyFrom: "/st/config.xml"},
+		{name: "flags win", flags: conflictFlags{syncthingURL: "http://127.0.0.1:9000", apiKey: "flagkey"}, changed: []string{flagSyncthingURL},
+			env: map[string]string{envSyncthingAPIKey: "envkey", envSyncthingURL: "http://127.0.0.1:9001"}, find: conf("127.0.0.1:8385", "cfgkey"),
+			wantURL: "http://127.0.0.1:9000", wantKey: "flagkey", keyFrom: "--syncthing-api-key"},
+		{name: "memminer env over syncthing env", env: map[string]string{envSyncthingAPIKey: "envkey", envSTGUIAPIKey: "stkey", envSyncthingURL: "http://127.0.0.1:9001"},
+			find: conf("127.0.0.1:8385", "cfgkey"), wantURL: "http://127.0.0.1:9001", wantKey: "envkey", keyFrom: envSyncthingAPIKey},
+		{name: "STGUIAPIKEY, address from config.xml", env: map[string]string{envSTGUIAPIKey: "stkey"}, find: conf("0.0.0.0:8386", "cfgkey"),
+			wantURL: "http://127.0.0.1:8386", wantKey: "stkey", keyFrom: envSTGUIAPIKey},
+		{name: "key without config.xml", env: map[string]string{envSTGUIAPIKey: "stkey"}, find: none,
+			wantURL: syncthing.DefaultURL, wantKey: "stkey", keyFrom: envSTGUIAPIKey},
+		{name: "no key anywhere", find: none, wantURL: syncthing.DefaultURL, off: "no Syncthing API key"},
+		{name: "config.xml unreadable", find: broken, wantURL: syncthing.DefaultURL, off: "permission denied"},
+		{name: "--no-syncthing", flags: conflictFlags{noSyncthing: true, apiKey: "flagkey"}, find: conf("", "cfgkey"), off: "disabled by --no-syncthing"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			changed := func(name string) bool {
+				for _, c := range tt.changed {
+					if c == name {
+						return true
+					}
+				}
+				return false
+			}
+			s := resolveSyncthing(tt.flags, changed, func(k string) string { return tt.env[k] }, tt.find)
+			if tt.off != "" {
+				if !strings.Contains(s.Off, tt.off) {
+					t.Fatalf("Off = %q, want %q", s.Off, tt.off)
+				}
+				for _, k := range []string{"flagkey", "envkey", "stkey", "cfgkey"} {
+					if strings.Contains(s.Off, k) {
+						t.Fatalf("Off reveals a key: %q", s.Off)
+					}
+				}
+				return
+			}
+			if s.Off != "" || s.URL != tt.wantURL || s.APIKey != tt.wantKey || s.KeyFrom != tt.keyFrom {
+				t.Fatalf("got %+v (key %q), want url %s key %s from %s", s, s.APIKey, tt.wantURL, tt.wantKey, tt.keyFrom)
+			}
+		})
+	}
+}
+
+func TestSyncthingConfigPaths(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u", "STHOMEDIR": "/st", "XDG_CONFIG_HOME": "/cfg"}
+	got := syncthingConfigPaths(func(k string) string { return env[k] })
+	if len(got) == 0 || got[0] != filepath.Join("/st", syncthing.ConfigFileName) {
+		t.Fatalf("paths = %v, want $STHOMEDIR's first", got)
+	}
+	for _, p := range got {
+		if !strings.HasPrefix(p, "/st") && !strings.HasPrefix(p, "/home/u") && !strings.HasPrefix(p, "/cfg") {
+			t.Errorf("path %s is not under the given environment", p)
+		}
+	}
+}
