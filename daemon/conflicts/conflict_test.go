@@ -59,12 +59,12 @@ func TestHiveRel(t *testing.T) {
 func TestScanHiveAndWings(t *testing.T) {
 	hv := newHiveDir(t)
 	mtime := time.Date(2024, 1, 31, 9, 30, 0, 500, time.UTC)
-	copies := map[string]string{
-		"agents/dwight/" + copyName:                                      "dwight",
-		"agents/pam/notes/todo.sync-conflict-20240201-101010-ZYXWVUT.md": "pam",
-		"shared/readme.sync-conflict-20240201-101010-.md":                "",
+	copies := []string{
+		"agents/dwight/" + copyName,
+		"agents/pam/notes/todo.sync-conflict-20240201-101010-ZYXWVUT.md",
+		"shared/readme.sync-conflict-20240201-101010-.md", // no winning device recorded
 	}
-	for rel := range copies {
+	for _, rel := range copies {
 		p := filepath.Join(hv, filepath.FromSlash(rel))
 		writeFile(t, p, "lost fact\n")
 		if err := os.Chtimes(p, mtime, mtime); err != nil {
