@@ -27,15 +27,20 @@ import (
 //   - the same similarity averaged over the window, neighbours again
 //     weighted half.
 //
-// Each channel's scores are standardised over the wing (z-score: minus the
-// mean, divided by the standard deviation, notes without a lexical match
-// scoring zero), and a note's fused score is the sum of its z-scores
-// (CombSUM). Standardising makes the channels comparable without weights
-// tuned to a data set, and it adapts to the query: when BM25 finds one note
-// far ahead of the rest, that note's z-score is large and it wins even if
-// the vectors are lukewarm; when BM25 finds nothing its channels are zero
-// and the vectors decide. Reciprocal rank fusion, by contrast, throws away
-// how far ahead a note is, and on LoCoMo it loses to BM25 alone.
+// Each channel's scores are standardised over every note of the searched
+// wings together (z-score: minus the mean, divided by the standard
+// deviation; a note without a lexical match scores zero before that), and a
+// note's fused score is the sum of its z-scores (CombSUM). Standardising
+// makes the channels comparable without weights tuned to a data set, and
+// it keeps how far ahead a note is: when BM25 finds one note far ahead of
+// the rest, its z-score is large and it wins even if the vectors are
+// lukewarm. Reciprocal rank fusion throws that away, and on LoCoMo it loses
+// to BM25 alone. Pooling the wings keeps scores of a small wing and a large
+// one comparable.
+//
+// With vectors, the BM25 channels of a wing are weighted by lexicalTrust:
+// how much of the query the best BM25 note explains. When BM25 matches only
+// stray words of a paraphrase, the vectors decide.
 //
 // Because windows overlap, the neighbours of a strong note also score well.
 // When the results are picked, a note next to an already picked one (same
@@ -176,37 +181,73 @@ func (sp *wingSpace) neighbours(g int, buf []int) []int {
 }
 
 // channel is one retriever's scores over a wing's notes, by note number.
+// A nil channel means the retriever found nothing in the wing: every note
+// scores zero.
 type channel []float64
 
-// standardize turns scores into z-scores over all n notes; a channel with
-// no spread becomes all zeros (it cannot tell notes apart).
-func (c channel) standardize() {
-	if len(c) == 0 {
-		return
-	}
-	var sum, sq float64
+// Channels, in the order wingScores holds them.
+const (
+	chanLexNote = iota
+	chanLexWin
+	chanVecNote
+	chanVecWin
+	numChannels
+)
+
+// wingScores is what the retrievers found in one wing.
+type wingScores struct {
+	sp    *wingSpace
+	chans [numChannels]channel
+	// lexWeight scales the BM25 channels (see lexicalTrust).
+	lexWeight float64
+}
+
+// lexicalTrust is how much BM25's vote counts next to the vectors': the
+// coverage of the query by its best note, the share of the query's weight
+// (summed idf of its distinct terms, a term no note has counting as the
+// rarest) that the note holds. A question that reuses the words of the
+// answer ("When did Caroline go to the LGBTQ support group?") is mostly
+// covered by one note and BM25 keeps its full say; a paraphrase ("can we
+// publish at the end of the week?" for "No release on Fridays") matches
+// stray words in unrelated notes, covers little, and the vectors decide.
+func lexicalTrust(coverage float64) float64 {
+	return max(0, min(1, coverage))
+}
+
+// moments accumulates the mean and spread of one channel over every note
+// of the searched wings.
+type moments struct {
+	n, sum, sq float64
+}
+
+func (m *moments) add(c channel, n int) {
+	m.n += float64(n)
 	for _, x := range c {
-		sum += x
-		sq += x * x
+		m.sum += x
+		m.sq += x * x
 	}
-	n := float64(len(c))
-	mean := sum / n
-	sd := math.Sqrt(math.Max(0, sq/n-mean*mean))
+}
+
+// z returns the mean and the standard deviation; sd is 0 when the channel
+// cannot tell notes apart.
+func (m moments) z() (mean, sd float64) {
+	if m.n == 0 {
+		return 0, 0
+	}
+	mean = m.sum / m.n
+	sd = math.Sqrt(math.Max(0, m.sq/m.n-mean*mean))
 	if sd < 1e-12 {
-		clear(c)
-		return
+		sd = 0
 	}
-	for i, x := range c {
-		c[i] = (x - mean) / sd
-	}
+	return mean, sd
 }
 
 // lexChannels scores every note by BM25 of the note and of its window.
 // It returns nil channels when no query term occurs in the wing.
-func (sp *wingSpace) lexChannels(terms []string) (note, win channel) {
+func (sp *wingSpace) lexChannels(terms []string) (note, win channel, coverage float64) {
 	x := sp.w.lex
 	if x.live == 0 || sp.n == 0 {
-		return nil, nil
+		return nil, nil, 0
 	}
 	live := float64(x.live)
 	avg := float64(x.totalLen) / live
@@ -230,18 +271,28 @@ func (sp *wingSpace) lexChannels(terms []string) (note, win channel) {
 		return l
 	}
 	var buf []int
-	seen := map[int32]bool{}
+	seen := map[string]bool{}
+	idfs := map[int32]float64{}
+	var total float64 // idf of every distinct query term, unknown ones as if in no note
 	for _, term := range terms {
-		t, ok := x.termIDs[term]
-		if !ok || seen[t] || x.df[t] == 0 {
+		if seen[term] {
 			continue
 		}
-		seen[t] = true
+		seen[term] = true
+		t, ok := x.termIDs[term]
+		df := 0.0
+		if ok {
+			df = float64(x.df[t])
+		}
+		idf := math.Log(1 + (live-df+0.5)/(df+0.5))
+		total += idf
+		if df == 0 {
+			continue
+		}
+		idfs[t] = idf
 		if note == nil {
 			note, win = make(channel, sp.n), make(channel, sp.n)
 		}
-		df := float64(x.df[t])
-		idf := math.Log(1 + (live-df+0.5)/(df+0.5))
 		tfWin := map[int]float64{}
 		for _, p := range x.postings[t] {
 			d := &x.docs[p.doc]
@@ -268,7 +319,22 @@ func (sp *wingSpace) lexChannels(terms []string) (note, win channel) {
 			win[g] += bm25(idf, f, l, avgWin)
 		}
 	}
-	return note, win
+	if note == nil {
+		return nil, nil, 0
+	}
+	best := 0
+	for g, x := range note {
+		if x > note[best] {
+			best = g
+		}
+	}
+	var got float64
+	if d, ok := x.byID[sp.at(best)]; ok {
+		for _, t := range x.docs[d].terms {
+			got += idfs[t]
+		}
+	}
+	return note, win, got / total
 }
 
 func bm25(idf, tf, length, avg float64) float64 {
@@ -367,37 +433,48 @@ func (h *candHeap) offer(c candidate, keep int) {
 	}
 }
 
-// fuse standardises a wing's channels, sums them and offers the notes to
-// h. With BM25 alone only the notes whose window matched a query term are
-// offered (the others were not found at all); with vectors, every note.
-func (sp *wingSpace) fuse(lexNote, lexWin, vecNote, vecWin channel, h *candHeap, keep int) {
-	var found []bool
-	if vecNote == nil {
-		if lexWin == nil {
-			return
+// fuse standardises the channels of the searched wings over all their
+// notes together (so that scores of different wings stay comparable), sums
+// them per note and returns the best keep notes. With vectors every note is
+// a candidate; with BM25 alone, the notes whose window matched a query term.
+func fuse(wings []wingScores, keep int) []candidate {
+	var mean, sd [numChannels]float64
+	for c := range numChannels {
+		var m moments
+		for _, ws := range wings {
+			m.add(ws.chans[c], ws.sp.n)
 		}
-		found = make([]bool, sp.n)
-		for g, x := range lexWin {
-			found[g] = x > 0
-		}
+		mean[c], sd[c] = m.z()
 	}
-	chans := make([]channel, 0, 4)
-	for _, c := range []channel{lexNote, lexWin, vecNote, vecWin} {
-		if c != nil {
-			c.standardize()
-			chans = append(chans, c)
-		}
-	}
-	for g := range sp.n {
-		if found != nil && !found[g] {
+	var h candHeap
+	for _, ws := range wings {
+		vectors := ws.chans[chanVecNote] != nil
+		if !vectors && ws.chans[chanLexWin] == nil {
 			continue
 		}
-		var s float64
-		for _, c := range chans {
-			s += c[g]
+		for g := range ws.sp.n {
+			if !vectors && ws.chans[chanLexWin][g] <= 0 {
+				continue
+			}
+			var s float64
+			for c, ch := range ws.chans {
+				if sd[c] == 0 {
+					continue
+				}
+				x := 0.0
+				if ch != nil {
+					x = ch[g]
+				}
+				z := (x - mean[c]) / sd[c]
+				if c == chanLexNote || c == chanLexWin {
+					z *= ws.lexWeight
+				}
+				s += z
+			}
+			h.offer(candidate{sp: ws.sp, g: g, score: s}, keep)
 		}
-		h.offer(candidate{sp: sp, g: g, score: s}, keep)
 	}
+	return h
 }
 
 // pick returns up to n of cands, best first, demoting a candidate that

@@ -126,7 +126,7 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	var h candHeap
+	var scores []wingScores
 	for _, id := range wings {
 		w := p.wings[id]
 		if w == nil || len(w.notes) == 0 {
@@ -138,17 +138,24 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if useVec && len(w.vecs) > 0 && w.dim != len(qvec) {
 			return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
 		}
-		sp := newWingSpace(w)
-		var lexNote, lexWin, vecNote, vecWin channel
+		ws := wingScores{sp: newWingSpace(w)}
 		if useLex {
-			lexNote, lexWin = sp.lexChannels(terms)
+			var coverage float64
+			ws.chans[chanLexNote], ws.chans[chanLexWin], coverage = ws.sp.lexChannels(terms)
+			ws.lexWeight = 1
+			if useVec {
+				ws.lexWeight = lexicalTrust(coverage)
+			}
 		}
 		if useVec && len(w.vecs) > 0 {
-			vecNote, vecWin = sp.vecChannels(qvec)
+			ws.chans[chanVecNote], ws.chans[chanVecWin] = ws.sp.vecChannels(qvec)
 		}
-		sp.fuse(lexNote, lexWin, vecNote, vecWin, &h, keep)
+		scores = append(scores, ws)
 	}
-	picked := pick(h, n, adjacencyPenalty*float64(channels))
+	if len(scores) == 0 {
+		return nil, nil
+	}
+	picked := pick(fuse(scores, keep), n, adjacencyPenalty*float64(channels))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
 		note := c.sp.w.notes[c.sp.at(c.g)]
