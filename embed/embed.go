@@ -36,7 +36,7 @@ const Lexical = "lexical"
 const UseLite = "use-lite"
 
 // Default is the model spec used when none is configured.
-const Default = Lexical
+const Default = UseLite
 
 // Options carries what a backend may need besides its spec.
 type Options struct {
