@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"time"
@@ -68,9 +69,10 @@ type Options struct {
 // Component is the conflict registry as a daemon component. Create it with
 // New and pass it in daemon.Options.Components.
 type Component struct {
-	opts   Options
-	alerts *alerter
-	ready  chan struct{} // closed once the registry is loaded and scanned
+	opts      Options
+	alerts    *alerter
+	ready     chan struct{} // closed once the registry is loaded and scanned
+	readyOnce sync.Once
 
 	mu       sync.Mutex // guards the fields below
 	log      *slog.Logger
@@ -93,8 +95,15 @@ func New(opts Options) (*Component, error) {
 			return nil, err
 		}
 	}
-	if len(opts.Command) > 0 && opts.Command[0] == "" {
-		return nil, errors.New("on-conflict command: empty program name")
+	if len(opts.Command) > 0 {
+		if opts.Command[0] == "" {
+			return nil, errors.New("on-conflict command: empty program name")
+		}
+		// Found now rather than at the first conflict, which may be weeks
+		// away (and with a service manager's PATH, not a shell's).
+		if _, err := exec.LookPath(opts.Command[0]); err != nil {
+			return nil, fmt.Errorf("on-conflict command: %w", err)
+		}
 	}
 	return &Component{opts: opts, alerts: newAlerter(opts), ready: make(chan struct{})}, nil
 }
@@ -106,6 +115,8 @@ func (c *Component) Name() string { return Name }
 // scan of the hive, then follows Syncthing's events (when configured)
 // until ctx is done.
 func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
+	// However Run ends, requests waiting for the first scan get an answer.
+	defer c.markReady()
 	log := h.Logger().With("component", Name)
 	hv, err := newHive(h.Hive())
 	if err != nil {
@@ -133,7 +144,7 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	wg.Go(func() { c.alerts.run(ctx) })
 
 	c.scan(ctx)
-	close(c.ready)
+	c.markReady()
 
 	if c.opts.Syncthing == nil {
 		if c.opts.SyncthingOff != "" {
@@ -152,6 +163,8 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	c.mu.Unlock()
 	return w.Run(ctx)
 }
+
+func (c *Component) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 // Routes implements daemon.Router: GET /conflicts[?wing=ID] answers a List.
 func (c *Component) Routes(mux *http.ServeMux) {
@@ -222,6 +235,9 @@ func (c *Component) scan(ctx context.Context) {
 	c.mu.Lock()
 	reg, log, adopt := c.reg, c.log, c.adopt
 	c.mu.Unlock()
+	if reg == nil {
+		return // Run failed before loading the registry
+	}
 	copies, err := scanHive(ctx, reg.hive, "")
 	if ctx.Err() != nil {
 		return

@@ -390,3 +390,9 @@ func TestNewRejects(t *testing.T) {
 		}
 	}
 }
+
+func TestNewChecksCommand(t *testing.T) {
+	if _, err := New(Options{Command: []string{"memminer-no-such-command-here"}}); err == nil || !strings.Contains(err.Error(), "on-conflict command") {
+		t.Fatalf("New with a missing program: %v", err)
+	}
+}
