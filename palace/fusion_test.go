@@ -1,0 +1,481 @@
+package palace
+
+import (
+	"context"
+	"math"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"testing"
+	"weak"
+)
+
+// tableEmbedder gives each text a fixed vector: the vector of the first
+// key (in sorted order) the text contains, or fallback. It lets a test say
+// exactly which notes the "model" finds similar to a query.
+type tableEmbedder struct {
+	vecs     map[string][]float32
+	fallback []float32
+}
+
+func (e tableEmbedder) Model() string { return "test-table" }
+
+func (e tableEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	keys := make([]string, 0, len(e.vecs))
+	for k := range e.vecs {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = slices.Clone(e.fallback)
+		for _, k := range keys {
+			if strings.Contains(t, k) {
+				out[i] = slices.Clone(e.vecs[k])
+				break
+			}
+		}
+	}
+	return out, nil
+}
+
+// wingOf applies notes as one source of wing w and returns the wing's space.
+func spaceOf(t *testing.T, p *Palace, wing, path string, notes []Note) *wingSpace {
+	t.Helper()
+	if _, err := p.ApplySource(context.Background(), wing, Source{Path: path}, notes); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return newWingSpace(p.wings[wing])
+}
+
+func TestNeighboursStayInSectionAndFile(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	ctx := context.Background()
+	// Applied out of path order: numbering goes by path, then file order.
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/b.md"}, []Note{
+		note("b1", "B", "bee one", 1),
+		note("b2", "B", "bee two", 2),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	sp := spaceOf(t, p, "w", "/a.md", []Note{
+		note("a1", "A", "one", 3),
+		note("a2", "A", "two", 4),
+		note("a3", "A", "three", 5),
+		note("a4", "A > Sub", "four", 7),
+		note("a5", "A", "five", 9), // same heading again, but after another section
+		note("a6", "A", "six", 10),
+	})
+	want := map[string][]string{
+		"a1": {"a2"}, "a2": {"a1", "a3"}, "a3": {"a2"}, "a4": nil, "a5": {"a6"}, "a6": {"a5"},
+		"b1": {"b2"}, "b2": {"b1"},
+	}
+	if sp.n != 8 {
+		t.Fatalf("space has %d notes, want 8", sp.n)
+	}
+	var ids []string
+	for g := range sp.n {
+		ids = append(ids, sp.at(g))
+	}
+	if !slices.Equal(ids, []string{"a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2"}) {
+		t.Fatalf("order = %q", ids)
+	}
+	for g := range sp.n {
+		id := sp.at(g)
+		if sp.number(id) != g {
+			t.Errorf("number(%s) = %d, want %d", id, sp.number(id), g)
+		}
+		var got []string
+		for _, h := range sp.neighbours(g, nil) {
+			got = append(got, sp.at(h))
+		}
+		if !slices.Equal(got, want[id]) {
+			t.Errorf("neighbours of %s = %q, want %q", id, got, want[id])
+		}
+	}
+	if sp.number("nope") != -1 {
+		t.Error("unknown id has a number")
+	}
+}
+
+func TestOrderFollowsRemine(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	sp := spaceOf(t, p, "w", "/a.md", []Note{note("x", "", "x", 1), note("y", "", "y", 2)})
+	if sp.at(0) != "x" {
+		t.Fatalf("first note %s", sp.at(0))
+	}
+	// The file is mined again with a note inserted at the top: the new
+	// Source gets a fresh order, not the cached one.
+	sp = spaceOf(t, p, "w", "/a.md", []Note{note("z", "", "z", 1), note("x", "", "x", 2), note("y", "", "y", 3)})
+	var ids []string
+	for g := range sp.n {
+		ids = append(ids, sp.at(g))
+	}
+	if !slices.Equal(ids, []string{"z", "x", "y"}) {
+		t.Fatalf("order after re-mine = %q", ids)
+	}
+}
+
+func TestOrderCacheDropsCollectedSources(t *testing.T) {
+	notes := map[string]*Note{"a": {ID: "a"}}
+	s := &Source{Path: "/gone.md", NoteIDs: []string{"a"}}
+	key := weak.Make(s)
+	if o := orderOf(s, notes); len(o.ids) != 1 {
+		t.Fatalf("order = %+v", o)
+	}
+	s = nil
+	// Cleanups run on their own goroutine after a collection; give the
+	// runtime a few collections to get there rather than a wall-clock wait.
+	for range 100 {
+		runtime.GC()
+		orderCache.Lock()
+		_, ok := orderCache.m[key]
+		orderCache.Unlock()
+		if !ok {
+			return
+		}
+		runtime.Gosched()
+	}
+	t.Fatal("the order of a collected source is still cached")
+}
+
+// bruteWindowBM25 scores a window as one text built from the notes' terms,
+// neighbours' term counts and lengths weighted by neighbourWeight, straight
+// from the definition.
+func bruteWindowBM25(texts []string, neighbours [][]int, query string) []float64 {
+	terms := make([][]string, len(texts))
+	total := 0
+	df := map[string]int{}
+	for i, t := range texts {
+		terms[i] = lexTerms(t)
+		total += len(terms[i])
+		seen := map[string]bool{}
+		for _, w := range terms[i] {
+			if !seen[w] {
+				df[w]++
+				seen[w] = true
+			}
+		}
+	}
+	n := float64(len(texts))
+	avgWin := (1 + 2*neighbourWeight) * float64(total) / n
+	count := func(i int, w string) float64 {
+		c := 0.0
+		for _, x := range terms[i] {
+			if x == w {
+				c++
+			}
+		}
+		return c
+	}
+	out := make([]float64, len(texts))
+	seen := map[string]bool{}
+	for _, w := range lexTerms(query) {
+		if seen[w] || df[w] == 0 {
+			continue
+		}
+		seen[w] = true
+		idf := math.Log(1 + (n-float64(df[w])+0.5)/(float64(df[w])+0.5))
+		for i := range texts {
+			tf, l := count(i, w), float64(len(terms[i]))
+			for _, j := range neighbours[i] {
+				tf += neighbourWeight * count(j, w)
+				l += neighbourWeight * float64(len(terms[j]))
+			}
+			if tf > 0 {
+				out[i] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*l/avgWin))
+			}
+		}
+	}
+	return out
+}
+
+func TestLexChannels(t *testing.T) {
+	notes := []Note{
+		note("n1", "Trip", "We went camping last weekend.", 1),
+		note("n2", "Trip", "Where did you go?", 2),
+		note("n3", "Trip", "Lake Tahoe, camping by the lake with the kids.", 3),
+		note("n4", "Work", "The release branch freezes on Thursday.", 5),
+		note("n5", "Work", "Camping gear budget approved.", 6),
+	}
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	sp := spaceOf(t, p, "w", "/m.md", notes)
+	texts := make([]string, len(notes))
+	nbs := make([][]int, len(notes))
+	for g := range sp.n {
+		texts[g] = p.wings["w"].notes[sp.at(g)].EmbedText()
+		nbs[g] = sp.neighbours(g, nil)
+	}
+	tests := []struct {
+		query    string
+		coverage float64 // -1: not checked
+	}{
+		{"camping at lake tahoe", 1},
+		{"where did we go camping", -1},
+		{"release freeze thursday", -1},
+		{"camping skiing", -1},
+		{"nothing matches zzz", 0},
+	}
+	for _, tt := range tests {
+		note, win, coverage := sp.lexChannels(lexTerms(tt.query))
+		want := bruteWindowBM25(texts, nbs, tt.query)
+		if note == nil {
+			if slices.ContainsFunc(want, func(x float64) bool { return x != 0 }) {
+				t.Errorf("%q: no lexical channels, brute force scores %v", tt.query, want)
+			}
+		} else {
+			for g := range want {
+				if math.Abs(win[g]-want[g]) > 1e-9 {
+					t.Errorf("%q: window score of %s = %v, want %v", tt.query, sp.at(g), win[g], want[g])
+				}
+			}
+			// The note channel is the index's own BM25.
+			for _, s := range p.wings["w"].lex.search(tt.query, 10) {
+				if g := sp.number(s.id); math.Abs(note[g]-s.score) > 1e-9 {
+					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note[g], s.score)
+				}
+			}
+		}
+		if tt.coverage >= 0 && math.Abs(coverage-tt.coverage) > 1e-9 {
+			t.Errorf("%q: coverage %v, want %v", tt.query, coverage, tt.coverage)
+		}
+		if coverage < 0 || coverage > 1 {
+			t.Errorf("%q: coverage %v outside [0, 1]", tt.query, coverage)
+		}
+	}
+	// "skiing" is in no note: it counts against coverage as the rarest term.
+	_, _, c := sp.lexChannels(lexTerms("camping skiing"))
+	if !(c > 0 && c < 0.5) {
+		t.Errorf("coverage of half-unknown query = %v, want in (0, 0.5)", c)
+	}
+}
+
+func TestMoments(t *testing.T) {
+	tests := []struct {
+		name     string
+		chans    []channel
+		n        []int
+		mean, sd float64
+	}{
+		{"dense", []channel{{1, 2, 3, 4}}, []int{4}, 2.5, math.Sqrt(1.25)},
+		{"nil channel counts as zeros", []channel{{2, 2}, nil}, []int{2, 2}, 1, 1},
+		{"no spread", []channel{{3, 3, 3}}, []int{3}, 3, 0},
+		{"empty", nil, nil, 0, 0},
+	}
+	for _, tt := range tests {
+		var m moments
+		for i, c := range tt.chans {
+			m.add(c, tt.n[i])
+		}
+		mean, sd := m.z()
+		if math.Abs(mean-tt.mean) > 1e-12 || math.Abs(sd-tt.sd) > 1e-12 {
+			t.Errorf("%s: mean %v sd %v, want %v %v", tt.name, mean, sd, tt.mean, tt.sd)
+		}
+	}
+}
+
+func TestPickDemotesNeighbours(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	sp := spaceOf(t, p, "w", "/m.md", []Note{
+		note("a", "S", "a", 1), note("b", "S", "b", 2), note("c", "S", "c", 3),
+		note("d", "T", "d", 5), note("e", "T", "e", 6),
+	})
+	c := func(g int, s float64) candidate { return candidate{sp: sp, g: g, score: s} }
+	tests := []struct {
+		name    string
+		cands   []candidate
+		n       int
+		penalty float64
+		want    []string
+	}{
+		{"no penalty keeps score order", []candidate{c(0, 3), c(1, 2.9), c(3, 1)}, 3, 0, []string{"a", "b", "d"}},
+		{"neighbour demoted below a far note", []candidate{c(0, 3), c(1, 2.9), c(3, 2)}, 3, 1, []string{"a", "d", "b"}},
+		{"demotion too small to matter", []candidate{c(0, 3), c(1, 2.9), c(3, 2)}, 3, 0.5, []string{"a", "b", "d"}},
+		// c(2) and c(3) are adjacent numbers but in different sections.
+		{"no demotion across sections", []candidate{c(2, 3), c(3, 2.9), c(0, 2.5)}, 3, 1, []string{"c", "d", "a"}},
+		{"cut at n", []candidate{c(0, 3), c(2, 2), c(4, 1)}, 2, 1, []string{"a", "c"}},
+		{"ties go by file order", []candidate{c(4, 1), c(3, 1)}, 2, 0, []string{"d", "e"}},
+		{"fewer candidates than n", []candidate{c(1, 1)}, 5, 1, []string{"b"}},
+	}
+	for _, tt := range tests {
+		var got []string
+		for _, x := range pick(slices.Clone(tt.cands), tt.n, tt.penalty) {
+			got = append(got, sp.at(x.g))
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%s: picked %q, want %q", tt.name, got, tt.want)
+		}
+	}
+}
+
+func TestCandHeapKeepsBest(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	var notes []Note
+	for i := range 20 {
+		notes = append(notes, note(string(rune('a'+i)), "", "x", i+1))
+	}
+	sp := spaceOf(t, p, "w", "/m.md", notes)
+	var h candHeap
+	for g := range 20 {
+		h.offer(candidate{sp: sp, g: g, score: float64((g * 7) % 20)}, 5)
+	}
+	var scores []float64
+	for _, c := range h {
+		scores = append(scores, c.score)
+	}
+	sort.Float64s(scores)
+	if !slices.Equal(scores, []float64{15, 16, 17, 18, 19}) {
+		t.Fatalf("kept %v, want the five best", scores)
+	}
+}
+
+// TestSearchFusion checks how the retrievers are combined, on a wing whose
+// "model" is a table: each case says which note the vectors prefer.
+func TestSearchFusion(t *testing.T) {
+	emb := tableEmbedder{
+		vecs: map[string][]float32{
+			// notes
+			"Fridays":  {1, 0, 0, 0},
+			"publish":  {0, 1, 0, 0},
+			"Postgres": {0, 0, 1, 0},
+			"staging":  {0.6, 0, 0, 0.8},
+			// queries
+			"end of the week":       {0.82, 0.57, 0, 0},
+			"primary database":      {0.1, 0, 0.9, 0},
+			"database wiped Sunday": {0, 0, 0.8, 0.6},
+		},
+		fallback: []float32{0, 0, 0, 1},
+	}
+	notes := []Note{
+		note("tag", "Release", "Tag as vMAJOR.MINOR.PATCH and let CI publish.", 1),
+		note("fri", "Release", "No release on Fridays.", 2),
+		note("e2e", "Release", "Run the end-to-end suite; it takes 40 minutes at the end of the pipeline.", 3),
+		note("pg", "Infra", "Production Postgres runs on db-2 since the migration.", 5),
+		note("pool", "Infra", "Connection pooling goes through pgbouncer.", 6),
+		note("wipe", "Infra", "The staging database is wiped every Sunday.", 7),
+	}
+	tests := []struct {
+		name  string
+		query string
+		mode  Mode
+		first string
+	}{
+		// BM25 matches stray words ("publish", "end") and covers a third
+		// of the query; the vectors prefer the answer only moderately
+		// (0.82 against 0.57 for the "publish" note), enough once BM25's
+		// vote is scaled by its coverage, not without.
+		{"paraphrase goes to the vectors", "can we publish at the end of the week?", Hybrid, "fri"},
+		{"lexical alone takes the stray words", "can we publish at the end of the week?", LexicalOnly, "e2e"},
+		// Every query word is in one note: BM25 wins though the vectors
+		// lean elsewhere (Postgres 0.8, the note 0.48).
+		{"covered query goes to BM25", "staging database wiped Sunday", Hybrid, "wipe"},
+		{"vectors alone lean elsewhere", "staging database wiped Sunday", VectorOnly, "pg"},
+		{"vectors alone", "which is the primary database?", VectorOnly, "pg"},
+	}
+	p := openT(t, filepath.Join(t.TempDir(), "p"), emb, false)
+	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/m.md"}, notes); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range tests {
+		hits, err := p.Search(context.Background(), tt.query, SearchOptions{Results: 4, Mode: tt.mode})
+		if err != nil {
+			t.Fatalf("%s: %v", tt.name, err)
+		}
+		if len(hits) == 0 || hits[0].ID != tt.first {
+			var got []string
+			for _, h := range hits {
+				got = append(got, h.ID)
+			}
+			t.Errorf("%s: hits %q, want %s first", tt.name, got, tt.first)
+			continue
+		}
+		if hits[0].Score != 1 {
+			t.Errorf("%s: first hit scores %v, want 1", tt.name, hits[0].Score)
+		}
+		for i := 1; i < len(hits); i++ {
+			if hits[i].Score <= 0 || hits[i].Score > hits[i-1].Score {
+				t.Errorf("%s: scores not in (0, 1] and falling: %v then %v", tt.name, hits[i-1].Score, hits[i].Score)
+			}
+		}
+	}
+}
+
+func TestSearchOwnMatchBeatsNeighbours(t *testing.T) {
+	// In a small section every note's window holds the matching note; the
+	// note that matches by itself must still come first, in every mode.
+	for _, mode := range []Mode{Hybrid, LexicalOnly} {
+		p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+		if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/m.md"}, []Note{
+			note("a", "", "alpha beta gamma", 1),
+			note("b", "", "delta epsilon", 2),
+			note("c", "", "zeta eta theta", 3),
+		}); err != nil {
+			t.Fatal(err)
+		}
+		hits, err := p.Search(context.Background(), "epsilon", SearchOptions{Results: 3, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != 3 || hits[0].ID != "b" {
+			t.Errorf("%s: hits %+v, want b first of 3 (the others through their window)", mode, hits)
+		}
+	}
+}
+
+func TestSearchAcrossWingsIsComparable(t *testing.T) {
+	// A one-note wing must not win just because standardising over one
+	// note would make anything look exceptional.
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	ctx := context.Background()
+	if _, err := p.ApplySource(ctx, "big", Source{Path: "/big.md"}, []Note{
+		note("hit", "", "pgbouncer runs in transaction mode", 1),
+		note("x1", "", "the web bundle", 3),
+		note("x2", "", "dark mode follows the OS", 5),
+		note("x3", "", "fonts look blurry", 7),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ApplySource(ctx, "tiny", Source{Path: "/tiny.md"}, []Note{note("weak", "", "a mode of transport", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := p.Search(ctx, "pgbouncer transaction mode", SearchOptions{Results: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].ID != "hit" {
+		t.Fatalf("hits %+v, want the pgbouncer note first", hits)
+	}
+}
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		in   string
+		want Mode
+		ok   bool
+	}{
+		{"hybrid", Hybrid, true}, {" Lexical ", LexicalOnly, true}, {"vector", VectorOnly, true}, {"bm25", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := ParseMode(tt.in)
+		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
+			t.Errorf("ParseMode(%q) = %v, %v", tt.in, got, err)
+		}
+		if tt.ok && got.String() != strings.ToLower(strings.TrimSpace(tt.in)) {
+			t.Errorf("%v.String() = %q", got, got.String())
+		}
+	}
+}
+
+func TestVectorModeNeedsModel(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/m.md"}, []Note{note("a", "", "alpha", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.Search(context.Background(), "alpha", SearchOptions{Mode: VectorOnly}); err == nil {
+		t.Fatal("vector search of a lexical palace did not fail")
+	}
+}
