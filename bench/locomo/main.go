@@ -50,6 +50,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	captions := fs.Bool("captions", true, "include the captions of shared images in the turns")
 	ids := fs.Bool("ids", true, "start each turn's bullet with its dia id, [D1:3]")
 	dump := fs.String("dump", "", "write one JSON line per question and mode to this file")
+	work := fs.String("work", "", "keep the hive and palace in this directory; a rerun then re-mines only what changed (mine numbers are then not a fresh mine's)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -93,11 +94,14 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("model %s has no vectors; use --mode lexical", *model)
 		}
 	}
-	dir, err := os.MkdirTemp("", "memminer-locomo-")
-	if err != nil {
-		return err
+	dir := *work
+	if dir == "" {
+		dir, err = os.MkdirTemp("", "memminer-locomo-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
 	}
-	defer os.RemoveAll(dir)
 
 	c := Config{Conversations: convs, Modes: ms, Embedder: emb, Dir: dir, Logger: log,
 		Hive: HiveOptions{Captions: *captions, InlineIDs: *ids}}
@@ -133,8 +137,8 @@ func printTable(w io.Writer, results []Result) error {
 		return nil
 	}
 	m := results[0].Mine
-	fmt.Fprintf(w, "LoCoMo: %d conversations, %d turns -> %d notes (%d turns split), mined in %.2fs (%.0f notes/s, %d cores)\n\n",
-		results[0].Conversations, m.Turns, m.Notes, m.SplitTurns, m.Seconds, m.NotesPerSecond, results[0].Cores)
+	fmt.Fprintf(w, "LoCoMo: %d conversations, %d turns -> %d notes (%d turns split); mine added %d notes in %.2fs (%.0f notes/s, %d cores)\n\n",
+		results[0].Conversations, m.Turns, m.Notes, m.SplitTurns, m.Mined, m.Seconds, m.NotesPerSecond, results[0].Cores)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "mode\tmodel\tgroup\tquestions\tsession R@5\tsession R@10\tturn R@5\tturn R@10\tp50 ms\tp95 ms\t")
 	for _, r := range results {

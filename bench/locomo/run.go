@@ -35,8 +35,8 @@ type Config struct {
 	Embedder embed.Embedder
 	// Hive chooses the markdown mapping.
 	Hive HiveOptions
-	// Dir is a scratch directory for the hive and the palace; it must be
-	// empty or missing.
+	// Dir holds the hive (Dir/hive) and the palace (Dir/palace). A palace
+	// left there by an earlier run is mined incrementally.
 	Dir string
 	// Dump, when set, receives one JSON line per question and mode with
 	// the evidence and what the search returned.
@@ -56,10 +56,14 @@ type Recall struct {
 
 // MineStats describes the one mine of the hive.
 type MineStats struct {
-	Files          int     `json:"files"`
-	Turns          int     `json:"turns"`
-	Notes          int     `json:"notes"`
-	Bytes          int64   `json:"bytes"`
+	Files int   `json:"files"`
+	Turns int   `json:"turns"`
+	Bytes int64 `json:"bytes"`
+	// Notes is how many notes the palace holds for the conversations.
+	Notes int `json:"notes"`
+	// Mined is how many notes this mine added (embedded): all of them in
+	// a fresh palace, none when a kept palace was already up to date.
+	Mined          int     `json:"mined"`
 	Seconds        float64 `json:"seconds"`
 	NotesPerSecond float64 `json:"notes_per_second"`
 	// SplitTurns counts turns the miner split into more than one note
@@ -132,9 +136,9 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	if len(sum.Problems) > 0 {
 		return nil, fmt.Errorf("mine hive: %s: %s", sum.Problems[0].Path, sum.Problems[0].Err)
 	}
-	stats := MineStats{Files: sum.FilesChanged, Notes: sum.NotesAdded, Seconds: sum.Duration.Seconds()}
+	stats := MineStats{Files: len(files), Mined: sum.NotesAdded, Seconds: sum.Duration.Seconds()}
 	if stats.Seconds > 0 {
-		stats.NotesPerSecond = float64(stats.Notes) / stats.Seconds
+		stats.NotesPerSecond = float64(stats.Mined) / stats.Seconds
 	}
 	noteTurn := map[string]string{} // note id -> canonical dia id
 	for _, f := range files {
@@ -148,7 +152,8 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 		}
 		stats.SplitTurns += split
 	}
-	log.Info("mined", "notes", stats.Notes, "seconds", stats.Seconds)
+	stats.Notes = len(noteTurn)
+	log.Info("mined", "notes", stats.Notes, "added", stats.Mined, "seconds", stats.Seconds)
 
 	model := embed.Lexical
 	if cfg.Embedder != nil {
