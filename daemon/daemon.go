@@ -109,7 +109,6 @@ type Daemon struct {
 	mines      int64
 	watchState string
 	debouncing map[string]bool // agent directories in their debounce window
-	mining     string          // wing being mined now
 	hiveErr    string
 	badAgents  []FileError // agent directories whose names are no wing id
 }
@@ -380,6 +379,7 @@ func (d *Daemon) work(ctx context.Context) {
 			default:
 				d.mineAgent(ctx, w.agent, w.trigger)
 			}
+			d.q.done()
 		}
 	}
 }
@@ -411,9 +411,7 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	opts := d.mineOptions(&reembeds)
 	opts.Wing, opts.Agent, opts.DryRun = j.req.Wing, j.req.Agent, j.req.DryRun
 	start := time.Now()
-	d.setMining(triggerRequest + ": " + j.req.Path)
 	s, err := mine.Mine(mctx, d.p, j.req.Path, opts)
-	d.setMining("")
 	d.metrics.observeMine(triggerRequest, time.Since(start), err, len(s.Problems))
 	d.mu.Lock()
 	d.mines++
@@ -640,9 +638,7 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	start := time.Now()
 	opts := d.mineOptions(nil)
 	opts.Wing = wing
-	d.setMining(wing)
 	s, err := mine.Mine(ctx, d.p, dir, opts)
-	d.setMining("")
 	dur := time.Since(start)
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		d.log.Info("mine interrupted by shutdown; what was mined is saved", "wing", wing)
@@ -732,12 +728,6 @@ func (d *Daemon) degrade(reason string) {
 	}
 }
 
-func (d *Daemon) setMining(wing string) {
-	d.mu.Lock()
-	d.mining = wing
-	d.mu.Unlock()
-}
-
 // setDebouncing marks an agent directory as waiting out its debounce window.
 func (d *Daemon) setDebouncing(dir string, on bool) {
 	d.mu.Lock()
@@ -755,7 +745,7 @@ func (d *Daemon) Status() Status {
 	st.Active = true
 	st.ConflictsOpen = d.conflictsOpen()
 	components := d.componentStatus()
-	dirs, reqs := d.q.pending()
+	dirs, reqs, working := d.q.pending()
 	now := time.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -785,7 +775,7 @@ func (d *Daemon) Status() Status {
 		LastScan:      d.lastScan.UTC(),
 		Scans:         d.scans,
 		Mines:         d.mines,
-		Mining:        d.mining,
+		Working:       working,
 		Pending:       Pending{Wings: sortedKeys(pendingWings), Requests: reqs},
 		Errors:        []FileError{},
 		Metrics:       d.MetricsAddr(),

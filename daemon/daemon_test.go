@@ -135,6 +135,9 @@ func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
 	if opts.MineInterval == 0 {
 		opts.MineInterval = time.Hour
 	}
+	if opts.ModelSpec == "" && opts.Embedder == nil {
+		opts.ModelSpec = embed.Lexical
+	}
 	d, err := New(context.Background(), opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -171,7 +174,7 @@ func (r *running) idle(t *testing.T, scans int64) Status {
 			return false
 		}
 		i := st.Daemon
-		return i.Scans >= scans && i.Mining == "" && len(i.Pending.Wings) == 0 && i.Pending.Requests == 0
+		return i.Scans >= scans && i.Working == "" && len(i.Pending.Wings) == 0 && i.Pending.Requests == 0
 	})
 	return st
 }

@@ -71,7 +71,7 @@ func newMetrics(d *Daemon) *metrics {
 			Name: "memminer_pending_wings",
 			Help: "Agents waiting to be mined, including those in their debounce window.",
 		}, func() float64 {
-			dirs, _ := d.q.pending()
+			dirs, _, _ := d.q.pending()
 			d.mu.Lock()
 			defer d.mu.Unlock()
 			n := len(d.debouncing)

@@ -2,8 +2,11 @@ package daemon
 
 import (
 	"context"
+	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/memminer/memminer/palace"
 )
 
 // Triggers name what caused a mine; they appear in status and metrics.
@@ -25,6 +28,7 @@ type queue struct {
 	requests []*mineJob
 	scan     string // trigger of a pending scan, "" when none
 	closed   bool   // set by drain: no more requests are taken
+	current  string // what the worker took last and has not finished
 	wake     chan struct{}
 }
 
@@ -91,29 +95,43 @@ func (q *queue) next() (work, bool) {
 	case len(q.requests) > 0:
 		j := q.requests[0]
 		q.requests = q.requests[1:]
+		q.current = "mining " + j.req.Path + " for memminer mine"
 		return work{request: j, trigger: triggerRequest}, true
 	case q.scan != "":
 		t := q.scan
 		q.scan = ""
+		q.current = "scanning the hive"
 		return work{scan: t, trigger: t}, true
 	case len(q.order) > 0:
 		dir := q.order[0]
 		q.order = q.order[1:]
 		t := q.agents[dir]
 		delete(q.agents, dir)
+		q.current = "mining " + dir
+		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
+			q.current = "mining wing " + w
+		}
 		return work{agent: dir, trigger: t}, true
 	}
 	return work{}, false
 }
 
-// pending lists queued agent directories (sorted) and requests.
-func (q *queue) pending() ([]string, int) {
+// done marks the work taken by next as finished.
+func (q *queue) done() {
+	q.mu.Lock()
+	q.current = ""
+	q.mu.Unlock()
+}
+
+// pending lists queued agent directories (sorted), queued requests, and
+// what the worker is doing.
+func (q *queue) pending() ([]string, int, string) {
 	q.mu.Lock()
 	defer q.mu.Unlock()
 	dirs := make([]string, 0, len(q.order))
 	dirs = append(dirs, q.order...)
 	sort.Strings(dirs)
-	return dirs, len(q.requests)
+	return dirs, len(q.requests), q.current
 }
 
 // drain fails every queued request and refuses new ones, for shutdown.

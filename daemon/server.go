@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -128,12 +127,10 @@ type mineErrorReply struct {
 }
 
 // sameModel refuses a caller configured with another model than the
-// daemon's, so it can fall back to opening the palace itself.
+// daemon's, so it can fall back to opening the palace itself. A caller that
+// names no model takes the daemon's.
 func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
-	if spec == "" {
-		spec = embed.Default
-	}
-	if spec == d.opts.ModelSpec {
+	if spec == "" || spec == d.opts.ModelSpec {
 		return true
 	}
 	writeError(w, http.StatusConflict, codeOtherModel,

@@ -24,6 +24,7 @@ type SearchRequest struct {
 	// Model is the model spec the caller is configured with. The daemon
 	// refuses (ErrOtherModel) when it serves another model, so the caller
 	// can search directly instead of getting another model's ranking.
+	// Empty means whatever model the daemon serves.
 	Model string `json:"model,omitempty"`
 }
 
@@ -155,9 +156,9 @@ type DaemonInfo struct {
 	LastScan time.Time `json:"last_scan"`
 	Scans    int64     `json:"scans"`
 	Mines    int64     `json:"mines"`
-	// Mining is what is being mined right now: a wing, or "request: PATH"
-	// for a mine handed over by `memminer mine`.
-	Mining  string  `json:"mining,omitempty"`
+	// Working is what the mine goroutine does right now: "mining wing ID",
+	// "scanning the hive", or "mining PATH for memminer mine".
+	Working string  `json:"working,omitempty"`
 	Pending Pending `json:"pending"`
 	// Errors are files (or wings) whose last mine failed; each is retried
 	// when it changes, or after a backoff that doubles with every failure.

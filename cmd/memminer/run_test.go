@@ -103,7 +103,7 @@ func (r *daemonRun) idle(t *testing.T, c *cli) daemon.Status {
 	waitFor(t, "the daemon to become idle", func() bool {
 		var err error
 		st, err = daemon.NewClient(c.palace).Status(context.Background())
-		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Mining == "" && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
+		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == "" && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
 	})
 	return st
 }

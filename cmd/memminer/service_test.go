@@ -11,6 +11,7 @@ import (
 	"github.com/kardianos/service"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/embed"
 )
 
 // forcedSystem makes kardianos/service use a system it did not detect.
@@ -115,6 +116,9 @@ func TestInstallUserService(t *testing.T) {
 		exe = r
 	}
 	spec := daemon.ServiceSpec{User: true, Executable: exe, Hive: c.hive, Palace: c.palace, ModelCache: filepath.Join(c.env["XDG_CACHE_HOME"], "memminer", "models")}
+	if m := c.env["MEMMINER_EMBEDDING_MODEL"]; m != embed.Default {
+		spec.Model = m // the unit pins a model other than the default
+	}
 	written, err := os.ReadFile(unit)
 	if err != nil {
 		t.Fatal(err)

@@ -101,8 +101,8 @@ func printDaemon(a *app, d *daemon.DaemonInfo) {
 	}
 	fmt.Fprintf(a.stdout, "last scan:   %s (%d scans, %d mines)\n", last, d.Scans, d.Mines)
 	var pending []string
-	if d.Mining != "" {
-		pending = append(pending, "mining "+d.Mining)
+	if d.Working != "" {
+		pending = append(pending, d.Working)
 	}
 	if n := len(d.Pending.Wings); n > 0 {
 		pending = append(pending, fmt.Sprintf("%d %s queued (%s)", n, plural(n, "wing", "wings"), strings.Join(d.Pending.Wings, ", ")))
