@@ -33,6 +33,9 @@ import (
 )
 
 func main() {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(measureChild(os.Args[1:]))
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
 	stop()

@@ -59,25 +59,39 @@ func TestSmokeInProcess(t *testing.T) {
 	}
 }
 
+// TestMain lets the test binary serve as runProc's measuring shim.
+func TestMain(m *testing.M) {
+	if os.Getenv(childEnv) == "1" {
+		os.Exit(measureChild(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
 func TestProcessMeasures(t *testing.T) {
+	// Hold a lot of memory here: the child's figure must not include it.
+	ballast := make([]byte, 128<<20)
+	for i := range ballast {
+		ballast[i] = 1
+	}
 	// The test binary itself, running no test, is a cheap real process.
-	p, err := runProc(context.Background(), os.Args[0], nil, "-test.run=^$")
+	p, err := runProc(context.Background(), os.Args[0], os.Environ(), "-test.run=^$")
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Logf("child: %v, peak %d KiB", p.wall, p.maxRSS>>10)
 	if p.wall <= 0 {
 		t.Errorf("wall time %v", p.wall)
 	}
 	if runtime.GOOS == "linux" {
-		if p.maxRSS <= 0 {
-			t.Errorf("peak RSS %d", p.maxRSS)
+		if p.maxRSS <= 0 || p.maxRSS >= int64(len(ballast)) {
+			t.Errorf("peak RSS of a small child %d B, with %d B held by its grandparent", p.maxRSS, len(ballast))
 		}
 		rss, hwm, err := procMemory(os.Getpid())
 		if err != nil || rss <= 0 || hwm < rss {
 			t.Errorf("procMemory = %d, %d, %v", rss, hwm, err)
 		}
 	}
-	if _, err := runProc(context.Background(), os.Args[0], nil, "-no-such-flag"); err == nil {
+	if _, err := runProc(context.Background(), os.Args[0], os.Environ(), "-no-such-flag"); err == nil {
 		t.Error("a failing process was not reported")
 	}
 }
