@@ -69,6 +69,7 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	root.AddCommand(a.wakeupCmd())
 	root.AddCommand(a.conflictsCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
+	root.AddCommand(a.modelCmd())
 	return root
 }
 
