@@ -53,7 +53,7 @@ type Options struct {
 	// Embedder makes vectors; nil means lexical.
 	Embedder embed.Embedder
 	// ModelSpec is the configured model spec, reported in status and
-	// compared with callers' (empty means embed.Default).
+	// compared with callers' (empty means the Embedder's, or lexical).
 	ModelSpec string
 	// ModelError says why the configured model is unavailable, when the
 	// daemon runs lexically in its place.
@@ -153,7 +153,10 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		opts.Debounce = DefaultDebounce
 	}
 	if opts.ModelSpec == "" {
-		opts.ModelSpec = embed.Default
+		opts.ModelSpec = embed.Lexical
+		if opts.Embedder != nil {
+			opts.ModelSpec = opts.Embedder.Model()
+		}
 	}
 	if opts.Logger == nil {
 		opts.Logger = slog.Default()
