@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"weak"
@@ -55,134 +56,111 @@ const adjacencyPenalty = 0.25
 // neighbourWeight is how much a neighbour counts in a note's window.
 const neighbourWeight = 0.5
 
-// sourceOrder is one source's notes in file order.
-type sourceOrder struct {
-	ids []string
-	pos map[string]int
-	// cont[i] reports that note i continues the section of note i-1
-	// (same heading path), so the two are neighbours.
-	cont []bool
+// wingView is what a search needs of a wing besides its indexes, by BM25
+// document number: each note's neighbours, its place in file order and its
+// vector. Building it walks every note, so it is cached per wing and
+// rebuilt only when the wing has changed (see viewOf).
+type wingView struct {
+	// The wing's state the view was built from; see current.
+	lex     *lexIndex
+	docs    int
+	live    int
+	model   string
+	sources []*Source // in path order
+
+	// By document number; -1 where there is none (and for removed notes).
+	prev, next []int32
+	// rank is the note's place in file order: by source path, then line.
+	rank []int32
+	vecs [][]float32
 }
 
-// orderCache holds the order of each source, keyed weakly by its *Source:
-// the palace replaces a Source (never edits its NoteIDs) whenever the file
-// is mined again, so an entry is valid as long as its key is alive, and it
-// is dropped when the Source is collected.
-var orderCache = struct {
+// current reports whether v still describes w. Every change to a wing's
+// notes goes through ApplySource or RemoveSource, which replace or drop the
+// file's *Source (its NoteIDs are never edited in place) and add to or
+// compact the BM25 index; Reembed changes the model. So the same index,
+// document count, live count, model and sources mean the same notes,
+// neighbours and vectors.
+func (v *wingView) current(w *wing, sources []*Source) bool {
+	return v.lex == w.lex && v.docs == len(w.lex.docs) && v.live == w.lex.live && v.model == w.model &&
+		slices.Equal(v.sources, sources)
+}
+
+// viewCache holds one view per wing, keyed weakly so a wing that is gone
+// (its palace closed) takes its view with it.
+var viewCache = struct {
 	sync.Mutex
-	m map[weak.Pointer[Source]]*sourceOrder
-}{m: map[weak.Pointer[Source]]*sourceOrder{}}
+	m map[weak.Pointer[wing]]*wingView
+}{m: map[weak.Pointer[wing]]*wingView{}}
 
-// orderOf returns s's notes in file order; notes must be the wing's notes.
-func orderOf(s *Source, notes map[string]*Note) *sourceOrder {
-	key := weak.Make(s)
-	orderCache.Lock()
-	o := orderCache.m[key]
-	orderCache.Unlock()
-	if o != nil {
-		return o
-	}
-	o = &sourceOrder{pos: make(map[string]int, len(s.NoteIDs))}
-	prev := ""
-	for _, id := range s.NoteIDs {
-		n, ok := notes[id]
-		if !ok {
-			continue
-		}
-		o.pos[id] = len(o.ids)
-		o.cont = append(o.cont, len(o.ids) > 0 && n.Heading == prev)
-		o.ids = append(o.ids, id)
-		prev = n.Heading
-	}
-	orderCache.Lock()
-	if old, ok := orderCache.m[key]; ok {
-		o = old
-	} else {
-		orderCache.m[key] = o
-		runtime.AddCleanup(s, func(k weak.Pointer[Source]) {
-			orderCache.Lock()
-			delete(orderCache.m, k)
-			orderCache.Unlock()
-		}, key)
-	}
-	orderCache.Unlock()
-	return o
-}
-
-// wingSpace numbers a wing's notes 0…n-1 in file order, source after
-// source (by path), so neighbours are adjacent numbers.
-type wingSpace struct {
-	w      *wing
-	orders []*sourceOrder
-	bases  []int // bases[i] is the number of orders[i]'s first note
-	index  map[string]int
-	n      int
-}
-
-func newWingSpace(w *wing) *wingSpace {
+// viewOf returns w's view, building it if w changed since the last one.
+// The caller holds the palace's read lock.
+func viewOf(w *wing) *wingView {
 	paths := make([]string, 0, len(w.sources))
 	for p := range w.sources {
 		paths = append(paths, p)
 	}
 	sort.Strings(paths)
-	sp := &wingSpace{w: w, index: make(map[string]int, len(paths))}
-	for _, p := range paths {
-		o := orderOf(w.sources[p], w.notes)
-		sp.index[p] = len(sp.orders)
-		sp.orders = append(sp.orders, o)
-		sp.bases = append(sp.bases, sp.n)
-		sp.n += len(o.ids)
+	sources := make([]*Source, len(paths))
+	for i, p := range paths {
+		sources[i] = w.sources[p]
 	}
-	return sp
+	key := weak.Make(w)
+	viewCache.Lock()
+	v := viewCache.m[key]
+	viewCache.Unlock()
+	if v != nil && v.current(w, sources) {
+		return v
+	}
+	v = buildView(w, sources)
+	viewCache.Lock()
+	if _, ok := viewCache.m[key]; !ok {
+		runtime.AddCleanup(w, func(k weak.Pointer[wing]) {
+			viewCache.Lock()
+			delete(viewCache.m, k)
+			viewCache.Unlock()
+		}, key)
+	}
+	viewCache.m[key] = v
+	viewCache.Unlock()
+	return v
 }
 
-// at returns the id of note g.
-func (sp *wingSpace) at(g int) string {
-	i := sort.Search(len(sp.bases), func(i int) bool { return sp.bases[i] > g }) - 1
-	return sp.orders[i].ids[g-sp.bases[i]]
+func buildView(w *wing, sources []*Source) *wingView {
+	x := w.lex
+	n := len(x.docs)
+	v := &wingView{lex: x, docs: n, live: x.live, model: w.model, sources: sources,
+		prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n)}
+	for i := range n {
+		v.prev[i], v.next[i], v.rank[i] = -1, -1, -1
+	}
+	var rank int32
+	for _, s := range sources {
+		last, heading := int32(-1), ""
+		for _, id := range s.NoteIDs {
+			d, ok := x.byID[id]
+			n, ok2 := w.notes[id]
+			if !ok || !ok2 || v.rank[d] >= 0 {
+				continue
+			}
+			v.rank[d] = rank
+			rank++
+			v.vecs[d] = w.vecs[id]
+			if last >= 0 && n.Heading == heading {
+				v.prev[d], v.next[last] = last, d
+			}
+			last, heading = d, n.Heading
+		}
+	}
+	return v
 }
 
-// number returns the number of the note with id, or -1.
-func (sp *wingSpace) number(id string) int {
-	n, ok := sp.w.notes[id]
-	if !ok {
-		return -1
-	}
-	i, ok := sp.index[n.Source]
-	if !ok {
-		return -1
-	}
-	pos, ok := sp.orders[i].pos[id]
-	if !ok {
-		return -1
-	}
-	return sp.bases[i] + pos
-}
+// note reports whether document d is a note of the view.
+func (v *wingView) note(d int32) bool { return v.rank[d] >= 0 }
 
-// hasPrev reports whether note g has a neighbour before it.
-func (sp *wingSpace) hasPrev(g int) bool {
-	if g <= 0 || g >= sp.n {
-		return false
-	}
-	i := sort.Search(len(sp.bases), func(i int) bool { return sp.bases[i] > g }) - 1
-	return sp.orders[i].cont[g-sp.bases[i]]
-}
-
-// neighbours returns the numbers of g's neighbours: none, one or two.
-func (sp *wingSpace) neighbours(g int, buf []int) []int {
-	buf = buf[:0]
-	if sp.hasPrev(g) {
-		buf = append(buf, g-1)
-	}
-	if sp.hasPrev(g + 1) {
-		buf = append(buf, g+1)
-	}
-	return buf
-}
-
-// channel is one retriever's scores over a wing's notes, by note number.
-// A nil channel means the retriever found nothing in the wing: every note
-// scores zero.
+// channel is one retriever's scores over a wing's notes, by document
+// number. A nil channel means the retriever found nothing in the wing:
+// every note scores zero.
 type channel []float64
 
 // Channels, in the order wingScores holds them.
@@ -196,8 +174,11 @@ const (
 
 // wingScores is what the retrievers found in one wing.
 type wingScores struct {
-	sp    *wingSpace
+	w     *wing
+	v     *wingView
 	chans [numChannels]channel
+	// matched lists the notes whose window holds a query term.
+	matched []int32
 	// lexWeight scales the BM25 channels (see lexicalTrust).
 	lexWeight float64
 }
@@ -220,8 +201,8 @@ type moments struct {
 	n, sum, sq float64
 }
 
-func (m *moments) add(c channel, n int) {
-	m.n += float64(n)
+func (m *moments) add(c channel, notes int) {
+	m.n += float64(notes)
 	for _, x := range c {
 		m.sum += x
 		m.sq += x * x
@@ -242,12 +223,14 @@ func (m moments) z() (mean, sd float64) {
 	return mean, sd
 }
 
-// lexChannels scores every note by BM25 of the note and of its window.
-// It returns nil channels when no query term occurs in the wing.
-func (sp *wingSpace) lexChannels(terms []string) (note, win channel, coverage float64) {
-	x := sp.w.lex
-	if x.live == 0 || sp.n == 0 {
-		return nil, nil, 0
+// lexChannels scores the wing's notes by BM25 of the note and of its
+// window, and returns the notes whose window matched and the coverage of
+// the query by the best note (see lexicalTrust). The channels are nil when
+// no query term occurs in the wing.
+func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
+	x, v := ws.w.lex, ws.v
+	if x.live == 0 {
+		return 0
 	}
 	live := float64(x.live)
 	avg := float64(x.totalLen) / live
@@ -258,19 +241,14 @@ func (sp *wingSpace) lexChannels(terms []string) (note, win channel, coverage fl
 	// average is taken as if every note had two neighbours, which measured
 	// as well as the exact figure.
 	avgWin := (1 + 2*neighbourWeight) * avg
-	length := map[int]int{} // note number -> BM25 length, filled on demand
-	lengthOf := func(g int) int {
-		if l, ok := length[g]; ok {
-			return l
+	length := func(d int32) float64 {
+		if d < 0 {
+			return 0
 		}
-		l := 0
-		if d, ok := x.byID[sp.at(g)]; ok {
-			l = x.docs[d].length
-		}
-		length[g] = l
-		return l
+		return float64(x.docs[d].length)
 	}
-	var buf []int
+	var note, win, tfWin channel
+	var touched []int32
 	seen := map[string]bool{}
 	idfs := map[int32]float64{}
 	var total float64 // idf of every distinct query term, unknown ones as if in no note
@@ -291,86 +269,94 @@ func (sp *wingSpace) lexChannels(terms []string) (note, win channel, coverage fl
 		}
 		idfs[t] = idf
 		if note == nil {
-			note, win = make(channel, sp.n), make(channel, sp.n)
+			note, win, tfWin = make(channel, v.docs), make(channel, v.docs), make(channel, v.docs)
 		}
-		tfWin := map[int]float64{}
+		add := func(d int32, f float64) {
+			if d < 0 {
+				return
+			}
+			if tfWin[d] == 0 {
+				touched = append(touched, d)
+			}
+			tfWin[d] += f
+		}
 		for _, p := range x.postings[t] {
-			d := &x.docs[p.doc]
-			if d.dead {
+			d := p.doc
+			if x.docs[d].dead || !v.note(d) {
 				continue
 			}
-			g := sp.number(d.id)
-			if g < 0 {
-				continue
-			}
-			length[g] = d.length
 			f := float64(p.tf)
-			note[g] += bm25(idf, f, float64(d.length), avg)
-			tfWin[g] += f
-			for _, h := range sp.neighbours(g, buf) {
-				tfWin[h] += neighbourWeight * f
-			}
+			note[d] += bm25(idf, f, length(d), avg)
+			add(d, f)
+			add(v.prev[d], neighbourWeight*f)
+			add(v.next[d], neighbourWeight*f)
 		}
-		for g, f := range tfWin {
-			l := float64(lengthOf(g))
-			for _, h := range sp.neighbours(g, buf) {
-				l += neighbourWeight * float64(lengthOf(h))
+		for _, d := range touched {
+			l := length(d) + neighbourWeight*(length(v.prev[d])+length(v.next[d]))
+			if win[d] == 0 {
+				ws.matched = append(ws.matched, d)
 			}
-			win[g] += bm25(idf, f, l, avgWin)
+			win[d] += bm25(idf, tfWin[d], l, avgWin)
+			tfWin[d] = 0
 		}
+		touched = touched[:0]
 	}
 	if note == nil {
-		return nil, nil, 0
+		return 0
 	}
-	best := 0
-	for g, x := range note {
-		if x > note[best] {
-			best = g
+	ws.chans[chanLexNote], ws.chans[chanLexWin] = note, win
+	best := -1
+	for d, s := range note {
+		if s > 0 && (best < 0 || s > note[best] || (s == note[best] && v.rank[d] < v.rank[best])) {
+			best = d
 		}
 	}
 	var got float64
-	if d, ok := x.byID[sp.at(best)]; ok {
-		for _, t := range x.docs[d].terms {
-			got += idfs[t]
-		}
+	for _, t := range x.docs[best].terms {
+		got += idfs[t]
 	}
-	return note, win, got / total
+	return got / total
 }
 
 func bm25(idf, tf, length, avg float64) float64 {
 	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*length/avg))
 }
 
-// vecChannels scores every note by cosine similarity to qvec (vectors are
-// normalised) and by the weighted mean similarity over its window.
-func (sp *wingSpace) vecChannels(qvec []float32) (note, win channel) {
-	note = make(channel, sp.n)
-	workers := min(runtime.GOMAXPROCS(0), max(1, sp.n/2048))
+// vecChannels scores the wing's notes by cosine similarity to qvec (the
+// vectors are normalised) and by the weighted mean similarity over each
+// note's window.
+func (ws *wingScores) vecChannels(qvec []float32) {
+	v := ws.v
+	note := make(channel, v.docs)
+	workers := min(runtime.GOMAXPROCS(0), max(1, v.docs/2048))
 	var wg sync.WaitGroup
 	for k := range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			lo, hi := k*sp.n/workers, (k+1)*sp.n/workers
-			for g := lo; g < hi; g++ {
-				if v, ok := sp.w.vecs[sp.at(g)]; ok && len(v) == len(qvec) {
-					note[g] = float64(dot(qvec, v))
+			for d := k * v.docs / workers; d < (k+1)*v.docs/workers; d++ {
+				if vec := v.vecs[d]; len(vec) == len(qvec) {
+					note[d] = float64(dot(qvec, vec))
 				}
 			}
 		}()
 	}
 	wg.Wait()
-	win = make(channel, sp.n)
-	var buf []int
-	for g := range win {
-		s, w := note[g], 1.0
-		for _, h := range sp.neighbours(g, buf) {
-			s += neighbourWeight * note[h]
-			w += neighbourWeight
+	win := make(channel, v.docs)
+	for d := range win {
+		if !v.note(int32(d)) {
+			continue
 		}
-		win[g] = s / w
+		s, w := note[d], 1.0
+		for _, nb := range [2]int32{v.prev[d], v.next[d]} {
+			if nb >= 0 {
+				s += neighbourWeight * note[nb]
+				w += neighbourWeight
+			}
+		}
+		win[d] = s / w
 	}
-	return note, win
+	ws.chans[chanVecNote], ws.chans[chanVecWin] = note, win
 }
 
 func dot(a, b []float32) float32 {
@@ -390,8 +376,8 @@ func dot(a, b []float32) float32 {
 
 // candidate is a scored note of one wing.
 type candidate struct {
-	sp    *wingSpace
-	g     int
+	ws    *wingScores
+	d     int32
 	score float64
 }
 
@@ -401,10 +387,10 @@ func better(a, b *candidate) bool {
 	if a.score != b.score {
 		return a.score > b.score
 	}
-	if a.sp != b.sp {
-		return a.sp.w.id < b.sp.w.id
+	if a.ws != b.ws {
+		return a.ws.w.id < b.ws.w.id
 	}
-	return a.g < b.g
+	return a.ws.v.rank[a.d] < b.ws.v.rank[b.d]
 }
 
 // candHeap is a min-heap (worst on top) that keeps the best candidates.
@@ -437,41 +423,45 @@ func (h *candHeap) offer(c candidate, keep int) {
 // notes together (so that scores of different wings stay comparable), sums
 // them per note and returns the best keep notes. With vectors every note is
 // a candidate; with BM25 alone, the notes whose window matched a query term.
-func fuse(wings []wingScores, keep int) []candidate {
+func fuse(wings []*wingScores, keep int) []candidate {
 	var mean, sd [numChannels]float64
 	for c := range numChannels {
 		var m moments
 		for _, ws := range wings {
-			m.add(ws.chans[c], ws.sp.n)
+			m.add(ws.chans[c], ws.v.live)
 		}
 		mean[c], sd[c] = m.z()
 	}
 	var h candHeap
-	for _, ws := range wings {
-		vectors := ws.chans[chanVecNote] != nil
-		if !vectors && ws.chans[chanLexWin] == nil {
-			continue
-		}
-		for g := range ws.sp.n {
-			if !vectors && ws.chans[chanLexWin][g] <= 0 {
+	score := func(ws *wingScores, d int32) {
+		var s float64
+		for c, ch := range ws.chans {
+			if sd[c] == 0 {
 				continue
 			}
-			var s float64
-			for c, ch := range ws.chans {
-				if sd[c] == 0 {
-					continue
-				}
-				x := 0.0
-				if ch != nil {
-					x = ch[g]
-				}
-				z := (x - mean[c]) / sd[c]
-				if c == chanLexNote || c == chanLexWin {
-					z *= ws.lexWeight
-				}
-				s += z
+			x := 0.0
+			if ch != nil {
+				x = ch[d]
 			}
-			h.offer(candidate{sp: ws.sp, g: g, score: s}, keep)
+			z := (x - mean[c]) / sd[c]
+			if c == chanLexNote || c == chanLexWin {
+				z *= ws.lexWeight
+			}
+			s += z
+		}
+		h.offer(candidate{ws: ws, d: d, score: s}, keep)
+	}
+	for _, ws := range wings {
+		if ws.chans[chanVecNote] == nil {
+			for _, d := range ws.matched {
+				score(ws, d)
+			}
+			continue
+		}
+		for d := range int32(ws.v.docs) {
+			if ws.v.note(d) {
+				score(ws, d)
+			}
 		}
 	}
 	return h
@@ -483,8 +473,8 @@ func pick(cands []candidate, n int, penalty float64) []candidate {
 	sort.Slice(cands, func(i, j int) bool { return better(&cands[i], &cands[j]) })
 	picked := make([]bool, len(cands))
 	type key struct {
-		sp *wingSpace
-		g  int
+		ws *wingScores
+		d  int32
 	}
 	taken := map[key]bool{}
 	out := make([]candidate, 0, n)
@@ -496,7 +486,8 @@ func pick(cands []candidate, n int, penalty float64) []candidate {
 				continue
 			}
 			c := cands[i]
-			demoted := (c.sp.hasPrev(c.g) && taken[key{c.sp, c.g - 1}]) || (c.sp.hasPrev(c.g+1) && taken[key{c.sp, c.g + 1}])
+			v := c.ws.v
+			demoted := (v.prev[c.d] >= 0 && taken[key{c.ws, v.prev[c.d]}]) || (v.next[c.d] >= 0 && taken[key{c.ws, v.next[c.d]}])
 			if demoted {
 				c.score -= penalty
 			}
@@ -513,7 +504,7 @@ func pick(cands []candidate, n int, penalty float64) []candidate {
 			break
 		}
 		picked[best] = true
-		taken[key{bestC.sp, bestC.g}] = true
+		taken[key{bestC.ws, bestC.d}] = true
 		out = append(out, bestC)
 	}
 	return out

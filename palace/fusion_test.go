@@ -2,6 +2,7 @@ package palace
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path/filepath"
 	"runtime"
@@ -10,6 +11,9 @@ import (
 	"strings"
 	"testing"
 	"weak"
+
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/embed/embedtest"
 )
 
 // tableEmbedder gives each text a fixed vector: the vector of the first
@@ -41,28 +45,61 @@ func (e tableEmbedder) Embed(_ context.Context, texts []string) ([][]float32, er
 	return out, nil
 }
 
-// wingOf applies notes as one source of wing w and returns the wing's space.
-func spaceOf(t *testing.T, p *Palace, wing, path string, notes []Note) *wingSpace {
+// testView is a wing and its view, with lookups by note id.
+type testView struct {
+	w *wing
+	v *wingView
+}
+
+// viewFor applies notes as the source path of wing and returns its view.
+func viewFor(t *testing.T, p *Palace, wing, path string, notes []Note) testView {
 	t.Helper()
 	if _, err := p.ApplySource(context.Background(), wing, Source{Path: path}, notes); err != nil {
 		t.Fatal(err)
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	return newWingSpace(p.wings[wing])
+	w := p.wings[wing]
+	return testView{w, viewOf(w)}
+}
+
+func (tv testView) doc(id string) int32 { return tv.w.lex.byID[id] }
+
+func (tv testView) id(d int32) string { return tv.w.lex.docs[d].id }
+
+// order lists the note ids in file order.
+func (tv testView) order() []string {
+	ids := make([]string, tv.v.live)
+	for d, r := range tv.v.rank {
+		if r >= 0 {
+			ids[r] = tv.id(int32(d))
+		}
+	}
+	return ids
+}
+
+func (tv testView) neighbours(id string) []string {
+	var out []string
+	d := tv.doc(id)
+	for _, nb := range []int32{tv.v.prev[d], tv.v.next[d]} {
+		if nb >= 0 {
+			out = append(out, tv.id(nb))
+		}
+	}
+	return out
 }
 
 func TestNeighboursStayInSectionAndFile(t *testing.T) {
 	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
 	ctx := context.Background()
-	// Applied out of path order: numbering goes by path, then file order.
+	// Applied out of path order: file order goes by path, then line.
 	if _, err := p.ApplySource(ctx, "w", Source{Path: "/b.md"}, []Note{
 		note("b1", "B", "bee one", 1),
 		note("b2", "B", "bee two", 2),
 	}); err != nil {
 		t.Fatal(err)
 	}
-	sp := spaceOf(t, p, "w", "/a.md", []Note{
+	tv := viewFor(t, p, "w", "/a.md", []Note{
 		note("a1", "A", "one", 3),
 		note("a2", "A", "two", 4),
 		note("a3", "A", "three", 5),
@@ -74,73 +111,77 @@ func TestNeighboursStayInSectionAndFile(t *testing.T) {
 		"a1": {"a2"}, "a2": {"a1", "a3"}, "a3": {"a2"}, "a4": nil, "a5": {"a6"}, "a6": {"a5"},
 		"b1": {"b2"}, "b2": {"b1"},
 	}
-	if sp.n != 8 {
-		t.Fatalf("space has %d notes, want 8", sp.n)
+	if got := tv.order(); !slices.Equal(got, []string{"a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2"}) {
+		t.Fatalf("order = %q", got)
 	}
-	var ids []string
-	for g := range sp.n {
-		ids = append(ids, sp.at(g))
-	}
-	if !slices.Equal(ids, []string{"a1", "a2", "a3", "a4", "a5", "a6", "b1", "b2"}) {
-		t.Fatalf("order = %q", ids)
-	}
-	for g := range sp.n {
-		id := sp.at(g)
-		if sp.number(id) != g {
-			t.Errorf("number(%s) = %d, want %d", id, sp.number(id), g)
+	for id, nbs := range want {
+		if got := tv.neighbours(id); !slices.Equal(got, nbs) {
+			t.Errorf("neighbours of %s = %q, want %q", id, got, nbs)
 		}
-		var got []string
-		for _, h := range sp.neighbours(g, nil) {
-			got = append(got, sp.at(h))
-		}
-		if !slices.Equal(got, want[id]) {
-			t.Errorf("neighbours of %s = %q, want %q", id, got, want[id])
-		}
-	}
-	if sp.number("nope") != -1 {
-		t.Error("unknown id has a number")
 	}
 }
 
-func TestOrderFollowsRemine(t *testing.T) {
-	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
-	sp := spaceOf(t, p, "w", "/a.md", []Note{note("x", "", "x", 1), note("y", "", "y", 2)})
-	if sp.at(0) != "x" {
-		t.Fatalf("first note %s", sp.at(0))
+func TestViewFollowsChanges(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), embedtestHashing(), false)
+	tv := viewFor(t, p, "w", "/a.md", []Note{note("x", "", "x", 1), note("y", "", "y", 2)})
+	if got := tv.order(); !slices.Equal(got, []string{"x", "y"}) {
+		t.Fatalf("order = %q", got)
 	}
-	// The file is mined again with a note inserted at the top: the new
-	// Source gets a fresh order, not the cached one.
-	sp = spaceOf(t, p, "w", "/a.md", []Note{note("z", "", "z", 1), note("x", "", "x", 2), note("y", "", "y", 3)})
-	var ids []string
-	for g := range sp.n {
-		ids = append(ids, sp.at(g))
+	// Searching again without a change keeps the view.
+	p.mu.RLock()
+	same := viewOf(p.wings["w"]) == tv.v
+	p.mu.RUnlock()
+	if !same {
+		t.Error("view rebuilt without a change")
 	}
-	if !slices.Equal(ids, []string{"z", "x", "y"}) {
-		t.Fatalf("order after re-mine = %q", ids)
+	// The file is mined again with a note inserted at the top.
+	tv = viewFor(t, p, "w", "/a.md", []Note{note("z", "", "z", 1), note("x", "", "x", 2), note("y", "", "y", 3)})
+	if got := tv.order(); !slices.Equal(got, []string{"z", "x", "y"}) {
+		t.Fatalf("order after re-mine = %q", got)
+	}
+	if got := tv.neighbours("x"); !slices.Equal(got, []string{"z", "y"}) {
+		t.Errorf("neighbours of x after re-mine = %q", got)
+	}
+	if tv.v.vecs[tv.doc("z")] == nil {
+		t.Error("new note has no vector in the view")
+	}
+	// A file removed takes its notes out.
+	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/b.md"}, []Note{note("b", "", "b", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.RemoveSource("w", "/a.md"); err != nil {
+		t.Fatal(err)
+	}
+	p.mu.RLock()
+	tv = testView{p.wings["w"], viewOf(p.wings["w"])}
+	p.mu.RUnlock()
+	if got := tv.order(); !slices.Equal(got, []string{"b"}) {
+		t.Errorf("order after removing a file = %q", got)
 	}
 }
 
-func TestOrderCacheDropsCollectedSources(t *testing.T) {
-	notes := map[string]*Note{"a": {ID: "a"}}
-	s := &Source{Path: "/gone.md", NoteIDs: []string{"a"}}
-	key := weak.Make(s)
-	if o := orderOf(s, notes); len(o.ids) != 1 {
-		t.Fatalf("order = %+v", o)
+func TestViewCacheDropsCollectedWings(t *testing.T) {
+	w := &wing{id: "gone", lex: newLexIndex(), notes: map[string]*Note{"a": {ID: "a"}},
+		sources: map[string]*Source{"/a.md": {Path: "/a.md", NoteIDs: []string{"a"}}}, vecs: map[string][]float32{}}
+	w.lex.add("a", "alpha")
+	key := weak.Make(w)
+	if v := viewOf(w); v.live != 1 {
+		t.Fatalf("view = %+v", v)
 	}
-	s = nil
+	w = nil
 	// Cleanups run on their own goroutine after a collection; give the
 	// runtime a few collections to get there rather than a wall-clock wait.
 	for range 100 {
 		runtime.GC()
-		orderCache.Lock()
-		_, ok := orderCache.m[key]
-		orderCache.Unlock()
+		viewCache.Lock()
+		_, ok := viewCache.m[key]
+		viewCache.Unlock()
 		if !ok {
 			return
 		}
 		runtime.Gosched()
 	}
-	t.Fatal("the order of a collected source is still cached")
+	t.Fatal("the view of a collected wing is still cached")
 }
 
 // bruteWindowBM25 scores a window as one text built from the notes' terms,
@@ -203,12 +244,17 @@ func TestLexChannels(t *testing.T) {
 		note("n5", "Work", "Camping gear budget approved.", 6),
 	}
 	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
-	sp := spaceOf(t, p, "w", "/m.md", notes)
-	texts := make([]string, len(notes))
-	nbs := make([][]int, len(notes))
-	for g := range sp.n {
-		texts[g] = p.wings["w"].notes[sp.at(g)].EmbedText()
-		nbs[g] = sp.neighbours(g, nil)
+	// Re-applying with an edit leaves a removed document in the index.
+	viewFor(t, p, "w", "/m.md", append(slices.Clone(notes), note("n6", "Work", "camping stove", 7)))
+	tv := viewFor(t, p, "w", "/m.md", notes)
+	ids := tv.order()
+	texts := make([]string, len(ids))
+	nbs := make([][]int, len(ids))
+	for i, id := range ids {
+		texts[i] = tv.w.notes[id].EmbedText()
+		for _, nb := range tv.neighbours(id) {
+			nbs[i] = append(nbs[i], slices.Index(ids, nb))
+		}
 	}
 	tests := []struct {
 		query    string
@@ -221,22 +267,36 @@ func TestLexChannels(t *testing.T) {
 		{"nothing matches zzz", 0},
 	}
 	for _, tt := range tests {
-		note, win, coverage := sp.lexChannels(lexTerms(tt.query))
+		ws := &wingScores{w: tv.w, v: tv.v}
+		coverage := ws.lexChannels(lexTerms(tt.query))
 		want := bruteWindowBM25(texts, nbs, tt.query)
+		note, win := ws.chans[chanLexNote], ws.chans[chanLexWin]
 		if note == nil {
 			if slices.ContainsFunc(want, func(x float64) bool { return x != 0 }) {
 				t.Errorf("%q: no lexical channels, brute force scores %v", tt.query, want)
 			}
 		} else {
-			for g := range want {
-				if math.Abs(win[g]-want[g]) > 1e-9 {
-					t.Errorf("%q: window score of %s = %v, want %v", tt.query, sp.at(g), win[g], want[g])
+			var matched []string
+			for i, id := range ids {
+				if got := win[tv.doc(id)]; math.Abs(got-want[i]) > 1e-9 {
+					t.Errorf("%q: window score of %s = %v, want %v", tt.query, id, got, want[i])
+				}
+				if want[i] > 0 {
+					matched = append(matched, id)
 				}
 			}
+			var gotMatched []string
+			for _, d := range ws.matched {
+				gotMatched = append(gotMatched, tv.id(d))
+			}
+			slices.Sort(gotMatched)
+			if !slices.Equal(gotMatched, matched) {
+				t.Errorf("%q: matched %q, want %q", tt.query, gotMatched, matched)
+			}
 			// The note channel is the index's own BM25.
-			for _, s := range p.wings["w"].lex.search(tt.query, 10) {
-				if g := sp.number(s.id); math.Abs(note[g]-s.score) > 1e-9 {
-					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note[g], s.score)
+			for _, s := range tv.w.lex.search(tt.query, 10) {
+				if d := tv.doc(s.id); math.Abs(note[d]-s.score) > 1e-9 {
+					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note[d], s.score)
 				}
 			}
 		}
@@ -248,8 +308,8 @@ func TestLexChannels(t *testing.T) {
 		}
 	}
 	// "skiing" is in no note: it counts against coverage as the rarest term.
-	_, _, c := sp.lexChannels(lexTerms("camping skiing"))
-	if !(c > 0 && c < 0.5) {
+	ws := &wingScores{w: tv.w, v: tv.v}
+	if c := ws.lexChannels(lexTerms("camping skiing")); !(c > 0 && c < 0.5) {
 		t.Errorf("coverage of half-unknown query = %v, want in (0, 0.5)", c)
 	}
 }
@@ -280,11 +340,12 @@ func TestMoments(t *testing.T) {
 
 func TestPickDemotesNeighbours(t *testing.T) {
 	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
-	sp := spaceOf(t, p, "w", "/m.md", []Note{
+	tv := viewFor(t, p, "w", "/m.md", []Note{
 		note("a", "S", "a", 1), note("b", "S", "b", 2), note("c", "S", "c", 3),
 		note("d", "T", "d", 5), note("e", "T", "e", 6),
 	})
-	c := func(g int, s float64) candidate { return candidate{sp: sp, g: g, score: s} }
+	ws := &wingScores{w: tv.w, v: tv.v}
+	c := func(id string, s float64) candidate { return candidate{ws: ws, d: tv.doc(id), score: s} }
 	tests := []struct {
 		name    string
 		cands   []candidate
@@ -292,19 +353,19 @@ func TestPickDemotesNeighbours(t *testing.T) {
 		penalty float64
 		want    []string
 	}{
-		{"no penalty keeps score order", []candidate{c(0, 3), c(1, 2.9), c(3, 1)}, 3, 0, []string{"a", "b", "d"}},
-		{"neighbour demoted below a far note", []candidate{c(0, 3), c(1, 2.9), c(3, 2)}, 3, 1, []string{"a", "d", "b"}},
-		{"demotion too small to matter", []candidate{c(0, 3), c(1, 2.9), c(3, 2)}, 3, 0.5, []string{"a", "b", "d"}},
-		// c(2) and c(3) are adjacent numbers but in different sections.
-		{"no demotion across sections", []candidate{c(2, 3), c(3, 2.9), c(0, 2.5)}, 3, 1, []string{"c", "d", "a"}},
-		{"cut at n", []candidate{c(0, 3), c(2, 2), c(4, 1)}, 2, 1, []string{"a", "c"}},
-		{"ties go by file order", []candidate{c(4, 1), c(3, 1)}, 2, 0, []string{"d", "e"}},
-		{"fewer candidates than n", []candidate{c(1, 1)}, 5, 1, []string{"b"}},
+		{"no penalty keeps score order", []candidate{c("a", 3), c("b", 2.9), c("d", 1)}, 3, 0, []string{"a", "b", "d"}},
+		{"neighbour demoted below a far note", []candidate{c("a", 3), c("b", 2.9), c("d", 2)}, 3, 1, []string{"a", "d", "b"}},
+		{"demotion too small to matter", []candidate{c("a", 3), c("b", 2.9), c("d", 2)}, 3, 0.5, []string{"a", "b", "d"}},
+		// c and d are next to each other in the file but in different sections.
+		{"no demotion across sections", []candidate{c("c", 3), c("d", 2.9), c("a", 2.5)}, 3, 1, []string{"c", "d", "a"}},
+		{"cut at n", []candidate{c("a", 3), c("c", 2), c("e", 1)}, 2, 1, []string{"a", "c"}},
+		{"ties go by file order", []candidate{c("e", 1), c("d", 1)}, 2, 0, []string{"d", "e"}},
+		{"fewer candidates than n", []candidate{c("b", 1)}, 5, 1, []string{"b"}},
 	}
 	for _, tt := range tests {
 		var got []string
 		for _, x := range pick(slices.Clone(tt.cands), tt.n, tt.penalty) {
-			got = append(got, sp.at(x.g))
+			got = append(got, tv.id(x.d))
 		}
 		if !slices.Equal(got, tt.want) {
 			t.Errorf("%s: picked %q, want %q", tt.name, got, tt.want)
@@ -318,10 +379,11 @@ func TestCandHeapKeepsBest(t *testing.T) {
 	for i := range 20 {
 		notes = append(notes, note(string(rune('a'+i)), "", "x", i+1))
 	}
-	sp := spaceOf(t, p, "w", "/m.md", notes)
+	tv := viewFor(t, p, "w", "/m.md", notes)
+	ws := &wingScores{w: tv.w, v: tv.v}
 	var h candHeap
-	for g := range 20 {
-		h.offer(candidate{sp: sp, g: g, score: float64((g * 7) % 20)}, 5)
+	for d := range int32(20) {
+		h.offer(candidate{ws: ws, d: d, score: float64((d * 7) % 20)}, 5)
 	}
 	var scores []float64
 	for _, c := range h {
@@ -479,3 +541,81 @@ func TestVectorModeNeedsModel(t *testing.T) {
 		t.Fatal("vector search of a lexical palace did not fail")
 	}
 }
+
+// benchPalace fills a palace with wings×perWing synthetic notes in sections
+// of 25, words drawn from a small vocabulary so queries match many notes.
+func benchPalaceWith(b *testing.B, e embed.Embedder, wings, perWing int) *Palace {
+	b.Helper()
+	words := strings.Fields(`postgres pgbouncer redis api gateway bundle vite release staging db cron payment auth token
+	limiter index cache runner dark picker changelog suite flags bucket archive dns certs balancer metrics log backup
+	migration queue worker kubernetes nomad terraform ansible systemd docker vault grafana sentry pagerduty wiki runbook
+	port region node nightly weekly rota incident review decision team latency cost compliance timeout`)
+	p, err := Open(context.Background(), filepath.Join(b.TempDir(), "p"), Options{Embedder: e})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { p.Close() })
+	seed := uint32(1)
+	next := func(n int) int {
+		seed = seed*1664525 + 1013904223
+		return int(seed>>8) % n
+	}
+	for w := range wings {
+		notes := make([]Note, perWing)
+		for i := range notes {
+			var t []string
+			for range 8 + next(8) {
+				t = append(t, words[next(len(words))])
+			}
+			id := fmt.Sprintf("w%d-n%d", w, i)
+			notes[i] = note(id, fmt.Sprintf("Section %d", i/25), strings.Join(t, " "), i+1)
+		}
+		if _, err := p.ApplySource(context.Background(), fmt.Sprintf("w%03d", w), Source{Path: fmt.Sprintf("/w%d.md", w)}, notes); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return p
+}
+
+// hashVectors is an embedder for benchmarks: 512 dimensions from the text's hash.
+type hashVectors struct{}
+
+func (hashVectors) Model() string { return "bench-hash" }
+
+func (hashVectors) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		v := make([]float32, 512)
+		h := uint32(2166136261)
+		for _, c := range []byte(t) {
+			h = (h ^ uint32(c)) * 16777619
+		}
+		for j := range v {
+			h = h*1664525 + 1013904223
+			v[j] = float32(int32(h)) / (1 << 31)
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// BenchmarkSearch times one search over 100 wings of 1,000 notes.
+func BenchmarkSearch(b *testing.B) {
+	for _, bc := range []struct {
+		name string
+		mode Mode
+		emb  embed.Embedder
+	}{{"lexical", LexicalOnly, nil}, {"hybrid", Hybrid, hashVectors{}}} {
+		b.Run(bc.name, func(b *testing.B) {
+			p := benchPalaceWith(b, bc.emb, 100, 1000)
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if _, err := p.Search(context.Background(), "pgbouncer release staging timeout", SearchOptions{Results: 10, Mode: bc.mode}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
+
+func embedtestHashing() embed.Embedder { return &embedtest.Hashing{} }

@@ -126,7 +126,7 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	var scores []wingScores
+	var scores []*wingScores
 	for _, id := range wings {
 		w := p.wings[id]
 		if w == nil || len(w.notes) == 0 {
@@ -138,29 +138,24 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if useVec && len(w.vecs) > 0 && w.dim != len(qvec) {
 			return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
 		}
-		ws := wingScores{sp: newWingSpace(w)}
+		ws := &wingScores{w: w, v: viewOf(w), lexWeight: 1}
 		if useLex {
-			var coverage float64
-			ws.chans[chanLexNote], ws.chans[chanLexWin], coverage = ws.sp.lexChannels(terms)
-			ws.lexWeight = 1
+			coverage := ws.lexChannels(terms)
 			if useVec {
 				ws.lexWeight = lexicalTrust(coverage)
 			}
 		}
 		if useVec && len(w.vecs) > 0 {
-			ws.chans[chanVecNote], ws.chans[chanVecWin] = ws.sp.vecChannels(qvec)
+			ws.vecChannels(qvec)
 		}
 		scores = append(scores, ws)
-	}
-	if len(scores) == 0 {
-		return nil, nil
 	}
 	picked := pick(fuse(scores, keep), n, adjacencyPenalty*float64(channels))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
-		note := c.sp.w.notes[c.sp.at(c.g)]
+		note := c.ws.w.notes[c.ws.w.lex.docs[c.d].id]
 		hit := Hit{Note: *note, Score: math.Exp((c.score - picked[0].score) / float64(channels))}
-		if s := c.sp.w.sources[note.Source]; s != nil {
+		if s := c.ws.w.sources[note.Source]; s != nil {
 			hit.Mtime = s.Mtime
 		}
 		hits = append(hits, hit)
