@@ -38,6 +38,23 @@ type Config struct {
 	MineInterval time.Duration `yaml:"mine_interval"`
 	// ModelCache is where downloaded models are kept.
 	ModelCache string `yaml:"model_cache"`
+
+	// Syncthing turns following the local Syncthing's events on or off.
+	Syncthing bool `yaml:"syncthing"`
+	// SyncthingURL is Syncthing's REST address; empty means the one in its config.xml.
+	SyncthingURL string `yaml:"syncthing_url"`
+	// SyncthingAPIKey is Syncthing's API key; empty means read config.xml.
+	SyncthingAPIKey string `yaml:"syncthing_api_key"`
+	// OnConflict is a command run (without a shell) for every new conflict.
+	OnConflict string `yaml:"on_conflict"`
+	// ConflictWebhook is a URL every new conflict is POSTed to.
+	ConflictWebhook string `yaml:"conflict_webhook"`
+	// MetricsAddr is the loopback host:port of the daemon's Prometheus metrics; empty: none.
+	MetricsAddr string `yaml:"metrics_addr"`
+	// LogFormat is the daemon's log format: text or json.
+	LogFormat string `yaml:"log_format"`
+	// LogLevel is the daemon's log level: debug, info, warn or error.
+	LogLevel string `yaml:"log_level"`
 }
 
 // Defaults used when nothing else sets a value.
@@ -57,6 +74,15 @@ var Env = map[string]string{
 	"lock_timeout":   "MEMMINER_LOCK_TIMEOUT",
 	"mine_interval":  "MEMMINER_MINE_INTERVAL",
 	"model_cache":    "MEMMINER_MODEL_CACHE",
+
+	"syncthing":         "MEMMINER_SYNCTHING",
+	"syncthing_url":     "MEMMINER_SYNCTHING_URL",
+	"syncthing_api_key": "MEMMINER_SYNCTHING_API_KEY",
+	"on_conflict":       "MEMMINER_ON_CONFLICT",
+	"conflict_webhook":  "MEMMINER_CONFLICT_WEBHOOK",
+	"metrics_addr":      "MEMMINER_METRICS_ADDR",
+	"log_format":        "MEMMINER_LOG_FORMAT",
+	"log_level":         "MEMMINER_LOG_LEVEL",
 }
 
 // Default returns the built-in settings, with paths under the XDG
@@ -66,6 +92,9 @@ func Default(getenv func(string) string, defaultModel string) Config {
 		Palace:       filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "memminer", "palace"),
 		Model:        defaultModel,
 		Enabled:      true,
+		Syncthing:    true,
+		LogFormat:    "text",
+		LogLevel:     "info",
 		MaxFileBytes: DefaultMaxFileBytes,
 		LockTimeout:  DefaultLockTimeout,
 		MineInterval: DefaultMineInterval,
@@ -149,12 +178,30 @@ func (c *Config) Set(key, v string) error {
 		c.ModelCache = expandHome(v)
 	case "model":
 		c.Model = v
-	case "enabled":
+	case "syncthing_url":
+		c.SyncthingURL = v
+	case "syncthing_api_key":
+		c.SyncthingAPIKey = v
+	case "on_conflict":
+		c.OnConflict = v
+	case "conflict_webhook":
+		c.ConflictWebhook = v
+	case "metrics_addr":
+		c.MetricsAddr = v
+	case "log_format":
+		c.LogFormat = v
+	case "log_level":
+		c.LogLevel = v
+	case "enabled", "syncthing":
 		b, err := strconv.ParseBool(v)
 		if err != nil {
-			return fmt.Errorf("enabled: %q is not true or false", v)
+			return fmt.Errorf("%s: %q is not true or false", key, v)
 		}
-		c.Enabled = b
+		if key == "enabled" {
+			c.Enabled = b
+		} else {
+			c.Syncthing = b
+		}
 	case "max_file_bytes":
 		n, err := strconv.ParseInt(v, 10, 64)
 		if err != nil {

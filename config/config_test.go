@@ -60,6 +60,15 @@ func TestLoadFileAndEnv(t *testing.T) {
 	if err := c.LoadFile(filepath.Join(dir, "missing.yml"), true); err == nil {
 		t.Fatal("required missing file accepted")
 	}
+	c = base
+	write("syncthing: false\nsyncthing_url: http://127.0.0.1:9999\non_conflict: notify-send conflict\nmetrics_addr: 127.0.0.1:9464\nlog_format: json\n")
+	if err := c.LoadFile(path, true); err != nil {
+		t.Fatal(err)
+	}
+	if c.Syncthing || c.SyncthingURL != "http://127.0.0.1:9999" || c.OnConflict != "notify-send conflict" || c.MetricsAddr != "127.0.0.1:9464" || c.LogFormat != "json" || c.LogLevel != "info" {
+		t.Fatalf("daemon keys not applied: %+v", c)
+	}
+
 	write("")
 	if err := c.LoadFile(path, true); err != nil {
 		t.Fatalf("empty file: %v", err)

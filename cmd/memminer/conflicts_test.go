@@ -4,12 +4,15 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -282,5 +285,39 @@ func TestSyncthingConfigPaths(t *testing.T) {
 		if !strings.HasPrefix(p, "/st") && !strings.HasPrefix(p, "/home/u") && !strings.HasPrefix(p, "/cfg") {
 			t.Errorf("path %s is not under the given environment", p)
 		}
+	}
+}
+
+// TestConflictSettingsFromConfig: the config file's Syncthing and alert
+// settings reach the conflict component, and flags still override them.
+func TestConflictSettingsFromConfig(t *testing.T) {
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	never := func(string) bool { return false }
+	a := newApp(io.Discard, io.Discard, func(string) string { return "" })
+	a.cfg = config.Default(func(string) string { return "" }, "lexical")
+
+	a.cfg.Syncthing = false
+	a.cfg.SyncthingAPIKey = "cfgkey"
+	c, err := a.conflictsComponent(conflictFlags{}, never, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Snapshot(); st.Syncthing.Enabled || !strings.Contains(st.Syncthing.Reason, "disabled") {
+		t.Fatalf("syncthing: false ignored: %+v", st.Syncthing)
+	}
+
+	a.cfg.Syncthing = true
+	a.cfg.SyncthingURL = "http://127.0.0.1:9"
+	a.cfg.ConflictWebhook = "not a url"
+	if _, err := a.conflictsComponent(conflictFlags{}, never, log); err == nil || !strings.Contains(err.Error(), "conflict-webhook") {
+		t.Fatalf("conflict_webhook from config not checked: %v", err)
+	}
+	a.cfg.ConflictWebhook = ""
+	c, err = a.conflictsComponent(conflictFlags{}, never, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Snapshot(); !st.Syncthing.Enabled {
+		t.Fatalf("syncthing_url and syncthing_api_key from config not used: %+v", st.Syncthing)
 	}
 }

@@ -55,6 +55,16 @@ it the container's command.`,
 					return usagef("--mine-interval: %v", err)
 				}
 			}
+			// Flags override the config file and environment.
+			if !cmd.Flags().Changed("metrics-addr") {
+				metricsAddr = a.cfg.MetricsAddr
+			}
+			if !cmd.Flags().Changed("log-format") {
+				logFormat = a.cfg.LogFormat
+			}
+			if !cmd.Flags().Changed("log-level") {
+				logLevel = a.cfg.LogLevel
+			}
 			log, err := newLogger(a.stderr, logFormat, logLevel)
 			if err != nil {
 				return err
@@ -98,10 +108,10 @@ it the container's command.`,
 	f.StringVar(&hive, "hive", "", "hive directory holding agents/<id>/memory.md (env MEMMINER_HIVE, config hive:)")
 	f.DurationVar(&mineInterval, "mine-interval", 0, "period of the mine loop (env MEMMINER_MINE_INTERVAL, config mine_interval:, default 3m)")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
-	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this loopback host:port, e.g. 127.0.0.1:9464")
+	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this loopback host:port, e.g. 127.0.0.1:9464 (env MEMMINER_METRICS_ADDR, config metrics_addr:)")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
-	f.StringVar(&logFormat, "log-format", "text", "log format: text or json")
-	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error")
+	f.StringVar(&logFormat, "log-format", "text", "log format: text or json (env MEMMINER_LOG_FORMAT, config log_format:)")
+	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error (env MEMMINER_LOG_LEVEL, config log_level:)")
 	cf.register(f)
 	return cmd
 }

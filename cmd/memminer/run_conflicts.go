@@ -150,9 +150,27 @@ func syncthingConfigPaths(getenv func(string) string) []string {
 // conflictsComponent builds the daemon's conflict registry from the run
 // command's flags and environment.
 func (a *app) conflictsComponent(f conflictFlags, changed func(string) bool, log *slog.Logger) (*conflicts.Component, error) {
-	s := resolveSyncthing(f, changed, a.getenv, func() (string, syncthing.GUIConfig, error) {
-		return syncthing.FindConfig(syncthingConfigPaths(a.getenv)...)
-	})
+	// a.cfg holds the config file's values with the environment's applied
+	// over them; STGUIAPIKEY is Syncthing's own variable, not a setting.
+	getenv := func(k string) string {
+		switch k {
+		case envSyncthingURL:
+			return a.cfg.SyncthingURL
+		case envSyncthingAPIKey:
+			return a.cfg.SyncthingAPIKey
+		case envOnConflict:
+			return a.cfg.OnConflict
+		case envConflictWebhook:
+			return a.cfg.ConflictWebhook
+		}
+		return a.getenv(k)
+	}
+	s := syncthingSettings{Off: "disabled by syncthing: false (config file or MEMMINER_SYNCTHING)"}
+	if changed(flagNoSyncthing) || a.cfg.Syncthing {
+		s = resolveSyncthing(f, changed, getenv, func() (string, syncthing.GUIConfig, error) {
+			return syncthing.FindConfig(syncthingConfigPaths(a.getenv)...)
+		})
+	}
 	opts := conflicts.Options{SyncthingOff: s.Off}
 	if s.Off == "" {
 		client, err := syncthing.NewClient(s.URL, s.APIKey)
@@ -164,7 +182,7 @@ func (a *app) conflictsComponent(f conflictFlags, changed func(string) bool, log
 	}
 	on := f.onConflict
 	if !changed(flagOnConflict) {
-		on = a.getenv(envOnConflict)
+		on = getenv(envOnConflict)
 	}
 	if on != "" {
 		argv, err := conflicts.SplitCommand(on)
@@ -175,7 +193,7 @@ func (a *app) conflictsComponent(f conflictFlags, changed func(string) bool, log
 	}
 	opts.Webhook = f.webhook
 	if !changed(flagConflictWebhook) {
-		opts.Webhook = a.getenv(envConflictWebhook)
+		opts.Webhook = getenv(envConflictWebhook)
 	}
 	if opts.Webhook != "" {
 		if err := conflicts.CheckWebhook(opts.Webhook); err != nil {
