@@ -1,11 +1,10 @@
 package ollama
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
+
+	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
 )
 
 // BenchmarkEmbed measures the client's cost of one batch over loopback:
@@ -24,26 +23,7 @@ func BenchmarkEmbed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req embedRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Write(answer)
-	}))
-	defer srv.Close()
-	e, err := New(Options{Model: "nomic-embed-text", BaseURL: srv.URL, BatchSize: batch})
-	if err != nil {
-		b.Fatal(err)
-	}
-	in := texts(batch)
-	b.SetBytes(int64(len(answer)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := e.Embed(context.Background(), in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*batch), "µs/text")
+	httpembedtest.Bench[embedRequest](b, answer, batch, func(root string) (httpembedtest.Embedder, error) {
+		return New(Options{Model: "nomic-embed-text", BaseURL: root, BatchSize: batch})
+	})
 }

@@ -8,13 +8,13 @@
 // Requests are batched, each attempt has its own timeout, and transient
 // failures (429, 5xx, network errors, timeouts) are retried with exponential
 // backoff and jitter, honouring Retry-After. Every vector is checked to have
-// the length of the first vector this embedder ever returned.
+// the length of the first vector this embedder ever returned. That machinery
+// is shared with the other HTTP backends; this package holds Ollama's wire
+// format and address rules.
 package ollama
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -23,8 +23,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"time"
+
+	"github.com/memminer/memminer/embed/internal/httpembed"
 )
 
 // Defaults used when the matching Options field is zero.
@@ -83,56 +84,57 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// StatusError reports an HTTP answer outside 2xx: the endpoint (URL), the
+// StatusCode and an excerpt of the server's message (Body) with the API key
+// blanked out. Its Temporary method tells whether the status is worth
+// retrying (429 or 5xx). Embed wraps it into the errors it returns.
+type StatusError = httpembed.StatusError
+
+// backend is Ollama's wire format for the shared HTTP client.
+var backend = &httpembed.Backend{
+	Name:              "ollama",
+	Example:           "nomic-embed-text",
+	DefaultBatchSize:  DefaultBatchSize,
+	DefaultTimeout:    DefaultTimeout,
+	DefaultMaxRetries: DefaultMaxRetries,
+	DefaultBackoff:    DefaultBackoff,
+	DefaultMaxBackoff: DefaultMaxBackoff,
+	Request: func(model string, texts []string) any {
+		return embedRequest{Model: model, Input: texts}
+	},
+	Answer: func() httpembed.Answer { return new(embedResponse) },
+}
+
 // Embedder embeds texts with one Ollama model. It is safe for concurrent use.
 type Embedder struct {
-	model    string
-	base     string // normalised server root, no trailing slash
-	endpoint string // base + "/api/embed"
-	batch    int
-	client   retrier
-	dim      atomic.Int64 // length of the first vector ever returned; 0 before
+	base   string // normalised server root, no trailing slash
+	client *httpembed.Client
 }
 
 // New returns an Embedder for opts. It does not contact the server.
 func New(opts Options) (*Embedder, error) {
-	model := strings.TrimSpace(opts.Model)
-	if model == "" {
-		return nil, errors.New("ollama: empty model name (want e.g. ollama:nomic-embed-text)")
+	model, err := backend.Model(opts.Model)
+	if err != nil {
+		return nil, err
 	}
 	base, err := HostURL(opts.BaseURL)
 	if err != nil {
 		return nil, fmt.Errorf("ollama: %w", err)
 	}
-	if opts.BatchSize < 0 {
-		return nil, fmt.Errorf("ollama: negative batch size %d", opts.BatchSize)
+	c, err := httpembed.New(backend, model, base+"/api/embed", httpembed.Tuning{
+		APIKey:     opts.APIKey,
+		HTTPClient: opts.HTTPClient,
+		Timeout:    opts.Timeout,
+		MaxRetries: opts.MaxRetries,
+		BatchSize:  opts.BatchSize,
+		Backoff:    opts.Backoff,
+		MaxBackoff: opts.MaxBackoff,
+		Logger:     opts.Logger,
+	})
+	if err != nil {
+		return nil, err
 	}
-	e := &Embedder{
-		model:    model,
-		base:     base,
-		endpoint: base + "/api/embed",
-		batch:    orDefault(opts.BatchSize, DefaultBatchSize),
-	}
-	e.client = retrier{
-		backend:    "ollama",
-		apiKey:     opts.APIKey,
-		client:     opts.HTTPClient,
-		timeout:    orDefault(opts.Timeout, DefaultTimeout),
-		maxRetries: orDefault(opts.MaxRetries, DefaultMaxRetries),
-		backoff:    orDefault(opts.Backoff, DefaultBackoff),
-		maxBackoff: orDefault(opts.MaxBackoff, DefaultMaxBackoff),
-		log:        opts.Logger,
-		sleep:      sleepCtx,
-	}
-	if e.client.client == nil {
-		e.client.client = &http.Client{}
-	}
-	if e.client.log == nil {
-		e.client.log = slog.Default()
-	}
-	if e.client.maxRetries < 0 {
-		e.client.maxRetries = 0
-	}
-	return e, nil
+	return &Embedder{base: base, client: c}, nil
 }
 
 // FromEnv is New with BaseURL and APIKey, when empty in opts, taken from the
@@ -170,7 +172,7 @@ func HostURL(s string) (string, error) {
 			host, port = strings.Trim(hostport, "[]"), DefaultPort
 		}
 		if p, err := strconv.Atoi(port); err != nil || p < 1 || p > 65535 {
-			return "", fmt.Errorf("server address %q: bad port %q", shownURL(s), port)
+			return "", fmt.Errorf("server address %q: bad port %q", httpembed.ShownURL(s), port)
 		}
 		if host == "" {
 			host = "127.0.0.1"
@@ -179,20 +181,20 @@ func HostURL(s string) (string, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("server address %q: %w", shownURL(s), urlErr(err))
+		return "", fmt.Errorf("server address %q: %w", httpembed.ShownURL(s), httpembed.URLReason(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("server address %q: scheme must be http or https", shownURL(s))
+		return "", fmt.Errorf("server address %q: scheme must be http or https", httpembed.ShownURL(s))
 	}
 	if u.Hostname() == "" {
-		return "", fmt.Errorf("server address %q: no host", shownURL(s))
+		return "", fmt.Errorf("server address %q: no host", httpembed.ShownURL(s))
 	}
 	if u.User != nil {
-		return "", fmt.Errorf("server address %q: credentials in the URL are not supported (set %s for a bearer token)", shownURL(s), EnvAPIKey)
+		return "", fmt.Errorf("server address %q: credentials in the URL are not supported (set %s for a bearer token)", httpembed.ShownURL(s), EnvAPIKey)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("server address %q: bad port %q", shownURL(s), p)
+			return "", fmt.Errorf("server address %q: bad port %q", httpembed.ShownURL(s), p)
 		}
 		u.Host = net.JoinHostPort(loopbackFor(u.Hostname()), p)
 	} else if h := loopbackFor(u.Hostname()); h != u.Hostname() {
@@ -207,27 +209,6 @@ func HostURL(s string) (string, error) {
 	return u.String(), nil
 }
 
-// shownURL returns s for error messages, with any user:password@ part
-// replaced so credentials pasted into a URL are not echoed.
-func shownURL(s string) string {
-	if scheme, rest, ok := strings.Cut(s, "://"); ok {
-		host, _, _ := strings.Cut(rest, "/")
-		if i := strings.LastIndex(host, "@"); i >= 0 {
-			return scheme + "://…@" + rest[i+1:]
-		}
-	}
-	return s
-}
-
-// urlErr drops the URL a *url.Error repeats, keeping its reason.
-func urlErr(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
-}
-
 // loopbackFor maps the unspecified addresses to loopback and leaves others alone.
 func loopbackFor(host string) string {
 	switch host {
@@ -240,14 +221,14 @@ func loopbackFor(host string) string {
 }
 
 // Model returns "ollama:<model>", the id recorded with every vector.
-func (e *Embedder) Model() string { return "ollama:" + e.model }
+func (e *Embedder) Model() string { return "ollama:" + e.client.Model() }
 
 // BaseURL returns the server root this embedder talks to.
 func (e *Embedder) BaseURL() string { return e.base }
 
 // Dimensions returns the length of the vectors this embedder returns, or 0
 // before its first successful request.
-func (e *Embedder) Dimensions() int { return int(e.dim.Load()) }
+func (e *Embedder) Dimensions() int { return e.client.Dimensions() }
 
 // String describes the embedder for logs; it never includes the API key.
 func (e *Embedder) String() string { return e.Model() + " at " + e.base }
@@ -264,76 +245,22 @@ type embedResponse struct {
 	Error      string      `json:"error"`
 }
 
+// ServerError returns the error Ollama reported in a 200 answer, or nil.
+func (r *embedResponse) ServerError() []byte {
+	if r.Error == "" {
+		return nil
+	}
+	return []byte(r.Error)
+}
+
+// Len is how many vectors the answer holds.
+func (r *embedResponse) Len() int { return len(r.Embeddings) }
+
+// Vectors returns the vectors, which Ollama lists in input order.
+func (r *embedResponse) Vectors() ([][]float32, error) { return r.Embeddings, nil }
+
 // Embed returns one vector per text, in order, sending at most BatchSize
 // texts per request. An empty texts slice sends nothing.
 func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) == 0 {
-		return nil, nil
-	}
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += e.batch {
-		end := min(start+e.batch, len(texts))
-		vecs, err := e.embedBatch(ctx, texts[start:end], start)
-		if err != nil {
-			if len(texts) > e.batch {
-				return nil, fmt.Errorf("ollama %s: texts %d-%d of %d: %w", e.model, start, end-1, len(texts), err)
-			}
-			return nil, fmt.Errorf("ollama %s: %w", e.model, err)
-		}
-		out = append(out, vecs...)
-	}
-	return out, nil
-}
-
-// embedBatch sends one request; offset is the index of batch[0] in the
-// caller's slice, used in error messages.
-func (e *Embedder) embedBatch(ctx context.Context, batch []string, offset int) ([][]float32, error) {
-	body, err := json.Marshal(embedRequest{Model: e.model, Input: batch})
-	if err != nil {
-		return nil, fmt.Errorf("encode request: %w", err)
-	}
-	var resp embedResponse
-	if err := e.client.postJSON(ctx, e.endpoint, body, &resp); err != nil {
-		return nil, err
-	}
-	if resp.Error != "" {
-		return nil, fmt.Errorf("POST %s: server error: %s", e.endpoint, excerpt([]byte(resp.Error), e.client.apiKey))
-	}
-	if len(resp.Embeddings) != len(batch) {
-		return nil, fmt.Errorf("POST %s: got %d vectors for %d texts", e.endpoint, len(resp.Embeddings), len(batch))
-	}
-	if err := checkDims(&e.dim, resp.Embeddings, offset); err != nil {
-		return nil, fmt.Errorf("POST %s: %w", e.endpoint, err)
-	}
-	return resp.Embeddings, nil
-}
-
-// checkDims verifies the vectors of one answer all have one length, and
-// that it is the length recorded in dim, recording it when dim is still 0.
-func checkDims(dim *atomic.Int64, vecs [][]float32, offset int) error {
-	if len(vecs) == 0 {
-		return nil
-	}
-	for i, v := range vecs {
-		if len(v) == 0 {
-			return fmt.Errorf("vector for text %d is empty", offset+i)
-		}
-		if len(v) != len(vecs[0]) {
-			return fmt.Errorf("vector for text %d has %d dimensions, vector for text %d has %d", offset+i, len(v), offset, len(vecs[0]))
-		}
-	}
-	dim.CompareAndSwap(0, int64(len(vecs[0])))
-	if want := int(dim.Load()); len(vecs[0]) != want {
-		return fmt.Errorf("vectors have %d dimensions, want %d like the first vector of this embedder", len(vecs[0]), want)
-	}
-	return nil
-}
-
-// orDefault returns v, or def when v is the zero value.
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
+	return e.client.Embed(ctx, texts)
 }

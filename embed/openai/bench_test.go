@@ -1,16 +1,16 @@
 package openai
 
 import (
-	"context"
 	"encoding/json"
-	"net/http"
-	"net/http/httptest"
 	"testing"
+
+	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
 )
 
 // BenchmarkEmbed measures the client's cost of one batch over loopback:
 // encoding 128 texts and decoding 128 vectors of 1536 dimensions (the size
-// of text-embedding-3-small), against a server that answers precomputed JSON.
+// of text-embedding-3-small), listed last index first, against a server that
+// answers precomputed JSON.
 func BenchmarkEmbed(b *testing.B) {
 	const batch, dim = 128, 1536
 	data := make([]item, batch)
@@ -25,26 +25,7 @@ func BenchmarkEmbed(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req embedRequest
-		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		w.Write(answer)
-	}))
-	defer srv.Close()
-	e, err := New(Options{Model: "text-embedding-3-small", BaseURL: srv.URL + "/v1", APIKey: testKey, BatchSize: batch})
-	if err != nil {
-		b.Fatal(err)
-	}
-	in := texts(batch)
-	b.SetBytes(int64(len(answer)))
-	b.ReportAllocs()
-	for b.Loop() {
-		if _, err := e.Embed(context.Background(), in); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(b.Elapsed().Microseconds())/float64(b.N*batch), "µs/text")
+	httpembedtest.Bench[embedRequest](b, answer, batch, func(root string) (httpembedtest.Embedder, error) {
+		return New(Options{Model: "text-embedding-3-small", BaseURL: root + "/v1", APIKey: testKey, BatchSize: batch})
+	})
 }

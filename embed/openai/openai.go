@@ -10,21 +10,23 @@
 // Requests are batched, each attempt has its own timeout, and transient
 // failures (429, 5xx, network errors, timeouts) are retried with exponential
 // backoff and jitter, honouring Retry-After. Every vector is checked to have
-// the length of the first vector this embedder ever returned.
+// the length of the first vector this embedder ever returned. That machinery
+// is shared with the other HTTP backends; this package holds the OpenAI wire
+// format and base URL rules.
 package openai
 
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"os"
 	"strings"
-	"sync/atomic"
 	"time"
+
+	"github.com/memminer/memminer/embed/internal/httpembed"
 )
 
 // Defaults used when the matching Options field is zero.
@@ -82,22 +84,39 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// StatusError reports an HTTP answer outside 2xx: the endpoint (URL), the
+// StatusCode and an excerpt of the server's message (Body) with the API key
+// blanked out. Its Temporary method tells whether the status is worth
+// retrying (429 or 5xx). Embed wraps it into the errors it returns.
+type StatusError = httpembed.StatusError
+
+// backend is the OpenAI wire format for the shared HTTP client.
+var backend = &httpembed.Backend{
+	Name:              "openai",
+	Example:           "text-embedding-3-small",
+	DefaultBatchSize:  DefaultBatchSize,
+	DefaultTimeout:    DefaultTimeout,
+	DefaultMaxRetries: DefaultMaxRetries,
+	DefaultBackoff:    DefaultBackoff,
+	DefaultMaxBackoff: DefaultMaxBackoff,
+	Request: func(model string, texts []string) any {
+		return embedRequest{Model: model, Input: texts, EncodingFormat: "float"}
+	},
+	Answer: func() httpembed.Answer { return new(embedResponse) },
+}
+
 // Embedder embeds texts with one model of an OpenAI-compatible server. It is
 // safe for concurrent use.
 type Embedder struct {
-	model    string
-	base     string // normalised API root, no trailing slash
-	endpoint string // base + "/embeddings"
-	batch    int
-	client   retrier
-	dim      atomic.Int64 // length of the first vector ever returned; 0 before
+	base   string // normalised API root, no trailing slash
+	client *httpembed.Client
 }
 
 // New returns an Embedder for opts. It does not contact the server.
 func New(opts Options) (*Embedder, error) {
-	model := strings.TrimSpace(opts.Model)
-	if model == "" {
-		return nil, errors.New("openai: empty model name (want e.g. openai:text-embedding-3-small)")
+	model, err := backend.Model(opts.Model)
+	if err != nil {
+		return nil, err
 	}
 	base, err := normaliseBaseURL(opts.BaseURL)
 	if err != nil {
@@ -106,36 +125,20 @@ func New(opts Options) (*Embedder, error) {
 	if opts.APIKey == "" && base == DefaultBaseURL {
 		return nil, fmt.Errorf("openai: no API key for %s: set %s (or %s for a server that needs none)", base, EnvAPIKey, EnvBaseURL)
 	}
-	if opts.BatchSize < 0 {
-		return nil, fmt.Errorf("openai: negative batch size %d", opts.BatchSize)
+	c, err := httpembed.New(backend, model, base+"/embeddings", httpembed.Tuning{
+		APIKey:     opts.APIKey,
+		HTTPClient: opts.HTTPClient,
+		Timeout:    opts.Timeout,
+		MaxRetries: opts.MaxRetries,
+		BatchSize:  opts.BatchSize,
+		Backoff:    opts.Backoff,
+		MaxBackoff: opts.MaxBackoff,
+		Logger:     opts.Logger,
+	})
+	if err != nil {
+		return nil, err
 	}
-	e := &Embedder{
-		model:    model,
-		base:     base,
-		endpoint: base + "/embeddings",
-		batch:    orDefault(opts.BatchSize, DefaultBatchSize),
-	}
-	e.client = retrier{
-		backend:    "openai",
-		apiKey:     opts.APIKey,
-		client:     opts.HTTPClient,
-		timeout:    orDefault(opts.Timeout, DefaultTimeout),
-		maxRetries: orDefault(opts.MaxRetries, DefaultMaxRetries),
-		backoff:    orDefault(opts.Backoff, DefaultBackoff),
-		maxBackoff: orDefault(opts.MaxBackoff, DefaultMaxBackoff),
-		log:        opts.Logger,
-		sleep:      sleepCtx,
-	}
-	if e.client.client == nil {
-		e.client.client = &http.Client{}
-	}
-	if e.client.log == nil {
-		e.client.log = slog.Default()
-	}
-	if e.client.maxRetries < 0 {
-		e.client.maxRetries = 0
-	}
-	return e, nil
+	return &Embedder{base: base, client: c}, nil
 }
 
 // FromEnv is New with BaseURL and APIKey, when empty in opts, taken from the
@@ -161,59 +164,38 @@ func normaliseBaseURL(s string) (string, error) {
 		return DefaultBaseURL, nil
 	}
 	if !strings.Contains(s, "://") {
-		return "", fmt.Errorf("base URL %q: scheme must be http or https (e.g. http://127.0.0.1:8080/v1)", shownURL(s))
+		return "", fmt.Errorf("base URL %q: scheme must be http or https (e.g. http://127.0.0.1:8080/v1)", httpembed.ShownURL(s))
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return "", fmt.Errorf("base URL %q: %w", shownURL(s), urlErr(err))
+		return "", fmt.Errorf("base URL %q: %w", httpembed.ShownURL(s), httpembed.URLReason(err))
 	}
 	if u.Scheme != "http" && u.Scheme != "https" {
-		return "", fmt.Errorf("base URL %q: scheme must be http or https", shownURL(s))
+		return "", fmt.Errorf("base URL %q: scheme must be http or https", httpembed.ShownURL(s))
 	}
 	if u.Host == "" {
-		return "", fmt.Errorf("base URL %q: no host", shownURL(s))
+		return "", fmt.Errorf("base URL %q: no host", httpembed.ShownURL(s))
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("base URL %s: put credentials in %s, not in the URL", u.Redacted(), EnvAPIKey)
 	}
 	if u.RawQuery != "" || u.Fragment != "" {
-		return "", fmt.Errorf("base URL %q: query and fragment are not supported", shownURL(s))
+		return "", fmt.Errorf("base URL %q: query and fragment are not supported", httpembed.ShownURL(s))
 	}
 	u.Path = strings.TrimRight(u.Path, "/")
 	u.RawPath = ""
 	return u.String(), nil
 }
 
-// shownURL returns s for error messages, with any user:password@ part
-// replaced so credentials pasted into a URL are not echoed.
-func shownURL(s string) string {
-	if scheme, rest, ok := strings.Cut(s, "://"); ok {
-		host, _, _ := strings.Cut(rest, "/")
-		if i := strings.LastIndex(host, "@"); i >= 0 {
-			return scheme + "://…@" + rest[i+1:]
-		}
-	}
-	return s
-}
-
-// urlErr drops the URL a *url.Error repeats, keeping its reason.
-func urlErr(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		return ue.Err
-	}
-	return err
-}
-
 // Model returns "openai:<model>", the id recorded with every vector.
-func (e *Embedder) Model() string { return "openai:" + e.model }
+func (e *Embedder) Model() string { return "openai:" + e.client.Model() }
 
 // BaseURL returns the API root this embedder talks to.
 func (e *Embedder) BaseURL() string { return e.base }
 
 // Dimensions returns the length of the vectors this embedder returns, or 0
 // before its first successful request.
-func (e *Embedder) Dimensions() int { return int(e.dim.Load()) }
+func (e *Embedder) Dimensions() int { return e.client.Dimensions() }
 
 // String describes the embedder for logs; it never includes the API key.
 func (e *Embedder) String() string { return e.Model() + " at " + e.base }
@@ -235,99 +217,43 @@ type embedResponse struct {
 	Error json.RawMessage `json:"error"`
 }
 
-// Embed returns one vector per text, in order, sending at most BatchSize
-// texts per request. An empty texts slice sends nothing.
-func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) == 0 {
-		return nil, nil
+// ServerError returns the error member of a 200 answer, wrapped as an error
+// body, or nil when it is absent, null or "".
+func (r *embedResponse) ServerError() []byte {
+	if s := string(r.Error); s == "" || s == "null" || s == `""` {
+		return nil
 	}
-	out := make([][]float32, 0, len(texts))
-	for start := 0; start < len(texts); start += e.batch {
-		end := min(start+e.batch, len(texts))
-		vecs, err := e.embedBatch(ctx, texts[start:end], start)
-		if err != nil {
-			if len(texts) > e.batch {
-				return nil, fmt.Errorf("openai %s: texts %d-%d of %d: %w", e.model, start, end-1, len(texts), err)
-			}
-			return nil, fmt.Errorf("openai %s: %w", e.model, err)
-		}
-		out = append(out, vecs...)
-	}
-	return out, nil
+	return append(append([]byte(`{"error":`), r.Error...), '}')
 }
 
-// embedBatch sends one request; offset is the index of batch[0] in the
-// caller's slice, used in error messages.
-func (e *Embedder) embedBatch(ctx context.Context, batch []string, offset int) ([][]float32, error) {
-	body, err := json.Marshal(embedRequest{Model: e.model, Input: batch, EncodingFormat: "float"})
-	if err != nil {
-		return nil, fmt.Errorf("encode request: %w", err)
-	}
-	var resp embedResponse
-	if err := e.client.postJSON(ctx, e.endpoint, body, &resp); err != nil {
-		return nil, err
-	}
-	if s := string(resp.Error); s != "" && s != "null" && s != `""` {
-		return nil, fmt.Errorf("POST %s: server error: %s", e.endpoint, excerpt(body200(resp.Error), e.client.apiKey))
-	}
-	if len(resp.Data) != len(batch) {
-		return nil, fmt.Errorf("POST %s: got %d vectors for %d texts", e.endpoint, len(resp.Data), len(batch))
-	}
-	vecs := make([][]float32, len(batch))
-	for i, d := range resp.Data {
+// Len is how many vectors the answer holds.
+func (r *embedResponse) Len() int { return len(r.Data) }
+
+// Vectors returns the vectors ordered by their index, which must name each
+// text exactly once.
+func (r *embedResponse) Vectors() ([][]float32, error) {
+	vecs := make([][]float32, len(r.Data))
+	for i, d := range r.Data {
 		if d.Index == nil {
-			return nil, fmt.Errorf("POST %s: data[%d] has no index", e.endpoint, i)
+			return nil, fmt.Errorf("data[%d] has no index", i)
 		}
 		idx := *d.Index
-		if idx < 0 || idx >= len(batch) {
-			return nil, fmt.Errorf("POST %s: data[%d] has index %d, want 0 to %d", e.endpoint, i, idx, len(batch)-1)
+		if idx < 0 || idx >= len(vecs) {
+			return nil, fmt.Errorf("data[%d] has index %d, want 0 to %d", i, idx, len(vecs)-1)
 		}
 		if vecs[idx] != nil {
-			return nil, fmt.Errorf("POST %s: index %d appears twice", e.endpoint, idx)
+			return nil, fmt.Errorf("index %d appears twice", idx)
 		}
 		if d.Embedding == nil {
-			d.Embedding = []float32{} // checkDims reports it as empty
+			d.Embedding = []float32{} // the length check reports it as empty
 		}
 		vecs[idx] = d.Embedding
-	}
-	if err := checkDims(&e.dim, vecs, offset); err != nil {
-		return nil, fmt.Errorf("POST %s: %w", e.endpoint, err)
 	}
 	return vecs, nil
 }
 
-// body200 wraps the error member of a 200 answer so excerpt can read it like
-// an error body.
-func body200(errField json.RawMessage) []byte {
-	return append(append([]byte(`{"error":`), errField...), '}')
-}
-
-// checkDims verifies the vectors of one answer all have one length, and
-// that it is the length recorded in dim, recording it when dim is still 0.
-func checkDims(dim *atomic.Int64, vecs [][]float32, offset int) error {
-	if len(vecs) == 0 {
-		return nil
-	}
-	for i, v := range vecs {
-		if len(v) == 0 {
-			return fmt.Errorf("vector for text %d is empty", offset+i)
-		}
-		if len(v) != len(vecs[0]) {
-			return fmt.Errorf("vector for text %d has %d dimensions, vector for text %d has %d", offset+i, len(v), offset, len(vecs[0]))
-		}
-	}
-	dim.CompareAndSwap(0, int64(len(vecs[0])))
-	if want := int(dim.Load()); len(vecs[0]) != want {
-		return fmt.Errorf("vectors have %d dimensions, want %d like the first vector of this embedder", len(vecs[0]), want)
-	}
-	return nil
-}
-
-// orDefault returns v, or def when v is the zero value.
-func orDefault[T comparable](v, def T) T {
-	var zero T
-	if v == zero {
-		return def
-	}
-	return v
+// Embed returns one vector per text, in order, sending at most BatchSize
+// texts per request. An empty texts slice sends nothing.
+func (e *Embedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	return e.client.Embed(ctx, texts)
 }

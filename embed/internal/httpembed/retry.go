@@ -1,4 +1,4 @@
-package ollama
+package httpembed
 
 import (
 	"bytes"
@@ -57,7 +57,7 @@ func statusText(code int) string {
 // retrier posts JSON with per-attempt timeouts and bounded, jittered
 // exponential backoff.
 type retrier struct {
-	backend    string // "ollama", for log records
+	backend    string // Backend.Name, for log records
 	apiKey     string
 	client     *http.Client
 	timeout    time.Duration
