@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-	"weak"
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
@@ -69,7 +67,7 @@ func (tv testView) id(d int32) string { return tv.w.lex.docs[d].id }
 
 // order lists the note ids in file order.
 func (tv testView) order() []string {
-	ids := make([]string, tv.v.live)
+	ids := make([]string, tv.w.lex.live)
 	for d, r := range tv.v.rank {
 		if r >= 0 {
 			ids[r] = tv.id(int32(d))
@@ -142,8 +140,8 @@ func TestViewFollowsChanges(t *testing.T) {
 	if got := tv.neighbours("x"); !slices.Equal(got, []string{"z", "y"}) {
 		t.Errorf("neighbours of x after re-mine = %q", got)
 	}
-	if tv.v.vecs[tv.doc("z")] == nil {
-		t.Error("new note has no vector in the view")
+	if v := tv.v.vecs[tv.doc("z")]; v == nil || &v[0] != &tv.w.vecs["z"][0] {
+		t.Error("new note's vector is not in the view, or is a copy")
 	}
 	// A file removed takes its notes out.
 	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/b.md"}, []Note{note("b", "", "b", 1)}); err != nil {
@@ -158,30 +156,6 @@ func TestViewFollowsChanges(t *testing.T) {
 	if got := tv.order(); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("order after removing a file = %q", got)
 	}
-}
-
-func TestViewCacheDropsCollectedWings(t *testing.T) {
-	w := &wing{id: "gone", lex: newLexIndex(), notes: map[string]*Note{"a": {ID: "a"}},
-		sources: map[string]*Source{"/a.md": {Path: "/a.md", NoteIDs: []string{"a"}}}, vecs: map[string][]float32{}}
-	w.lex.add("a", "alpha")
-	key := weak.Make(w)
-	if v := viewOf(w); v.live != 1 {
-		t.Fatalf("view = %+v", v)
-	}
-	w = nil
-	// Cleanups run on their own goroutine after a collection; give the
-	// runtime a few collections to get there rather than a wall-clock wait.
-	for range 100 {
-		runtime.GC()
-		viewCache.Lock()
-		_, ok := viewCache.m[key]
-		viewCache.Unlock()
-		if !ok {
-			return
-		}
-		runtime.Gosched()
-	}
-	t.Fatal("the view of a collected wing is still cached")
 }
 
 // bruteWindowBM25 scores a window as one text built from the notes' terms,

@@ -15,6 +15,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -101,7 +102,13 @@ type wing struct {
 	lex       *lexIndex
 	lastMined time.Time
 	dirty     bool
+	// view is the search view of the notes (fusion.go), nil after a change.
+	view atomic.Pointer[wingView]
 }
+
+// invalidate drops the wing's search view after its notes changed. The
+// caller holds the palace's write lock.
+func (w *wing) invalidate() { w.view.Store(nil) }
 
 // manifest is the palace's table of contents: per wing its model, roots
 // and sources. It is written after the wing files and lets a damaged wing
@@ -549,6 +556,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w = p.wingLocked(wingID)
+	w.invalidate()
 	if len(w.notes) == 0 {
 		w.model = p.Model()
 	}
@@ -618,6 +626,7 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 	}
 	delete(w.sources, path)
 	w.dirty = true
+	w.invalidate()
 	return len(s.NoteIDs), nil
 }
 
