@@ -14,8 +14,6 @@ import (
 	"github.com/memminer/memminer/palace"
 )
 
-
-
 // function words a paraphrase may share with its target.
 var function = map[string]bool{}
 
