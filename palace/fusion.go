@@ -269,6 +269,9 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 			best = d
 		}
 	}
+	if best < 0 {
+		return 0 // matches only in notes outside the view (cannot happen when the view is current)
+	}
 	var got float64
 	for _, t := range x.docs[best].terms {
 		got += idfs[t]

@@ -117,16 +117,38 @@ func (x *lexIndex) compact() {
 		x.byID[d.id] = int32(len(docs))
 		docs = append(docs, d)
 	}
+	// Terms no live note uses any more go too, and the rest are renumbered.
+	termNum := make([]int32, len(x.postings))
+	var postings [][]posting
+	var df []int32
 	for t, ps := range x.postings {
+		if x.df[t] == 0 {
+			termNum[t] = -1
+			continue
+		}
 		kept := ps[:0]
 		for _, p := range ps {
 			if r := renum[p.doc]; r >= 0 {
 				kept = append(kept, posting{r, p.tf})
 			}
 		}
-		x.postings[t] = kept
+		termNum[t] = int32(len(postings))
+		postings = append(postings, kept)
+		df = append(df, x.df[t])
 	}
-	x.docs = docs
+	for w, t := range x.termIDs {
+		if termNum[t] < 0 {
+			delete(x.termIDs, w)
+		} else {
+			x.termIDs[w] = termNum[t]
+		}
+	}
+	for i := range docs {
+		for j, t := range docs[i].terms {
+			docs[i].terms[j] = termNum[t]
+		}
+	}
+	x.postings, x.df, x.docs = postings, df, docs
 }
 
 // scored is a note id with a score, higher is better.
@@ -250,20 +272,35 @@ func isIdeograph(r rune) bool {
 }
 
 // stemCache remembers stems: a palace has a small vocabulary compared with
-// its word count, and the Snowball stemmer is the costliest step of indexing.
-var stemCache sync.Map
+// its word count, and the Snowball stemmer is the costliest step of
+// indexing. It is emptied when it grows past maxStemCache words, so queries
+// full of new words cannot grow a long-running daemon without bound.
+var stemCache = struct {
+	sync.RWMutex
+	m map[string]string
+}{m: map[string]string{}}
+
+const maxStemCache = 1 << 17
 
 func stem(w string) string {
-	if v, ok := stemCache.Load(w); ok {
-		return v.(string)
+	stemCache.RLock()
+	s, ok := stemCache.m[w]
+	stemCache.RUnlock()
+	if ok {
+		return s
 	}
-	s := w
+	s = w
 	// Only stem words of plain letters; numbers, mixed tokens and very long
 	// strings stay as written.
 	if utf8.RuneCountInString(w) > 2 && len(w) < 40 && isLettersOnly(w) {
 		s = english.Stem(w, false)
 	}
-	stemCache.Store(w, s)
+	stemCache.Lock()
+	if len(stemCache.m) >= maxStemCache {
+		clear(stemCache.m)
+	}
+	stemCache.m[w] = s
+	stemCache.Unlock()
 	return s
 }
 

@@ -85,9 +85,10 @@ type Palace struct {
 	manifestDirty bool
 	// known holds the ids of every wing on disk, loaded or not.
 	known map[string]bool
-	// partial is set when only some wings were loaded: the manifest is
-	// then updated entry by entry, never replaced.
-	partial bool
+	// partial is set when only some wings were loaded, lockedLate when the
+	// lock was taken after loading: the manifest is then updated entry by
+	// entry, never replaced.
+	partial, lockedLate bool
 }
 
 type wing struct {
@@ -205,7 +206,11 @@ func (p *Palace) Lock(ctx context.Context, timeout time.Duration) error {
 	if err := os.MkdirAll(filepath.Join(p.dir, wingsDir), 0o700); err != nil {
 		return fmt.Errorf("create palace %s: %w", p.dir, err)
 	}
-	return p.acquire(ctx, timeout)
+	if err := p.acquire(ctx, timeout); err != nil {
+		return err
+	}
+	p.lockedLate = true
+	return nil
 }
 
 // Close releases the writer lock. Unflushed changes are lost.
@@ -539,7 +544,9 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	w := p.wings[wingID]
 	var fresh []*Note
 	for i := range notes {
-		if w == nil || w.notes[notes[i].ID] == nil {
+		// A note the wing has without a vector (in a wing of vectors) is
+		// embedded again rather than trusted.
+		if w == nil || w.notes[notes[i].ID] == nil || (w.dim > 0 && w.vecs[notes[i].ID] == nil) {
 			fresh = append(fresh, &notes[i])
 		}
 	}
@@ -556,10 +563,14 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w = p.wingLocked(wingID)
-	w.invalidate()
 	if len(w.notes) == 0 {
-		w.model = p.Model()
+		w.model, w.dim = p.Model(), 0
 	}
+	// Check before changing anything: a failed update leaves the wing as it was.
+	if err := w.checkDims(vecs); err != nil {
+		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
+	}
+	w.invalidate()
 	var ch Change
 	keep := make(map[string]bool, len(notes))
 	src.NoteIDs = make([]string, 0, len(notes))
@@ -585,9 +596,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 			}
 		}
 	}
-	if err := w.addVectors(ctx, p.db, fresh, vecs); err != nil {
-		return ch, err
-	}
+	w.addVectors(p.db, fresh, vecs)
 	s := src
 	w.sources[src.Path] = &s
 	w.lastMined = time.Now().UTC()
@@ -640,22 +649,36 @@ func (w *wing) removeNote(id string) {
 	}
 }
 
-func (w *wing) addVectors(ctx context.Context, db *chromem.DB, notes []*Note, vecs [][]float32) error {
-	if len(vecs) == 0 {
-		return nil
+// checkDims reports vectors whose size differs from the wing's (or, in a
+// wing without vectors yet, from each other).
+func (w *wing) checkDims(vecs [][]float32) error {
+	want := w.dim
+	for _, v := range vecs {
+		if want == 0 {
+			want = len(v)
+		}
+		if len(v) != want {
+			return fmt.Errorf("embedder returned %d dimensions, wing %s has %d", len(v), w.id, want)
+		}
 	}
-	docs := make([]chromem.Document, len(notes))
+	return nil
+}
+
+// addVectors stores vectors of notes; their dimensions were checked.
+func (w *wing) addVectors(db *chromem.DB, notes []*Note, vecs [][]float32) {
+	if len(vecs) == 0 {
+		return
+	}
+	c := w.collection(db)
 	for i, n := range notes {
 		if w.dim == 0 {
 			w.dim = len(vecs[i])
 		}
-		if len(vecs[i]) != w.dim {
-			return fmt.Errorf("embedder returned %d dimensions, wing %s has %d", len(vecs[i]), w.id, w.dim)
-		}
 		w.vecs[n.ID] = vecs[i]
-		docs[i] = chromem.Document{ID: n.ID, Embedding: vecs[i]}
+		// AddDocument fails only for an empty id or vector, which cannot
+		// happen here; the vector is normalised, so chromem keeps it as is.
+		_ = c.AddDocument(context.Background(), chromem.Document{ID: n.ID, Embedding: vecs[i]})
 	}
-	return w.collection(db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0))
 }
 
 // embedNotes embeds notes' texts, returning normalised vectors (nil for a
@@ -721,17 +744,20 @@ func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	probe := &wing{id: w.id}
+	if err := probe.checkDims(vecs); err != nil {
+		return 0, fmt.Errorf("re-embed wing %s: %w", wingID, err)
+	}
 	if w.coll != nil {
 		_ = p.db.DeleteCollection(w.id)
 		w.coll = nil
 	}
+	w.invalidate()
 	w.vecs = map[string][]float32{}
 	w.dim = 0
 	w.model = p.Model()
 	w.dirty = true
-	if err := w.addVectors(ctx, p.db, notes, vecs); err != nil {
-		return 0, err
-	}
+	w.addVectors(p.db, notes, vecs)
 	return len(notes), nil
 }
 
@@ -760,15 +786,24 @@ func (p *Palace) Flush() error {
 	manifestDirty := p.manifestDirty || len(todo) > 0
 	p.manifestDirty = false
 	man := p.manifestLocked()
-	keepOthers := p.partial || len(p.damaged) > 0
+	// A palace that was read before it took the lock (partial, or locked
+	// later to save a repair) may hold stale wings: only what it writes now
+	// is news. Entries for wings not loaded, or damaged, stay as they are on
+	// disk: they are what a later rebuild needs.
+	onlyWritten := p.partial || p.lockedLate
+	keepOthers := onlyWritten || len(p.damaged) > 0
 	p.mu.Unlock()
-	// Entries for wings not loaded, or damaged, stay as they are on disk:
-	// they are what a later rebuild needs.
 	if keepOthers {
 		onDisk, err := readManifest(filepath.Join(p.dir, manifestName))
 		if err == nil {
+			written := map[string]bool{}
+			for _, t := range todo {
+				written[t.w.id] = true
+			}
 			for id, e := range man.Wings {
-				onDisk.Wings[id] = e
+				if !onlyWritten || written[id] {
+					onDisk.Wings[id] = e
+				}
 			}
 			man = onDisk
 		}

@@ -420,3 +420,88 @@ func TestNormalizeWingID(t *testing.T) {
 		}
 	}
 }
+
+func TestLexIndexCompactionDropsDeadTerms(t *testing.T) {
+	x := newLexIndex()
+	for i := range 300 {
+		x.add(fmt.Sprint("n", i), fmt.Sprintf("word%d shared", i))
+	}
+	for i := range 299 {
+		x.remove(fmt.Sprint("n", i))
+	}
+	// Tombstones wait for the next compaction (at most 64 of them here); their
+	// terms go with it, so 300 distinct words do not stay for one live note.
+	if len(x.termIDs) > 70 || len(x.postings) != len(x.df) {
+		t.Fatalf("dead terms kept: %d term ids, %d postings, %d df", len(x.termIDs), len(x.postings), len(x.df))
+	}
+	if got := x.search("word299 shared", 5); len(got) != 1 || got[0].id != "n299" {
+		t.Fatalf("search after compaction = %+v", got)
+	}
+	x.add("again", "word5 shared")
+	if got := x.search("word5", 5); len(got) != 1 || got[0].id != "again" {
+		t.Fatalf("re-added term = %+v", got)
+	}
+}
+
+// TestFailedApplyChangesNothing: an embedder that changes its vector size
+// is refused before the wing is touched, so nothing is half-applied.
+func TestFailedApplyChangesNothing(t *testing.T) {
+	ctx := context.Background()
+	emb := &embedtest.Hashing{Dim: 64}
+	p := openT(t, filepath.Join(t.TempDir(), "palace"), emb, false)
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/a.md"}, []Note{note("a", "", "alpha note", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	emb.Dim = 32
+	_, err := p.ApplySource(ctx, "w", Source{Path: "/b.md"}, []Note{note("b", "", "beta note", 1)})
+	if err == nil || !strings.Contains(err.Error(), "dimensions") {
+		t.Fatalf("dimension change accepted: %v", err)
+	}
+	if ws := p.Wings(); ws[0].Notes != 1 || ws[0].Sources != 1 {
+		t.Fatalf("failed apply changed the wing: %+v", ws)
+	}
+	emb.Dim = 64
+	hits, err := p.Search(ctx, "beta alpha note", SearchOptions{})
+	if err != nil || len(hits) != 1 || hits[0].ID != "a" {
+		t.Fatalf("search after failed apply: %+v %v", hits, err)
+	}
+}
+
+// TestLateLockKeepsNewerManifestEntries: a reader that locks later to save
+// a repair must not drop from the manifest a wing another writer added
+// after the reader loaded the palace.
+func TestLateLockKeepsNewerManifestEntries(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	w := openT(t, dir, nil, false)
+	if _, err := w.ApplySource(ctx, "pam", Source{Path: "/p.md"}, []Note{note("p", "", "pam note", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+
+	reader := openT(t, dir, nil, true)
+	// Another writer adds wing jim meanwhile.
+	w2 := openT(t, dir, nil, false)
+	if _, err := w2.ApplySource(ctx, "jim", Source{Path: "/j.md"}, []Note{note("j", "", "jim note", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := w2.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+
+	if err := reader.Lock(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	reader.manifestDirty = true
+	if err := reader.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	man, err := readManifest(filepath.Join(dir, manifestName))
+	if err != nil || len(man.Wings["jim"].Sources) != 1 || len(man.Wings["pam"].Sources) != 1 {
+		t.Fatalf("manifest after late flush: %+v %v", man.Wings, err)
+	}
+}
