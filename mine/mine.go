@@ -16,8 +16,13 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
 )
+
+// racyWindow is how long a file must have been unchanged when mined for
+// its mtime and size alone to say it has not changed since.
+const racyWindow = 2 * time.Second
 
 // DefaultMaxFileBytes caps the size of a mined file unless Options say otherwise.
 const DefaultMaxFileBytes = 8 << 20
@@ -40,6 +45,10 @@ type Options struct {
 	// OnReembed, if set, is told when a wing's vectors are replaced because
 	// the configured model changed.
 	OnReembed func(wing, from, to string, notes int)
+	// ModelUnavailable, when set, says why the configured model could not
+	// be had and the palace runs lexically in its place. Wings holding a
+	// model's vectors are then left alone rather than stripped of them.
+	ModelUnavailable string
 }
 
 // Problem is a file that could not be mined; the rest of the mine goes on
@@ -133,14 +142,15 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
 	}
 	var jobs []job
-	switch {
-	case opts.Wing == "" && info.IsDir() && isHive(root):
-		jobs, err = hiveJobs(root)
-		if err != nil {
-			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
-		}
+	var skipped []Problem
+	switch agentsDir := agentsDirOf(root, info); {
+	case opts.Wing == "" && agentsDir != "":
 		if opts.Agent != "" {
 			return Summary{}, fmt.Errorf("mine %s: --agent needs --wing when mining a whole hive", path)
+		}
+		jobs, skipped, err = hiveJobs(agentsDir)
+		if err != nil {
+			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
 		}
 	default:
 		name := opts.Wing
@@ -162,9 +172,23 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 		}
 		jobs = []job{{wing: wing, root: root, isDir: info.IsDir()}}
 	}
+	// List every job's files first, so progress counts the whole mine.
+	all := 0
+	for i := range jobs {
+		jobs[i].files, jobs[i].problems = collect(jobs[i])
+		all += len(jobs[i].files)
+	}
+	done := 0
+	if opts.Progress != nil {
+		progress := opts.Progress
+		opts.Progress = func(int, int) {
+			done++
+			progress(done, all)
+		}
+	}
 
-	var total Summary
-	total.DryRun = opts.DryRun
+	total := Summary{DryRun: opts.DryRun, Problems: skipped}
+	total.FilesSkipped += len(skipped)
 	var runErr error
 	for _, j := range jobs {
 		s, err := mineOne(ctx, p, j, opts)
@@ -172,6 +196,10 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 		if err != nil {
 			runErr = err
 			break
+		}
+		if !opts.DryRun && isDamaged(p, j.wing) {
+			// Mined whole from its markdown, the wing is rebuilt.
+			p.ClearDamage(j.wing)
 		}
 	}
 	if !opts.DryRun && p.Writable() {
@@ -189,35 +217,52 @@ type job struct {
 	wing  string
 	root  string // resolved absolute path
 	isDir bool
+
+	files    []candidate
+	problems []Problem
 }
 
-// isHive reports whether dir looks like a hive: an agents/ directory with
-// agent directories in it.
-func isHive(dir string) bool {
-	fi, err := os.Stat(filepath.Join(dir, "agents"))
-	return err == nil && fi.IsDir()
+// agentsDirOf returns the directory of agent directories when root is a
+// hive (it has agents/ inside) or is that agents/ directory itself, and ""
+// otherwise: both are mined one wing per agent, never as one wing.
+func agentsDirOf(root string, info fs.FileInfo) string {
+	if !info.IsDir() {
+		return ""
+	}
+	if fi, err := os.Stat(filepath.Join(root, "agents")); err == nil && fi.IsDir() {
+		return filepath.Join(root, "agents")
+	}
+	if filepath.Base(root) == "agents" {
+		return root
+	}
+	return ""
 }
 
-func hiveJobs(hive string) ([]job, error) {
-	entries, err := os.ReadDir(filepath.Join(hive, "agents"))
+// hiveJobs lists one job per agent directory. A directory whose name is
+// not a valid wing id is reported and skipped; the others are mined.
+func hiveJobs(agents string) ([]job, []Problem, error) {
+	entries, err := os.ReadDir(agents)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var jobs []job
+	var skipped []Problem
 	for _, e := range entries {
 		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
 			continue
 		}
+		dir := filepath.Join(agents, e.Name())
 		wing, err := palace.NormalizeWingID(e.Name())
 		if err != nil {
-			return nil, fmt.Errorf("agent directory %q: %w", e.Name(), err)
+			skipped = append(skipped, Problem{Path: dir, Err: fmt.Sprintf("agent directory not mined: %v; rename it", err)})
+			continue
 		}
-		jobs = append(jobs, job{wing: wing, root: filepath.Join(hive, "agents", e.Name()), isDir: true})
+		jobs = append(jobs, job{wing: wing, root: dir, isDir: true})
 	}
-	if len(jobs) == 0 {
-		return nil, errors.New("the hive's agents/ directory has no agent directories")
+	if len(jobs) == 0 && len(skipped) == 0 {
+		return nil, nil, fmt.Errorf("%s has no agent directories", agents)
 	}
-	return jobs, nil
+	return jobs, skipped, nil
 }
 
 type candidate struct {
@@ -236,10 +281,20 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 		maxBytes = DefaultMaxFileBytes
 	}
 
-	files, problems := collect(j)
+	files, problems := j.files, j.problems
 	s.Problems = append(s.Problems, problems...)
+	s.FilesSeen += len(problems)
 	s.FilesSkipped += len(problems)
 
+	if from, ok := p.ModelOf(j.wing); ok && opts.ModelUnavailable != "" && from != p.Model() && from != embed.Lexical && len(p.Sources(j.wing)) > 0 {
+		// A fallback is not a model change: keep the vectors for when the
+		// model is back.
+		s.FilesSkipped += len(files)
+		s.Problems = append(s.Problems, Problem{Path: j.root, Err: fmt.Sprintf(
+			"wing %s holds %s vectors and that model is unavailable (%s); not mined, so they are kept. Fix the model, or mine with --model lexical to drop them",
+			j.wing, from, opts.ModelUnavailable)})
+		return s, nil
+	}
 	if !opts.DryRun {
 		p.AddRoot(j.wing, j.root)
 		if from, ok := p.ModelOf(j.wing); ok && from != p.Model() && len(p.Sources(j.wing)) > 0 {
@@ -258,6 +313,16 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	for _, pr := range problems {
 		seen[pr.Path] = true
 	}
+	// A directory that could not be read hides its files: they are not
+	// gone, so their notes stay.
+	unreadable := func(path string) bool {
+		for _, pr := range problems {
+			if strings.HasPrefix(path, pr.Path+string(filepath.Separator)) {
+				return true
+			}
+		}
+		return false
+	}
 	for i, f := range files {
 		if err := ctx.Err(); err != nil {
 			return s, err
@@ -265,6 +330,12 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 		seen[f.path] = true
 		s.FilesSeen++
 		if err := mineFile(ctx, p, j.wing, agent, f, maxBytes, opts, &s); err != nil {
+			var pe *palaceError
+			if errors.As(err, &pe) {
+				// The embedder or the palace failed, not the file: every
+				// other file would fail the same way.
+				return s, pe.err
+			}
 			s.FilesSkipped++
 			s.Problems = append(s.Problems, Problem{Path: f.path, Err: err.Error()})
 		}
@@ -275,7 +346,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 
 	// Files that were mined from this root before and are gone now.
 	for _, src := range p.Sources(j.wing) {
-		if seen[src.Path] || !within(j.root, src.Path, j.isDir) {
+		if seen[src.Path] || !within(j.root, src.Path, j.isDir) || unreadable(src.Path) {
 			continue
 		}
 		s.FilesRemoved++
@@ -341,6 +412,9 @@ func collect(j job) ([]candidate, []Problem) {
 				problems = append(problems, Problem{Path: path, Err: "symlink points outside " + j.root + "; not followed"})
 				return nil
 			}
+			if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() && !hiddenBelow(j.root, target) {
+				return nil // an alias of a file mined under its own name
+			}
 		}
 		info, err := os.Stat(path)
 		if err != nil {
@@ -357,6 +431,21 @@ func collect(j job) ([]candidate, []Problem) {
 	return files, problems
 }
 
+// hiddenBelow reports whether path lies in a hidden directory below root,
+// where the walk does not go.
+func hiddenBelow(root, path string) bool {
+	rel, err := filepath.Rel(root, filepath.Dir(path))
+	if err != nil || rel == "." {
+		return false
+	}
+	for _, part := range strings.Split(rel, string(filepath.Separator)) {
+		if strings.HasPrefix(part, ".") {
+			return true
+		}
+	}
+	return false
+}
+
 func isMarkdown(name string) bool {
 	ext := strings.ToLower(filepath.Ext(name))
 	return ext == ".md" || ext == ".markdown"
@@ -365,7 +454,12 @@ func isMarkdown(name string) bool {
 func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
 	mtime, size := f.info.ModTime().UTC(), f.info.Size()
 	old, known := p.Source(wing, f.path)
-	if known && old.Mtime.Equal(mtime) && old.Size == size {
+	// The cheap check is trusted only for a file that had been still for a
+	// while when it was mined: on filesystems with coarse timestamps an edit
+	// of the same size in the same second keeps mtime and size (git calls
+	// this "racily clean"). Such files are read and hashed again.
+	settled := old.Mined.Sub(old.Mtime) > racyWindow
+	if known && settled && old.Mtime.Equal(mtime) && old.Size == size {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)
 		return nil
@@ -413,13 +507,28 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC()}
 	ch, err := p.ApplySource(ctx, wing, src, notes)
 	if err != nil {
-		return err
+		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
 	}
 	s.NotesAdded += ch.Added
 	s.NotesRemoved += ch.Removed
 	s.NotesUnchanged += ch.Unchanged
 	return nil
 }
+
+func isDamaged(p *palace.Palace, wing string) bool {
+	for _, d := range p.Damaged() {
+		if d.Wing == wing {
+			return true
+		}
+	}
+	return false
+}
+
+// palaceError marks a failure of the palace or the embedder while mining a
+// file, which ends the mine instead of skipping the file.
+type palaceError struct{ err error }
+
+func (e *palaceError) Error() string { return e.err.Error() }
 
 func dryRunChange(oldIDs []string, notes []palace.Note) Summary {
 	var s Summary

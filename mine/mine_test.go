@@ -379,3 +379,135 @@ func TestBrokenFrontmatterIsAWarning(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 }
+
+// TestSameSizeEditInTheSameSecond: an edit that keeps size and mtime (a
+// coarse-timestamp filesystem) is still found while the file was mined
+// within racyWindow of its last change.
+func TestSameSizeEditInTheSameSecond(t *testing.T) {
+	hive := t.TempDir()
+	mem := writeFile(t, hive, "agents/a/memory.md", "- [ ] ship it\n")
+	fi, err := os.Stat(mem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	writeFile(t, hive, "agents/a/memory.md", "- [x] ship it\n")
+	if err := os.Chtimes(mem, fi.ModTime(), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	if s.NotesAdded != 1 || s.NotesRemoved != 1 {
+		t.Fatalf("same-size edit missed: %+v", s)
+	}
+}
+
+// TestUnreadableDirectoryKeepsItsNotes: a directory the walk could not read
+// hides its files; they are not gone, so their notes stay.
+func TestUnreadableDirectoryKeepsItsNotes(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", "- top\n")
+	writeFile(t, hive, "agents/a/journal/day.md", "- in the journal\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+
+	root := filepath.Join(hive, "agents/a")
+	j := job{wing: "a", root: root, isDir: true}
+	all, _ := collect(j)
+	for _, f := range all { // journal/ failed to read: only memory.md is listed
+		if filepath.Base(f.path) == "memory.md" {
+			j.files = append(j.files, f)
+		}
+	}
+	j.problems = []Problem{{Path: filepath.Join(root, "journal"), Err: "permission denied"}}
+	s, err := mineOne(context.Background(), p, j, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.FilesRemoved != 0 || s.NotesRemoved != 0 || p.Wings()[0].Notes != 2 {
+		t.Fatalf("notes under an unreadable directory were removed: %+v", s)
+	}
+}
+
+// TestUnavailableModelKeepsVectors: running lexically because the model is
+// unavailable must not strip a wing of the model's vectors.
+func TestUnavailableModelKeepsVectors(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", dwightMemory)
+	writeFile(t, hive, "agents/b/memory.md", "- new wing\n")
+	dir := filepath.Join(t.TempDir(), "palace")
+	p, err := palace.Open(context.Background(), dir, palace.Options{Embedder: &embedtest.Hashing{ID: "model-a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	p.Close()
+
+	q := openPalace(t, dir, nil)
+	s := mineT(t, q, hive, Options{ModelUnavailable: "no network"})
+	if m, _ := q.ModelOf("a"); m != "model-a" || s.Reembedded != 0 {
+		t.Fatalf("wing a stripped of its vectors: model %s, %+v", m, s)
+	}
+	if len(s.Problems) != 1 || !strings.Contains(s.Problems[0].Err, "no network") {
+		t.Fatalf("problems %+v", s.Problems)
+	}
+	if m, _ := q.ModelOf("b"); m != embed.Lexical {
+		t.Fatalf("new wing b: model %s, want lexical", m)
+	}
+}
+
+// TestRepairNeedsReachableMarkdown: a damaged wing whose markdown is out of
+// reach stays damaged instead of being saved empty.
+func TestRepairNeedsReachableMarkdown(t *testing.T) {
+	tmp := t.TempDir()
+	hive := filepath.Join(tmp, "hive")
+	writeFile(t, hive, "agents/a/memory.md", dwightMemory)
+	other := writeFile(t, tmp, "other/b/memory.md", "- other\n")
+	dir := filepath.Join(tmp, "palace")
+	p, err := palace.Open(context.Background(), dir, palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, hive, Options{})
+	p.Close()
+	if err := os.WriteFile(filepath.Join(dir, "wings", "a.wing"), []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(hive, hive+".away"); err != nil {
+		t.Fatal(err)
+	}
+	q := openPalace(t, dir, nil)
+	s := mineT(t, q, other, Options{})
+	if len(s.Repaired) != 1 || !strings.Contains(s.Repaired[0].Err, "not reachable") || s.Repaired[0].Saved {
+		t.Fatalf("repair: %+v", s.Repaired)
+	}
+	if len(q.Damaged()) != 1 {
+		t.Fatal("wing no longer marked damaged")
+	}
+	// Its markdown back, mining its directory rebuilds it even without a
+	// manifest entry.
+	if err := os.Rename(hive+".away", hive); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "manifest.json")); err != nil {
+		t.Fatal(err)
+	}
+	q.Close()
+	r := openPalace(t, dir, nil)
+	mineT(t, r, filepath.Join(hive, "agents/a"), Options{})
+	if len(r.Damaged()) != 0 || r.Wings()[0].Notes != 4 {
+		t.Fatalf("not rebuilt by mining its directory: %+v %+v", r.Damaged(), r.Wings())
+	}
+}
+
+func TestAgentsDirectoryAndBadAgentNames(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", "- one\n")
+	writeFile(t, hive, "agents/Bad Name/memory.md", "- skipped\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	// The agents/ directory itself is mined one wing per agent too.
+	s := mineT(t, p, filepath.Join(hive, "agents"), Options{})
+	if strings.Join(s.Wings, ",") != "a" || len(s.Problems) != 1 || !strings.Contains(s.Problems[0].Err, "not valid") {
+		t.Fatalf("summary %+v", s)
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/memminer/memminer/palace"
 )
@@ -33,10 +34,12 @@ func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
 		}
 		o := opts
 		o.Wing, o.Agent, o.DryRun = d.Wing, "", false
+		reachable := 0
 		for _, path := range paths {
 			if _, err := os.Stat(path); err != nil {
 				continue // a root that is gone has nothing to rebuild from
 			}
+			reachable++
 			s, err := minePath(ctx, p, path, o)
 			r.Notes += s.NotesAdded + s.NotesUnchanged
 			if err != nil {
@@ -44,8 +47,14 @@ func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
 				break
 			}
 		}
-		if r.Err == "" && len(paths) == 0 {
-			r.Err = fmt.Sprintf("no markdown sources recorded for wing %s", d.Wing)
+		switch {
+		case r.Err != "":
+		case len(paths) == 0:
+			r.Err = fmt.Sprintf("no markdown sources recorded for wing %s; mine its directory to rebuild it", d.Wing)
+		case reachable == 0:
+			// Never replace the wing with nothing because its markdown is
+			// out of reach (an unmounted disk, a moved hive).
+			r.Err = fmt.Sprintf("its markdown (%s) is not reachable; it stays as it is until that comes back or its directory is mined", strings.Join(paths, ", "))
 		}
 		if r.Err == "" {
 			p.ClearDamage(d.Wing)

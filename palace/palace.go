@@ -605,13 +605,14 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 }
 
 // TouchSource records a new mtime and size for a source whose content did
-// not change (same hash), so the next cheap check passes.
+// not change (same hash), and when it was checked, so the next cheap check
+// can pass.
 func (p *Palace) TouchSource(wingID, path string, mtime time.Time, size int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	if w, ok := p.wings[wingID]; ok {
-		if s, ok := w.sources[path]; ok && (!s.Mtime.Equal(mtime) || s.Size != size) {
-			s.Mtime, s.Size = mtime, size
+		if s, ok := w.sources[path]; ok {
+			s.Mtime, s.Size, s.Mined = mtime, size, time.Now().UTC()
 			w.dirty = true
 		}
 	}
