@@ -384,6 +384,14 @@ func readManifest(path string) (manifest, error) {
 	return m, nil
 }
 
+// ManifestRebuilt reports whether the manifest on disk was unreadable and
+// has been rebuilt in memory from the wing files, to be saved by Flush.
+func (p *Palace) ManifestRebuilt() bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.manifestDirty
+}
+
 // Damaged lists the wings whose files failed to load at Open.
 func (p *Palace) Damaged() []Damage {
 	p.mu.RLock()

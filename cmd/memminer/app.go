@@ -34,6 +34,8 @@ type app struct {
 	noDaemon   bool
 
 	cfg config.Config
+	// modelErr says why the configured model is unavailable (set by embedder).
+	modelErr string
 
 	warnOnce sync.Once
 }
@@ -127,6 +129,7 @@ func (a *app) embedder(ctx context.Context) (embed.Embedder, modelState, error) 
 	}
 	if err != nil {
 		st.Available, st.Reason = false, err.Error()
+		a.modelErr = st.Reason
 		a.warnOnce.Do(func() {
 			fmt.Fprintf(a.stderr, "memminer: embedding model %s unavailable (%v); using lexical search only\n", a.cfg.Model, err)
 		})
@@ -138,23 +141,42 @@ func (a *app) embedder(ctx context.Context) (embed.Embedder, modelState, error) 
 	return e, st, nil
 }
 
-// openPalace opens the palace for a reader or a writer. Damaged wings are
-// rebuilt from their markdown, and the user is told.
-func (a *app) openPalace(ctx context.Context, e embed.Embedder, write bool, wings []string) (*palace.Palace, error) {
-	opts := palace.Options{Embedder: e, ReadOnly: !write, LockTimeout: a.cfg.LockTimeout, Wings: wings, Logger: a.log}
+// palaceAccess says how a command uses the palace.
+type palaceAccess int
+
+const (
+	// readPalace: no lock; damaged wings and a damaged manifest are rebuilt
+	// and saved when no writer is busy.
+	readPalace palaceAccess = iota
+	// writePalace: the writer lock; mine.Mine rebuilds damaged wings first.
+	writePalace
+	// dryRunPalace: no lock and nothing saved, ever.
+	dryRunPalace
+)
+
+// openPalace opens the palace. Damaged wings are rebuilt from their
+// markdown, and the user is told.
+func (a *app) openPalace(ctx context.Context, e embed.Embedder, access palaceAccess, wings []string) (*palace.Palace, error) {
+	opts := palace.Options{Embedder: e, ReadOnly: access != writePalace, LockTimeout: a.cfg.LockTimeout, Wings: wings, Logger: a.log}
 	p, err := palace.Open(ctx, a.cfg.Palace, opts)
 	if err != nil {
 		return nil, err
 	}
-	if len(p.Damaged()) == 0 || write {
-		// A writer's mine repairs first (mine.Mine), and reports it.
+	if access == writePalace || (len(p.Damaged()) == 0 && !p.ManifestRebuilt()) {
 		return p, nil
 	}
-	// A reader rebuilds damaged wings too, saving them when no writer is busy.
-	if err := p.Lock(ctx, 0); err != nil && !errors.Is(err, palace.ErrLocked) {
-		return nil, err
+	if access == readPalace {
+		// Save what gets rebuilt, unless a writer is busy: it will.
+		if err := p.Lock(ctx, 0); err != nil && !errors.Is(err, palace.ErrLocked) {
+			return nil, err
+		}
 	}
 	a.reportRepairs(mine.Repair(ctx, p, a.mineOptions()))
+	if p.Writable() {
+		if err := p.Flush(); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
@@ -173,8 +195,9 @@ func (a *app) reportRepairs(rs []mine.Repaired) {
 
 func (a *app) mineOptions() mine.Options {
 	return mine.Options{
-		MaxFileBytes: a.cfg.MaxFileBytes,
-		OnReembed:    a.reportReembed,
+		MaxFileBytes:     a.cfg.MaxFileBytes,
+		OnReembed:        a.reportReembed,
+		ModelUnavailable: a.modelErr,
 	}
 }
 

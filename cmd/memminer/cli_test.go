@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
 	"flag"
 	"io/fs"
 	"os"
@@ -164,7 +165,7 @@ func TestCLIErrors(t *testing.T) {
 	}
 	c.ok("mine", c.hive)
 	_, stderr, code := c.run("search", "x", "--wing", "nobody")
-	if code != exitError || !strings.Contains(stderr, "known wings: angela, dwight, jim, pam") {
+	if code != exitUsage || !strings.Contains(stderr, "known wings: angela, dwight, jim, pam") {
 		t.Fatalf("unknown wing: exit %d, %q", code, stderr)
 	}
 }
@@ -230,5 +231,47 @@ func TestCLIConfigPrecedence(t *testing.T) {
 	}
 	if _, stderr, code := c.run("status"); code == 0 || !strings.Contains(stderr, "palcae") {
 		t.Fatalf("typo in config accepted: %d %q", code, stderr)
+	}
+}
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("no space left on device") }
+
+// TestCLILostOutputFails: output that could not be written is an error,
+// in text as in JSON.
+func TestCLILostOutputFails(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	for _, args := range [][]string{{"status"}, {"search", "db-2"}, {"search", "db-2", "--json"}} {
+		var errb bytes.Buffer
+		code := run(context.Background(), args, failingWriter{}, &errb, func(k string) string { return c.env[k] })
+		if code != exitError || !strings.Contains(errb.String(), "no space left") {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errb.String())
+		}
+	}
+}
+
+// TestCLIRepairsManifestOnce: a reader rebuilds a corrupt manifest from the
+// wing files and saves it, so the warning is not repeated; a dry run saves
+// nothing.
+func TestCLIRepairsManifestOnce(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	manifest := filepath.Join(c.palace, "manifest.json")
+	if err := os.WriteFile(manifest, []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := c.run("mine", "--dry-run", c.hive); code != 0 || !strings.Contains(stderr, "manifest unreadable") {
+		t.Fatalf("dry run: exit %d, %q", code, stderr)
+	}
+	if b, _ := os.ReadFile(manifest); string(b) != "{not json" {
+		t.Fatal("a dry run wrote the manifest")
+	}
+	if _, stderr, code := c.run("status"); code != 0 || !strings.Contains(stderr, "manifest unreadable") {
+		t.Fatalf("status: exit %d, %q", code, stderr)
+	}
+	if _, stderr, _ := c.run("status"); strings.Contains(stderr, "manifest") {
+		t.Fatalf("manifest not saved after the rebuild: %q", stderr)
 	}
 }

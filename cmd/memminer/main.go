@@ -31,12 +31,17 @@ func main() {
 // run executes the command line args and returns the exit code; main is a
 // thin wrapper so tests can run the whole CLI in process.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
-	a := newApp(stdout, stderr, getenv)
+	out := &checkedWriter{w: stdout}
+	a := newApp(out, stderr, getenv)
 	root := a.rootCmd()
 	root.SetArgs(args)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(stderr)
-	err := root.ExecuteContext(ctx)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil && out.err != nil {
+		// Output that did not arrive (a full disk, a closed pipe) is a failure.
+		err = fmt.Errorf("write output: %w", out.err)
+	}
 	if err == nil {
 		return exitOK
 	}
@@ -50,10 +55,29 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	fmt.Fprintln(stderr, "memminer: "+err.Error())
 	var ue *usageError
 	if errors.As(err, &ue) || isFlagError(err) {
-		fmt.Fprintln(stderr, "Run 'memminer --help' for usage.")
+		path := "memminer"
+		if cmd != nil {
+			path = cmd.CommandPath()
+		}
+		fmt.Fprintf(stderr, "Run '%s --help' for usage.\n", path)
 		return exitUsage
 	}
 	return exitError
+}
+
+// checkedWriter remembers the first write error, so a command whose output
+// was lost does not exit 0.
+type checkedWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *checkedWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // usageError is a mistake in how a command was called.

@@ -71,7 +71,12 @@ notes stay.`,
 			if err != nil {
 				return err
 			}
-			p, err := a.openPalace(ctx, e, !dryRun, nil)
+			opts.ModelUnavailable = a.modelErr
+			access := writePalace
+			if dryRun {
+				access = dryRunPalace
+			}
+			p, err := a.openPalace(ctx, e, access, nil)
 			if err != nil {
 				return err
 			}
@@ -119,6 +124,9 @@ func (a *app) finishMine(s mine.Summary, err error, asJSON bool) error {
 		return err
 	}
 	if asJSON {
+		if s.Problems == nil {
+			s.Problems = []mine.Problem{} // "problems": [] rather than null, like every list we print
+		}
 		return writeJSON(a.stdout, daemon.NewMineResult(s))
 	}
 	printMineSummary(a, s)

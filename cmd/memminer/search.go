@@ -57,6 +57,8 @@ its socket: no model or palace is loaded. The output is the same either way.`,
 			switch {
 			case errors.Is(err, palace.ErrEmpty):
 				return fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace)
+			case errors.Is(err, palace.ErrUnknownWing):
+				return usagef("%v", err)
 			case err != nil:
 				return err
 			}
@@ -83,7 +85,7 @@ func (a *app) searchPalace(ctx context.Context, query string, wings []string, re
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}
-	p, err := a.openPalace(ctx, e, false, wings)
+	p, err := a.openPalace(ctx, e, readPalace, wings)
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}

@@ -51,7 +51,7 @@ func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
 	if err != nil {
 		return daemon.Status{}, err
 	}
-	p, err := a.openPalace(ctx, e, false, nil)
+	p, err := a.openPalace(ctx, e, readPalace, nil)
 	if err != nil {
 		return daemon.Status{}, err
 	}

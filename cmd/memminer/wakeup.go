@@ -13,9 +13,10 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// minWakeupTokens is the smallest --tokens accepted: room for a header and
-// a line or two. Smaller budgets could print nothing useful.
-const minWakeupTokens = 16
+// minWakeupTokens is the smallest --tokens accepted: room for both
+// headings, a few identity lines and a note. Below it a digest is empty or
+// identity alone, which no session can use.
+const minWakeupTokens = 100
 
 func (a *app) wakeupCmd() *cobra.Command {
 	var (
@@ -102,7 +103,7 @@ func (a *app) wakeup(ctx context.Context, opts wakeup.Options) (wakeup.Digest, e
 		if err != nil {
 			return wakeup.Digest{}, err
 		}
-		if p, err = a.openPalace(ctx, e, false, nil); err != nil {
+		if p, err = a.openPalace(ctx, e, readPalace, nil); err != nil {
 			return wakeup.Digest{}, err
 		}
 	}

@@ -133,7 +133,7 @@ func TestWakeupErrors(t *testing.T) {
 		{"missing palace", empty, []string{"wake-up", "--palace", filepath.Join(empty.hive, "no-such-palace")}, exitError, []string{"has no notes yet", "memminer mine"}},
 		{"unknown wing", c, []string{"wake-up", "--wing", "michael"}, exitUsage, []string{`unknown wing "michael"`, "known wings: angela, dwight, jim, pam"}},
 		{"invalid wing", c, []string{"wake-up", "--wing", "../x"}, exitUsage, []string{"--wing"}},
-		{"budget too small", c, []string{"wake-up", "--tokens", "5"}, exitUsage, []string{"--tokens must be at least 16"}},
+		{"budget too small", c, []string{"wake-up", "--tokens", "5"}, exitUsage, []string{"--tokens must be at least 100"}},
 		{"arguments", c, []string{"wake-up", "now"}, exitUsage, []string{"wake-up takes no arguments"}},
 	}
 	for _, tt := range tests {
