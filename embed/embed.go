@@ -10,7 +10,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/memminer/memminer/embed/ollama"
 	"github.com/memminer/memminer/embed/openai"
@@ -45,6 +47,9 @@ type Options struct {
 	// Getenv reads environment variables (OLLAMA_HOST, OPENAI_API_KEY, …);
 	// nil means os.Getenv.
 	Getenv func(string) string
+	// NoFetch opens the built-in model only if it is already in the cache,
+	// never downloading it (for status probes).
+	NoFetch bool
 }
 
 // ErrUnknownModel is returned by Open for a spec no backend accepts.
@@ -68,7 +73,22 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		if arg != "" {
 			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, UseLite)
 		}
-		m, err := uselite.Load(ctx, uselite.Options{CacheDir: opts.CacheDir, Getenv: opts.Getenv})
+		uo := uselite.Options{CacheDir: opts.CacheDir, Getenv: opts.Getenv}
+		if opts.NoFetch {
+			path, err := uselite.ConvertedPath(uo)
+			if err != nil {
+				return nil, err
+			}
+			if _, err := os.Stat(path); err != nil {
+				return nil, fmt.Errorf("the built-in model is not in the cache yet (%s); run `memminer model fetch`", path)
+			}
+			m, err := uselite.Open(path)
+			if err != nil {
+				return nil, err
+			}
+			return m, nil
+		}
+		m, err := uselite.Load(ctx, uo)
 		if err != nil {
 			return nil, err
 		}
@@ -93,6 +113,21 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		return e, nil
 	}
 	return nil, fmt.Errorf("%w %q (want %s)", ErrUnknownModel, spec, strings.Join(Specs(), ", "))
+}
+
+// Probe checks that e answers now by embedding one short text within
+// timeout: a remote server may be down although its client opened fine.
+func Probe(ctx context.Context, e Embedder, timeout time.Duration) error {
+	ctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	vs, err := e.Embed(ctx, []string{"memminer status probe"})
+	if err != nil {
+		return err
+	}
+	if len(vs) != 1 || len(vs[0]) == 0 {
+		return fmt.Errorf("%s returned no vector", e.Model())
+	}
+	return nil
 }
 
 // Specs lists the model specs Open understands, for help and error texts.

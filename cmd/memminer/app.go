@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -153,6 +154,28 @@ const (
 	// dryRunPalace: no lock and nothing saved, ever.
 	dryRunPalace
 )
+
+// statusEmbedder is embedder for status: it never downloads the model,
+// and it asks the backend to embed a probe, since "available" means usable
+// now.
+func (a *app) statusEmbedder(ctx context.Context) (embed.Embedder, modelState, error) {
+	st := modelState{Spec: a.cfg.Model, Model: embed.Lexical, Available: true}
+	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, NoFetch: true})
+	if errors.Is(err, embed.ErrUnknownModel) {
+		return nil, st, usagef("%v", err)
+	}
+	if err == nil && e != nil {
+		err = embed.Probe(ctx, e, 5*time.Second)
+	}
+	if err != nil {
+		st.Available, st.Reason = false, err.Error()
+		return nil, st, nil
+	}
+	if e != nil {
+		st.Model = e.Model()
+	}
+	return e, st, nil
+}
 
 // openPalace opens the palace. Damaged wings are rebuilt from their
 // markdown, and the user is told.
