@@ -15,7 +15,12 @@ func (a *app) modelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "model",
 		Short: "Manage the built-in embedding model",
-		Args:  exactArgs(0, "model needs a subcommand: fetch"),
+		Args: func(_ *cobra.Command, args []string) error {
+			if len(args) > 0 {
+				return usagef("unknown model subcommand %q (want: fetch)", args[0])
+			}
+			return nil
+		},
 		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.modelFetchCmd())
