@@ -41,6 +41,20 @@ const (
 	maxRetrySkip = 32
 	// shutdownGrace bounds the wait for in-flight socket requests at stop.
 	shutdownGrace = 2 * time.Second
+	// servedCheckTimeout bounds the question New asks the control socket
+	// before it waits for the palace lock.
+	servedCheckTimeout = 3 * time.Second
+)
+
+// Errors New returns that callers tell apart.
+var (
+	// ErrAlreadyRunning means a daemon already serves the palace: it
+	// answered on the palace's control socket.
+	ErrAlreadyRunning = errors.New("a memminer daemon already serves this palace")
+	// ErrNotHive means the directory given as the hive has no agents/
+	// directory and looks like an agents directory or an agent directory
+	// instead (see CheckHive).
+	ErrNotHive = errors.New("not a hive")
 )
 
 // Options configure a daemon.
@@ -110,7 +124,11 @@ type Daemon struct {
 	watchState string
 	debouncing map[string]bool // agent directories in their debounce window
 	hiveErr    string
+	noAgents   *FileError  // the hive has no agents/ directory (since when)
 	badAgents  []FileError // agent directories whose names are no wing id
+	// reembedFailures are wings, mined by no agent directory, whose
+	// re-embedding with the palace's model failed; by wing id.
+	reembedFailures map[string]*failure
 }
 
 // failure is a file, or a whole agent directory, whose mine failed.
@@ -126,7 +144,10 @@ type failure struct {
 
 // New opens the palace for writing (waiting up to LockTimeout for another
 // writer), binds the control socket and, when asked, the metrics address.
-// Nothing is mined until Run.
+// Nothing is mined until Run. When a daemon already serves the palace, New
+// fails at once with an error matching ErrAlreadyRunning instead of
+// waiting for its lock; a hive that looks like an agents or agent
+// directory fails with one matching ErrNotHive (see CheckHive).
 func New(ctx context.Context, opts Options) (*Daemon, error) {
 	if opts.Palace == "" {
 		return nil, errors.New("daemon: no palace directory set")
@@ -144,6 +165,9 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	if !info.IsDir() {
 		return nil, fmt.Errorf("hive %s is not a directory", opts.Hive)
+	}
+	if err := CheckHive(opts.Hive); err != nil {
+		return nil, err
 	}
 	opts.Hive = hive
 	if opts.MineInterval <= 0 {
@@ -167,14 +191,15 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		}
 	}
 	d := &Daemon{
-		opts:       opts,
-		log:        opts.Logger,
-		socket:     SocketPath(opts.Palace),
-		q:          newQueue(),
-		failures:   map[string]*failure{},
-		lastMine:   map[string]WingMine{},
-		debouncing: map[string]bool{},
-		watchState: "fsnotify",
+		opts:            opts,
+		log:             opts.Logger,
+		socket:          SocketPath(opts.Palace),
+		q:               newQueue(),
+		failures:        map[string]*failure{},
+		reembedFailures: map[string]*failure{},
+		lastMine:        map[string]WingMine{},
+		debouncing:      map[string]bool{},
+		watchState:      "fsnotify",
 	}
 	if opts.NoWatch {
 		d.watchState = "off"
@@ -182,6 +207,10 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	d.host = &Host{d: d}
 	if len(d.socket) > maxSocketPath {
 		return nil, fmt.Errorf("control socket path %s is %d bytes, longer than the %d a Unix socket allows; use a shorter palace path", d.socket, len(d.socket), maxSocketPath)
+	}
+	// Ask before waiting for the lock: a running daemon holds it for good.
+	if err := CheckNotServed(ctx, opts.Palace); err != nil {
+		return nil, err
 	}
 	p, err := palace.Open(ctx, opts.Palace, palace.Options{Embedder: opts.Embedder, LockTimeout: opts.LockTimeout, Logger: d.log})
 	if err != nil {
@@ -218,6 +247,134 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		d.metricLn = mln
 	}
 	return d, nil
+}
+
+// runningError is ErrAlreadyRunning with the pid of the daemon that
+// answered.
+type runningError struct {
+	pid    int
+	palace string
+}
+
+func (e *runningError) Error() string {
+	return fmt.Sprintf("a memminer daemon (pid %d) already serves this palace (%s); use it, or stop it before starting another", e.pid, e.palace)
+}
+
+func (e *runningError) Is(target error) bool { return target == ErrAlreadyRunning }
+
+// CheckNotServed asks the control socket of the palace in palaceDir
+// whether a daemon serves it, and fails with an error matching
+// ErrAlreadyRunning, naming the daemon's pid, when one answers. No answer
+// (no socket, a stale one, or none within a few seconds) is not an error:
+// the palace lock settles the rest.
+func CheckNotServed(ctx context.Context, palaceDir string) error {
+	ctx, cancel := context.WithTimeout(ctx, servedCheckTimeout)
+	defer cancel()
+	st, err := NewClient(palaceDir).Status(ctx)
+	if err != nil {
+		return nil
+	}
+	pid := 0
+	if st.Daemon != nil {
+		pid = st.Daemon.PID
+	}
+	return &runningError{pid: pid, palace: palaceDir}
+}
+
+// notHiveError is ErrNotHive with what to do about it.
+type notHiveError struct{ msg string }
+
+func (e *notHiveError) Error() string        { return e.msg }
+func (e *notHiveError) Is(target error) bool { return target == ErrNotHive }
+
+// CheckHive checks that dir, given as the hive, is one: the daemon mines
+// its agents/<id>/ directories. A dir without agents/ that looks like an
+// agents directory (one of its subdirectories holds memory.md, or it is
+// named agents and a subdirectory holds markdown) or like an agent
+// directory (it holds memory.md, or it is below a directory named agents
+// and holds markdown) fails with an error matching ErrNotHive that says
+// which directory was probably meant. Any other dir passes, empty or not,
+// since agents may appear in it later; one that cannot be read is left for
+// the caller to report.
+func CheckHive(dir string) error {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil
+	}
+	if _, err := os.Lstat(filepath.Join(abs, "agents")); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	entries, err := os.ReadDir(abs)
+	if err != nil {
+		return nil
+	}
+	underAgents := filepath.Base(filepath.Dir(abs)) == "agents"
+	files := dirFiles(abs, entries)
+	switch {
+	case underAgents && (files.memory || files.markdown):
+		return &notHiveError{fmt.Sprintf("%s has no agents/ directory; it looks like an agent directory: did you mean --hive %s?", dir, upDir(dir, abs, 2))}
+	case files.memory:
+		return &notHiveError{fmt.Sprintf("%s has no agents/ directory but holds memory.md, like an agent directory: a hive keeps each agent in agents/<id>/ below it; move the files to %s and pass that hive, or mine this directory once with memminer mine %s --wing ID",
+			dir, filepath.Join(dir, "agents", "<id>"), dir)}
+	}
+	named := filepath.Base(abs) == "agents"
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		sub := filepath.Join(abs, e.Name())
+		if info, err := os.Stat(sub); err != nil || !info.IsDir() {
+			continue
+		}
+		subEntries, err := os.ReadDir(sub)
+		if err != nil {
+			continue
+		}
+		f := dirFiles(sub, subEntries)
+		switch {
+		case named && (f.memory || f.markdown):
+			return &notHiveError{fmt.Sprintf("%s has no agents/ directory; did you mean --hive %s?", dir, upDir(dir, abs, 1))}
+		case f.memory:
+			return &notHiveError{fmt.Sprintf("%s has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into %s", dir, filepath.Join(dir, "agents"))}
+		}
+	}
+	return nil
+}
+
+// markdownIn is what dirFiles finds among a directory's files.
+type markdownIn struct {
+	memory   bool // a memory.md, in any case
+	markdown bool // any file mine mines
+}
+
+func dirFiles(dir string, entries []fs.DirEntry) markdownIn {
+	var m markdownIn
+	for _, e := range entries {
+		if !minable(e.Name()) {
+			continue
+		}
+		if info, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !info.Mode().IsRegular() {
+			continue
+		}
+		m.markdown = true
+		if strings.EqualFold(e.Name(), "memory.md") {
+			m.memory = true
+		}
+	}
+	return m
+}
+
+// upDir returns the directory n levels above given, written relative to
+// given when it can be (abs is given made absolute).
+func upDir(given, abs string, n int) string {
+	p := filepath.Clean(given)
+	for range n {
+		if b := filepath.Base(p); b == "." || b == ".." || p == filepath.Dir(p) {
+			p = abs // no lexical parent: continue from the absolute path
+		}
+		p, abs = filepath.Dir(p), filepath.Dir(abs)
+	}
+	return p
 }
 
 // maxSocketPath is the longest Unix socket path portable systems accept
@@ -379,6 +536,8 @@ func (d *Daemon) work(ctx context.Context) {
 				d.doRequest(ctx, w.request)
 			case w.scan != "":
 				d.scan(ctx, w.scan)
+			case w.reembed != "":
+				d.reembedWing(ctx, w.reembed, w.trigger)
 			default:
 				d.mineAgent(ctx, w.agent, w.trigger)
 			}
@@ -440,18 +599,28 @@ func (d *Daemon) agentsRoot() string {
 	return root
 }
 
+// hiveState is what a look at the hive's agents directory found.
+type hiveState struct {
+	agents []agentDir
+	// bad are agent directories whose names are no wing id.
+	bad []FileError
+	// noAgents is set when the hive has no agents/ directory.
+	noAgents bool
+	// err is set when the agents directory cannot be read.
+	err error
+}
+
 // listAgents lists the hive's agent directories.
-func (d *Daemon) listAgents() ([]agentDir, []FileError, error) {
+func (d *Daemon) listAgents() hiveState {
 	root := d.agentsRoot()
 	entries, err := os.ReadDir(root)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, nil // an empty hive: nothing to mine yet
+		return hiveState{noAgents: true} // nothing to mine yet
 	}
 	if err != nil {
-		return nil, nil, fmt.Errorf("read hive: %w", err)
+		return hiveState{err: fmt.Errorf("read hive: %w", err)}
 	}
-	var out []agentDir
-	var bad []FileError
+	var hs hiveState
 	for _, e := range entries {
 		name := e.Name()
 		if strings.HasPrefix(name, ".") {
@@ -466,19 +635,71 @@ func (d *Daemon) listAgents() ([]agentDir, []FileError, error) {
 		}
 		wing, err := palace.NormalizeWingID(name)
 		if err != nil {
-			bad = append(bad, FileError{Path: path, Error: "not mined: " + err.Error()})
+			hs.bad = append(hs.bad, FileError{Path: path, Error: "not a valid wing id: " + err.Error() + "; rename the directory to mine it"})
 			continue
 		}
-		out = append(out, agentDir{wing: wing, dir: path})
+		hs.agents = append(hs.agents, agentDir{wing: wing, dir: path})
 	}
-	return out, bad, nil
+	return hs
+}
+
+// noAgentsMsg is the status error of a hive without an agents directory.
+const noAgentsMsg = "no agents/ directory: the daemon mines agents/<id>/*.md below the hive, and mines nothing until one appears"
+
+// noteHive records what listAgents found (d.mu held), logging each
+// problem once, when it first appears.
+func (d *Daemon) noteHive(hs hiveState, now time.Time) {
+	msg := ""
+	if hs.err != nil {
+		msg = hs.err.Error()
+	}
+	if msg != d.hiveErr {
+		if msg != "" {
+			d.log.Error("cannot read the hive; retrying every mine interval", "hive", d.opts.Hive, "err", hs.err)
+		}
+		d.hiveErr = msg
+	}
+	switch {
+	case hs.noAgents && d.noAgents == nil:
+		d.log.Warn("the hive has no agents/ directory; nothing to mine until agents/<id>/ appears", "hive", d.opts.Hive)
+		d.noAgents = &FileError{Path: d.opts.Hive, Error: noAgentsMsg, Failures: 1, Since: now.UTC(), Last: now.UTC()}
+	case !hs.noAgents && d.noAgents != nil:
+		d.log.Info("the hive's agents/ directory appeared", "hive", d.opts.Hive)
+		d.noAgents = nil
+	}
+	was := map[string]FileError{}
+	for _, b := range d.badAgents {
+		was[b.Path] = b
+	}
+	bad := hs.bad
+	for i, b := range bad {
+		if old, ok := was[b.Path]; ok && old.Error == b.Error {
+			bad[i] = old
+			continue
+		}
+		d.log.Warn("agent directory skipped: its name is not a valid wing id", "path", b.Path, "err", b.Error)
+		bad[i].Failures, bad[i].Since, bad[i].Last = 1, now.UTC(), now.UTC()
+	}
+	d.badAgents = bad
+}
+
+// refreshAgents looks at the hive's agents directory again, without
+// mining, so a new directory the daemon cannot mine shows in status (the
+// watcher calls it).
+func (d *Daemon) refreshAgents() {
+	hs := d.listAgents()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.noteHive(hs, time.Now())
 }
 
 // scan stats every memory file of the hive and queues the agents whose
-// files changed since they were last mined. A tick's scan also advances
-// the retry backoff of failing files.
+// files changed since they were last mined, and the wings embedded with
+// another model than the palace's. A tick's scan also advances the retry
+// backoff of failing files.
 func (d *Daemon) scan(ctx context.Context, trigger string) {
-	agents, bad, err := d.listAgents()
+	hs := d.listAgents()
+	stale := d.staleWings()
 	now := time.Now()
 	d.mu.Lock()
 	for path, f := range d.failures {
@@ -490,36 +711,42 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 			delete(d.failures, path)
 		}
 	}
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	if msg != d.hiveErr {
-		if msg != "" {
-			d.log.Error("cannot read the hive; retrying every mine interval", "hive", d.opts.Hive, "err", err)
+	for wing, f := range d.reembedFailures {
+		if trigger == triggerTick && f.skip > 0 {
+			f.skip--
 		}
-		d.hiveErr = msg
-	}
-	was := map[string]FileError{}
-	for _, b := range d.badAgents {
-		was[b.Path] = b
-	}
-	for i, b := range bad {
-		if old, ok := was[b.Path]; ok && old.Error == b.Error {
-			bad[i] = old
-			continue
+		// Re-embedded meanwhile (by a mine), or gone.
+		if !stale[wing] {
+			delete(d.reembedFailures, wing)
 		}
-		d.log.Warn("agent directory skipped", "path", b.Path, "err", b.Error)
-		bad[i].Failures, bad[i].Since, bad[i].Last = 1, now.UTC(), now.UTC()
 	}
-	d.badAgents = bad
+	d.noteHive(hs, now)
 	d.mu.Unlock()
-	for _, a := range agents {
+	mined := map[string]bool{} // wings an agent directory's mine re-embeds
+	for _, a := range hs.agents {
 		if ctx.Err() != nil {
 			return
 		}
-		if d.agentNeedsMine(a, trigger) {
+		need, mines := d.agentNeedsMine(a, trigger, stale[a.wing])
+		if mines {
+			mined[a.wing] = true
+		}
+		if need {
 			d.q.addAgent(a.dir, trigger)
+		}
+	}
+	// A wing no agent directory mines (mined through the socket from
+	// elsewhere, or whose agent is gone) is re-embedded from its notes.
+	for _, wing := range sortedKeys(stale) {
+		if mined[wing] {
+			continue
+		}
+		d.mu.Lock()
+		f, failing := d.reembedFailures[wing]
+		wait := failing && f.skip > 0 && trigger == triggerTick
+		d.mu.Unlock()
+		if !wait {
+			d.q.addReembed(wing, trigger)
 		}
 	}
 	d.mu.Lock()
@@ -574,9 +801,30 @@ func minable(name string) bool {
 	return ext == ".md" || ext == ".markdown"
 }
 
+// staleWings lists the wings whose notes were embedded with another model
+// than the palace's, so searching them fails until they are re-embedded.
+// A lexical palace (no model, or the model unavailable) searches every
+// wing, so it re-embeds none: a wing whose markdown does not change keeps
+// its vectors for when the model is back.
+func (d *Daemon) staleWings() map[string]bool {
+	model := d.p.Model()
+	stale := map[string]bool{}
+	if model == embed.Lexical {
+		return stale
+	}
+	for _, w := range d.p.Wings() {
+		if w.Notes > 0 && w.Model != model {
+			stale[w.ID] = true
+		}
+	}
+	return stale
+}
+
 // agentNeedsMine reports whether an agent directory has files that changed
-// since they were last mined, files that are new, or files that are gone.
-func (d *Daemon) agentNeedsMine(a agentDir, trigger string) bool {
+// since they were last mined, files that are new, or files that are gone,
+// or whether its wing is stale (embedded with another model), and whether
+// a mine of it would run at all (it has markdown files).
+func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, mines bool) {
 	dir := a.dir
 	if r, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = r
@@ -585,7 +833,7 @@ func (d *Daemon) agentNeedsMine(a agentDir, trigger string) bool {
 	if len(files) == 0 {
 		// Every markdown file gone: keep the wing as it is (a transient
 		// state while an editor replaces a file must not empty it).
-		return false
+		return false, false
 	}
 	known := map[string]palace.Source{}
 	for _, s := range d.p.Sources(a.wing) {
@@ -596,29 +844,33 @@ func (d *Daemon) agentNeedsMine(a agentDir, trigger string) bool {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if f, ok := d.failures[dir]; ok && f.wingLevel && f.skip > 0 && trigger == triggerTick {
-		return false
+		return false, true
+	}
+	if stale {
+		// mine re-embeds the whole wing before it mines the changes.
+		return true, true
 	}
 	for path, st := range files {
 		if f, ok := d.failures[path]; ok {
 			if f.mtime.Equal(st.mtime) && f.size == st.size {
 				if f.skip == 0 {
-					return true
+					return true, true
 				}
 				continue
 			}
-			return true
+			return true, true
 		}
 		s, ok := known[path]
 		if !ok || !s.Mtime.Equal(st.mtime) || s.Size != st.size {
-			return true
+			return true, true
 		}
 	}
 	for path := range known {
 		if _, ok := files[path]; !ok {
-			return true
+			return true, true
 		}
 	}
-	return false
+	return false, true
 }
 
 // mineAgent mines one agent directory into its wing and records how it went.
@@ -649,6 +901,41 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	}
 	d.metrics.observeMine(trigger, dur, err, len(s.Problems))
 	d.record(wing, dir, trigger, start, dur, s, err)
+}
+
+// reembedWing re-embeds a wing with the palace's model from the notes it
+// holds, for a wing no agent directory of the hive mines, and saves it.
+func (d *Daemon) reembedWing(ctx context.Context, wing, trigger string) {
+	from, ok := d.p.ModelOf(wing)
+	to := d.p.Model()
+	if !ok || from == to {
+		return // re-embedded by a mine meanwhile, or gone
+	}
+	start := time.Now()
+	n, err := d.p.Reembed(ctx, wing)
+	if err == nil {
+		err = d.p.Flush()
+	}
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		d.log.Info("re-embedding interrupted by shutdown", "wing", wing)
+		return
+	}
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if err != nil {
+		path := d.p.Dir()
+		for _, w := range d.p.Wings() {
+			if w.ID == wing && len(w.Roots) > 0 {
+				path = w.Roots[0]
+			}
+		}
+		d.fail(d.reembedFailures, wing, path, wing, fmt.Sprintf("re-embed with model %s: %v", to, err), fileStat{}, now, true)
+		return
+	}
+	delete(d.reembedFailures, wing)
+	d.log.Warn("wing was embedded with another model; re-embedded it", "wing", wing, "from", from, "to", to,
+		"notes", n, "trigger", trigger, "took", time.Since(start).Round(time.Millisecond))
 }
 
 // record updates the failure table and the wing's last mine after a mine.
@@ -686,24 +973,25 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 		if info, err := os.Stat(path); err == nil {
 			st = fileStat{info.ModTime().UTC(), info.Size()}
 		}
-		d.fail(d.failures[path], path, wing, msg, st, now, false)
+		d.fail(d.failures, path, path, wing, msg, st, now, false)
 	}
 	if err != nil {
-		d.fail(d.failures[dir], dir, wing, err.Error(), fileStat{}, now, true)
+		d.fail(d.failures, dir, dir, wing, err.Error(), fileStat{}, now, true)
 	} else if f, ok := d.failures[dir]; ok && f.wingLevel {
 		d.log.Info("wing mines again", "wing", wing)
 		delete(d.failures, dir)
 	}
 }
 
-// fail records one more failure of path (d.mu held). A file that failed
-// before in the same state is retried after twice as many ticks as last
-// time; a changed file starts over.
-func (d *Daemon) fail(f *failure, path, wing, msg string, st fileStat, now time.Time, wingLevel bool) {
+// fail records one more failure of path in tab under key (d.mu held). A
+// file that failed before in the same state is retried after twice as many
+// ticks as last time; a changed file starts over.
+func (d *Daemon) fail(tab map[string]*failure, key, path, wing, msg string, st fileStat, now time.Time, wingLevel bool) {
+	f := tab[key]
 	same := f != nil && f.mtime.Equal(st.mtime) && f.size == st.size
 	if !same {
 		f = &failure{FileError: FileError{Wing: wing, Path: path, Since: now}, wingLevel: wingLevel, mtime: st.mtime, size: st.size}
-		d.failures[path] = f
+		tab[key] = f
 	}
 	if f.Failures == 0 || f.Error != msg {
 		d.log.Warn("mine failed; retrying when the file changes or at the next tick", "wing", wing, "path", path, "err", msg)
@@ -749,6 +1037,7 @@ func (d *Daemon) Status() Status {
 	st.ConflictsOpen = d.conflictsOpen()
 	components := d.componentStatus()
 	dirs, reqs, working := d.q.pending()
+	reembeds := d.q.pendingReembeds()
 	now := time.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -767,6 +1056,9 @@ func (d *Daemon) Status() Status {
 		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
 			pendingWings[w] = true
 		}
+	}
+	for _, w := range reembeds {
+		pendingWings[w] = true
 	}
 	info := &DaemonInfo{
 		PID:           os.Getpid(),
@@ -787,8 +1079,14 @@ func (d *Daemon) Status() Status {
 	if d.hiveErr != "" {
 		info.Errors = append(info.Errors, FileError{Path: d.opts.Hive, Error: d.hiveErr})
 	}
+	if d.noAgents != nil {
+		info.Errors = append(info.Errors, *d.noAgents)
+	}
 	info.Errors = append(info.Errors, d.badAgents...)
 	for _, f := range d.failures {
+		info.Errors = append(info.Errors, f.FileError)
+	}
+	for _, f := range d.reembedFailures {
 		info.Errors = append(info.Errors, f.FileError)
 	}
 	sort.Slice(info.Errors, func(i, j int) bool { return info.Errors[i].Path < info.Errors[j].Path })

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -587,9 +588,25 @@ func TestOneDaemonPerPalace(t *testing.T) {
 	hive := testHive(t, tmp)
 	pal := filepath.Join(tmp, "palace")
 	start(t, Options{Palace: pal, Hive: hive})
-	_, err := New(context.Background(), Options{Palace: pal, Hive: hive, Logger: testLogger(t)})
-	if !errors.Is(err, palace.ErrLocked) {
-		t.Fatalf("second daemon: %v, want ErrLocked", err)
+	// The second daemon asks the socket instead of waiting out a lock the
+	// first one holds for good.
+	done := make(chan error, 1)
+	go func() {
+		d, err := New(context.Background(), Options{Palace: pal, Hive: hive, Logger: testLogger(t), LockTimeout: 2 * waitTimeout})
+		if err == nil {
+			d.Close()
+		}
+		done <- err
+	}()
+	var err error
+	select {
+	case err = <-done:
+	case <-time.After(waitTimeout):
+		t.Fatal("the second daemon waits for the palace lock instead of asking the running one")
+	}
+	want := fmt.Sprintf("a memminer daemon (pid %d) already serves this palace", os.Getpid())
+	if !errors.Is(err, ErrAlreadyRunning) || !strings.Contains(err.Error(), want) {
+		t.Fatalf("second daemon: %v; want ErrAlreadyRunning with %q", err, want)
 	}
 	info, err := os.Stat(SocketPath(pal))
 	if err != nil {
@@ -597,6 +614,23 @@ func TestOneDaemonPerPalace(t *testing.T) {
 	}
 	if info.Mode().Type() != fs.ModeSocket || info.Mode().Perm() != 0o600 {
 		t.Fatalf("socket mode %v, want a 0600 socket", info.Mode())
+	}
+}
+
+func TestPalaceLockedByAnotherWriter(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	// A writer that is no daemon (memminer mine, say) has no socket: the
+	// lock decides.
+	p, err := palace.Open(context.Background(), pal, palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	_, err = New(context.Background(), Options{Palace: pal, Hive: hive, Logger: testLogger(t)})
+	if !errors.Is(err, palace.ErrLocked) || errors.Is(err, ErrAlreadyRunning) {
+		t.Fatalf("daemon beside another writer: %v, want ErrLocked", err)
 	}
 }
 
@@ -616,6 +650,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"remote metrics", Options{Palace: filepath.Join(tmp, "p4"), Hive: hive, MetricsAddr: "0.0.0.0:0"}, "--metrics-allow-remote"},
 		{"bad metrics address", Options{Palace: filepath.Join(tmp, "p5"), Hive: hive, MetricsAddr: "9464"}, "want host:port"},
 		{"long socket path", Options{Palace: filepath.Join(tmp, strings.Repeat("p", 120)), Hive: hive}, "longer than"},
+		{"agents directory as hive", Options{Palace: filepath.Join(tmp, "p6"), Hive: filepath.Join(hive, "agents")}, "has no agents/ directory; did you mean --hive " + hive + "?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -783,5 +818,369 @@ func TestComponentPlugsIn(t *testing.T) {
 	var got map[string]int
 	if err := r.c.Get(context.Background(), "/conflicts", nil, &got); err != nil || got["open"] != 2 {
 		t.Fatalf("component route: %v, %v", got, err)
+	}
+}
+
+// logBuffer collects a daemon's log lines and passes them on to t.Log.
+type logBuffer struct {
+	t     *testing.T
+	mu    sync.Mutex
+	lines []string
+}
+
+func (b *logBuffer) Write(p []byte) (int, error) {
+	line := strings.TrimRight(string(p), "\n")
+	b.t.Log(line)
+	b.mu.Lock()
+	b.lines = append(b.lines, line)
+	b.mu.Unlock()
+	return len(p), nil
+}
+
+// count returns how many lines hold every one of parts.
+func (b *logBuffer) count(parts ...string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	n := 0
+	for _, l := range b.lines {
+		all := true
+		for _, p := range parts {
+			all = all && strings.Contains(l, p)
+		}
+		if all {
+			n++
+		}
+	}
+	return n
+}
+
+func (b *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
+
+// errorAt returns the status error reported for path.
+func errorAt(st Status, path string) (FileError, bool) {
+	for _, e := range st.Daemon.Errors {
+		if e.Path == path {
+			return e, true
+		}
+	}
+	return FileError{}, false
+}
+
+// minedPalace mines hive, and a notes directory outside it as wing
+// research, into the palace in pal with emb (nil: lexically), the way
+// memminer mine does; it returns the notes directory.
+func minedPalace(t *testing.T, pal, hive string, emb embed.Embedder) string {
+	t.Helper()
+	extra := filepath.Join(filepath.Dir(hive), "notes")
+	writeFile(t, filepath.Join(extra, "a.md"), "- The aardvark audit is due Monday.\n")
+	ctx := context.Background()
+	p, err := palace.Open(ctx, pal, palace.Options{Embedder: emb})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := mine.Mine(ctx, p, hive, mine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := mine.Mine(ctx, p, extra, mine.Options{Wing: "research"}); err != nil {
+		t.Fatal(err)
+	}
+	return extra
+}
+
+// TestModelBackReembedsWings: wings mined lexically while the model was
+// unavailable are re-embedded when the daemon starts with the model, even
+// those no agent directory of the hive mines, so search works again.
+func TestModelBackReembedsWings(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	minedPalace(t, pal, hive, nil)
+	// angela's agent is gone; her wing is kept, so it is searched too.
+	if err := os.RemoveAll(filepath.Join(hive, "agents", "angela")); err != nil {
+		t.Fatal(err)
+	}
+	emb := &embedtest.Hashing{}
+	r := start(t, Options{Palace: pal, Hive: hive, Embedder: emb})
+	st := r.idle(t, 1)
+	if st.Model != emb.Model() || len(st.Wings) != 5 {
+		t.Fatalf("status model %q, %d wings", st.Model, len(st.Wings))
+	}
+	for _, w := range st.Wings {
+		if w.Model != emb.Model() {
+			t.Errorf("wing %s still embedded with %s", w.ID, w.Model)
+		}
+	}
+	if emb.Texts() != st.Notes {
+		t.Errorf("embedded %d texts for %d notes; want each note once", emb.Texts(), st.Notes)
+	}
+	if len(st.Daemon.Errors) != 0 {
+		t.Errorf("errors: %+v", st.Daemon.Errors)
+	}
+	if _, err := r.c.Search(context.Background(), SearchRequest{Query: "db-2"}); err != nil {
+		t.Fatalf("search after the re-embedding: %v", err)
+	}
+	for _, c := range []struct{ query, wing, want string }{
+		{"aardvark audit", "research", "aardvark"},
+		{"db-2", "dwight", "db-2"},
+	} {
+		if !r.searchFinds(t, c.query, c.wing, c.want) {
+			t.Errorf("search %q finds nothing in wing %s", c.query, c.wing)
+		}
+	}
+	r.stop(t)
+
+	// Saved: a restart has nothing left to embed.
+	emb.Reset()
+	r = start(t, Options{Palace: pal, Hive: hive, Embedder: emb})
+	st = r.idle(t, 1)
+	if emb.Calls() != 0 || st.Daemon.Mines != 0 {
+		t.Fatalf("restart embedded %d texts in %d mines; want none", emb.Texts(), st.Daemon.Mines)
+	}
+}
+
+// TestLexicalDaemonKeepsVectors: a daemon running lexically because the
+// model is unavailable searches every wing without touching its vectors,
+// so nothing needs re-embedding once the model is back.
+func TestLexicalDaemonKeepsVectors(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	emb := &embedtest.Hashing{}
+	minedPalace(t, pal, hive, emb)
+	r := start(t, Options{Palace: pal, Hive: hive, ModelSpec: emb.Model(), ModelError: "model files missing"})
+	st := r.idle(t, 1)
+	if st.Available || st.Daemon.Mines != 0 {
+		t.Fatalf("lexical daemon: available %t, %d mines", st.Available, st.Daemon.Mines)
+	}
+	for _, w := range st.Wings {
+		if w.Model != emb.Model() {
+			t.Errorf("wing %s re-embedded with %s by a lexical daemon", w.ID, w.Model)
+		}
+	}
+	if !r.searchFinds(t, "aardvark audit", "research", "aardvark") {
+		t.Fatal("a lexical daemon does not search the embedded wings")
+	}
+	r.stop(t)
+	emb.Reset()
+	r = start(t, Options{Palace: pal, Hive: hive, Embedder: emb})
+	if st := r.idle(t, 1); emb.Calls() != 0 || st.Daemon.Mines != 0 {
+		t.Fatalf("the model's return embedded %d texts in %d mines; want none", emb.Texts(), st.Daemon.Mines)
+	}
+}
+
+// switchEmbedder embeds like Hashing, or fails while fail is set.
+type switchEmbedder struct {
+	embedtest.Hashing
+	fail atomic.Bool
+}
+
+func (s *switchEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if s.fail.Load() {
+		return nil, errors.New("model server unreachable")
+	}
+	return s.Hashing.Embed(ctx, texts)
+}
+
+// TestFailedReembedBacksOff: a re-embedding that fails shows in status,
+// is retried with the same backoff as a failing file, and clears once the
+// model answers.
+func TestFailedReembedBacksOff(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	pal := filepath.Join(tmp, "palace")
+	extra := minedPalace(t, pal, hive, nil)
+	extra, _ = filepath.EvalSymlinks(extra)
+	agents, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents"))
+	emb := &switchEmbedder{}
+	emb.fail.Store(true)
+	r := start(t, Options{Palace: pal, Hive: hive, Embedder: emb, NoWatch: true, MineInterval: 5 * time.Millisecond})
+	const ticks = 60
+	st := r.idle(t, ticks)
+	research, ok := errorAt(st, extra)
+	if !ok || research.Wing != "research" || !strings.Contains(research.Error, "re-embed with model test-hashing: ") || !strings.Contains(research.Error, "unreachable") {
+		t.Fatalf("no re-embed error for wing research in %+v", st.Daemon.Errors)
+	}
+	if research.Failures < 3 || research.Failures > 8 {
+		t.Fatalf("%d failures in %d scans; want a doubling backoff (3–8)", research.Failures, st.Daemon.Scans)
+	}
+	if e, ok := errorAt(st, filepath.Join(agents, "dwight")); !ok || !strings.Contains(e.Error, "unreachable") {
+		t.Fatalf("no error for dwight's agent directory in %+v", st.Daemon.Errors)
+	}
+	emb.fail.Store(false)
+	waitFor(t, "the errors to clear", func() bool {
+		st, err := r.c.Status(context.Background())
+		return err == nil && len(st.Daemon.Errors) == 0
+	})
+	st = r.idle(t, 1)
+	for _, w := range st.Wings {
+		if w.Model != emb.Model() {
+			t.Errorf("wing %s still embedded with %s", w.ID, w.Model)
+		}
+	}
+	if !r.searchFinds(t, "aardvark audit", "research", "aardvark") {
+		t.Fatal("wing research not searchable after the model came back")
+	}
+}
+
+// TestBadAgentNamesShowInStatus: an agent directory whose name is no wing
+// id is skipped with one warning and listed under errors, whether it was
+// there at start or appears later; the other agents are mined as usual.
+func TestBadAgentNamesShowInStatus(t *testing.T) {
+	tests := []struct {
+		name     string
+		noWatch  bool
+		interval time.Duration
+		scans    int64 // scans to wait for before counting warnings
+	}{
+		// The mine loop never ticks: only the watcher can notice.
+		{"watcher", false, time.Hour, 1},
+		{"mine loop", true, 5 * time.Millisecond, 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			hive := testHive(t, tmp)
+			writeFile(t, filepath.Join(hive, "agents", "Bad Name", "memory.md"), "- Never mined.\n")
+			logs := &logBuffer{t: t}
+			r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: tt.noWatch, MineInterval: tt.interval, Logger: logs.logger()})
+			agents, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents"))
+			st := r.idle(t, 1)
+			if e, ok := errorAt(st, filepath.Join(agents, "Bad Name")); !ok || !strings.HasPrefix(e.Error, `not a valid wing id: wing id "Bad Name" is not valid`) {
+				t.Fatalf("errors at start: %+v", st.Daemon.Errors)
+			}
+			if len(st.Wings) != 4 {
+				t.Fatalf("%d wings, want the 4 valid agents", len(st.Wings))
+			}
+
+			later := filepath.Join(agents, "Also Bad!")
+			writeFile(t, filepath.Join(later, "memory.md"), "- Never mined either.\n")
+			writeFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
+			waitFor(t, "the new directory under errors", func() bool {
+				st, err := r.c.Status(context.Background())
+				e, ok := errorAt(st, later)
+				return err == nil && ok && strings.HasPrefix(e.Error, "not a valid wing id: ")
+			})
+			waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+			st = r.idle(t, tt.scans)
+			for _, dir := range []string{"Bad Name", "Also Bad!"} {
+				if n := logs.count("level=WARN", "not a valid wing id", dir); n != 1 {
+					t.Errorf("%d warnings for %s in %d scans; want 1", n, dir, st.Daemon.Scans)
+				}
+			}
+
+			if err := os.RemoveAll(later); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "the removed directory to leave errors", func() bool {
+				st, err := r.c.Status(context.Background())
+				_, ok := errorAt(st, later)
+				return err == nil && !ok && len(st.Daemon.Errors) == 1
+			})
+		})
+	}
+}
+
+// TestHiveWithoutAgents: a hive with no agents/ directory yet starts, says
+// so in the log and in status, and mines agents once they appear.
+func TestHiveWithoutAgents(t *testing.T) {
+	tmp := t.TempDir()
+	hive := filepath.Join(tmp, "hive")
+	writeFile(t, filepath.Join(hive, "README.md"), "# The team's hive\n")
+	logs := &logBuffer{t: t}
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Logger: logs.logger()})
+	st := r.idle(t, 1)
+	if e, ok := errorAt(st, hive); !ok || !strings.HasPrefix(e.Error, "no agents/ directory") || len(st.Daemon.Errors) != 1 {
+		t.Fatalf("errors: %+v", st.Daemon.Errors)
+	}
+	if n := logs.count("level=WARN", "no agents/ directory"); n != 1 {
+		t.Fatalf("%d warnings about the missing agents/ directory; want 1", n)
+	}
+	writeFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
+	waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+	waitFor(t, "the warning to clear", func() bool {
+		st, err := r.c.Status(context.Background())
+		return err == nil && len(st.Daemon.Errors) == 0
+	})
+}
+
+func TestCheckHive(t *testing.T) {
+	tmp := t.TempDir()
+	t.Chdir(tmp)
+	files := []string{
+		"hive/agents/pam/memory.md",
+		"hive/agents/jim/notes.md",
+		"readme/README.md",
+		"docs/guide/intro.md",
+		"loose/memory.md",
+		"team/pam/memory.md",
+		"wide/agents/.hidden/memory.md",
+	}
+	for _, f := range files {
+		writeFile(t, filepath.Join(tmp, f), "- x\n")
+	}
+	for _, d := range []string{"empty", "new/agents"} {
+		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tests := []struct {
+		dir  string
+		want string // "" when the hive passes
+	}{
+		{"hive", ""},
+		{"empty", ""},
+		{"new", ""},
+		{"readme", ""},
+		{"docs", ""},
+		{"wide/agents", ""},
+		{"hive/agents", "hive/agents has no agents/ directory; did you mean --hive hive?"},
+		{"hive/agents/", "hive/agents/ has no agents/ directory; did you mean --hive hive?"},
+		{"hive/agents/pam", "hive/agents/pam has no agents/ directory; it looks like an agent directory: did you mean --hive hive?"},
+		{"hive/agents/jim", "did you mean --hive hive?"},
+		{filepath.Join(tmp, "hive", "agents"), "did you mean --hive " + filepath.Join(tmp, "hive") + "?"},
+		{"loose", "loose has no agents/ directory but holds memory.md, like an agent directory"},
+		{"team", "team has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into team/agents"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.dir, func(t *testing.T) {
+			err := CheckHive(tt.dir)
+			if tt.want == "" {
+				if err != nil {
+					t.Fatalf("CheckHive: %v", err)
+				}
+				return
+			}
+			if !errors.Is(err, ErrNotHive) || !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("CheckHive: %v; want ErrNotHive with %q", err, tt.want)
+			}
+		})
+	}
+	// From inside the agents directory there is no relative parent.
+	t.Chdir(filepath.Join(tmp, "hive", "agents"))
+	if err := CheckHive("."); err == nil || !strings.Contains(err.Error(), "did you mean --hive "+filepath.Join(tmp, "hive")+"?") {
+		t.Fatalf("CheckHive(.): %v", err)
+	}
+}
+
+func TestUpDir(t *testing.T) {
+	tests := []struct {
+		given, abs string
+		n          int
+		want       string
+	}{
+		{"hive/agents", "/w/hive/agents", 1, "hive"},
+		{"agents", "/w/agents", 1, "."},
+		{".", "/w/agents", 1, "/w"},
+		{"pam", "/w/agents/pam", 2, "/w"},
+		{"../agents/pam", "/r/agents/pam", 2, ".."},
+		{"..", "/a/b", 1, "/a"},
+		{"/w/hive/agents/pam", "/w/hive/agents/pam", 2, "/w/hive"},
+		{"/", "/", 1, "/"},
+	}
+	for _, tt := range tests {
+		if got := upDir(tt.given, tt.abs, tt.n); got != tt.want {
+			t.Errorf("upDir(%q, %q, %d) = %q, want %q", tt.given, tt.abs, tt.n, got, tt.want)
+		}
 	}
 }

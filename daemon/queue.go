@@ -18,13 +18,16 @@ const (
 	triggerRequest  = "request"
 )
 
-// queue is the mine goroutine's to-do list. Agents are deduplicated: an
-// agent queued twice is mined once. Requests from the socket go first
-// (someone waits for them), then a pending scan, then agents in order.
+// queue is the mine goroutine's to-do list. Agents and wings are
+// deduplicated: an agent queued twice is mined once. Requests from the
+// socket go first (someone waits for them), then a pending scan, then
+// agents in order, then wings to re-embed.
 type queue struct {
 	mu       sync.Mutex
 	agents   map[string]string // agent directory → trigger
 	order    []string
+	wings    map[string]string // wing to re-embed → trigger
+	wingList []string
 	requests []*mineJob
 	scan     string // trigger of a pending scan, "" when none
 	closed   bool   // set by drain: no more requests are taken
@@ -33,7 +36,7 @@ type queue struct {
 }
 
 func newQueue() *queue {
-	return &queue{agents: map[string]string{}, wake: make(chan struct{}, 1)}
+	return &queue{agents: map[string]string{}, wings: map[string]string{}, wake: make(chan struct{}, 1)}
 }
 
 func (q *queue) signal() {
@@ -49,6 +52,18 @@ func (q *queue) addAgent(dir, trigger string) {
 	if _, ok := q.agents[dir]; !ok {
 		q.agents[dir] = trigger
 		q.order = append(q.order, dir)
+	}
+	q.mu.Unlock()
+	q.signal()
+}
+
+// addReembed queues a re-embedding of wing, one that no agent directory of
+// the hive mines.
+func (q *queue) addReembed(wing, trigger string) {
+	q.mu.Lock()
+	if _, ok := q.wings[wing]; !ok {
+		q.wings[wing] = trigger
+		q.wingList = append(q.wingList, wing)
 	}
 	q.mu.Unlock()
 	q.signal()
@@ -80,11 +95,13 @@ func (q *queue) addRequest(j *mineJob) bool {
 	return true
 }
 
-// work is one item taken from the queue: exactly one field is set.
+// work is one item taken from the queue: exactly one of request, scan,
+// agent and reembed is set.
 type work struct {
 	request *mineJob
 	scan    string
 	agent   string
+	reembed string // a wing
 	trigger string
 }
 
@@ -112,6 +129,13 @@ func (q *queue) next() (work, bool) {
 			q.current = "mining wing " + w
 		}
 		return work{agent: dir, trigger: t}, true
+	case len(q.wingList) > 0:
+		wing := q.wingList[0]
+		q.wingList = q.wingList[1:]
+		t := q.wings[wing]
+		delete(q.wings, wing)
+		q.current = "re-embedding wing " + wing
+		return work{reembed: wing, trigger: t}, true
 	}
 	return work{}, false
 }
@@ -132,6 +156,16 @@ func (q *queue) pending() ([]string, int, string) {
 	dirs = append(dirs, q.order...)
 	sort.Strings(dirs)
 	return dirs, len(q.requests), q.current
+}
+
+// pendingReembeds lists the queued wings to re-embed, sorted.
+func (q *queue) pendingReembeds() []string {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	wings := make([]string, 0, len(q.wingList))
+	wings = append(wings, q.wingList...)
+	sort.Strings(wings)
+	return wings
 }
 
 // drain fails every queued request and refuses new ones, for shutdown.

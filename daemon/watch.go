@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/memminer/memminer/palace"
 )
 
 // watcher turns fsnotify events into debounced agent mines. Whatever it
@@ -157,6 +159,15 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 	}
 	agent, below, _ := strings.Cut(rel, string(filepath.Separator))
 	if strings.HasPrefix(agent, ".") {
+		return
+	}
+	if _, err := palace.NormalizeWingID(agent); err != nil {
+		// Never mined; when the directory itself comes, goes or is
+		// renamed, status and the log learn of it now, not at the next
+		// tick.
+		if below == "" {
+			w.d.refreshAgents()
+		}
 		return
 	}
 	dir := filepath.Join(w.agents, agent)

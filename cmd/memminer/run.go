@@ -36,7 +36,25 @@ when the service is up, so they load neither the model nor the palace.
 Changes are found by fsnotify (debounced, about a second) and by the mine
 loop, which every mine_interval re-mines the files whose mtime or size
 changed. A new agent directory becomes a wing without a restart; a removed
-one's wing is kept and shown as orphaned in status.
+one's wing is kept and shown as orphaned in status. An agent directory
+whose name is not a valid wing id (lower-case letters, digits, '.', '_',
+'-') is skipped, logged once and listed under errors in status until it is
+renamed.
+
+--hive is the directory that holds agents/, not agents/ itself: a hive
+without agents/ that looks like an agents directory (its subdirectories
+hold memory.md) or like an agent directory (it holds memory.md) is refused
+with the directory you probably meant. An empty hive, or one holding
+other files only, is watched: the service starts, warns, and lists the
+missing agents/ under errors in status until it appears.
+
+When the embedding model is unavailable the service runs lexically. Once
+it starts with the model again, it re-embeds every wing embedded with
+another model (one mined lexically meanwhile, say) before searches need
+it; a lexical service re-embeds nothing, so wings keep their vectors.
+
+Only one service serves a palace: when another already answers on the
+palace's socket, run fails at once, naming its pid.
 
 SIGINT or SIGTERM stops the service within seconds with exit status 0; the
 palace on disk is always a complete state. Logs go to stderr. This is the
@@ -77,6 +95,13 @@ it the container's command.`,
 			}
 			if a.cfg.Hive == "" {
 				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+			}
+			// Both checks come before the model loads: they fail in an instant.
+			if err := daemon.CheckHive(a.cfg.Hive); err != nil {
+				return usagef("%v", err)
+			}
+			if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
+				return err
 			}
 			conflictsComp, err := a.conflictsComponent(cf, cmd.Flags().Changed, log)
 			if err != nil {

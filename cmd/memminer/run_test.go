@@ -128,10 +128,10 @@ var (
 // same, and match the golden files of the direct CLI.
 func TestDaemonOutputMatchesDirect(t *testing.T) {
 	direct, served := newCLI(t), newCLI(t)
-	// The daemon watches an empty hive, so the commands below do all the
-	// mining, as they do without it.
+	// The daemon watches an empty hive (agents/ without agents), so the
+	// commands below do all the mining, as they do without it.
 	emptyHive := filepath.Join(filepath.Dir(served.palace), "empty-hive")
-	if err := os.MkdirAll(emptyHive, 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Join(emptyHive, "agents"), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range []*cli{direct, served} {
@@ -387,6 +387,10 @@ func TestRunErrors(t *testing.T) {
 		{"bad log format", []string{"run", "--hive", c.hive, "--log-format", "xml"}, exitUsage, "--log-format"},
 		{"short interval", []string{"run", "--hive", c.hive, "--mine-interval", "10ms"}, exitUsage, "at least 1s"},
 		{"arguments", []string{"run", c.hive}, exitUsage, "run takes no arguments"},
+		{"agents directory as hive", []string{"run", "--hive", filepath.Join(c.hive, "agents")}, exitUsage,
+			"memminer: $HIVE/agents has no agents/ directory; did you mean --hive $HIVE?\n"},
+		{"agent directory as hive", []string{"run", "--hive", filepath.Join(c.hive, "agents", "pam")}, exitUsage,
+			"$HIVE/agents/pam has no agents/ directory; it looks like an agent directory: did you mean --hive $HIVE?"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -425,5 +429,52 @@ func TestMineFailsClearlyWithOtherModel(t *testing.T) {
 	_, stderr, code := c.run("mine", c.hive, "--model", "ollama:other")
 	if code != exitError || !strings.Contains(stderr, "uses model lexical, not ollama:other") || !strings.Contains(stderr, "memminer stop") {
 		t.Fatalf("exit %d, %q", code, stderr)
+	}
+}
+
+// TestRunHiveWithoutAgents: a hive with no agents/ directory yet is not a
+// mistake run refuses: the daemon starts and says so in status.
+func TestRunHiveWithoutAgents(t *testing.T) {
+	c := newCLI(t)
+	hive := filepath.Join(filepath.Dir(c.palace), "new-hive")
+	if err := os.MkdirAll(hive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := startRun(t, c, hive)
+	st := r.idle(t, c)
+	if len(st.Daemon.Errors) != 1 || st.Daemon.Errors[0].Path != hive || !strings.HasPrefix(st.Daemon.Errors[0].Error, "no agents/ directory") {
+		t.Fatalf("status errors: %+v", st.Daemon.Errors)
+	}
+	if !strings.Contains(r.stderr.String(), "level=WARN msg=\"the hive has no agents/ directory") {
+		t.Fatalf("no warning in the log:\n%s", r.stderr)
+	}
+}
+
+// TestRunRefusesSecondDaemon: run for a palace another daemon serves fails
+// at once, naming it, instead of waiting for the palace lock.
+func TestRunRefusesSecondDaemon(t *testing.T) {
+	c := newCLI(t)
+	startRun(t, c, c.hive)
+	// Without the socket check, this run would wait an hour for the lock.
+	c.env["MEMMINER_LOCK_TIMEOUT"] = "1h"
+	type result struct {
+		stderr string
+		code   int
+	}
+	done := make(chan result, 1)
+	go func() {
+		var stderr syncBuffer
+		code := run(context.Background(), []string{"run", "--hive", c.hive}, &syncBuffer{}, &stderr, func(k string) string { return c.env[k] })
+		done <- result{stderr.String(), code}
+	}()
+	var res result
+	select {
+	case res = <-done:
+	case <-time.After(waitTimeout):
+		t.Fatal("the second run waits for the palace lock instead of asking the running daemon")
+	}
+	want := fmt.Sprintf("memminer: a memminer daemon (pid %d) already serves this palace (%s)", os.Getpid(), c.palace)
+	if res.code != exitError || !strings.Contains(res.stderr, want) {
+		t.Fatalf("exit %d, stderr %q; want exit %d and %q", res.code, res.stderr, exitError, want)
 	}
 }
