@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"slices"
 
 	"github.com/spf13/cobra"
 
@@ -32,13 +33,17 @@ original name, the other one becomes the copy, and memminer never mines it.
 Merge what the copy holds into the original, then delete the copy.
 
 When the daemon (memminer run) serves the palace, the list is its registry
-of conflicts, kept up to date from Syncthing's events and from a scan of the
-hive at every mine tick. Otherwise the hive (--hive, MEMMINER_HIVE or hive:
-in the config file; without one, the directories the palace's wings were
-mined from) is scanned now. Conflicts the daemon recorded keep their record;
-for any other copy, "detected" is the copy's modification time and
-"found_by" is "scan", and the device name is known only if a recorded
-conflict names the same device.
+of conflicts, kept up to date from Syncthing's events and checked against
+the hive (the wing's agent directory, or all of it) at every request, so it
+is right the moment it is asked. Otherwise the hive (--hive, MEMMINER_HIVE
+or hive: in the config file; without one, the directories the palace's
+wings were mined from) is scanned now. Conflicts the daemon recorded keep
+their record; for any other copy, "detected" is the copy's modification
+time and "found_by" is "scan", and the device name is known only if a
+recorded conflict names the same device.
+
+--wing must name a wing of the palace or an agent directory of the hive;
+any other is a usage error (exit status 2) naming the known wings.
 
 With --check the command is the check agents and scripts run before they
 write: exit status 3 when there is an open conflict (in --wing ID, or
@@ -61,13 +66,18 @@ anywhere), 0 when there is none.`,
 			ctx := cmd.Context()
 			l, err := a.daemonConflicts(ctx, wing)
 			var scanErr error
-			if errors.Is(err, daemon.ErrNotRunning) {
+			switch {
+			case errors.Is(err, daemon.ErrNotRunning):
 				l, scanErr = a.scanConflicts(ctx, wing)
 				if l.Conflicts == nil && scanErr != nil {
 					return scanErr
 				}
-			} else if err != nil {
+			case errors.Is(err, palace.ErrUnknownWing):
+				return usagef("--wing: %v", err)
+			case err != nil:
 				return err
+			case l.ScanError != "":
+				scanErr = errors.New(l.ScanError)
 			}
 			for i := range l.Conflicts {
 				l.Conflicts[i].Path = displayPath(l.Conflicts[i].Path)
@@ -121,10 +131,29 @@ func (a *app) daemonConflicts(ctx context.Context, wing string) (conflicts.List,
 
 // scanConflicts lists the open conflicts without a daemon: a scan of the
 // hive, or of the palace's wing roots when no hive is configured, reusing
-// the records of the registry the daemon left. On a partial failure it
-// returns what it found along with the error; Conflicts is nil only when
-// nothing could be scanned.
+// the records of the registry the daemon left. An unknown wing is a usage
+// error naming the known ones. On a partial failure it returns what it
+// found along with the error; Conflicts is nil only when nothing could be
+// scanned.
 func (a *app) scanConflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	if a.cfg.Hive != "" {
+		if wing != "" {
+			if err := a.checkHiveWing(ctx, wing); err != nil {
+				return conflicts.List{}, err
+			}
+		}
+		return a.scanFound(ctx, wing, nil)
+	}
+	roots, err := a.wingRoots(ctx, wing)
+	if err != nil {
+		return conflicts.List{}, err
+	}
+	return a.scanFound(ctx, wing, roots)
+}
+
+// scanFound scans the configured hive (only wing's part when set) or,
+// without a hive, roots, reusing the registry's records.
+func (a *app) scanFound(ctx context.Context, wing string, roots []conflicts.WingRoots) (conflicts.List, error) {
 	known, err := conflicts.ReadRegistry(a.cfg.Palace)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "memminer: %v; listing what is on disk without it\n", err)
@@ -137,22 +166,68 @@ func (a *app) scanConflicts(ctx context.Context, wing string) (conflicts.List, e
 		}
 		found, err = conflicts.ScanHive(ctx, a.cfg.Hive, wing, known)
 	} else {
-		var roots []conflicts.WingRoots
-		roots, err = a.wingRoots(ctx, wing)
-		if err != nil {
-			return conflicts.List{}, err
-		}
 		found, err = conflicts.ScanWings(ctx, roots, known)
 	}
 	if found == nil && err != nil {
 		return conflicts.List{}, err
 	}
-	return conflicts.List{Conflicts: found}.Wing(wing), err
+	l := conflicts.List{Conflicts: found}.Wing(wing)
+	if err != nil {
+		l.ScanError = err.Error()
+	}
+	return l, err
 }
 
-// wingRoots returns the directories the palace's wings (or one wing) were
-// mined from.
-func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots, error) {
+// openConflictCount counts the open conflicts as `memminer --no-daemon
+// conflicts` finds them, for status without a daemon: a scan of the hive,
+// or of the wing roots of p (the open palace) when no hive is configured.
+// What cannot be scanned is said on stderr and counts nothing.
+func (a *app) openConflictCount(ctx context.Context, p *palace.Palace) int {
+	var roots []conflicts.WingRoots
+	if a.cfg.Hive == "" {
+		for _, w := range p.Wings() {
+			roots = append(roots, conflicts.WingRoots{Wing: w.ID, Roots: w.Roots})
+		}
+		if len(roots) == 0 {
+			return 0 // nothing mined, no hive: nothing to scan
+		}
+	}
+	l, err := a.scanFound(ctx, "", roots)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "memminer: open conflicts may be undercounted: %v\n", err)
+	}
+	return len(l.Conflicts)
+}
+
+// checkHiveWing returns a usage error naming the known wings when wing is
+// neither an agent directory of the configured hive nor a wing of the
+// palace, as the daemon's GET /conflicts refuses it.
+func (a *app) checkHiveWing(ctx context.Context, wing string) error {
+	hiveWings, err := conflicts.HiveWings(a.cfg.Hive)
+	if err != nil || slices.Contains(hiveWings, wing) {
+		return nil // an unreadable hive is reported by the scan
+	}
+	ws, err := a.palaceWings(ctx, wing)
+	if err != nil {
+		return err
+	}
+	if len(ws) > 0 {
+		return nil
+	}
+	all, err := a.palaceWings(ctx, "")
+	if err != nil {
+		return err
+	}
+	known := hiveWings
+	for _, w := range all {
+		known = append(known, w.ID)
+	}
+	return usagef("--wing: %v", conflicts.UnknownWingError(wing, known))
+}
+
+// palaceWings opens the palace read-only and returns its wings, or only
+// wing when it is set and exists.
+func (a *app) palaceWings(ctx context.Context, wing string) ([]palace.WingInfo, error) {
 	var only []string
 	if wing != "" {
 		only = []string{wing}
@@ -162,20 +237,44 @@ func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots
 		return nil, err
 	}
 	defer p.Close()
-	var out []conflicts.WingRoots
+	var out []palace.WingInfo
 	for _, w := range p.Wings() {
 		if wing == "" || w.ID == wing {
-			out = append(out, conflicts.WingRoots{Wing: w.ID, Roots: w.Roots})
+			out = append(out, w)
 		}
-	}
-	if len(out) == 0 {
-		what := "has no wings"
-		if wing != "" {
-			what = "has no wing " + wing
-		}
-		return nil, usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace %s to take directories from)", what)
 	}
 	return out, nil
+}
+
+// wingRoots returns the directories the palace's wings (or one wing) were
+// mined from. A wing the palace lacks is a usage error naming the known
+// wings.
+func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots, error) {
+	ws, err := a.palaceWings(ctx, wing)
+	if err != nil {
+		return nil, err
+	}
+	var out []conflicts.WingRoots
+	for _, w := range ws {
+		out = append(out, conflicts.WingRoots{Wing: w.ID, Roots: w.Roots})
+	}
+	if len(out) > 0 {
+		return out, nil
+	}
+	if wing != "" {
+		all, err := a.palaceWings(ctx, "")
+		if err != nil {
+			return nil, err
+		}
+		if len(all) > 0 {
+			known := make([]string, len(all))
+			for i, w := range all {
+				known[i] = w.ID
+			}
+			return nil, usagef("--wing: %v", conflicts.UnknownWingError(wing, known))
+		}
+	}
+	return nil, usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace has no wings to take directories from)")
 }
 
 func printConflicts(a *app, l conflicts.List, wing string) {

@@ -75,6 +75,13 @@ func TestConflictsSameWithAndWithoutDaemon(t *testing.T) {
 	if !strings.Contains(direct, `"detected": "2024-01-31T09:30:00Z"`) || strings.Count(direct, `"found_by": "scan"`) != 2 {
 		t.Fatalf("direct scan: detected should be the copy's mtime, found_by scan:\n%s", direct)
 	}
+	// Status without a daemon counts what conflicts lists.
+	if out := c.ok("status", "--json"); !strings.Contains(out, `"conflicts_open": 2`) {
+		t.Fatalf("direct status does not count the conflicts:\n%s", out)
+	}
+	if out := c.ok("status"); !strings.Contains(out, "conflicts:   2 open") {
+		t.Fatalf("direct status does not count the conflicts:\n%s", out)
+	}
 
 	alerts := filepath.Join(t.TempDir(), "alerts")
 	r := startRun(t, c, c.hive, "--no-syncthing",
@@ -101,11 +108,16 @@ func TestConflictsSameWithAndWithoutDaemon(t *testing.T) {
 	if after != served {
 		t.Fatalf("after the daemon stopped the scan differs from the daemon's answer:\n--- daemon\n%s--- scan\n%s", served, after)
 	}
+	if out := c.ok("status", "--json"); !strings.Contains(out, `"conflicts_open": 2`) {
+		t.Fatalf("status after the daemon stopped does not count the conflicts:\n%s", out)
+	}
 }
 
 // TestConflictsCheck: --check exits 3 while the wing (or, without --wing,
-// any wing) has an open conflict, and 0 otherwise, with or without a
-// daemon.
+// any wing) has an open conflict, 0 otherwise, and 2 for a wing that is
+// neither an agent directory nor a wing of the palace, with or without a
+// daemon. Through a daemon that follows no Syncthing and has no mine tick
+// due, the answer is still what is on disk at the time of the check.
 func TestConflictsCheck(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
@@ -119,36 +131,61 @@ func TestConflictsCheck(t *testing.T) {
 		{[]string{"conflicts", "--wing", "pam", "--check", "--json"}, exitConflict, "wing pam has 1 open conflict"},
 		{[]string{"conflicts", "--wing", "jim", "--check"}, exitOK, ""},
 		{[]string{"conflicts", "--check"}, exitConflict, "the hive has 2 open conflicts"},
+		{[]string{"conflicts", "--wing", "dwigth", "--check"}, exitUsage, `--wing: unknown wing "dwigth" (known wings: angela, dwight, jim, pam)`},
+		{[]string{"conflicts", "--wing", "dwigth"}, exitUsage, `unknown wing "dwigth" (known wings: angela, dwight, jim, pam)`},
 	}
-	check := func(mode string) {
+	check := func(mode string, extra ...string) {
+		t.Helper()
 		for _, tt := range tests {
-			_, stderr, code := c.run(tt.args...)
+			args := append(append([]string{}, extra...), tt.args...)
+			_, stderr, code := c.run(args...)
 			if code != tt.code || !strings.Contains(stderr, tt.stderr) {
-				t.Errorf("%s: memminer %s: exit %d, stderr %q; want %d, %q", mode, strings.Join(tt.args, " "), code, stderr, tt.code, tt.stderr)
+				t.Errorf("%s: memminer %s: exit %d, stderr %q; want %d, %q", mode, strings.Join(args, " "), code, stderr, tt.code, tt.stderr)
+			}
+		}
+	}
+	// checkNow asserts --check's exit code for wing through the daemon and
+	// without it.
+	checkNow := func(what, wing string, want int) {
+		t.Helper()
+		for _, extra := range [][]string{nil, {"--no-daemon"}} {
+			args := append(append([]string{}, extra...), "conflicts", "--check", "--wing", wing)
+			if _, stderr, code := c.run(args...); code != want {
+				t.Errorf("%s: memminer %s: exit %d (%s), want %d", what, strings.Join(args, " "), code, stderr, want)
 			}
 		}
 	}
 	check("direct")
-	r := startRun(t, c, c.hive, "--no-syncthing", "--mine-interval", "1s")
+	// No Syncthing, no mine tick during the test: only the check's own
+	// walk can see the changes below.
+	r := startRun(t, c, c.hive, "--no-syncthing", "--mine-interval", "1h")
 	check("daemon")
+	check("--no-daemon, daemon up", "--no-daemon")
 
-	// Merged: the daemon notices at its next scan.
+	// Merged: the very next check passes.
 	for _, p := range paths {
 		if err := os.Remove(p); err != nil {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "the daemon to clear the conflicts", func() bool {
-		_, _, code := c.run("conflicts", "--check")
-		return code == exitOK
-	})
-	if _, _, code := c.run("conflicts", "--wing", "dwight", "--check"); code != exitOK {
-		t.Fatalf("daemon: --check after the merge: exit %d", code)
+	checkNow("after the merge", "dwight", exitOK)
+	if _, _, code := c.run("conflicts", "--check"); code != exitOK {
+		t.Fatalf("daemon: --check of the hive after the merge: exit %d", code)
 	}
+	// A conflict copy that appears is caught by the very next check.
+	jim := filepath.Join(c.hive, "agents", "jim", "memory.sync-conflict-20240301-080000-ABCDEFG.md")
+	writeTestFile(t, jim, "# lost\n")
+	checkNow("a new copy", "jim", exitConflict)
+	if out := c.ok("status", "--json"); !strings.Contains(out, `"conflicts_open": 1`) {
+		t.Fatalf("daemon status does not count the new copy:\n%s", out)
+	}
+	if err := os.Remove(jim); err != nil {
+		t.Fatal(err)
+	}
+	checkNow("the new copy merged", "jim", exitOK)
 	r.stop(t)
-	if _, _, code := c.run("conflicts", "--wing", "dwight", "--check"); code != exitOK {
-		t.Fatalf("direct: --check after the merge: exit %d", code)
-	}
+	addConflictCopies(t, c.hive)
+	check("direct, after the daemon")
 }
 
 // TestConflictsWingRoots: without a hive, the directories the palace's
@@ -167,8 +204,12 @@ func TestConflictsWingRoots(t *testing.T) {
 	if !strings.Contains(out, "$HIVE/"+conflictCopies[0]) || strings.Contains(out, "todo.sync-conflict") {
 		t.Fatalf("conflicts from wing roots:\n%s", out)
 	}
-	if _, stderr, code := c.run("conflicts", "--wing", "jim"); code != exitUsage || !strings.Contains(stderr, "has no wing jim") {
+	if _, stderr, code := c.run("conflicts", "--wing", "jim", "--check"); code != exitUsage || !strings.Contains(stderr, `unknown wing "jim" (known wings: dwight, pam)`) {
 		t.Fatalf("unknown wing without hive: exit %d, %q", code, stderr)
+	}
+	// Status without a daemon counts the same conflicts.
+	if out := c.ok("status", "--json"); !strings.Contains(out, `"conflicts_open": 1`) {
+		t.Fatalf("direct status without a hive:\n%s", out)
 	}
 }
 

@@ -24,6 +24,17 @@ const Name = "conflicts"
 // deviceLookupTimeout bounds the device-name lookup a scan makes.
 const deviceLookupTimeout = 5 * time.Second
 
+// requestLookupTimeout bounds it for a scan made to answer a request,
+// which must not wait long on a Syncthing that hangs.
+const requestLookupTimeout = time.Second
+
+// countTimeout bounds the walk ConflictsOpen makes (it has no context).
+const countTimeout = 5 * time.Second
+
+// codeUnknownWing is the daemon's wire code for an unknown wing; a
+// daemon.Client's error with it matches palace.ErrUnknownWing.
+const codeUnknownWing = "unknown_wing"
+
 // Options configure a Component. The zero value watches no Syncthing and
 // alerts only in the log.
 type Options struct {
@@ -75,6 +86,7 @@ type Component struct {
 	readyOnce sync.Once
 
 	mu       sync.Mutex // guards the fields below
+	host     *daemon.Host
 	log      *slog.Logger
 	reg      *registry
 	watcher  *syncthing.Watcher
@@ -117,6 +129,9 @@ func (c *Component) Name() string { return Name }
 func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	// However Run ends, requests waiting for the first scan get an answer.
 	defer c.markReady()
+	c.mu.Lock()
+	c.host = h
+	c.mu.Unlock()
 	log := h.Logger().With("component", Name)
 	hv, err := newHive(h.Hive())
 	if err != nil {
@@ -143,7 +158,7 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	defer wg.Wait()
 	wg.Go(func() { c.alerts.run(ctx) })
 
-	c.scan(ctx)
+	c.scan(ctx, "", deviceLookupTimeout)
 	c.markReady()
 
 	if c.opts.Syncthing == nil {
@@ -167,6 +182,14 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 func (c *Component) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 
 // Routes implements daemon.Router: GET /conflicts[?wing=ID] answers a List.
+//
+// The answer reflects the hive at the time of the request, whether or not
+// Syncthing's events are followed: the wing's agent directories (the whole
+// hive without a wing) are walked first and the registry reconciled with
+// what is there, so a copy made a moment ago is listed (and alerted, once,
+// as any new conflict) and a deleted one is resolved. A wing that is
+// neither a wing of the palace nor an agent directory of the hive is
+// refused with 404 and code unknown_wing, naming the known wings.
 func (c *Component) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /conflicts", c.handleList)
 }
@@ -186,7 +209,59 @@ func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
 	case <-r.Context().Done():
 		return
 	}
-	writeJSON(w, http.StatusOK, c.List().Wing(wing))
+	if wing != "" {
+		if err := c.checkWing(wing); err != nil {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeUnknownWing})
+			return
+		}
+	}
+	scanErr := c.scan(r.Context(), wing, requestLookupTimeout)
+	if r.Context().Err() != nil {
+		return
+	}
+	l := c.List().Wing(wing)
+	if scanErr != nil {
+		l.ScanError = scanErr.Error()
+	}
+	writeJSON(w, http.StatusOK, l)
+}
+
+// checkWing returns an error matching palace.ErrUnknownWing when wing is
+// neither a wing of the palace, nor an agent directory of the hive, nor
+// the wing of an open conflict.
+func (c *Component) checkWing(wing string) error {
+	c.mu.Lock()
+	h, reg := c.host, c.reg
+	c.mu.Unlock()
+	if h == nil || reg == nil {
+		return nil // Run failed early; the list is empty anyway
+	}
+	p := h.Palace()
+	if p != nil && p.HasWing(wing) {
+		return nil
+	}
+	dirs, err := agentDirs(reg.hive)
+	if err != nil {
+		return nil // cannot tell; the scan reports the error
+	}
+	var known []string
+	for _, d := range dirs {
+		if d.wing == wing {
+			return nil
+		}
+		known = append(known, d.wing)
+	}
+	for _, cf := range reg.list() {
+		if cf.Wing == wing {
+			return nil
+		}
+	}
+	if p != nil {
+		for _, wi := range p.Wings() {
+			known = append(known, wi.ID)
+		}
+	}
+	return UnknownWingError(wing, known)
 }
 
 func writeJSON(w http.ResponseWriter, code int, v any) {
@@ -216,10 +291,12 @@ func (c *Component) Scanned(ctx context.Context, _ *daemon.Host) {
 	case <-ctx.Done():
 		return
 	}
-	c.scan(ctx)
+	c.scan(ctx, "", deviceLookupTimeout)
 }
 
-// ConflictsOpen implements daemon.ConflictCounter.
+// ConflictsOpen implements daemon.ConflictCounter. Once the registry is
+// loaded, the hive is walked first, so status and metrics count what is on
+// disk now, as GET /conflicts lists it.
 func (c *Component) ConflictsOpen() int {
 	c.mu.Lock()
 	reg := c.reg
@@ -227,23 +304,35 @@ func (c *Component) ConflictsOpen() int {
 	if reg == nil {
 		return 0
 	}
+	select {
+	case <-c.ready:
+		ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
+		c.scan(ctx, "", requestLookupTimeout)
+		cancel()
+	default:
+	}
 	return reg.count()
 }
 
-// scan walks the hive and reconciles the registry with what is on disk.
-func (c *Component) scan(ctx context.Context) {
+// scan walks the hive (only wing's agent directories when wing is set) and
+// reconciles the registry with what is on disk: new copies are recorded
+// and alerted, registered copies gone from disk resolved. Scans may run
+// at once (a tick, requests); reconcile checks the disk again, so a walk
+// that a concurrent change overtook does not undo it. It returns why the
+// walk was incomplete, if it was.
+func (c *Component) scan(ctx context.Context, wing string, lookupTimeout time.Duration) error {
 	c.mu.Lock()
 	reg, log, adopt := c.reg, c.log, c.adopt
 	c.mu.Unlock()
 	if reg == nil {
-		return // Run failed before loading the registry
+		return nil // Run failed before loading the registry
 	}
-	copies, err := scanHive(ctx, reg.hive, "")
+	copies, err := scanHive(ctx, reg.hive, wing)
 	if ctx.Err() != nil {
-		return
+		return ctx.Err()
 	}
 	now := detectedTime(time.Now())
-	c.lookupNames(ctx, reg, copies)
+	c.lookupNames(ctx, reg, copies, lookupTimeout)
 	onDisk := make([]Conflict, len(copies))
 	for i, f := range copies {
 		onDisk[i] = f.c
@@ -260,9 +349,13 @@ func (c *Component) scan(ctx context.Context) {
 		msg = err.Error()
 	}
 	c.mu.Lock()
-	c.lastScan = time.Now()
-	changed := msg != c.scanErr
-	c.scanErr = msg
+	changed := false
+	if wing == "" {
+		// Status tells of walks of the whole hive.
+		c.lastScan = time.Now()
+		changed = msg != c.scanErr
+		c.scanErr = msg
+	}
 	loadErr := c.loadErr
 	if adopt {
 		c.adopt = false
@@ -281,16 +374,18 @@ func (c *Component) scan(ctx context.Context) {
 	if adopt {
 		log.Warn("conflict registry was unreadable; rebuilt it from a scan of the hive (its conflicts are not alerted again; see memminer conflicts)",
 			"registry", reg.path, "moved_to", reg.path+".corrupt", "open", reg.count(), "err", loadErr)
-		return
+		return err
 	}
 	for _, a := range added {
 		c.alert(a)
 	}
+	return err
 }
 
 // lookupNames asks Syncthing for device names the registry does not know
-// yet, once per scan and only when a copy needs one.
-func (c *Component) lookupNames(ctx context.Context, reg *registry, copies []found) {
+// yet, once per scan and only when a copy needs one, waiting at most
+// timeout.
+func (c *Component) lookupNames(ctx context.Context, reg *registry, copies []found, timeout time.Duration) {
 	if c.opts.Syncthing == nil {
 		return
 	}
@@ -303,7 +398,7 @@ func (c *Component) lookupNames(ctx context.Context, reg *registry, copies []fou
 	if len(need) == 0 {
 		return
 	}
-	lctx, cancel := context.WithTimeout(ctx, deviceLookupTimeout)
+	lctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	devices, err := c.opts.Syncthing.Devices(lctx)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -263,11 +264,18 @@ func TestSyncthingDown(t *testing.T) {
 	}
 }
 
-// TestListEndpoint: GET /conflicts filters by wing and refuses a bad one.
+// TestListEndpoint: GET /conflicts filters by wing, refuses a bad one, and
+// refuses an unknown one (neither an agent directory nor a palace wing)
+// with an error that matches palace.ErrUnknownWing and names the known
+// wings, so a mistyped wing never passes `conflicts --check`.
 func TestListEndpoint(t *testing.T) {
 	hv := newHiveDir(t)
 	for _, w := range []string{"dwight", "pam"} {
 		writeFile(t, filepath.Join(hv, "agents", w, copyName), "lost\n")
+	}
+	// jim has an agent directory but nothing mined yet: a known wing.
+	if err := os.MkdirAll(filepath.Join(hv, "agents", "jim"), 0o755); err != nil {
+		t.Fatal(err)
 	}
 	comp := newComponent(t, Options{})
 	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
@@ -277,7 +285,7 @@ func TestListEndpoint(t *testing.T) {
 	}{{"", 2}, {"dwight", 1}, {"PAM", 1}, {"jim", 0}}
 	for _, tt := range tests {
 		l := r.list(t, tt.wing)
-		if len(l.Conflicts) != tt.want || l.Conflicts == nil {
+		if len(l.Conflicts) != tt.want || l.Conflicts == nil || l.ScanError != "" {
 			t.Errorf("wing %q: %+v, want %d", tt.wing, l, tt.want)
 		}
 	}
@@ -285,6 +293,99 @@ func TestListEndpoint(t *testing.T) {
 	var re *daemon.RemoteError
 	if !errors.As(err, &re) || re.Code != "bad_request" {
 		t.Fatalf("bad wing: %v", err)
+	}
+	err = r.c.Get(context.Background(), "/conflicts", url.Values{"wing": {"dwigth"}}, &List{})
+	if !errors.Is(err, palace.ErrUnknownWing) || !strings.Contains(err.Error(), `unknown wing "dwigth" (known wings: dwight, jim, pam)`) {
+		t.Fatalf("unknown wing: %v", err)
+	}
+
+	// A wing the palace keeps after its agent directory went away is
+	// still known.
+	waitFor(t, "pam to be mined", func() bool { return r.d.Palace().HasWing("pam") })
+	if err := os.RemoveAll(filepath.Join(hv, "agents", "pam")); err != nil {
+		t.Fatal(err)
+	}
+	// The whole hive's walk resolves pam's conflict, so only the palace
+	// knows pam now.
+	if l := r.list(t, ""); len(l.Conflicts) != 1 {
+		t.Fatalf("after pam's directory went: %+v", l)
+	}
+	if l := r.list(t, "pam"); len(l.Conflicts) != 0 {
+		t.Fatalf("pam after its directory went: %+v", l)
+	}
+}
+
+// TestListIsCurrent: without Syncthing events and with no mine tick due,
+// GET /conflicts (and the open count of status) still answer what is on
+// disk at the time of the request: a copy made a moment ago is listed,
+// recorded and alerted once, and a deleted one is resolved.
+func TestListIsCurrent(t *testing.T) {
+	hv := newHiveDir(t)
+	pal := filepath.Join(t.TempDir(), "palace")
+	logs := newLogRecorder(t)
+	var cnt counter
+	comp := newComponent(t, Options{Notify: cnt.notify})
+	// No tick for an hour: only the start scan and the requests walk.
+	r := startDaemon(t, pal, hv, comp, time.Hour, logs.logger())
+	if l := r.list(t, ""); len(l.Conflicts) != 0 {
+		t.Fatalf("before any copy: %+v", l)
+	}
+
+	dwight := filepath.Join(hv, "agents", "dwight", copyName)
+	pam := filepath.Join(hv, "agents", "pam", copyName)
+	writeFile(t, dwight, "lost\n")
+	writeFile(t, pam, "lost too\n")
+	l := r.list(t, "dwight")
+	if len(l.Conflicts) != 1 || l.Conflicts[0].Path != dwight || l.Conflicts[0].FoundBy != FoundByScan {
+		t.Fatalf("wing dwight right after its copy appeared: %+v", l)
+	}
+	// A wing's request walks that wing only.
+	if got := comp.List().Conflicts; len(got) != 1 || got[0].Path != dwight {
+		t.Fatalf("registry after a request for dwight: %+v", got)
+	}
+	waitFor(t, "dwight's alert", func() bool { return cnt.get(dwight) == 1 })
+	known, err := ReadRegistry(pal)
+	if err != nil || len(known) != 1 || known[0].Path != dwight {
+		t.Fatalf("registry on disk = %+v, %v", known, err)
+	}
+
+	st, err := r.c.Status(context.Background())
+	if err != nil || st.ConflictsOpen != 2 {
+		t.Fatalf("status conflicts_open = %d (%v), want 2", st.ConflictsOpen, err)
+	}
+	for range 3 {
+		if l := r.list(t, ""); len(l.Conflicts) != 2 {
+			t.Fatalf("whole hive: %+v", l)
+		}
+	}
+	waitFor(t, "pam's alert", func() bool { return cnt.get(pam) == 1 })
+
+	if err := os.Remove(dwight); err != nil {
+		t.Fatal(err)
+	}
+	if l := r.list(t, "dwight"); len(l.Conflicts) != 0 {
+		t.Fatalf("wing dwight right after its copy was deleted: %+v", l)
+	}
+	if err := os.Remove(pam); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := r.c.Status(context.Background()); err != nil || st.ConflictsOpen != 0 {
+		t.Fatalf("status conflicts_open after the merges = %d (%v), want 0", st.ConflictsOpen, err)
+	}
+	if l := r.list(t, ""); len(l.Conflicts) != 0 {
+		t.Fatalf("whole hive after the merges: %+v", l)
+	}
+	if n := len(logs.records("conflict resolved")); n != 2 {
+		t.Fatalf("%d resolutions logged, want 2", n)
+	}
+	if cnt.total() != 2 || len(logs.records(alertMsg)) != 2 {
+		t.Fatalf("alerts: %d notifications, %d log lines; want one per copy", cnt.total(), len(logs.records(alertMsg)))
+	}
+	if known, err := ReadRegistry(pal); err != nil || len(known) != 0 {
+		t.Fatalf("registry on disk after the merges = %+v, %v", known, err)
+	}
+	if ds, err := r.c.Status(context.Background()); err != nil || ds.Daemon.Scans != 1 {
+		t.Fatalf("the daemon scanned the hive %d times (%v); the test means to run without ticks", ds.Daemon.Scans, err)
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/memminer/memminer/palace"
@@ -52,12 +54,15 @@ type Conflict struct {
 // List is the shape of `memminer conflicts --json` and of GET /conflicts.
 type List struct {
 	Conflicts []Conflict `json:"conflicts"`
+	// ScanError, when set, says why the walk of the hive made for this
+	// list was incomplete: conflicts may be missing.
+	ScanError string `json:"scan_error,omitempty"`
 }
 
 // Wing returns the conflicts of wing (every conflict when wing is empty).
 // The result's Conflicts is never nil, so it encodes as [].
 func (l List) Wing(wing string) List {
-	out := List{Conflicts: []Conflict{}}
+	out := List{Conflicts: []Conflict{}, ScanError: l.ScanError}
 	for _, c := range l.Conflicts {
 		if wing == "" || c.Wing == wing {
 			out.Conflicts = append(out.Conflicts, c)
@@ -153,35 +158,151 @@ type found struct {
 	modTime time.Time
 }
 
-// scanHive walks the hive (only agents/<wing> when wing is set) for
-// conflict copies. Paths are the configured hive joined with the relative
-// path. A missing agents/<wing> directory is no error.
-func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
-	root := h.abs
-	if wing != "" {
-		root = filepath.Join(h.abs, "agents", wing)
-		if _, err := os.Stat(root); errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
-		}
+// agentDir is one agents/<name> directory of the hive.
+type agentDir struct {
+	wing string // the normalised name
+	path string // the hive as configured joined with agents/<name>
+	link bool   // a symlink to a directory, which a walk of the hive does not enter
+}
+
+// agentDirs lists the hive's agent directories whose names are valid wing
+// ids, as the daemon mines them: directories and symlinks to directories
+// below agents/, hidden ones left out. A hive without agents/ has none.
+func agentDirs(h hive) ([]agentDir, error) {
+	root := filepath.Join(h.abs, "agents")
+	entries, err := os.ReadDir(root)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
+		return nil, nil
 	}
-	fcs, err := syncthing.ScanConflicts(ctx, root)
-	out := make([]found, 0, len(fcs))
-	for _, f := range fcs {
-		rel, ok := within(h.abs, f.Path)
-		if !ok {
+	if err != nil {
+		return nil, fmt.Errorf("list agent directories: %w", err)
+	}
+	var out []agentDir
+	for _, e := range entries {
+		name := e.Name()
+		if strings.HasPrefix(name, ".") {
 			continue
 		}
-		out = append(out, found{
-			c: Conflict{
-				Path:     f.Path,
-				Original: f.Original,
-				Wing:     wingOf(rel),
-				Device:   f.Name.ShortDevice,
-			},
-			modTime: f.ModTime,
-		})
+		w, err := palace.NormalizeWingID(name)
+		if err != nil {
+			continue
+		}
+		path := filepath.Join(root, name)
+		link := e.Type()&fs.ModeSymlink != 0
+		if !e.IsDir() {
+			if info, err := os.Stat(path); err != nil || !info.IsDir() {
+				continue
+			}
+		}
+		out = append(out, agentDir{wing: w, path: path, link: link})
 	}
-	return out, err
+	return out, nil
+}
+
+// HiveWings returns the wings of the hive at dir: the normalised names of
+// its agents/<id>/ directories (symlinks to directories included, hidden
+// ones and names that are no valid wing id left out), sorted and without
+// duplicates. A hive without an agents directory has none.
+func HiveWings(dir string) ([]string, error) {
+	h, err := newHive(dir)
+	if err != nil {
+		return nil, err
+	}
+	dirs, err := agentDirs(h)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, d := range dirs {
+		out = append(out, d.wing)
+	}
+	sort.Strings(out)
+	return slices.Compact(out), nil
+}
+
+// UnknownWingError is the error for a wing that is neither an agent
+// directory of the hive nor a wing of the palace: it matches
+// palace.ErrUnknownWing and names the known wings, like an unknown wing in
+// a search.
+func UnknownWingError(wing string, known []string) error {
+	known = slices.Compact(slices.Sorted(slices.Values(known)))
+	if len(known) == 0 {
+		return fmt.Errorf("%w %q: neither the palace nor the hive has any wing yet", palace.ErrUnknownWing, wing)
+	}
+	return fmt.Errorf("%w %q (known wings: %s)", palace.ErrUnknownWing, wing, strings.Join(known, ", "))
+}
+
+// scanDir walks root for conflict copies like syncthing.ScanConflicts, but
+// follows root itself when it is a symlink (a hive or an agent directory
+// may be one); the paths returned stay below root as given.
+func scanDir(ctx context.Context, root string) ([]syncthing.FoundConflict, error) {
+	walked := root
+	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if r, err := filepath.EvalSymlinks(root); err == nil {
+			walked = r
+		}
+	}
+	fcs, err := syncthing.ScanConflicts(ctx, walked)
+	if walked != root {
+		for i := range fcs {
+			fcs[i].Path = rebase(walked, root, fcs[i].Path)
+			fcs[i].Original = rebase(walked, root, fcs[i].Original)
+		}
+	}
+	return fcs, err
+}
+
+// rebase moves path from below old to below root.
+func rebase(old, root, path string) string {
+	if r, ok := within(old, path); ok {
+		return filepath.Join(root, r)
+	}
+	return path
+}
+
+// scanHive walks the hive for conflict copies: all of it, agent
+// directories that are symlinks included, or only the agent directories of
+// wing when wing is set (none is no error). Paths are the configured hive
+// joined with the relative path. The first error (an unreadable directory)
+// is returned along with what was found.
+func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
+	dirs, firstErr := agentDirs(h)
+	var roots []string
+	if wing == "" {
+		roots = append(roots, h.abs)
+	}
+	for _, d := range dirs {
+		// A walk of the hive does not enter symlinks; walk those apart.
+		if (wing == "" && d.link) || (wing != "" && d.wing == wing) {
+			roots = append(roots, d.path)
+		}
+	}
+	var out []found
+	for _, root := range roots {
+		fcs, err := scanDir(ctx, root)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		for _, f := range fcs {
+			rel, ok := within(h.abs, f.Path)
+			if !ok {
+				continue
+			}
+			out = append(out, found{
+				c: Conflict{
+					Path:     f.Path,
+					Original: f.Original,
+					Wing:     wingOf(rel),
+					Device:   f.Name.ShortDevice,
+				},
+				modTime: f.ModTime,
+			})
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	return out, firstErr
 }
 
 // fromDisk turns copies found by a scan into conflicts without a daemon:

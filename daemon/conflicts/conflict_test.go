@@ -2,10 +2,14 @@ package conflicts
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/palace"
 )
 
 func TestWingOf(t *testing.T) {
@@ -147,6 +151,97 @@ func TestListWing(t *testing.T) {
 		got := l.Wing(tt.wing)
 		if got.Conflicts == nil || len(got.Conflicts) != tt.want {
 			t.Errorf("Wing(%q) = %+v, want %d", tt.wing, got, tt.want)
+		}
+	}
+}
+
+// TestScanSymlinks: a hive that is a symlink, and an agent directory that
+// is one (the daemon mines both), are walked; paths stay below the hive as
+// configured.
+func TestScanSymlinks(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real")
+	writeFile(t, filepath.Join(real, "agents", "dwight", copyName), "lost\n")
+	elsewhere := filepath.Join(dir, "elsewhere", "angela")
+	writeFile(t, filepath.Join(elsewhere, "notes", copyName), "lost\n")
+	if err := os.Symlink(elsewhere, filepath.Join(real, "agents", "angela")); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	angela := Conflict{
+		Path: filepath.Join(link, "agents", "angela", "notes", copyName), Original: filepath.Join(link, "agents", "angela", "notes", "memory.md"),
+		Wing: "angela", Device: "ABCDEFG", FoundBy: FoundByScan,
+	}
+	dwight := Conflict{
+		Path: filepath.Join(link, "agents", "dwight", copyName), Original: filepath.Join(link, "agents", "dwight", "memory.md"),
+		Wing: "dwight", Device: "ABCDEFG", FoundBy: FoundByScan,
+	}
+	tests := []struct {
+		wing string
+		want []Conflict
+	}{
+		{"", []Conflict{angela, dwight}},
+		{"angela", []Conflict{angela}},
+		{"dwight", []Conflict{dwight}},
+	}
+	for _, tt := range tests {
+		got, err := ScanHive(context.Background(), link, tt.wing, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range got {
+			got[i].Detected = time.Time{}
+		}
+		checkList(t, "ScanHive "+tt.wing, got, tt.want)
+	}
+}
+
+func TestHiveWings(t *testing.T) {
+	hv := newHiveDir(t)
+	for _, d := range []string{"Jim", "jim", ".hidden", "bad name"} {
+		if err := os.MkdirAll(filepath.Join(hv, "agents", d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(hv, "agents", "notes.md"), "not an agent\n")
+	if err := os.Symlink(filepath.Join(hv, "agents", "pam"), filepath.Join(hv, "agents", "angela")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(hv, "nowhere"), filepath.Join(hv, "agents", "kevin")); err != nil {
+		t.Fatal(err)
+	}
+	empty := t.TempDir()
+	tests := []struct {
+		dir  string
+		want []string
+	}{
+		{hv, []string{"angela", "dwight", "jim", "pam"}},
+		{empty, nil},
+		{filepath.Join(empty, "missing"), nil},
+	}
+	for _, tt := range tests {
+		got, err := HiveWings(tt.dir)
+		if err != nil || !slices.Equal(got, tt.want) {
+			t.Errorf("HiveWings(%s) = %v, %v; want %v", tt.dir, got, err, tt.want)
+		}
+	}
+}
+
+func TestUnknownWingError(t *testing.T) {
+	tests := []struct {
+		known []string
+		want  string
+	}{
+		{[]string{"pam", "dwight", "pam"}, `unknown wing "jim" (known wings: dwight, pam)`},
+		{nil, `unknown wing "jim": neither the palace nor the hive has any wing yet`},
+	}
+	for _, tt := range tests {
+		err := UnknownWingError("jim", tt.known)
+		if !errors.Is(err, palace.ErrUnknownWing) || err.Error() != tt.want {
+			t.Errorf("UnknownWingError(jim, %v) = %v, want %q", tt.known, err, tt.want)
 		}
 	}
 }

@@ -8,11 +8,12 @@
 // the facts in it are lost. This package makes sure someone hears of it.
 //
 // A [Component] plugs into the daemon (daemon.Component). It learns of
-// conflict copies two ways: at once from Syncthing's event stream (a
-// syncthing.Watcher, when a client is configured and Syncthing answers),
-// and from a walk of the hive at start and after every hive scan of the
-// daemon (the backstop when Syncthing is down, not configured, or events
-// were missed). Each open conflict ([Conflict]) records the copy, the file
+// conflict copies three ways: at once from Syncthing's event stream (a
+// syncthing.Watcher, when a client is configured and Syncthing answers);
+// from a walk of the hive at start and after every hive scan of the daemon
+// (the backstop when Syncthing is down, not configured, or events were
+// missed); and from a walk made for every request, so that what it answers
+// is what is on disk at that moment. Each open conflict ([Conflict]) records the copy, the file
 // it conflicts with, the wing (the agent id of agents/<id>/…), when it was
 // detected, the winning device and how it was found. A conflict is resolved
 // when its copy disappears.
@@ -32,6 +33,11 @@
 //
 // The component serves GET /conflicts on the daemon's control socket
 // ([List], optionally ?wing=ID) and counts open conflicts for status and
-// metrics. [ScanHive] and [ScanWings] give the same list without a daemon,
-// reusing the records of a registry file left by one.
+// metrics; each walks the hive first (only the wing's agent directories
+// for ?wing), recording and alerting new copies and resolving deleted
+// ones, which is what makes `memminer conflicts --check` safe to run just
+// before writing. A wing that is neither an agent directory of the hive
+// nor a wing of the palace is refused ([UnknownWingError]). [ScanHive] and
+// [ScanWings] give the same list without a daemon, reusing the records of
+// a registry file left by one; [HiveWings] lists the hive's wings.
 package conflicts

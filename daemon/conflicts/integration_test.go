@@ -27,16 +27,15 @@ func syncthingComponent(t *testing.T, node *sttest.Node, opts Options) *Componen
 	return newComponent(t, opts)
 }
 
-// waitReported waits until the daemon lists the conflict copy at path.
+// waitReported waits until Syncthing's event registers the conflict copy
+// at path, then checks GET /conflicts lists the same record. It polls the
+// registry itself: GET /conflicts walks the hive first and would find the
+// copy by scan before the event arrives.
 func waitReported(t *testing.T, r *running, path string) Conflict {
 	t.Helper()
 	var got Conflict
 	sttest.Eventually(t, reportTimeout, "memminer to report "+path, func(ctx context.Context) (bool, error) {
-		var l List
-		if err := r.c.Get(ctx, "/conflicts", nil, &l); err != nil {
-			return false, err
-		}
-		for _, c := range l.Conflicts {
+		for _, c := range r.comp.List().Conflicts {
 			if c.Path == path {
 				got = c
 				return true, nil
@@ -44,6 +43,15 @@ func waitReported(t *testing.T, r *running, path string) Conflict {
 		}
 		return false, nil
 	})
+	for _, c := range r.list(t, "").Conflicts {
+		if c.Path == path {
+			if c != got {
+				t.Errorf("GET /conflicts lists %+v, the registry %+v", c, got)
+			}
+			return got
+		}
+	}
+	t.Errorf("GET /conflicts does not list %s", path)
 	return got
 }
 
