@@ -56,7 +56,10 @@ func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
 		return daemon.Status{}, err
 	}
 	defer p.Close()
-	return daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled), nil
+	st := daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled)
+	// Counted as `memminer --no-daemon conflicts` lists them.
+	st.ConflictsOpen = a.openConflictCount(ctx, p)
+	return st, nil
 }
 
 func printStatus(a *app, st daemon.Status) {
