@@ -549,6 +549,9 @@ func (d *Daemon) work(ctx context.Context) {
 func (d *Daemon) mineOptions(reembeds *[]Reembed) mine.Options {
 	return mine.Options{
 		MaxFileBytes: d.opts.MaxFileBytes,
+		// Running lexically because the model is unavailable must not
+		// strip wings of its vectors.
+		ModelUnavailable: d.opts.ModelError,
 		OnReembed: func(wing, from, to string, n int) {
 			d.log.Warn("wing was embedded with another model; re-embedding", "wing", wing, "from", from, "to", to, "notes", n)
 			if reembeds != nil {

@@ -61,11 +61,11 @@ func newMetrics(d *Daemon) *metrics {
 		}, func() float64 { return float64(d.conflictsOpen()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "memminer_files_failing",
-			Help: "Files whose last mine failed.",
+			Help: "Files whose last mine failed, and wings whose re-embedding failed.",
 		}, func() float64 {
 			d.mu.Lock()
 			defer d.mu.Unlock()
-			return float64(len(d.failures))
+			return float64(len(d.failures) + len(d.reembedFailures))
 		}),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "memminer_pending_wings",
