@@ -169,6 +169,7 @@ func (a *app) statusEmbedder(ctx context.Context) (embed.Embedder, modelState, e
 	}
 	if err != nil {
 		st.Available, st.Reason = false, err.Error()
+		a.modelErr = st.Reason
 		return nil, st, nil
 	}
 	if e != nil {

@@ -47,7 +47,7 @@ func (a *app) statusCmd() *cobra.Command {
 
 // palaceStatus describes the palace itself: no daemon serves it.
 func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
-	e, ms, err := a.embedder(ctx)
+	e, ms, err := a.statusEmbedder(ctx)
 	if err != nil {
 		return daemon.Status{}, err
 	}
