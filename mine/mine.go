@@ -344,9 +344,35 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 		}
 	}
 
-	// Files that were mined from this root before and are gone now.
+	// Files that were mined from this root before and are gone now; and
+	// files of roots that no longer exist at all (a moved or renamed hive,
+	// whose notes would otherwise stand twice).
+	goneRoots := map[string]bool{}
+	if !opts.DryRun {
+		for _, w := range p.Wings() {
+			if w.ID != j.wing {
+				continue
+			}
+			for _, r := range w.Roots {
+				if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) && r != j.root {
+					goneRoots[r] = true
+				}
+			}
+		}
+	}
+	inGoneRoot := func(path string) bool {
+		for r := range goneRoots {
+			if path == r || within(r, path, true) {
+				return true
+			}
+		}
+		return false
+	}
 	for _, src := range p.Sources(j.wing) {
-		if seen[src.Path] || !within(j.root, src.Path, j.isDir) || unreadable(src.Path) {
+		if seen[src.Path] || unreadable(src.Path) {
+			continue
+		}
+		if !within(j.root, src.Path, j.isDir) && !inGoneRoot(src.Path) {
 			continue
 		}
 		s.FilesRemoved++
@@ -359,6 +385,9 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 			return s, err
 		}
 		s.NotesRemoved += n
+	}
+	for r := range goneRoots {
+		p.RemoveRoot(j.wing, r)
 	}
 	return s, nil
 }

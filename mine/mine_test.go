@@ -511,3 +511,20 @@ func TestAgentsDirectoryAndBadAgentNames(t *testing.T) {
 		t.Fatalf("summary %+v", s)
 	}
 }
+
+// TestMovedHiveLeavesNoDuplicates: after the hive moves, mining it at its
+// new place drops the notes of the old place, whose root is gone.
+func TestMovedHiveLeavesNoDuplicates(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "old/agents/a/memory.md", dwightMemory)
+	p := openPalace(t, filepath.Join(tmp, "palace"), nil)
+	mineT(t, p, filepath.Join(tmp, "old/agents/a"), Options{})
+	if err := os.Rename(filepath.Join(tmp, "old"), filepath.Join(tmp, "new")); err != nil {
+		t.Fatal(err)
+	}
+	s := mineT(t, p, filepath.Join(tmp, "new/agents/a"), Options{})
+	w := p.Wings()[0]
+	if s.NotesRemoved != 4 || w.Notes != 4 || w.Sources != 1 || len(w.Roots) != 1 || w.Roots[0] != filepath.Join(tmp, "new/agents/a") {
+		t.Fatalf("after the move: %+v, wing %+v", s, w)
+	}
+}

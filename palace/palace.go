@@ -527,6 +527,18 @@ func (p *Palace) AddRoot(wingID, root string) {
 	}
 }
 
+// RemoveRoot forgets that wing was mined from root.
+func (p *Palace) RemoveRoot(wingID, root string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.wings[wingID]; ok {
+		if i := slices.Index(w.roots, root); i >= 0 {
+			w.roots = slices.Delete(w.roots, i, i+1)
+			w.dirty = true
+		}
+	}
+}
+
 func (p *Palace) wingLocked(id string) *wing {
 	w, ok := p.wings[id]
 	if !ok {
