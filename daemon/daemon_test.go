@@ -21,6 +21,7 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -46,25 +47,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 func testHive(t *testing.T, dir string) string {
 	t.Helper()
 	hive := filepath.Join(dir, "hive")
-	src := filepath.Join("..", "examples", "hive")
-	err := filepath.WalkDir(src, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, path)
-		dst := filepath.Join(hive, rel)
-		if e.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyDir(t, filepath.Join("..", "examples", "hive"), hive)
 	return hive
 }
 

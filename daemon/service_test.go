@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/kardianos/service"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite the files under deploy/")
@@ -71,23 +73,7 @@ func TestDeployFilesMatchInstall(t *testing.T) {
 			if d.kind == PlatformLaunchd {
 				got = d.spec.LaunchdPlist()
 			}
-			path := filepath.Join("..", "deploy", filepath.FromSlash(d.file))
-			if *update {
-				if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-					t.Fatal(err)
-				}
-				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(path)
-			if err != nil {
-				t.Fatalf("%v (go test ./daemon -run TestDeployFilesMatchInstall -update writes it)", err)
-			}
-			if got != string(want) {
-				t.Fatalf("%s differs from what install writes:\n--- install\n%s\n--- %s\n%s", path, got, d.file, want)
-			}
+			testutil.Golden(t, filepath.Join("..", "deploy", filepath.FromSlash(d.file)), got, *update)
 		})
 	}
 }

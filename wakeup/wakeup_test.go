@@ -3,7 +3,6 @@ package wakeup
 import (
 	"encoding/json"
 	"errors"
-	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -12,28 +11,13 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 )
 
 func checkGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./wakeup -run %s -update to create it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 func TestGoldenDigests(t *testing.T) {

@@ -5,12 +5,13 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -27,7 +28,7 @@ func newCLI(t *testing.T) *cli {
 	t.Helper()
 	tmp := t.TempDir()
 	c := &cli{t: t, palace: filepath.Join(tmp, "palace"), hive: filepath.Join(tmp, "hive")}
-	copyDir(t, filepath.Join("..", "..", "examples", "hive"), c.hive)
+	testutil.CopyDir(t, filepath.Join("..", "..", "examples", "hive"), c.hive)
 	c.env = map[string]string{
 		"HOME":                     tmp,
 		"XDG_CONFIG_HOME":          filepath.Join(tmp, "config"),
@@ -78,42 +79,7 @@ func (c *cli) scrub(s string) string {
 
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test -run %s -update to create it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
-func copyDir(t *testing.T, from, to string) {
-	t.Helper()
-	err := filepath.WalkDir(from, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(from, path)
-		dst := filepath.Join(to, rel)
-		if d.IsDir() {
-			return os.MkdirAll(dst, 0o755)
-		}
-		data, err := os.ReadFile(path)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "golden", name), got, *update)
 }
 
 func TestCLIGolden(t *testing.T) {

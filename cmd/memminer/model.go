@@ -21,7 +21,7 @@ func (a *app) modelCmd() *cobra.Command {
 			}
 			return nil
 		},
-		RunE:  func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
 	cmd.AddCommand(a.modelFetchCmd())
 	return cmd

@@ -8,28 +8,14 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // wakeupGolden compares got with testdata/wakeup/name.
 func wakeupGolden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "wakeup", name)
-	if *update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/memminer -run %s -update to create it)", err, t.Name())
-	}
-	if got != string(want) {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	testutil.Golden(t, filepath.Join("testdata", "wakeup", name), got, *update)
 }
 
 // minedCLI is a CLI whose palace holds the example hive, mined with fixed
