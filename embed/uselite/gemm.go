@@ -72,19 +72,69 @@ const rowsPerJob = 8 * tileRows
 const panelsPerJob = 4
 
 // matmulAdd computes c += a·b where a is m×b.k (row-major, stride b.k) and
-// c is m×b.n (row-major, stride b.n). It spreads the work over all CPUs.
+// c is m×b.n (row-major, stride b.n). It spreads the work over GOMAXPROCS
+// goroutines.
 func matmulAdd(c, a []float32, m int, b *matrix) {
+	matmul(c, a, m, b, epilogue{})
+}
+
+// epilogue is row-wise work a product does on each block of c it owns, so
+// that the work runs in parallel with the product instead of in serial
+// passes over the whole result before or after it.
+type epilogue struct {
+	// bias (b.n values) goes into every row of c before the product:
+	// copied over it when setBias is true, added to it otherwise.
+	bias    []float32
+	setBias bool
+	// relu clamps the results at zero after the product.
+	relu bool
+}
+
+// matmul computes c += a·b like matmulAdd, with the bias and
+// rectification of e applied to each block of c by the job that computes
+// it. Every element sees the same operations in the same order as with
+// separate passes, so the results are bit-identical to them.
+func matmul(c, a []float32, m int, b *matrix, e epilogue) {
 	if m == 0 || b.n == 0 {
 		return
 	}
 	_ = a[m*b.k-1]
 	_ = c[m*b.n-1]
+	if e.bias != nil {
+		_ = e.bias[b.n-1]
+	}
 	rowJobs := (m + rowsPerJob - 1) / rowsPerJob
 	panelJobs := (b.panels + panelsPerJob - 1) / panelsPerJob
 	parallelFor(rowJobs*panelJobs, func(job int, s *scratch) {
 		r0 := (job / panelJobs) * rowsPerJob
+		r1 := min(m, r0+rowsPerJob)
 		p0 := (job % panelJobs) * panelsPerJob
-		gemmBlock(c, b.n, a, b.k, r0, min(m, r0+rowsPerJob), b, p0, min(b.panels, p0+panelsPerJob), s)
+		p1 := min(b.panels, p0+panelsPerJob)
+		c0, c1 := p0*panelWidth, min(b.n, p1*panelWidth)
+		if e.bias != nil {
+			bias := e.bias[c0:c1]
+			for r := r0; r < r1; r++ {
+				row := c[r*b.n+c0 : r*b.n+c1]
+				if e.setBias {
+					copy(row, bias)
+					continue
+				}
+				for j, v := range bias {
+					row[j] += v
+				}
+			}
+		}
+		gemmBlock(c, b.n, a, b.k, r0, r1, b, p0, p1, s)
+		if e.relu {
+			for r := r0; r < r1; r++ {
+				row := c[r*b.n+c0 : r*b.n+c1]
+				for j, v := range row {
+					if v < 0 {
+						row[j] = 0
+					}
+				}
+			}
+		}
 	})
 }
 

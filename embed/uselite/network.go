@@ -205,8 +205,8 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 	defer n.pool.Put(ws)
 	d := n.dEmb
 	x := ws.bufs[0][:m*d]
-	for i, s := range seqs {
-		for p, id := range s {
+	parallelFor(len(seqs), func(i int, _ *scratch) {
+		for p, id := range seqs[i] {
 			// The graph adds the timing signal to the embedding and then
 			// adds the embedding once more: 2·embedding + timing.
 			row := x[(offs[i]+p)*d : (offs[i]+p+1)*d]
@@ -215,13 +215,13 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 				row[j] = v + v + timing[j]
 			}
 		}
-	}
+	})
 	for li := range n.layers {
 		x = n.layers[li].apply(ws, m, offs, n.lnEps)
 	}
 	dm := n.layers[len(n.layers)-1].dout
 	pooled := make([]float32, len(seqs)*dm)
-	for i := range seqs {
+	parallelFor(len(seqs), func(i int, _ *scratch) {
 		dst := pooled[i*dm : (i+1)*dm]
 		cnt := offs[i+1] - offs[i]
 		for r := offs[i]; r < offs[i+1]; r++ {
@@ -233,10 +233,9 @@ func (n *network) forward(seqs [][]int) [][]float32 {
 		for j := range dst {
 			dst[j] /= div
 		}
-	}
+	})
 	hidden := make([]float32, len(seqs)*n.dOut)
-	broadcastRows(hidden, n.tanhB, len(seqs))
-	matmulAdd(hidden, pooled, len(seqs), n.tanh)
+	matmul(hidden, pooled, len(seqs), n.tanh, epilogue{bias: n.tanhB, setBias: true})
 	out := make([][]float32, len(seqs))
 	for i := range seqs {
 		v := hidden[i*n.dOut : (i+1)*n.dOut : (i+1)*n.dOut]
@@ -267,33 +266,22 @@ func (l *layer) apply(ws *workspace, m int, offs []int, eps float32) []float32 {
 	if l.res != nil {
 		ws.current = 1 - ws.current
 		resid = ws.bufs[ws.current][:m*l.dout]
-		broadcastRows(resid, l.resB, m)
-		matmulAdd(resid, x, m, l.res)
+		matmul(resid, x, m, l.res, epilogue{bias: l.resB, setBias: true})
 	}
 	qkv := ws.qkv[:m*3*l.inner]
-	broadcastRows(qkv, l.qkvB, m)
-	matmulAdd(qkv, h, m, l.qkv)
+	matmul(qkv, h, m, l.qkv, epilogue{bias: l.qkvB, setBias: true})
 	att := ws.att[:m*l.inner]
-	clear(att)
 	l.attention(att, qkv, offs)
-	addRows(resid, l.outB, m)
-	matmulAdd(resid, att, m, l.out)
+	matmul(resid, att, m, l.out, epilogue{bias: l.outB})
 	h2 := ws.h[:m*l.dout]
 	layerNorm(h2, resid, m, l.dout, l.ffnLnScale, l.ffnLnBias, eps)
 	f := ws.f[:m*l.dff]
-	broadcastRows(f, l.ffn1B, m)
-	matmulAdd(f, h2, m, l.ffn1)
-	for i, v := range f {
-		if v < 0 {
-			f[i] = 0
-		}
-	}
-	addRows(resid, l.ffn2B, m)
-	matmulAdd(resid, f, m, l.ffn2)
+	matmul(f, h2, m, l.ffn1, epilogue{bias: l.ffn1B, setBias: true, relu: true})
+	matmul(resid, f, m, l.ffn2, epilogue{bias: l.ffn2B})
 	return resid
 }
 
-// attention adds to att (m×inner, zeroed) the multi-head scaled
+// attention writes to att (m×inner) the multi-head scaled
 // dot-product attention of each sequence with itself; qkv rows hold q, k
 // and v side by side. Both products of each (sequence, head) pair run on
 // the matrix kernel, with the head's keys (transposed, packed) and values
@@ -312,6 +300,9 @@ func (l *layer) attention(att, qkv []float32, offs []int) {
 		q := qkv[o*w+h*hd:]
 		k := qkv[o*w+l.inner+h*hd:]
 		v := qkv[o*w+2*l.inner+h*hd:]
+		for r := o; r < o+t; r++ {
+			clear(att[r*l.inner+h*hd : r*l.inner+(h+1)*hd])
+		}
 		kp := &sc.keys
 		packStrided(kp, k, hd, t, 1, w) // kᵀ: hd×t
 		vp := &matrix{k: t, n: hd, panels: hd / panelWidth, data: v, ld: w, step: panelWidth}
@@ -344,44 +335,37 @@ func (l *layer) attention(att, qkv []float32, offs []int) {
 	})
 }
 
+// rowsPerNormJob is how many rows one parallel job of layerNorm covers.
+const rowsPerNormJob = 32
+
 // layerNorm writes to dst each of the m rows of x (width d) normalised to
-// zero mean and unit variance, then scaled and shifted.
+// zero mean and unit variance, then scaled and shifted. Blocks of rows run
+// in parallel.
 func layerNorm(dst, x []float32, m, d int, scale, bias []float32, eps float32) {
-	for r := range m {
-		row := x[r*d : (r+1)*d]
-		var mean float64
-		for _, v := range row {
-			mean += float64(v)
+	parallelFor((m+rowsPerNormJob-1)/rowsPerNormJob, func(job int, _ *scratch) {
+		for r := job * rowsPerNormJob; r < min(m, (job+1)*rowsPerNormJob); r++ {
+			normRow(dst[r*d:(r+1)*d], x[r*d:(r+1)*d], scale, bias, eps)
 		}
-		mean /= float64(d)
-		var variance float64
-		for _, v := range row {
-			dv := float64(v) - mean
-			variance += dv * dv
-		}
-		variance /= float64(d)
-		inv := 1 / math.Sqrt(variance+float64(eps))
-		out := dst[r*d : (r+1)*d]
-		for j, v := range row {
-			out[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]
-		}
-	}
+	})
 }
 
-// broadcastRows fills dst with m copies of v.
-func broadcastRows(dst, v []float32, m int) {
-	for r := range m {
-		copy(dst[r*len(v):(r+1)*len(v)], v)
+// normRow writes row normalised to zero mean and unit variance, then
+// scaled and shifted, to out.
+func normRow(out, row, scale, bias []float32, eps float32) {
+	d := len(row)
+	var mean float64
+	for _, v := range row {
+		mean += float64(v)
 	}
-}
-
-// addRows adds v to each of the m rows of x.
-func addRows(x, v []float32, m int) {
-	d := len(v)
-	for r := range m {
-		row := x[r*d : (r+1)*d]
-		for j, b := range v {
-			row[j] += b
-		}
+	mean /= float64(d)
+	var variance float64
+	for _, v := range row {
+		dv := float64(v) - mean
+		variance += dv * dv
+	}
+	variance /= float64(d)
+	inv := 1 / math.Sqrt(variance+float64(eps))
+	for j, v := range row {
+		out[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]
 	}
 }
