@@ -51,30 +51,6 @@ func testHive(t *testing.T, dir string) string {
 	return hive
 }
 
-func writeFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func appendFile(t *testing.T, path, content string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := f.WriteString(content); err != nil {
-		t.Fatal(err)
-	}
-	if err := f.Close(); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // running is an in-process daemon under test.
 type running struct {
 	d      *Daemon
@@ -199,7 +175,7 @@ func TestEditBecomesSearchable(t *testing.T) {
 	if w, _ := wingOf(st, "dwight"); w.LastMine == nil || w.LastMine.Trigger != triggerStart {
 		t.Fatalf("dwight's last mine: %+v", w.LastMine)
 	}
-	appendFile(t, filepath.Join(hive, "agents", "dwight", "memory.md"), "\n- The zebra-quartz rotation runs at noon.\n")
+	testutil.AppendFile(t, filepath.Join(hive, "agents", "dwight", "memory.md"), "\n- The zebra-quartz rotation runs at noon.\n")
 	waitFor(t, "the edit to be searchable", func() bool { return r.searchFinds(t, "zebra-quartz", "dwight", "zebra-quartz") })
 	st = r.idle(t, 1)
 	if w, _ := wingOf(st, "dwight"); w.LastMine == nil || w.LastMine.Trigger != triggerWatch || w.LastMine.NotesAdded != 1 {
@@ -212,14 +188,14 @@ func TestNewAgentBecomesWing(t *testing.T) {
 	hive := testHive(t, tmp)
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
 	r.idle(t, 1)
-	writeFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "# Creed\n\n- The quarry key is under the mat.\n")
+	testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "# Creed\n\n- The quarry key is under the mat.\n")
 	waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
 	st := r.idle(t, 1)
 	if w, ok := wingOf(st, "creed"); !ok || w.Notes != 1 || len(w.Roots) != 1 {
 		t.Fatalf("wing creed: %+v (found %t)", w, ok)
 	}
 	// A nested directory created later is watched too.
-	writeFile(t, filepath.Join(hive, "agents", "creed", "notes", "more.md"), "- Sprinkles was a good cat.\n")
+	testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "notes", "more.md"), "- Sprinkles was a good cat.\n")
 	waitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
 }
 
@@ -231,8 +207,8 @@ func TestMineLoopWithoutWatch(t *testing.T) {
 	if st.Daemon.Watch != "off" {
 		t.Fatalf("watch = %q, want off", st.Daemon.Watch)
 	}
-	appendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), "\n- The kiln schedule moved to Thursdays.\n")
-	writeFile(t, filepath.Join(hive, "agents", "toby", "memory.md"), "- Toby keeps the incident binder.\n")
+	testutil.AppendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), "\n- The kiln schedule moved to Thursdays.\n")
+	testutil.WriteFile(t, filepath.Join(hive, "agents", "toby", "memory.md"), "- Toby keeps the incident binder.\n")
 	waitFor(t, "the edit found by the mine loop", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
 	waitFor(t, "the new agent found by the mine loop", func() bool { return r.searchFinds(t, "incident binder", "toby", "binder") })
 	st = r.idle(t, 1)
@@ -248,7 +224,7 @@ func TestOverflowFallsBackToScan(t *testing.T) {
 	errs := make(chan error, 1)
 	r := start(t, opts, func(d *Daemon) { d.testErrs = errs })
 	r.idle(t, 1)
-	appendFile(t, filepath.Join(hive, "agents", "jim", "memory.md"), "\n- The teapot note is in the drawer.\n")
+	testutil.AppendFile(t, filepath.Join(hive, "agents", "jim", "memory.md"), "\n- The teapot note is in the drawer.\n")
 	// The event was lost; the overflow the kernel reports makes up for it.
 	errs <- fsnotify.ErrEventOverflow
 	waitFor(t, "the change found after the overflow", func() bool { return r.searchFinds(t, "teapot", "jim", "teapot") })
@@ -291,7 +267,7 @@ func TestFailingFileBacksOff(t *testing.T) {
 	tmp := t.TempDir()
 	hive := testHive(t, tmp)
 	bad := filepath.Join(hive, "agents", "kevin", "memory.md")
-	writeFile(t, bad, "- chili \xff\xfe recipe\n")
+	testutil.WriteFile(t, bad, "- chili \xff\xfe recipe\n")
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: true, MineInterval: 5 * time.Millisecond})
 	const ticks = 60
 	st := r.idle(t, ticks)
@@ -314,7 +290,7 @@ func TestFailingFileBacksOff(t *testing.T) {
 	if fe.Failures < 3 || fe.Failures > 8 {
 		t.Fatalf("%d failures in %d scans; want a doubling backoff (3–8)", fe.Failures, st.Daemon.Scans)
 	}
-	writeFile(t, bad, "- chili recipe, fixed\n")
+	testutil.WriteFile(t, bad, "- chili recipe, fixed\n")
 	waitFor(t, "the fixed file to mine", func() bool { return r.searchFinds(t, "chili recipe", "kevin", "fixed") })
 	waitFor(t, "the error to clear", func() bool {
 		st, err := r.c.Status(context.Background())
@@ -380,7 +356,7 @@ func bigHive(t *testing.T, dir string, agents, files, notes int) string {
 			for n := range notes {
 				fmt.Fprintf(&b, "- Fact %d of file %d of agent %d: the word%d goes with the word%d.\n", n, f, a, (a*7+n)%97, (f*13+n)%89)
 			}
-			writeFile(t, filepath.Join(hive, "agents", fmt.Sprintf("agent%02d", a), fmt.Sprintf("memory%d.md", f)), b.String())
+			testutil.WriteFile(t, filepath.Join(hive, "agents", fmt.Sprintf("agent%02d", a), fmt.Sprintf("memory%d.md", f)), b.String())
 		}
 	}
 	return hive
@@ -478,7 +454,7 @@ func TestMineRequestsWhileRunning(t *testing.T) {
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
 	r.idle(t, 1)
 	extra := filepath.Join(tmp, "notes")
-	writeFile(t, filepath.Join(extra, "a.md"), "- The aardvark audit is due Monday.\n")
+	testutil.WriteFile(t, filepath.Join(extra, "a.md"), "- The aardvark audit is due Monday.\n")
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
@@ -494,7 +470,7 @@ func TestMineRequestsWhileRunning(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			appendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), fmt.Sprintf("\n- Concurrent fact %d.\n", i))
+			testutil.AppendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), fmt.Sprintf("\n- Concurrent fact %d.\n", i))
 			_, err := r.c.Mine(ctx, MineRequest{Path: hive})
 			errs <- err
 		}()
@@ -621,7 +597,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 	tmp := t.TempDir()
 	hive := testHive(t, tmp)
 	file := filepath.Join(tmp, "file")
-	writeFile(t, file, "x")
+	testutil.WriteFile(t, file, "x")
 	tests := []struct {
 		name string
 		opts Options
@@ -660,7 +636,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 		t.Fatalf("socket left after stop: %v", err)
 	}
 	// A crash leaves the socket file behind.
-	writeFile(t, SocketPath(pal), "")
+	testutil.WriteFile(t, SocketPath(pal), "")
 	if _, err := NewClient(pal).Status(context.Background()); !errors.Is(err, ErrNotRunning) {
 		t.Fatalf("status on a stale socket: %v", err)
 	}
@@ -855,7 +831,7 @@ func errorAt(st Status, path string) (FileError, bool) {
 func minedPalace(t *testing.T, pal, hive string, emb embed.Embedder) string {
 	t.Helper()
 	extra := filepath.Join(filepath.Dir(hive), "notes")
-	writeFile(t, filepath.Join(extra, "a.md"), "- The aardvark audit is due Monday.\n")
+	testutil.WriteFile(t, filepath.Join(extra, "a.md"), "- The aardvark audit is due Monday.\n")
 	ctx := context.Background()
 	p, err := palace.Open(ctx, pal, palace.Options{Embedder: emb})
 	if err != nil {
@@ -1024,7 +1000,7 @@ func TestBadAgentNamesShowInStatus(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			tmp := t.TempDir()
 			hive := testHive(t, tmp)
-			writeFile(t, filepath.Join(hive, "agents", "Bad Name", "memory.md"), "- Never mined.\n")
+			testutil.WriteFile(t, filepath.Join(hive, "agents", "Bad Name", "memory.md"), "- Never mined.\n")
 			logs := &logBuffer{t: t}
 			r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: tt.noWatch, MineInterval: tt.interval, Logger: logs.logger()})
 			agents, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents"))
@@ -1037,8 +1013,8 @@ func TestBadAgentNamesShowInStatus(t *testing.T) {
 			}
 
 			later := filepath.Join(agents, "Also Bad!")
-			writeFile(t, filepath.Join(later, "memory.md"), "- Never mined either.\n")
-			writeFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
+			testutil.WriteFile(t, filepath.Join(later, "memory.md"), "- Never mined either.\n")
+			testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
 			waitFor(t, "the new directory under errors", func() bool {
 				st, err := r.c.Status(context.Background())
 				e, ok := errorAt(st, later)
@@ -1069,7 +1045,7 @@ func TestBadAgentNamesShowInStatus(t *testing.T) {
 func TestHiveWithoutAgents(t *testing.T) {
 	tmp := t.TempDir()
 	hive := filepath.Join(tmp, "hive")
-	writeFile(t, filepath.Join(hive, "README.md"), "# The team's hive\n")
+	testutil.WriteFile(t, filepath.Join(hive, "README.md"), "# The team's hive\n")
 	logs := &logBuffer{t: t}
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Logger: logs.logger()})
 	st := r.idle(t, 1)
@@ -1079,7 +1055,7 @@ func TestHiveWithoutAgents(t *testing.T) {
 	if n := logs.count("level=WARN", "no agents/ directory"); n != 1 {
 		t.Fatalf("%d warnings about the missing agents/ directory; want 1", n)
 	}
-	writeFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
+	testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
 	waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
 	waitFor(t, "the warning to clear", func() bool {
 		st, err := r.c.Status(context.Background())
@@ -1100,7 +1076,7 @@ func TestCheckHive(t *testing.T) {
 		"wide/agents/.hidden/memory.md",
 	}
 	for _, f := range files {
-		writeFile(t, filepath.Join(tmp, f), "- x\n")
+		testutil.WriteFile(t, filepath.Join(tmp, f), "- x\n")
 	}
 	for _, d := range []string{"empty", "new/agents"} {
 		if err := os.MkdirAll(filepath.Join(tmp, d), 0o755); err != nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -31,7 +32,7 @@ func addConflictCopies(t *testing.T, hive string) []string {
 	var paths []string
 	for _, rel := range conflictCopies {
 		p := filepath.Join(hive, filepath.FromSlash(rel))
-		writeTestFile(t, p, "# lost\n- a fact only the losing machine wrote down\n")
+		testutil.WriteFile(t, p, "# lost\n- a fact only the losing machine wrote down\n")
 		if err := os.Chtimes(p, copyMtime, copyMtime); err != nil {
 			t.Fatal(err)
 		}
@@ -174,7 +175,7 @@ func TestConflictsCheck(t *testing.T) {
 	}
 	// A conflict copy that appears is caught by the very next check.
 	jim := filepath.Join(c.hive, "agents", "jim", "memory.sync-conflict-20240301-080000-ABCDEFG.md")
-	writeTestFile(t, jim, "# lost\n")
+	testutil.WriteFile(t, jim, "# lost\n")
 	checkNow("a new copy", "jim", exitConflict)
 	if out := c.ok("status", "--json"); !strings.Contains(out, `"conflicts_open": 1`) {
 		t.Fatalf("daemon status does not count the new copy:\n%s", out)

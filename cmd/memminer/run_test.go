@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -135,8 +136,8 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []*cli{direct, served} {
-		writeTestFile(t, filepath.Join(c.hive, "junk", "bad.md"), "not \xff utf-8\n")
-		writeTestFile(t, filepath.Join(c.hive, "junk", "good.md"), "- The junk drawer holds the spare keys.\n")
+		testutil.WriteFile(t, filepath.Join(c.hive, "junk", "bad.md"), "not \xff utf-8\n")
+		testutil.WriteFile(t, filepath.Join(c.hive, "junk", "good.md"), "- The junk drawer holds the spare keys.\n")
 	}
 	startRun(t, served, emptyHive)
 
@@ -180,30 +181,6 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	}
 }
 
-func writeTestFile(t *testing.T, path, content string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
-func appendTestFile(t *testing.T, path, content string) {
-	t.Helper()
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err == nil {
-		_, err = f.WriteString(content)
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-	}
-	if err != nil {
-		t.Error(err)
-	}
-}
-
 // TestMineWhileDaemonRuns hands mines to a running daemon from several
 // processes' worth of CLI calls while files change and searches run: every
 // call succeeds, nothing is lost, the palace stays whole (run with -race).
@@ -224,7 +201,7 @@ func TestMineWhileDaemonRuns(t *testing.T) {
 		}()
 		go func() {
 			defer wg.Done()
-			appendTestFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"), fmt.Sprintf("\n- Parallel fact number%d about the stapler.\n", i))
+			testutil.AppendFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"), fmt.Sprintf("\n- Parallel fact number%d about the stapler.\n", i))
 			out, stderr, code := c.run("mine", filepath.Join(c.hive, "agents", "jim"))
 			if code != 0 || !strings.HasPrefix(out, "mined wing jim") {
 				t.Errorf("mine jim: exit %d, %q %q", code, out, stderr)
@@ -296,7 +273,7 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 		for n := range notes {
 			fmt.Fprintf(&b, "- Fact %d of agent %d: term%d pairs with term%d.\n", n, a, (a*7+n)%101, (a+n*3)%97)
 		}
-		writeTestFile(t, filepath.Join(hive, "agents", fmt.Sprintf("a%03d", a), "memory.md"), b.String())
+		testutil.WriteFile(t, filepath.Join(hive, "agents", fmt.Sprintf("a%03d", a), "memory.md"), b.String())
 	}
 	cmd := exec.Command(os.Args[0], "run", "--hive", hive)
 	cmd.Env = []string{"MEMMINER_TEST_MAIN=1"}

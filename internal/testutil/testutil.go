@@ -56,3 +56,30 @@ func CopyDir(t testing.TB, from, to string) {
 		t.Fatal(err)
 	}
 }
+
+// WriteFile writes content to path, creating its directory.
+func WriteFile(t testing.TB, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// AppendFile appends content to the existing file at path. It reports a
+// failure with t.Error, so it may be called from other goroutines too.
+func AppendFile(t testing.TB, path, content string) {
+	t.Helper()
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err == nil {
+		_, err = f.WriteString(content)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if err != nil {
+		t.Error(err)
+	}
+}
