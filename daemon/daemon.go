@@ -350,7 +350,7 @@ type markdownIn struct {
 func dirFiles(dir string, entries []fs.DirEntry) markdownIn {
 	var m markdownIn
 	for _, e := range entries {
-		if !minable(e.Name()) {
+		if !mine.Minable(e.Name()) {
 			continue
 		}
 		if info, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !info.Mode().IsRegular() {
@@ -765,43 +765,15 @@ type fileStat struct {
 	size  int64
 }
 
-// markdownFiles lists the files mine would mine below dir, with their stat.
+// markdownFiles lists the files a mine of dir reads, by mine's own rules,
+// with their mtime and size.
 func markdownFiles(dir string) map[string]fileStat {
-	out := map[string]fileStat{}
-	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
-			if e != nil && e.IsDir() && path != dir {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		name := e.Name()
-		if e.IsDir() {
-			if path != dir && strings.HasPrefix(name, ".") {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !minable(name) {
-			return nil
-		}
-		info, err := os.Stat(path)
-		if err != nil || !info.Mode().IsRegular() {
-			return nil
-		}
-		out[path] = fileStat{info.ModTime().UTC(), info.Size()}
-		return nil
-	})
-	return out
-}
-
-// minable reports whether mine mines a file of this name.
-func minable(name string) bool {
-	if strings.HasPrefix(name, ".") || mine.IsConflictCopy(name) {
-		return false
+	files, _ := mine.ListFiles(dir)
+	out := make(map[string]fileStat, len(files))
+	for _, f := range files {
+		out[f.Path] = fileStat{f.Mtime, f.Size}
 	}
-	ext := strings.ToLower(filepath.Ext(name))
-	return ext == ".md" || ext == ".markdown"
+	return out
 }
 
 // staleWings lists the wings whose notes were embedded with another model

@@ -11,6 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -188,7 +189,7 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 		// The agent directory itself came or went.
 		w.touch(dir, now)
 	case hiddenPath(below):
-	case isDir, minable(base):
+	case isDir, mine.Minable(base):
 		w.touch(dir, now)
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 		// Perhaps a directory of markdown moved away.

@@ -45,6 +45,10 @@ type Options struct {
 	// OnReembed, if set, is told when a wing's vectors are replaced because
 	// the configured model changed.
 	OnReembed func(wing, from, to string, notes int)
+	// repairing is set by Repair: minePath then neither clears damage nor
+	// flushes; Repair does both once every root is mined.
+	repairing bool
+
 	// ModelUnavailable, when set, says why the configured model could not
 	// be had and the palace runs lexically in its place. Wings holding a
 	// model's vectors are then left alone rather than stripped of them.
@@ -197,12 +201,12 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 			runErr = err
 			break
 		}
-		if !opts.DryRun && isDamaged(p, j.wing) {
+		if !opts.DryRun && !opts.repairing && coversDamage(p, j) {
 			// Mined whole from its markdown, the wing is rebuilt.
 			p.ClearDamage(j.wing)
 		}
 	}
-	if !opts.DryRun && p.Writable() {
+	if !opts.DryRun && !opts.repairing && p.Writable() {
 		// Flush even after cancellation: every applied file is whole, so
 		// what was mined is kept.
 		if err := p.Flush(); err != nil {
@@ -317,7 +321,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	// gone, so their notes stay.
 	unreadable := func(path string) bool {
 		for _, pr := range problems {
-			if strings.HasPrefix(path, pr.Path+string(filepath.Separator)) {
+			if path == pr.Path || strings.HasPrefix(path, pr.Path+string(filepath.Separator)) {
 				return true
 			}
 		}
@@ -348,13 +352,19 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	// files of roots that no longer exist at all (a moved or renamed hive,
 	// whose notes would otherwise stand twice).
 	goneRoots := map[string]bool{}
-	if !opts.DryRun {
+	if !isDamaged(p, j.wing) {
 		for _, w := range p.Wings() {
 			if w.ID != j.wing {
 				continue
 			}
 			for _, r := range w.Roots {
-				if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) && r != j.root {
+				// Only a move: the same directory or file name at a new
+				// place. A root that is merely out of reach elsewhere (an
+				// unmounted disk) keeps its notes.
+				if r == j.root || filepath.Base(r) != filepath.Base(j.root) {
+					continue
+				}
+				if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) {
 					goneRoots[r] = true
 				}
 			}
@@ -386,8 +396,10 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 		}
 		s.NotesRemoved += n
 	}
-	for r := range goneRoots {
-		p.RemoveRoot(j.wing, r)
+	if !opts.DryRun {
+		for r := range goneRoots {
+			p.RemoveRoot(j.wing, r)
+		}
 	}
 	return s, nil
 }
@@ -413,10 +425,10 @@ func collect(j job) ([]candidate, []Problem) {
 	var problems []Problem
 	_ = filepath.WalkDir(j.root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
-			if path != j.root {
-				problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
-			}
-			if d != nil && d.IsDir() {
+			// The root too: an agent directory that cannot be read hides
+			// its files, which must not count as gone.
+			problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
+			if d != nil && d.IsDir() && path != j.root {
 				return fs.SkipDir
 			}
 			return nil
@@ -428,7 +440,7 @@ func collect(j job) ([]candidate, []Problem) {
 			}
 			return nil
 		}
-		if !isMarkdown(name) || IsConflictCopy(name) || strings.HasPrefix(name, ".") {
+		if !Minable(name) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -441,7 +453,7 @@ func collect(j job) ([]candidate, []Problem) {
 				problems = append(problems, Problem{Path: path, Err: "symlink points outside " + j.root + "; not followed"})
 				return nil
 			}
-			if fi, err := os.Stat(target); err == nil && fi.Mode().IsRegular() && !hiddenBelow(j.root, target) {
+			if collectable(j.root, target) {
 				return nil // an alias of a file mined under its own name
 			}
 		}
@@ -457,6 +469,41 @@ func collect(j job) ([]candidate, []Problem) {
 		return nil
 	})
 	sort.Slice(files, func(a, b int) bool { return files[a].path < files[b].path })
+	return files, problems
+}
+
+// collectable reports whether the walk of root lists path itself: a regular
+// markdown file, not a conflict copy, not hidden.
+func collectable(root, path string) bool {
+	if !Minable(filepath.Base(path)) || hiddenBelow(root, path) {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// Minable reports whether a file of this name is mined: markdown, not a
+// Syncthing conflict copy, not hidden.
+func Minable(name string) bool {
+	return isMarkdown(name) && !IsConflictCopy(name) && !strings.HasPrefix(name, ".")
+}
+
+// File is a markdown file that mining a directory reads.
+type File struct {
+	Path  string
+	Mtime time.Time
+	Size  int64
+}
+
+// ListFiles lists the files a mine of dir reads, by the same rules, and the
+// entries it would report instead. dir should be resolved (no symlinks),
+// as Mine resolves it.
+func ListFiles(dir string) ([]File, []Problem) {
+	cands, problems := collect(job{root: dir, isDir: true})
+	files := make([]File, len(cands))
+	for i, c := range cands {
+		files[i] = File{Path: c.path, Mtime: c.info.ModTime().UTC(), Size: c.info.Size()}
+	}
 	return files, problems
 }
 
@@ -508,7 +555,11 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	if known && old.Hash == hash {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)
-		if !opts.DryRun {
+		// Record the new stat, or that the file has now settled; nothing
+		// while its mtime is recent or in the future, so an unchanged
+		// file never rewrites the palace on every mine.
+		nowSettled := time.Since(mtime) > racyWindow
+		if !opts.DryRun && (!old.Mtime.Equal(mtime) || old.Size != size || (nowSettled && !settled)) {
 			p.TouchSource(wing, f.path, mtime, size)
 		}
 		return nil
@@ -542,6 +593,29 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	s.NotesRemoved += ch.Removed
 	s.NotesUnchanged += ch.Unchanged
 	return nil
+}
+
+// coversDamage reports whether mining job j rebuilt a damaged wing whole:
+// j's root is every root the manifest recorded for it (or none was
+// recorded), and j read its root.
+func coversDamage(p *palace.Palace, j job) bool {
+	for _, d := range p.Damaged() {
+		if d.Wing != j.wing {
+			continue
+		}
+		for _, r := range d.Roots {
+			if r != j.root {
+				return false
+			}
+		}
+		for _, pr := range j.problems {
+			if pr.Path == j.root {
+				return false
+			}
+		}
+		return true
+	}
+	return false
 }
 
 func isDamaged(p *palace.Palace, wing string) bool {

@@ -528,3 +528,133 @@ func TestMovedHiveLeavesNoDuplicates(t *testing.T) {
 		t.Fatalf("after the move: %+v, wing %+v", s, w)
 	}
 }
+
+// failOn embeds like embedtest.Hashing but fails on any text containing word.
+type failOn struct {
+	embedtest.Hashing
+	word string
+}
+
+func (f *failOn) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	for _, t := range texts {
+		if strings.Contains(t, f.word) {
+			return nil, errors.New("backend timed out")
+		}
+	}
+	return f.Hashing.Embed(ctx, texts)
+}
+
+func TestUnreadableRootKeepsItsNotes(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/memory.md", "- one\n- two\n")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	root := filepath.Join(hive, "agents/a")
+	mineT(t, p, root, Options{})
+	j := job{wing: "a", root: root, isDir: true, problems: []Problem{{Path: root, Err: "permission denied"}}}
+	s, err := mineOne(context.Background(), p, j, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.NotesRemoved != 0 || p.Wings()[0].Notes != 2 {
+		t.Fatalf("an unreadable agent directory emptied its wing: %+v", s)
+	}
+}
+
+// TestRepairOfSeveralRootsIsAllOrNothing: a rebuild that fails on its
+// second root leaves the wing damaged and unsaved.
+func TestRepairOfSeveralRootsIsAllOrNothing(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "a/memory.md", "- alpha\n")
+	writeFile(t, tmp, "b/memory.md", "- beta FAIL\n")
+	dir := filepath.Join(tmp, "palace")
+	p, err := palace.Open(context.Background(), dir, palace.Options{Embedder: &embedtest.Hashing{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, filepath.Join(tmp, "a"), Options{Wing: "w"})
+	mineT(t, p, filepath.Join(tmp, "b"), Options{Wing: "w"})
+	p.Close()
+	if err := os.WriteFile(filepath.Join(dir, "wings", "w.wing"), []byte("junk"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	q, err := palace.Open(context.Background(), dir, palace.Options{Embedder: &failOn{word: "FAIL"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := Repair(context.Background(), q, Options{})
+	if len(rs) != 1 || rs[0].Err == "" || rs[0].Saved || len(q.Damaged()) != 1 {
+		t.Fatalf("partial repair: %+v, damaged %+v", rs, q.Damaged())
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "wings", "w.wing")); string(b) != "junk" {
+		t.Fatal("a partial rebuild was saved over the damaged wing")
+	}
+	q.Close()
+}
+
+// TestUnmountedRootKeepsItsNotes: a root out of reach that is not the same
+// place moved (another name) keeps its notes when the wing is mined from
+// elsewhere; and a dry run counts what a move would remove.
+func TestUnmountedRootKeepsItsNotes(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "disk/agents/a/memory.md", dwightMemory)
+	today := writeFile(t, tmp, "scratch/today.md", "- today\n")
+	p := openPalace(t, filepath.Join(tmp, "palace"), nil)
+	mineT(t, p, filepath.Join(tmp, "disk/agents/a"), Options{})
+	if err := os.Rename(filepath.Join(tmp, "disk"), filepath.Join(tmp, "disk.unmounted")); err != nil {
+		t.Fatal(err)
+	}
+	s := mineT(t, p, today, Options{Wing: "a"})
+	if s.NotesRemoved != 0 || p.Wings()[0].Notes != 5 || len(p.Wings()[0].Roots) != 2 {
+		t.Fatalf("notes of an unmounted root dropped: %+v %+v", s, p.Wings())
+	}
+
+	if err := os.MkdirAll(filepath.Join(tmp, "new/agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(filepath.Join(tmp, "disk.unmounted/agents/a"), filepath.Join(tmp, "new/agents/a")); err != nil {
+		t.Fatal(err)
+	}
+	dry := mineT(t, p, filepath.Join(tmp, "new/agents/a"), Options{DryRun: true})
+	if dry.NotesRemoved != 4 {
+		t.Fatalf("dry run of a moved root: %+v", dry)
+	}
+}
+
+func TestSymlinkToHiddenFileIsMined(t *testing.T) {
+	hive := t.TempDir()
+	writeFile(t, hive, "agents/a/.memory.md", "- behind a link\n")
+	if err := os.Symlink(".memory.md", filepath.Join(hive, "agents/a/memory.md")); err != nil {
+		t.Fatal(err)
+	}
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	if s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{}); s.NotesAdded != 1 {
+		t.Fatalf("link to a file the walk skips: %+v", s)
+	}
+}
+
+// TestFutureMtimeDoesNotRewrite: a file with a future mtime (a peer's
+// clock ahead) is hashed on every mine but never rewrites the palace.
+func TestFutureMtimeDoesNotRewrite(t *testing.T) {
+	hive := t.TempDir()
+	mem := writeFile(t, hive, "agents/a/memory.md", "- later\n")
+	future := time.Now().Add(time.Hour)
+	if err := os.Chtimes(mem, future, future); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openPalace(t, dir, nil)
+	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	wingFile := filepath.Join(dir, "wings", "a.wing")
+	before, err := os.Stat(wingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	after, err := os.Stat(wingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !os.SameFile(before, after) {
+		t.Fatal("an unchanged file with a future mtime rewrote the wing")
+	}
+}

@@ -2,12 +2,28 @@ package mine
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
 	"github.com/memminer/memminer/palace"
 )
+
+// readable reports whether path (a file or directory) can be read now.
+func readable(path string) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return false
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.IsDir() {
+		_, err = f.ReadDir(1)
+		return err == nil || errors.Is(err, io.EOF)
+	}
+	return true
+}
 
 // Repaired tells how a damaged wing was rebuilt.
 type Repaired struct {
@@ -33,11 +49,11 @@ func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
 			paths = d.Sources
 		}
 		o := opts
-		o.Wing, o.Agent, o.DryRun = d.Wing, "", false
+		o.Wing, o.Agent, o.DryRun, o.repairing = d.Wing, "", false, true
 		reachable := 0
 		for _, path := range paths {
-			if _, err := os.Stat(path); err != nil {
-				continue // a root that is gone has nothing to rebuild from
+			if !readable(path) {
+				continue // a root that is gone or unreadable has nothing to rebuild from
 			}
 			reachable++
 			s, err := minePath(ctx, p, path, o)

@@ -816,6 +816,14 @@ func (p *Palace) Flush() error {
 	p.mu.Unlock()
 	if keepOthers {
 		onDisk, err := readManifest(filepath.Join(p.dir, manifestName))
+		if err != nil && p.partial {
+			// A palace that loaded some wings cannot rebuild the manifest
+			// of all of them: leave that to a full writer.
+			p.mu.Lock()
+			p.manifestDirty = true
+			p.mu.Unlock()
+			manifestDirty = false
+		}
 		if err == nil {
 			written := map[string]bool{}
 			for _, t := range todo {

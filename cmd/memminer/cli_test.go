@@ -241,3 +241,28 @@ func TestCLIRepairsManifestOnce(t *testing.T) {
 		t.Fatalf("manifest not saved after the rebuild: %q", stderr)
 	}
 }
+
+// TestCLIPartialReaderKeepsManifest: a search of one wing cannot rebuild a
+// corrupt manifest of them all, so it leaves it for a full reader.
+func TestCLIPartialReaderKeepsManifest(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	manifest := filepath.Join(c.palace, "manifest.json")
+	if err := os.WriteFile(manifest, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("search", "db-2", "--wing", "dwight")
+	if b, _ := os.ReadFile(manifest); string(b) != "{" {
+		t.Fatalf("a one-wing search rewrote the manifest:\n%s", b)
+	}
+	c.ok("status")
+	b, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{"angela", "dwight", "jim", "pam"} {
+		if !strings.Contains(string(b), `"`+w+`"`) {
+			t.Fatalf("rebuilt manifest lacks wing %s:\n%s", w, b)
+		}
+	}
+}
