@@ -1,9 +1,7 @@
 package palace
 
 import (
-	"math"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"unicode"
@@ -149,62 +147,6 @@ func (x *lexIndex) compact() {
 		}
 	}
 	x.postings, x.df, x.docs = postings, df, docs
-}
-
-// scored is a note id with a score, higher is better.
-type scored struct {
-	id    string
-	score float64
-}
-
-// search returns up to k notes by BM25 score for the query, best first.
-// Ties are broken by id so results are deterministic.
-func (x *lexIndex) search(query string, k int) []scored {
-	if x.live == 0 || k <= 0 {
-		return nil
-	}
-	n := float64(x.live)
-	avg := float64(x.totalLen) / n
-	if avg == 0 {
-		avg = 1
-	}
-	acc := map[int32]float64{}
-	seen := map[int32]bool{}
-	for _, w := range lexTerms(query) {
-		t, ok := x.termIDs[w]
-		if !ok || seen[t] || x.df[t] == 0 {
-			continue
-		}
-		seen[t] = true
-		df := float64(x.df[t])
-		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range x.postings[t] {
-			d := &x.docs[p.doc]
-			if d.dead {
-				continue
-			}
-			f := float64(p.tf)
-			acc[p.doc] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(d.length)/avg))
-		}
-	}
-	out := make([]scored, 0, len(acc))
-	for doc, s := range acc {
-		out = append(out, scored{x.docs[doc].id, s})
-	}
-	sortScored(out)
-	if len(out) > k {
-		out = out[:k]
-	}
-	return out
-}
-
-func sortScored(s []scored) {
-	sort.Slice(s, func(i, j int) bool {
-		if s[i].score != s[j].score {
-			return s[i].score > s[j].score
-		}
-		return s[i].id < s[j].id
-	})
 }
 
 // lexTerms splits text into index terms: lower-cased words, stemmed, without
