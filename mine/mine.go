@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -541,7 +542,7 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 		return nil
 	}
 	if size > maxBytes {
-		return fmt.Errorf("file is %s, larger than the %s limit (max_file_bytes); not mined", humanBytes(size), humanBytes(maxBytes))
+		return fmt.Errorf("file is %s, larger than the %s limit (max_file_bytes); not mined", bytesize.Format(size), bytesize.Format(maxBytes))
 	}
 	data, err := readFile(f.path, maxBytes)
 	if err != nil {
@@ -668,7 +669,7 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 		return nil, unwrapPathErr(err)
 	}
 	if int64(buf.Len()) > maxBytes {
-		return nil, fmt.Errorf("file is larger than the %s limit (max_file_bytes); not mined", humanBytes(maxBytes))
+		return nil, fmt.Errorf("file is larger than the %s limit (max_file_bytes); not mined", bytesize.Format(maxBytes))
 	}
 	return buf.Bytes(), nil
 }
@@ -710,16 +711,6 @@ func flatten(fm map[string]any) map[string]string {
 		}
 	}
 	return out
-}
-
-func humanBytes(n int64) string {
-	switch {
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
 }
 
 // unwrapPathErr drops the *PathError wrapper whose path the caller already

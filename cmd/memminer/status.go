@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/internal/bytesize"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -68,7 +69,7 @@ func printStatus(a *app, st daemon.Status) {
 		model += " (unavailable: " + st.ModelError + ")"
 	}
 	fmt.Fprintf(a.stdout, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
-	fmt.Fprintf(a.stdout, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, humanSize(st.PalaceBytes), st.ConflictsOpen)
+	fmt.Fprintf(a.stdout, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
 	if len(st.Wings) == 0 {
 		fmt.Fprintln(a.stdout, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
 		return
@@ -141,14 +142,3 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-func humanSize(n int64) string {
-	switch {
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
-	case n >= 1<<20:
-		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
-	case n >= 1<<10:
-		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
-	}
-	return fmt.Sprintf("%d B", n)
-}
