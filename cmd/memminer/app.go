@@ -123,17 +123,33 @@ type modelState struct {
 // the command goes on lexically and says so once; only a spec no backend
 // understands is an error.
 func (a *app) embedder(ctx context.Context) (embed.Embedder, modelState, error) {
+	return a.openEmbedder(ctx, false)
+}
+
+// statusEmbedder is embedder for status: it never downloads the model and
+// asks the backend to embed a probe, since "available" means usable now.
+// Status reports the reason itself, so nothing is printed.
+func (a *app) statusEmbedder(ctx context.Context) (embed.Embedder, modelState, error) {
+	return a.openEmbedder(ctx, true)
+}
+
+func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, modelState, error) {
 	st := modelState{Spec: a.cfg.Model, Model: embed.Lexical, Available: true}
-	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv})
+	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, NoFetch: probe})
 	if errors.Is(err, embed.ErrUnknownModel) {
 		return nil, st, usagef("%v", err)
+	}
+	if err == nil && e != nil && probe {
+		err = embed.Probe(ctx, e, 5*time.Second)
 	}
 	if err != nil {
 		st.Available, st.Reason = false, err.Error()
 		a.modelErr = st.Reason
-		a.warnOnce.Do(func() {
-			fmt.Fprintf(a.stderr, "memminer: embedding model %s unavailable (%v); using lexical search only\n", a.cfg.Model, err)
-		})
+		if !probe {
+			a.warnOnce.Do(func() {
+				fmt.Fprintf(a.stderr, "memminer: embedding model %s unavailable (%v); using lexical search only\n", a.cfg.Model, err)
+			})
+		}
 		return nil, st, nil
 	}
 	if e != nil {
@@ -154,29 +170,6 @@ const (
 	// dryRunPalace: no lock and nothing saved, ever.
 	dryRunPalace
 )
-
-// statusEmbedder is embedder for status: it never downloads the model,
-// and it asks the backend to embed a probe, since "available" means usable
-// now.
-func (a *app) statusEmbedder(ctx context.Context) (embed.Embedder, modelState, error) {
-	st := modelState{Spec: a.cfg.Model, Model: embed.Lexical, Available: true}
-	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, NoFetch: true})
-	if errors.Is(err, embed.ErrUnknownModel) {
-		return nil, st, usagef("%v", err)
-	}
-	if err == nil && e != nil {
-		err = embed.Probe(ctx, e, 5*time.Second)
-	}
-	if err != nil {
-		st.Available, st.Reason = false, err.Error()
-		a.modelErr = st.Reason
-		return nil, st, nil
-	}
-	if e != nil {
-		st.Model = e.Model()
-	}
-	return e, st, nil
-}
 
 // openPalace opens the palace. Damaged wings are rebuilt from their
 // markdown, and the user is told.

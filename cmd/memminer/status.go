@@ -141,4 +141,3 @@ func plural(n int, one, many string) string {
 	}
 	return many
 }
-
