@@ -44,14 +44,6 @@ func NewClient(palaceDir string) *Client {
 	return &Client{socket: socket, hc: &http.Client{Transport: tr}}
 }
 
-// Socket is the path of the control socket.
-func (c *Client) Socket() string {
-	if c == nil {
-		return ""
-	}
-	return c.socket
-}
-
 // Status asks the daemon for its status.
 func (c *Client) Status(ctx context.Context) (Status, error) {
 	var st Status

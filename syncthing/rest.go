@@ -152,16 +152,6 @@ func (c *Client) Devices(ctx context.Context) (map[protocol.DeviceID]Device, err
 	return out, nil
 }
 
-// ParseDeviceID parses and validates a device id in Syncthing's canonical
-// form (with or without dashes and check digits).
-func ParseDeviceID(s string) (protocol.DeviceID, error) {
-	id, err := protocol.DeviceIDFromString(s)
-	if err != nil {
-		return protocol.DeviceID{}, fmt.Errorf("parse device id %q: %w", s, err)
-	}
-	return id, nil
-}
-
 // DeviceByShort finds the device whose short id (the 7 characters in a
 // conflict copy's name) is short. It reports false when none matches.
 func DeviceByShort(devices map[protocol.DeviceID]Device, short string) (Device, bool) {

@@ -5,7 +5,7 @@
 // shares the folder [FolderID] between them; [ProduceConflict] makes
 // Syncthing create a real conflict copy.
 //
-// Tests that use it call [Binary] (directly or through StartNode/StartPair):
+// Tests that use it call [Binary] (directly or through StartPair):
 // with the environment variable CI unset a missing syncthing binary skips
 // the test; under CI it fails it. Processes are killed in t.Cleanup.
 package sttest
@@ -95,19 +95,9 @@ type Node struct {
 	log  *os.File
 }
 
-// StartNode generates a fresh Syncthing home for a device called name,
-// starts it and waits until its REST API answers.
-func StartNode(t testing.TB, name string) *Node {
-	t.Helper()
-	n, err := newNode(t, Binary(t), name)
-	if err != nil {
-		t.Fatalf("sttest: %v", err)
-	}
-	return n
-}
-
-// newNode does StartNode's work without calling t.Fatal, so that it can
-// run off the test goroutine.
+// newNode generates a fresh Syncthing home for a device called name,
+// starts it and waits until its REST API answers. It does not call
+// t.Fatal, so it can run off the test goroutine.
 func newNode(t testing.TB, bin, name string) (*Node, error) {
 	dir := t.TempDir()
 	n := &Node{
@@ -209,9 +199,6 @@ func (n *Node) ID() protocol.DeviceID { return n.id }
 // Short returns the node's 7-character short device id.
 func (n *Node) Short() string { return n.id.Short().String() }
 
-// Home returns the node's Syncthing home (config, keys, database).
-func (n *Node) Home() string { return n.home }
-
 // ConfigPath returns the node's config.xml.
 func (n *Node) ConfigPath() string { return filepath.Join(n.home, syncthing.ConfigFileName) }
 
@@ -253,22 +240,6 @@ func (n *Node) Stop() {
 	kill(cmd)
 	<-done
 	_ = log.Close()
-}
-
-// Running reports whether the node's process is alive.
-func (n *Node) Running() bool {
-	n.mu.Lock()
-	done := n.done
-	n.mu.Unlock()
-	if done == nil {
-		return false
-	}
-	select {
-	case <-done:
-		return false
-	default:
-		return true
-	}
 }
 
 func (n *Node) start() error {
