@@ -105,9 +105,16 @@ func APIKeyFromConfig(path string) (string, error) {
 // $XDG_CONFIG_HOME/syncthing and ~/.config/syncthing on Unix-likes,
 // ~/Library/Application Support/Syncthing on macOS, and
 // %LOCALAPPDATA%\Syncthing on Windows.
-func DefaultConfigPaths() []string {
-	home, _ := os.UserHomeDir()
-	return defaultConfigPaths(runtime.GOOS, os.Getenv, home)
+func DefaultConfigPaths() []string { return ConfigPaths(os.Getenv) }
+
+// ConfigPaths is [DefaultConfigPaths] with the environment read through
+// getenv (HOME too, falling back to the user's home directory).
+func ConfigPaths(getenv func(string) string) []string {
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	return defaultConfigPaths(runtime.GOOS, getenv, home)
 }
 
 func defaultConfigPaths(goos string, getenv func(string) string, home string) []string {

@@ -148,3 +148,18 @@ func TestFindConfig(t *testing.T) {
 		t.Errorf("FindConfig(absent) err = %v, want ErrNoConfig", err)
 	}
 }
+
+// TestConfigPathsFromGetenv: every path comes from the environment given,
+// HOME included, $STHOMEDIR first.
+func TestConfigPathsFromGetenv(t *testing.T) {
+	env := map[string]string{"HOME": "/home/u", "STHOMEDIR": "/st", "XDG_CONFIG_HOME": "/cfg"}
+	got := ConfigPaths(func(k string) string { return env[k] })
+	if len(got) == 0 || got[0] != filepath.Join("/st", ConfigFileName) {
+		t.Fatalf("paths = %v, want $STHOMEDIR's first", got)
+	}
+	for _, p := range got {
+		if !strings.HasPrefix(p, "/st") && !strings.HasPrefix(p, "/home/u") && !strings.HasPrefix(p, "/cfg") {
+			t.Errorf("path %s is not under the given environment", p)
+		}
+	}
+}

@@ -317,19 +317,6 @@ func TestResolveSyncthing(t *testing.T) {
 	}
 }
 
-func TestSyncthingConfigPaths(t *testing.T) {
-	env := map[string]string{"HOME": "/home/u", "STHOMEDIR": "/st", "XDG_CONFIG_HOME": "/cfg"}
-	got := syncthingConfigPaths(func(k string) string { return env[k] })
-	if len(got) == 0 || got[0] != filepath.Join("/st", syncthing.ConfigFileName) {
-		t.Fatalf("paths = %v, want $STHOMEDIR's first", got)
-	}
-	for _, p := range got {
-		if !strings.HasPrefix(p, "/st") && !strings.HasPrefix(p, "/home/u") && !strings.HasPrefix(p, "/cfg") {
-			t.Errorf("path %s is not under the given environment", p)
-		}
-	}
-}
-
 // TestConflictSettingsFromConfig: the config file's Syncthing and alert
 // settings reach the conflict component, and flags still override them.
 func TestConflictSettingsFromConfig(t *testing.T) {

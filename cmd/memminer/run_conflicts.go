@@ -4,9 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"runtime"
 
 	"github.com/spf13/pflag"
 
@@ -112,41 +109,6 @@ func resolveSyncthing(f conflictFlags, changed func(string) bool, getenv func(st
 	return s
 }
 
-// syncthingConfigPaths lists where Syncthing keeps config.xml, like
-// syncthing.DefaultConfigPaths but with the environment read through
-// getenv (the app's, which tests set).
-func syncthingConfigPaths(getenv func(string) string) []string {
-	home := getenv("HOME")
-	if home == "" {
-		home, _ = os.UserHomeDir()
-	}
-	var dirs []string
-	add := func(parts ...string) {
-		if parts[0] != "" {
-			dirs = append(dirs, filepath.Join(parts...))
-		}
-	}
-	add(getenv("STHOMEDIR"))
-	add(getenv("STCONFDIR"))
-	switch runtime.GOOS {
-	case "windows":
-		add(getenv("LOCALAPPDATA"), "Syncthing")
-		add(home, "AppData", "Local", "Syncthing")
-	case "darwin":
-		add(home, "Library", "Application Support", "Syncthing")
-	default:
-		add(getenv("XDG_STATE_HOME"), "syncthing")
-		add(home, ".local", "state", "syncthing")
-		add(getenv("XDG_CONFIG_HOME"), "syncthing")
-		add(home, ".config", "syncthing")
-	}
-	out := make([]string, len(dirs))
-	for i, d := range dirs {
-		out[i] = filepath.Join(d, syncthing.ConfigFileName)
-	}
-	return out
-}
-
 // conflictsComponent builds the daemon's conflict registry from the run
 // command's flags and environment.
 func (a *app) conflictsComponent(f conflictFlags, changed func(string) bool, log *slog.Logger) (*conflicts.Component, error) {
@@ -168,7 +130,7 @@ func (a *app) conflictsComponent(f conflictFlags, changed func(string) bool, log
 	s := syncthingSettings{Off: "disabled by syncthing: false (config file or MEMMINER_SYNCTHING)"}
 	if changed(flagNoSyncthing) || a.cfg.Syncthing {
 		s = resolveSyncthing(f, changed, getenv, func() (string, syncthing.GUIConfig, error) {
-			return syncthing.FindConfig(syncthingConfigPaths(a.getenv)...)
+			return syncthing.FindConfig(syncthing.ConfigPaths(a.getenv)...)
 		})
 	}
 	opts := conflicts.Options{SyncthingOff: s.Off}
