@@ -353,21 +353,16 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	// files of roots that no longer exist at all (a moved or renamed hive,
 	// whose notes would otherwise stand twice).
 	goneRoots := map[string]bool{}
-	if !isDamaged(p, j.wing) {
-		for _, w := range p.Wings() {
-			if w.ID != j.wing {
+	if !p.IsDamaged(j.wing) {
+		for _, r := range p.Roots(j.wing) {
+			// Only a move: the same directory or file name at a new
+			// place. A root that is merely out of reach elsewhere (an
+			// unmounted disk) keeps its notes.
+			if r == j.root || filepath.Base(r) != filepath.Base(j.root) {
 				continue
 			}
-			for _, r := range w.Roots {
-				// Only a move: the same directory or file name at a new
-				// place. A root that is merely out of reach elsewhere (an
-				// unmounted disk) keeps its notes.
-				if r == j.root || filepath.Base(r) != filepath.Base(j.root) {
-					continue
-				}
-				if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) {
-					goneRoots[r] = true
-				}
+			if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) {
+				goneRoots[r] = true
 			}
 		}
 	}
@@ -615,15 +610,6 @@ func coversDamage(p *palace.Palace, j job) bool {
 			}
 		}
 		return true
-	}
-	return false
-}
-
-func isDamaged(p *palace.Palace, wing string) bool {
-	for _, d := range p.Damaged() {
-		if d.Wing == wing {
-			return true
-		}
 	}
 	return false
 }

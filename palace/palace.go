@@ -409,6 +409,24 @@ func (p *Palace) ClearDamage(wingID string) {
 	}
 }
 
+// IsDamaged reports whether wing failed to load at Open and has not been
+// rebuilt since.
+func (p *Palace) IsDamaged(wingID string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.isDamagedLocked(wingID)
+}
+
+// Roots lists the paths wing was mined from.
+func (p *Palace) Roots(wingID string) []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if w, ok := p.wings[wingID]; ok {
+		return slices.Clone(w.roots)
+	}
+	return nil
+}
+
 func (p *Palace) isDamagedLocked(id string) bool {
 	return slices.ContainsFunc(p.damaged, func(d Damage) bool { return d.Wing == id })
 }
