@@ -900,10 +900,8 @@ func (d *Daemon) reembedWing(ctx context.Context, wing, trigger string) {
 	defer d.mu.Unlock()
 	if err != nil {
 		path := d.p.Dir()
-		for _, w := range d.p.Wings() {
-			if w.ID == wing && len(w.Roots) > 0 {
-				path = w.Roots[0]
-			}
+		if roots := d.p.Roots(wing); len(roots) > 0 {
+			path = roots[0]
 		}
 		d.fail(d.reembedFailures, wing, path, wing, fmt.Sprintf("re-embed with model %s: %v", to, err), fileStat{}, now, true)
 		return
