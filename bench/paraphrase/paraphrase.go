@@ -1,6 +1,11 @@
 // Package paraphrase measures recall on queries that share no content word
 // with the note they look for: the case lexical search cannot answer and the
 // embedding model must. The queries target examples/hive.
+//
+// There are two sets. queries.json was written with the model at hand
+// (while the search was being developed); queries-blind.json was written
+// later by someone who never ran a search or the model on it, and is the
+// held-out check that what helps on the first set is not fitted to it.
 package paraphrase
 
 import (
@@ -23,33 +28,54 @@ type Query struct {
 	Target string `json:"target"`
 }
 
-//go:embed queries.json
-var queriesJSON []byte
+// Set is a named list of queries.
+type Set struct {
+	Name    string
+	Queries []Query
+}
 
-// Queries returns the paraphrase set.
-func Queries() ([]Query, error) {
-	var qs []Query
-	if err := json.Unmarshal(queriesJSON, &qs); err != nil {
-		return nil, fmt.Errorf("queries.json: %w", err)
+var (
+	//go:embed queries.json
+	queriesJSON []byte
+	//go:embed queries-blind.json
+	blindJSON []byte
+)
+
+// Sets returns the paraphrase sets: "first" (queries.json) and "blind"
+// (queries-blind.json).
+func Sets() ([]Set, error) {
+	var sets []Set
+	for _, f := range []struct {
+		name, file string
+		data       []byte
+	}{{"first", "queries.json", queriesJSON}, {"blind", "queries-blind.json", blindJSON}} {
+		var qs []Query
+		if err := json.Unmarshal(f.data, &qs); err != nil {
+			return nil, fmt.Errorf("%s: %w", f.file, err)
+		}
+		sets = append(sets, Set{Name: f.name, Queries: qs})
 	}
-	return qs, nil
+	return sets, nil
 }
 
-// Result is the outcome of one mode over the set.
+// Result is the outcome of one mode over one set.
 type Result struct {
-	Mode   string
-	Hits   int // target among the top K
-	Total  int
-	Misses []string
+	Mode string
+	// Ranks holds each query's target rank, 1-based, or 0 when the target
+	// is not among the results searched for (see Run).
+	Ranks []int
+	// Hits counts targets among the top K.
+	Hits  int
+	Total int
 }
+
+// depth is how many results Run asks for to find a rank beyond K.
+const depth = 20
 
 // Run mines hive into a fresh palace under tmp with e (nil: lexical) and
-// asks every query in the given search mode, counting targets in the top k.
-func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mode, k int) (Result, error) {
-	qs, err := Queries()
-	if err != nil {
-		return Result{}, err
-	}
+// asks every query of qs in the given search mode, counting targets in the
+// top k.
+func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mode, k int, qs []Query) (Result, error) {
 	dir, err := os.MkdirTemp(tmp, "palace-")
 	if err != nil {
 		return Result{}, err
@@ -65,24 +91,38 @@ func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mo
 	}
 	r := Result{Mode: mode.String(), Total: len(qs)}
 	for _, q := range qs {
-		hits, err := p.Search(ctx, q.Query, palace.SearchOptions{Results: k, Mode: mode})
+		hits, err := p.Search(ctx, q.Query, palace.SearchOptions{Results: max(k, depth), Mode: mode})
 		if err != nil {
 			return r, fmt.Errorf("search %q: %w", q.Query, err)
 		}
-		found := false
-		for _, h := range hits {
+		rank := 0
+		for i, h := range hits {
 			if strings.Contains(h.Text, q.Target) {
-				found = true
+				rank = i + 1
 				break
 			}
 		}
-		if found {
+		r.Ranks = append(r.Ranks, rank)
+		if rank > 0 && rank <= k {
 			r.Hits++
-		} else {
-			r.Misses = append(r.Misses, q.Query)
 		}
 	}
 	return r, nil
+}
+
+// MRR is the mean reciprocal rank of the targets (a target beyond the
+// search depth counts zero).
+func (r Result) MRR() float64 {
+	if len(r.Ranks) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range r.Ranks {
+		if x > 0 {
+			s += 1 / float64(x)
+		}
+	}
+	return s / float64(len(r.Ranks))
 }
 
 func runMine(ctx context.Context, p *palace.Palace) (mine.Summary, error) {

@@ -36,9 +36,9 @@ func contentStems(s string) map[string]bool {
 	return out
 }
 
-// TestQueriesShareNoContentWord keeps the set honest: a query that shares a
-// content word (after stemming) with its target note, heading included, is
-// not a paraphrase.
+// TestQueriesShareNoContentWord keeps the sets honest: a query that
+// shares a content word (after stemming) with its target note, heading
+// included, is not a paraphrase.
 func TestQueriesShareNoContentWord(t *testing.T) {
 	ctx := context.Background()
 	p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{})
@@ -49,43 +49,47 @@ func TestQueriesShareNoContentWord(t *testing.T) {
 	if _, err := runMine(ctx, p); err != nil {
 		t.Fatal(err)
 	}
-	qs, err := Queries()
+	sets, err := Sets()
 	if err != nil {
 		t.Fatal(err)
-	}
-	if len(qs) < 20 {
-		t.Fatalf("%d queries, want at least 20", len(qs))
 	}
 	var notes []palace.Note
 	for _, w := range p.Wings() {
 		notes = append(notes, p.Notes(w.ID)...)
 	}
-	for _, q := range qs {
-		var target *palace.Note
-		for i := range notes {
-			if strings.Contains(notes[i].Text, q.Target) {
-				if target != nil {
-					t.Fatalf("target %q matches more than one note", q.Target)
+	for _, set := range sets {
+		if len(set.Queries) < 20 {
+			t.Fatalf("set %s: %d queries, want at least 20", set.Name, len(set.Queries))
+		}
+		for _, q := range set.Queries {
+			var target *palace.Note
+			for i := range notes {
+				if strings.Contains(notes[i].Text, q.Target) {
+					if target != nil {
+						t.Fatalf("set %s: target %q matches more than one note", set.Name, q.Target)
+					}
+					target = &notes[i]
 				}
-				target = &notes[i]
 			}
-		}
-		if target == nil {
-			t.Fatalf("target %q matches no note of examples/hive", q.Target)
-		}
-		noteStems := contentStems(target.EmbedText())
-		for s := range contentStems(q.Query) {
-			if noteStems[s] {
-				t.Errorf("query %q shares %q with its target %q", q.Query, s, q.Target)
+			if target == nil {
+				t.Fatalf("set %s: target %q matches no note of examples/hive", set.Name, q.Target)
+			}
+			noteStems := contentStems(target.EmbedText())
+			for s := range contentStems(q.Query) {
+				if noteStems[s] {
+					t.Errorf("set %s: query %q shares %q with its target %q", set.Name, q.Query, s, q.Target)
+				}
 			}
 		}
 	}
 }
 
 // TestParaphraseRecall checks the built-in model where lexical search is
-// blind: hybrid search must keep every target the vectors find (fusion
-// must not lose the paraphrase case) and clearly beat lexical search. The
-// issue's 80%-in-top-5 target is reported, not asserted: see BENCHMARKS.md.
+// blind, on each set: hybrid search must clearly beat lexical search, and
+// must not bury a clear semantic match: a target the vectors rank first or
+// second stays in hybrid's top 5 (when BM25 matches only stray words, the
+// vectors decide). The 80%-in-top-5 target is reported, not
+// asserted: see BENCHMARKS.md.
 func TestParaphraseRecall(t *testing.T) {
 	ctx := context.Background()
 	e, err := embed.Open(ctx, embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
@@ -95,25 +99,34 @@ func TestParaphraseRecall(t *testing.T) {
 		}
 		t.Fatal(err)
 	}
+	sets, err := Sets()
+	if err != nil {
+		t.Fatal(err)
+	}
 	const k = 5
-	results := map[palace.Mode]Result{}
-	for _, m := range []palace.Mode{palace.LexicalOnly, palace.VectorOnly, palace.Hybrid} {
-		emb := e
-		if m == palace.LexicalOnly {
-			emb = nil
+	for _, set := range sets {
+		results := map[palace.Mode]Result{}
+		for _, m := range []palace.Mode{palace.LexicalOnly, palace.VectorOnly, palace.Hybrid} {
+			emb := e
+			if m == palace.LexicalOnly {
+				emb = nil
+			}
+			r, err := Run(ctx, hiveDir, t.TempDir(), emb, m, k, set.Queries)
+			if err != nil {
+				t.Fatal(err)
+			}
+			results[m] = r
+			t.Logf("%-5s %-8s top-%d: %d/%d (%.0f%%), MRR %.2f, target ranks %v", set.Name, r.Mode, k, r.Hits, r.Total,
+				100*float64(r.Hits)/float64(r.Total), r.MRR(), r.Ranks)
 		}
-		r, err := Run(ctx, hiveDir, t.TempDir(), emb, m, k)
-		if err != nil {
-			t.Fatal(err)
+		h, v, l := results[palace.Hybrid], results[palace.VectorOnly], results[palace.LexicalOnly]
+		for i, q := range set.Queries {
+			if vr, hr := v.Ranks[i], h.Ranks[i]; vr > 0 && vr <= 2 && (hr == 0 || hr > k) {
+				t.Errorf("set %s: %q: vectors rank the target %d, hybrid %d: fusion buries a clear match", set.Name, q.Query, vr, hr)
+			}
 		}
-		results[m] = r
-		t.Logf("%-8s top-%d: %d/%d (%.0f%%); missed: %q", r.Mode, k, r.Hits, r.Total, 100*float64(r.Hits)/float64(r.Total), r.Misses)
-	}
-	h, v, l := results[palace.Hybrid], results[palace.VectorOnly], results[palace.LexicalOnly]
-	if h.Hits < v.Hits {
-		t.Errorf("hybrid found %d targets, fewer than vectors alone (%d): fusion loses paraphrases", h.Hits, v.Hits)
-	}
-	if h.Hits < l.Hits+h.Total/4 {
-		t.Errorf("hybrid (%d) does not clearly beat lexical (%d)", h.Hits, l.Hits)
+		if h.Hits < l.Hits+h.Total/4 {
+			t.Errorf("set %s: hybrid (%d) does not clearly beat lexical (%d)", set.Name, h.Hits, l.Hits)
+		}
 	}
 }
