@@ -796,8 +796,8 @@ func (d *Daemon) staleWings() map[string]bool {
 }
 
 // agentNeedsMine reports whether an agent directory has files that changed
-// since they were last mined, files that are new, or files that are gone,
-// or whether its wing is stale (embedded with another model), and whether
+// since they were last mined (for a file that was not settled when mined,
+// by its content), files that are new, or files that are gone, or whether its wing is stale (embedded with another model), and whether
 // a mine of it would run at all (it has markdown files).
 func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, mines bool) {
 	dir := a.dir
@@ -814,6 +814,16 @@ func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, m
 	for _, s := range d.p.Sources(a.wing) {
 		if strings.HasPrefix(s.Path, dir+string(filepath.Separator)) {
 			known[s.Path] = s
+		}
+	}
+	// A file not settled when it was mined may have changed while keeping
+	// its mtime and size; reading it tells, without a mine that would
+	// write the palace (done before locking: it is file I/O).
+	racy := map[string]bool{}
+	for path, st := range files {
+		if s, ok := known[path]; ok && s.Mtime.Equal(st.mtime) && s.Size == st.size && !mine.Settled(s) {
+			same, err := mine.SameContent(s)
+			racy[path] = err != nil || !same
 		}
 	}
 	d.mu.Lock()
@@ -836,7 +846,7 @@ func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, m
 			return true, true
 		}
 		s, ok := known[path]
-		if !ok || !s.Mtime.Equal(st.mtime) || s.Size != st.size {
+		if !ok || !s.Mtime.Equal(st.mtime) || s.Size != st.size || racy[path] {
 			return true, true
 		}
 	}

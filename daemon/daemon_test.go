@@ -217,6 +217,31 @@ func TestMineLoopWithoutWatch(t *testing.T) {
 	}
 }
 
+// TestMineLoopRereadsRacilyCleanFile: an edit of the same size that keeps
+// the file's mtime (coarse timestamps, an edit in the same second as the
+// mine) is found by the mine loop, because a file mined right after it was
+// written is read again rather than trusted on mtime and size.
+func TestMineLoopRereadsRacilyCleanFile(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	path := filepath.Join(hive, "agents", "pam", "memory.md")
+	testutil.WriteFile(t, path, "- The kiln is fired on Mondays.\n")
+	info, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: true, MineInterval: 20 * time.Millisecond})
+	r.idle(t, 1)
+	if !r.searchFinds(t, "kiln", "pam", "kiln") {
+		t.Fatal("the first mine did not index the kiln note")
+	}
+	testutil.WriteFile(t, path, "- The oven is fired on Mondays.\n")
+	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the same-size, same-mtime edit found by the mine loop", func() bool { return r.searchFinds(t, "oven", "pam", "oven") })
+}
+
 func TestOverflowFallsBackToScan(t *testing.T) {
 	tmp := t.TempDir()
 	hive := testHive(t, tmp)

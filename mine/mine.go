@@ -25,6 +25,32 @@ import (
 // its mtime and size alone to say it has not changed since.
 const racyWindow = 2 * time.Second
 
+// Settled reports whether src had been still for a while when it was mined,
+// so that an unchanged mtime and size prove it unchanged since. A file
+// mined within racyWindow of its last write is not settled: on filesystems
+// with coarse timestamps an edit of the same size in the same second keeps
+// its mtime and size (git calls this "racily clean"), and only reading it
+// again tells. Mining a file that has not changed since settles it.
+func Settled(src palace.Source) bool {
+	return src.Mined.Sub(src.Mtime) > racyWindow
+}
+
+// SameContent reports whether the file src was mined from still holds the
+// same content (same SHA-256): how to tell whether a file that is not
+// Settled has changed without mining it.
+func SameContent(src palace.Source) (bool, error) {
+	f, err := os.Open(src.Path)
+	if err != nil {
+		return false, unwrapPathErr(err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return false, unwrapPathErr(err)
+	}
+	return hex.EncodeToString(h.Sum(nil)) == src.Hash, nil
+}
+
 // DefaultMaxFileBytes caps the size of a mined file unless Options say otherwise.
 const DefaultMaxFileBytes = 8 << 20
 
@@ -526,11 +552,9 @@ func isMarkdown(name string) bool {
 func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
 	mtime, size := f.info.ModTime().UTC(), f.info.Size()
 	old, known := p.Source(wing, f.path)
-	// The cheap check is trusted only for a file that had been still for a
-	// while when it was mined: on filesystems with coarse timestamps an edit
-	// of the same size in the same second keeps mtime and size (git calls
-	// this "racily clean"). Such files are read and hashed again.
-	settled := old.Mined.Sub(old.Mtime) > racyWindow
+	// The cheap check is trusted only for a settled file; others are read
+	// and hashed again.
+	settled := Settled(old)
 	if known && settled && old.Mtime.Equal(mtime) && old.Size == size {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)

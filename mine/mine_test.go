@@ -392,9 +392,19 @@ func TestSameSizeEditInTheSameSecond(t *testing.T) {
 	}
 	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
 	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+	src, _ := p.Source("a", mem)
+	if Settled(src) {
+		t.Fatalf("mined %v after its write, yet settled", src.Mined.Sub(src.Mtime))
+	}
+	if same, err := SameContent(src); err != nil || !same {
+		t.Fatalf("SameContent before the edit = %t, %v", same, err)
+	}
 	writeFile(t, hive, "agents/a/memory.md", "- [x] ship it\n")
 	if err := os.Chtimes(mem, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
+	}
+	if same, err := SameContent(src); err != nil || same {
+		t.Fatalf("SameContent after a same-size edit = %t, %v", same, err)
 	}
 	s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
 	if s.NotesAdded != 1 || s.NotesRemoved != 1 {
