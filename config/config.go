@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/memminer/memminer/internal/agentglob"
 )
 
 // Config is every setting memminer reads. The yaml tags are the keys of the
@@ -26,6 +28,11 @@ type Config struct {
 	Palace string `yaml:"palace"`
 	// Hive is the directory whose agents/<id>/memory.md files the daemon mines.
 	Hive string `yaml:"hive"`
+	// Agents are glob patterns, relative to the hive and `/`-separated,
+	// of more directories that are agents besides agents/<id> (see
+	// internal/agentglob). In the file: a list, or one string with the
+	// patterns separated by commas.
+	Agents []string `yaml:"agents"`
 	// Model is the embedding model spec ("lexical", "use-lite", "ollama:NAME", "openai:NAME").
 	Model string `yaml:"model"`
 	// Enabled turns memminer off without uninstalling it: mine and the daemon do nothing.
@@ -68,6 +75,7 @@ const (
 var Env = map[string]string{
 	"palace":         "MEMMINER_PALACE_PATH",
 	"hive":           "MEMMINER_HIVE",
+	"agents":         "MEMMINER_AGENTS",
 	"model":          "MEMMINER_EMBEDDING_MODEL",
 	"enabled":        "MEMMINER_ENABLED",
 	"max_file_bytes": "MEMMINER_MAX_FILE_BYTES",
@@ -141,6 +149,12 @@ func (c *Config) LoadFile(path string, required bool) error {
 	sort.Strings(keys) // report the same first error every time
 	for _, k := range keys {
 		n := doc[k]
+		if k == "agents" && n.Kind == yaml.SequenceNode {
+			if err := c.setAgentList(path, n); err != nil {
+				return err
+			}
+			continue
+		}
 		if n.Kind != yaml.ScalarNode {
 			return fmt.Errorf("config %s: line %d: %s: want a single value", path, n.Line, k)
 		}
@@ -148,6 +162,30 @@ func (c *Config) LoadFile(path string, required bool) error {
 		if err := c.Set(k, n.Value); err != nil {
 			return fmt.Errorf("config %s: line %d: %w", path, n.Line, err)
 		}
+	}
+	return nil
+}
+
+// setAgentList sets Agents from a YAML list of patterns, naming the line
+// of the first bad one.
+func (c *Config) setAgentList(path string, n yaml.Node) error {
+	patterns := make([]string, 0, len(n.Content))
+	for _, item := range n.Content {
+		if item.Kind != yaml.ScalarNode {
+			return fmt.Errorf("config %s: line %d: agents: want a list of glob patterns, one per item", path, item.Line)
+		}
+		if err := checkAgentPattern(item.Value); err != nil {
+			return fmt.Errorf("config %s: line %d: %w", path, item.Line, err)
+		}
+		patterns = append(patterns, item.Value)
+	}
+	c.Agents = patterns
+	return nil
+}
+
+func checkAgentPattern(p string) error {
+	if err := agentglob.Check(p); err != nil {
+		return fmt.Errorf("agents: %w", err)
 	}
 	return nil
 }
@@ -167,13 +205,27 @@ func (c *Config) ApplyEnv(getenv func(string) string) error {
 }
 
 // Set assigns one setting by its config key from text, as given in an
-// environment variable.
+// environment variable. A list setting (agents) takes its items
+// separated by commas.
 func (c *Config) Set(key, v string) error {
 	switch key {
 	case "palace":
 		c.Palace = expandHome(v)
 	case "hive":
 		c.Hive = expandHome(v)
+	case "agents":
+		// Patterns separated by commas; nothing at all means none.
+		var patterns []string
+		if strings.TrimSpace(v) != "" {
+			for _, p := range strings.Split(v, ",") {
+				p = strings.TrimSpace(p)
+				if err := checkAgentPattern(p); err != nil {
+					return err
+				}
+				patterns = append(patterns, p)
+			}
+		}
+		c.Agents = patterns
 	case "model_cache":
 		c.ModelCache = expandHome(v)
 	case "model":

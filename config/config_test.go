@@ -3,6 +3,7 @@ package config
 import (
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -118,6 +119,86 @@ func TestValidate(t *testing.T) {
 		mutate(&c)
 		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), name) {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestAgentsSetting(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yml")
+	tests := []struct {
+		name string
+		file string
+		env  string // MEMMINER_AGENTS
+		want []string
+	}{
+		{"unset", "palace: /p\n", "", nil},
+		{"flow list", "agents: [bots/*, teams/*/agents/*]\n", "", []string{"bots/*", "teams/*/agents/*"}},
+		{"block list", "agents:\n  - bots/*\n  - '*/agents/*'\n", "", []string{"bots/*", "*/agents/*"}},
+		{"empty list", "agents: []\n", "", []string{}},
+		{"scalar", "agents: bots/*\n", "", []string{"bots/*"}},
+		{"comma-separated scalar", "agents: 'bots/*, teams/*/agents/*'\n", "", []string{"bots/*", "teams/*/agents/*"}},
+		{"empty scalar", "agents:\n", "", nil},
+		{"env", "", "bots/*,crew/*", []string{"bots/*", "crew/*"}},
+		{"env over file", "agents: [bots/*]\n", " crew/* ", []string{"crew/*"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			c := Default(env(nil), "lexical")
+			if err := c.LoadFile(path, true); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.ApplyEnv(env(map[string]string{"MEMMINER_AGENTS": tt.env})); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.Agents, tt.want) || (c.Agents == nil) != (tt.want == nil) {
+				t.Fatalf("agents = %#v, want %#v", c.Agents, tt.want)
+			}
+		})
+	}
+}
+
+func TestBadAgentsSayWhatToFix(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "config.yml")
+	tests := []struct{ file, want string }{
+		{"agents: /srv/bots/*\n", `line 1: agents: pattern "/srv/bots/*" is absolute`},
+		{"agents: ../bots/*\n", `line 1: agents: pattern "../bots/*" has a ".." element`},
+		{"agents: bots/[a-\n", `line 1: agents: pattern "bots/[a-" is malformed: syntax error in pattern`},
+		{"agents: 'bots/*,,crew/*'\n", `line 1: agents: pattern "" is empty`},
+		{"agents: .stversions/*\n", `line 1: agents: pattern ".stversions/*" names a hidden directory`},
+		{"palace: /p\nagents:\n  - bots/*\n  - /abs/*\n", `line 4: agents: pattern "/abs/*" is absolute`},
+		{"agents:\n  - bots/*\n  - ''\n", `line 3: agents: pattern "" is empty`},
+		{"agents:\n  - bots/*\n  - ../x\n", `line 3: agents: pattern "../x" has a ".." element`},
+		{"agents:\n  - [bots/*]\n", "line 2: agents: want a list of glob patterns"},
+		{"agents: {bots: x}\n", "line 1: agents: want a single value"},
+		{"hive: [a, b]\n", "line 1: hive: want a single value"},
+	}
+	for _, tt := range tests {
+		if err := os.WriteFile(path, []byte(tt.file), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := Default(env(nil), "lexical")
+		err := c.LoadFile(path, true)
+		if err == nil || !strings.Contains(err.Error(), "config "+path+": "+tt.want) {
+			t.Errorf("%q: error %v, want it to contain %q", tt.file, err, tt.want)
+		}
+		if c.Agents != nil {
+			t.Errorf("%q: a bad list set agents to %q", tt.file, c.Agents)
+		}
+	}
+	for value, want := range map[string]string{
+		"/abs/*":       `MEMMINER_AGENTS: agents: pattern "/abs/*" is absolute`,
+		"bots/*,../x":  `MEMMINER_AGENTS: agents: pattern "../x" has a ".." element`,
+		"bots/[":       `MEMMINER_AGENTS: agents: pattern "bots/[" is malformed`,
+		"bots/*, ,x/*": `MEMMINER_AGENTS: agents: pattern "" is empty`,
+	} {
+		c := Default(env(nil), "lexical")
+		if err := c.ApplyEnv(env(map[string]string{"MEMMINER_AGENTS": value})); err == nil || !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("MEMMINER_AGENTS=%s: %v, want %q", value, err, want)
 		}
 	}
 }

@@ -1,0 +1,273 @@
+// Package agentglob tells which directories of a hive are agent
+// directories: agents/<id>/ always, and the directories matched by the
+// globs of the `agents` setting. Mining, the daemon, its watcher and the
+// conflict registry all ask it, so they agree on what an agent directory
+// is.
+//
+// A pattern is a path/filepath.Match pattern relative to the hive, with
+// `/` between its elements; each element matches one directory name.
+// Hidden names (".x") and Syncthing conflict copies are never matched:
+// they are never agents, and never lead to one.
+package agentglob
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// DefaultDir is the directory of a hive whose subdirectories are always
+// agent directories.
+const DefaultDir = "agents"
+
+// Default matches the agent directories every hive has: agents/<id>.
+const Default = DefaultDir + "/*"
+
+// Check reports why pattern cannot name agent directories, or nil: it
+// must be non-empty, relative to the hive, free of ".." and hidden
+// elements, and well-formed for path/filepath.Match (no ErrBadPattern).
+func Check(pattern string) error {
+	if strings.TrimSpace(pattern) == "" {
+		return fmt.Errorf("pattern %q is empty; give a glob like bots/*", pattern)
+	}
+	if path.IsAbs(pattern) || filepath.IsAbs(pattern) {
+		return fmt.Errorf("pattern %q is absolute; patterns are relative to the hive", pattern)
+	}
+	for _, e := range strings.Split(pattern, "/") {
+		switch {
+		case e == "..":
+			return fmt.Errorf("pattern %q has a \"..\" element; patterns match directories inside the hive", pattern)
+		case e != "." && strings.HasPrefix(e, "."):
+			return fmt.Errorf("pattern %q names a hidden directory, and those are never agents", pattern)
+		}
+		if _, err := filepath.Match(e, ""); err != nil {
+			return fmt.Errorf("pattern %q is malformed: %w", pattern, err)
+		}
+	}
+	if path.Clean(pattern) == "." {
+		return fmt.Errorf("pattern %q matches the hive itself, not directories inside it", pattern)
+	}
+	return nil
+}
+
+// Set is the patterns that match a hive's agent directories: Default,
+// then the configured ones in their order. The zero Set is Default alone.
+type Set struct {
+	extra [][]string // split, without Default
+}
+
+// New returns the Set of Default and the patterns in extra, checking each
+// (see Check). Repeats are dropped.
+func New(extra []string) (Set, error) {
+	var s Set
+	seen := map[string]bool{Default: true}
+	for _, p := range extra {
+		if err := Check(p); err != nil {
+			return Set{}, fmt.Errorf("agents: %w", err)
+		}
+		p = path.Clean(p)
+		if !seen[p] {
+			seen[p] = true
+			s.extra = append(s.extra, strings.Split(p, "/"))
+		}
+	}
+	return s, nil
+}
+
+var defaultElems = strings.Split(Default, "/")
+
+// patterns returns every pattern, split into elements, Default first.
+func (s Set) patterns() [][]string {
+	return append([][]string{defaultElems}, s.extra...)
+}
+
+// Patterns returns the patterns, Default first, as they are matched.
+func (s Set) Patterns() []string {
+	var out []string
+	for _, p := range s.patterns() {
+		out = append(out, strings.Join(p, "/"))
+	}
+	return out
+}
+
+// HasExtra reports whether the Set holds more than Default.
+func (s Set) HasExtra() bool { return len(s.extra) > 0 }
+
+// Match is a directory of the hive that a pattern matches.
+type Match struct {
+	// Rel is the directory relative to the hive, `/`-separated.
+	Rel string
+	// Path is the hive, as given to Find, joined with Rel.
+	Path string
+	// Link is set when Path itself is a symlink to a directory.
+	Link bool
+	// ViaLink is set when a directory between the hive and Path is a
+	// symlink, so a walk of the hive that does not follow symlinks never
+	// reaches Path.
+	ViaLink bool
+	// Inside, when set, is the Rel of the match Path lies inside: Path is
+	// part of that agent directory, not an agent directory of its own.
+	Inside string
+}
+
+// Find lists the directories the patterns match below hive (symlinks to
+// directories included), each once, in a stable order: by pattern, Default
+// first, then by path. A directory that does not exist matches nothing; the
+// first other error (an unreadable directory) is returned with what was
+// found.
+func (s Set) Find(hive string) ([]Match, error) {
+	out, err := s.list(hive, true)
+	for i := range out {
+		if outer, _, ok := s.AgentOf(out[i].Rel); ok && outer != out[i].Rel {
+			out[i].Inside = outer
+		}
+	}
+	return out, err
+}
+
+// Parents lists the directories below hive in which agent directories can
+// appear: those the leading elements of a pattern match (agents/ for
+// Default), each once. The hive itself is not listed.
+func (s Set) Parents(hive string) ([]Match, error) {
+	return s.list(hive, false)
+}
+
+// list lists what every pattern matches below hive, each directory once:
+// the whole matches (leaves) or the directories leading to them.
+func (s Set) list(hive string, leaves bool) ([]Match, error) {
+	var out []Match
+	var firstErr error
+	seen := map[string]bool{}
+	for _, p := range s.patterns() {
+		walk(hive, "", p, false, &firstErr, func(m Match, leaf bool) {
+			if leaf == leaves && !seen[m.Rel] {
+				seen[m.Rel] = true
+				out = append(out, m)
+			}
+		})
+	}
+	return out, firstErr
+}
+
+// walk visits the directories below dir (rel from the hive) that the
+// pattern elems matches, calling visit with leaf set for whole matches and
+// unset for the directories their leading elements match.
+func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit func(m Match, leaf bool)) {
+	note := func(err error) {
+		if *firstErr == nil && !errors.Is(err, fs.ErrNotExist) {
+			*firstErr = err
+		}
+	}
+	elem, last := elems[0], len(elems) == 1
+	var names []string
+	if !hasMeta(elem) {
+		names = []string{elem}
+	} else {
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			note(err)
+			return
+		}
+		for _, e := range entries {
+			if ok, _ := filepath.Match(elem, e.Name()); ok {
+				names = append(names, e.Name())
+			}
+		}
+	}
+	for _, name := range names {
+		if excluded(name) {
+			continue
+		}
+		p := filepath.Join(dir, name)
+		fi, err := os.Lstat(p)
+		if err != nil {
+			note(err)
+			continue
+		}
+		link := fi.Mode()&fs.ModeSymlink != 0
+		if link {
+			if fi, err = os.Stat(p); err != nil {
+				continue // a broken link is no directory
+			}
+		}
+		m := Match{Rel: path.Join(rel, name), Path: p, Link: link, ViaLink: viaLink}
+		switch {
+		case last && fi.IsDir():
+			visit(m, true)
+		case last:
+		case fi.IsDir():
+			visit(m, false)
+			walk(p, m.Rel, elems[1:], viaLink || link, firstErr, visit)
+		case !hasMeta(elem):
+			// A file where the pattern wants a directory: listing it says so.
+			_, err := os.ReadDir(p)
+			note(err)
+		}
+	}
+}
+
+// AgentOf returns the agent directory that rel (a path relative to the
+// hive, `/`-separated) is or lies in: the shortest leading part of rel a
+// pattern matches, and the rest of rel below it ("" for the directory
+// itself). It looks at names only, never at the disk; Find marks a match
+// inside another one with Inside, so both agree.
+func (s Set) AgentOf(rel string) (dir, below string, ok bool) {
+	parts := split(rel)
+	for k := 1; k <= len(parts); k++ {
+		if excluded(parts[k-1]) {
+			return "", "", false
+		}
+		for _, p := range s.patterns() {
+			if len(p) == k && matchAll(p, parts[:k]) {
+				return strings.Join(parts[:k], "/"), strings.Join(parts[k:], "/"), true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// Parent reports whether rel (relative to the hive, `/`-separated; "" is
+// the hive) is a directory in which agent directories can appear further
+// down: the hive, or a directory the leading elements of a pattern match.
+func (s Set) Parent(rel string) bool {
+	parts := split(rel)
+	if slices.ContainsFunc(parts, excluded) {
+		return false
+	}
+	for _, p := range s.patterns() {
+		if len(p) > len(parts) && matchAll(p[:len(parts)], parts) {
+			return true
+		}
+	}
+	return false
+}
+
+func split(rel string) []string {
+	rel = strings.Trim(path.Clean("/"+rel), "/")
+	if rel == "" {
+		return nil
+	}
+	return strings.Split(rel, "/")
+}
+
+func matchAll(elems, names []string) bool {
+	for i, e := range elems {
+		if ok, _ := filepath.Match(e, names[i]); !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// excluded reports whether a directory name is never an agent nor leads
+// to one: hidden, or a Syncthing conflict copy.
+func excluded(name string) bool {
+	return strings.HasPrefix(name, ".") || strings.Contains(name, ".sync-conflict-")
+}
+
+func hasMeta(elem string) bool { return strings.ContainsAny(elem, `*?[\`) }
