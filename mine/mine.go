@@ -17,6 +17,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/palace"
 )
@@ -57,8 +58,13 @@ const DefaultMaxFileBytes = 8 << 20
 // Options configure one mine.
 type Options struct {
 	// Wing is the wing to mine into; empty means the directory's name (or,
-	// for a hive with an agents/ directory, one wing per agent).
+	// for a hive, one wing per agent directory).
 	Wing string
+	// Agents are more glob patterns of agent directories, relative to a
+	// hive, besides agents/<id> (the config setting agents; see
+	// internal/agentglob). A directory with an agents/ directory, or with
+	// directories these match, is mined as a hive.
+	Agents []string
 	// Agent is recorded with each note; empty means the wing id.
 	Agent string
 	// DryRun reports what would change without touching the palace.
@@ -172,14 +178,18 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	if err != nil {
 		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
 	}
+	globs, err := agentglob.New(opts.Agents)
+	if err != nil {
+		return Summary{}, fmt.Errorf("mine %s: %w", path, err)
+	}
 	var jobs []job
 	var skipped []Problem
-	switch agentsDir := agentsDirOf(root, info); {
-	case opts.Wing == "" && agentsDir != "":
+	switch hive, hiveGlobs := hiveOf(root, info, globs); {
+	case opts.Wing == "" && hive != "":
 		if opts.Agent != "" {
 			return Summary{}, fmt.Errorf("mine %s: --agent needs --wing when mining a whole hive", path)
 		}
-		jobs, skipped, err = hiveJobs(agentsDir)
+		jobs, skipped, err = hiveJobs(hive, hiveGlobs)
 		if err != nil {
 			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
 		}
@@ -251,49 +261,6 @@ type job struct {
 
 	files    []candidate
 	problems []Problem
-}
-
-// agentsDirOf returns the directory of agent directories when root is a
-// hive (it has agents/ inside) or is that agents/ directory itself, and ""
-// otherwise: both are mined one wing per agent, never as one wing.
-func agentsDirOf(root string, info fs.FileInfo) string {
-	if !info.IsDir() {
-		return ""
-	}
-	if fi, err := os.Stat(filepath.Join(root, "agents")); err == nil && fi.IsDir() {
-		return filepath.Join(root, "agents")
-	}
-	if filepath.Base(root) == "agents" {
-		return root
-	}
-	return ""
-}
-
-// hiveJobs lists one job per agent directory. A directory whose name is
-// not a valid wing id is reported and skipped; the others are mined.
-func hiveJobs(agents string) ([]job, []Problem, error) {
-	entries, err := os.ReadDir(agents)
-	if err != nil {
-		return nil, nil, err
-	}
-	var jobs []job
-	var skipped []Problem
-	for _, e := range entries {
-		if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		dir := filepath.Join(agents, e.Name())
-		wing, err := palace.NormalizeWingID(e.Name())
-		if err != nil {
-			skipped = append(skipped, Problem{Path: dir, Err: fmt.Sprintf("agent directory not mined: %v; rename it", err)})
-			continue
-		}
-		jobs = append(jobs, job{wing: wing, root: dir, isDir: true})
-	}
-	if len(jobs) == 0 && len(skipped) == 0 {
-		return nil, nil, fmt.Errorf("%s has no agent directories", agents)
-	}
-	return jobs, skipped, nil
 }
 
 type candidate struct {

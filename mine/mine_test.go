@@ -668,3 +668,124 @@ func TestFutureMtimeDoesNotRewrite(t *testing.T) {
 		t.Fatal("an unchanged file with a future mtime rewrote the wing")
 	}
 }
+
+// TestHiveAgentGlobs: directories the agents globs match are agents like
+// agents/<id>, under the same rules; one whose wing id is taken, or that
+// lies inside another agent directory, is reported and not mined; a
+// symlink that leaves the hive is refused.
+func TestHiveAgentGlobs(t *testing.T) {
+	type problem struct{ path, want string }
+	tests := []struct {
+		name     string
+		files    []string // below the hive, each holding one note naming it
+		links    map[string]string
+		agents   []string
+		wings    string            // the wings mined, in order
+		roots    map[string]string // wing → its one root, below the hive
+		problems []problem
+		notMined []string // notes never searchable
+	}{
+		{
+			name:     "no globs",
+			files:    []string{"agents/a/memory.md", "bots/b/memory.md"},
+			wings:    "a",
+			roots:    map[string]string{"a": "agents/a"},
+			notMined: []string{"bots/b/memory.md"},
+		},
+		{
+			name:     "bots glob",
+			files:    []string{"agents/a/memory.md", "bots/b/memory.md", "bots/.hidden/memory.md", "bots/readme.md"},
+			agents:   []string{"bots/*"},
+			wings:    "a,b",
+			roots:    map[string]string{"a": "agents/a", "b": "bots/b"},
+			notMined: []string{"bots/.hidden/memory.md", "bots/readme.md"},
+		},
+		{
+			name:     "no agents directory",
+			files:    []string{"teams/red/agents/Oscar/memory.md", "teams/red/notes.md"},
+			agents:   []string{"teams/*/agents/*"},
+			wings:    "oscar",
+			roots:    map[string]string{"oscar": "teams/red/agents/Oscar"},
+			notMined: []string{"teams/red/notes.md"},
+		},
+		{
+			name:     "same wing id",
+			files:    []string{"agents/pam/memory.md", "bots/pam/memory.md", "bots/Kevin/memory.md", "bots/kevin/memory.md"},
+			agents:   []string{"bots/*"},
+			wings:    "pam,kevin",
+			roots:    map[string]string{"pam": "agents/pam", "kevin": "bots/Kevin"},
+			problems: []problem{{"bots/kevin", `wing id "kevin" is taken by agent directory bots/Kevin`}, {"bots/pam", `wing id "pam" is taken by agent directory agents/pam`}},
+			notMined: []string{"bots/pam/memory.md", "bots/kevin/memory.md"},
+		},
+		{
+			name:     "nested",
+			files:    []string{"crew/x/memory.md", "crew/x/sub/y/memory.md"},
+			agents:   []string{"crew/*/sub/*", "crew/*"},
+			wings:    "x",
+			roots:    map[string]string{"x": "crew/x"},
+			problems: []problem{{"crew/x/sub/y", "inside agent directory crew/x"}},
+		},
+		{
+			name:     "bad name",
+			files:    []string{"agents/a/memory.md", "bots/Bad Name/memory.md"},
+			agents:   []string{"bots/*"},
+			wings:    "a",
+			problems: []problem{{"bots/Bad Name", `agent directory not mined: wing id "Bad Name" is not valid`}},
+			notMined: []string{"bots/Bad Name/memory.md"},
+		},
+		{
+			name:     "symlink leaving the hive",
+			files:    []string{"agents/a/memory.md", "../outside/evil/memory.md", "bots/b/memory.md"},
+			links:    map[string]string{"bots/evil": "../outside/evil"},
+			agents:   []string{"bots/*"},
+			wings:    "a,b",
+			notMined: []string{"../outside/evil/memory.md"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			hive := filepath.Join(tmp, "hive")
+			for _, f := range tt.files {
+				writeFile(t, hive, f, "- The note of "+f+" is here.\n")
+			}
+			for link, target := range tt.links {
+				if err := os.Symlink(filepath.Join(hive, target), filepath.Join(hive, link)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			p := openPalace(t, filepath.Join(tmp, "palace"), nil)
+			s := mineT(t, p, hive, Options{Agents: tt.agents})
+			if got := strings.Join(s.Wings, ","); got != tt.wings {
+				t.Errorf("wings %q, want %q", got, tt.wings)
+			}
+			for wing, root := range tt.roots {
+				want := filepath.Join(hive, filepath.FromSlash(root))
+				for _, w := range p.Wings() {
+					if w.ID == wing && (len(w.Roots) != 1 || w.Roots[0] != want) {
+						t.Errorf("wing %s: roots %q, want %s", wing, w.Roots, want)
+					}
+				}
+			}
+			if len(s.Problems) != len(tt.problems) {
+				t.Fatalf("problems %+v, want %+v", s.Problems, tt.problems)
+			}
+			for i, pr := range tt.problems {
+				if got := s.Problems[i]; got.Path != filepath.Join(hive, filepath.FromSlash(pr.path)) || !strings.Contains(got.Err, pr.want) {
+					t.Errorf("problem %d: %+v, want %s: %q", i, got, pr.path, pr.want)
+				}
+			}
+			for _, f := range tt.notMined {
+				hits, err := p.Search(context.Background(), "note of "+f, palace.SearchOptions{})
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, h := range hits {
+					if strings.Contains(h.Text, f) {
+						t.Errorf("%s was mined into wing %s", f, h.Wing)
+					}
+				}
+			}
+		})
+	}
+}

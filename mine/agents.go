@@ -1,0 +1,137 @@
+package mine
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/palace"
+)
+
+// Agent is an agent directory of a hive: agents/<id>/, or a directory one
+// of the configured agents globs matches. Its wing is its name, normalised.
+type Agent struct {
+	agentglob.Match
+	Wing string
+}
+
+// SkipReason says why a directory the agents globs match is no agent.
+type SkipReason int
+
+const (
+	// BadName means the directory's name is no valid wing id.
+	BadName SkipReason = iota + 1
+	// SameWing means an agent directory listed before it has the same
+	// wing id.
+	SameWing
+	// Nested means it lies inside another agent directory, whose wing
+	// holds its files.
+	Nested
+)
+
+// SkippedAgent is a directory the agents globs match that is not an agent.
+type SkippedAgent struct {
+	agentglob.Match
+	Reason SkipReason
+	// Err says why: for BadName the wing id's error, otherwise a sentence
+	// that also says what to do.
+	Err error
+}
+
+// HiveAgents lists the agent directories of the hive at dir, in the order
+// of agentglob.Set.Find (agents/<id> first, then each configured pattern
+// in turn, each by path), and the directories the globs match that are
+// not agents, for the caller to report. Symlinks to directories are agents
+// only when links is set; otherwise they are left out, as if absent. The
+// error is Find's: an unreadable directory, with what could be listed.
+//
+// Two directories with one wing id (agents/pam and bots/pam, or agents/Pam
+// and agents/pam) are never mixed into one wing, and neither wins
+// silently: the first is the agent, the others are skipped as SameWing
+// and reported until renamed. Mining neither instead would stop keeping
+// the wing current the moment a stray duplicate appears, leaving the
+// agent's new facts unsearchable. Mining the first loses nothing: the
+// skipped directory's markdown is never touched, notes it gave the wing
+// before stay (a mine removes only sources below the root it mines, or of
+// a root that is gone), and since agents/<id> comes first, adding a glob
+// never takes a wing away from it.
+func HiveAgents(dir string, globs agentglob.Set, links bool) ([]Agent, []SkippedAgent, error) {
+	matches, err := globs.Find(dir)
+	var agents []Agent
+	var skipped []SkippedAgent
+	first := map[string]string{} // wing id → Rel of its agent directory
+	for _, m := range matches {
+		if m.Link && !links {
+			continue
+		}
+		if m.Inside != "" {
+			skipped = append(skipped, SkippedAgent{Match: m, Reason: Nested, Err: fmt.Errorf(
+				"it lies inside agent directory %s, whose wing holds its files; move it out, or change the agents globs, to make it an agent of its own", m.Inside)})
+			continue
+		}
+		wing, werr := palace.NormalizeWingID(filepath.Base(m.Path))
+		if werr != nil {
+			skipped = append(skipped, SkippedAgent{Match: m, Reason: BadName, Err: werr})
+			continue
+		}
+		if rel, dup := first[wing]; dup {
+			skipped = append(skipped, SkippedAgent{Match: m, Reason: SameWing, Err: fmt.Errorf(
+				"wing id %q is taken by agent directory %s, which is mined into it; rename this directory, or change the agents globs, to mine it", wing, rel)})
+			continue
+		}
+		first[wing] = m.Rel
+		agents = append(agents, Agent{Match: m, Wing: wing})
+	}
+	return agents, skipped, err
+}
+
+// hiveOf returns the hive to mine one wing per agent when root is one, and
+// the globs that find its agents; "" when root is to be mined as one wing.
+// A hive has an agents/ directory, or has directories the configured
+// globs match; the agents/ directory itself is mined as its hive's agents
+// with the default glob alone, since the others reach outside it.
+func hiveOf(root string, info fs.FileInfo, globs agentglob.Set) (string, agentglob.Set) {
+	if !info.IsDir() {
+		return "", globs
+	}
+	if fi, err := os.Stat(filepath.Join(root, agentglob.DefaultDir)); err == nil && fi.IsDir() {
+		return root, globs
+	}
+	if filepath.Base(root) == agentglob.DefaultDir {
+		return filepath.Dir(root), agentglob.Set{}
+	}
+	if globs.HasExtra() {
+		if found, _ := globs.Find(root); len(found) > 0 {
+			return root, globs
+		}
+	}
+	return "", globs
+}
+
+// hiveJobs lists one job per agent directory of hive. A matched directory
+// that is no agent (its name is no wing id, its wing id is taken, it lies
+// inside another) is reported and skipped; the others are mined.
+func hiveJobs(hive string, globs agentglob.Set) ([]job, []Problem, error) {
+	agents, skippedAgents, err := HiveAgents(hive, globs, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	var jobs []job
+	var skipped []Problem
+	for _, s := range skippedAgents {
+		msg := "agent directory not mined: " + s.Err.Error()
+		if s.Reason == BadName {
+			msg = fmt.Sprintf("agent directory not mined: %v; rename it", s.Err)
+		}
+		skipped = append(skipped, Problem{Path: s.Path, Err: msg})
+	}
+	for _, a := range agents {
+		jobs = append(jobs, job{wing: a.Wing, root: a.Path, isDir: true})
+	}
+	if len(jobs) == 0 && len(skipped) == 0 {
+		return nil, nil, fmt.Errorf("%s has no agent directories", filepath.Join(hive, agentglob.DefaultDir))
+	}
+	return jobs, skipped, nil
+}
