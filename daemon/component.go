@@ -4,6 +4,7 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"slices"
 	"sync"
 
 	"github.com/memminer/memminer/palace"
@@ -65,10 +66,15 @@ func (h *Host) Palace() *palace.Palace { return h.d.p }
 // Hive is the hive directory, absolute.
 func (h *Host) Hive() string { return h.d.opts.Hive }
 
+// Agents are the globs of agent directories the daemon was given besides
+// agents/<id> (Options.Agents).
+func (h *Host) Agents() []string { return slices.Clone(h.d.opts.Agents) }
+
 // Logger is the daemon's logger.
 func (h *Host) Logger() *slog.Logger { return h.d.log }
 
-// MineAgent queues a mine of the agent directory dir (hive/agents/<id>).
+// MineAgent queues a mine of the agent directory dir (hive/agents/<id>,
+// or one the agents globs match).
 func (h *Host) MineAgent(dir string) { h.d.q.addAgent(dir, triggerWatch) }
 
 // Rescan queues a scan of the whole hive.

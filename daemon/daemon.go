@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -64,6 +66,10 @@ type Options struct {
 	// Hive is the directory whose agents/<id>/ directories are mined, one
 	// wing per agent.
 	Hive string
+	// Agents are more glob patterns of agent directories, relative to the
+	// Hive, besides agents/<id> (the config setting agents; see
+	// internal/agentglob). New refuses a bad one.
+	Agents []string
 	// Embedder makes vectors; nil means lexical.
 	Embedder embed.Embedder
 	// ModelSpec is the configured model spec, reported in status and
@@ -103,6 +109,7 @@ type Options struct {
 // with New and run it with Run.
 type Daemon struct {
 	opts     Options
+	globs    agentglob.Set // Default and Options.Agents
 	log      *slog.Logger
 	p        *palace.Palace
 	ln       net.Listener
@@ -166,7 +173,11 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	if !info.IsDir() {
 		return nil, fmt.Errorf("hive %s is not a directory", opts.Hive)
 	}
-	if err := CheckHive(opts.Hive); err != nil {
+	globs, err := agentglob.New(opts.Agents)
+	if err != nil {
+		return nil, err
+	}
+	if err := CheckHive(opts.Hive, opts.Agents); err != nil {
 		return nil, err
 	}
 	opts.Hive = hive
@@ -192,6 +203,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{
 		opts:            opts,
+		globs:           globs,
 		log:             opts.Logger,
 		socket:          SocketPath(opts.Palace),
 		q:               newQueue(),
@@ -288,7 +300,8 @@ func (e *notHiveError) Error() string        { return e.msg }
 func (e *notHiveError) Is(target error) bool { return target == ErrNotHive }
 
 // CheckHive checks that dir, given as the hive, is one: the daemon mines
-// its agents/<id>/ directories. A dir without agents/ that looks like an
+// its agents/<id>/ directories, and those the agents globs match. A dir
+// with neither agents/ nor directories the globs match that looks like an
 // agents directory (one of its subdirectories holds memory.md, or it is
 // named agents and a subdirectory holds markdown) or like an agent
 // directory (it holds memory.md, or it is below a directory named agents
@@ -296,12 +309,20 @@ func (e *notHiveError) Is(target error) bool { return target == ErrNotHive }
 // which directory was probably meant. Any other dir passes, empty or not,
 // since agents may appear in it later; one that cannot be read is left for
 // the caller to report.
-func CheckHive(dir string) error {
+// A bad glob in agents is an error too.
+func CheckHive(dir string, agents []string) error {
+	globs, err := agentglob.New(agents)
+	if err != nil {
+		return err
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil
 	}
 	if _, err := os.Lstat(filepath.Join(abs, "agents")); !errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if found, _ := globs.Find(abs); len(found) > 0 {
 		return nil
 	}
 	entries, err := os.ReadDir(abs)
@@ -574,7 +595,7 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 
 	var reembeds []Reembed
 	opts := d.mineOptions(&reembeds)
-	opts.Wing, opts.Agent, opts.DryRun = j.req.Wing, j.req.Agent, j.req.DryRun
+	opts.Wing, opts.Agent, opts.DryRun, opts.Agents = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents
 	start := time.Now()
 	s, err := mine.Mine(mctx, d.p, j.req.Path, opts)
 	d.metrics.observeMine(triggerRequest, time.Since(start), err, len(s.Problems))
@@ -586,68 +607,94 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	j.reply <- mineOutcome{reply: MineReply{Result: NewMineResult(s), Reembeds: reembeds}, err: err}
 }
 
-// agentDir is one agents/<name>/ directory of the hive.
+// agentDir is one agent directory of the hive.
 type agentDir struct {
 	wing string
-	dir  string
+	dir  string // the parent's symlinks resolved, as mine records paths
 }
 
-// agentsRoot returns the hive's agents directory, symlinks resolved the way
-// mine resolves the paths it records.
-func (d *Daemon) agentsRoot() string {
-	root := filepath.Join(d.opts.Hive, "agents")
-	if r, err := filepath.EvalSymlinks(root); err == nil {
-		return r
-	}
-	return root
-}
-
-// hiveState is what a look at the hive's agents directory found.
+// hiveState is what a look at the hive's agent directories found.
 type hiveState struct {
 	agents []agentDir
-	// bad are agent directories whose names are no wing id.
-	bad []FileError
-	// noAgents is set when the hive has no agents/ directory.
+	// bad are directories the agents globs match that are no agents:
+	// their names are no wing id, their wing id is taken, or they lie
+	// inside another agent directory.
+	bad []badAgent
+	// noAgents is set when the hive has no agents/ directory and no other
+	// directory the globs match.
 	noAgents bool
-	// err is set when the agents directory cannot be read.
+	// err is set when a directory of the hive cannot be read.
 	err error
 }
 
-// listAgents lists the hive's agent directories.
+// badAgent is a directory the agents globs match that is not mined.
+type badAgent struct {
+	FileError
+	warning string // logged once when it appears
+}
+
+// listAgents lists the hive's agent directories, by mine's rules.
 func (d *Daemon) listAgents() hiveState {
-	root := d.agentsRoot()
-	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) {
-		return hiveState{noAgents: true} // nothing to mine yet
-	}
-	if err != nil {
-		return hiveState{err: fmt.Errorf("read hive: %w", err)}
-	}
+	agents, skipped, err := mine.HiveAgents(d.opts.Hive, d.globs, true)
 	var hs hiveState
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
-			continue
+	if err != nil {
+		hs.err = fmt.Errorf("read hive: %w", err)
+	}
+	resolve := parentResolver()
+	for _, a := range agents {
+		hs.agents = append(hs.agents, agentDir{wing: a.Wing, dir: resolve(a.Path)})
+	}
+	for _, s := range skipped {
+		b := badAgent{FileError: FileError{Path: resolve(s.Path), Error: s.Err.Error()}}
+		switch s.Reason {
+		case mine.BadName:
+			b.Error = "not a valid wing id: " + s.Err.Error() + "; rename the directory to mine it"
+			b.warning = "agent directory skipped: its name is not a valid wing id"
+		case mine.SameWing:
+			b.warning = "agent directory skipped: an agent directory listed before it has its wing id"
+		default:
+			b.warning = "agent directory skipped: it lies inside another agent directory"
 		}
-		path := filepath.Join(root, name)
-		if !e.IsDir() {
-			// A symlink to a directory is an agent too.
-			if info, err := os.Stat(path); err != nil || !info.IsDir() {
-				continue
-			}
-		}
-		wing, err := palace.NormalizeWingID(name)
-		if err != nil {
-			hs.bad = append(hs.bad, FileError{Path: path, Error: "not a valid wing id: " + err.Error() + "; rename the directory to mine it"})
-			continue
-		}
-		hs.agents = append(hs.agents, agentDir{wing: wing, dir: path})
+		hs.bad = append(hs.bad, b)
+	}
+	if len(agents) == 0 && len(skipped) == 0 && err == nil {
+		_, serr := os.Stat(filepath.Join(d.opts.Hive, agentglob.DefaultDir))
+		hs.noAgents = errors.Is(serr, fs.ErrNotExist) // nothing to mine yet
 	}
 	return hs
 }
 
-// noAgentsMsg is the status error of a hive without an agents directory.
-const noAgentsMsg = "no agents/ directory: the daemon mines agents/<id>/*.md below the hive, and mines nothing until one appears"
+// parentResolver returns a function that resolves the symlinks of a
+// path's parent directory, leaving its last element as named: the form
+// in which the daemon keys agent directories. Parents are resolved once.
+func parentResolver() func(path string) string {
+	resolved := map[string]string{}
+	return func(path string) string {
+		dir := filepath.Dir(path)
+		r, ok := resolved[dir]
+		if !ok {
+			r = dir
+			if rr, err := filepath.EvalSymlinks(dir); err == nil {
+				r = rr
+			}
+			resolved[dir] = r
+		}
+		return filepath.Join(r, filepath.Base(path))
+	}
+}
+
+// noAgentsMsgs are the status error of a hive without agent directories,
+// and the warning logged when that begins.
+func (d *Daemon) noAgentsMsgs() (status, warning string) {
+	if !d.globs.HasExtra() {
+		return "no agents/ directory: the daemon mines agents/<id>/*.md below the hive, and mines nothing until one appears",
+			"the hive has no agents/ directory; nothing to mine until agents/<id>/ appears"
+	}
+	patterns := strings.Join(d.globs.Patterns(), ", ")
+	return "no agent directories: the daemon mines the *.md of the directories matching " + patterns +
+			" below the hive, and mines nothing until one appears",
+		"the hive has no agent directories; nothing to mine until a directory matching " + patterns + " appears"
+}
 
 // noteHive records what listAgents found (d.mu held), logging each
 // problem once, when it first appears.
@@ -664,8 +711,9 @@ func (d *Daemon) noteHive(hs hiveState, now time.Time) {
 	}
 	switch {
 	case hs.noAgents && d.noAgents == nil:
-		d.log.Warn("the hive has no agents/ directory; nothing to mine until agents/<id>/ appears", "hive", d.opts.Hive)
-		d.noAgents = &FileError{Path: d.opts.Hive, Error: noAgentsMsg, Failures: 1, Since: now.UTC(), Last: now.UTC()}
+		status, warning := d.noAgentsMsgs()
+		d.log.Warn(warning, "hive", d.opts.Hive)
+		d.noAgents = &FileError{Path: d.opts.Hive, Error: status, Failures: 1, Since: now.UTC(), Last: now.UTC()}
 	case !hs.noAgents && d.noAgents != nil:
 		d.log.Info("the hive's agents/ directory appeared", "hive", d.opts.Hive)
 		d.noAgents = nil
@@ -674,26 +722,28 @@ func (d *Daemon) noteHive(hs hiveState, now time.Time) {
 	for _, b := range d.badAgents {
 		was[b.Path] = b
 	}
-	bad := hs.bad
-	for i, b := range bad {
+	bad := make([]FileError, len(hs.bad))
+	for i, b := range hs.bad {
 		if old, ok := was[b.Path]; ok && old.Error == b.Error {
 			bad[i] = old
 			continue
 		}
-		d.log.Warn("agent directory skipped: its name is not a valid wing id", "path", b.Path, "err", b.Error)
+		d.log.Warn(b.warning, "path", b.Path, "err", b.Error)
+		bad[i] = b.FileError
 		bad[i].Failures, bad[i].Since, bad[i].Last = 1, now.UTC(), now.UTC()
 	}
 	d.badAgents = bad
 }
 
-// refreshAgents looks at the hive's agents directory again, without
+// refreshAgents looks at the hive's agent directories again, without
 // mining, so a new directory the daemon cannot mine shows in status (the
-// watcher calls it).
-func (d *Daemon) refreshAgents() {
+// watcher calls it), and returns what it found.
+func (d *Daemon) refreshAgents() hiveState {
 	hs := d.listAgents()
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.noteHive(hs, time.Now())
+	return hs
 }
 
 // scan stats every memory file of the hive and queues the agents whose
@@ -867,6 +917,12 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	d.mu.Lock()
 	delete(d.debouncing, dir)
 	d.mu.Unlock()
+	if !d.isAgent(dir) {
+		// Not (or no longer) an agent directory: its wing id is another's,
+		// or it lies inside one; status says so. A removed one's wing is
+		// kept and shows as orphaned.
+		return
+	}
 	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
 		dir = resolved
 	}
@@ -886,6 +942,13 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	}
 	d.metrics.observeMine(trigger, dur, err, len(s.Problems))
 	d.record(wing, dir, trigger, start, dur, s, err)
+}
+
+// isAgent lists the hive's agent directories again and reports whether dir
+// (keyed as listAgents keys it) is one of them now. What the listing finds
+// is recorded, so status shows a directory that is skipped at once.
+func (d *Daemon) isAgent(dir string) bool {
+	return slices.ContainsFunc(d.refreshAgents().agents, func(a agentDir) bool { return a.dir == dir })
 }
 
 // reembedWing re-embeds a wing with the palace's model from the notes it

@@ -199,6 +199,70 @@ func TestNewAgentBecomesWing(t *testing.T) {
 	waitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
 }
 
+// TestGlobAgentBecomesWing: with agents globs, a directory created after
+// the start where a glob matches (bots/ and teams/red/agents/ not there
+// yet) becomes a wing without a restart, found by fsnotify and, without
+// it, by the mine loop; one whose wing id agents/pam has is listed under
+// errors and never mined; a removed one's wing is kept, orphaned.
+func TestGlobAgentBecomesWing(t *testing.T) {
+	tests := []struct {
+		name     string
+		noWatch  bool
+		interval time.Duration // an hour: only the watcher can notice
+		trigger  string
+	}{
+		{"watcher", false, time.Hour, triggerWatch},
+		{"mine loop", true, 20 * time.Millisecond, triggerTick},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			tmp := t.TempDir()
+			hive := testHive(t, tmp)
+			r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Agents: []string{"bots/*", "teams/*/agents/*"},
+				NoWatch: tt.noWatch, MineInterval: tt.interval})
+			if st := r.idle(t, 1); len(st.Wings) != 4 {
+				t.Fatalf("%d wings at start, want the 4 of agents/", len(st.Wings))
+			}
+			testutil.WriteFile(t, filepath.Join(hive, "bots", "creed", "memory.md"), "# Creed\n\n- The quarry key is under the mat.\n")
+			testutil.WriteFile(t, filepath.Join(hive, "teams", "red", "agents", "oscar", "memory.md"), "- Oscar audits the ledger.\n")
+			waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+			waitFor(t, "wing oscar", func() bool { return r.searchFinds(t, "audits ledger", "oscar", "ledger") })
+			st := r.idle(t, 1)
+			if w, ok := wingOf(st, "creed"); !ok || w.LastMine == nil || w.LastMine.Trigger != tt.trigger || len(w.Roots) != 1 || filepath.Base(filepath.Dir(w.Roots[0])) != "bots" {
+				t.Fatalf("wing creed: %+v (found %t)", w, ok)
+			}
+			// A subdirectory created later in the new agent directory.
+			testutil.WriteFile(t, filepath.Join(hive, "bots", "creed", "notes", "more.md"), "- Sprinkles was a good cat.\n")
+			waitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
+
+			// agents/pam has wing id pam: bots/pam is not mined into it.
+			testutil.WriteFile(t, filepath.Join(hive, "bots", "pam", "memory.md"), "- The forged kiln permit.\n")
+			bots, _ := filepath.EvalSymlinks(filepath.Join(hive, "bots"))
+			waitFor(t, "bots/pam under errors", func() bool {
+				st, err := r.c.Status(context.Background())
+				e, ok := errorAt(st, filepath.Join(bots, "pam"))
+				return err == nil && ok && strings.Contains(e.Error, `wing id "pam" is taken by agent directory agents/pam`)
+			})
+			st = r.idle(t, 1)
+			if r.searchFinds(t, "forged kiln permit", "pam", "forged") {
+				t.Fatal("bots/pam was mined into wing pam")
+			}
+			if w, _ := wingOf(st, "pam"); len(w.Roots) != 1 || filepath.Base(filepath.Dir(w.Roots[0])) != "agents" {
+				t.Fatalf("wing pam's roots: %q", w.Roots)
+			}
+
+			if err := os.RemoveAll(filepath.Join(hive, "bots", "creed")); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, "creed orphaned", func() bool {
+				st, err := r.c.Status(context.Background())
+				w, _ := wingOf(st, "creed")
+				return err == nil && w.Orphaned && w.Notes == 2
+			})
+		})
+	}
+}
+
 func TestMineLoopWithoutWatch(t *testing.T) {
 	tmp := t.TempDir()
 	hive := testHive(t, tmp)
@@ -635,6 +699,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"bad metrics address", Options{Palace: filepath.Join(tmp, "p5"), Hive: hive, MetricsAddr: "9464"}, "want host:port"},
 		{"long socket path", Options{Palace: filepath.Join(tmp, strings.Repeat("p", 120)), Hive: hive}, "longer than"},
 		{"agents directory as hive", Options{Palace: filepath.Join(tmp, "p6"), Hive: filepath.Join(hive, "agents")}, "has no agents/ directory; did you mean --hive " + hive + "?"},
+		{"bad agents glob", Options{Palace: filepath.Join(tmp, "p7"), Hive: hive, Agents: []string{"bots/*", "../x/*"}}, `agents: pattern "../x/*" has a ".." element`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -1128,7 +1193,7 @@ func TestCheckHive(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
-			err := CheckHive(tt.dir)
+			err := CheckHive(tt.dir, nil)
 			if tt.want == "" {
 				if err != nil {
 					t.Fatalf("CheckHive: %v", err)
@@ -1140,9 +1205,13 @@ func TestCheckHive(t *testing.T) {
 			}
 		})
 	}
+	// Directories the agents globs match make a hive too.
+	if err := CheckHive("team", []string{"*"}); err != nil {
+		t.Fatalf("CheckHive(team) with agents *: %v", err)
+	}
 	// From inside the agents directory there is no relative parent.
 	t.Chdir(filepath.Join(tmp, "hive", "agents"))
-	if err := CheckHive("."); err == nil || !strings.Contains(err.Error(), "did you mean --hive "+filepath.Join(tmp, "hive")+"?") {
+	if err := CheckHive(".", nil); err == nil || !strings.Contains(err.Error(), "did you mean --hive "+filepath.Join(tmp, "hive")+"?") {
 		t.Fatalf("CheckHive(.): %v", err)
 	}
 }

@@ -1,7 +1,8 @@
 // Package daemon is memminer's long-running service: it keeps one writable
 // palace open (holding its writer lock), mines the hive's agents/<id>/
-// directories into one wing each as they change, and answers searches,
-// status and mine requests over a Unix socket in the palace directory.
+// directories (and those Options.Agents globs match) into one wing each as
+// they change, and answers searches, status and mine requests over a Unix
+// socket in the palace directory.
 //
 // Changes are noticed two ways. fsnotify reports edits promptly; a burst of
 // writes to one agent's files is debounced into one mine. The mine loop

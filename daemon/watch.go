@@ -11,17 +11,24 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
 // watcher turns fsnotify events into debounced agent mines. Whatever it
 // misses (overflow, watch limits, network filesystems) the mine loop finds.
+//
+// It watches the hive, every directory in which agent directories can
+// appear (agents/, and what the leading elements of the agents globs
+// match), and every agent directory's tree, all by their paths below the
+// hive as configured, so an event's path relative to the hive says what
+// it concerns.
 type watcher struct {
 	d        *Daemon
 	fw       *fsnotify.Watcher
 	hive     string
-	agents   string // the hive's agents directory, symlinks resolved
+	globs    agentglob.Set
 	debounce time.Duration
 	due      map[string]time.Time // agent directory → when to mine it
 	first    map[string]time.Time // agent directory → its first unmined change
@@ -39,16 +46,30 @@ func newWatcher(d *Daemon) (*watcher, error) {
 		d:        d,
 		fw:       fw,
 		hive:     d.opts.Hive,
-		agents:   d.agentsRoot(),
+		globs:    d.globs,
 		debounce: d.opts.Debounce,
 		due:      map[string]time.Time{},
 		first:    map[string]time.Time{},
 		timer:    time.NewTimer(time.Hour),
 	}
 	w.timer.Stop()
-	w.add(w.hive)
-	w.addTree(w.agents)
+	w.addHive()
 	return w, nil
+}
+
+// addHive watches the hive, the directories in which agent directories
+// can appear and every agent directory's tree (again: adding a watch
+// twice is harmless).
+func (w *watcher) addHive() {
+	w.add(w.hive)
+	parents, _ := w.globs.Parents(w.hive)
+	for _, p := range parents {
+		w.add(p.Path)
+	}
+	agents, _ := w.globs.Find(w.hive)
+	for _, a := range agents {
+		w.addTree(a.Path)
+	}
 }
 
 // add watches one directory. Failing to is not fatal: the mine loop still
@@ -62,22 +83,15 @@ func (w *watcher) add(dir string) {
 	}
 }
 
-// addTree watches dir and every non-hidden directory below it.
+// addTree watches dir and every non-hidden directory below it. dir itself
+// may be a symlink to a directory (an agent directory may be one).
 func (w *watcher) addTree(dir string) {
-	_ = filepath.WalkDir(dir, func(path string, e fs.DirEntry, err error) error {
-		if err != nil {
+	root := dir + string(filepath.Separator) // followed when a symlink
+	_ = filepath.WalkDir(root, func(path string, e fs.DirEntry, err error) error {
+		if err != nil || !e.IsDir() {
 			return nil
 		}
-		if !e.IsDir() {
-			// An agent directory may be a symlink to a directory.
-			if e.Type()&fs.ModeSymlink != 0 && filepath.Dir(path) == w.agents {
-				if info, err := os.Stat(path); err == nil && info.IsDir() {
-					w.addTree(path + string(filepath.Separator))
-				}
-			}
-			return nil
-		}
-		if path != dir && strings.HasPrefix(e.Name(), ".") {
+		if path != root && strings.HasPrefix(e.Name(), ".") {
 			return fs.SkipDir
 		}
 		w.add(filepath.Clean(path))
@@ -147,22 +161,24 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 		return
 	}
 	path := filepath.Clean(ev.Name)
-	if path == filepath.Join(w.hive, "agents") || path == w.agents {
-		// The agents directory appeared, vanished or was replaced.
-		w.agents = w.d.agentsRoot()
-		w.addTree(w.agents)
+	rel, err := filepath.Rel(w.hive, path)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return
+	}
+	rel = filepath.ToSlash(rel)
+	if w.globs.Parent(rel) && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) || isDirectory(path)) {
+		// A directory in which agent directories appear (agents/, say)
+		// came, went or was replaced.
+		w.addHive()
 		w.d.q.requestScan(triggerWatch)
+	}
+	agentRel, below, ok := w.globs.AgentOf(rel)
+	if !ok {
 		return
 	}
-	rel, err := filepath.Rel(w.agents, path)
-	if err != nil || rel == "." || strings.HasPrefix(rel, "..") {
-		return
-	}
-	agent, below, _ := strings.Cut(rel, string(filepath.Separator))
-	if strings.HasPrefix(agent, ".") {
-		return
-	}
-	if _, err := palace.NormalizeWingID(agent); err != nil {
+	agentPath := filepath.Join(w.hive, filepath.FromSlash(agentRel))
+	below = filepath.FromSlash(below)
+	if _, err := palace.NormalizeWingID(filepath.Base(agentPath)); err != nil {
 		// Never mined; when the directory itself comes, goes or is
 		// renamed, status and the log learn of it now, not at the next
 		// tick.
@@ -171,18 +187,13 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 		}
 		return
 	}
-	dir := filepath.Join(w.agents, agent)
+	dir := parentResolver()(agentPath) // as listAgents keys it
 	base := filepath.Base(path)
-	isDir := false
-	if ev.Has(fsnotify.Create) {
-		if info, err := os.Stat(path); err == nil && info.IsDir() {
-			isDir = true
-			if !strings.HasPrefix(base, ".") {
-				// Files written before the watch existed are found by the
-				// mine this change schedules.
-				w.addTree(path)
-			}
-		}
+	isDir := ev.Has(fsnotify.Create) && isDirectory(path)
+	if isDir && !strings.HasPrefix(base, ".") {
+		// Files written before the watch existed are found by the mine
+		// this change schedules.
+		w.addTree(path)
 	}
 	switch {
 	case below == "":
@@ -197,6 +208,12 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 			w.touch(dir, now)
 		}
 	}
+}
+
+// isDirectory reports whether path is a directory, or a symlink to one.
+func isDirectory(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && info.IsDir()
 }
 
 // hiddenPath reports whether a path relative to an agent directory passes

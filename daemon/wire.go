@@ -76,6 +76,10 @@ type MineRequest struct {
 	DryRun bool   `json:"dry_run,omitempty"`
 	// Model is the caller's model spec; see SearchRequest.Model.
 	Model string `json:"model,omitempty"`
+	// Agents are the caller's globs of agent directories besides
+	// agents/<id> (mine.Options.Agents): a hive is mined by the caller's
+	// settings, as it would be without the daemon.
+	Agents []string `json:"agents,omitempty"`
 }
 
 // MineResult is the shape of `memminer mine --json`.

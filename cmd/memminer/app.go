@@ -212,6 +212,7 @@ func (a *app) reportRepairs(rs []mine.Repaired) {
 
 func (a *app) mineOptions() mine.Options {
 	return mine.Options{
+		Agents:           a.cfg.Agents,
 		MaxFileBytes:     a.cfg.MaxFileBytes,
 		OnReembed:        a.reportReembed,
 		ModelUnavailable: a.modelErr,

@@ -266,3 +266,51 @@ func TestCLIPartialReaderKeepsManifest(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIAgentGlobs: the agents setting of the config file makes mine,
+// conflicts, run and status treat the directories its globs match as
+// agents, with and without the daemon: bots/kevin is wing kevin, bots/pam
+// (whose wing id agents/pam has) is reported and not mined, and a bad
+// pattern is refused naming its line.
+func TestCLIAgentGlobs(t *testing.T) {
+	c := newCLI(t)
+	cfg := filepath.Join(c.env["XDG_CONFIG_HOME"], "memminer", "config.yml")
+	testutil.WriteFile(t, cfg, "agents: [bots/*]\n")
+	testutil.WriteFile(t, filepath.Join(c.hive, "bots", "kevin", "memory.md"), "- Kevin's famous chili needs onions.\n")
+	testutil.WriteFile(t, filepath.Join(c.hive, "bots", "pam", "memory.md"), "- A forged kiln permit.\n")
+	testutil.WriteFile(t, filepath.Join(c.hive, "bots", "kevin", "memory.sync-conflict-20240301-080000-ABCDEFG.md"), "- lost\n")
+	const skipped = `memminer: skipped $HIVE/bots/pam: agent directory not mined: wing id "pam" is taken by agent directory agents/pam`
+
+	out, stderr, code := c.run("mine", c.hive)
+	if code != 0 || !strings.HasPrefix(out, "mined wings angela, dwight, jim, pam, kevin:") || !strings.Contains(stderr, skipped) {
+		t.Fatalf("mine: exit %d\nstdout %s\nstderr %s", code, out, stderr)
+	}
+	if out := c.ok("search", "chili onions", "--wing", "kevin"); !strings.Contains(out, "famous chili") {
+		t.Fatalf("wing kevin not searchable: %s", out)
+	}
+	if out := c.ok("search", "forged kiln permit", "--json"); strings.Contains(out, "A forged kiln") {
+		t.Fatalf("bots/pam was mined: %s", out)
+	}
+	if _, stderr, code := c.run("conflicts", "--hive", c.hive, "--wing", "kevin", "--check"); code != exitConflict {
+		t.Fatalf("conflicts --wing kevin --check without the daemon: exit %d, %s", code, stderr)
+	}
+
+	st := startRun(t, c, c.hive).idle(t, c)
+	if len(st.Wings) != 5 {
+		t.Fatalf("the daemon serves %d wings, want 5", len(st.Wings))
+	}
+	if out := c.ok("status"); !strings.Contains(out, `$HIVE/bots/pam: wing id "pam" is taken by agent directory agents/pam`) {
+		t.Fatalf("status does not list bots/pam under errors:\n%s", out)
+	}
+	if _, stderr, code := c.run("mine", c.hive); code != 0 || !strings.Contains(stderr, skipped) {
+		t.Fatalf("mine through the daemon: exit %d, stderr %s", code, stderr)
+	}
+	if _, stderr, code := c.run("conflicts", "--wing", "kevin", "--check"); code != exitConflict {
+		t.Fatalf("conflicts --wing kevin --check through the daemon: exit %d, %s", code, stderr)
+	}
+
+	testutil.WriteFile(t, cfg, "hive: /h\nagents:\n  - bots/*\n  - /srv/bots/*\n")
+	if _, stderr, code := c.run("status", "--no-daemon"); code != exitError || !strings.Contains(stderr, `line 4: agents: pattern "/srv/bots/*" is absolute`) {
+		t.Fatalf("bad pattern: exit %d, %q", code, stderr)
+	}
+}

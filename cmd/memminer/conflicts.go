@@ -42,8 +42,10 @@ their record; for any other copy, "detected" is the copy's modification
 time and "found_by" is "scan", and the device name is known only if a
 recorded conflict names the same device.
 
---wing must name a wing of the palace or an agent directory of the hive;
-any other is a usage error (exit status 2) naming the known wings.
+--wing must name a wing of the palace or an agent directory of the hive
+(agents/<id>/, or one the agents globs of the config match); any other is
+a usage error (exit status 2) naming the known wings. A copy in a directory
+whose wing id an earlier agent directory has counts for that wing.
 
 With --check the command is the check agents and scripts run before they
 write: exit status 3 when there is an open conflict (in --wing ID, or
@@ -105,7 +107,7 @@ anywhere), 0 when there is none.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wing, "wing", "", "only this wing's conflicts (the agent id of agents/<id>/)")
+	f.StringVar(&wing, "wing", "", "only this wing's conflicts (the agent id of agents/<id>/, or of a directory the agents globs match)")
 	f.StringVar(&hive, "hive", "", "hive to scan when no daemon runs (env MEMMINER_HIVE, config hive:)")
 	f.BoolVar(&asJSON, "json", false, "print the conflicts as JSON")
 	f.BoolVar(&check, "check", false, "exit with status 3 when there is an open conflict")
@@ -164,7 +166,7 @@ func (a *app) scanFound(ctx context.Context, wing string, roots []conflicts.Wing
 		if _, err := os.Stat(a.cfg.Hive); err != nil {
 			return conflicts.List{}, fmt.Errorf("hive: %w", err)
 		}
-		found, err = conflicts.ScanHive(ctx, a.cfg.Hive, wing, known)
+		found, err = conflicts.ScanHive(ctx, a.cfg.Hive, a.cfg.Agents, wing, known)
 	} else {
 		found, err = conflicts.ScanWings(ctx, roots, known)
 	}
@@ -203,7 +205,7 @@ func (a *app) openConflictCount(ctx context.Context, p *palace.Palace) int {
 // neither an agent directory of the configured hive nor a wing of the
 // palace, as the daemon's GET /conflicts refuses it.
 func (a *app) checkHiveWing(ctx context.Context, wing string) error {
-	hiveWings, err := conflicts.HiveWings(a.cfg.Hive)
+	hiveWings, err := conflicts.HiveWings(a.cfg.Hive, a.cfg.Agents)
 	if err != nil || slices.Contains(hiveWings, wing) {
 		return nil // an unreadable hive is reported by the scan
 	}

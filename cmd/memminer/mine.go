@@ -26,7 +26,11 @@ func (a *app) mineCmd() *cobra.Command {
 		Long: `Mine a markdown file, or every *.md below a directory, into a wing of the palace.
 
 The wing defaults to the directory's name (hive/agents/dwight/ is wing "dwight").
-A hive directory (one with agents/<id>/ inside) is mined one wing per agent.
+A hive directory (one with agents/<id>/ inside, or with directories the
+config's agents globs match, such as bots/*) is mined one wing per agent
+directory; a matched directory whose name is no wing id, whose wing id an
+agent directory listed before it has (agents/<id> first, then each glob in
+order), or that lies inside another agent directory is reported and skipped.
 Mining is incremental: unchanged files are not re-read and unchanged notes are
 not re-embedded. When the daemon (memminer run) holds the palace, the mine is
 handed to it and its summary printed: there is never a second writer. Syncthing conflict copies (*.sync-conflict-*) and hidden
@@ -55,7 +59,7 @@ notes stay.`,
 			if err != nil {
 				return err
 			}
-			rep, err := a.client().Mine(ctx, daemon.MineRequest{Path: path, Wing: wing, Agent: agent, DryRun: dryRun, Model: a.cfg.Model})
+			rep, err := a.client().Mine(ctx, daemon.MineRequest{Path: path, Wing: wing, Agent: agent, DryRun: dryRun, Model: a.cfg.Model, Agents: a.cfg.Agents})
 			switch {
 			case errors.Is(err, daemon.ErrNotRunning):
 				// Nobody holds the palace for us: mine it here.

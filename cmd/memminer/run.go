@@ -28,10 +28,11 @@ func (a *app) runCmd() *cobra.Command {
 		Use:   "run",
 		Short: "Run the memminer service in the foreground",
 		Long: `Run the memminer service in the foreground: mine the hive's agents/<id>/
-directories into one wing each, keep mining them as they change, and serve
-search, status, mine and wake-up requests on the control socket
-(<palace>/memminer.sock, mode 0600). Other memminer commands use the socket
-when the service is up, so they load neither the model nor the palace.
+directories (and those the agents globs match) into one wing each, keep
+mining them as they change, and serve search, status, mine and wake-up
+requests on the control socket (<palace>/memminer.sock, mode 0600). Other
+memminer commands use the socket when the service is up, so they load
+neither the model nor the palace.
 
 Changes are found by fsnotify (debounced, about a second) and by the mine
 loop, which every mine_interval re-mines the files whose mtime or size
@@ -40,6 +41,14 @@ one's wing is kept and shown as orphaned in status. An agent directory
 whose name is not a valid wing id (lower-case letters, digits, '.', '_',
 '-') is skipped, logged once and listed under errors in status until it is
 renamed.
+
+More directories can be agents: the agents setting (config agents: as a
+list or comma-separated, env MEMMINER_AGENTS) holds globs relative to the
+hive, such as bots/* or teams/*/agents/*; each directory they match is an
+agent whose wing is its name, watched and mined like agents/<id>/. Two
+directories with the same wing id are never mixed: the first (agents/<id>
+first, then each glob in order) is mined, the other is skipped and listed
+under errors like a bad name.
 
 --hive is the directory that holds agents/, not agents/ itself: a hive
 without agents/ that looks like an agents directory (its subdirectories
@@ -97,7 +106,7 @@ it the container's command.`,
 				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 			}
 			// Both checks come before the model loads: they fail in an instant.
-			if err := daemon.CheckHive(a.cfg.Hive); err != nil {
+			if err := daemon.CheckHive(a.cfg.Hive, a.cfg.Agents); err != nil {
 				return usagef("%v", err)
 			}
 			if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
@@ -114,6 +123,7 @@ it the container's command.`,
 			opts := daemon.Options{
 				Palace:             a.cfg.Palace,
 				Hive:               a.cfg.Hive,
+				Agents:             a.cfg.Agents,
 				Embedder:           e,
 				ModelSpec:          ms.Spec,
 				ModelError:         ms.Reason,
@@ -130,7 +140,7 @@ it the container's command.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&hive, "hive", "", "hive directory holding agents/<id>/memory.md (env MEMMINER_HIVE, config hive:)")
+	f.StringVar(&hive, "hive", "", "hive directory holding agents/<id>/memory.md and what the agents globs match (env MEMMINER_HIVE, config hive:)")
 	f.DurationVar(&mineInterval, "mine-interval", 0, "period of the mine loop (env MEMMINER_MINE_INTERVAL, config mine_interval:, default 3m)")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this loopback host:port, e.g. 127.0.0.1:9464 (env MEMMINER_METRICS_ADDR, config metrics_addr:)")

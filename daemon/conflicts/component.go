@@ -133,7 +133,7 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	c.host = h
 	c.mu.Unlock()
 	log := h.Logger().With("component", Name)
-	hv, err := newHive(h.Hive())
+	hv, err := newHive(h.Hive(), h.Agents())
 	if err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ func (c *Component) handleEvent(_ context.Context, ev syncthing.ConflictEvent) {
 	cf := Conflict{
 		Path:       path,
 		Original:   filepath.Join(filepath.Dir(path), ev.Name.Original),
-		Wing:       wingOf(rel),
+		Wing:       reg.hive.wingOf(rel),
 		Detected:   detectedTime(time.Now()),
 		Device:     ev.Name.ShortDevice,
 		DeviceName: name,

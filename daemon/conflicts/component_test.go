@@ -399,7 +399,7 @@ func TestEvents(t *testing.T) {
 	logs := newLogRecorder(t)
 	var cnt counter
 	comp := newComponent(t, Options{Notify: cnt.notify})
-	h, err := newHive(hv)
+	h, err := newHive(hv, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
@@ -33,8 +35,9 @@ type Conflict struct {
 	Path string `json:"path"`
 	// Original is the file the copy conflicts with (same directory).
 	Original string `json:"original"`
-	// Wing is the agent id of the agents/<id>/ directory holding the
-	// copy; empty for a copy elsewhere in the hive.
+	// Wing is the agent id of the agent directory holding the copy
+	// (agents/<id>/, or one the agents globs match); empty for a copy
+	// elsewhere in the hive.
 	Wing string `json:"wing"`
 	// Detected is when the conflict was detected, UTC, whole seconds. The
 	// daemon records when it first saw the copy; a scan without a daemon
@@ -86,17 +89,24 @@ func detectedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) 
 
 // hive is the hive directory as configured (absolute) and with symlinks
 // resolved, so that paths Syncthing reports through either form map onto
-// the hive.
+// the hive, and the globs that find its agent directories.
 type hive struct {
 	abs, real string
+	globs     agentglob.Set
 }
 
-func newHive(dir string) (hive, error) {
+// newHive returns the hive at dir whose agent directories are agents/<id>
+// and those the globs in agents match.
+func newHive(dir string, agents []string) (hive, error) {
+	globs, err := agentglob.New(agents)
+	if err != nil {
+		return hive{}, err
+	}
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return hive{}, fmt.Errorf("hive %s: %w", dir, err)
 	}
-	h := hive{abs: abs, real: abs}
+	h := hive{abs: abs, real: abs, globs: globs}
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		h.real = r
 	}
@@ -137,15 +147,20 @@ func within(root, path string) (string, bool) {
 	return r, true
 }
 
-// wingOf returns the wing of a hive-relative path: the normalised <id> of
-// agents/<id>/…, or "" for a path elsewhere (or an id that is no valid
-// wing id, which the daemon does not mine either).
-func wingOf(rel string) string {
-	parts := strings.Split(filepath.ToSlash(rel), "/")
-	if len(parts) < 3 || parts[0] != "agents" {
+// wingOf returns the wing of a hive-relative path below an agent
+// directory: the directory's name normalised (<id> of agents/<id>/…), or
+// "" for a path elsewhere (or a name that is no valid wing id, which the
+// daemon does not mine either). A copy in a directory whose wing id an
+// earlier agent directory takes counts for that wing too, so a check of
+// the wing before writing sees it; a copy in an agent directory's
+// subdirectory that a glob matches counts for the outer agent directory,
+// whose wing its files are mined into.
+func (h hive) wingOf(rel string) string {
+	dir, below, ok := h.globs.AgentOf(filepath.ToSlash(rel))
+	if !ok || below == "" {
 		return ""
 	}
-	w, err := palace.NormalizeWingID(parts[1])
+	w, err := palace.NormalizeWingID(path.Base(dir))
 	if err != nil {
 		return ""
 	}
@@ -158,53 +173,48 @@ type found struct {
 	modTime time.Time
 }
 
-// agentDir is one agents/<name> directory of the hive.
+// agentDir is one agent directory of the hive.
 type agentDir struct {
 	wing string // the normalised name
-	path string // the hive as configured joined with agents/<name>
-	link bool   // a symlink to a directory, which a walk of the hive does not enter
+	path string // the hive as configured joined with the directory
+	link bool   // reached through a symlink, which a walk of the hive does not enter
 }
 
 // agentDirs lists the hive's agent directories whose names are valid wing
-// ids, as the daemon mines them: directories and symlinks to directories
-// below agents/, hidden ones left out. A hive without agents/ has none.
+// ids, as the daemon mines them: agents/<id> and the directories the
+// globs match, symlinks to directories included, hidden ones left out.
+// Directories with the same wing id are all listed (see wingOf); one
+// inside another agent directory is not: it is part of that one. What
+// could be listed is returned with the first error.
 func agentDirs(h hive) ([]agentDir, error) {
-	root := filepath.Join(h.abs, "agents")
-	entries, err := os.ReadDir(root)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
-		return nil, nil
+	matches, err := h.globs.Find(h.abs)
+	if errors.Is(err, syscall.ENOTDIR) {
+		err = nil // a file where the globs want a directory holds no agents
 	}
 	if err != nil {
-		return nil, fmt.Errorf("list agent directories: %w", err)
+		err = fmt.Errorf("list agent directories: %w", err)
 	}
 	var out []agentDir
-	for _, e := range entries {
-		name := e.Name()
-		if strings.HasPrefix(name, ".") {
+	for _, m := range matches {
+		if m.Inside != "" {
 			continue
 		}
-		w, err := palace.NormalizeWingID(name)
-		if err != nil {
+		w, werr := palace.NormalizeWingID(path.Base(m.Rel))
+		if werr != nil {
 			continue
 		}
-		path := filepath.Join(root, name)
-		link := e.Type()&fs.ModeSymlink != 0
-		if !e.IsDir() {
-			if info, err := os.Stat(path); err != nil || !info.IsDir() {
-				continue
-			}
-		}
-		out = append(out, agentDir{wing: w, path: path, link: link})
+		out = append(out, agentDir{wing: w, path: m.Path, link: m.Link || m.ViaLink})
 	}
-	return out, nil
+	return out, err
 }
 
 // HiveWings returns the wings of the hive at dir: the normalised names of
-// its agents/<id>/ directories (symlinks to directories included, hidden
-// ones and names that are no valid wing id left out), sorted and without
-// duplicates. A hive without an agents directory has none.
-func HiveWings(dir string) ([]string, error) {
-	h, err := newHive(dir)
+// its agents/<id>/ directories and of those the globs in agents match
+// (symlinks to directories included, hidden ones and names that are no
+// valid wing id left out), sorted and without duplicates. A hive without
+// agent directories has none.
+func HiveWings(dir string, agents []string) ([]string, error) {
+	h, err := newHive(dir, agents)
 	if err != nil {
 		return nil, err
 	}
@@ -292,7 +302,7 @@ func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
 				c: Conflict{
 					Path:     f.Path,
 					Original: f.Original,
-					Wing:     wingOf(rel),
+					Wing:     h.wingOf(rel),
 					Device:   f.Name.ShortDevice,
 				},
 				modTime: f.ModTime,
@@ -334,15 +344,16 @@ func fromDisk(copies []found, known []Conflict) []Conflict {
 	return out
 }
 
-// ScanHive lists the open conflicts of the hive at dir without a daemon:
-// every conflict copy below it (only below agents/<wing> when wing is
-// set). A copy that known (a registry, see [ReadRegistry]) records keeps
+// ScanHive lists the open conflicts of the hive at dir, whose agent
+// directories are agents/<id> and those the globs in agents match, without
+// a daemon: every conflict copy below it (only below the agent directories
+// of wing when wing is set). A copy that known (a registry, see [ReadRegistry]) records keeps
 // that record, so the list matches what the daemon would answer; any other
 // copy's Detected is its modification time and its FoundBy is
 // [FoundByScan]. Copies found before an error (an unreadable directory)
 // are returned along with it.
-func ScanHive(ctx context.Context, dir, wing string, known []Conflict) ([]Conflict, error) {
-	h, err := newHive(dir)
+func ScanHive(ctx context.Context, dir string, agents []string, wing string, known []Conflict) ([]Conflict, error) {
+	h, err := newHive(dir, agents)
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -14,16 +15,36 @@ import (
 )
 
 func TestWingOf(t *testing.T) {
-	tests := []struct{ rel, want string }{
-		{"agents/dwight/memory.sync-conflict-20240131-093000-ABCDEFG.md", "dwight"},
-		{"agents/Dwight/notes/x.sync-conflict-20240131-093000-ABCDEFG.md", "dwight"},
-		{"agents/x.sync-conflict-20240131-093000-ABCDEFG.md", ""},
-		{"shared/readme.sync-conflict-20240131-093000-ABCDEFG.md", ""},
-		{"agents/bad name/memory.sync-conflict-20240131-093000-ABCDEFG.md", ""},
+	const cp = "memory.sync-conflict-20240131-093000-ABCDEFG.md"
+	globs := []string{"bots/*", "teams/*/agents/*"}
+	tests := []struct {
+		rel    string
+		agents []string
+		want   string
+	}{
+		{"agents/dwight/" + cp, nil, "dwight"},
+		{"agents/Dwight/notes/x.sync-conflict-20240131-093000-ABCDEFG.md", nil, "dwight"},
+		{"agents/" + cp, nil, ""},
+		{"shared/readme.sync-conflict-20240131-093000-ABCDEFG.md", nil, ""},
+		{"agents/bad name/" + cp, nil, ""},
+		// Directories the agents globs match are agent directories too.
+		{"bots/kevin/" + cp, nil, ""},
+		{"bots/kevin/" + cp, globs, "kevin"},
+		{"bots/Kevin/notes/" + cp, globs, "kevin"},
+		{"teams/red/agents/oscar/" + cp, globs, "oscar"},
+		{"teams/red/" + cp, globs, ""},
+		{"bots/.hidden/" + cp, globs, ""},
+		{"agents/dwight/" + cp, globs, "dwight"},
+		// A directory whose wing id agents/pam has is pam's too.
+		{"bots/pam/" + cp, globs, "pam"},
 	}
 	for _, tt := range tests {
-		if got := wingOf(filepath.FromSlash(tt.rel)); got != tt.want {
-			t.Errorf("wingOf(%q) = %q, want %q", tt.rel, got, tt.want)
+		h, err := newHive(t.TempDir(), tt.agents)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := h.wingOf(filepath.FromSlash(tt.rel)); got != tt.want {
+			t.Errorf("wingOf(%q) with agents %q = %q, want %q", tt.rel, tt.agents, got, tt.want)
 		}
 	}
 }
@@ -38,7 +59,7 @@ func TestHiveRel(t *testing.T) {
 	if err := os.Symlink(real, link); err != nil {
 		t.Fatal(err)
 	}
-	h, err := newHive(link)
+	h, err := newHive(link, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -90,7 +111,7 @@ func TestScanHiveAndWings(t *testing.T) {
 		Wing: "pam", Device: "ABCDEFG", DeviceName: "bravo", FoundBy: FoundByScan,
 	}}
 
-	got, err := ScanHive(context.Background(), hv, "", known)
+	got, err := ScanHive(context.Background(), hv, nil, "", known)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,12 +125,12 @@ func TestScanHiveAndWings(t *testing.T) {
 	}
 	checkList(t, "ScanHive", got, want)
 
-	got, err = ScanHive(context.Background(), hv, "pam", known)
+	got, err = ScanHive(context.Background(), hv, nil, "pam", known)
 	if err != nil {
 		t.Fatal(err)
 	}
 	checkList(t, "ScanHive pam", got, want[2:])
-	got, err = ScanHive(context.Background(), hv, "nobody", known)
+	got, err = ScanHive(context.Background(), hv, nil, "nobody", known)
 	if err != nil || len(got) != 0 {
 		t.Fatalf("ScanHive of a missing wing = %v, %v", got, err)
 	}
@@ -189,7 +210,7 @@ func TestScanSymlinks(t *testing.T) {
 		{"dwight", []Conflict{dwight}},
 	}
 	for _, tt := range tests {
-		got, err := ScanHive(context.Background(), link, tt.wing, nil)
+		got, err := ScanHive(context.Background(), link, nil, tt.wing, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -224,10 +245,72 @@ func TestHiveWings(t *testing.T) {
 		{filepath.Join(empty, "missing"), nil},
 	}
 	for _, tt := range tests {
-		got, err := HiveWings(tt.dir)
+		got, err := HiveWings(tt.dir, nil)
 		if err != nil || !slices.Equal(got, tt.want) {
 			t.Errorf("HiveWings(%s) = %v, %v; want %v", tt.dir, got, err, tt.want)
 		}
+	}
+}
+
+// TestGlobAgentConflicts: a conflict copy in a directory an agents glob
+// matches belongs to that directory's wing, whether a scan of the hive or
+// of the wing finds it, a symlinked one included; a copy in a directory
+// whose wing id agents/pam has counts for pam, so pam's check sees it.
+func TestGlobAgentConflicts(t *testing.T) {
+	tmp := t.TempDir()
+	hv := filepath.Join(tmp, "hive")
+	agents := []string{"bots/*"}
+	writeFile(t, filepath.Join(hv, "agents", "pam", "memory.md"), "- draws\n")
+	kevin := filepath.Join(hv, "bots", "Kevin", "notes", copyName)
+	writeFile(t, kevin, "lost\n")
+	pam := filepath.Join(hv, "bots", "pam", copyName)
+	writeFile(t, pam, "lost\n")
+	elsewhere := filepath.Join(tmp, "elsewhere", "oscar")
+	writeFile(t, filepath.Join(elsewhere, copyName), "lost\n")
+	if err := os.Symlink(elsewhere, filepath.Join(hv, "bots", "oscar")); err != nil {
+		t.Fatal(err)
+	}
+	oscar := filepath.Join(hv, "bots", "oscar", copyName)
+
+	tests := []struct {
+		agents []string
+		wing   string
+		want   map[string]string // copy → its wing
+	}{
+		{agents, "", map[string]string{kevin: "kevin", oscar: "oscar", pam: "pam"}},
+		{agents, "kevin", map[string]string{kevin: "kevin"}},
+		{agents, "oscar", map[string]string{oscar: "oscar"}},
+		{agents, "pam", map[string]string{pam: "pam"}},
+		// Without the glob bots/ is a plain directory, its symlinks not followed.
+		{nil, "", map[string]string{kevin: "", pam: ""}},
+		{nil, "kevin", map[string]string{}},
+	}
+	for _, tt := range tests {
+		got, err := ScanHive(context.Background(), hv, tt.agents, tt.wing, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		wings := map[string]string{}
+		for _, c := range got {
+			wings[c.Path] = c.Wing
+		}
+		if !maps.Equal(wings, tt.want) {
+			t.Errorf("ScanHive(agents %q, wing %q): copy → wing %v, want %v", tt.agents, tt.wing, wings, tt.want)
+		}
+	}
+	if got, err := HiveWings(hv, agents); err != nil || !slices.Equal(got, []string{"kevin", "oscar", "pam"}) {
+		t.Errorf("HiveWings with agents %q = %v, %v", agents, got, err)
+	}
+
+	// The daemon's component: GET /conflicts?wing=kevin knows kevin (a
+	// glob's agent directory, no wing of the palace yet) and finds his copy.
+	r := startDaemon(t, filepath.Join(tmp, "palace"), hv, newComponent(t, Options{}), 0, newLogRecorder(t).logger(), agents...)
+	l := r.list(t, "kevin")
+	if len(l.Conflicts) != 1 || l.Conflicts[0].Path != kevin || l.Conflicts[0].Wing != "kevin" {
+		t.Fatalf("GET /conflicts?wing=kevin = %+v", l)
+	}
+	if l := r.list(t, ""); len(l.Conflicts) != 3 {
+		t.Fatalf("GET /conflicts = %+v, want the 3 copies", l)
 	}
 }
 
@@ -266,7 +349,7 @@ func BenchmarkScanHive(b *testing.B) {
 	for _, bc := range []struct{ name, wing string }{{"wing", "agent042"}, {"hive", ""}} {
 		b.Run(bc.name, func(b *testing.B) {
 			for b.Loop() {
-				if _, err := ScanHive(context.Background(), hv, bc.wing, nil); err != nil {
+				if _, err := ScanHive(context.Background(), hv, nil, bc.wing, nil); err != nil {
 					b.Fatal(err)
 				}
 			}

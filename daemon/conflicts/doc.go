@@ -14,7 +14,8 @@
 // (the backstop when Syncthing is down, not configured, or events were
 // missed); and from a walk made for every request, so that what it answers
 // is what is on disk at that moment. Each open conflict ([Conflict]) records the copy, the file
-// it conflicts with, the wing (the agent id of agents/<id>/…), when it was
+// it conflicts with, the wing (the agent id of agents/<id>/…, or of a
+// directory the daemon's agents globs match), when it was
 // detected, the winning device and how it was found. A conflict is resolved
 // when its copy disappears.
 //

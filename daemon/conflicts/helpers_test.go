@@ -197,8 +197,9 @@ type running struct {
 
 // startDaemon runs a daemon on palaceDir and hive with comp attached; it
 // is stopped by stop or when the test ends. interval is the mine loop's
-// period (each tick rescans the hive); zero means an hour.
-func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval time.Duration, log *slog.Logger) *running {
+// period (each tick rescans the hive); zero means an hour. agents are the
+// daemon's globs of agent directories besides agents/<id>.
+func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval time.Duration, log *slog.Logger, agents ...string) *running {
 	t.Helper()
 	if interval == 0 {
 		interval = time.Hour
@@ -206,6 +207,7 @@ func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval
 	d, err := daemon.New(context.Background(), daemon.Options{
 		Palace:       palaceDir,
 		Hive:         hive,
+		Agents:       agents,
 		MineInterval: interval,
 		Debounce:     20 * time.Millisecond,
 		Logger:       log,
