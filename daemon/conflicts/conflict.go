@@ -358,6 +358,14 @@ func ScanHive(ctx context.Context, dir string, agents []string, wing string, kno
 		return nil, err
 	}
 	copies, err := scanHive(ctx, h, wing)
+	known = slices.Clone(known)
+	for i := range known {
+		// A record made before the agents globs changed takes the wing
+		// the copy's directory has now.
+		if rel, ok := within(h.abs, known[i].Path); ok {
+			known[i].Wing = h.wingOf(rel)
+		}
+	}
 	return fromDisk(copies, known), err
 }
 

@@ -302,15 +302,46 @@ func TestGlobAgentConflicts(t *testing.T) {
 		t.Errorf("HiveWings with agents %q = %v, %v", agents, got, err)
 	}
 
-	// The daemon's component: GET /conflicts?wing=kevin knows kevin (a
-	// glob's agent directory, no wing of the palace yet) and finds his copy.
-	r := startDaemon(t, filepath.Join(tmp, "palace"), hv, newComponent(t, Options{}), 0, newLogRecorder(t).logger(), agents...)
+	// The daemon's component, first without the glob: kevin's copy is
+	// recorded without a wing.
+	pal := filepath.Join(tmp, "palace")
+	logs := newLogRecorder(t)
+	r := startDaemon(t, pal, hv, newComponent(t, Options{}), 0, logs.logger())
+	if l := r.list(t, ""); len(l.Conflicts) != 2 {
+		t.Fatalf("GET /conflicts without the glob = %+v, want 2 copies", l)
+	}
+	r.stop(t)
+	known, err := ReadRegistry(pal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Read without a daemon, the record is kept but takes the wing the
+	// glob gives.
+	var record Conflict
+	for _, k := range known {
+		if k.Path == kevin {
+			record = k
+		}
+	}
+	if record.Path == "" || record.Wing != "" {
+		t.Fatalf("registry without the glob: %+v", known)
+	}
+	record.Wing = "kevin"
+	if got, err := ScanHive(context.Background(), hv, agents, "kevin", known); err != nil || len(got) != 1 || got[0] != record {
+		t.Fatalf("ScanHive of kevin with the registry = %+v, %v; want %+v", got, err, record)
+	}
+	// With the glob, GET /conflicts?wing=kevin knows kevin (a glob's agent
+	// directory, no wing of the palace) and finds his recorded copy.
+	r = startDaemon(t, pal, hv, newComponent(t, Options{}), 0, logs.logger(), agents...)
 	l := r.list(t, "kevin")
 	if len(l.Conflicts) != 1 || l.Conflicts[0].Path != kevin || l.Conflicts[0].Wing != "kevin" {
 		t.Fatalf("GET /conflicts?wing=kevin = %+v", l)
 	}
 	if l := r.list(t, ""); len(l.Conflicts) != 3 {
 		t.Fatalf("GET /conflicts = %+v, want the 3 copies", l)
+	}
+	if n := len(logs.records(alertMsg)); n != 3 {
+		t.Fatalf("%d alerts, want one for each of the 3 copies", n)
 	}
 }
 

@@ -192,15 +192,22 @@ func (r *registry) resolve(path string) (Conflict, bool, error) {
 
 // reconcile applies a scan: copies on disk that are not registered are
 // added (Detected and FoundBy as given by the caller in each), registered
-// copies gone from disk are resolved. It returns what was added and
-// resolved, each sorted.
+// copies gone from disk are resolved, and registered copies take the wing
+// the scan gives them (the agents globs may have changed since they were
+// recorded). It returns what was added and resolved, each sorted.
 func (r *registry) reconcile(onDisk []Conflict) (added, resolved []Conflict, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	present := make(map[string]bool, len(onDisk))
+	rewinged := false
 	for _, c := range onDisk {
 		present[c.Path] = true
-		if _, ok := r.open[c.Path]; ok {
+		if old, ok := r.open[c.Path]; ok {
+			if old.Wing != c.Wing {
+				old.Wing = c.Wing
+				r.open[c.Path] = old
+				rewinged = true
+			}
 			continue
 		}
 		// An event may have resolved it since the walk saw it.
@@ -226,7 +233,7 @@ func (r *registry) reconcile(onDisk []Conflict) (added, resolved []Conflict, err
 	}
 	sortConflicts(added)
 	sortConflicts(resolved)
-	if len(added) > 0 || len(resolved) > 0 {
+	if len(added) > 0 || len(resolved) > 0 || rewinged {
 		err = r.saveLocked()
 	}
 	return added, resolved, err
