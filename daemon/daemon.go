@@ -635,7 +635,7 @@ type badAgent struct {
 
 // listAgents lists the hive's agent directories, by mine's rules.
 func (d *Daemon) listAgents() hiveState {
-	agents, skipped, err := mine.HiveAgents(d.opts.Hive, d.globs, true)
+	agents, skipped, err := mine.HiveAgents(d.opts.Hive, d.globs)
 	var hs hiveState
 	if err != nil {
 		hs.err = fmt.Errorf("read hive: %w", err)
@@ -652,6 +652,8 @@ func (d *Daemon) listAgents() hiveState {
 			b.warning = "agent directory skipped: its name is not a valid wing id"
 		case mine.SameWing:
 			b.warning = "agent directory skipped: an agent directory listed before it has its wing id"
+		case mine.OutsideHive:
+			b.warning = "agent directory skipped: it is a symlink leading out of the hive"
 		default:
 			b.warning = "agent directory skipped: it lies inside another agent directory"
 		}

@@ -1075,6 +1075,32 @@ func TestFailedReembedBacksOff(t *testing.T) {
 // TestBadAgentNamesShowInStatus: an agent directory whose name is no wing
 // id is skipped with one warning and listed under errors, whether it was
 // there at start or appears later; the other agents are mined as usual.
+// TestSymlinkedAgents: an agent directory that is a symlink into the hive
+// is mined; one leading out of the hive is not, and status says why.
+func TestSymlinkedAgents(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	testutil.WriteFile(t, filepath.Join(hive, "shared", "carol", "memory.md"), "- Carol sells the paper.\n")
+	testutil.WriteFile(t, filepath.Join(tmp, "outside", "evil", "memory.md"), "- The vault code is 1234.\n")
+	for link, target := range map[string]string{"carol": filepath.Join(hive, "shared", "carol"), "evil": filepath.Join(tmp, "outside", "evil")} {
+		if err := os.Symlink(target, filepath.Join(hive, "agents", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
+	st := r.idle(t, 1)
+	agents, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents"))
+	if e, ok := errorAt(st, filepath.Join(agents, "evil")); !ok || !strings.Contains(e.Error, "outside the hive") {
+		t.Errorf("errors: %+v", st.Daemon.Errors)
+	}
+	if _, ok := wingOf(st, "evil"); ok {
+		t.Error("the link leading out of the hive became a wing")
+	}
+	if !r.searchFinds(t, "Carol paper", "carol", "Carol") {
+		t.Error("the link inside the hive was not mined")
+	}
+}
+
 func TestBadAgentNamesShowInStatus(t *testing.T) {
 	tests := []struct {
 		name     string

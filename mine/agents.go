@@ -29,6 +29,9 @@ const (
 	// Nested means it lies inside another agent directory, whose wing
 	// holds its files.
 	Nested
+	// OutsideHive means it is a symlink (or lies below one) that leads
+	// out of the hive.
+	OutsideHive
 )
 
 // SkippedAgent is a directory the agents globs match that is not an agent.
@@ -43,9 +46,12 @@ type SkippedAgent struct {
 // HiveAgents lists the agent directories of the hive at dir, in the order
 // of agentglob.Set.Find (agents/<id> first, then each configured pattern
 // in turn, each by path), and the directories the globs match that are
-// not agents, for the caller to report. Symlinks to directories are agents
-// only when links is set; otherwise they are left out, as if absent. The
-// error is Find's: an unreadable directory, with what could be listed.
+// not agents, for the caller to report. A symlink to a directory inside
+// the hive is an agent, its Path the link's target (walks of the agent
+// start there); one that leads out of the hive is skipped as OutsideHive:
+// the hive is what is synced and trusted, and a link out of it would mine
+// files nobody put in it. The error is Find's: an unreadable directory,
+// with what could be listed.
 //
 // Two directories with one wing id (agents/pam and bots/pam, or agents/Pam
 // and agents/pam) are never mixed into one wing, and neither wins
@@ -57,14 +63,29 @@ type SkippedAgent struct {
 // before stay (a mine removes only sources below the root it mines, or of
 // a root that is gone), and since agents/<id> comes first, adding a glob
 // never takes a wing away from it.
-func HiveAgents(dir string, globs agentglob.Set, links bool) ([]Agent, []SkippedAgent, error) {
+func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error) {
 	matches, err := globs.Find(dir)
+	hive := dir
+	if r, rerr := filepath.EvalSymlinks(dir); rerr == nil {
+		hive = r
+	}
 	var agents []Agent
 	var skipped []SkippedAgent
 	first := map[string]string{} // wing id → Rel of its agent directory
 	for _, m := range matches {
-		if m.Link && !links {
-			continue
+		if m.Link || m.ViaLink {
+			target, lerr := filepath.EvalSymlinks(m.Path)
+			if lerr != nil {
+				continue // gone, or a link that broke since Find
+			}
+			if !within(hive, target, true) {
+				skipped = append(skipped, SkippedAgent{Match: m, Reason: OutsideHive, Err: fmt.Errorf(
+					"it is a symlink to %s, outside the hive; agent directories must lie inside the hive: move the directory in (links inside the hive are followed)", target)})
+				continue
+			}
+			if m.Link {
+				m.Path = target
+			}
 		}
 		if m.Inside != "" {
 			skipped = append(skipped, SkippedAgent{Match: m, Reason: Nested, Err: fmt.Errorf(
@@ -114,7 +135,7 @@ func hiveOf(root string, info fs.FileInfo, globs agentglob.Set) (string, agentgl
 // that is no agent (its name is no wing id, its wing id is taken, it lies
 // inside another) is reported and skipped; the others are mined.
 func hiveJobs(hive string, globs agentglob.Set) ([]job, []Problem, error) {
-	agents, skippedAgents, err := HiveAgents(hive, globs, false)
+	agents, skippedAgents, err := HiveAgents(hive, globs)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -739,7 +739,23 @@ func TestHiveAgentGlobs(t *testing.T) {
 			links:    map[string]string{"bots/evil": "../outside/evil"},
 			agents:   []string{"bots/*"},
 			wings:    "a,b",
+			problems: []problem{{"bots/evil", "is a symlink to "}},
 			notMined: []string{"../outside/evil/memory.md"},
+		},
+		{
+			name:     "symlink to the hive itself",
+			files:    []string{"agents/a/memory.md", "notes/loose.md"},
+			links:    map[string]string{"agents/all": "."},
+			wings:    "a",
+			problems: []problem{{"agents/all", "outside the hive"}},
+			notMined: []string{"notes/loose.md"},
+		},
+		{
+			name:  "symlink inside the hive is followed",
+			files: []string{"agents/a/memory.md", "shared/carol/memory.md"},
+			links: map[string]string{"agents/carol": "shared/carol"},
+			wings: "a,carol",
+			roots: map[string]string{"carol": "shared/carol"},
 		},
 	}
 	for _, tt := range tests {
