@@ -149,6 +149,9 @@ func (c *Config) LoadFile(path string, required bool) error {
 	sort.Strings(keys) // report the same first error every time
 	for _, k := range keys {
 		n := doc[k]
+		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+			continue // `key: ~` or `key:` sets nothing
+		}
 		if k == "agents" && n.Kind == yaml.SequenceNode {
 			if err := c.setAgentList(path, n); err != nil {
 				return err
@@ -156,7 +159,11 @@ func (c *Config) LoadFile(path string, required bool) error {
 			continue
 		}
 		if n.Kind != yaml.ScalarNode {
-			return fmt.Errorf("config %s: line %d: %s: want a single value", path, n.Line, k)
+			want := "a single value"
+			if k == "agents" {
+				want = "a list of glob patterns, or one string of them separated by commas"
+			}
+			return fmt.Errorf("config %s: line %d: %s: want %s", path, n.Line, k, want)
 		}
 		// Keys and values go through the same parser as the environment.
 		if err := c.Set(k, n.Value); err != nil {
@@ -174,10 +181,14 @@ func (c *Config) setAgentList(path string, n yaml.Node) error {
 		if item.Kind != yaml.ScalarNode {
 			return fmt.Errorf("config %s: line %d: agents: want a list of glob patterns, one per item", path, item.Line)
 		}
-		if err := checkAgentPattern(item.Value); err != nil {
+		if item.Tag == "!!null" {
+			continue
+		}
+		p := strings.TrimSpace(item.Value)
+		if err := checkAgentPattern(p); err != nil {
 			return fmt.Errorf("config %s: line %d: %w", path, item.Line, err)
 		}
-		patterns = append(patterns, item.Value)
+		patterns = append(patterns, p)
 	}
 	c.Agents = patterns
 	return nil
@@ -214,11 +225,15 @@ func (c *Config) Set(key, v string) error {
 	case "hive":
 		c.Hive = expandHome(v)
 	case "agents":
-		// Patterns separated by commas; nothing at all means none.
+		// Patterns separated by commas; empty items (a trailing comma)
+		// and nothing at all mean none.
 		var patterns []string
 		if strings.TrimSpace(v) != "" {
 			for _, p := range strings.Split(v, ",") {
 				p = strings.TrimSpace(p)
+				if p == "" {
+					continue
+				}
 				if err := checkAgentPattern(p); err != nil {
 					return err
 				}

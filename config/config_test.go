@@ -141,6 +141,9 @@ func TestAgentsSetting(t *testing.T) {
 		{"empty scalar", "agents:\n", "", nil},
 		{"env", "", "bots/*,crew/*", []string{"bots/*", "crew/*"}},
 		{"env over file", "agents: [bots/*]\n", " crew/* ", []string{"crew/*"}},
+		{"null", "agents: ~\n", "", nil},
+		{"null items and spaces", "agents: [~, ' bots/* ']\n", "", []string{"bots/*"}},
+		{"empty items", "", "bots/*, ,x/*,", []string{"bots/*", "x/*"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -168,13 +171,12 @@ func TestBadAgentsSayWhatToFix(t *testing.T) {
 		{"agents: /srv/bots/*\n", `line 1: agents: pattern "/srv/bots/*" is absolute`},
 		{"agents: ../bots/*\n", `line 1: agents: pattern "../bots/*" has a ".." element`},
 		{"agents: bots/[a-\n", `line 1: agents: pattern "bots/[a-" is malformed: syntax error in pattern`},
-		{"agents: 'bots/*,,crew/*'\n", `line 1: agents: pattern "" is empty`},
 		{"agents: .stversions/*\n", `line 1: agents: pattern ".stversions/*" names a hidden directory`},
 		{"palace: /p\nagents:\n  - bots/*\n  - /abs/*\n", `line 4: agents: pattern "/abs/*" is absolute`},
 		{"agents:\n  - bots/*\n  - ''\n", `line 3: agents: pattern "" is empty`},
 		{"agents:\n  - bots/*\n  - ../x\n", `line 3: agents: pattern "../x" has a ".." element`},
 		{"agents:\n  - [bots/*]\n", "line 2: agents: want a list of glob patterns"},
-		{"agents: {bots: x}\n", "line 1: agents: want a single value"},
+		{"agents: {bots: x}\n", "line 1: agents: want a list of glob patterns, or one string of them separated by commas"},
 		{"hive: [a, b]\n", "line 1: hive: want a single value"},
 	}
 	for _, tt := range tests {
@@ -191,10 +193,9 @@ func TestBadAgentsSayWhatToFix(t *testing.T) {
 		}
 	}
 	for value, want := range map[string]string{
-		"/abs/*":       `MEMMINER_AGENTS: agents: pattern "/abs/*" is absolute`,
-		"bots/*,../x":  `MEMMINER_AGENTS: agents: pattern "../x" has a ".." element`,
-		"bots/[":       `MEMMINER_AGENTS: agents: pattern "bots/[" is malformed`,
-		"bots/*, ,x/*": `MEMMINER_AGENTS: agents: pattern "" is empty`,
+		"/abs/*":      `MEMMINER_AGENTS: agents: pattern "/abs/*" is absolute`,
+		"bots/*,../x": `MEMMINER_AGENTS: agents: pattern "../x" has a ".." element`,
+		"bots/[":      `MEMMINER_AGENTS: agents: pattern "bots/[" is malformed`,
 	} {
 		c := Default(env(nil), "lexical")
 		if err := c.ApplyEnv(env(map[string]string{"MEMMINER_AGENTS": value})); err == nil || !strings.HasPrefix(err.Error(), want) {

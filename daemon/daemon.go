@@ -14,6 +14,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/memminer/memminer/config"
@@ -121,6 +122,11 @@ type Daemon struct {
 	host     *Host
 	// testErrs, in tests, feeds errors to the watcher as fsnotify would.
 	testErrs chan error
+	// testWatcher, in tests, is given the watcher once it watches.
+	testWatcher func(*watcher)
+	// dirChanges counts the watcher's sightings of agent directories (or
+	// directories holding them) coming and going; see isAgent.
+	dirChanges atomic.Uint64
 
 	mu         sync.Mutex // guards the fields below
 	failures   map[string]*failure
@@ -133,6 +139,7 @@ type Daemon struct {
 	hiveErr    string
 	noAgents   *FileError  // the hive has no agents/ directory (since when)
 	badAgents  []FileError // agent directories whose names are no wing id
+	listed     *hiveState  // the last listing of the hive's agent directories
 	// reembedFailures are wings, mined by no agent directory, whose
 	// re-embedding with the palace's model failed; by wing id.
 	reembedFailures map[string]*failure
@@ -488,6 +495,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 		if err != nil {
 			d.degrade(fmt.Sprintf("fsnotify unavailable (%v)", err))
 		} else {
+			if d.testWatcher != nil {
+				d.testWatcher(w)
+			}
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -595,7 +605,7 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 
 	var reembeds []Reembed
 	opts := d.mineOptions(&reembeds)
-	opts.Wing, opts.Agent, opts.DryRun, opts.Agents = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents
+	opts.Wing, opts.Agent, opts.DryRun, opts.Agents, opts.Hive = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents, d.opts.Hive
 	start := time.Now()
 	s, err := mine.Mine(mctx, d.p, j.req.Path, opts)
 	d.metrics.observeMine(triggerRequest, time.Since(start), err, len(s.Problems))
@@ -615,6 +625,8 @@ type agentDir struct {
 
 // hiveState is what a look at the hive's agent directories found.
 type hiveState struct {
+	// gen is Daemon.dirChanges when the listing began.
+	gen    uint64
 	agents []agentDir
 	// bad are directories the agents globs match that are no agents:
 	// their names are no wing id, their wing id is taken, or they lie
@@ -635,8 +647,8 @@ type badAgent struct {
 
 // listAgents lists the hive's agent directories, by mine's rules.
 func (d *Daemon) listAgents() hiveState {
+	hs := hiveState{gen: d.dirChanges.Load()}
 	agents, skipped, err := mine.HiveAgents(d.opts.Hive, d.globs)
-	var hs hiveState
 	if err != nil {
 		hs.err = fmt.Errorf("read hive: %w", err)
 	}
@@ -701,6 +713,7 @@ func (d *Daemon) noAgentsMsgs() (status, warning string) {
 // noteHive records what listAgents found (d.mu held), logging each
 // problem once, when it first appears.
 func (d *Daemon) noteHive(hs hiveState, now time.Time) {
+	d.listed = &hs
 	msg := ""
 	if hs.err != nil {
 		msg = hs.err.Error()
@@ -946,12 +959,26 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	d.record(wing, dir, trigger, start, dur, s, err)
 }
 
-// isAgent lists the hive's agent directories again and reports whether dir
-// (keyed as listAgents keys it) is one of them now. What the listing finds
-// is recorded, so status shows a directory that is skipped at once.
+// isAgent reports whether dir (keyed as listAgents keys it) is one of the
+// hive's agent directories now. The last listing answers unless the
+// watcher saw agent directories come or go since it was made; then the
+// hive is listed again, and what that finds is recorded, so status shows a
+// directory that is skipped at once. (Listing the hive for every mine
+// made a daemon's first start over a thousand agents quadratic.)
 func (d *Daemon) isAgent(dir string) bool {
-	return slices.ContainsFunc(d.refreshAgents().agents, func(a agentDir) bool { return a.dir == dir })
+	d.mu.Lock()
+	hs, fresh := d.listed, d.listed != nil && d.listed.gen == d.dirChanges.Load()
+	d.mu.Unlock()
+	if !fresh {
+		h := d.refreshAgents()
+		hs = &h
+	}
+	return slices.ContainsFunc(hs.agents, func(a agentDir) bool { return a.dir == dir })
 }
+
+// agentDirsChanged notes that an agent directory, or a directory in which
+// they appear, came or went: the last listing of the hive is stale.
+func (d *Daemon) agentDirsChanged() { d.dirChanges.Add(1) }
 
 // reembedWing re-embeds a wing with the palace's model from the notes it
 // holds, for a wing no agent directory of the hive mines, and saves it.

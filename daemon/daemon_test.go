@@ -1076,18 +1076,21 @@ func TestFailedReembedBacksOff(t *testing.T) {
 // id is skipped with one warning and listed under errors, whether it was
 // there at start or appears later; the other agents are mined as usual.
 // TestSymlinkedAgents: an agent directory that is a symlink into the hive
-// is mined; one leading out of the hive is not, and status says why.
+// is mined into the wing of its own name, and the watcher sees its edits;
+// one leading out of the hive is not mined, nor watched, and status says
+// why.
 func TestSymlinkedAgents(t *testing.T) {
 	tmp := t.TempDir()
 	hive := testHive(t, tmp)
-	testutil.WriteFile(t, filepath.Join(hive, "shared", "carol", "memory.md"), "- Carol sells the paper.\n")
+	testutil.WriteFile(t, filepath.Join(hive, "shared", "dave", "memory.md"), "- Carol sells the paper.\n")
 	testutil.WriteFile(t, filepath.Join(tmp, "outside", "evil", "memory.md"), "- The vault code is 1234.\n")
-	for link, target := range map[string]string{"carol": filepath.Join(hive, "shared", "carol"), "evil": filepath.Join(tmp, "outside", "evil")} {
+	for link, target := range map[string]string{"carol": filepath.Join(hive, "shared", "dave"), "evil": filepath.Join(tmp, "outside", "evil")} {
 		if err := os.Symlink(target, filepath.Join(hive, "agents", link)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
+	watchers := make(chan *watcher, 1)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive}, func(d *Daemon) { d.testWatcher = func(w *watcher) { watchers <- w } })
 	st := r.idle(t, 1)
 	agents, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents"))
 	if e, ok := errorAt(st, filepath.Join(agents, "evil")); !ok || !strings.Contains(e.Error, "outside the hive") {
@@ -1097,8 +1100,40 @@ func TestSymlinkedAgents(t *testing.T) {
 		t.Error("the link leading out of the hive became a wing")
 	}
 	if !r.searchFinds(t, "Carol paper", "carol", "Carol") {
-		t.Error("the link inside the hive was not mined")
+		t.Error("the link inside the hive was not mined into wing carol")
 	}
+	// The mine loop never ticks (an hour): only the watcher can notice.
+	testutil.AppendFile(t, filepath.Join(hive, "agents", "carol", "memory.md"), "- Carol also sells staplers.\n")
+	waitFor(t, "the edit through the link", func() bool { return r.searchFinds(t, "staplers", "carol", "staplers") })
+	w := <-watchers
+	for _, p := range w.fw.WatchList() {
+		if strings.Contains(p, "evil") || strings.HasPrefix(p, filepath.Join(tmp, "outside")) {
+			t.Errorf("watching %s, below a link that leads out of the hive", p)
+		}
+	}
+}
+
+// TestRenamedTeamIsWatched: after a directory holding agent directories
+// is renamed, edits below its new name are seen by the watcher (inotify
+// keeps the moved watches under their old paths).
+func TestRenamedTeamIsWatched(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	testutil.WriteFile(t, filepath.Join(hive, "teams", "blue", "agents", "oscar", "memory.md"), "- Oscar audits the ledger.\n")
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Agents: []string{"teams/*/agents/*"}})
+	r.idle(t, 1)
+	if err := os.Rename(filepath.Join(hive, "teams", "blue"), filepath.Join(hive, "teams", "red")); err != nil {
+		t.Fatal(err)
+	}
+	red, _ := filepath.EvalSymlinks(filepath.Join(hive, "teams", "red", "agents", "oscar"))
+	waitFor(t, "wing oscar mined from its new place", func() bool {
+		st, err := r.c.Status(context.Background())
+		w, _ := wingOf(st, "oscar")
+		return err == nil && slices.Contains(w.Roots, red)
+	})
+	r.idle(t, 1)
+	testutil.AppendFile(t, filepath.Join(red, "memory.md"), "- Oscar moved to the red team.\n")
+	waitFor(t, "the edit below the new name", func() bool { return r.searchFinds(t, "red team", "oscar", "red team") })
 }
 
 func TestBadAgentNamesShowInStatus(t *testing.T) {

@@ -66,9 +66,26 @@ func (w *watcher) addHive() {
 	for _, p := range parents {
 		w.add(p.Path)
 	}
-	agents, _ := w.globs.Find(w.hive)
+	// Only agents: a link leading out of the hive, say to /usr, is no
+	// agent and must not cost a watch per directory there.
+	agents, _, _ := mine.HiveAgents(w.hive, w.globs)
 	for _, a := range agents {
 		w.addTree(a.Path)
+	}
+}
+
+// unwatchBelow drops the watches of dir and of every directory below it.
+// inotify keeps watching a directory that was moved, under its old path
+// as far as fsnotify knows: after `mv teams/blue teams/red` events in
+// teams/red would arrive as teams/blue's, and watching teams/red again
+// returns that same stale watch. Dropping them first makes addHive watch
+// the new paths.
+func (w *watcher) unwatchBelow(dir string) {
+	prefix := dir + string(filepath.Separator)
+	for _, p := range w.fw.WatchList() {
+		if p == dir || strings.HasPrefix(p, prefix) {
+			_ = w.fw.Remove(p)
+		}
 	}
 }
 
@@ -166,15 +183,23 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 		return
 	}
 	rel = filepath.ToSlash(rel)
-	if w.globs.Parent(rel) && (ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename) || isDirectory(path)) {
+	gone := ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename)
+	if gone {
+		w.unwatchBelow(path)
+	}
+	if w.globs.Parent(rel) && (gone || isDirectory(path)) {
 		// A directory in which agent directories appear (agents/, say)
 		// came, went or was replaced.
+		w.d.agentDirsChanged()
 		w.addHive()
 		w.d.q.requestScan(triggerWatch)
 	}
 	agentRel, below, ok := w.globs.AgentOf(rel)
 	if !ok {
 		return
+	}
+	if below == "" {
+		w.d.agentDirsChanged()
 	}
 	agentPath := filepath.Join(w.hive, filepath.FromSlash(agentRel))
 	below = filepath.FromSlash(below)

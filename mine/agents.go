@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path"
 	"path/filepath"
+	"strings"
 
 	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/palace"
@@ -73,18 +75,19 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 	var skipped []SkippedAgent
 	first := map[string]string{} // wing id → Rel of its agent directory
 	for _, m := range matches {
-		if m.Link || m.ViaLink {
+		if m.Link {
+			// A link is followed when it stays inside the hive, or inside
+			// the directory holding it (agents/ may itself be a link to
+			// where the agents live).
 			target, lerr := filepath.EvalSymlinks(m.Path)
 			if lerr != nil {
 				continue // gone, or a link that broke since Find
 			}
-			if !within(hive, target, true) {
+			holder, herr := filepath.EvalSymlinks(filepath.Dir(m.Path))
+			if !within(hive, target, true) && (herr != nil || !within(holder, target, true)) {
 				skipped = append(skipped, SkippedAgent{Match: m, Reason: OutsideHive, Err: fmt.Errorf(
 					"it is a symlink to %s, outside the hive; agent directories must lie inside the hive: move the directory in (links inside the hive are followed)", target)})
 				continue
-			}
-			if m.Link {
-				m.Path = target
 			}
 		}
 		if m.Inside != "" {
@@ -92,7 +95,7 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 				"it lies inside agent directory %s, whose wing holds its files; move it out, or change the agents globs, to make it an agent of its own", m.Inside)})
 			continue
 		}
-		wing, werr := palace.NormalizeWingID(filepath.Base(m.Path))
+		wing, werr := palace.NormalizeWingID(path.Base(m.Rel)) // a link's own name, not its target's
 		if werr != nil {
 			skipped = append(skipped, SkippedAgent{Match: m, Reason: BadName, Err: werr})
 			continue
@@ -112,10 +115,25 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 // the globs that find its agents; "" when root is to be mined as one wing.
 // A hive has an agents/ directory, or has directories the configured
 // globs match; the agents/ directory itself is mined as its hive's agents
-// with the default glob alone, since the others reach outside it.
-func hiveOf(root string, info fs.FileInfo, globs agentglob.Set) (string, agentglob.Set) {
+// with the default glob alone, since the others reach outside it. An
+// agent directory is never a hive, even when the globs match directories
+// inside it: it is known as one when it lies in the configured hive
+// (configured, when set) and otherwise when its parent is an agents/
+// directory.
+func hiveOf(root string, info fs.FileInfo, globs agentglob.Set, configured string) (string, agentglob.Set) {
 	if !info.IsDir() {
 		return "", globs
+	}
+	agentDir := filepath.Base(filepath.Dir(root)) == agentglob.DefaultDir
+	if configured != "" {
+		if h, err := filepath.Abs(configured); err == nil {
+			if r, err := filepath.EvalSymlinks(h); err == nil {
+				h = r
+			}
+			if rel, err := filepath.Rel(h, root); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+				_, _, agentDir = globs.AgentOf(filepath.ToSlash(rel))
+			}
+		}
 	}
 	if fi, err := os.Stat(filepath.Join(root, agentglob.DefaultDir)); err == nil && fi.IsDir() {
 		return root, globs
@@ -123,7 +141,7 @@ func hiveOf(root string, info fs.FileInfo, globs agentglob.Set) (string, agentgl
 	if filepath.Base(root) == agentglob.DefaultDir {
 		return filepath.Dir(root), agentglob.Set{}
 	}
-	if globs.HasExtra() {
+	if globs.HasExtra() && !agentDir {
 		if found, _ := globs.Find(root); len(found) > 0 {
 			return root, globs
 		}
@@ -149,7 +167,14 @@ func hiveJobs(hive string, globs agentglob.Set) ([]job, []Problem, error) {
 		skipped = append(skipped, Problem{Path: s.Path, Err: msg})
 	}
 	for _, a := range agents {
-		jobs = append(jobs, job{wing: a.Wing, root: a.Path, isDir: true})
+		root := a.Path
+		if a.Link {
+			// The walk does not follow a root that is a link.
+			if r, err := filepath.EvalSymlinks(root); err == nil {
+				root = r
+			}
+		}
+		jobs = append(jobs, job{wing: a.Wing, root: root, isDir: true})
 	}
 	if len(jobs) == 0 && len(skipped) == 0 {
 		return nil, nil, fmt.Errorf("%s has no agent directories", filepath.Join(hive, agentglob.DefaultDir))

@@ -65,6 +65,10 @@ type Options struct {
 	// internal/agentglob). A directory with an agents/ directory, or with
 	// directories these match, is mined as a hive.
 	Agents []string
+	// Hive is the configured hive, if any: a directory inside it that is
+	// (or lies in) an agent directory is mined as one wing, never as a
+	// hive of its own, whatever directories in it the Agents globs match.
+	Hive string
 	// Agent is recorded with each note; empty means the wing id.
 	Agent string
 	// DryRun reports what would change without touching the palace.
@@ -184,7 +188,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	}
 	var jobs []job
 	var skipped []Problem
-	switch hive, hiveGlobs := hiveOf(root, info, globs); {
+	switch hive, hiveGlobs := hiveOf(root, info, globs, opts.Hive); {
 	case opts.Wing == "" && hive != "":
 		if opts.Agent != "" {
 			return Summary{}, fmt.Errorf("mine %s: --agent needs --wing when mining a whole hive", path)

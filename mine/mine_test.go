@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -630,6 +631,28 @@ func TestUnmountedRootKeepsItsNotes(t *testing.T) {
 	}
 }
 
+// TestAgentDirectoryIsNoHive: mining one agent directory mines it into its
+// wing, even when the agents globs match directories inside it (which,
+// relative to the hive, are part of that agent).
+func TestAgentDirectoryIsNoHive(t *testing.T) {
+	for _, hive := range []bool{true, false} {
+		t.Run("hive configured "+strconv.FormatBool(hive), func(t *testing.T) {
+			h := t.TempDir()
+			writeFile(t, h, "agents/a/memory.md", "- The agent's own note.\n")
+			writeFile(t, h, "agents/a/bots/helper/memory.md", "- The helper's note.\n")
+			opts := Options{Agents: []string{"bots/*"}}
+			if hive {
+				opts.Hive = h
+			}
+			p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+			s := mineT(t, p, filepath.Join(h, "agents/a"), opts)
+			if got := strings.Join(s.Wings, ","); got != "a" || s.NotesAdded != 2 {
+				t.Fatalf("wings %q, %d notes; want both notes in wing a", got, s.NotesAdded)
+			}
+		})
+	}
+}
+
 func TestSymlinkToHiddenFileIsMined(t *testing.T) {
 	hive := t.TempDir()
 	writeFile(t, hive, "agents/a/.memory.md", "- behind a link\n")
@@ -751,11 +774,24 @@ func TestHiveAgentGlobs(t *testing.T) {
 			notMined: []string{"notes/loose.md"},
 		},
 		{
-			name:  "symlink inside the hive is followed",
-			files: []string{"agents/a/memory.md", "shared/carol/memory.md"},
-			links: map[string]string{"agents/carol": "shared/carol"},
+			name:  "symlink inside the hive is followed, under its own name",
+			files: []string{"agents/a/memory.md", "shared/dave/memory.md"},
+			links: map[string]string{"agents/carol": "shared/dave"},
 			wings: "a,carol",
-			roots: map[string]string{"carol": "shared/carol"},
+			roots: map[string]string{"carol": "shared/dave"},
+		},
+		{
+			name:  "agents/ a symlink to where the agents live",
+			files: []string{"../data/agents/a/memory.md", "readme.md"},
+			links: map[string]string{"agents": "../data/agents"},
+			wings: "a",
+		},
+		{
+			name:   "a glob matching agents/ itself takes no wing from it",
+			files:  []string{"agents/a/memory.md", "bots/b/memory.md"},
+			agents: []string{"*"},
+			wings:  "a,bots",
+			roots:  map[string]string{"a": "agents/a", "bots": "bots"},
 		},
 	}
 	for _, tt := range tests {

@@ -213,6 +213,7 @@ func (a *app) reportRepairs(rs []mine.Repaired) {
 func (a *app) mineOptions() mine.Options {
 	return mine.Options{
 		Agents:           a.cfg.Agents,
+		Hive:             a.cfg.Hive,
 		MaxFileBytes:     a.cfg.MaxFileBytes,
 		OnReembed:        a.reportReembed,
 		ModelUnavailable: a.modelErr,

@@ -145,6 +145,9 @@ func (s Set) list(hive string, leaves bool) ([]Match, error) {
 	seen := map[string]bool{}
 	for _, p := range s.patterns() {
 		walk(hive, "", p, false, &firstErr, func(m Match, leaf bool) {
+			if leaf && reserved(split(m.Rel)) {
+				return
+			}
 			if leaf == leaves && !seen[m.Rel] {
 				seen[m.Rel] = true
 				out = append(out, m)
@@ -222,6 +225,9 @@ func (s Set) AgentOf(rel string) (dir, below string, ok bool) {
 		if excluded(parts[k-1]) {
 			return "", "", false
 		}
+		if reserved(parts[:k]) {
+			continue
+		}
 		for _, p := range s.patterns() {
 			if len(p) == k && matchAll(p, parts[:k]) {
 				return strings.Join(parts[:k], "/"), strings.Join(parts[k:], "/"), true
@@ -245,6 +251,14 @@ func (s Set) Parent(rel string) bool {
 		}
 	}
 	return false
+}
+
+// reserved reports whether the directory at parts (relative to the hive)
+// is one the default pattern leads through, agents/ itself: it holds
+// agent directories and is never one, whatever an extra pattern (say *)
+// matches, so a glob never takes the wings of agents/<id> away.
+func reserved(parts []string) bool {
+	return len(parts) < len(defaultElems) && matchAll(defaultElems[:len(parts)], parts)
 }
 
 func split(rel string) []string {
