@@ -67,28 +67,17 @@ type SkippedAgent struct {
 // never takes a wing away from it.
 func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error) {
 	matches, err := globs.Find(dir)
-	hive := dir
-	if r, rerr := filepath.EvalSymlinks(dir); rerr == nil {
-		hive = r
-	}
 	var agents []Agent
 	var skipped []SkippedAgent
 	first := map[string]string{} // wing id → Rel of its agent directory
 	for _, m := range matches {
-		if m.Link {
-			// A link is followed when it stays inside the hive, or inside
-			// the directory holding it (agents/ may itself be a link to
-			// where the agents live).
-			target, lerr := filepath.EvalSymlinks(m.Path)
-			if lerr != nil {
-				continue // gone, or a link that broke since Find
-			}
-			holder, herr := filepath.EvalSymlinks(filepath.Dir(m.Path))
-			if !within(hive, target, true) && (herr != nil || !within(holder, target, true)) {
-				skipped = append(skipped, SkippedAgent{Match: m, Reason: OutsideHive, Err: fmt.Errorf(
-					"it is a symlink to %s, outside the hive; agent directories must lie inside the hive: move the directory in (links inside the hive are followed)", target)})
-				continue
-			}
+		if m.Link && m.Target == "" {
+			continue // a link that broke since it was listed
+		}
+		if m.Outside {
+			skipped = append(skipped, SkippedAgent{Match: m, Reason: OutsideHive, Err: fmt.Errorf(
+				"it is a symlink to %s, outside the hive; agent directories must lie inside the hive: move the directory in (links inside the hive are followed)", m.Target)})
+			continue
 		}
 		if m.Inside != "" {
 			skipped = append(skipped, SkippedAgent{Match: m, Reason: Nested, Err: fmt.Errorf(

@@ -196,8 +196,8 @@ func agentDirs(h hive) ([]agentDir, error) {
 	}
 	var out []agentDir
 	for _, m := range matches {
-		if m.Inside != "" {
-			continue
+		if m.Inside != "" || m.Outside {
+			continue // not an agent directory: mine and the daemon skip it too
 		}
 		w, werr := palace.NormalizeWingID(path.Base(m.Rel))
 		if werr != nil {
@@ -210,8 +210,8 @@ func agentDirs(h hive) ([]agentDir, error) {
 
 // HiveWings returns the wings of the hive at dir: the normalised names of
 // its agents/<id>/ directories and of those the globs in agents match
-// (symlinks to directories included, hidden ones and names that are no
-// valid wing id left out), sorted and without duplicates. A hive without
+// (symlinks to directories inside the hive included; links leading out of
+// it, hidden ones and names that are no valid wing id left out), sorted and without duplicates. A hive without
 // agent directories has none.
 func HiveWings(dir string, agents []string) ([]string, error) {
 	h, err := newHive(dir, agents)

@@ -178,15 +178,21 @@ func TestListWing(t *testing.T) {
 }
 
 // TestScanSymlinks: a hive that is a symlink, and an agent directory that
-// is one (the daemon mines both), are walked; paths stay below the hive as
-// configured.
+// is one into the hive (the daemon mines both), are walked, paths staying
+// below the hive as configured; an agent directory that is a link out of
+// the hive is no agent (the daemon does not mine it) and is not scanned.
 func TestScanSymlinks(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real")
 	writeFile(t, filepath.Join(real, "agents", "dwight", copyName), "lost\n")
-	elsewhere := filepath.Join(dir, "elsewhere", "angela")
-	writeFile(t, filepath.Join(elsewhere, "notes", copyName), "lost\n")
-	if err := os.Symlink(elsewhere, filepath.Join(real, "agents", "angela")); err != nil {
+	shared := filepath.Join(real, "shared", "angela")
+	writeFile(t, filepath.Join(shared, "notes", copyName), "lost\n")
+	if err := os.Symlink(shared, filepath.Join(real, "agents", "angela")); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := filepath.Join(dir, "elsewhere", "kevin")
+	writeFile(t, filepath.Join(elsewhere, copyName), "lost\n")
+	if err := os.Symlink(elsewhere, filepath.Join(real, "agents", "kevin")); err != nil {
 		t.Fatal(err)
 	}
 	link := filepath.Join(dir, "link")
@@ -201,13 +207,20 @@ func TestScanSymlinks(t *testing.T) {
 		Path: filepath.Join(link, "agents", "dwight", copyName), Original: filepath.Join(link, "agents", "dwight", "memory.md"),
 		Wing: "dwight", Device: "ABCDEFG", FoundBy: FoundByScan,
 	}
+	// The walk of the whole hive also finds angela's copy where it lies,
+	// in shared/, which is no agent directory.
+	unowned := Conflict{
+		Path: filepath.Join(link, "shared", "angela", "notes", copyName), Original: filepath.Join(link, "shared", "angela", "notes", "memory.md"),
+		Device: "ABCDEFG", FoundBy: FoundByScan,
+	}
 	tests := []struct {
 		wing string
 		want []Conflict
 	}{
-		{"", []Conflict{angela, dwight}},
+		{"", []Conflict{unowned, angela, dwight}},
 		{"angela", []Conflict{angela}},
 		{"dwight", []Conflict{dwight}},
+		{"kevin", nil},
 	}
 	for _, tt := range tests {
 		got, err := ScanHive(context.Background(), link, nil, tt.wing, nil)
@@ -270,16 +283,16 @@ func TestGlobAgentConflicts(t *testing.T) {
 	if err := os.Symlink(elsewhere, filepath.Join(hv, "bots", "oscar")); err != nil {
 		t.Fatal(err)
 	}
-	oscar := filepath.Join(hv, "bots", "oscar", copyName)
 
 	tests := []struct {
 		agents []string
 		wing   string
 		want   map[string]string // copy → its wing
 	}{
-		{agents, "", map[string]string{kevin: "kevin", oscar: "oscar", pam: "pam"}},
+		// bots/oscar leads out of the hive: no agent, never scanned.
+		{agents, "", map[string]string{kevin: "kevin", pam: "pam"}},
 		{agents, "kevin", map[string]string{kevin: "kevin"}},
-		{agents, "oscar", map[string]string{oscar: "oscar"}},
+		{agents, "oscar", map[string]string{}},
 		{agents, "pam", map[string]string{pam: "pam"}},
 		// Without the glob bots/ is a plain directory, its symlinks not followed.
 		{nil, "", map[string]string{kevin: "", pam: ""}},
@@ -298,7 +311,7 @@ func TestGlobAgentConflicts(t *testing.T) {
 			t.Errorf("ScanHive(agents %q, wing %q): copy → wing %v, want %v", tt.agents, tt.wing, wings, tt.want)
 		}
 	}
-	if got, err := HiveWings(hv, agents); err != nil || !slices.Equal(got, []string{"kevin", "oscar", "pam"}) {
+	if got, err := HiveWings(hv, agents); err != nil || !slices.Equal(got, []string{"kevin", "pam"}) {
 		t.Errorf("HiveWings with agents %q = %v, %v", agents, got, err)
 	}
 
@@ -337,11 +350,11 @@ func TestGlobAgentConflicts(t *testing.T) {
 	if len(l.Conflicts) != 1 || l.Conflicts[0].Path != kevin || l.Conflicts[0].Wing != "kevin" {
 		t.Fatalf("GET /conflicts?wing=kevin = %+v", l)
 	}
-	if l := r.list(t, ""); len(l.Conflicts) != 3 {
-		t.Fatalf("GET /conflicts = %+v, want the 3 copies", l)
+	if l := r.list(t, ""); len(l.Conflicts) != 2 {
+		t.Fatalf("GET /conflicts = %+v, want the 2 copies in the hive", l)
 	}
-	if n := len(logs.records(alertMsg)); n != 3 {
-		t.Fatalf("%d alerts, want one for each of the 3 copies", n)
+	if n := len(logs.records(alertMsg)); n != 2 {
+		t.Fatalf("%d alerts, want one for each of the 2 copies", n)
 	}
 }
 

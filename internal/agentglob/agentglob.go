@@ -113,6 +113,14 @@ type Match struct {
 	// Inside, when set, is the Rel of the match Path lies inside: Path is
 	// part of that agent directory, not an agent directory of its own.
 	Inside string
+	// Target is where Path leads when it is a symlink (Link).
+	Target string
+	// Outside is set for a symlink whose Target lies neither inside the
+	// hive nor inside the directory holding the link (agents/ may itself
+	// be a link to where the agents live): no agent directory. The hive is
+	// what is synced and trusted; a link out of it would bring in files
+	// nobody put there.
+	Outside bool
 }
 
 // Find lists the directories the patterns match below hive (symlinks to
@@ -122,12 +130,28 @@ type Match struct {
 // found.
 func (s Set) Find(hive string) ([]Match, error) {
 	out, err := s.list(hive, true)
+	realHive := hive
+	if r, rerr := filepath.EvalSymlinks(hive); rerr == nil {
+		realHive = r
+	}
 	for i := range out {
-		if outer, _, ok := s.AgentOf(out[i].Rel); ok && outer != out[i].Rel {
-			out[i].Inside = outer
+		m := &out[i]
+		if outer, _, ok := s.AgentOf(m.Rel); ok && outer != m.Rel {
+			m.Inside = outer
+		}
+		if m.Link {
+			m.Target, _ = filepath.EvalSymlinks(m.Path)
+			holder, herr := filepath.EvalSymlinks(filepath.Dir(m.Path))
+			m.Outside = m.Target != "" && !below(realHive, m.Target) && (herr != nil || !below(holder, m.Target))
 		}
 	}
 	return out, err
+}
+
+// below reports whether path lies strictly inside dir.
+func below(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // Parents lists the directories below hive in which agent directories can

@@ -84,6 +84,17 @@ func TestFind(t *testing.T) {
 		t.Fatal(err)
 	}
 	mkdirs(t, tmp, "outside/agents/angela")
+	if err := os.Symlink(filepath.Join(hive, "elsewhere-target", "z"), filepath.Join(hive, "bots", "sam")); err != nil {
+		t.Fatal(err)
+	}
+	outside, err := filepath.EvalSymlinks(filepath.Join(tmp, "outside", "creed"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inside, err := filepath.EvalSymlinks(filepath.Join(hive, "elsewhere-target", "z"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := os.Symlink(filepath.Join(hive, "missing"), filepath.Join(hive, "bots", "broken")); err != nil {
 		t.Fatal(err)
 	}
@@ -98,9 +109,10 @@ func TestFind(t *testing.T) {
 	want := []Match{
 		{Rel: "agents/dwight"},
 		{Rel: "agents/pam"},
-		{Rel: "bots/creed", Link: true},
+		{Rel: "bots/creed", Link: true, Target: outside, Outside: true},
 		{Rel: "bots/kevin"},
 		{Rel: "bots/pam"},
+		{Rel: "bots/sam", Link: true, Target: inside},
 		{Rel: "teams/blue/agents/angela", ViaLink: true},
 		{Rel: "teams/red/agents/oscar"},
 		{Rel: "crew/x"},
