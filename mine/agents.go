@@ -31,8 +31,8 @@ const (
 	// Nested means it lies inside another agent directory, whose wing
 	// holds its files.
 	Nested
-	// OutsideHive means it is a symlink (or lies below one) that leads
-	// out of the hive.
+	// OutsideHive means it is a symlink that leads out of the hive
+	// (agentglob.Match.Outside).
 	OutsideHive
 )
 
@@ -49,11 +49,9 @@ type SkippedAgent struct {
 // of agentglob.Set.Find (agents/<id> first, then each configured pattern
 // in turn, each by path), and the directories the globs match that are
 // not agents, for the caller to report. A symlink to a directory inside
-// the hive is an agent, its Path the link's target (walks of the agent
-// start there); one that leads out of the hive is skipped as OutsideHive:
-// the hive is what is synced and trusted, and a link out of it would mine
-// files nobody put in it. The error is Find's: an unreadable directory,
-// with what could be listed.
+// the hive is an agent named by the link (Path is the link; Target where
+// it leads); one that leads out of the hive is skipped as OutsideHive. The
+// error is Find's: an unreadable directory, with what could be listed.
 //
 // Two directories with one wing id (agents/pam and bots/pam, or agents/Pam
 // and agents/pam) are never mixed into one wing, and neither wins
@@ -158,10 +156,7 @@ func hiveJobs(hive string, globs agentglob.Set) ([]job, []Problem, error) {
 	for _, a := range agents {
 		root := a.Path
 		if a.Link {
-			// The walk does not follow a root that is a link.
-			if r, err := filepath.EvalSymlinks(root); err == nil {
-				root = r
-			}
+			root = a.Target // the walk does not follow a root that is a link
 		}
 		jobs = append(jobs, job{wing: a.Wing, root: root, isDir: true})
 	}
