@@ -149,6 +149,9 @@ func (c *Config) LoadFile(path string, required bool) error {
 	sort.Strings(keys) // report the same first error every time
 	for _, k := range keys {
 		n := doc[k]
+		if _, known := Env[k]; !known {
+			return fmt.Errorf("config %s: line %d: %w", path, n.Line, unknownSetting(k))
+		}
 		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 			continue // `key: ~` or `key:` sets nothing
 		}
@@ -286,14 +289,18 @@ func (c *Config) Set(key, v string) error {
 			c.MineInterval = d
 		}
 	default:
-		known := make([]string, 0, len(Env))
-		for k := range Env {
-			known = append(known, k)
-		}
-		sort.Strings(known)
-		return fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))
+		return unknownSetting(key)
 	}
 	return nil
+}
+
+func unknownSetting(key string) error {
+	known := make([]string, 0, len(Env))
+	for k := range Env {
+		known = append(known, k)
+	}
+	sort.Strings(known)
+	return fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))
 }
 
 // Validate reports the first setting a person has to fix.

@@ -81,6 +81,8 @@ func TestBadValuesSayWhatToFix(t *testing.T) {
 	path := filepath.Join(dir, "config.yml")
 	tests := []struct{ file, want string }{
 		{"palcae: /x\n", "palcae"},
+		{"hive: /h\nmine_intervall:\n", `line 2: unknown setting "mine_intervall"`},
+		{"palcae: ~\n", `line 1: unknown setting "palcae"`},
 		{"mine_interval: soon\n", "mine_interval"},
 		{"enabled: maybe\n", "enabled"},
 		{"max_file_bytes: lots\n", "max_file_bytes"},
