@@ -666,6 +666,8 @@ func (d *Daemon) listAgents() hiveState {
 			b.warning = "agent directory skipped: an agent directory listed before it has its wing id"
 		case mine.OutsideHive:
 			b.warning = "agent directory skipped: it is a symlink leading out of the hive"
+		case mine.Aliased:
+			b.warning = "agent directory skipped: it is a symlink to another agent directory's files"
 		default:
 			b.warning = "agent directory skipped: it lies inside another agent directory"
 		}

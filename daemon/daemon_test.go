@@ -1084,7 +1084,12 @@ func TestSymlinkedAgents(t *testing.T) {
 	hive := testHive(t, tmp)
 	testutil.WriteFile(t, filepath.Join(hive, "shared", "dave", "memory.md"), "- Carol sells the paper.\n")
 	testutil.WriteFile(t, filepath.Join(tmp, "outside", "evil", "memory.md"), "- The vault code is 1234.\n")
-	for link, target := range map[string]string{"carol": filepath.Join(hive, "shared", "dave"), "evil": filepath.Join(tmp, "outside", "evil")} {
+	links := map[string]string{
+		"carol": filepath.Join(hive, "shared", "dave"),
+		"evil":  filepath.Join(tmp, "outside", "evil"),
+		"dw":    filepath.Join(hive, "agents", "dwight"), // an alias: would steal dwight's watch
+	}
+	for link, target := range links {
 		if err := os.Symlink(target, filepath.Join(hive, "agents", link)); err != nil {
 			t.Fatal(err)
 		}
@@ -1102,12 +1107,17 @@ func TestSymlinkedAgents(t *testing.T) {
 	if !r.searchFinds(t, "Carol paper", "carol", "Carol") {
 		t.Error("the link inside the hive was not mined into wing carol")
 	}
+	if e, ok := errorAt(st, filepath.Join(agents, "dw")); !ok || !strings.Contains(e.Error, "mined twice") {
+		t.Errorf("errors: %+v", st.Daemon.Errors)
+	}
+	testutil.AppendFile(t, filepath.Join(hive, "agents", "dwight", "memory.md"), "- The boiler room key is blue.\n")
+	waitFor(t, "dwight's edit, beside a link to his directory", func() bool { return r.searchFinds(t, "boiler room key", "dwight", "boiler") })
 	// The mine loop never ticks (an hour): only the watcher can notice.
 	testutil.AppendFile(t, filepath.Join(hive, "agents", "carol", "memory.md"), "- Carol also sells staplers.\n")
 	waitFor(t, "the edit through the link", func() bool { return r.searchFinds(t, "staplers", "carol", "staplers") })
 	w := <-watchers
 	for _, p := range w.fw.WatchList() {
-		if strings.Contains(p, "evil") || strings.HasPrefix(p, filepath.Join(tmp, "outside")) {
+		if strings.Contains(p, "evil") || strings.Contains(p, filepath.Join("agents", "dw")+string(filepath.Separator)) || strings.HasSuffix(p, filepath.Join("agents", "dw")) || strings.HasPrefix(p, filepath.Join(tmp, "outside")) {
 			t.Errorf("watching %s, below a link that leads out of the hive", p)
 		}
 	}

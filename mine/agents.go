@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/memminer/memminer/internal/agentglob"
@@ -34,6 +35,11 @@ const (
 	// OutsideHive means it is a symlink that leads out of the hive
 	// (agentglob.Match.Outside).
 	OutsideHive
+	// Aliased means it is a symlink to a directory that is, holds or lies
+	// in another agent directory (or the link itself): its files would be
+	// mined twice, and inotify, which watches a directory once, would
+	// report the other agent's edits as this one's.
+	Aliased
 )
 
 // SkippedAgent is a directory the agents globs match that is not an agent.
@@ -68,6 +74,17 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 	var agents []Agent
 	var skipped []SkippedAgent
 	first := map[string]string{} // wing id → Rel of its agent directory
+	// Where the directories mined so far really are, by Rel: a link may
+	// not lead into, onto or around any of them. Plain directories come
+	// first, so a link never takes a directory's place.
+	real := map[string]string{}
+	for _, m := range matches {
+		if !m.Link && m.Inside == "" {
+			if r, rerr := filepath.EvalSymlinks(m.Path); rerr == nil {
+				real[m.Rel] = r
+			}
+		}
+	}
 	for _, m := range matches {
 		if m.Link && m.Target == "" {
 			continue // a link that broke since it was listed
@@ -76,6 +93,14 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 			skipped = append(skipped, SkippedAgent{Match: m, Reason: OutsideHive, Err: fmt.Errorf(
 				"it is a symlink to %s, outside the hive; agent directories must lie inside the hive: move the directory in (links inside the hive are followed)", m.Target)})
 			continue
+		}
+		if m.Link && m.Inside == "" {
+			if other := aliasOf(m, real); other != "" {
+				skipped = append(skipped, SkippedAgent{Match: m, Reason: Aliased, Err: fmt.Errorf(
+					"it is a symlink to %s, which is, holds or lies in %s; its files would be mined twice: remove the link", m.Target, other)})
+				continue
+			}
+			real[m.Rel] = m.Target
 		}
 		if m.Inside != "" {
 			skipped = append(skipped, SkippedAgent{Match: m, Reason: Nested, Err: fmt.Errorf(
@@ -96,6 +121,27 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 		agents = append(agents, Agent{Match: m, Wing: wing})
 	}
 	return agents, skipped, err
+}
+
+// aliasOf returns what a link m overlaps: the Rel of an agent directory in
+// real whose real path is its target, lies inside it or holds it, or
+// "this link" when the target holds the link itself (a link to the hive,
+// or to agents/); "" when it overlaps nothing.
+func aliasOf(m agentglob.Match, real map[string]string) string {
+	if parent, err := filepath.EvalSymlinks(filepath.Dir(m.Path)); err == nil && agentglob.Overlap(m.Target, filepath.Join(parent, filepath.Base(m.Path))) {
+		return "the directory holding the link"
+	}
+	rels := make([]string, 0, len(real))
+	for rel := range real {
+		rels = append(rels, rel)
+	}
+	sort.Strings(rels) // name the same one every time
+	for _, rel := range rels {
+		if agentglob.Overlap(m.Target, real[rel]) {
+			return "agent directory " + rel
+		}
+	}
+	return ""
 }
 
 // hiveOf returns the hive to mine one wing per agent when root is one, and

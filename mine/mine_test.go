@@ -770,7 +770,7 @@ func TestHiveAgentGlobs(t *testing.T) {
 			files:    []string{"agents/a/memory.md", "notes/loose.md"},
 			links:    map[string]string{"agents/all": "."},
 			wings:    "a",
-			problems: []problem{{"agents/all", "outside the hive"}},
+			problems: []problem{{"agents/all", "which is, holds or lies in the directory holding the link"}},
 			notMined: []string{"notes/loose.md"},
 		},
 		{
@@ -785,6 +785,18 @@ func TestHiveAgentGlobs(t *testing.T) {
 			files: []string{"../data/agents/a/memory.md", "readme.md"},
 			links: map[string]string{"agents": "../data/agents"},
 			wings: "a",
+		},
+		{
+			name:  "symlinks aliasing an agent directory, or each other",
+			files: []string{"agents/a/memory.md", "shared/s/memory.md"},
+			links: map[string]string{"agents/a2": "agents/a", "agents/b": "shared/s", "agents/c": "shared/s", "agents/d": "agents"},
+			wings: "a,b",
+			roots: map[string]string{"a": "agents/a", "b": "shared/s"},
+			problems: []problem{
+				{"agents/a2", "which is, holds or lies in agent directory agents/a"},
+				{"agents/c", "which is, holds or lies in agent directory agents/b"},
+				{"agents/d", "which is, holds or lies in the directory holding the link"},
+			},
 		},
 		{
 			name:   "a glob matching agents/ itself takes no wing from it",

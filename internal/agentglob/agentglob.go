@@ -115,8 +115,8 @@ type Match struct {
 	Inside string
 	// Target is where Path leads when it is a symlink (Link).
 	Target string
-	// Outside is set for a symlink whose Target lies neither inside the
-	// hive nor inside the directory holding the link (agents/ may itself
+	// Outside is set for a symlink whose Target is neither the hive, nor
+	// inside it, nor inside the directory holding the link (agents/ may itself
 	// be a link to where the agents live): no agent directory. The hive is
 	// what is synced and trusted; a link out of it would bring in files
 	// nobody put there.
@@ -142,7 +142,7 @@ func (s Set) Find(hive string) ([]Match, error) {
 		if m.Link {
 			m.Target, _ = filepath.EvalSymlinks(m.Path)
 			holder, herr := filepath.EvalSymlinks(filepath.Dir(m.Path))
-			m.Outside = m.Target != "" && !below(realHive, m.Target) && (herr != nil || !below(holder, m.Target))
+			m.Outside = m.Target != "" && !atOrBelow(realHive, m.Target) && (herr != nil || !below(holder, m.Target))
 		}
 	}
 	return out, err
@@ -150,9 +150,18 @@ func (s Set) Find(hive string) ([]Match, error) {
 
 // below reports whether path lies strictly inside dir.
 func below(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+	return path != dir && atOrBelow(dir, path)
 }
+
+// atOrBelow reports whether path is dir or lies inside it.
+func atOrBelow(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
+}
+
+// Overlap reports whether the directories a and b (both resolved) are one,
+// or one lies inside the other.
+func Overlap(a, b string) bool { return atOrBelow(a, b) || atOrBelow(b, a) }
 
 // Parents lists the directories below hive in which agent directories can
 // appear: those the leading elements of a pattern match (agents/ for
