@@ -288,6 +288,10 @@ func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
 		}
 	}
 	var out []found
+	// One copy may be reached twice: by the walk of the hive and through
+	// a link to it (agents/ itself may be a link into the hive). It is one
+	// conflict, kept under the path that gives it a wing.
+	byReal := map[string]int{}
 	for _, root := range roots {
 		fcs, err := scanDir(ctx, root)
 		if err != nil && firstErr == nil {
@@ -298,11 +302,23 @@ func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
 			if !ok {
 				continue
 			}
+			wing := h.wingOf(rel)
+			key, rerr := filepath.EvalSymlinks(f.Path)
+			if rerr != nil {
+				key = f.Path
+			}
+			if i, dup := byReal[key]; dup {
+				if out[i].c.Wing == "" && wing != "" {
+					out[i].c.Path, out[i].c.Original, out[i].c.Wing = f.Path, f.Original, wing
+				}
+				continue
+			}
+			byReal[key] = len(out)
 			out = append(out, found{
 				c: Conflict{
 					Path:     f.Path,
 					Original: f.Original,
-					Wing:     h.wingOf(rel),
+					Wing:     wing,
 					Device:   f.Name.ShortDevice,
 				},
 				modTime: f.ModTime,
