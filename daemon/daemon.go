@@ -140,6 +140,9 @@ type Daemon struct {
 	noAgents   *FileError  // the hive has no agents/ directory (since when)
 	badAgents  []FileError // agent directories whose names are no wing id
 	listed     *hiveState  // the last listing of the hive's agent directories
+	// verified are files not settled when mined that a later read found
+	// unchanged once they had settled, with their stat then.
+	verified map[string]fileStat
 	// reembedFailures are wings, mined by no agent directory, whose
 	// re-embedding with the palace's model failed; by wing id.
 	reembedFailures map[string]*failure
@@ -218,6 +221,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		reembedFailures: map[string]*failure{},
 		lastMine:        map[string]WingMine{},
 		debouncing:      map[string]bool{},
+		verified:        map[string]fileStat{},
 		watchState:      "fsnotify",
 	}
 	if opts.NoWatch {
@@ -886,11 +890,25 @@ func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, m
 	// A file not settled when it was mined may have changed while keeping
 	// its mtime and size; reading it tells, without a mine that would
 	// write the palace (done before locking: it is file I/O).
+	// A file found unchanged once it had settled is trusted on its stat
+	// from then on (verified), so a file is read once, not at every tick.
 	racy := map[string]bool{}
 	for path, st := range files {
 		if s, ok := known[path]; ok && s.Mtime.Equal(st.mtime) && s.Size == st.size && !mine.Settled(s) {
+			d.mu.Lock()
+			v, checked := d.verified[path]
+			d.mu.Unlock()
+			if checked && v == st {
+				continue
+			}
+			at := time.Now()
 			same, err := mine.SameContent(s)
 			racy[path] = err != nil || !same
+			if err == nil && same && mine.SettledAt(st.mtime, at) {
+				d.mu.Lock()
+				d.verified[path] = st
+				d.mu.Unlock()
+			}
 		}
 	}
 	d.mu.Lock()

@@ -306,6 +306,32 @@ func TestMineLoopRereadsRacilyCleanFile(t *testing.T) {
 	waitFor(t, "the same-size, same-mtime edit found by the mine loop", func() bool { return r.searchFinds(t, "oven", "pam", "oven") })
 }
 
+// TestSettledFileIsReadOnce: a file mined before it settled is read again
+// by the mine loop only until a read finds it unchanged after it settled;
+// from then on its stat is trusted, so it is not hashed at every tick.
+func TestSettledFileIsReadOnce(t *testing.T) {
+	tmp := t.TempDir()
+	hive := testHive(t, tmp)
+	path := filepath.Join(hive, "agents", "pam", "memory.md")
+	// Written 1.5 s ago: mined before it settles, settled soon after.
+	written := time.Now().Add(-1500 * time.Millisecond)
+	if err := os.Chtimes(path, written, written); err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: true, MineInterval: 20 * time.Millisecond})
+	r.idle(t, 1)
+	resolved, _ := filepath.EvalSymlinks(path)
+	waitFor(t, "pam's memory.md verified as settled", func() bool {
+		r.d.mu.Lock()
+		defer r.d.mu.Unlock()
+		_, ok := r.d.verified[resolved]
+		return ok
+	})
+	if !r.searchFinds(t, "Dark mode", "pam", "Dark mode") {
+		t.Fatal("pam's notes are not searchable")
+	}
+}
+
 func TestOverflowFallsBackToScan(t *testing.T) {
 	tmp := t.TempDir()
 	hive := testHive(t, tmp)

@@ -33,7 +33,14 @@ const racyWindow = 2 * time.Second
 // its mtime and size (git calls this "racily clean"), and only reading it
 // again tells. Mining a file that has not changed since settles it.
 func Settled(src palace.Source) bool {
-	return src.Mined.Sub(src.Mtime) > racyWindow
+	return SettledAt(src.Mtime, src.Mined)
+}
+
+// SettledAt reports whether a file last written at mtime had been still
+// long enough when its content was read at checked for mtime and size to
+// prove it unchanged since (see Settled).
+func SettledAt(mtime, checked time.Time) bool {
+	return checked.Sub(mtime) > racyWindow
 }
 
 // SameContent reports whether the file src was mined from still holds the
