@@ -147,6 +147,18 @@ func within(root, path string) (string, bool) {
 	return r, true
 }
 
+// leadsOut reports whether path, named below the hive, really lies
+// outside it: it is reached through a symlink that leads out, so it is in
+// no agent directory (see agentglob.Match.Outside).
+func (h hive) leadsOut(path string) bool {
+	real, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		return false
+	}
+	_, ok := within(h.real, real)
+	return !ok
+}
+
 // wingOf returns the wing of a hive-relative path below an agent
 // directory: the directory's name normalised (<id> of agents/<id>/…), or
 // "" for a path elsewhere (or a name that is no valid wing id, which the

@@ -396,3 +396,36 @@ func BenchmarkScanHive(b *testing.B) {
 		})
 	}
 }
+
+// TestReconcileResolvesRecordsOutsideTheHive: a conflict recorded below an
+// agent link that leads out of the hive (by a version that followed such
+// links) is resolved by the next scan, which no longer covers it; a record
+// inside the hive that the scan did not list is kept while its copy exists.
+func TestReconcileResolvesRecordsOutsideTheHive(t *testing.T) {
+	hv := newHiveDir(t)
+	elsewhere := filepath.Join(filepath.Dir(hv), "elsewhere", "oscar")
+	writeFile(t, filepath.Join(elsewhere, copyName), "lost\n")
+	if err := os.Symlink(elsewhere, filepath.Join(hv, "agents", "oscar")); err != nil {
+		t.Fatal(err)
+	}
+	pam := filepath.Join(hv, "agents", "pam", copyName)
+	writeFile(t, pam, "lost\n")
+	h, err := newHive(hv, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := newRegistry(filepath.Join(t.TempDir(), "conflicts.json"), h)
+	oscar := Conflict{Path: filepath.Join(hv, "agents", "oscar", copyName), Wing: "oscar", FoundBy: FoundByScan}
+	reg.open[oscar.Path] = oscar
+	reg.open[pam] = Conflict{Path: pam, Wing: "pam", FoundBy: FoundByEvent}
+	added, resolved, err := reg.reconcile(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(added) != 0 || len(resolved) != 1 || resolved[0] != oscar {
+		t.Fatalf("added %+v, resolved %+v; want oscar's record resolved", added, resolved)
+	}
+	if _, ok := reg.open[pam]; !ok {
+		t.Fatal("pam's record, whose copy exists in the hive, was resolved")
+	}
+}

@@ -225,8 +225,10 @@ func (r *registry) reconcile(onDisk []Conflict) (added, resolved []Conflict, err
 			continue
 		}
 		// Not seen by the walk: resolved only when really gone (a walk
-		// that failed half-way proves nothing).
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) {
+		// that failed half-way proves nothing), or when it is reached only
+		// through a link leading out of the hive, which no scan follows (a
+		// record from before that rule would stay open for ever).
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || r.hive.leadsOut(path) {
 			delete(r.open, path)
 			resolved = append(resolved, c)
 		}
