@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/memminer/memminer/embed/internal/httpembed"
 	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
 )
 
@@ -24,6 +25,6 @@ func BenchmarkEmbed(b *testing.B) {
 		b.Fatal(err)
 	}
 	httpembedtest.Bench[embedRequest](b, answer, batch, func(root string) (httpembedtest.Embedder, error) {
-		return New(Options{Model: "nomic-embed-text", BaseURL: root, BatchSize: batch})
+		return New(Options{Model: "nomic-embed-text", BaseURL: root, Tuning: httpembed.Tuning{BatchSize: batch}})
 	})
 }

@@ -16,9 +16,7 @@ package ollama
 import (
 	"context"
 	"fmt"
-	"log/slog"
 	"net"
-	"net/http"
 	"net/url"
 	"os"
 	"strconv"
@@ -61,27 +59,11 @@ type Options struct {
 	// BaseURL is the server root, e.g. "http://127.0.0.1:11434"; empty means
 	// DefaultBaseURL. The forms OLLAMA_HOST accepts are accepted here too.
 	BaseURL string
-	// APIKey, when set, is sent as "Authorization: Bearer <key>" (for a
-	// server behind an authenticating proxy). It never appears in errors or logs.
-	APIKey string
-	// HTTPClient sends the requests; nil means a client with no overall
-	// timeout (each attempt is bounded by Timeout instead).
-	HTTPClient *http.Client
-	// Timeout bounds one HTTP attempt, including reading the response.
-	// Zero means DefaultTimeout.
-	Timeout time.Duration
-	// MaxRetries is how many times a transient failure is retried. Zero means
-	// DefaultMaxRetries; a negative value disables retries.
-	MaxRetries int
-	// BatchSize is the most texts sent in one request. Zero means DefaultBatchSize.
-	BatchSize int
-	// Backoff is the wait before the first retry (doubled per retry, with
-	// jitter). Zero means DefaultBackoff.
-	Backoff time.Duration
-	// MaxBackoff caps the backoff. Zero means DefaultMaxBackoff.
-	MaxBackoff time.Duration
-	// Logger receives a warning per retry; nil means slog.Default().
-	Logger *slog.Logger
+	// Tuning holds the API key (for an Ollama behind an authenticating
+	// proxy, sent as "Authorization: Bearer <key>"; never in errors or
+	// logs), the HTTP client, timeouts, retries, backoff, batch size and
+	// logger; zero values mean this package's defaults.
+	httpembed.Tuning
 }
 
 // StatusError reports an HTTP answer outside 2xx: the endpoint (URL), the
@@ -121,16 +103,7 @@ func New(opts Options) (*Embedder, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ollama: %w", err)
 	}
-	c, err := httpembed.New(backend, model, base+"/api/embed", httpembed.Tuning{
-		APIKey:     opts.APIKey,
-		HTTPClient: opts.HTTPClient,
-		Timeout:    opts.Timeout,
-		MaxRetries: opts.MaxRetries,
-		BatchSize:  opts.BatchSize,
-		Backoff:    opts.Backoff,
-		MaxBackoff: opts.MaxBackoff,
-		Logger:     opts.Logger,
-	})
+	c, err := httpembed.New(backend, model, base+"/api/embed", opts.Tuning)
 	if err != nil {
 		return nil, err
 	}

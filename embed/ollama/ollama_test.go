@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/embed/internal/httpembed"
 	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
 )
 
@@ -71,14 +72,14 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "batching",
-			Opts:       Options{BatchSize: 2},
+			Opts:       Options{Tuning: httpembed.Tuning{BatchSize: 2}},
 			Steps:      []step{ok},
 			In:         texts(5),
 			WantInputs: [][]string{texts(5)[0:2], texts(5)[2:4], texts(5)[4:5]},
 		},
 		{
 			Name:       "server error retried until attempts run out",
-			Opts:       Options{MaxRetries: 2, Backoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{MaxRetries: 2, Backoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}},
 			Steps:      []step{status(500, `{"error":"llama runner process has terminated"}`)},
 			In:         texts(2),
 			WantErr:    []string{"ollama nomic-embed-text", "giving up after 3 attempts", "/api/embed", "500 Internal Server Error", "llama runner process has terminated"},
@@ -87,7 +88,7 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "backoff capped by MaxBackoff",
-			Opts:       Options{MaxRetries: 2, Backoff: time.Hour, MaxBackoff: 2 * time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{MaxRetries: 2, Backoff: time.Hour, MaxBackoff: 2 * time.Millisecond}},
 			Steps:      []step{status(503, ``), status(502, ``), ok},
 			In:         texts(1),
 			WantInputs: [][]string{texts(1), texts(1), texts(1)},
@@ -102,7 +103,7 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "timeout retried then reported",
-			Opts:       Options{Timeout: 50 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{Timeout: 50 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond}},
 			Steps:      []step{stall},
 			In:         texts(1),
 			WantErr:    []string{"giving up after 2 attempts", "no answer within 50ms"},
@@ -123,7 +124,7 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "key never in errors",
-			Opts:       Options{MaxRetries: 1, Backoff: time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{MaxRetries: 1, Backoff: time.Millisecond}},
 			Key:        key,
 			Steps:      []step{status(500, `{"error":"bad token `+key+`"}`)},
 			In:         texts(1),
@@ -228,7 +229,7 @@ func TestFromEnv(t *testing.T) {
 		},
 		{
 			name:      "options win over env",
-			opts:      Options{Model: "m", BaseURL: "https://gpu.internal", APIKey: "mine"},
+			opts:      Options{Model: "m", BaseURL: "https://gpu.internal", Tuning: httpembed.Tuning{APIKey: "mine"}},
 			env:       map[string]string{"OLLAMA_HOST": "10.0.0.5:11500", "OLLAMA_API_KEY": "env"},
 			wantModel: "ollama:m",
 			wantBase:  "https://gpu.internal",
@@ -247,7 +248,7 @@ func TestFromEnv(t *testing.T) {
 		},
 		{
 			name:    "negative batch size",
-			opts:    Options{Model: "m", BatchSize: -1},
+			opts:    Options{Model: "m", Tuning: httpembed.Tuning{BatchSize: -1}},
 			wantErr: "negative batch size",
 		},
 	}

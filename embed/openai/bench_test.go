@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/memminer/memminer/embed/internal/httpembed"
 	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
 )
 
@@ -26,6 +27,6 @@ func BenchmarkEmbed(b *testing.B) {
 		b.Fatal(err)
 	}
 	httpembedtest.Bench[embedRequest](b, answer, batch, func(root string) (httpembedtest.Embedder, error) {
-		return New(Options{Model: "text-embedding-3-small", BaseURL: root + "/v1", APIKey: testKey, BatchSize: batch})
+		return New(Options{Model: "text-embedding-3-small", BaseURL: root + "/v1", Tuning: httpembed.Tuning{APIKey: testKey, BatchSize: batch}})
 	})
 }

@@ -19,8 +19,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"log/slog"
-	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -60,28 +58,11 @@ type Options struct {
 	// BaseURL is the API root that "/embeddings" is appended to, e.g.
 	// "http://127.0.0.1:8000/v1"; empty means DefaultBaseURL.
 	BaseURL string
-	// APIKey is sent as "Authorization: Bearer <key>"; empty sends no
-	// Authorization header (fine for local servers). It never appears in
-	// errors or logs.
-	APIKey string
-	// HTTPClient sends the requests; nil means a client with no overall
-	// timeout (each attempt is bounded by Timeout instead).
-	HTTPClient *http.Client
-	// Timeout bounds one HTTP attempt, including reading the response.
-	// Zero means DefaultTimeout.
-	Timeout time.Duration
-	// MaxRetries is how many times a transient failure is retried. Zero means
-	// DefaultMaxRetries; a negative value disables retries.
-	MaxRetries int
-	// BatchSize is the most texts sent in one request. Zero means DefaultBatchSize.
-	BatchSize int
-	// Backoff is the wait before the first retry (doubled per retry, with
-	// jitter). Zero means DefaultBackoff.
-	Backoff time.Duration
-	// MaxBackoff caps the backoff. Zero means DefaultMaxBackoff.
-	MaxBackoff time.Duration
-	// Logger receives a warning per retry; nil means slog.Default().
-	Logger *slog.Logger
+	// Tuning holds the API key (sent as "Authorization: Bearer <key>";
+	// empty sends no Authorization header, fine for local servers; never in
+	// errors or logs), the HTTP client, timeouts, retries, backoff, batch
+	// size and logger; zero values mean this package's defaults.
+	httpembed.Tuning
 }
 
 // StatusError reports an HTTP answer outside 2xx: the endpoint (URL), the
@@ -125,16 +106,7 @@ func New(opts Options) (*Embedder, error) {
 	if opts.APIKey == "" && base == DefaultBaseURL {
 		return nil, fmt.Errorf("openai: no API key for %s: set %s (or %s for a server that needs none)", base, EnvAPIKey, EnvBaseURL)
 	}
-	c, err := httpembed.New(backend, model, base+"/embeddings", httpembed.Tuning{
-		APIKey:     opts.APIKey,
-		HTTPClient: opts.HTTPClient,
-		Timeout:    opts.Timeout,
-		MaxRetries: opts.MaxRetries,
-		BatchSize:  opts.BatchSize,
-		Backoff:    opts.Backoff,
-		MaxBackoff: opts.MaxBackoff,
-		Logger:     opts.Logger,
-	})
+	c, err := httpembed.New(backend, model, base+"/embeddings", opts.Tuning)
 	if err != nil {
 		return nil, err
 	}

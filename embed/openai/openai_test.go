@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/embed/internal/httpembed"
 	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
 )
 
@@ -120,14 +121,14 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "batching",
-			Opts:       Options{BatchSize: 2},
+			Opts:       Options{Tuning: httpembed.Tuning{BatchSize: 2}},
 			Steps:      []step{reversed},
 			In:         texts(5),
 			WantInputs: [][]string{texts(5)[0:2], texts(5)[2:4], texts(5)[4:5]},
 		},
 		{
 			Name:       "server error retried until attempts run out",
-			Opts:       Options{MaxRetries: 2, Backoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{MaxRetries: 2, Backoff: 10 * time.Millisecond, MaxBackoff: 20 * time.Millisecond}},
 			Steps:      []step{status(500, `{"error":{"message":"The server had an error while processing your request.","type":"server_error"}}`)},
 			In:         texts(2),
 			WantErr:    []string{"openai text-embedding-3-small", "giving up after 3 attempts", "/v1/embeddings", "500 Internal Server Error", "The server had an error"},
@@ -136,7 +137,7 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "backoff capped by MaxBackoff",
-			Opts:       Options{MaxRetries: 2, Backoff: time.Hour, MaxBackoff: 2 * time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{MaxRetries: 2, Backoff: time.Hour, MaxBackoff: 2 * time.Millisecond}},
 			Steps:      []step{status(503, ``), status(502, ``), ok},
 			In:         texts(1),
 			WantInputs: [][]string{texts(1), texts(1), texts(1)},
@@ -151,7 +152,7 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "timeout retried then reported",
-			Opts:       Options{Timeout: 50 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond},
+			Opts:       Options{Tuning: httpembed.Tuning{Timeout: 50 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond}},
 			Steps:      []step{stall},
 			In:         texts(1),
 			WantErr:    []string{"giving up after 2 attempts", "no answer within 50ms"},
@@ -293,7 +294,7 @@ func TestFromEnv(t *testing.T) {
 		},
 		{
 			name:      "options win over env",
-			opts:      Options{Model: "m", BaseURL: "https://llm.internal/api", APIKey: "mine"},
+			opts:      Options{Model: "m", BaseURL: "https://llm.internal/api", Tuning: httpembed.Tuning{APIKey: "mine"}},
 			env:       map[string]string{"OPENAI_BASE_URL": "http://127.0.0.1:1/v1", "OPENAI_API_KEY": "env"},
 			wantModel: "openai:m",
 			wantBase:  "https://llm.internal/api",
@@ -337,7 +338,7 @@ func TestFromEnv(t *testing.T) {
 		},
 		{
 			name:    "negative batch size",
-			opts:    Options{Model: "m", BatchSize: -5, APIKey: "k"},
+			opts:    Options{Model: "m", Tuning: httpembed.Tuning{BatchSize: -5, APIKey: "k"}},
 			wantErr: []string{"negative batch size"},
 		},
 	}
