@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -77,11 +78,15 @@ func HiveAgents(dir string, globs agentglob.Set) ([]Agent, []SkippedAgent, error
 	// Where the directories mined so far really are, by Rel: a link may
 	// not lead into, onto or around any of them. Plain directories come
 	// first, so a link never takes a directory's place.
+	// Resolving every directory costs a walk of its path, so it is done
+	// only for a hive that has a link to check.
 	real := map[string]string{}
-	for _, m := range matches {
-		if !m.Link && m.Inside == "" {
-			if r, rerr := filepath.EvalSymlinks(m.Path); rerr == nil {
-				real[m.Rel] = r
+	if slices.ContainsFunc(matches, func(m agentglob.Match) bool { return m.Link }) {
+		for _, m := range matches {
+			if !m.Link && m.Inside == "" {
+				if r, rerr := filepath.EvalSymlinks(m.Path); rerr == nil {
+					real[m.Rel] = r
+				}
 			}
 		}
 	}
