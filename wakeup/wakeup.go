@@ -7,7 +7,7 @@
 // the same digest byte for byte. Notes are ranked by recency, explicit
 // markers, centrality in their wing and corroboration by other wings, then
 // picked greedily with a penalty for redundancy (maximal marginal
-// relevance). README-section.md in this directory documents the formula.
+// relevance). docs/wake-up.md documents the formula.
 package wakeup
 
 import (
@@ -27,7 +27,7 @@ import (
 const DefaultTokens = 800
 
 // Weights of the ranking signals; each signal is in [0, 1]. See
-// README-section.md for what each one measures.
+// docs/wake-up.md for what each one measures.
 const (
 	WeightRecency       = 0.25
 	WeightMarkers       = 0.35
