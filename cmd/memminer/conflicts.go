@@ -49,7 +49,9 @@ whose wing id an earlier agent directory has counts for that wing.
 
 With --check the command is the check agents and scripts run before they
 write: exit status 3 when there is an open conflict (in --wing ID, or
-anywhere), 0 when there is none.`,
+anywhere), 0 when there is none.
+
+Detection, alerts and the JSON fields: docs/conflicts.md.`,
 		Example: `  memminer conflicts
   memminer conflicts --wing dwight --json
   memminer conflicts --wing dwight --check || echo "merge the conflict copy first"`,

@@ -33,10 +33,12 @@ agent directory listed before it has (agents/<id> first, then each glob in
 order), or that lies inside another agent directory is reported and skipped.
 Mining is incremental: unchanged files are not re-read and unchanged notes are
 not re-embedded. When the daemon (memminer run) holds the palace, the mine is
-handed to it and its summary printed: there is never a second writer. Syncthing conflict copies (*.sync-conflict-*) and hidden
-directories are never mined. Files that cannot be mined (binary, too large,
-not UTF-8, symlinks leaving PATH) are reported and skipped; their earlier
-notes stay.`,
+handed to it and its summary printed: there is never a second writer.
+Syncthing conflict copies (*.sync-conflict-*) and hidden directories are never
+mined. Files that cannot be mined (binary, too large, not UTF-8, symlinks
+leaving PATH) are reported and skipped; their earlier notes stay.
+
+The full rules are in docs/mining.md.`,
 		Example: `  memminer mine hive/agents/dwight
   memminer mine notes.md --wing research --agent claude
   memminer mine examples/hive --dry-run`,

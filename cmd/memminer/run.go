@@ -68,7 +68,10 @@ palace's socket, run fails at once, naming its pid.
 SIGINT or SIGTERM stops the service within seconds with exit status 0; the
 palace on disk is always a complete state. Logs go to stderr. This is the
 command installed services run (see memminer install); in a container, make
-it the container's command.`,
+it the container's command.
+
+Watching, the mine loop, metrics and logging: docs/daemon.md; every
+setting: docs/configuration.md.`,
 		Example: `  memminer run --hive ~/hive
   memminer run --hive /srv/hive --metrics-addr 127.0.0.1:9464 --log-format json`,
 		Args: exactArgs(0, "run takes no arguments; give the hive with --hive DIR"),

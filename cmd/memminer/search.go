@@ -27,7 +27,9 @@ Search is hybrid: BM25 over the notes' words, fused with vector similarity when
 an embedding model is configured. With the lexical model it is BM25 alone.
 
 When the daemon (memminer run) serves the palace, the search goes to it over
-its socket: no model or palace is loaded. The output is the same either way.`,
+its socket: no model or palace is loaded. The output is the same either way.
+
+How the scores are computed and fused: docs/search.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --results 10 --json`,
 		Args: func(_ *cobra.Command, args []string) error {

@@ -40,7 +40,9 @@ Tokens are estimated as max(words, ceil(runes/3)), which never counts fewer
 tokens than words; --tokens is a hard budget on the whole Markdown output.
 
 When the daemon (memminer run) serves the palace, it computes the digest;
-otherwise the command reads the palace itself. Both give the same digest.`,
+otherwise the command reads the palace itself. Both give the same digest.
+
+The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 		Example: `  memminer wake-up
   memminer wake-up --tokens 400 --wing dwight
   memminer wake-up --json`,
