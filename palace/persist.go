@@ -1,0 +1,341 @@
+package palace
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/memminer/memminer/embed"
+)
+
+// Damage describes a wing whose file could not be read. Its roots and
+// sources come from the manifest, so the wing can be rebuilt from markdown.
+type Damage struct {
+	Wing    string
+	Err     error
+	Roots   []string
+	Sources []string
+}
+
+// manifest is the palace's table of contents: per wing its model, roots
+// and sources. It is written after the wing files and lets a damaged wing
+// be rebuilt from markdown.
+type manifest struct {
+	Version int                      `json:"version"`
+	Wings   map[string]manifestEntry `json:"wings"`
+}
+
+type manifestEntry struct {
+	Model     string           `json:"model"`
+	Roots     []string         `json:"roots"`
+	Notes     int              `json:"notes"`
+	LastMined time.Time        `json:"last_mined"`
+	Sources   []manifestSource `json:"sources"`
+}
+
+type manifestSource struct {
+	Path  string    `json:"path"`
+	Mtime time.Time `json:"mtime"`
+	Size  int64     `json:"size"`
+	Hash  string    `json:"hash"`
+	Notes int       `json:"notes"`
+}
+
+func (p *Palace) load(ctx context.Context, only []string) error {
+	man, manErr := readManifest(filepath.Join(p.dir, manifestName))
+	if manErr != nil {
+		p.log.Warn("palace manifest unreadable; rebuilding it from the wing files", "palace", p.dir, "err", manErr)
+		p.manifestDirty = true
+	}
+	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("open palace %s: %w", p.dir, err)
+	}
+	want := func(id string) bool { return len(only) == 0 || slices.Contains(only, id) }
+	onDisk := map[string]bool{}
+	p.known = onDisk
+	for _, e := range entries {
+		id, ok := strings.CutSuffix(e.Name(), wingExt)
+		if !ok || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+			continue
+		}
+		if _, err := NormalizeWingID(id); err != nil {
+			continue
+		}
+		onDisk[id] = true
+		if !want(id) {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := p.loadWing(ctx, id); err != nil {
+			p.markDamaged(id, err, man)
+		}
+	}
+	// A wing in the manifest without a file was lost (or its write never landed).
+	for id := range man.Wings {
+		if !onDisk[id] && want(id) {
+			p.markDamaged(id, fmt.Errorf("%w: wing file missing", ErrCorrupt), man)
+		}
+	}
+	sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
+	return nil
+}
+
+func (p *Palace) markDamaged(id string, err error, man manifest) {
+	d := Damage{Wing: id, Err: err}
+	w := p.newWing(id)
+	if e, ok := man.Wings[id]; ok {
+		d.Roots = e.Roots
+		w.roots = slices.Clone(e.Roots)
+		for _, s := range e.Sources {
+			d.Sources = append(d.Sources, s.Path)
+		}
+	}
+	// Not dirty: a damaged wing is never written back until it is rebuilt,
+	// so a writer that skips the rebuild cannot replace it with nothing.
+	p.wings[id] = w
+	p.damaged = append(p.damaged, d)
+	p.manifestDirty = true
+}
+
+func (p *Palace) loadWing(ctx context.Context, id string) error {
+	data, err := readAllLimit(p.wingPath(id), maxWingFile)
+	if err != nil {
+		return err
+	}
+	m, vecs, err := decodeWing(data)
+	if err != nil {
+		return err
+	}
+	if m.ID != id {
+		return fmt.Errorf("%w: file of wing %q holds wing %q", ErrCorrupt, id, m.ID)
+	}
+	w := p.newWing(id)
+	w.model, w.dim, w.roots, w.lastMined = m.Model, m.Dim, m.Roots, m.LastMined
+	for i := range m.Sources {
+		s := m.Sources[i]
+		w.sources[s.Path] = &s
+	}
+	for i := range m.Notes {
+		n := m.Notes[i]
+		w.notes[n.ID] = &n
+		w.lex.add(n.ID, n.EmbedText())
+	}
+	if len(vecs) > 0 {
+		docs := make([]chromem.Document, len(vecs))
+		for i, v := range vecs {
+			if _, ok := w.notes[m.VecIDs[i]]; !ok {
+				return fmt.Errorf("%w: vector for unknown note %s", ErrCorrupt, m.VecIDs[i])
+			}
+			w.vecs[m.VecIDs[i]] = v
+			docs[i] = chromem.Document{ID: m.VecIDs[i], Embedding: v}
+		}
+		if err := w.collection(p.db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
+			return fmt.Errorf("load vectors of wing %s: %w", id, err)
+		}
+	}
+	if w.model != embed.Lexical && len(w.vecs) != len(w.notes) {
+		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(w.vecs), len(w.notes))
+	}
+	p.wings[id] = w
+	return nil
+}
+
+func readManifest(path string) (manifest, error) {
+	m := manifest{Wings: map[string]manifestEntry{}}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return m, nil
+	}
+	if err != nil {
+		return m, err
+	}
+	if err := json.Unmarshal(data, &m); err != nil {
+		return manifest{Wings: map[string]manifestEntry{}}, fmt.Errorf("%w: %s: %v", ErrCorrupt, manifestName, err)
+	}
+	if m.Wings == nil {
+		m.Wings = map[string]manifestEntry{}
+	}
+	return m, nil
+}
+
+// ManifestRebuilt reports whether the manifest on disk was unreadable and
+// has been rebuilt in memory from the wing files, to be saved by Flush.
+func (p *Palace) ManifestRebuilt() bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.manifestDirty
+}
+
+// Damaged lists the wings whose files failed to load at Open.
+func (p *Palace) Damaged() []Damage {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return slices.Clone(p.damaged)
+}
+
+// ClearDamage forgets the damage of wing, once it has been rebuilt.
+func (p *Palace) ClearDamage(wingID string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.damaged = slices.DeleteFunc(p.damaged, func(d Damage) bool { return d.Wing == wingID })
+	if w, ok := p.wings[wingID]; ok {
+		w.dirty = true
+	}
+}
+
+// IsDamaged reports whether wing failed to load at Open and has not been
+// rebuilt since.
+func (p *Palace) IsDamaged(wingID string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	return p.isDamagedLocked(wingID)
+}
+
+func (p *Palace) isDamagedLocked(id string) bool {
+	return slices.ContainsFunc(p.damaged, func(d Damage) bool { return d.Wing == id })
+}
+
+// Flush writes every changed wing atomically, then the manifest. After a
+// crash the palace on disk is the old state or the new one for each wing.
+func (p *Palace) Flush() error {
+	if p.lock == nil {
+		return ErrReadOnly
+	}
+	type pending struct {
+		w    *wing
+		meta *wingMeta
+		vecs [][]float32
+	}
+	// Snapshot under the lock, encode and write outside it, so searches
+	// are not held up by disk writes.
+	p.mu.Lock()
+	var todo []pending
+	for _, w := range p.wings {
+		if w.dirty && !p.isDamagedLocked(w.id) {
+			m, vecs := w.snapshot()
+			todo = append(todo, pending{w, m, vecs})
+			w.dirty = false
+		}
+	}
+	manifestDirty := p.manifestDirty || len(todo) > 0
+	p.manifestDirty = false
+	man := p.manifestLocked()
+	// A palace that was read before it took the lock (partial, or locked
+	// later to save a repair) may hold stale wings: only what it writes now
+	// is news. Entries for wings not loaded, or damaged, stay as they are on
+	// disk: they are what a later rebuild needs.
+	onlyWritten := p.partial || p.lockedLate
+	keepOthers := onlyWritten || len(p.damaged) > 0
+	p.mu.Unlock()
+	if keepOthers {
+		onDisk, err := readManifest(filepath.Join(p.dir, manifestName))
+		if err != nil && p.partial {
+			// A palace that loaded some wings cannot rebuild the manifest
+			// of all of them: leave that to a full writer.
+			p.mu.Lock()
+			p.manifestDirty = true
+			p.mu.Unlock()
+			manifestDirty = false
+		}
+		if err == nil {
+			written := map[string]bool{}
+			for _, t := range todo {
+				written[t.w.id] = true
+			}
+			for id, e := range man.Wings {
+				if !onlyWritten || written[id] {
+					onDisk.Wings[id] = e
+				}
+			}
+			man = onDisk
+		}
+	}
+
+	redirty := func(from int) {
+		p.mu.Lock()
+		for _, t := range todo[from:] {
+			t.w.dirty = true
+		}
+		p.manifestDirty = true
+		p.mu.Unlock()
+	}
+	for i, t := range todo {
+		data, err := encodeWing(t.meta, t.vecs)
+		if err == nil {
+			err = writeFileAtomic(p.wingPath(t.w.id), data)
+		}
+		if err != nil {
+			redirty(i)
+			return fmt.Errorf("write wing %s: %w", t.w.id, err)
+		}
+	}
+	if !manifestDirty {
+		return nil
+	}
+	if err := writeManifest(filepath.Join(p.dir, manifestName), man); err != nil {
+		redirty(len(todo))
+		return err
+	}
+	return nil
+}
+
+func (w *wing) snapshot() (*wingMeta, [][]float32) {
+	m := &wingMeta{ID: w.id, Model: w.model, Dim: w.dim, Roots: slices.Clone(w.roots), LastMined: w.lastMined}
+	for _, s := range w.sources {
+		m.Sources = append(m.Sources, *s)
+	}
+	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Path < m.Sources[j].Path })
+	for _, n := range w.notes {
+		m.Notes = append(m.Notes, *n)
+	}
+	sortNotes(m.Notes)
+	var vecs [][]float32
+	for _, n := range m.Notes {
+		if v, ok := w.vecs[n.ID]; ok {
+			m.VecIDs = append(m.VecIDs, n.ID)
+			vecs = append(vecs, v)
+		}
+	}
+	return m, vecs
+}
+
+func (p *Palace) manifestLocked() manifest {
+	m := manifest{Version: 1, Wings: map[string]manifestEntry{}}
+	for _, w := range p.wings {
+		if p.isDamagedLocked(w.id) {
+			continue
+		}
+		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: len(w.notes), LastMined: w.lastMined}
+		for _, s := range w.sources {
+			e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: len(s.NoteIDs)})
+		}
+		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
+		m.Wings[w.id] = e
+	}
+	return m
+}
+
+func writeManifest(path string, m manifest) error {
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+		return fmt.Errorf("write palace manifest: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,244 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	chromem "github.com/philippgille/chromem-go"
+)
+
+// Change counts what one update did to a wing's notes.
+type Change struct {
+	Added, Removed, Unchanged int
+}
+
+// ApplySource makes notes the content of src in wing: notes no longer in
+// the file leave, new ones are embedded and added, the rest keep their
+// vectors (their line numbers are updated). Note ids must already be set.
+// It returns ErrModelMismatch when the wing holds another model's vectors;
+// call Reembed first.
+func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, notes []Note) (Change, error) {
+	p.mu.RLock()
+	w := p.wings[wingID]
+	var fresh []*Note
+	for i := range notes {
+		// A note the wing has without a vector (in a wing of vectors) is
+		// embedded again rather than trusted.
+		if w == nil || w.notes[notes[i].ID] == nil || (w.dim > 0 && w.vecs[notes[i].ID] == nil) {
+			fresh = append(fresh, &notes[i])
+		}
+	}
+	mismatch := w != nil && w.model != p.Model() && len(w.notes) > 0
+	p.mu.RUnlock()
+	if mismatch {
+		return Change{}, fmt.Errorf("%w: wing %s has %s vectors, palace model is %s", ErrModelMismatch, wingID, w.model, p.Model())
+	}
+	vecs, err := p.embedNotes(ctx, fresh)
+	if err != nil {
+		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
+	}
+
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w = p.wingLocked(wingID)
+	if len(w.notes) == 0 {
+		w.model, w.dim = p.Model(), 0
+	}
+	// Check before changing anything: a failed update leaves the wing as it was.
+	if err := w.checkDims(vecs); err != nil {
+		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
+	}
+	w.invalidate()
+	var ch Change
+	keep := make(map[string]bool, len(notes))
+	src.NoteIDs = make([]string, 0, len(notes))
+	for i := range notes {
+		n := notes[i]
+		n.Wing, n.Source = wingID, src.Path
+		keep[n.ID] = true
+		src.NoteIDs = append(src.NoteIDs, n.ID)
+		if old, ok := w.notes[n.ID]; ok {
+			ch.Unchanged++
+			*old = n
+			continue
+		}
+		w.notes[n.ID] = &n
+		w.lex.add(n.ID, n.EmbedText())
+		ch.Added++
+	}
+	if old, ok := w.sources[src.Path]; ok {
+		for _, id := range old.NoteIDs {
+			if !keep[id] {
+				w.removeNote(id)
+				ch.Removed++
+			}
+		}
+	}
+	w.addVectors(p.db, fresh, vecs)
+	s := src
+	w.sources[src.Path] = &s
+	w.lastMined = time.Now().UTC()
+	w.dirty = true
+	return ch, nil
+}
+
+// TouchSource records a new mtime and size for a source whose content did
+// not change (same hash), and when it was checked, so the next cheap check
+// can pass.
+func (p *Palace) TouchSource(wingID, path string, mtime time.Time, size int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.wings[wingID]; ok {
+		if s, ok := w.sources[path]; ok {
+			s.Mtime, s.Size, s.Mined = mtime, size, time.Now().UTC()
+			w.dirty = true
+		}
+	}
+}
+
+// RemoveSource drops a file and its notes from wing and returns how many
+// notes left.
+func (p *Palace) RemoveSource(wingID, path string) (int, error) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return 0, nil
+	}
+	s, ok := w.sources[path]
+	if !ok {
+		return 0, nil
+	}
+	for _, id := range s.NoteIDs {
+		w.removeNote(id)
+	}
+	delete(w.sources, path)
+	w.dirty = true
+	w.invalidate()
+	return len(s.NoteIDs), nil
+}
+
+func (w *wing) removeNote(id string) {
+	delete(w.notes, id)
+	w.lex.remove(id)
+	if _, ok := w.vecs[id]; ok {
+		delete(w.vecs, id)
+		// nil where: an empty map would delete every document (DESIGN.md).
+		_ = w.coll.Delete(context.Background(), nil, nil, id)
+	}
+}
+
+// checkDims reports vectors whose size differs from the wing's (or, in a
+// wing without vectors yet, from each other).
+func (w *wing) checkDims(vecs [][]float32) error {
+	want := w.dim
+	for _, v := range vecs {
+		if want == 0 {
+			want = len(v)
+		}
+		if len(v) != want {
+			return fmt.Errorf("embedder returned %d dimensions, wing %s has %d", len(v), w.id, want)
+		}
+	}
+	return nil
+}
+
+// addVectors stores vectors of notes; their dimensions were checked.
+func (w *wing) addVectors(db *chromem.DB, notes []*Note, vecs [][]float32) {
+	if len(vecs) == 0 {
+		return
+	}
+	c := w.collection(db)
+	for i, n := range notes {
+		if w.dim == 0 {
+			w.dim = len(vecs[i])
+		}
+		w.vecs[n.ID] = vecs[i]
+		// AddDocument fails only for an empty id or vector, which cannot
+		// happen here; the vector is normalised, so chromem keeps it as is.
+		_ = c.AddDocument(context.Background(), chromem.Document{ID: n.ID, Embedding: vecs[i]})
+	}
+}
+
+// embedNotes embeds notes' texts, returning normalised vectors (nil for a
+// lexical palace).
+func (p *Palace) embedNotes(ctx context.Context, notes []*Note) ([][]float32, error) {
+	if p.emb == nil || len(notes) == 0 {
+		return nil, nil
+	}
+	texts := make([]string, len(notes))
+	for i, n := range notes {
+		texts[i] = n.EmbedText()
+	}
+	vecs, err := p.emb.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	if len(vecs) != len(texts) {
+		return nil, fmt.Errorf("embedder returned %d vectors for %d texts", len(vecs), len(texts))
+	}
+	for _, v := range vecs {
+		if !normalize(v) {
+			return nil, errors.New("embedder returned a zero or non-finite vector")
+		}
+	}
+	return vecs, nil
+}
+
+// normalize scales v to unit length in place; false if it cannot be.
+func normalize(v []float32) bool {
+	var s float64
+	for _, f := range v {
+		s += float64(f) * float64(f)
+	}
+	if s == 0 || math.IsNaN(s) || math.IsInf(s, 0) {
+		return false
+	}
+	inv := float32(1 / math.Sqrt(s))
+	for i := range v {
+		v[i] *= inv
+	}
+	return true
+}
+
+// Reembed replaces every vector of wing with one from the palace's model
+// (or drops them for a lexical palace). It returns the number of notes embedded.
+func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
+	p.mu.RLock()
+	w, ok := p.wings[wingID]
+	var notes []*Note
+	if ok {
+		for _, n := range w.notes {
+			c := *n
+			notes = append(notes, &c)
+		}
+	}
+	p.mu.RUnlock()
+	if !ok {
+		return 0, nil
+	}
+	vecs, err := p.embedNotes(ctx, notes)
+	if err != nil {
+		return 0, fmt.Errorf("re-embed wing %s: %w", wingID, err)
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	probe := &wing{id: w.id}
+	if err := probe.checkDims(vecs); err != nil {
+		return 0, fmt.Errorf("re-embed wing %s: %w", wingID, err)
+	}
+	if w.coll != nil {
+		_ = p.db.DeleteCollection(w.id)
+		w.coll = nil
+	}
+	w.invalidate()
+	w.vecs = map[string][]float32{}
+	w.dim = 0
+	w.model = p.Model()
+	w.dirty = true
+	w.addVectors(p.db, notes, vecs)
+	return len(notes), nil
+}

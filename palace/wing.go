@@ -1,0 +1,206 @@
+package palace
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"sort"
+	"sync/atomic"
+	"time"
+
+	chromem "github.com/philippgille/chromem-go"
+)
+
+type wing struct {
+	id        string
+	model     string
+	dim       int
+	roots     []string
+	sources   map[string]*Source
+	notes     map[string]*Note
+	vecs      map[string][]float32
+	coll      *chromem.Collection
+	lex       *lexIndex
+	lastMined time.Time
+	dirty     bool
+	// view is the search view of the notes (fusion.go), nil after a change.
+	view atomic.Pointer[wingView]
+}
+
+// invalidate drops the wing's search view after its notes changed. The
+// caller holds the palace's write lock.
+func (w *wing) invalidate() { w.view.Store(nil) }
+
+func (p *Palace) newWing(id string) *wing {
+	return &wing{
+		id:      id,
+		model:   p.Model(),
+		sources: map[string]*Source{},
+		notes:   map[string]*Note{},
+		vecs:    map[string][]float32{},
+		lex:     newLexIndex(),
+	}
+}
+
+// collection returns the wing's chromem collection, creating it on first use.
+func (w *wing) collection(db *chromem.DB) *chromem.Collection {
+	if w.coll == nil {
+		// Vectors are always supplied; the embedding func only guards against
+		// chromem's default (a remote API) ever being used.
+		w.coll, _ = db.GetOrCreateCollection(w.id, nil, func(context.Context, string) ([]float32, error) {
+			return nil, errors.New("palace supplies its own vectors")
+		})
+	}
+	return w.coll
+}
+
+func (p *Palace) wingPath(id string) string {
+	return filepath.Join(p.dir, wingsDir, id+wingExt)
+}
+
+// Roots lists the paths wing was mined from.
+func (p *Palace) Roots(wingID string) []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if w, ok := p.wings[wingID]; ok {
+		return slices.Clone(w.roots)
+	}
+	return nil
+}
+
+// Wings summarises every wing, sorted by id.
+func (p *Palace) Wings() []WingInfo {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	out := make([]WingInfo, 0, len(p.wings))
+	for _, w := range p.wings {
+		out = append(out, WingInfo{ID: w.id, Notes: len(w.notes), Sources: len(w.sources), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// HasWing reports whether the palace has wing id.
+func (p *Palace) HasWing(id string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	_, ok := p.wings[id]
+	return ok
+}
+
+// Source returns what the palace knows of the file at path in wing.
+func (p *Palace) Source(wingID, path string) (Source, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return Source{}, false
+	}
+	s, ok := w.sources[path]
+	if !ok {
+		return Source{}, false
+	}
+	return *s, true
+}
+
+// Sources lists the paths of wing's sources, sorted.
+func (p *Palace) Sources(wingID string) []Source {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return nil
+	}
+	out := make([]Source, 0, len(w.sources))
+	for _, s := range w.sources {
+		out = append(out, *s)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Notes returns wing's notes in source order (by source path, then line).
+func (p *Palace) Notes(wingID string) []Note {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return nil
+	}
+	out := make([]Note, 0, len(w.notes))
+	for _, n := range w.notes {
+		out = append(out, *n)
+	}
+	sortNotes(out)
+	return out
+}
+
+func sortNotes(ns []Note) {
+	sort.Slice(ns, func(i, j int) bool {
+		a, b := ns[i], ns[j]
+		if a.Source != b.Source {
+			return a.Source < b.Source
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.ID < b.ID
+	})
+}
+
+// Vector returns the stored vector of a note, or nil in a lexical wing.
+func (p *Palace) Vector(wingID, noteID string) []float32 {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if w, ok := p.wings[wingID]; ok {
+		return w.vecs[noteID]
+	}
+	return nil
+}
+
+// ModelOf returns the model id of wing's vectors.
+func (p *Palace) ModelOf(wingID string) (string, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return "", false
+	}
+	return w.model, true
+}
+
+// AddRoot records that wing was mined from root (a file or directory), so
+// the wing can be rebuilt and a daemon knows where its markdown lives.
+func (p *Palace) AddRoot(wingID, root string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.wingLocked(wingID)
+	if !slices.Contains(w.roots, root) {
+		w.roots = append(w.roots, root)
+		sort.Strings(w.roots)
+		w.dirty = true
+	}
+}
+
+// RemoveRoot forgets that wing was mined from root.
+func (p *Palace) RemoveRoot(wingID, root string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if w, ok := p.wings[wingID]; ok {
+		if i := slices.Index(w.roots, root); i >= 0 {
+			w.roots = slices.Delete(w.roots, i, i+1)
+			w.dirty = true
+		}
+	}
+}
+
+func (p *Palace) wingLocked(id string) *wing {
+	w, ok := p.wings[id]
+	if !ok {
+		w = p.newWing(id)
+		w.dirty = true
+		p.wings[id] = w
+	}
+	return w
+}
