@@ -247,7 +247,12 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 	}
 }
 
+// normalizeWing checks a --wing value and returns the wing id it names;
+// empty stays empty (every wing).
 func normalizeWing(id string) (string, error) {
+	if id == "" {
+		return "", nil
+	}
 	w, err := palace.NormalizeWingID(id)
 	if err != nil {
 		return "", usagef("--wing: %v", err)
