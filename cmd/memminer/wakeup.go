@@ -48,34 +48,11 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
   memminer wake-up --json`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if tokens < minWakeupTokens {
-				return usagef("--tokens must be at least %d, got %d", minWakeupTokens, tokens)
-			}
-			if wing != "" {
-				w, err := normalizeWing(wing)
-				if err != nil {
-					return err
-				}
-				wing = w
-			}
-			ctx := cmd.Context()
-			opts := wakeup.Options{Tokens: tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited}
-			d, err := a.client().WakeUp(ctx, opts)
-			if errors.Is(err, daemon.ErrNotRunning) {
-				d, err = a.wakeup(ctx, opts)
-			}
-			switch {
-			case errors.Is(err, wakeup.ErrEmpty):
-				return fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace)
-			case errors.Is(err, wakeup.ErrUnknownWing):
-				return usagef("--wing: %v", err)
-			case err != nil:
+			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing})
+			if err != nil {
 				return err
 			}
 			if asJSON {
-				for i := range d.Story {
-					d.Story[i].Source = displayPath(d.Story[i].Source)
-				}
 				return writeJSON(a.stdout, d)
 			}
 			_, err = io.WriteString(a.stdout, d.Markdown())
@@ -87,6 +64,43 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
 	return cmd
+}
+
+// wakeupArgs is one wake-up, as the wake-up command's flags or an MCP
+// client give it.
+type wakeupArgs struct {
+	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget of the digest, at least 100 (default 800)"`
+	Wing   string `json:"wing,omitempty" jsonschema:"tell only this wing's story (agent id)"`
+}
+
+// wakeUp builds the digest as the wake-up command does: from the daemon
+// when one serves the palace, otherwise from the palace itself. Story
+// sources are shown relative to the working directory when they lie below it.
+func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error) {
+	if args.Tokens < minWakeupTokens {
+		return wakeup.Digest{}, usagef("--tokens must be at least %d, got %d", minWakeupTokens, args.Tokens)
+	}
+	wing, err := normalizeWing(args.Wing)
+	if err != nil {
+		return wakeup.Digest{}, err
+	}
+	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited}
+	d, err := a.client().WakeUp(ctx, opts)
+	if errors.Is(err, daemon.ErrNotRunning) {
+		d, err = a.wakeup(ctx, opts)
+	}
+	switch {
+	case errors.Is(err, wakeup.ErrEmpty):
+		return wakeup.Digest{}, fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace)
+	case errors.Is(err, wakeup.ErrUnknownWing):
+		return wakeup.Digest{}, usagef("--wing: %v", err)
+	case err != nil:
+		return wakeup.Digest{}, err
+	}
+	for i := range d.Story {
+		d.Story[i].Source = displayPath(d.Story[i].Source)
+	}
+	return d, nil
 }
 
 // wakeup computes the digest directly from the palace, when no daemon
