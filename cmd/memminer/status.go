@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -27,23 +28,29 @@ func (a *app) statusCmd() *cobra.Command {
   initialized  the palace exists and has at least one wing`,
 		Args: exactArgs(0, "status takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			ctx := cmd.Context()
-			st, err := a.client().Status(ctx)
-			if errors.Is(err, daemon.ErrNotRunning) {
-				st, err = a.palaceStatus(ctx)
-			}
+			st, err := a.status(cmd.Context())
 			if err != nil {
 				return err
 			}
 			if asJSON {
 				return writeJSON(a.stdout, st)
 			}
-			printStatus(a, st)
+			printStatus(a.stdout, st)
 			return nil
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print status as JSON")
 	return cmd
+}
+
+// status describes the palace as the status command does: the daemon's
+// answer when one serves it, otherwise what the palace itself holds.
+func (a *app) status(ctx context.Context) (daemon.Status, error) {
+	st, err := a.client().Status(ctx)
+	if errors.Is(err, daemon.ErrNotRunning) {
+		st, err = a.palaceStatus(ctx)
+	}
+	return st, err
 }
 
 // palaceStatus describes the palace itself: no daemon serves it.
@@ -63,19 +70,19 @@ func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
 	return st, nil
 }
 
-func printStatus(a *app, st daemon.Status) {
+func printStatus(w io.Writer, st daemon.Status) {
 	model := st.Model
 	if st.ModelError != "" {
 		model += " (unavailable: " + st.ModelError + ")"
 	}
-	fmt.Fprintf(a.stdout, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
-	fmt.Fprintf(a.stdout, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
+	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
+	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
 	if len(st.Wings) == 0 {
-		fmt.Fprintln(a.stdout, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
+		fmt.Fprintln(w, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
 		return
 	}
-	fmt.Fprintf(a.stdout, "wings:       %d (%d notes)\n", len(st.Wings), st.Notes)
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(w, "wings:       %d (%d notes)\n", len(st.Wings), st.Notes)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  WING\tNOTES\tSOURCES\tMODEL\tLAST MINED")
 	for _, w := range st.Wings {
 		last := "never"
@@ -90,20 +97,20 @@ func printStatus(a *app, st daemon.Status) {
 	}
 	tw.Flush()
 	if st.Daemon != nil {
-		printDaemon(a, st.Daemon)
+		printDaemon(w, st.Daemon)
 	}
 }
 
 // printDaemon prints what a running daemon adds to status.
-func printDaemon(a *app, d *daemon.DaemonInfo) {
+func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 	up := time.Duration(d.UptimeSeconds * float64(time.Second)).Round(time.Second)
-	fmt.Fprintf(a.stdout, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, d.Hive)
-	fmt.Fprintf(a.stdout, "watching:    %s; mine loop every %s\n", d.Watch, d.MineInterval)
+	fmt.Fprintf(w, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, d.Hive)
+	fmt.Fprintf(w, "watching:    %s; mine loop every %s\n", d.Watch, d.MineInterval)
 	last := "never"
 	if !d.LastScan.IsZero() {
 		last = d.LastScan.UTC().Format(time.RFC3339)
 	}
-	fmt.Fprintf(a.stdout, "last scan:   %s (%d scans, %d mines)\n", last, d.Scans, d.Mines)
+	fmt.Fprintf(w, "last scan:   %s (%d scans, %d mines)\n", last, d.Scans, d.Mines)
 	var pending []string
 	if d.Working != "" {
 		pending = append(pending, d.Working)
@@ -117,21 +124,21 @@ func printDaemon(a *app, d *daemon.DaemonInfo) {
 	if len(pending) == 0 {
 		pending = []string{"none"}
 	}
-	fmt.Fprintf(a.stdout, "pending:     %s\n", strings.Join(pending, "; "))
+	fmt.Fprintf(w, "pending:     %s\n", strings.Join(pending, "; "))
 	if d.Metrics != "" {
-		fmt.Fprintf(a.stdout, "metrics:     http://%s/metrics\n", d.Metrics)
+		fmt.Fprintf(w, "metrics:     http://%s/metrics\n", d.Metrics)
 	}
 	if len(d.Errors) == 0 {
-		fmt.Fprintln(a.stdout, "errors:      none")
+		fmt.Fprintln(w, "errors:      none")
 		return
 	}
-	fmt.Fprintf(a.stdout, "errors:      %d\n", len(d.Errors))
+	fmt.Fprintf(w, "errors:      %d\n", len(d.Errors))
 	for _, e := range d.Errors {
 		retry := ""
 		if !e.NextRetry.IsZero() {
 			retry = ", retried when it changes or at " + e.NextRetry.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(a.stdout, "  %s: %s (failed %d %s%s)\n", displayPath(e.Path), e.Error, e.Failures, plural(e.Failures, "time", "times"), retry)
+		fmt.Fprintf(w, "  %s: %s (failed %d %s%s)\n", displayPath(e.Path), e.Error, e.Failures, plural(e.Failures, "time", "times"), retry)
 	}
 }
 
