@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/url"
 	"os"
 	"slices"
@@ -57,53 +58,29 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
   memminer conflicts --wing dwight --check || echo "merge the conflict copy first"`,
 		Args: exactArgs(0, "conflicts takes no arguments; pick a wing with --wing ID"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if wing != "" {
-				w, err := normalizeWing(wing)
-				if err != nil {
-					return err
-				}
-				wing = w
-			}
 			if cmd.Flags().Changed("hive") {
 				a.cfg.Hive = hive
 			}
-			ctx := cmd.Context()
-			l, err := a.daemonConflicts(ctx, wing)
-			var scanErr error
-			switch {
-			case errors.Is(err, daemon.ErrNotRunning):
-				l, scanErr = a.scanConflicts(ctx, wing)
-				if l.Conflicts == nil && scanErr != nil {
-					return scanErr
-				}
-			case errors.Is(err, palace.ErrUnknownWing):
-				return usagef("--wing: %v", err)
-			case err != nil:
+			wing, err := normalizeWing(wing)
+			if err != nil {
 				return err
-			case l.ScanError != "":
-				scanErr = errors.New(l.ScanError)
 			}
-			for i := range l.Conflicts {
-				l.Conflicts[i].Path = displayPath(l.Conflicts[i].Path)
-				l.Conflicts[i].Original = displayPath(l.Conflicts[i].Original)
+			l, err := a.openConflicts(cmd.Context(), wing)
+			if err != nil {
+				return err
 			}
 			if asJSON {
 				if err := writeJSON(a.stdout, l); err != nil {
 					return err
 				}
 			} else {
-				printConflicts(a, l, wing)
+				printConflicts(a.stdout, l, wing)
 			}
 			if check && len(l.Conflicts) > 0 {
-				where := "the hive has"
-				if wing != "" {
-					where = "wing " + wing + " has"
-				}
-				n := len(l.Conflicts)
-				return &codeError{code: exitConflict, msg: fmt.Sprintf("%s %d open %s; merge first", where, n, plural(n, "conflict", "conflicts"))}
+				return &codeError{code: exitConflict, msg: conflictsOpenMessage(wing, len(l.Conflicts))}
 			}
-			if scanErr != nil {
-				return fmt.Errorf("the scan was incomplete, conflicts may be missing: %w", scanErr)
+			if l.ScanError != "" {
+				return fmt.Errorf("the scan was incomplete, conflicts may be missing: %w", errors.New(l.ScanError))
 			}
 			return nil
 		},
@@ -114,6 +91,42 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 	f.BoolVar(&asJSON, "json", false, "print the conflicts as JSON")
 	f.BoolVar(&check, "check", false, "exit with status 3 when there is an open conflict")
 	return cmd
+}
+
+// openConflicts lists the open conflicts as the conflicts command does,
+// in wing (a normalized id; empty: every wing): the daemon's registry
+// when one serves the palace, otherwise a scan. Sources are shown relative
+// to the working directory when they lie below it. A scan that found some
+// copies but not all returns them with ScanError set and no error.
+func (a *app) openConflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	l, err := a.daemonConflicts(ctx, wing)
+	switch {
+	case errors.Is(err, daemon.ErrNotRunning):
+		var scanErr error
+		l, scanErr = a.scanConflicts(ctx, wing)
+		if l.Conflicts == nil && scanErr != nil {
+			return conflicts.List{}, scanErr
+		}
+	case errors.Is(err, palace.ErrUnknownWing):
+		return conflicts.List{}, usagef("--wing: %v", err)
+	case err != nil:
+		return conflicts.List{}, err
+	}
+	for i := range l.Conflicts {
+		l.Conflicts[i].Path = displayPath(l.Conflicts[i].Path)
+		l.Conflicts[i].Original = displayPath(l.Conflicts[i].Original)
+	}
+	return l, nil
+}
+
+// conflictsOpenMessage says why writing is refused: n open conflicts in
+// wing (empty: the hive).
+func conflictsOpenMessage(wing string, n int) string {
+	where := "the hive has"
+	if wing != "" {
+		where = "wing " + wing + " has"
+	}
+	return fmt.Sprintf("%s %d open %s; merge first", where, n, plural(n, "conflict", "conflicts"))
 }
 
 // daemonConflicts asks the daemon serving the palace for its open
@@ -281,21 +294,21 @@ func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots
 	return nil, usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace has no wings to take directories from)")
 }
 
-func printConflicts(a *app, l conflicts.List, wing string) {
+func printConflicts(w io.Writer, l conflicts.List, wing string) {
 	in := ""
 	if wing != "" {
 		in = " in wing " + wing
 	}
 	n := len(l.Conflicts)
 	if n == 0 {
-		fmt.Fprintf(a.stdout, "no open conflicts%s\n", in)
+		fmt.Fprintf(w, "no open conflicts%s\n", in)
 		return
 	}
-	fmt.Fprintf(a.stdout, "%d open %s%s:\n", n, plural(n, "conflict", "conflicts"), in)
+	fmt.Fprintf(w, "%d open %s%s:\n", n, plural(n, "conflict", "conflicts"), in)
 	for _, c := range l.Conflicts {
-		w := c.Wing
-		if w == "" {
-			w = "(no wing)"
+		cw := c.Wing
+		if cw == "" {
+			cw = "(no wing)"
 		}
 		winner := "unknown"
 		switch {
@@ -304,8 +317,8 @@ func printConflicts(a *app, l conflicts.List, wing string) {
 		case c.Device != "":
 			winner = c.Device
 		}
-		fmt.Fprintf(a.stdout, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
-			w, c.Path, c.Original, winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
+		fmt.Fprintf(w, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
+			cw, c.Path, c.Original, winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
 	}
-	fmt.Fprintln(a.stdout, "\nMerge what each copy holds into its original, then delete the copy.")
+	fmt.Fprintln(w, "\nMerge what each copy holds into its original, then delete the copy.")
 }
