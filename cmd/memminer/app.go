@@ -72,7 +72,8 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	root.AddCommand(a.wakeupCmd())
 	root.AddCommand(a.conflictsCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
-	root.AddCommand(a.modelCmd())
+	root.AddCommand(a.modelCmd(), a.versionCmd())
+	a.setVersionFlag(root)
 	return root
 }
 
