@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/tls"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -43,6 +44,13 @@ const EnvBinary = "MEMMINER_SYNCTHING"
 
 // startTimeout bounds how long a node may take to answer after `serve`.
 const startTimeout = 30 * time.Second
+
+// beforeStart, when set by a test, runs right before each `serve`.
+var beforeStart func(*Node)
+
+// startAttempts bounds how often a node is started on fresh ports when
+// one it was given is taken.
+const startAttempts = 5
 
 // InCI reports whether the environment variable CI is set to something
 // other than "", "0" or "false".
@@ -86,6 +94,7 @@ type Node struct {
 	guiPort    int
 	listenPort int
 	apiKey     string
+	generated  []byte // config.xml as `syncthing generate` wrote it
 	id         protocol.DeviceID
 	client     *syncthing.Client
 
@@ -115,22 +124,14 @@ func newNode(t testing.TB, bin, name string) (*Node, error) {
 	if err := os.MkdirAll(n.folderPath, 0o755); err != nil {
 		return nil, err
 	}
-	ports, err := freePorts(2)
-	if err != nil {
-		return nil, err
-	}
-	n.guiPort, n.listenPort = ports[0], ports[1]
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "generate", "--home="+n.home, "--no-default-folder").CombinedOutput()
 	if err != nil {
 		return nil, fmt.Errorf("syncthing generate for %s: %w\n%s", name, err, out)
 	}
-	if err := n.patchConfig(); err != nil {
-		return nil, err
-	}
-	if n.client, err = syncthing.NewClient(n.URL(), n.apiKey, syncthing.WithRequestTimeout(10*time.Second)); err != nil {
-		return nil, err
+	if n.generated, err = os.ReadFile(n.ConfigPath()); err != nil {
+		return nil, fmt.Errorf("read generated config: %w", err)
 	}
 	t.Cleanup(n.Stop)
 	t.Cleanup(func() {
@@ -138,14 +139,17 @@ func newNode(t testing.TB, bin, name string) (*Node, error) {
 			t.Logf("sttest: last lines of %s's log:\n%s", name, n.logTail(40))
 		}
 	})
-	if err := n.start(); err != nil {
-		return nil, err
+	// Ports are picked so that a clash is rare (see pickPorts), and a
+	// clash is retried with fresh ones: the process whose ports these
+	// were is none of ours to stop.
+	for attempt := 1; ; attempt++ {
+		if err := n.startOnFreshPorts(); err == nil {
+			break
+		} else if !errors.Is(err, errPortTaken) || attempt == startAttempts {
+			return nil, err
+		}
+		t.Logf("sttest: %s: a port was taken before Syncthing bound it; retrying with fresh ports", name)
 	}
-	st, err := n.client.SystemStatus(ctx)
-	if err != nil {
-		return nil, fmt.Errorf("status of %s: %w", name, err)
-	}
-	n.id = st.MyID
 	return n, nil
 }
 
@@ -242,10 +246,18 @@ func (n *Node) Stop() {
 	_ = log.Close()
 }
 
+// start serves the node's home and waits until its REST API answers and
+// its sync listener is bound. A port found taken is reported as
+// errPortTaken, with the process stopped.
 func (n *Node) start() error {
-	log, err := os.OpenFile(filepath.Join(n.dir, "syncthing.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
+	logPath := filepath.Join(n.dir, "syncthing.log")
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o644)
 	if err != nil {
 		return err
+	}
+	var logStart int64
+	if fi, err := log.Stat(); err == nil {
+		logStart = fi.Size()
 	}
 	cmd := exec.Command(n.bin, "serve",
 		"--home="+n.home,
@@ -264,6 +276,9 @@ func (n *Node) start() error {
 	)
 	isolate(cmd)
 	cmd.Stdout, cmd.Stderr = log, log
+	if beforeStart != nil {
+		beforeStart(n)
+	}
 	if err := cmd.Start(); err != nil {
 		_ = log.Close()
 		return fmt.Errorf("start syncthing %s: %w", n.name, err)
@@ -276,7 +291,16 @@ func (n *Node) start() error {
 	n.mu.Lock()
 	n.cmd, n.done, n.log = cmd, done, log
 	n.mu.Unlock()
+	if err := n.waitStarted(done, logPath, logStart); err != nil {
+		n.Stop()
+		return err
+	}
+	return nil
+}
 
+// waitStarted waits until the REST API answers and the sync listener is
+// bound.
+func (n *Node) waitStarted(done <-chan struct{}, logPath string, logStart int64) error {
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
 	for {
@@ -284,26 +308,116 @@ func (n *Node) start() error {
 		err := n.client.Ping(pctx)
 		pcancel()
 		if err == nil {
-			return nil
+			break
 		}
 		select {
 		case <-done:
+			// Syncthing exits when it cannot bind its GUI address.
+			if strings.Contains(n.logSince(logPath, logStart), "address already in use") {
+				return fmt.Errorf("syncthing %s: GUI port %d: %w", n.name, n.guiPort, errPortTaken)
+			}
 			return fmt.Errorf("syncthing %s exited during start-up:\n%s", n.name, n.logTail(30))
 		case <-ctx.Done():
 			return fmt.Errorf("syncthing %s did not answer within %s: %w", n.name, startTimeout, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
+	return n.waitListening(ctx)
+}
+
+// waitListening waits until the node's sync port answers TLS with the
+// node's own certificate. Syncthing's status cannot tell a listener that
+// is bound from one not yet started (both list the configured address),
+// and a listener that cannot bind does not end Syncthing: it shows as an
+// error in the connection service status and is retried; that is
+// reported here as errPortTaken.
+func (n *Node) waitListening(ctx context.Context) error {
+	st, err := n.client.SystemStatus(ctx)
+	if err != nil {
+		return fmt.Errorf("status of %s: %w", n.name, err)
+	}
+	n.id = st.MyID
+	addr := n.ListenAddress()
+	var last error
+	for {
+		id, err := n.listenerID(ctx)
+		if err == nil && id == n.id {
+			return nil
+		}
+		if err == nil {
+			err = fmt.Errorf("port %d answers as device %s", n.listenPort, id.Short())
+		}
+		last = err
+		var raw struct {
+			Listeners map[string]struct {
+				Error *string `json:"error"`
+			} `json:"connectionServiceStatus"`
+		}
+		if err := n.client.DoJSON(ctx, http.MethodGet, "/rest/system/status", nil, &raw); err == nil {
+			if e := raw.Listeners[addr].Error; e != nil && *e != "" {
+				if strings.Contains(*e, "address already in use") {
+					return fmt.Errorf("syncthing %s: sync port %d: %w", n.name, n.listenPort, errPortTaken)
+				}
+				last = errors.New(*e)
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return fmt.Errorf("syncthing %s: listener %s not up within %s: %w", n.name, addr, startTimeout, last)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+}
+
+// listenerID returns the device id of whoever answers TLS on the node's
+// sync port.
+func (n *Node) listenerID(ctx context.Context) (protocol.DeviceID, error) {
+	ctx, cancel := context.WithTimeout(ctx, time.Second)
+	defer cancel()
+	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} // the id is checked, not a CA
+	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(n.listenPort)))
+	if err != nil {
+		return protocol.DeviceID{}, err
+	}
+	defer conn.Close()
+	certs := conn.(*tls.Conn).ConnectionState().PeerCertificates
+	if len(certs) == 0 {
+		return protocol.DeviceID{}, fmt.Errorf("port %d sent no certificate", n.listenPort)
+	}
+	return protocol.NewDeviceID(certs[0].Raw), nil
+}
+
+// logSince returns what the node's log gained after offset.
+func (n *Node) logSince(path string, offset int64) string {
+	data, err := os.ReadFile(path)
+	if err != nil || int64(len(data)) < offset {
+		return ""
+	}
+	return string(data[offset:])
+}
+
+// startOnFreshPorts picks the node's two ports, writes its config and
+// starts it.
+func (n *Node) startOnFreshPorts() error {
+	ports, err := pickPorts(2)
+	if err != nil {
+		return err
+	}
+	n.guiPort, n.listenPort = ports[0], ports[1]
+	if err := n.patchConfig(); err != nil {
+		return err
+	}
+	if n.client, err = syncthing.NewClient(n.URL(), n.apiKey, syncthing.WithRequestTimeout(10*time.Second)); err != nil {
+		return err
+	}
+	return n.start()
 }
 
 // patchConfig turns the generated config.xml into an isolated loopback
-// setup before the first start.
+// setup on the node's ports.
 func (n *Node) patchConfig() error {
 	path := n.ConfigPath()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return fmt.Errorf("read generated config: %w", err)
-	}
+	data := bytes.Clone(n.generated)
 	options := map[string]string{
 		"listenAddress":         n.ListenAddress(),
 		"globalAnnounceEnabled": "false",
@@ -467,20 +581,6 @@ func (n *Node) logTail(lines int) string {
 		all = all[len(all)-lines:]
 	}
 	return strings.Join(all, "\n")
-}
-
-// freePorts returns n distinct TCP ports that were free on 127.0.0.1.
-func freePorts(n int) ([]int, error) {
-	var ports []int
-	for range n {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
-		if err != nil {
-			return nil, fmt.Errorf("find a free port: %w", err)
-		}
-		defer ln.Close() // held until all are picked, so they differ
-		ports = append(ports, ln.Addr().(*net.TCPAddr).Port)
-	}
-	return ports, nil
 }
 
 func randomKey() (string, error) {
