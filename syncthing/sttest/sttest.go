@@ -40,7 +40,7 @@ const FolderID = "hive"
 
 // EnvBinary names an environment variable that may point at the syncthing
 // binary to use instead of the one on PATH.
-const EnvBinary = "MEMMINER_SYNCTHING"
+const EnvBinary = "MEMMINER_TEST_SYNCTHING"
 
 // startTimeout bounds how long a node may take to answer after `serve`.
 const startTimeout = 30 * time.Second
@@ -62,7 +62,7 @@ func InCI() bool {
 	return true
 }
 
-// Binary returns the path of the syncthing binary ($MEMMINER_SYNCTHING or
+// Binary returns the path of the syncthing binary ($MEMMINER_TEST_SYNCTHING or
 // "syncthing" on PATH). When there is none it skips the test, or fails it
 // under CI, with a hint to run .ci/setup-syncthing.sh.
 func Binary(t testing.TB) string {
