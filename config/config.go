@@ -1,6 +1,26 @@
 // Package config holds memminer's settings: one Config struct filled from
 // defaults, then a YAML file, then MEMMINER_* environment variables, then
 // command-line flags, each overriding the one before.
+//
+// Every setting is declared once, as a row of the table in settings.go:
+// its config key, environment variable, flag (if any), default, parser and
+// help. Loading the file and the environment, the CLI's flags (registered
+// from the table by cmd/memminer, which applies them over the rest in one
+// place) and the settings table of the documentation all come from it.
+//
+// To add a setting:
+//
+//  1. add a field to Config;
+//  2. add one row to the table, with a kind that parses and checks its
+//     text (textKind, pathKind, choiceKind, boolKind, countKind,
+//     durationKind, listKind; write a new kind when none fits);
+//  3. if it has a flag, name its key in the settingFlags call of each
+//     command in cmd/memminer that takes it (resolve applies it);
+//  4. regenerate the documentation's table with
+//     `go test ./cmd/memminer -run TestSettingsTable -update`.
+//
+// Errors are *Error values naming the setting and where its value came
+// from; the CLI adds the advice.
 package config
 
 import (
@@ -12,102 +32,85 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"time"
 
 	"go.yaml.in/yaml/v3"
-
-	"github.com/memminer/memminer/internal/agentglob"
 )
 
-// Config is every setting memminer reads. The yaml tags are the keys of the
-// config file.
+// Config is every setting memminer reads. Each field is declared as a
+// setting in the table in settings.go, which names its key, environment
+// variable, flag and default.
 type Config struct {
 	// Palace is the directory holding the palace.
-	Palace string `yaml:"palace"`
+	Palace string
 	// Hive is the directory whose agents/<id>/memory.md files the daemon mines.
-	Hive string `yaml:"hive"`
+	Hive string
 	// Agents are glob patterns, relative to the hive and `/`-separated,
 	// of more directories that are agents besides agents/<id> (see
 	// internal/agentglob). In the file: a list, or one string with the
 	// patterns separated by commas.
-	Agents []string `yaml:"agents"`
+	Agents []string
 	// Model is the embedding model spec ("lexical", "use-lite", "ollama:NAME", "openai:NAME").
-	Model string `yaml:"model"`
+	Model string
 	// Enabled turns memminer off without uninstalling it: mine and the daemon do nothing.
-	Enabled bool `yaml:"enabled"`
+	Enabled bool
 	// MaxFileBytes is the largest markdown file mined; larger ones are skipped with a warning.
-	MaxFileBytes int64 `yaml:"max_file_bytes"`
+	MaxFileBytes int64
 	// LockTimeout is how long a writer waits for another writer's palace lock.
-	LockTimeout time.Duration `yaml:"lock_timeout"`
+	LockTimeout time.Duration
 	// MineInterval is the period of the daemon's mtime re-check.
-	MineInterval time.Duration `yaml:"mine_interval"`
+	MineInterval time.Duration
 	// ModelCache is where downloaded models are kept.
-	ModelCache string `yaml:"model_cache"`
+	ModelCache string
 
 	// Syncthing turns following the local Syncthing's events on or off.
-	Syncthing bool `yaml:"syncthing"`
+	Syncthing bool
 	// SyncthingURL is Syncthing's REST address; empty means the one in its config.xml.
-	SyncthingURL string `yaml:"syncthing_url"`
+	SyncthingURL string
 	// SyncthingAPIKey is Syncthing's API key; empty means read config.xml.
-	SyncthingAPIKey string `yaml:"syncthing_api_key"`
+	SyncthingAPIKey string
 	// OnConflict is a command run (without a shell) for every new conflict.
-	OnConflict string `yaml:"on_conflict"`
+	OnConflict string
 	// ConflictWebhook is a URL every new conflict is POSTed to.
-	ConflictWebhook string `yaml:"conflict_webhook"`
+	ConflictWebhook string
 	// MetricsAddr is the loopback host:port of the daemon's Prometheus metrics; empty: none.
-	MetricsAddr string `yaml:"metrics_addr"`
+	MetricsAddr string
 	// LogFormat is the daemon's log format: text or json.
-	LogFormat string `yaml:"log_format"`
+	LogFormat string
 	// LogLevel is the daemon's log level: debug, info, warn or error.
-	LogLevel string `yaml:"log_level"`
+	LogLevel string
 }
 
-// Defaults used when nothing else sets a value.
-const (
-	DefaultMaxFileBytes = 8 << 20
-	DefaultLockTimeout  = 10 * time.Second
-	DefaultMineInterval = 3 * time.Minute
-)
-
-// Env names the environment variables read by ApplyEnv, by config key.
-var Env = map[string]string{
-	"palace":         "MEMMINER_PALACE_PATH",
-	"hive":           "MEMMINER_HIVE",
-	"agents":         "MEMMINER_AGENTS",
-	"model":          "MEMMINER_EMBEDDING_MODEL",
-	"enabled":        "MEMMINER_ENABLED",
-	"max_file_bytes": "MEMMINER_MAX_FILE_BYTES",
-	"lock_timeout":   "MEMMINER_LOCK_TIMEOUT",
-	"mine_interval":  "MEMMINER_MINE_INTERVAL",
-	"model_cache":    "MEMMINER_MODEL_CACHE",
-
-	"syncthing":         "MEMMINER_SYNCTHING",
-	"syncthing_url":     "MEMMINER_SYNCTHING_URL",
-	"syncthing_api_key": "MEMMINER_SYNCTHING_API_KEY",
-	"on_conflict":       "MEMMINER_ON_CONFLICT",
-	"conflict_webhook":  "MEMMINER_CONFLICT_WEBHOOK",
-	"metrics_addr":      "MEMMINER_METRICS_ADDR",
-	"log_format":        "MEMMINER_LOG_FORMAT",
-	"log_level":         "MEMMINER_LOG_LEVEL",
-}
-
-// Default returns the built-in settings, with paths under the XDG
-// directories read through getenv.
+// Default returns the built-in settings: each setting's Default, with
+// $XDG_DATA_HOME and $XDG_CACHE_HOME read through getenv. A non-empty
+// defaultModel replaces the model setting's default (the CLI passes the
+// embed package's).
 func Default(getenv func(string) string, defaultModel string) Config {
-	return Config{
-		Palace:       filepath.Join(xdgDir(getenv, "XDG_DATA_HOME", ".local/share"), "memminer", "palace"),
-		Model:        defaultModel,
-		Enabled:      true,
-		Syncthing:    true,
-		LogFormat:    "text",
-		LogLevel:     "info",
-		MaxFileBytes: DefaultMaxFileBytes,
-		LockTimeout:  DefaultLockTimeout,
-		MineInterval: DefaultMineInterval,
-		ModelCache:   filepath.Join(xdgDir(getenv, "XDG_CACHE_HOME", ".cache"), "memminer", "models"),
+	var c Config
+	for _, s := range settings {
+		if s.Default == "" {
+			continue
+		}
+		if err := s.kind.set(&c, expandXDG(getenv, s.Default)); err != nil {
+			panic(fmt.Sprintf("config: setting %s: bad default: %v", s.Key, err))
+		}
 	}
+	if defaultModel != "" {
+		c.Model = defaultModel
+	}
+	return c
+}
+
+// expandXDG replaces a leading $XDG_DATA_HOME or $XDG_CACHE_HOME in a
+// default with the directory it names.
+func expandXDG(getenv func(string) string, v string) string {
+	for _, d := range []struct{ name, fallback string }{{"XDG_DATA_HOME", ".local/share"}, {"XDG_CACHE_HOME", ".cache"}} {
+		if rest, ok := strings.CutPrefix(v, "$"+d.name+"/"); ok {
+			return filepath.Join(xdgDir(getenv, d.name, d.fallback), rest)
+		}
+	}
+	return v
 }
 
 // DefaultFile is the config file read when none is named.
@@ -125,6 +128,46 @@ func xdgDir(getenv func(string) string, key, fallback string) string {
 	}
 	return filepath.Join(home, fallback)
 }
+
+// ErrUnknownSetting is a key no setting has.
+var ErrUnknownSetting = errors.New("unknown setting")
+
+// ErrNotSet is a required setting left empty.
+var ErrNotSet = errors.New("no value set")
+
+// Error is a setting that could not be applied or that is not valid.
+type Error struct {
+	// Source says where the value came from: "config FILE: line N", an
+	// environment variable, or "--flag"; empty when no one place did.
+	Source string
+	// Key is the setting's config key.
+	Key string
+	// Err says what is wrong; ErrUnknownSetting and ErrNotSet are matched
+	// with errors.Is.
+	Err error
+
+	line int // of a config file's value, until LoadFile names the file
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Source != "" {
+		b.WriteString(e.Source + ": ")
+	}
+	if errors.Is(e.Err, ErrUnknownSetting) {
+		known := make([]string, 0, len(settings))
+		for _, s := range settings {
+			known = append(known, s.Key)
+		}
+		sort.Strings(known)
+		fmt.Fprintf(&b, "%v %q (known: %s)", e.Err, e.Key, strings.Join(known, ", "))
+		return b.String()
+	}
+	b.WriteString(e.Key + ": " + e.Err.Error())
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
 
 // LoadFile overlays the YAML file at path onto c. A missing file is an
 // error only when required is true (the user named it explicitly).
@@ -148,172 +191,95 @@ func (c *Config) LoadFile(path string, required bool) error {
 	}
 	sort.Strings(keys) // report the same first error every time
 	for _, k := range keys {
-		n := doc[k]
-		if _, known := Env[k]; !known {
-			return fmt.Errorf("config %s: line %d: %w", path, n.Line, unknownSetting(k))
-		}
-		if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
-			continue // `key: ~` or `key:` sets nothing
-		}
-		if k == "agents" && n.Kind == yaml.SequenceNode {
-			if err := c.setAgentList(path, n); err != nil {
-				return err
+		if err := c.setNode(k, doc[k]); err != nil {
+			var se *Error
+			if errors.As(err, &se) {
+				se.Source = fmt.Sprintf("config %s: line %d", path, se.line)
 			}
-			continue
+			return err
 		}
-		if n.Kind != yaml.ScalarNode {
-			want := "a single value"
-			if k == "agents" {
-				want = "a list of glob patterns, or one string of them separated by commas"
+	}
+	return nil
+}
+
+// setNode sets the setting key from its YAML value.
+func (c *Config) setNode(key string, n yaml.Node) error {
+	s, known := Lookup(key)
+	if !known {
+		return &Error{Key: key, Err: ErrUnknownSetting, line: n.Line}
+	}
+	if n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
+		return nil // `key: ~` or `key:` sets nothing
+	}
+	bad := func(line int, err error) error { return &Error{Key: key, Err: err, line: line} }
+	if s.IsList() && n.Kind == yaml.SequenceNode {
+		items := make([]string, 0, len(n.Content))
+		for _, item := range n.Content {
+			if item.Kind != yaml.ScalarNode {
+				return bad(item.Line, fmt.Errorf("want a list of %s, one per item", s.kind.items))
 			}
-			return fmt.Errorf("config %s: line %d: %s: want %s", path, n.Line, k, want)
+			if item.Tag == "!!null" {
+				continue
+			}
+			if err := s.kind.setList(&Config{}, []string{item.Value}); err != nil {
+				return bad(item.Line, err) // names the line of the bad item
+			}
+			items = append(items, item.Value)
 		}
-		// Keys and values go through the same parser as the environment.
-		if err := c.Set(k, n.Value); err != nil {
-			return fmt.Errorf("config %s: line %d: %w", path, n.Line, err)
+		if err := s.kind.setList(c, items); err != nil {
+			return bad(n.Line, err)
 		}
+		return nil
+	}
+	if n.Kind != yaml.ScalarNode {
+		if s.IsList() {
+			return bad(n.Line, fmt.Errorf("want a list of %s, or one string of them separated by commas", s.kind.items))
+		}
+		return bad(n.Line, errors.New("want a single value"))
+	}
+	// Values go through the same parser as the environment's.
+	if err := s.kind.set(c, n.Value); err != nil {
+		return bad(n.Line, err)
 	}
 	return nil
 }
 
-// setAgentList sets Agents from a YAML list of patterns, naming the line
-// of the first bad one.
-func (c *Config) setAgentList(path string, n yaml.Node) error {
-	patterns := make([]string, 0, len(n.Content))
-	for _, item := range n.Content {
-		if item.Kind != yaml.ScalarNode {
-			return fmt.Errorf("config %s: line %d: agents: want a list of glob patterns, one per item", path, item.Line)
-		}
-		if item.Tag == "!!null" {
-			continue
-		}
-		p := strings.TrimSpace(item.Value)
-		if err := checkAgentPattern(p); err != nil {
-			return fmt.Errorf("config %s: line %d: %w", path, item.Line, err)
-		}
-		patterns = append(patterns, p)
-	}
-	c.Agents = patterns
-	return nil
-}
-
-func checkAgentPattern(p string) error {
-	if err := agentglob.Check(p); err != nil {
-		return fmt.Errorf("agents: %w", err)
-	}
-	return nil
-}
-
-// ApplyEnv overlays the MEMMINER_* environment variables onto c.
+// ApplyEnv overlays the MEMMINER_* environment variables onto c. An empty
+// variable sets nothing.
 func (c *Config) ApplyEnv(getenv func(string) string) error {
-	for key, name := range Env {
-		v := getenv(name)
+	for _, s := range settings {
+		v := getenv(s.Env)
 		if v == "" {
 			continue
 		}
-		if err := c.Set(key, v); err != nil {
-			return fmt.Errorf("%s: %w", name, err)
+		if err := s.kind.set(c, v); err != nil {
+			return &Error{Source: s.Env, Key: s.Key, Err: err}
 		}
 	}
 	return nil
 }
 
 // Set assigns one setting by its config key from text, as given in an
-// environment variable. A list setting (agents) takes its items
+// environment variable or a flag. A list setting (agents) takes its items
 // separated by commas.
 func (c *Config) Set(key, v string) error {
-	switch key {
-	case "palace":
-		c.Palace = expandHome(v)
-	case "hive":
-		c.Hive = expandHome(v)
-	case "agents":
-		// Patterns separated by commas; empty items (a trailing comma)
-		// and nothing at all mean none.
-		var patterns []string
-		if strings.TrimSpace(v) != "" {
-			for _, p := range strings.Split(v, ",") {
-				p = strings.TrimSpace(p)
-				if p == "" {
-					continue
-				}
-				if err := checkAgentPattern(p); err != nil {
-					return err
-				}
-				patterns = append(patterns, p)
-			}
-		}
-		c.Agents = patterns
-	case "model_cache":
-		c.ModelCache = expandHome(v)
-	case "model":
-		c.Model = v
-	case "syncthing_url":
-		c.SyncthingURL = v
-	case "syncthing_api_key":
-		c.SyncthingAPIKey = v
-	case "on_conflict":
-		c.OnConflict = v
-	case "conflict_webhook":
-		c.ConflictWebhook = v
-	case "metrics_addr":
-		c.MetricsAddr = v
-	case "log_format":
-		c.LogFormat = v
-	case "log_level":
-		c.LogLevel = v
-	case "enabled", "syncthing":
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return fmt.Errorf("%s: %q is not true or false", key, v)
-		}
-		if key == "enabled" {
-			c.Enabled = b
-		} else {
-			c.Syncthing = b
-		}
-	case "max_file_bytes":
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return fmt.Errorf("max_file_bytes: %q is not a whole number of bytes", v)
-		}
-		c.MaxFileBytes = n
-	case "lock_timeout", "mine_interval":
-		d, err := time.ParseDuration(v)
-		if err != nil {
-			return fmt.Errorf("%s: %q is not a duration like 30s or 3m", key, v)
-		}
-		if key == "lock_timeout" {
-			c.LockTimeout = d
-		} else {
-			c.MineInterval = d
-		}
-	default:
-		return unknownSetting(key)
+	s, known := Lookup(key)
+	if !known {
+		return &Error{Key: key, Err: ErrUnknownSetting}
+	}
+	if err := s.kind.set(c, v); err != nil {
+		return &Error{Key: key, Err: err}
 	}
 	return nil
 }
 
-func unknownSetting(key string) error {
-	known := make([]string, 0, len(Env))
-	for k := range Env {
-		known = append(known, k)
-	}
-	sort.Strings(known)
-	return fmt.Errorf("unknown setting %q (known: %s)", key, strings.Join(known, ", "))
-}
-
-// Validate reports the first setting a person has to fix.
+// Validate reports the first setting a person has to fix: a required one
+// left empty. Each value was checked when it was set.
 func (c *Config) Validate() error {
-	switch {
-	case c.Palace == "":
-		return errors.New("palace: no palace directory set (use --palace or MEMMINER_PALACE_PATH)")
-	case c.MaxFileBytes <= 0:
-		return fmt.Errorf("max_file_bytes: must be positive, got %d", c.MaxFileBytes)
-	case c.LockTimeout < 0:
-		return fmt.Errorf("lock_timeout: must not be negative, got %s", c.LockTimeout)
-	case c.MineInterval < time.Second:
-		return fmt.Errorf("mine_interval: must be at least 1s, got %s", c.MineInterval)
+	for _, s := range settings {
+		if s.Required && s.kind.isZero(c) {
+			return &Error{Key: s.Key, Err: ErrNotSet}
+		}
 	}
 	return nil
 }

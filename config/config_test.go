@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -111,17 +112,85 @@ func TestValidate(t *testing.T) {
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
 	}
-	for name, mutate := range map[string]func(*Config){
-		"palace":         func(c *Config) { c.Palace = "" },
-		"max_file_bytes": func(c *Config) { c.MaxFileBytes = 0 },
-		"mine_interval":  func(c *Config) { c.MineInterval = time.Millisecond },
-		"lock_timeout":   func(c *Config) { c.LockTimeout = -time.Second },
-	} {
-		c := ok
-		mutate(&c)
-		if err := c.Validate(); err == nil || !strings.Contains(err.Error(), name) {
-			t.Errorf("%s: %v", name, err)
+	c := ok
+	c.Palace = ""
+	err := c.Validate()
+	var se *Error
+	if !errors.As(err, &se) || se.Key != "palace" || !errors.Is(err, ErrNotSet) {
+		t.Fatalf("empty palace: %v", err)
+	}
+}
+
+// TestValuesCheckedWhereSet: a value a setting refuses is an error naming
+// the setting and the place it came from, whichever layer set it.
+func TestValuesCheckedWhereSet(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.yml")
+	tests := []struct{ key, value, want string }{
+		{"max_file_bytes", "0", "max_file_bytes: must be at least 1, got 0"},
+		{"max_file_bytes", "lots", `max_file_bytes: "lots" is not a whole number`},
+		{"mine_interval", "10ms", "mine_interval: must be at least 1s, got 10ms"},
+		{"lock_timeout", "-1s", "lock_timeout: must not be negative, got -1s"},
+		{"enabled", "maybe", `enabled: "maybe" is not true or false`},
+	}
+	for _, tt := range tests {
+		s, _ := Lookup(tt.key)
+		if err := s.Check(tt.value); err == nil || !strings.Contains(err.Error(), strings.TrimPrefix(tt.want, tt.key+": ")) {
+			t.Errorf("Check(%s=%s) = %v", tt.key, tt.value, err)
 		}
+		if err := os.WriteFile(path, []byte("palace: /p\n"+tt.key+": "+tt.value+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c := Default(env(nil), "lexical")
+		if err := c.LoadFile(path, true); err == nil || err.Error() != "config "+path+": line 2: "+tt.want {
+			t.Errorf("file %s: %s: %v", tt.key, tt.value, err)
+		}
+		c = Default(env(nil), "lexical")
+		err := c.ApplyEnv(env(map[string]string{s.Env: tt.value}))
+		var se *Error
+		if !errors.As(err, &se) || se.Source != s.Env || se.Key != tt.key || err.Error() != s.Env+": "+tt.want {
+			t.Errorf("env %s=%s: %v", s.Env, tt.value, err)
+		}
+	}
+}
+
+// TestTable: every setting is declared completely and once, and its
+// default is a value it accepts.
+func TestTable(t *testing.T) {
+	seen := map[string]string{}
+	once := func(what, name, key string) {
+		t.Helper()
+		if prev, dup := seen[what+" "+name]; dup {
+			t.Errorf("%s %s is declared by both %s and %s", what, name, prev, key)
+		}
+		seen[what+" "+name] = key
+	}
+	for _, s := range Settings() {
+		if s.Key == "" || s.Help == "" || s.kind.set == nil {
+			t.Errorf("incomplete setting %+v", s)
+		}
+		if !strings.HasPrefix(s.Env, "MEMMINER_") {
+			t.Errorf("%s: environment variable %q does not start with MEMMINER_", s.Key, s.Env)
+		}
+		once("key", s.Key, s.Key)
+		once("env", s.Env, s.Key)
+		if s.Flag != "" {
+			once("flag", s.Flag, s.Key)
+		}
+		if s.FlagNegates && !s.IsBool() {
+			t.Errorf("%s: only a true-or-false setting can have a negating flag", s.Key)
+		}
+		if s.Default != "" {
+			if err := s.Check(s.Default); err != nil {
+				t.Errorf("%s: default %q: %v", s.Key, s.Default, err)
+			}
+		}
+		if got, ok := Lookup(s.Key); !ok || got.Env != s.Env {
+			t.Errorf("Lookup(%s) = %+v, %v", s.Key, got, ok)
+		}
+	}
+	c := Default(env(map[string]string{"HOME": "/h"}), "")
+	if c.Model != "use-lite" || c.MaxFileBytes != DefaultMaxFileBytes || c.LockTimeout != DefaultLockTimeout || !c.Syncthing || c.LogLevel != "info" {
+		t.Fatalf("defaults not taken from the table: %+v", c)
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/internal/bytesize"
@@ -59,9 +60,6 @@ func SameContent(src palace.Source) (bool, error) {
 	return hex.EncodeToString(h.Sum(nil)) == src.Hash, nil
 }
 
-// DefaultMaxFileBytes caps the size of a mined file unless Options say otherwise.
-const DefaultMaxFileBytes = 8 << 20
-
 // Options configure one mine.
 type Options struct {
 	// Wing is the wing to mine into; empty means the directory's name (or,
@@ -80,7 +78,7 @@ type Options struct {
 	Agent string
 	// DryRun reports what would change without touching the palace.
 	DryRun bool
-	// MaxFileBytes skips larger files; zero means DefaultMaxFileBytes.
+	// MaxFileBytes skips larger files; zero means config.DefaultMaxFileBytes.
 	MaxFileBytes int64
 	// MaxNoteRunes bounds a note's length; zero means the parser's default.
 	MaxNoteRunes int
@@ -287,7 +285,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	}
 	maxBytes := opts.MaxFileBytes
 	if maxBytes <= 0 {
-		maxBytes = DefaultMaxFileBytes
+		maxBytes = config.DefaultMaxFileBytes
 	}
 
 	files, problems := j.files, j.problems

@@ -28,10 +28,8 @@ type app struct {
 	getenv         func(string) string
 	log            *slog.Logger
 
-	// flag values, applied over file and environment by resolve
+	// flags that are not settings (settingFlags makes those)
 	configFile string
-	palaceDir  string
-	model      string
 	noDaemon   bool
 
 	cfg config.Config
@@ -63,9 +61,8 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.resolve(cmd) },
 	}
 	pf := root.PersistentFlags()
-	pf.StringVar(&a.palaceDir, "palace", "", "palace directory (env MEMMINER_PALACE_PATH; default $XDG_DATA_HOME/memminer/palace)")
+	settingFlags(pf, "palace", "model")
 	pf.StringVar(&a.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/memminer/config.yml, optional)")
-	pf.StringVar(&a.model, "model", "", "embedding model: "+strings.Join(embed.Specs(), ", ")+" (env MEMMINER_EMBEDDING_MODEL)")
 	pf.BoolVar(&a.noDaemon, "no-daemon", false, "do not ask a running daemon; open the palace directly")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
 	root.AddCommand(a.mineCmd(), a.searchCmd(), a.statusCmd())
@@ -77,7 +74,8 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	return root
 }
 
-// resolve fills a.cfg: defaults < config file < environment < flags.
+// resolve fills a.cfg: defaults < config file < environment < cmd's
+// setting flags. It is the one place flags override the rest.
 func (a *app) resolve(cmd *cobra.Command) error {
 	a.cfg = config.Default(a.getenv, embed.Default)
 	file, required := a.configFile, true
@@ -90,16 +88,13 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if err := a.cfg.ApplyEnv(a.getenv); err != nil {
 		return err
 	}
-	if f := cmd.Flags().Lookup("palace"); f != nil && f.Changed {
-		a.cfg.Palace = a.palaceDir
+	if err := applySettingFlags(&a.cfg, cmd.Flags()); err != nil {
+		return err
 	}
-	if f := cmd.Flags().Lookup("model"); f != nil && f.Changed {
-		a.cfg.Model = a.model
-	}
-	if abs, err := filepath.Abs(a.cfg.Palace); err == nil {
+	if abs, err := filepath.Abs(a.cfg.Palace); err == nil && a.cfg.Palace != "" {
 		a.cfg.Palace = abs
 	}
-	return a.cfg.Validate()
+	return settingAdvice(cmd, a.cfg.Validate())
 }
 
 // client returns a client for the daemon serving the palace, or nil with

@@ -19,7 +19,6 @@ import (
 func (a *app) conflictsCmd() *cobra.Command {
 	var (
 		wing   string
-		hive   string
 		asJSON bool
 		check  bool
 	)
@@ -58,9 +57,6 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
   memminer conflicts --wing dwight --check || echo "merge the conflict copy first"`,
 		Args: exactArgs(0, "conflicts takes no arguments; pick a wing with --wing ID"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("hive") {
-				a.cfg.Hive = hive
-			}
 			wing, err := normalizeWing(wing)
 			if err != nil {
 				return err
@@ -87,7 +83,7 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&wing, "wing", "", "only this wing's conflicts (the agent id of agents/<id>/, or of a directory the agents globs match)")
-	f.StringVar(&hive, "hive", "", "hive to scan when no daemon runs (env MEMMINER_HIVE, config hive:)")
+	settingFlags(f, "hive") // scanned when no daemon runs
 	f.BoolVar(&asJSON, "json", false, "print the conflicts as JSON")
 	f.BoolVar(&check, "check", false, "exit with status 3 when there is an open conflict")
 	return cmd

@@ -264,8 +264,8 @@ func TestResolveSyncthing(t *testing.T) {
 	}
 	tests := []struct {
 		name    string
-		flags   conflictFlags
-		changed []string
+		url     string // the syncthing_url setting
+		key     string // the syncthing_api_key setting, set by keyFrom
 		env     map[string]string
 		find    func() (string, syncthing.GUIConfig, error)
 		wantURL string
@@ -275,30 +275,20 @@ func TestResolveSyncthing(t *testing.T) {
 	}{
 		{name: "config.xml only", find: conf("127.0.0.1:8385", "cfgkey"),
 			wantURL: "http://127.0.0.1:8385", wantKey: "cfgkey", keyFrom: "/st/config.xml"},
-		{name: "flags win", flags: conflictFlags{syncthingURL: "http://127.0.0.1:9000", apiKey: "flagkey"}, changed: []string{flagSyncthingURL},
-			env: map[string]string{envSyncthingAPIKey: "envkey", envSyncthingURL: "http://127.0.0.1:9001"}, find: conf("127.0.0.1:8385", "cfgkey"),
-			wantURL: "http://127.0.0.1:9000", wantKey: "flagkey", keyFrom: "--syncthing-api-key"},
-		{name: "memminer env over syncthing env", env: map[string]string{envSyncthingAPIKey: "envkey", envSTGUIAPIKey: "stkey", envSyncthingURL: "http://127.0.0.1:9001"},
-			find: conf("127.0.0.1:8385", "cfgkey"), wantURL: "http://127.0.0.1:9001", wantKey: "envkey", keyFrom: envSyncthingAPIKey},
+		{name: "settings win", url: "http://127.0.0.1:9000", key: "flagkey", env: map[string]string{envSTGUIAPIKey: "stkey"},
+			find: conf("127.0.0.1:8385", "cfgkey"), wantURL: "http://127.0.0.1:9000", wantKey: "flagkey", keyFrom: "--syncthing-api-key"},
+		{name: "memminer's setting over syncthing env", url: "http://127.0.0.1:9001", key: "envkey", env: map[string]string{envSTGUIAPIKey: "stkey"},
+			find: conf("127.0.0.1:8385", "cfgkey"), wantURL: "http://127.0.0.1:9001", wantKey: "envkey", keyFrom: "--syncthing-api-key"},
 		{name: "STGUIAPIKEY, address from config.xml", env: map[string]string{envSTGUIAPIKey: "stkey"}, find: conf("0.0.0.0:8386", "cfgkey"),
 			wantURL: "http://127.0.0.1:8386", wantKey: "stkey", keyFrom: envSTGUIAPIKey},
 		{name: "key without config.xml", env: map[string]string{envSTGUIAPIKey: "stkey"}, find: none,
 			wantURL: syncthing.DefaultURL, wantKey: "stkey", keyFrom: envSTGUIAPIKey},
-		{name: "no key anywhere", find: none, wantURL: syncthing.DefaultURL, off: "no Syncthing API key"},
+		{name: "no key anywhere", find: none, wantURL: syncthing.DefaultURL, off: "no Syncthing API key: pass --syncthing-api-key, set MEMMINER_SYNCTHING_API_KEY or STGUIAPIKEY"},
 		{name: "config.xml unreadable", find: broken, wantURL: syncthing.DefaultURL, off: "permission denied"},
-		{name: "--no-syncthing", flags: conflictFlags{noSyncthing: true, apiKey: "flagkey"}, find: conf("", "cfgkey"), off: "disabled by --no-syncthing"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			changed := func(name string) bool {
-				for _, c := range tt.changed {
-					if c == name {
-						return true
-					}
-				}
-				return false
-			}
-			s := resolveSyncthing(tt.flags, changed, func(k string) string { return tt.env[k] }, tt.find)
+			s := resolveSyncthing(tt.url, tt.key, "--syncthing-api-key", func(k string) string { return tt.env[k] }, tt.find)
 			if tt.off != "" {
 				if !strings.Contains(s.Off, tt.off) {
 					t.Fatalf("Off = %q, want %q", s.Off, tt.off)
@@ -321,13 +311,13 @@ func TestResolveSyncthing(t *testing.T) {
 // settings reach the conflict component, and flags still override them.
 func TestConflictSettingsFromConfig(t *testing.T) {
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	never := func(string) bool { return false }
 	a := newApp(io.Discard, io.Discard, func(string) string { return "" })
+	cmd := a.runCmd() // no flags given
 	a.cfg = config.Default(func(string) string { return "" }, "lexical")
 
 	a.cfg.Syncthing = false
 	a.cfg.SyncthingAPIKey = "cfgkey"
-	c, err := a.conflictsComponent(conflictFlags{}, never, log)
+	c, err := a.conflictsComponent(cmd, log)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -338,11 +328,11 @@ func TestConflictSettingsFromConfig(t *testing.T) {
 	a.cfg.Syncthing = true
 	a.cfg.SyncthingURL = "http://127.0.0.1:9"
 	a.cfg.ConflictWebhook = "not a url"
-	if _, err := a.conflictsComponent(conflictFlags{}, never, log); err == nil || !strings.Contains(err.Error(), "conflict-webhook") {
+	if _, err := a.conflictsComponent(cmd, log); err == nil || !strings.HasPrefix(err.Error(), "conflict_webhook: webhook URL") {
 		t.Fatalf("conflict_webhook from config not checked: %v", err)
 	}
 	a.cfg.ConflictWebhook = ""
-	c, err = a.conflictsComponent(conflictFlags{}, never, log)
+	c, err = a.conflictsComponent(cmd, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,6 @@ import (
 	"io"
 	"log/slog"
 	"path/filepath"
-	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -15,14 +13,8 @@ import (
 
 func (a *app) runCmd() *cobra.Command {
 	var (
-		hive               string
-		mineInterval       time.Duration
 		noWatch            bool
-		metricsAddr        string
 		metricsAllowRemote bool
-		logFormat          string
-		logLevel           string
-		cf                 conflictFlags
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -76,26 +68,7 @@ setting: docs/configuration.md.`,
   memminer run --hive /srv/hive --metrics-addr 127.0.0.1:9464 --log-format json`,
 		Args: exactArgs(0, "run takes no arguments; give the hive with --hive DIR"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if cmd.Flags().Changed("hive") {
-				a.cfg.Hive = hive
-			}
-			if cmd.Flags().Changed("mine-interval") {
-				a.cfg.MineInterval = mineInterval
-				if err := a.cfg.Validate(); err != nil {
-					return usagef("--mine-interval: %v", err)
-				}
-			}
-			// Flags override the config file and environment.
-			if !cmd.Flags().Changed("metrics-addr") {
-				metricsAddr = a.cfg.MetricsAddr
-			}
-			if !cmd.Flags().Changed("log-format") {
-				logFormat = a.cfg.LogFormat
-			}
-			if !cmd.Flags().Changed("log-level") {
-				logLevel = a.cfg.LogLevel
-			}
-			log, err := newLogger(a.stderr, logFormat, logLevel)
+			log, err := newLogger(a.stderr, a.cfg.LogFormat, a.cfg.LogLevel)
 			if err != nil {
 				return err
 			}
@@ -106,7 +79,7 @@ setting: docs/configuration.md.`,
 				return nil
 			}
 			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+				return usagef("no hive: %s", howToSet(cmd, "hive"))
 			}
 			// Both checks come before the model loads: they fail in an instant.
 			if err := daemon.CheckHive(a.cfg.Hive, a.cfg.Agents); err != nil {
@@ -115,7 +88,7 @@ setting: docs/configuration.md.`,
 			if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 				return err
 			}
-			conflictsComp, err := a.conflictsComponent(cf, cmd.Flags().Changed, log)
+			conflictsComp, err := a.conflictsComponent(cmd, log)
 			if err != nil {
 				return err
 			}
@@ -134,7 +107,7 @@ setting: docs/configuration.md.`,
 				NoWatch:            noWatch,
 				LockTimeout:        a.cfg.LockTimeout,
 				MaxFileBytes:       a.cfg.MaxFileBytes,
-				MetricsAddr:        metricsAddr,
+				MetricsAddr:        a.cfg.MetricsAddr,
 				MetricsAllowRemote: metricsAllowRemote,
 				Logger:             log,
 				Components:         []daemon.Component{conflictsComp},
@@ -143,33 +116,27 @@ setting: docs/configuration.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&hive, "hive", "", "hive directory holding agents/<id>/memory.md and what the agents globs match (env MEMMINER_HIVE, config hive:)")
-	f.DurationVar(&mineInterval, "mine-interval", 0, "period of the mine loop (env MEMMINER_MINE_INTERVAL, config mine_interval:, default 3m)")
+	settingFlags(f, "hive", "mine_interval", "metrics_addr", "log_format", "log_level",
+		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
-	f.StringVar(&metricsAddr, "metrics-addr", "", "serve Prometheus metrics on this loopback host:port, e.g. 127.0.0.1:9464 (env MEMMINER_METRICS_ADDR, config metrics_addr:)")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
-	f.StringVar(&logFormat, "log-format", "text", "log format: text or json (env MEMMINER_LOG_FORMAT, config log_format:)")
-	f.StringVar(&logLevel, "log-level", "info", "log level: debug, info, warn or error (env MEMMINER_LOG_LEVEL, config log_level:)")
-	cf.register(f)
 	return cmd
 }
 
-// newLogger makes the daemon's logger: slog to stderr, text or JSON.
+// newLogger makes the daemon's logger: slog to stderr, text or JSON, at
+// the level given (config has checked both).
 func newLogger(w io.Writer, format, level string) (*slog.Logger, error) {
 	var lv slog.Level
 	if err := lv.UnmarshalText([]byte(level)); err != nil {
-		return nil, usagef("--log-level: %q is not debug, info, warn or error", level)
+		return nil, fmt.Errorf("log_level: %w", err)
 	}
 	opts := &slog.HandlerOptions{Level: lv}
-	switch strings.ToLower(format) {
-	case "text", "":
-		// journald and launchd keep the lines as written; text reads well
-		// on a terminal and there.
-		return slog.New(slog.NewTextHandler(w, opts)), nil
-	case "json":
+	if format == "json" {
 		return slog.New(slog.NewJSONHandler(w, opts)), nil
 	}
-	return nil, usagef("--log-format: %q is not text or json", format)
+	// journald and launchd keep the lines as written; text reads well on a
+	// terminal and there.
+	return slog.New(slog.NewTextHandler(w, opts)), nil
 }
 
 // absPath makes a flag's path absolute, for what another process reads.

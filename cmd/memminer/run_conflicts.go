@@ -4,49 +4,18 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"strings"
 
-	"github.com/spf13/pflag"
+	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/syncthing"
 )
 
-// Environment variables of the run command's conflict settings.
-const (
-	envSyncthingURL     = "MEMMINER_SYNCTHING_URL"
-	envSyncthingAPIKey  = "MEMMINER_SYNCTHING_API_KEY"
-	envSTGUIAPIKey      = "STGUIAPIKEY" // Syncthing's own
-	envOnConflict       = "MEMMINER_ON_CONFLICT"
-	envConflictWebhook  = "MEMMINER_CONFLICT_WEBHOOK"
-	flagSyncthingURL    = "syncthing-url"
-	flagSyncthingAPIKey = "syncthing-api-key"
-	flagNoSyncthing     = "no-syncthing"
-	flagOnConflict      = "on-conflict"
-	flagConflictWebhook = "conflict-webhook"
-)
-
-// conflictFlags are the run command's Syncthing and conflict-alert flags.
-type conflictFlags struct {
-	syncthingURL string
-	apiKey       string
-	noSyncthing  bool
-	onConflict   string
-	webhook      string
-}
-
-// register adds the flags to fs.
-func (f *conflictFlags) register(fs *pflag.FlagSet) {
-	fs.StringVar(&f.syncthingURL, flagSyncthingURL, syncthing.DefaultURL,
-		"Syncthing's GUI/REST address, followed for conflict copies (env "+envSyncthingURL+"; unset: the address in Syncthing's config.xml, else the default)")
-	fs.StringVar(&f.apiKey, flagSyncthingAPIKey, "",
-		"Syncthing's API key (env "+envSyncthingAPIKey+" or "+envSTGUIAPIKey+"; unset: read from Syncthing's config.xml)")
-	fs.BoolVar(&f.noSyncthing, flagNoSyncthing, false,
-		"do not follow Syncthing's events; find conflict copies by scanning the hive at every mine tick only")
-	fs.StringVar(&f.onConflict, flagOnConflict, "",
-		"run this command for every new conflict, without a shell; details in MEMMINER_CONFLICT_* variables (env "+envOnConflict+")")
-	fs.StringVar(&f.webhook, flagConflictWebhook, "",
-		"POST every new conflict as JSON to this http(s) URL, retried with backoff (env "+envConflictWebhook+")")
-}
+// STGUIAPIKEY is Syncthing's own variable for its API key; memminer reads
+// it after its own syncthing_api_key setting.
+const envSTGUIAPIKey = "STGUIAPIKEY"
 
 // syncthingSettings is where the daemon finds Syncthing, or why it does not.
 type syncthingSettings struct {
@@ -58,26 +27,17 @@ type syncthingSettings struct {
 	Off string
 }
 
-// resolveSyncthing picks Syncthing's address and API key: flag, then
-// environment, then Syncthing's own config.xml (found by find), then the
-// default address. Without a key Syncthing cannot be asked, and Off says so.
-func resolveSyncthing(f conflictFlags, changed func(string) bool, getenv func(string) string,
+// resolveSyncthing picks Syncthing's address and API key: the
+// syncthing_url and syncthing_api_key settings (keyFrom names where the key
+// came from), then STGUIAPIKEY for the key, then Syncthing's own config.xml
+// (found by find), then the default address. Without a key Syncthing cannot
+// be asked, and Off says so.
+func resolveSyncthing(url, key, keyFrom string, getenv func(string) string,
 	find func() (string, syncthing.GUIConfig, error)) syncthingSettings {
-	if f.noSyncthing {
-		return syncthingSettings{Off: "disabled by --" + flagNoSyncthing}
-	}
-	var s syncthingSettings
+	s := syncthingSettings{URL: url}
 	switch {
-	case changed(flagSyncthingURL):
-		s.URL = f.syncthingURL
-	case getenv(envSyncthingURL) != "":
-		s.URL = getenv(envSyncthingURL)
-	}
-	switch {
-	case f.apiKey != "":
-		s.APIKey, s.KeyFrom = f.apiKey, "--"+flagSyncthingAPIKey
-	case getenv(envSyncthingAPIKey) != "":
-		s.APIKey, s.KeyFrom = getenv(envSyncthingAPIKey), envSyncthingAPIKey
+	case key != "":
+		s.APIKey, s.KeyFrom = key, keyFrom
 	case getenv(envSTGUIAPIKey) != "":
 		s.APIKey, s.KeyFrom = getenv(envSTGUIAPIKey), envSTGUIAPIKey
 	}
@@ -100,8 +60,9 @@ func resolveSyncthing(f conflictFlags, changed func(string) bool, getenv func(st
 		s.URL = syncthing.DefaultURL
 	}
 	if s.APIKey == "" {
+		keySetting, _ := config.Lookup("syncthing_api_key")
 		s.Off = fmt.Sprintf("no Syncthing API key: pass --%s, set %s or %s, or let memminer read Syncthing's config.xml",
-			flagSyncthingAPIKey, envSyncthingAPIKey, envSTGUIAPIKey)
+			keySetting.Flag, keySetting.Env, envSTGUIAPIKey)
 		if findErr != nil && !errors.Is(findErr, syncthing.ErrNoConfig) {
 			s.Off += " (" + findErr.Error() + ")"
 		}
@@ -109,57 +70,45 @@ func resolveSyncthing(f conflictFlags, changed func(string) bool, getenv func(st
 	return s
 }
 
-// conflictsComponent builds the daemon's conflict registry from the run
-// command's flags and environment.
-func (a *app) conflictsComponent(f conflictFlags, changed func(string) bool, log *slog.Logger) (*conflicts.Component, error) {
-	// a.cfg holds the config file's values with the environment's applied
-	// over them; STGUIAPIKEY is Syncthing's own variable, not a setting.
-	getenv := func(k string) string {
-		switch k {
-		case envSyncthingURL:
-			return a.cfg.SyncthingURL
-		case envSyncthingAPIKey:
-			return a.cfg.SyncthingAPIKey
-		case envOnConflict:
-			return a.cfg.OnConflict
-		case envConflictWebhook:
-			return a.cfg.ConflictWebhook
+// conflictsComponent builds the daemon's conflict registry from the
+// settings run resolved.
+func (a *app) conflictsComponent(cmd *cobra.Command, log *slog.Logger) (*conflicts.Component, error) {
+	var s syncthingSettings
+	if a.cfg.Syncthing {
+		s = resolveSyncthing(a.cfg.SyncthingURL, a.cfg.SyncthingAPIKey, a.settingFrom(cmd, "syncthing_api_key"), a.getenv,
+			func() (string, syncthing.GUIConfig, error) {
+				return syncthing.FindConfig(syncthing.ConfigPaths(a.getenv)...)
+			})
+	} else {
+		from := a.settingFrom(cmd, "syncthing")
+		switch {
+		case strings.HasPrefix(from, "--"):
+			s.Off = "disabled by " + from
+		case from == "syncthing":
+			s.Off = "disabled by syncthing: false in the config file"
+		default:
+			s.Off = "disabled by " + from + "=false"
 		}
-		return a.getenv(k)
-	}
-	s := syncthingSettings{Off: "disabled by syncthing: false (config file or MEMMINER_SYNCTHING)"}
-	if changed(flagNoSyncthing) || a.cfg.Syncthing {
-		s = resolveSyncthing(f, changed, getenv, func() (string, syncthing.GUIConfig, error) {
-			return syncthing.FindConfig(syncthing.ConfigPaths(a.getenv)...)
-		})
 	}
 	opts := conflicts.Options{SyncthingOff: s.Off}
 	if s.Off == "" {
 		client, err := syncthing.NewClient(s.URL, s.APIKey)
 		if err != nil {
-			return nil, usagef("--%s: %v", flagSyncthingURL, err)
+			return nil, usagef("%s: %v", a.settingFrom(cmd, "syncthing_url"), err)
 		}
 		opts.Syncthing = client
 		log.Info("following syncthing for conflict copies", "url", client.BaseURL(), "api_key_from", s.KeyFrom)
 	}
-	on := f.onConflict
-	if !changed(flagOnConflict) {
-		on = getenv(envOnConflict)
-	}
-	if on != "" {
+	if on := a.cfg.OnConflict; on != "" {
 		argv, err := conflicts.SplitCommand(on)
 		if err != nil {
-			return nil, usagef("--%s: %v", flagOnConflict, err)
+			return nil, usagef("%s: %v", a.settingFrom(cmd, "on_conflict"), err)
 		}
 		opts.Command = argv
 	}
-	opts.Webhook = f.webhook
-	if !changed(flagConflictWebhook) {
-		opts.Webhook = getenv(envConflictWebhook)
-	}
-	if opts.Webhook != "" {
+	if opts.Webhook = a.cfg.ConflictWebhook; opts.Webhook != "" {
 		if err := conflicts.CheckWebhook(opts.Webhook); err != nil {
-			return nil, usagef("--%s: %v", flagConflictWebhook, err)
+			return nil, usagef("%s: %v", a.settingFrom(cmd, "conflict_webhook"), err)
 		}
 	}
 	c, err := conflicts.New(opts)

@@ -33,9 +33,9 @@ func (f *serviceFlags) suffix() string {
 
 func (a *app) installCmd() *cobra.Command {
 	var (
-		sf          serviceFlags
-		hive, runAs string
-		printOnly   bool
+		sf        serviceFlags
+		runAs     string
+		printOnly bool
 	)
 	cmd := &cobra.Command{
 		Use:   "install",
@@ -55,7 +55,7 @@ Where no service manager runs (a container, usually) install says so: run
   memminer install --user --hive ~/hive --print`,
 		Args: exactArgs(0, "install takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			spec, err := a.serviceSpec(sf.user, hive, runAs, !printOnly)
+			spec, err := a.serviceSpec(sf.user, a.cfg.Hive, runAs, !printOnly)
 			if err != nil {
 				return err
 			}
@@ -90,7 +90,7 @@ Where no service manager runs (a container, usually) install says so: run
 	}
 	sf.add(cmd)
 	f := cmd.Flags()
-	f.StringVar(&hive, "hive", "", "hive directory the service mines (env MEMMINER_HIVE, config hive:)")
+	settingFlags(f, "hive")
 	f.StringVar(&runAs, "run-as", "", "account the system service runs as (default root)")
 	f.BoolVar(&printOnly, "print", false, "print the unit (or plist) instead of installing it")
 	return cmd
@@ -106,9 +106,6 @@ func (a *app) serviceSpec(user bool, hive, runAs string, prepare bool) (daemon.S
 	}
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
-	}
-	if hive == "" {
-		hive = a.cfg.Hive
 	}
 	if hive == "" {
 		return daemon.ServiceSpec{}, usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
