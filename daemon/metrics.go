@@ -2,13 +2,14 @@ package daemon
 
 import (
 	"fmt"
-	"net"
 	"net/http"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/prometheus/client_golang/prometheus/collectors"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/memminer/memminer/internal/listenaddr"
 )
 
 // metrics are the daemon's Prometheus series, in a registry of their own.
@@ -124,23 +125,5 @@ func (c collectorFunc) Collect(ch chan<- prometheus.Metric) { c.collect(ch) }
 // checkMetricsAddr refuses an address other machines could reach unless
 // allowRemote: metrics name the wings, which is the hive's membership.
 func checkMetricsAddr(addr string, allowRemote bool) error {
-	host, port, err := net.SplitHostPort(addr)
-	if err != nil {
-		return fmt.Errorf("metrics address %q: want host:port, e.g. 127.0.0.1:9464: %w", addr, err)
-	}
-	if _, err := net.LookupPort("tcp", port); err != nil {
-		return fmt.Errorf("metrics address %q: bad port: %w", addr, err)
-	}
-	if allowRemote || isLoopbackHost(host) {
-		return nil
-	}
-	return fmt.Errorf("metrics address %q is reachable from other machines; use 127.0.0.1:%s or ::1, or pass --metrics-allow-remote", addr, port)
-}
-
-func isLoopbackHost(host string) bool {
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	return listenaddr.Check("metrics", addr, "127.0.0.1:9464", allowRemote, "metrics-allow-remote")
 }
