@@ -68,6 +68,7 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	root.AddCommand(a.mineCmd(), a.searchCmd(), a.statusCmd())
 	root.AddCommand(a.wakeupCmd())
 	root.AddCommand(a.conflictsCmd())
+	root.AddCommand(a.mcpCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
 	a.setVersionFlag(root)

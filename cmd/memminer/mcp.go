@@ -1,0 +1,328 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/internal/listenaddr"
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/wakeup"
+)
+
+// envWing names the wing an agent's MCP server speaks for.
+const envWing = "MEMMINER_WING"
+
+// maxMCPMessageBytes bounds one inbound MCP message, on stdio and HTTP: a
+// larger one is refused with a protocol error and the server goes on.
+const maxMCPMessageBytes = 1 << 20
+
+func (a *app) mcpCmd() *cobra.Command {
+	var (
+		wing        string
+		hive        string
+		httpAddr    string
+		allowRemote bool
+	)
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "Serve the hive's memory to an agent over the Model Context Protocol",
+		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
+conflicts and status, and read-only resources for each wing's memory files
+(memminer://wing/<id>/<file>) and the wake-up digest (memminer://wake-up).
+
+Each tool runs the code of the command of the same name and returns what its
+--json prints, with the command's text output beside it. When the daemon
+(memminer run) serves the palace, the tools ask it and the server loads no
+model or palace; otherwise each call reads the palace itself, read-only.
+
+--wing (or MEMMINER_WING) is the agent this server speaks for: conflicts
+checks it unless told another wing. stdout carries only MCP messages;
+warnings go to stderr. With --http the server also answers MCP's streamable
+HTTP transport at http://ADDR/mcp, on a loopback address unless
+--allow-remote; it then serves until it is stopped, even after stdin ends.
+
+Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
+		Example: `  claude mcp add memminer -- memminer mcp --wing dwight
+  memminer mcp --wing dwight --http 127.0.0.1:8765`,
+		Args: exactArgs(0, "mcp takes no arguments; name the agent with --wing ID"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if !cmd.Flags().Changed("wing") {
+				wing = a.getenv(envWing)
+			}
+			w, err := normalizeWing(wing)
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("hive") {
+				a.cfg.Hive = hive
+			}
+			srv := a.newMCPServer(w)
+			ctx := cmd.Context()
+			if httpAddr == "" {
+				return srv.serveStdio(ctx, os.Stdin, os.Stdout)
+			}
+			ln, err := listenMCP(httpAddr, allowRemote)
+			if err != nil {
+				return err
+			}
+			return srv.serveHTTPAndStdio(ctx, ln, os.Stdin, os.Stdout)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wing, "wing", "", "the agent this server speaks for (env "+envWing+")")
+	f.StringVar(&hive, "hive", "", "hive to scan for conflicts when no daemon runs (env MEMMINER_HIVE, config hive:)")
+	f.StringVar(&httpAddr, "http", "", "also serve streamable HTTP on this loopback host:port, e.g. 127.0.0.1:8765")
+	f.BoolVar(&allowRemote, "allow-remote", false, "allow an --http address other machines can reach")
+	return cmd
+}
+
+// mcpServer is memminer's MCP server: tools and resources over the app's
+// configuration.
+type mcpServer struct {
+	a    *app
+	wing string // the agent the server speaks for; may be empty
+	srv  *mcp.Server
+	// mu serialises calls into the app, whose commands' cores were written
+	// for one call at a time (the model warning, the palace repairs).
+	mu sync.Mutex
+}
+
+func (a *app) newMCPServer(wing string) *mcpServer {
+	s := &mcpServer{a: a, wing: wing}
+	s.srv = mcp.NewServer(&mcp.Implementation{Name: "memminer", Version: currentVersion().Version}, &mcp.ServerOptions{
+		Logger:       a.log,
+		Capabilities: &mcp.ServerCapabilities{},
+	})
+	s.addTools()
+	s.addResources()
+	return s
+}
+
+// objectSchema is the output schema of every tool: the full schemas of the
+// CLI's JSON would cost agents far more context than the tools themselves.
+var objectSchema = &jsonschema.Schema{Type: "object"}
+
+func (s *mcpServer) addTools() {
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "search",
+		Description:  "Search the hive's memory notes; best first.",
+		OutputSchema: objectSchema,
+		Annotations:  readOnly,
+	}, s.search)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "wake_up",
+		Description:  "Session-start digest: each agent's identity and the notes that matter now.",
+		OutputSchema: objectSchema,
+		Annotations:  readOnly,
+	}, s.wakeUp)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "conflicts",
+		Description:  "Open Syncthing conflict copies. check: say whether the wing is safe to write.",
+		OutputSchema: objectSchema,
+		Annotations:  readOnly,
+	}, s.conflicts)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "status",
+		Description:  "Palace state: model, wings, notes, open conflicts, daemon.",
+		OutputSchema: objectSchema,
+		Annotations:  readOnly,
+	}, s.status)
+}
+
+// call runs f as the only call into the app, turning a panic into a tool
+// error so one bad call never takes the server down.
+func (s *mcpServer) call(f func() error) (err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	defer func() {
+		if r := recover(); r != nil {
+			s.a.log.Error("mcp: tool call panicked", "panic", r)
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
+	return f()
+}
+
+// toolText is a tool result whose content is the CLI's text output.
+func toolText(render func(io.Writer)) *mcp.CallToolResult {
+	var b strings.Builder
+	render(&b)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
+}
+
+func (s *mcpServer) search(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, daemon.SearchResult, error) {
+	var out daemon.SearchResult
+	err := s.call(func() (err error) {
+		if in.Results == 0 {
+			in.Results = palace.DefaultResults
+		}
+		out, err = s.a.search(ctx, in)
+		return err
+	})
+	if err != nil {
+		return nil, out, err
+	}
+	return toolText(func(w io.Writer) { printHits(w, out) }), out, nil
+}
+
+func (s *mcpServer) wakeUp(ctx context.Context, _ *mcp.CallToolRequest, in wakeupArgs) (*mcp.CallToolResult, wakeup.Digest, error) {
+	var d wakeup.Digest
+	err := s.call(func() (err error) {
+		if in.Tokens == 0 {
+			in.Tokens = wakeup.DefaultTokens
+		}
+		d, err = s.a.wakeUp(ctx, in)
+		return err
+	})
+	if err != nil {
+		return nil, d, err
+	}
+	return toolText(func(w io.Writer) { io.WriteString(w, d.Markdown()) }), d, nil
+}
+
+// conflictsArgs is a call of the conflicts tool.
+type conflictsArgs struct {
+	Wing  string `json:"wing,omitempty" jsonschema:"wing (agent id); default: this server's wing, else all"`
+	Check bool   `json:"check,omitempty" jsonschema:"add safe_to_write: true when the wing has no open conflict"`
+}
+
+// conflictsResult is what `memminer conflicts --json` prints, and with
+// check whether writing is safe.
+type conflictsResult struct {
+	conflicts.List
+	SafeToWrite *bool `json:"safe_to_write,omitempty"`
+}
+
+func (s *mcpServer) conflicts(ctx context.Context, _ *mcp.CallToolRequest, in conflictsArgs) (*mcp.CallToolResult, conflictsResult, error) {
+	var out conflictsResult
+	wing := in.Wing
+	if wing == "" {
+		wing = s.wing
+	}
+	err := s.call(func() error {
+		w, err := normalizeWing(wing)
+		if err != nil {
+			return err
+		}
+		wing = w
+		out.List, err = s.a.openConflicts(ctx, wing)
+		return err
+	})
+	if err != nil {
+		return nil, out, err
+	}
+	res := toolText(func(w io.Writer) { printConflicts(w, out.List, wing) })
+	if in.Check {
+		safe := len(out.Conflicts) == 0 && out.ScanError == ""
+		out.SafeToWrite = &safe
+		verdict := "safe to write"
+		switch {
+		case len(out.Conflicts) > 0:
+			verdict = "not safe to write: " + conflictsOpenMessage(wing, len(out.Conflicts))
+		case out.ScanError != "":
+			verdict = "not known to be safe to write: the scan was incomplete: " + out.ScanError
+		}
+		res.Content = append(res.Content, &mcp.TextContent{Text: verdict})
+	}
+	return res, out, nil
+}
+
+// statusArgs is a call of the status tool, which takes no arguments.
+type statusArgs struct{}
+
+func (s *mcpServer) status(ctx context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, daemon.Status, error) {
+	var st daemon.Status
+	err := s.call(func() (err error) {
+		st, err = s.a.status(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, st, err
+	}
+	return toolText(func(w io.Writer) { printStatus(w, st) }), st, nil
+}
+
+// serveStdio serves one MCP session over in and out until the client
+// closes in or ctx is cancelled.
+func (s *mcpServer) serveStdio(ctx context.Context, in io.ReadCloser, out io.Writer) error {
+	ss, err := s.srv.Connect(ctx, &lineTransport{in: in, out: out, maxLine: maxMCPMessageBytes, log: s.a.log}, nil)
+	if err != nil {
+		return fmt.Errorf("mcp: %w", err)
+	}
+	ended := make(chan error, 1)
+	go func() { ended <- ss.Wait() }()
+	select {
+	case <-ctx.Done():
+		ss.Close()
+		<-ended
+		return nil
+	case err := <-ended:
+		if err == nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+			return nil
+		}
+		return fmt.Errorf("mcp: %w", err)
+	}
+}
+
+// httpHandler serves MCP's streamable HTTP transport.
+func (s *mcpServer) httpHandler() http.Handler {
+	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.a.log})
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.MaxBytesHandler(h, maxMCPMessageBytes))
+	return mux
+}
+
+// serveHTTPAndStdio serves MCP over streamable HTTP on ln until ctx is
+// cancelled, and one session over stdio while in stays open.
+func (s *mcpServer) serveHTTPAndStdio(ctx context.Context, ln net.Listener, in io.ReadCloser, out io.Writer) error {
+	hs := &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second}
+	served := make(chan error, 1)
+	go func() { served <- hs.Serve(ln) }()
+	fmt.Fprintf(s.a.stderr, "memminer: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	stdio := make(chan error, 1)
+	go func() { stdio <- s.serveStdio(ctx, in, out) }()
+	var err error
+	select {
+	case err = <-served:
+	case <-ctx.Done():
+	}
+	stop()
+	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_ = hs.Shutdown(shutdown)
+	<-stdio
+	if err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("mcp http: %w", err)
+	}
+	return nil
+}
+
+// listenMCP listens on addr for the --http transport, refusing an address
+// other machines can reach unless allowRemote.
+func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
+	if err := listenaddr.Check("--http", addr, "127.0.0.1:8765", allowRemote, "allow-remote"); err != nil {
+		return nil, usagef("%v", err)
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("--http: %w", err)
+	}
+	return ln, nil
+}
