@@ -20,6 +20,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -48,7 +49,7 @@ func SettledAt(mtime, checked time.Time) bool {
 // same content (same SHA-256): how to tell whether a file that is not
 // Settled has changed without mining it.
 func SameContent(src palace.Source) (bool, error) {
-	f, err := os.Open(src.Path)
+	f, err := hivefile.Open(src.Path)
 	if err != nil {
 		return false, unwrapPathErr(err)
 	}
@@ -461,6 +462,9 @@ func collect(j job) ([]candidate, []Problem) {
 			return nil
 		}
 		if !info.Mode().IsRegular() {
+			// Reported, so that notes it once gave stay (like an
+			// unreadable file's) and the user learns why it is not mined.
+			problems = append(problems, Problem{Path: path, Err: hivefile.Kind(info.Mode()) + ", not a regular file; not mined"})
 			return nil
 		}
 		files = append(files, candidate{path, info})
@@ -644,20 +648,15 @@ func dryRunChange(oldIDs []string, notes []palace.Note) Summary {
 }
 
 func readFile(path string, maxBytes int64) ([]byte, error) {
-	f, err := os.Open(path)
+	// The file may have grown since it was listed; never read past the cap.
+	data, err := hivefile.ReadLimited(path, maxBytes+1)
 	if err != nil {
 		return nil, unwrapPathErr(err)
 	}
-	defer f.Close()
-	var buf bytes.Buffer
-	// The file may have grown since it was listed; never read past the cap.
-	if _, err := buf.ReadFrom(io.LimitReader(f, maxBytes+1)); err != nil {
-		return nil, unwrapPathErr(err)
-	}
-	if int64(buf.Len()) > maxBytes {
+	if int64(len(data)) > maxBytes {
 		return nil, fmt.Errorf("file is larger than the %s limit (max_file_bytes); not mined", bytesize.Format(maxBytes))
 	}
-	return buf.Bytes(), nil
+	return data, nil
 }
 
 // checkText refuses content that is not UTF-8 text: binary files and

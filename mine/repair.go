@@ -8,20 +8,26 @@ import (
 	"os"
 	"strings"
 
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/palace"
 )
 
 // readable reports whether path (a file or directory) can be read now.
 func readable(path string) bool {
-	f, err := os.Open(path)
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		d, err := os.Open(path)
+		if err != nil {
+			return false
+		}
+		defer d.Close()
+		_, err = d.ReadDir(1)
+		return err == nil || errors.Is(err, io.EOF)
+	}
+	f, err := hivefile.Open(path)
 	if err != nil {
 		return false
 	}
-	defer f.Close()
-	if fi, err := f.Stat(); err == nil && fi.IsDir() {
-		_, err = f.ReadDir(1)
-		return err == nil || errors.Is(err, io.EOF)
-	}
+	_ = f.Close()
 	return true
 }
 

@@ -2,11 +2,10 @@ package wakeup
 
 import (
 	"fmt"
-	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -166,15 +165,7 @@ func parseIdentity(data []byte) (string, error) {
 
 // ReadFileLimited reads at most maxIdentityFileBytes+1 bytes of path; it is
 // what a command passes as Options.ReadFile.
+// Like every read of a hive file it refuses a file that is not regular.
 func ReadFileLimited(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxIdentityFileBytes+1))
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return data, nil
+	return hivefile.ReadLimited(path, maxIdentityFileBytes+1)
 }
