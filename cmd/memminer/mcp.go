@@ -33,7 +33,6 @@ const maxMCPMessageBytes = 1 << 20
 func (a *app) mcpCmd() *cobra.Command {
 	var (
 		wing        string
-		hive        string
 		httpAddr    string
 		allowRemote bool
 	)
@@ -67,9 +66,6 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 			if err != nil {
 				return err
 			}
-			if cmd.Flags().Changed("hive") {
-				a.cfg.Hive = hive
-			}
 			srv := a.newMCPServer(w)
 			ctx := cmd.Context()
 			if httpAddr == "" {
@@ -84,7 +80,7 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&wing, "wing", "", "the agent this server speaks for (env "+envWing+")")
-	f.StringVar(&hive, "hive", "", "hive to scan for conflicts when no daemon runs (env MEMMINER_HIVE, config hive:)")
+	settingFlags(f, "hive") // scanned for conflicts when no daemon runs
 	f.StringVar(&httpAddr, "http", "", "also serve streamable HTTP on this loopback host:port, e.g. 127.0.0.1:8765")
 	f.BoolVar(&allowRemote, "allow-remote", false, "allow an --http address other machines can reach")
 	return cmd
