@@ -146,7 +146,9 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 			}
 		}
 		if useVec && len(w.vecs) > 0 {
-			ws.vecChannels(qvec)
+			if err := ws.vecChannels(ctx, qvec); err != nil {
+				return nil, err
+			}
 		}
 		scores = append(scores, ws)
 	}
