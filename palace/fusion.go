@@ -3,9 +3,10 @@ package palace
 import (
 	"container/heap"
 	"context"
-	"fmt"
 	"math"
+	"runtime"
 	"sort"
+	"sync"
 )
 
 // How Search ranks notes.
@@ -56,28 +57,37 @@ const neighbourWeight = 0.5
 
 // wingView is what a search needs of a wing besides its indexes, by BM25
 // document number: each note's neighbours, its place in file order and its
-// vector. Building it walks every note, so a wing keeps its view until one
-// of its notes changes (see wing.invalidate).
+// vector. Building it walks every note and reads the vectors from the
+// wing's chromem-go collection, so a wing keeps its view until one of its
+// notes changes (see wing.invalidate).
 type wingView struct {
 	// By document number; -1 where there is none (and for removed notes).
 	prev, next []int32
 	// rank is the note's place in file order: by source path, then line.
 	rank []int32
+	// vecs are the notes' vectors as the wing's chromem-go collection holds
+	// them (see wing.vectors).
+	vecs [][]float32
 }
 
 // viewOf returns w's view, building it after a change. The caller holds
 // the palace's read lock, so no writer runs; concurrent searches may build
 // the same view twice, and either copy serves.
-func viewOf(w *wing) *wingView {
+func viewOf(ctx context.Context, w *wing) (*wingView, error) {
 	if v := w.view.Load(); v != nil {
-		return v
+		return v, nil
 	}
-	v := buildView(w)
+	vecs, err := w.vectors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	v := buildView(w, vecs)
 	w.view.CompareAndSwap(nil, v)
-	return v
+	return v, nil
 }
 
-func buildView(w *wing) *wingView {
+// buildView makes w's view; vecs are its vectors by note id.
+func buildView(w *wing, vecs map[string][]float32) *wingView {
 	paths := make([]string, 0, len(w.sources))
 	for p := range w.sources {
 		paths = append(paths, p)
@@ -85,7 +95,7 @@ func buildView(w *wing) *wingView {
 	sort.Strings(paths)
 	x := w.lex
 	n := len(x.docs)
-	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n)}
+	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n)}
 	for i := range n {
 		v.prev[i], v.next[i], v.rank[i] = -1, -1, -1
 	}
@@ -100,6 +110,7 @@ func buildView(w *wing) *wingView {
 			}
 			v.rank[d] = rank
 			rank++
+			v.vecs[d] = vecs[id]
 			if last >= 0 && n.Heading == heading {
 				v.prev[d], v.next[last] = last, d
 			}
@@ -279,37 +290,31 @@ func bm25(idf, tf, length, avg float64) float64 {
 	return idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*length/avg))
 }
 
-// vectorCandidates is how many notes of a wing chromem-go ranks for the
-// vector channel: the top vectorCandidates by cosine similarity. Fusion
-// standardises over every note, so all of them; 100 lost recall on LoCoMo.
-var vectorCandidates = math.MaxInt32
-
-// vecChannels asks the wing's chromem-go collection for the notes most
-// similar to qvec (its top vectorCandidates) and scores the wing's notes by
-// that similarity and by the weighted mean similarity over each note's
-// window. A note chromem does not return scores the lowest similarity it
-// did return: no more than that, and below every candidate.
-func (ws *wingScores) vecChannels(ctx context.Context, qvec []float32) error {
-	v, x := ws.v, ws.w.lex
-	res, err := ws.w.coll.QueryEmbedding(ctx, qvec, min(vectorCandidates, ws.w.coll.Count()), nil, nil)
-	if err != nil {
-		return fmt.Errorf("query vectors of wing %s: %w", ws.w.id, err)
-	}
-	if len(res) == 0 {
-		return nil
-	}
+// vecChannels scores the wing's notes by cosine similarity to qvec and by
+// the weighted mean similarity over each note's window.
+//
+// Fusion needs every note's similarity (it standardises over all of them,
+// and a window needs its neighbours'), so this scans the collection's
+// vectors itself rather than asking chromem-go's QueryEmbedding: that
+// computes the same similarities several times slower, and its top-k loses
+// recall (BENCHMARKS.md, BenchmarkVectorChannel).
+func (ws *wingScores) vecChannels(qvec []float32) {
+	v := ws.v
 	note := make(channel, len(v.rank))
-	floor := float64(res[len(res)-1].Similarity)
-	for d := range note {
-		if v.note(int32(d)) {
-			note[d] = floor
-		}
+	workers := min(runtime.GOMAXPROCS(0), max(1, len(note)/2048))
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for d := k * len(note) / workers; d < (k+1)*len(note)/workers; d++ {
+				if vec := v.vecs[d]; len(vec) == len(qvec) {
+					note[d] = float64(dot(qvec, vec))
+				}
+			}
+		}()
 	}
-	for _, r := range res {
-		if d, ok := x.byID[r.ID]; ok && v.note(d) {
-			note[d] = float64(r.Similarity)
-		}
-	}
+	wg.Wait()
 	win := make(channel, len(note))
 	for d := range win {
 		if !v.note(int32(d)) {
@@ -325,7 +330,21 @@ func (ws *wingScores) vecChannels(ctx context.Context, qvec []float32) error {
 		win[d] = s / wt
 	}
 	ws.chans[chanVecNote], ws.chans[chanVecWin] = note, win
-	return nil
+}
+
+func dot(a, b []float32) float32 {
+	var s0, s1, s2, s3 float32
+	i := 0
+	for ; i+4 <= len(a) && i+4 <= len(b); i += 4 {
+		s0 += a[i] * b[i]
+		s1 += a[i+1] * b[i+1]
+		s2 += a[i+2] * b[i+2]
+		s3 += a[i+3] * b[i+3]
+	}
+	for ; i < len(a) && i < len(b); i++ {
+		s0 += a[i] * b[i]
+	}
+	return s0 + s1 + s2 + s3
 }
 
 // candidate is a scored note of one wing.

@@ -58,7 +58,11 @@ func viewFor(t *testing.T, p *Palace, wing, path string, notes []Note) testView 
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w := p.wings[wing]
-	return testView{w, viewOf(w)}
+	v, err := viewOf(context.Background(), w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return testView{w, v}
 }
 
 func (tv testView) doc(id string) int32 { return tv.w.lex.byID[id] }
@@ -127,10 +131,10 @@ func TestViewFollowsChanges(t *testing.T) {
 	}
 	// Searching again without a change keeps the view.
 	p.mu.RLock()
-	same := viewOf(p.wings["w"]) == tv.v
+	again, err := viewOf(context.Background(), p.wings["w"])
 	p.mu.RUnlock()
-	if !same {
-		t.Error("view rebuilt without a change")
+	if err != nil || again != tv.v {
+		t.Errorf("view rebuilt without a change (err %v)", err)
 	}
 	// The file is mined again with a note inserted at the top.
 	tv = viewFor(t, p, "w", "/a.md", []Note{note("z", "", "z", 1), note("x", "", "x", 2), note("y", "", "y", 3)})
@@ -140,8 +144,8 @@ func TestViewFollowsChanges(t *testing.T) {
 	if got := tv.neighbours("x"); !slices.Equal(got, []string{"z", "y"}) {
 		t.Errorf("neighbours of x after re-mine = %q", got)
 	}
-	if hits, err := p.Search(context.Background(), "z", SearchOptions{Mode: VectorOnly, Results: 1}); err != nil || len(hits) != 1 || hits[0].ID != "z" {
-		t.Errorf("vector search for the new note = %v, %v", hits, err)
+	if v, want := tv.v.vecs[tv.doc("z")], p.Vector("w", "z"); v == nil || !slices.Equal(v, want) {
+		t.Errorf("new note's vector in the view = %v, the collection has %v", v, want)
 	}
 	// A file removed takes its notes out.
 	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/b.md"}, []Note{note("b", "", "b", 1)}); err != nil {
@@ -151,8 +155,12 @@ func TestViewFollowsChanges(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.mu.RLock()
-	tv = testView{p.wings["w"], viewOf(p.wings["w"])}
+	v, err := viewOf(context.Background(), p.wings["w"])
 	p.mu.RUnlock()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tv = testView{p.wings["w"], v}
 	if got := tv.order(); !slices.Equal(got, []string{"b"}) {
 		t.Errorf("order after removing a file = %q", got)
 	}
@@ -593,3 +601,44 @@ func BenchmarkSearch(b *testing.B) {
 }
 
 func embedtestHashing() embed.Embedder { return &embedtest.Hashing{} }
+
+// BenchmarkVectorChannel times the similarities of one query to every note
+// of 100 wings × 1,000 notes (512-d): the palace's own scan of the vectors
+// its collections hold (with the window channel), and chromem-go's
+// QueryEmbedding asked for each wing's top 100 and for all of its notes.
+func BenchmarkVectorChannel(b *testing.B) {
+	ctx := context.Background()
+	p := benchPalaceWith(b, hashVectors{}, 100, 1000)
+	vs, _ := hashVectors{}.Embed(ctx, []string{"pgbouncer release staging timeout"})
+	q := vs[0]
+	normalize(q)
+	var wings []*wing
+	for _, w := range p.wings {
+		if _, err := viewOf(ctx, w); err != nil {
+			b.Fatal(err)
+		}
+		wings = append(wings, w)
+	}
+	b.Run("scan", func(b *testing.B) {
+		for b.Loop() {
+			for _, w := range wings {
+				v, err := viewOf(ctx, w)
+				if err != nil {
+					b.Fatal(err)
+				}
+				(&wingScores{w: w, v: v}).vecChannels(q)
+			}
+		}
+	})
+	for _, k := range []int{100, 1000} {
+		b.Run(fmt.Sprintf("chromem-top%d", k), func(b *testing.B) {
+			for b.Loop() {
+				for _, w := range wings {
+					if _, err := w.coll.QueryEmbedding(ctx, q, min(k, w.coll.Count()), nil, nil); err != nil {
+						b.Fatal(err)
+					}
+				}
+			}
+		})
+	}
+}

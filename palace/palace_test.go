@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	chromem "github.com/philippgille/chromem-go"
+
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 )
@@ -503,5 +505,73 @@ func TestLateLockKeepsNewerManifestEntries(t *testing.T) {
 	man, err := readManifest(filepath.Join(dir, manifestName))
 	if err != nil || len(man.Wings["jim"].Sources) != 1 || len(man.Wings["pam"].Sources) != 1 {
 		t.Fatalf("manifest after late flush: %+v %v", man.Wings, err)
+	}
+}
+
+// The wing's chromem-go collection is its vector store: search and Flush
+// read what it holds, and Open loads the wing file into it.
+func TestVectorsLiveInTheCollection(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	emb := &embedtest.Hashing{}
+	p := openT(t, dir, emb, false)
+	notes := []Note{note("a", "", "alpha apples", 1), note("b", "", "bravo bananas", 3)}
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/w.md"}, notes); err != nil {
+		t.Fatal(err)
+	}
+	if n := p.wings["w"].coll.Count(); n != 2 {
+		t.Fatalf("collection holds %d vectors, want 2", n)
+	}
+	// Give note b the vector of a text about cherries, in the collection only.
+	vs, err := emb.Embed(ctx, []string{"cherries"})
+	if err != nil || !normalize(vs[0]) {
+		t.Fatal(err)
+	}
+	p.mu.Lock()
+	if err := p.wings["w"].coll.AddDocument(ctx, chromem.Document{ID: "b", Embedding: vs[0]}); err != nil {
+		t.Fatal(err)
+	}
+	p.wings["w"].invalidate()
+	p.wings["w"].dirty = true
+	p.mu.Unlock()
+	hits, err := p.Search(ctx, "cherries", SearchOptions{Mode: VectorOnly, Results: 1})
+	if err != nil || len(hits) != 1 || hits[0].ID != "b" {
+		t.Fatalf("vector search = %v, %v; want b, whose vector in the collection is about cherries", hits, err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	q := openT(t, dir, emb, true)
+	if got := q.Vector("w", "b"); !slices.Equal(got, vs[0]) {
+		t.Fatalf("vector of b after reopen = %v, want the collection's %v", got, vs[0])
+	}
+	if n := q.wings["w"].coll.Count(); n != 2 {
+		t.Fatalf("reopened collection holds %d vectors, want 2", n)
+	}
+}
+
+// A wing file whose vectors cannot be loaded leaves no collection behind
+// for the empty wing that replaces it.
+func TestFailedLoadLeavesNoVectors(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "palace")
+	if err := os.MkdirAll(filepath.Join(dir, wingsDir), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// Two notes with zero-length vectors: the file checks out, chromem-go refuses them.
+	m := &wingMeta{ID: "w", Model: "test-hashing", Notes: []Note{note("a", "", "alpha", 1), note("b", "", "bravo", 2)}, VecIDs: []string{"a", "b"}}
+	data, err := encodeWing(m, [][]float32{{}, {}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, wingsDir, "w"+wingExt), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	p := openT(t, dir, &embedtest.Hashing{}, true)
+	if d := p.Damaged(); len(d) != 1 || d[0].Wing != "w" {
+		t.Fatalf("damaged = %+v", d)
+	}
+	if c := p.db.GetCollection("w", nil); c != nil {
+		t.Fatalf("a collection of %d vectors is left for the damaged wing", c.Count())
 	}
 }

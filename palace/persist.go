@@ -134,21 +134,25 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 		w.notes[n.ID] = &n
 		w.lex.add(n.ID, n.EmbedText())
 	}
-	if len(vecs) > 0 {
-		docs := make([]chromem.Document, len(vecs))
-		for i, v := range vecs {
-			if _, ok := w.notes[m.VecIDs[i]]; !ok {
-				return fmt.Errorf("%w: vector for unknown note %s", ErrCorrupt, m.VecIDs[i])
-			}
-			w.vecs[m.VecIDs[i]] = v
-			docs[i] = chromem.Document{ID: m.VecIDs[i], Embedding: v}
+	docs := make([]chromem.Document, len(vecs))
+	ids := make(map[string]bool, len(vecs))
+	for i, v := range vecs {
+		if _, ok := w.notes[m.VecIDs[i]]; !ok {
+			return fmt.Errorf("%w: vector for unknown note %s", ErrCorrupt, m.VecIDs[i])
 		}
+		ids[m.VecIDs[i]] = true
+		docs[i] = chromem.Document{ID: m.VecIDs[i], Embedding: v}
+	}
+	if w.model != embed.Lexical && len(ids) != len(w.notes) {
+		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(ids), len(w.notes))
+	}
+	if len(docs) > 0 {
 		if err := w.collection(p.db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
+			// A wing that failed to load must not leave vectors behind for
+			// the empty wing that replaces it.
+			_ = p.db.DeleteCollection(id)
 			return fmt.Errorf("load vectors of wing %s: %w", id, err)
 		}
-	}
-	if w.model != embed.Lexical && len(w.vecs) != len(w.notes) {
-		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(w.vecs), len(w.notes))
 	}
 	p.wings[id] = w
 	return nil
@@ -226,7 +230,14 @@ func (p *Palace) Flush() error {
 	var todo []pending
 	for _, w := range p.wings {
 		if w.dirty && !p.isDamagedLocked(w.id) {
-			m, vecs := w.snapshot()
+			m, vecs, err := w.snapshot(context.Background())
+			if err != nil {
+				for _, t := range todo {
+					t.w.dirty = true
+				}
+				p.mu.Unlock()
+				return fmt.Errorf("write wing %s: %w", w.id, err)
+			}
 			todo = append(todo, pending{w, m, vecs})
 			w.dirty = false
 		}
@@ -293,7 +304,9 @@ func (p *Palace) Flush() error {
 	return nil
 }
 
-func (w *wing) snapshot() (*wingMeta, [][]float32) {
+// snapshot copies what the wing file holds. The vectors are the
+// collection's own (see wing.vectors): nothing changes a vector once added.
+func (w *wing) snapshot(ctx context.Context) (*wingMeta, [][]float32, error) {
 	m := &wingMeta{ID: w.id, Model: w.model, Dim: w.dim, Roots: slices.Clone(w.roots), LastMined: w.lastMined}
 	for _, s := range w.sources {
 		m.Sources = append(m.Sources, *s)
@@ -303,14 +316,18 @@ func (w *wing) snapshot() (*wingMeta, [][]float32) {
 		m.Notes = append(m.Notes, *n)
 	}
 	sortNotes(m.Notes)
+	byID, err := w.vectors(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
 	var vecs [][]float32
 	for _, n := range m.Notes {
-		if v, ok := w.vecs[n.ID]; ok {
+		if v, ok := byID[n.ID]; ok {
 			m.VecIDs = append(m.VecIDs, n.ID)
 			vecs = append(vecs, v)
 		}
 	}
-	return m, vecs
+	return m, vecs, nil
 }
 
 func (p *Palace) manifestLocked() manifest {

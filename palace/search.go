@@ -135,20 +135,23 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if useVec && len(w.vecs) > 0 && w.dim != len(qvec) {
+		hasVecs := w.vectorCount() > 0
+		if useVec && hasVecs && w.dim != len(qvec) {
 			return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
 		}
-		ws := &wingScores{w: w, v: viewOf(w), lexWeight: 1}
+		v, err := viewOf(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		ws := &wingScores{w: w, v: v, lexWeight: 1}
 		if useLex {
 			coverage := ws.lexChannels(terms)
 			if useVec {
 				ws.lexWeight = lexicalTrust(coverage)
 			}
 		}
-		if useVec && len(w.vecs) > 0 {
-			if err := ws.vecChannels(ctx, qvec); err != nil {
-				return nil, err
-			}
+		if useVec && hasVecs {
+			ws.vecChannels(qvec)
 		}
 		scores = append(scores, ws)
 	}

@@ -27,7 +27,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	for i := range notes {
 		// A note the wing has without a vector (in a wing of vectors) is
 		// embedded again rather than trusted.
-		if w == nil || w.notes[notes[i].ID] == nil || (w.dim > 0 && w.vecs[notes[i].ID] == nil) {
+		if w == nil || w.notes[notes[i].ID] == nil || (w.dim > 0 && !w.hasVector(notes[i].ID)) {
 			fresh = append(fresh, &notes[i])
 		}
 	}
@@ -124,8 +124,7 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 func (w *wing) removeNote(id string) {
 	delete(w.notes, id)
 	w.lex.remove(id)
-	if _, ok := w.vecs[id]; ok {
-		delete(w.vecs, id)
+	if w.coll != nil {
 		// nil where: an empty map would delete every document (DESIGN.md).
 		_ = w.coll.Delete(context.Background(), nil, nil, id)
 	}
@@ -156,7 +155,6 @@ func (w *wing) addVectors(db *chromem.DB, notes []*Note, vecs [][]float32) {
 		if w.dim == 0 {
 			w.dim = len(vecs[i])
 		}
-		w.vecs[n.ID] = vecs[i]
 		// AddDocument fails only for an empty id or vector, which cannot
 		// happen here; the vector is normalised, so chromem keeps it as is.
 		_ = c.AddDocument(context.Background(), chromem.Document{ID: n.ID, Embedding: vecs[i]})
@@ -235,7 +233,6 @@ func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
 		w.coll = nil
 	}
 	w.invalidate()
-	w.vecs = map[string][]float32{}
 	w.dim = 0
 	w.model = p.Model()
 	w.dirty = true

@@ -3,6 +3,7 @@ package palace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -13,13 +14,14 @@ import (
 )
 
 type wing struct {
-	id        string
-	model     string
-	dim       int
-	roots     []string
-	sources   map[string]*Source
-	notes     map[string]*Note
-	vecs      map[string][]float32
+	id      string
+	model   string
+	dim     int
+	roots   []string
+	sources map[string]*Source
+	notes   map[string]*Note
+	// coll holds the wing's vectors, the only copy in memory: a wing file
+	// is loaded into it and written from it, and search reads it.
 	coll      *chromem.Collection
 	lex       *lexIndex
 	lastMined time.Time
@@ -38,7 +40,6 @@ func (p *Palace) newWing(id string) *wing {
 		model:   p.Model(),
 		sources: map[string]*Source{},
 		notes:   map[string]*Note{},
-		vecs:    map[string][]float32{},
 		lex:     newLexIndex(),
 	}
 }
@@ -53,6 +54,45 @@ func (w *wing) collection(db *chromem.DB) *chromem.Collection {
 		})
 	}
 	return w.coll
+}
+
+// vectorCount is how many vectors the wing's collection holds.
+func (w *wing) vectorCount() int {
+	if w.coll == nil {
+		return 0
+	}
+	return w.coll.Count()
+}
+
+// hasVector reports whether the wing's collection holds a vector for note id.
+func (w *wing) hasVector(id string) bool {
+	if w.coll == nil {
+		return false
+	}
+	_, err := w.coll.GetByID(context.Background(), id)
+	return err == nil
+}
+
+// vectors reads the wing's vectors, by note id, from its collection.
+// chromem-go has no call that lists a collection, so this asks for every
+// document ranked against a unit vector; the results carry the vectors the
+// collection holds, not copies.
+func (w *wing) vectors(ctx context.Context) (map[string][]float32, error) {
+	n := w.vectorCount()
+	if n == 0 {
+		return nil, nil
+	}
+	probe := make([]float32, w.dim)
+	probe[0] = 1
+	res, err := w.coll.QueryEmbedding(ctx, probe, n, nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("read vectors of wing %s: %w", w.id, err)
+	}
+	out := make(map[string][]float32, len(res))
+	for _, r := range res {
+		out[r.ID] = r.Embedding
+	}
+	return out, nil
 }
 
 func (p *Palace) wingPath(id string) string {
@@ -153,8 +193,11 @@ func sortNotes(ns []Note) {
 func (p *Palace) Vector(wingID, noteID string) []float32 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if w, ok := p.wings[wingID]; ok {
-		return w.vecs[noteID]
+	if w, ok := p.wings[wingID]; ok && w.coll != nil {
+		// GetByID returns a copy, so a caller cannot change the collection.
+		if doc, err := w.coll.GetByID(context.Background(), noteID); err == nil {
+			return doc.Embedding
+		}
 	}
 	return nil
 }
