@@ -252,7 +252,7 @@ func TestSyncthingDown(t *testing.T) {
 	if ds.ConflictsOpen != 1 || ds.Daemon.Components[Name] == nil {
 		t.Fatalf("daemon status: conflicts_open %d, components %+v", ds.ConflictsOpen, ds.Daemon.Components)
 	}
-	for _, rec := range *logs.recs {
+	for _, rec := range logs.records("") {
 		for _, v := range rec.Attrs {
 			if strings.Contains(v, "sekrit-key") {
 				t.Fatalf("API key logged: %+v", rec)
