@@ -3,6 +3,7 @@ package mine
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -372,12 +373,25 @@ func TestNoteIDStable(t *testing.T) {
 }
 
 func TestBrokenFrontmatterIsAWarning(t *testing.T) {
-	hive := t.TempDir()
-	writeFile(t, hive, "agents/a/memory.md", "---\nrole: [unclosed\n---\n- still mined\n")
-	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
-	s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
-	if s.NotesAdded != 1 || len(s.Warnings) != 1 || len(s.Problems) != 0 {
-		t.Fatalf("summary %+v", s)
+	var huge strings.Builder
+	huge.WriteString("---\n")
+	for i := range MaxFrontmatterKeys + 1 {
+		fmt.Fprintf(&huge, "k%d: v\n", i)
+	}
+	huge.WriteString("---\n- still mined\n")
+	for name, content := range map[string]string{
+		"invalid":  "---\nrole: [unclosed\n---\n- still mined\n",
+		"too many": huge.String(),
+	} {
+		t.Run(name, func(t *testing.T) {
+			hive := t.TempDir()
+			path := writeFile(t, hive, "agents/a/memory.md", content)
+			p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+			s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
+			if s.NotesAdded != 1 || len(s.Warnings) != 1 || len(s.Problems) != 0 || s.Warnings[0].Path != path {
+				t.Fatalf("summary %+v", s)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,8 @@ import (
 	"regexp"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/memminer/memminer/internal/bytesize"
 )
 
 // parseFrontmatter looks for YAML frontmatter whose opening "---" line starts
@@ -27,16 +29,72 @@ func parseFrontmatter(src []byte, from int, lines lineIndex) (fm map[string]any,
 		if l+1 < lines.count() {
 			after = lines.start(l + 1)
 		}
-		err := yaml.Unmarshal(yamlText, &fm)
+		fm, tooBig, err := decodeFrontmatter(yamlText)
 		if err == nil {
 			return fm, after, ""
 		}
 		if !looksLikeYAMLKey(yamlText) {
 			return nil, -1, ""
 		}
+		if tooBig {
+			return nil, after, fmt.Sprintf("frontmatter (lines 1-%d) %v; skipped", l+1, err)
+		}
 		return nil, after, fmt.Sprintf("frontmatter (lines 1-%d) is not a valid YAML mapping and was skipped: %v", l+1, err)
 	}
 	return nil, -1, ""
+}
+
+// MaxFrontmatterBytes and MaxFrontmatterKeys bound a frontmatter block:
+// decoding a mapping costs yaml.v3 time quadratic in its keys (80k keys
+// took 38 s), and nothing in a memory file's frontmatter needs more.
+const (
+	MaxFrontmatterBytes = 64 << 10
+	MaxFrontmatterKeys  = 1000
+)
+
+// decodeFrontmatter decodes a frontmatter block into a mapping, refusing
+// (tooBig) one larger than MaxFrontmatterBytes or with more than
+// MaxFrontmatterKeys keys, counted over all nested mappings before any is
+// decoded.
+func decodeFrontmatter(text []byte) (fm map[string]any, tooBig bool, err error) {
+	if len(text) > MaxFrontmatterBytes {
+		return nil, true, fmt.Errorf("is %s, more than the %s limit", bytesize.Format(int64(len(text))), bytesize.Format(MaxFrontmatterBytes))
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(text, &doc); err != nil {
+		return nil, false, err
+	}
+	if doc.Kind == 0 {
+		return nil, false, nil // empty or only comments
+	}
+	if n := countKeys(&doc, MaxFrontmatterKeys+1); n > MaxFrontmatterKeys {
+		return nil, true, fmt.Errorf("has more than %d keys", MaxFrontmatterKeys)
+	}
+	if err := doc.Decode(&fm); err != nil {
+		return nil, false, err
+	}
+	return fm, false, nil
+}
+
+// countKeys counts the keys of every mapping below n, stopping once it
+// reaches limit. Aliases are not followed: they add no keys to count,
+// and yaml.v3 bounds their expansion itself.
+func countKeys(n *yaml.Node, limit int) int {
+	count := 0
+	var walk func(*yaml.Node)
+	walk = func(n *yaml.Node) {
+		if count >= limit {
+			return
+		}
+		if n.Kind == yaml.MappingNode {
+			count += len(n.Content) / 2
+		}
+		for _, c := range n.Content {
+			walk(c)
+		}
+	}
+	walk(n)
+	return count
 }
 
 // yamlKey matches a line that opens a YAML mapping: a plain or quoted key

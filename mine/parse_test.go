@@ -523,3 +523,48 @@ func TestParseSplitKeepsCodeWithIntro(t *testing.T) {
 		})
 	}
 }
+
+// TestFrontmatterBounds: a frontmatter block over MaxFrontmatterBytes or
+// MaxFrontmatterKeys is skipped with a warning, before yaml.v3 decodes it
+// (150k keys once took minutes), and the body is still parsed.
+func TestFrontmatterBounds(t *testing.T) {
+	keys := func(prefix string, n int) string {
+		var b strings.Builder
+		for i := range n {
+			fmt.Fprintf(&b, "%sk%d: v\n", prefix, i)
+		}
+		return b.String()
+	}
+	tests := []struct {
+		name    string
+		yaml    string
+		keys    int    // top-level keys decoded; 0 when skipped
+		warning string // in the warning; empty for none
+	}{
+		{"at the key limit", keys("", MaxFrontmatterKeys), MaxFrontmatterKeys, ""},
+		{"one key too many", keys("", MaxFrontmatterKeys+1), 0, "more than 1000 keys"},
+		{"nested keys count", "a:\n" + keys("  ", 600) + "b:\n" + keys("  ", 600), 0, "more than 1000 keys"},
+		{"150k keys", keys("", 150_000), 0, "limit"},
+		{"over the size limit", "k: " + strings.Repeat("v", MaxFrontmatterBytes) + "\n", 0, "more than the 64.0 KiB limit"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := Parse([]byte("---\n"+tt.yaml+"---\n- body note\n"), ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Frontmatter) != tt.keys {
+				t.Errorf("frontmatter has %d keys, want %d", len(doc.Frontmatter), tt.keys)
+			}
+			switch {
+			case tt.warning == "" && len(doc.Warnings) != 0:
+				t.Errorf("warnings %q, want none", doc.Warnings)
+			case tt.warning != "" && (len(doc.Warnings) != 1 || !strings.Contains(doc.Warnings[0], tt.warning)):
+				t.Errorf("warnings %q, want one mentioning %q", doc.Warnings, tt.warning)
+			}
+			if len(doc.Notes) != 1 || doc.Notes[0].Text != "body note" {
+				t.Errorf("notes %+v, want the body note", doc.Notes)
+			}
+		})
+	}
+}
