@@ -74,6 +74,9 @@ type Palace struct {
 	// lock was taken after loading: the manifest is then updated entry by
 	// entry, never replaced.
 	partial, lockedLate bool
+	// removed are wings RemoveWing took out since the last Flush, whose
+	// files Flush deletes.
+	removed map[string]bool
 }
 
 // Open opens the palace in dir. A writer creates dir (0700) on first use and

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -251,6 +252,10 @@ func (p *Palace) Flush() error {
 	// disk: they are what a later rebuild needs.
 	onlyWritten := p.partial || p.lockedLate
 	keepOthers := onlyWritten || len(p.damaged) > 0
+	// A wing removed and then mined again keeps its new file.
+	removed := slices.Sorted(maps.Keys(p.removed))
+	removed = slices.DeleteFunc(removed, func(id string) bool { return p.wings[id] != nil })
+	p.removed = nil
 	p.mu.Unlock()
 	if keepOthers {
 		onDisk, err := readManifest(filepath.Join(p.dir, manifestName))
@@ -272,6 +277,9 @@ func (p *Palace) Flush() error {
 					onDisk.Wings[id] = e
 				}
 			}
+			for _, id := range removed {
+				delete(onDisk.Wings, id)
+			}
 			man = onDisk
 		}
 	}
@@ -282,6 +290,12 @@ func (p *Palace) Flush() error {
 			t.w.dirty = true
 		}
 		p.manifestDirty = true
+		if len(removed) > 0 && p.removed == nil {
+			p.removed = map[string]bool{}
+		}
+		for _, id := range removed {
+			p.removed[id] = true
+		}
 		p.mu.Unlock()
 	}
 	for i, t := range todo {
@@ -301,7 +315,7 @@ func (p *Palace) Flush() error {
 		redirty(len(todo))
 		return err
 	}
-	return nil
+	return p.deleteRemoved(removed)
 }
 
 // snapshot copies what the wing file holds. The vectors are the

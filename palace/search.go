@@ -199,10 +199,7 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 	for _, id := range requested {
 		w, ok := p.wings[id]
 		if !ok {
-			if len(known) == 0 {
-				return nil, fmt.Errorf("%w %q: the palace has no wings yet", ErrUnknownWing, id)
-			}
-			return nil, fmt.Errorf("%w %q (known wings: %s)", ErrUnknownWing, id, strings.Join(known, ", "))
+			return nil, unknownWing(id, known)
 		}
 		if p.emb != nil && len(w.notes) > 0 && w.model != p.Model() {
 			fix := "memminer mine PATH --wing " + id
