@@ -569,6 +569,8 @@ func (d *Daemon) work(ctx context.Context) {
 			switch {
 			case w.request != nil:
 				d.doRequest(ctx, w.request)
+			case w.call != nil:
+				w.call.done <- w.call.run(ctx)
 			case w.scan != "":
 				d.scan(ctx, w.scan)
 			case w.reembed != "":

@@ -29,6 +29,7 @@ type queue struct {
 	wings    map[string]string // wing to re-embed → trigger
 	wingList []string
 	requests []*mineJob
+	calls    []*callJob
 	scan     string // trigger of a pending scan, "" when none
 	closed   bool   // set by drain: no more requests are taken
 	current  string // what the worker took last and has not finished
@@ -84,21 +85,34 @@ func (q *queue) requestScan(trigger string) {
 // addRequest queues a mine handed over through the socket. It returns
 // false once the daemon is stopping.
 func (q *queue) addRequest(j *mineJob) bool {
+	return q.addOpen(func() { q.requests = append(q.requests, j) })
+}
+
+// addOpen runs put under the queue's lock unless the daemon is stopping.
+func (q *queue) addOpen(put func()) bool {
 	q.mu.Lock()
 	if q.closed {
 		q.mu.Unlock()
 		return false
 	}
-	q.requests = append(q.requests, j)
+	put()
 	q.mu.Unlock()
 	q.signal()
 	return true
 }
 
-// work is one item taken from the queue: exactly one of request, scan,
-// agent and reembed is set.
+// addCall queues a palace change other than a mine, run by the mine
+// goroutine so it never races one. It returns false once the daemon is
+// stopping.
+func (q *queue) addCall(j *callJob) bool {
+	return q.addOpen(func() { q.calls = append(q.calls, j) })
+}
+
+// work is one item taken from the queue: exactly one of request, call,
+// scan, agent and reembed is set.
 type work struct {
 	request *mineJob
+	call    *callJob
 	scan    string
 	agent   string
 	reembed string // a wing
@@ -114,6 +128,11 @@ func (q *queue) next() (work, bool) {
 		q.requests = q.requests[1:]
 		q.current = "mining " + j.req.Path + " for memminer mine"
 		return work{request: j, trigger: triggerRequest}, true
+	case len(q.calls) > 0:
+		j := q.calls[0]
+		q.calls = q.calls[1:]
+		q.current = j.what
+		return work{call: j, trigger: triggerRequest}, true
 	case q.scan != "":
 		t := q.scan
 		q.scan = ""
@@ -155,7 +174,7 @@ func (q *queue) pending() ([]string, int, string) {
 	dirs := make([]string, 0, len(q.order))
 	dirs = append(dirs, q.order...)
 	sort.Strings(dirs)
-	return dirs, len(q.requests), q.current
+	return dirs, len(q.requests) + len(q.calls), q.current
 }
 
 // pendingReembeds lists the queued wings to re-embed, sorted.
@@ -171,13 +190,24 @@ func (q *queue) pendingReembeds() []string {
 // drain fails every queued request and refuses new ones, for shutdown.
 func (q *queue) drain(err error) {
 	q.mu.Lock()
-	reqs := q.requests
-	q.requests = nil
+	reqs, calls := q.requests, q.calls
+	q.requests, q.calls = nil, nil
 	q.closed = true
 	q.mu.Unlock()
 	for _, j := range reqs {
 		j.reply <- mineOutcome{err: err}
 	}
+	for _, j := range calls {
+		j.done <- err
+	}
+}
+
+// callJob is a palace change handed over through the socket: run is
+// called on the mine goroutine, and its error sent on done.
+type callJob struct {
+	what string // shown as the daemon's current work in status
+	run  func(ctx context.Context) error
+	done chan error // buffered, capacity 1
 }
 
 // mineJob is a mine handed over through the socket, with the channel its

@@ -25,6 +25,7 @@ const maxRequestBody = 1 << 20
 //	POST /search        SearchRequest → SearchResult
 //	POST /mine          MineRequest → MineReply
 //	GET  /wakeup        ?tokens=N&wing=ID → wakeup.Digest
+//	POST /forget        ForgetRequest → mine.Forgotten
 //
 // Components add their own routes (see Router).
 func (d *Daemon) routes() http.Handler {
@@ -35,6 +36,7 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("POST /search", d.handleSearch)
 	mux.HandleFunc("POST /mine", d.handleMine)
 	mux.HandleFunc("GET /wakeup", d.handleWakeup)
+	mux.HandleFunc("POST /forget", d.handleForget)
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)
@@ -169,10 +171,12 @@ func statusOf(err error) int {
 	switch errorCode(err) {
 	case codeUnknownWing, codeWakeupUnknownWing:
 		return http.StatusNotFound
-	case codeEmpty, codeWakeupEmpty, codeModelMismatch, codeOtherModel, codeReadOnly:
+	case codeEmpty, codeWakeupEmpty, codeModelMismatch, codeOtherModel, codeReadOnly, codeAgentExists:
 		return http.StatusConflict
 	case codeShuttingDown:
 		return http.StatusServiceUnavailable
+	case codeNeedsWing:
+		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
 }

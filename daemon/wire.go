@@ -213,6 +213,8 @@ const (
 	codeReadOnly          = "read_only"
 	codeShuttingDown      = "shutting_down"
 	codeBadRequest        = "bad_request"
+	codeNeedsWing         = "needs_wing"
+	codeAgentExists       = "agent_exists"
 	codeInternal          = "internal"
 )
 
@@ -229,6 +231,8 @@ var codeErrors = []struct {
 	{codeOtherModel, ErrOtherModel},
 	{codeReadOnly, palace.ErrReadOnly},
 	{codeShuttingDown, ErrNotRunning},
+	{codeNeedsWing, mine.ErrNeedsWing},
+	{codeAgentExists, mine.ErrAgentExists},
 }
 
 // errorBody is the JSON of a failed request.

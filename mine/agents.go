@@ -1,6 +1,7 @@
 package mine
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"os"
@@ -162,17 +163,7 @@ func hiveOf(root string, info fs.FileInfo, globs agentglob.Set, configured strin
 	if !info.IsDir() {
 		return "", globs
 	}
-	agentDir := filepath.Base(filepath.Dir(root)) == agentglob.DefaultDir
-	if configured != "" {
-		if h, err := filepath.Abs(configured); err == nil {
-			if r, err := filepath.EvalSymlinks(h); err == nil {
-				h = r
-			}
-			if rel, err := filepath.Rel(h, root); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-				_, _, agentDir = globs.AgentOf(filepath.ToSlash(rel))
-			}
-		}
-	}
+	agentDir, _ := agentDirOf(root, globs, configured)
 	if fi, err := os.Stat(filepath.Join(root, agentglob.DefaultDir)); err == nil && fi.IsDir() {
 		return root, globs
 	}
@@ -216,3 +207,43 @@ func hiveJobs(hive string, globs agentglob.Set) ([]job, []Problem, error) {
 	}
 	return jobs, skipped, nil
 }
+
+// agentDirOf reports whether dir is, or lies in, an agent directory: in
+// the configured hive (when set) by the agents globs, otherwise when its
+// parent is an agents/ directory. self is set when dir is the agent
+// directory itself, or holds a memory.md as agent directories do.
+func agentDirOf(dir string, globs agentglob.Set, configured string) (agent, self bool) {
+	agent = filepath.Base(filepath.Dir(dir)) == agentglob.DefaultDir
+	self = agent
+	if configured != "" {
+		if h, err := filepath.Abs(configured); err == nil {
+			if r, err := filepath.EvalSymlinks(h); err == nil {
+				h = r
+			}
+			if rel, err := filepath.Rel(h, dir); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+				var below string
+				_, below, agent = globs.AgentOf(filepath.ToSlash(rel))
+				self = agent && below == ""
+			}
+		}
+	}
+	if !self {
+		if fi, err := os.Stat(filepath.Join(dir, "memory.md")); err == nil && fi.Mode().IsRegular() {
+			self = true
+		}
+	}
+	return agent, self
+}
+
+// ErrNeedsWing means a path to mine is neither a hive, an agents
+// directory nor an agent directory, so no wing id follows from it.
+var ErrNeedsWing = errors.New("no wing follows from the path")
+
+// needsWing is ErrNeedsWing for one path, with the advice.
+type needsWingError struct{ path string }
+
+func (e *needsWingError) Error() string {
+	return fmt.Sprintf("mine %s: not a hive, an agents directory or an agent directory (agents/<id>/, or one holding memory.md), so no wing follows from it; pass --wing ID to mine it into wing ID", e.path)
+}
+
+func (e *needsWingError) Is(target error) bool { return target == ErrNeedsWing }

@@ -221,6 +221,15 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 		if !info.IsDir() && IsConflictCopy(root) {
 			return Summary{}, fmt.Errorf("mine %s: this is a Syncthing conflict copy, not memory; merge it into the original and delete it", path)
 		}
+		if opts.Wing == "" {
+			dir := root
+			if !info.IsDir() {
+				dir = filepath.Dir(root)
+			}
+			if _, self := agentDirOf(dir, globs, opts.Hive); !self {
+				return Summary{}, &needsWingError{path}
+			}
+		}
 		jobs = []job{{wing: wing, root: root, isDir: info.IsDir()}}
 	}
 	// List every job's files first, so progress counts the whole mine.
@@ -303,7 +312,10 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 			j.wing, from, opts.ModelUnavailable)})
 		return s, nil
 	}
-	if !opts.DryRun {
+	// A new wing is made by the first file mined into it: files that are
+	// all skipped leave no empty wing behind.
+	existed := p.HasWing(j.wing)
+	if !opts.DryRun && existed {
 		p.AddRoot(j.wing, j.root)
 		if from, ok := p.ModelOf(j.wing); ok && from != p.Model() && len(p.Sources(j.wing)) > 0 {
 			n, err := p.Reembed(ctx, j.wing)
@@ -394,6 +406,9 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 			return s, err
 		}
 		s.NotesRemoved += n
+	}
+	if !opts.DryRun && !existed && p.HasWing(j.wing) {
+		p.AddRoot(j.wing, j.root)
 	}
 	if !opts.DryRun {
 		for r := range goneRoots {

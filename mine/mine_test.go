@@ -867,3 +867,64 @@ func TestHiveAgentGlobs(t *testing.T) {
 		})
 	}
 }
+
+func TestMineNeedsWingOutsideAgentDirectories(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "project/README.md", "# Project\n\nSome prose.\n")
+	writeFile(t, root, "project/docs/guide.md", "- a fact\n")
+	writeFile(t, root, "examples/hive/agents/pam/memory.md", "- pam's fact\n")
+	writeFile(t, root, "examples/other/notes.md", "- loose\n")
+	writeFile(t, root, "bots/creed/memory.md", "- creed's fact\n")
+	writeFile(t, root, "hive/agents/dwight/notes/extra.md", "- extra\n")
+	tests := []struct {
+		name string
+		path string
+		opts Options
+		// wing is the wing mined into; "" means ErrNeedsWing.
+		wing string
+	}{
+		{"file in a plain directory", "project/README.md", Options{}, ""},
+		{"plain directory", "project/docs", Options{}, ""},
+		{"directory of several hives", "examples", Options{}, ""},
+		{"directory inside an agent directory", "hive/agents/dwight/notes", Options{Hive: filepath.Join(root, "hive")}, ""},
+		{"explicit wing", "project/README.md", Options{Wing: "project"}, "project"},
+		{"agent directory", "examples/hive/agents/pam", Options{}, "pam"},
+		{"file of an agent directory", "examples/hive/agents/pam/memory.md", Options{}, "pam"},
+		{"directory holding memory.md", "bots/creed", Options{}, "creed"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+			s, err := Mine(context.Background(), p, filepath.Join(root, tt.path), tt.opts)
+			if tt.wing == "" {
+				if !errors.Is(err, ErrNeedsWing) || !strings.Contains(err.Error(), "pass --wing") {
+					t.Fatalf("err = %v, want ErrNeedsWing with advice", err)
+				}
+				if len(p.Wings()) != 0 {
+					t.Fatalf("a wing was made up: %+v", p.Wings())
+				}
+				return
+			}
+			if err != nil || len(s.Wings) != 1 || s.Wings[0] != tt.wing {
+				t.Fatalf("wings %v, err %v; want %s", s.Wings, err, tt.wing)
+			}
+		})
+	}
+}
+
+func TestSkippedFilesLeaveNoEmptyWing(t *testing.T) {
+	root := t.TempDir()
+	bin := writeFile(t, root, "bin/tool.md", "\x00\x01binary\x00")
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	s := mineT(t, p, bin, Options{Wing: "bin"})
+	if s.FilesSkipped != 1 || len(p.Wings()) != 0 {
+		t.Fatalf("skipped %d; wings %+v", s.FilesSkipped, p.Wings())
+	}
+	// A wing that exists keeps its root when a later file is skipped.
+	good := writeFile(t, root, "bin/ok.md", "- fine\n")
+	mineT(t, p, good, Options{Wing: "bin"})
+	mineT(t, p, bin, Options{Wing: "bin"})
+	if ws := p.Wings(); len(ws) != 1 || ws[0].Notes != 1 || len(ws[0].Roots) != 2 {
+		t.Fatalf("wings %+v", ws)
+	}
+}

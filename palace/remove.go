@@ -34,7 +34,7 @@ func (p *Palace) RemoveWing(id string) (RemovedWing, error) {
 	if !ok {
 		return RemovedWing{}, unknownWing(id, slices.Sorted(maps.Keys(p.wings)))
 	}
-	r := RemovedWing{Wing: id, Notes: len(w.notes), Roots: slices.Clone(w.roots), Sources: []string{}}
+	r := RemovedWing{Wing: id, Notes: len(w.notes), Roots: append([]string{}, w.roots...), Sources: []string{}}
 	for path := range w.sources {
 		r.Sources = append(r.Sources, path)
 	}
@@ -51,6 +51,17 @@ func (p *Palace) RemoveWing(id string) (RemovedWing, error) {
 	p.removed[id] = true
 	p.manifestDirty = true
 	return r, nil
+}
+
+// CheckWing returns nil when the palace has wing id, else the error
+// RemoveWing and Search give for it (matching ErrUnknownWing).
+func (p *Palace) CheckWing(id string) error {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if _, ok := p.wings[id]; ok {
+		return nil
+	}
+	return unknownWing(id, slices.Sorted(maps.Keys(p.wings)))
 }
 
 // unknownWing is the one error for a wing the palace does not have;

@@ -314,3 +314,60 @@ func TestCLIAgentGlobs(t *testing.T) {
 		t.Fatalf("bad pattern: exit %d, %q", code, stderr)
 	}
 }
+
+func TestCLIForget(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	// The hive still has agents/jim: forgetting it needs --force.
+	c.env["MEMMINER_HIVE"] = c.hive
+	if _, stderr, code := c.run("forget", "--wing", "jim"); code != exitError || !strings.Contains(stderr, "pass --force") {
+		t.Fatalf("forget of a wing whose agent directory exists: exit %d, %q", code, stderr)
+	}
+	golden(t, "forget.txt", c.ok("forget", "--wing", "Jim", "--force"))
+	if out := c.ok("status"); strings.Contains(out, "jim") {
+		t.Fatalf("jim still in status:\n%s", out)
+	}
+	// Without --force once the directory left the hive.
+	if err := os.Rename(filepath.Join(c.hive, "agents", "pam"), filepath.Join(c.hive, "pam-gone")); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("forget", "--wing", "pam")
+	out, stderr, code := c.run("search", "x", "--wing", "pam")
+	if code != exitUsage || !strings.Contains(stderr, `unknown wing "pam" (known wings: angela, dwight)`) {
+		t.Fatalf("search of a forgotten wing: exit %d, %q %q", code, out, stderr)
+	}
+	for _, tt := range []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"forget"}, "forget needs --wing ID"},
+		{[]string{"forget", "--wing", "../x"}, "is not valid"},
+		{[]string{"forget", "--wing", "nobody"}, `unknown wing "nobody" (known wings: angela, dwight)`},
+		{[]string{"forget", "dwight"}, "name the wing with --wing ID"},
+	} {
+		if _, stderr, code := c.run(tt.args...); code != exitUsage || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("memminer %s: exit %d, %q; want exit 2 and %q", strings.Join(tt.args, " "), code, stderr, tt.stderr)
+		}
+	}
+}
+
+func TestCLIMineNeedsWing(t *testing.T) {
+	c := newCLI(t)
+	dir := filepath.Dir(c.palace)
+	readme := filepath.Join(dir, "project", "README.md")
+	binary := filepath.Join(dir, "bin", "tool")
+	testutil.WriteFile(t, readme, "# A project\n\nNot an agent's memory.\n")
+	testutil.WriteFile(t, binary, "\x7fELF\x00\x00")
+	for _, path := range []string{readme, filepath.Dir(readme), filepath.Dir(c.hive)} {
+		_, stderr, code := c.run("mine", path)
+		if code != exitUsage || !strings.Contains(stderr, "pass --wing ID") {
+			t.Errorf("mine %s: exit %d, %q", path, code, stderr)
+		}
+	}
+	if _, stderr, code := c.run("mine", binary, "--wing", "bin"); code != 0 || !strings.Contains(stderr, "skipped") {
+		t.Fatalf("mine of a binary: exit %d, %q", code, stderr)
+	}
+	if out := c.ok("status"); !strings.Contains(out, "initialized: false") {
+		t.Fatalf("skipped files made a wing:\n%s", out)
+	}
+}

@@ -25,7 +25,9 @@ func (a *app) mineCmd() *cobra.Command {
 		Short: "Mine markdown memory into the palace",
 		Long: `Mine a markdown file, or every *.md below a directory, into a wing of the palace.
 
-The wing defaults to the directory's name (hive/agents/dwight/ is wing "dwight").
+An agent directory is mined into the wing of its name (hive/agents/dwight/ is
+wing "dwight"); any path that is no hive, agents/ directory or agent
+directory (one whose parent is agents/, or holding memory.md) needs --wing.
 A hive directory (one with agents/<id>/ inside, or with directories the
 config's agents globs match, such as bots/*) is mined one wing per agent
 directory; a matched directory whose name is no wing id, whose wing id an
@@ -41,6 +43,7 @@ leaving PATH) are reported and skipped; their earlier notes stay.
 The full rules are in docs/mining.md.`,
 		Example: `  memminer mine hive/agents/dwight
   memminer mine notes.md --wing research --agent claude
+  memminer forget --wing research   # undo a mine into the wrong wing
   memminer mine examples/hive --dry-run`,
 		Args: exactArgs(1, "mine needs one PATH: a markdown file or a directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -119,6 +122,9 @@ The full rules are in docs/mining.md.`,
 // stderr and its summary on stdout, the same whether the daemon or this
 // process mined.
 func (a *app) finishMine(s mine.Summary, err error, asJSON bool) error {
+	if errors.Is(err, mine.ErrNeedsWing) {
+		return &usageError{err.Error()}
+	}
 	a.reportRepairs(s.Repaired)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)

@@ -155,6 +155,11 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 		{"", func(c *cli) []string { return []string{"mine", filepath.Join(c.hive, "agents", "nope")} }},
 		{"", func(c *cli) []string { return []string{"mine", c.hive, "--dry-run", "--json"} }},
 		{"", func(*cli) []string { return []string{"search", "spare keys", "--json"} }},
+		{"", func(c *cli) []string { return []string{"mine", filepath.Join(c.hive, "junk")} }},
+		{"forget-dry-run.txt", func(*cli) []string { return []string{"forget", "--wing", "junk", "--dry-run"} }},
+		{"forget.json", func(*cli) []string { return []string{"forget", "--wing", "junk", "--json"} }},
+		{"", func(*cli) []string { return []string{"forget", "--wing", "junk"} }},
+		{"", func(*cli) []string { return []string{"search", "spare keys", "--json"} }},
 	}
 	for _, s := range steps {
 		dOut, dErr, dCode := direct.run(s.args(direct)...)
@@ -453,5 +458,31 @@ func TestRunRefusesSecondDaemon(t *testing.T) {
 	want := fmt.Sprintf("memminer: a memminer daemon (pid %d) already serves this palace (%s)", os.Getpid(), c.palace)
 	if res.code != exitError || !strings.Contains(res.stderr, want) {
 		t.Fatalf("exit %d, stderr %q; want exit %d and %q", res.code, res.stderr, exitError, want)
+	}
+}
+
+// TestForgetThroughDaemon forgets a wing of the palace a daemon holds: the
+// daemon checks its own hive, and afterwards serves the palace without it.
+func TestForgetThroughDaemon(t *testing.T) {
+	c := newCLI(t)
+	r := startRun(t, c, c.hive)
+	r.idle(t, c)
+	if _, stderr, code := c.run("forget", "--wing", "jim"); code != exitError || !strings.Contains(stderr, "agents/jim, which still exists") {
+		t.Fatalf("forget through the daemon: exit %d, %q", code, stderr)
+	}
+	if out := c.ok("forget", "--wing", "jim", "--dry-run", "--force"); !strings.HasPrefix(out, "would forget wing jim: 8 notes from 1 file") {
+		t.Fatalf("dry run: %q", out)
+	}
+	golden(t, "forget.txt", c.ok("forget", "--wing", "jim", "--force"))
+	st := c.ok("status", "--json")
+	if strings.Contains(st, `"id": "jim"`) {
+		t.Fatalf("jim still served:\n%s", st)
+	}
+	if _, stderr, code := c.run("forget", "--wing", "jim"); code != exitUsage || !strings.Contains(stderr, `unknown wing "jim"`) {
+		t.Fatalf("second forget: exit %d, %q", code, stderr)
+	}
+	r.stop(t)
+	if counts := checkPalace(t, c.palace); counts["jim"] != 0 || len(counts) != 3 {
+		t.Fatalf("palace after the daemon stopped: %v", counts)
 	}
 }

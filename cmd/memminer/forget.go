@@ -1,0 +1,85 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+)
+
+func (a *app) forgetCmd() *cobra.Command {
+	var (
+		wing                  string
+		force, dryRun, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "forget --wing ID",
+		Short: "Remove a wing from the palace (its notes, vectors and manifest entry)",
+		Long: `Remove a wing from the palace: its notes, its vectors and its manifest
+entry. The markdown it was mined from is not touched. Use it to undo a mine
+into the wrong wing.
+
+While the hive (--hive of the daemon, or hive: in the config) still has the
+wing's agent directory, forget refuses: the next mine of the hive, the
+daemon's within minutes, would bring the wing back. Move the directory out
+of the hive first, or pass --force. When the daemon (memminer run) holds
+the palace, it does the forgetting.`,
+		Example: `  memminer forget --wing bin --dry-run
+  memminer forget --wing bin
+  memminer forget --wing dwight --force`,
+		Args: exactArgs(0, "forget takes no arguments; name the wing with --wing ID"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if wing == "" {
+				return usagef("forget needs --wing ID")
+			}
+			id, err := normalizeWing(wing)
+			if err != nil {
+				return err
+			}
+			ctx := cmd.Context()
+			f, err := a.client().Forget(ctx, daemon.ForgetRequest{Wing: id, Force: force, DryRun: dryRun})
+			if errors.Is(err, daemon.ErrNotRunning) {
+				access := writePalace
+				if dryRun {
+					access = dryRunPalace
+				}
+				var p *palace.Palace
+				p, err = a.openPalace(ctx, nil, access, nil)
+				if err != nil {
+					return err
+				}
+				defer p.Close()
+				f, err = mine.Forget(p, id, mine.ForgetOptions{Hive: a.cfg.Hive, Agents: a.cfg.Agents, Force: force, DryRun: dryRun})
+			}
+			switch {
+			case errors.Is(err, palace.ErrUnknownWing):
+				return usagef("--wing: %v", err)
+			case err != nil:
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, f)
+			}
+			verb := "forgot"
+			if f.DryRun {
+				verb = "would forget"
+			}
+			files := "files"
+			if len(f.Sources) == 1 {
+				files = "file"
+			}
+			fmt.Fprintf(a.stdout, "%s wing %s: %d notes from %d %s; the markdown is untouched\n", verb, f.Wing, f.Notes, len(f.Sources), files)
+			return nil
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&wing, "wing", "", "the wing to forget")
+	fl.BoolVar(&force, "force", false, "forget the wing even though the hive still has its agent directory")
+	fl.BoolVar(&dryRun, "dry-run", false, "say what would be forgotten; change nothing")
+	fl.BoolVar(&asJSON, "json", false, "print what was forgotten as JSON")
+	return cmd
+}

@@ -1,0 +1,79 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+)
+
+// ForgetRequest asks the daemon to forget a wing (see mine.Forget); the
+// daemon checks its own hive for the wing's agent directory.
+type ForgetRequest struct {
+	Wing   string `json:"wing"`
+	Force  bool   `json:"force,omitempty"`
+	DryRun bool   `json:"dry_run,omitempty"`
+}
+
+func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
+	var req ForgetRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	wing, err := palace.NormalizeWingID(req.Wing)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+		return
+	}
+	var out mine.Forgotten
+	j := &callJob{what: "forgetting wing " + wing, done: make(chan error, 1)}
+	j.run = func(context.Context) error {
+		if err := r.Context().Err(); err != nil {
+			return err
+		}
+		var err error
+		out, err = mine.Forget(d.p, wing, mine.ForgetOptions{Hive: d.opts.Hive, Agents: d.opts.Agents, Force: req.Force, DryRun: req.DryRun})
+		if err == nil && !req.DryRun {
+			d.forgot(wing)
+		}
+		return err
+	}
+	if !d.q.addCall(j) {
+		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		return
+	}
+	select {
+	case err = <-j.done:
+	case <-r.Context().Done():
+		return
+	}
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// forgot drops what the daemon remembers of a wing it no longer has.
+func (d *Daemon) forgot(wing string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	delete(d.lastMine, wing)
+	for k, f := range d.failures {
+		if f.Wing == wing {
+			delete(d.failures, k)
+		}
+	}
+	delete(d.reembedFailures, wing)
+	d.log.Info("forgot wing on request", "wing", wing)
+}
+
+// Forget asks the daemon to forget a wing. Its errors match
+// palace.ErrUnknownWing and mine.ErrAgentExists as mine.Forget's do.
+func (c *Client) Forget(ctx context.Context, req ForgetRequest) (mine.Forgotten, error) {
+	var out mine.Forgotten
+	err := c.do(ctx, http.MethodPost, "/forget", nil, req, &out)
+	return out, err
+}
