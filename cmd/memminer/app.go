@@ -180,9 +180,16 @@ func (a *app) openPalace(ctx context.Context, e embed.Embedder, access palaceAcc
 		return p, nil
 	}
 	if access == readPalace {
-		// Save what gets rebuilt, unless a writer is busy: it will.
-		if err := p.Lock(ctx, 0); err != nil && !errors.Is(err, palace.ErrLocked) {
+		// Save what gets rebuilt, unless a writer is busy (it will) or the
+		// palace cannot be written (a read-only disk): then the rebuild
+		// serves this command from memory, and the intact wings with it.
+		err := p.Lock(ctx, 0)
+		switch {
+		case err == nil, errors.Is(err, palace.ErrLocked):
+		case ctx.Err() != nil:
 			return nil, err
+		default:
+			fmt.Fprintf(a.stderr, "memminer: cannot save repairs to the palace (%v); rebuilding in memory for this command\n", err)
 		}
 	}
 	a.reportRepairs(mine.Repair(ctx, p, a.mineOptions()))

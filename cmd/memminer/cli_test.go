@@ -170,6 +170,46 @@ func TestCLIRebuildsCorruptWing(t *testing.T) {
 	}
 }
 
+// TestCLIDamagedWingOnUnwritablePalace: when the palace cannot be written
+// (a read-only disk; here its lock cannot be opened, which root cannot
+// get around either), search, status and wake-up report the damaged wing,
+// rebuild it in memory and serve every wing instead of failing.
+func TestCLIDamagedWingOnUnwritablePalace(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	wing := filepath.Join(c.palace, "wings", "pam.wing")
+	if err := os.WriteFile(wing, []byte("garbage"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	lock := filepath.Join(c.palace, "lock")
+	if err := os.Remove(lock); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(lock, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"search", "electron-vite", "--json"},
+		{"status", "--json"},
+		{"wake-up", "--json"},
+	} {
+		out, stderr, code := c.run(args...)
+		if code != 0 || !strings.Contains(stderr, "wing pam was damaged") || !strings.Contains(stderr, "in memory") {
+			t.Fatalf("%s: exit %d, stderr %q", args[0], code, stderr)
+		}
+		served := strings.Contains(out, `"pam"`)
+		if args[0] != "search" { // the query matches pam's notes only
+			served = served && strings.Contains(out, `"dwight"`)
+		}
+		if !served {
+			t.Errorf("%s: not every wing served:\n%s", args[0], out)
+		}
+	}
+	if data, err := os.ReadFile(wing); err != nil || string(data) != "garbage" {
+		t.Errorf("the unwritable palace was written: %q, %v", data, err)
+	}
+}
+
 func TestCLIConfigPrecedence(t *testing.T) {
 	c := newCLI(t)
 	cfgDir := filepath.Join(c.env["XDG_CONFIG_HOME"], "memminer")
