@@ -14,6 +14,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -570,5 +571,60 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	if want, _ := c.runRaw("wake-up"); got.WakeUp != want {
 		t.Errorf("wake-up resource through the TypeScript client: %q", got.WakeUp)
+	}
+}
+
+// TestMCPBinaryHTTP runs the binary with --http on a loopback port and
+// stdin closed: it keeps serving streamable HTTP until SIGTERM, then exits 0.
+func TestMCPBinaryHTTP(t *testing.T) {
+	c := newMinedCLI(t)
+	cmd := mcpCommand(c, "--wing", "dwight", "--http", "127.0.0.1:0")
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// One goroutine reads stderr to its end, then waits for the process.
+	urls := make(chan string, 1)
+	var rest syncBuffer
+	var waitErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		urlRe := regexp.MustCompile(`http://127\.0\.0\.1:\d+/mcp`)
+		lines := bufio.NewScanner(stderr)
+		for lines.Scan() {
+			if u := urlRe.FindString(lines.Text()); u != "" && len(urls) == 0 {
+				urls <- u
+			}
+			rest.Write(append(lines.Bytes(), '\n'))
+		}
+		waitErr = cmd.Wait()
+	}()
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill() // when the test failed before SIGTERM
+		<-done
+	})
+	var endpoint string
+	select {
+	case endpoint = <-urls:
+	case <-done:
+		t.Fatalf("memminer mcp --http exited: %v\n%s", waitErr, rest.String())
+	}
+	ctx := context.Background()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memminer-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkToolsMatchCLI(t, cs, c)
+	cs.Close()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	<-done
+	if waitErr != nil {
+		t.Errorf("memminer mcp --http after SIGTERM: %v\n%s", waitErr, rest.String())
 	}
 }
