@@ -209,6 +209,9 @@ func TestMCPToolErrors(t *testing.T) {
 			t.Errorf("%s on an empty palace: %+v", tool, resultText(t, res))
 		}
 	}
+	if list, err := cs.ListResources(context.Background(), nil); err != nil || len(list.Resources) != 1 || list.Resources[0].URI != wakeupURI {
+		t.Errorf("resources of an empty palace: %+v, %v", list, err)
+	}
 	c.ok("mine", c.hive)
 	tests := []struct {
 		tool string
