@@ -1,0 +1,47 @@
+package govern
+
+import "time"
+
+// Fields are what search and wake-up JSON say of a note's governance.
+// Every key is always present: null or empty, never missing.
+type Fields struct {
+	// Status is "approved", "superseded", "stale" or null.
+	Status *string `json:"status"`
+	// Superseded is Status == "superseded", for readers that test one key.
+	Superseded bool `json:"superseded"`
+	// Date is the note's date, YYYY-MM-DD: the latest date written in it,
+	// else its file's mtime (Note.When).
+	Date *string `json:"date"`
+	// ReviewDate is when the note is due for review, or null.
+	ReviewDate *string `json:"review_date"`
+	// Stale tells that the note may be out of date, and StaleReason why.
+	Stale       bool    `json:"stale"`
+	StaleReason *string `json:"stale_reason"`
+	// Tags are the note's tags, [] when none.
+	Tags []string `json:"tags"`
+}
+
+// Fields renders the note's governance for JSON; mtime is its file's, and
+// stale and reason its Staleness at query time.
+func (g Note) Fields(mtime time.Time, stale bool, reason string) Fields {
+	out := Fields{Superseded: g.Status == Superseded, Stale: stale, Tags: g.Tags}
+	if g.Status != None {
+		s := string(g.Status)
+		out.Status = &s
+	}
+	if when := g.When(mtime); !when.IsZero() {
+		d := when.UTC().Format(time.DateOnly)
+		out.Date = &d
+	}
+	if !g.Review.IsZero() {
+		d := g.Review.UTC().Format(time.DateOnly)
+		out.ReviewDate = &d
+	}
+	if stale {
+		out.StaleReason = &reason
+	}
+	if out.Tags == nil {
+		out.Tags = []string{}
+	}
+	return out
+}

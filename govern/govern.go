@@ -1,0 +1,485 @@
+// Package govern decides what a note's governance is: its status
+// (approved, superseded, stale or none), its date, its review date, how
+// long it stays fresh and its tags. Mine classifies every note once, when
+// it is mined, and the palace keeps the result; search, wake-up, the index
+// and MCP read it from there and never parse markdown for it again.
+// Whether a note is stale by age is decided at query time (Staleness),
+// because the same note ages. docs/search.md has the rules.
+package govern
+
+import (
+	"fmt"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Version is the version of the classification rules. A palace records the
+// version each file was classified with; mine classifies a file again when
+// it differs, so an older palace is upgraded by the next mine.
+const Version = 1
+
+// DefaultStaleAfter is how long a note stays fresh when neither its file
+// nor the hive's config says otherwise.
+const DefaultStaleAfter = 90 * 24 * time.Hour
+
+// Status is a note's governance status.
+type Status string
+
+// Statuses. The zero value is no status at all.
+const (
+	None Status = ""
+	// Approved notes state what holds; they rank before an unmarked note
+	// stating the same fact.
+	Approved Status = "approved"
+	// Superseded notes stay in the markdown as history and are left out of
+	// search and wake-up.
+	Superseded Status = "superseded"
+	// Stale notes are marked as possibly out of date; they carry a warning.
+	Stale Status = "stale"
+)
+
+// ParseStatus reads a status name as a flag spells it.
+func ParseStatus(s string) (Status, error) {
+	switch st := Status(strings.ToLower(strings.TrimSpace(s))); st {
+	case Approved, Superseded, Stale:
+		return st, nil
+	}
+	return None, fmt.Errorf("unknown status %q (want approved, superseded or stale)", s)
+}
+
+// Note is the governance of one note, as decided when it was mined.
+type Note struct {
+	// Status is the note's status; Reason says what gave it (for a stale
+	// note it is the warning shown, "marked done").
+	Status Status
+	Reason string
+	// Date is the latest date written in the note or its heading path,
+	// else the file's frontmatter date (updated:, date:); zero when none.
+	Date time.Time
+	// Review is when the note is due for review (review: in the note, else
+	// review_date: or next_review: in the frontmatter); zero when none.
+	Review time.Time
+	// StaleAfter is the file's stale_after: how long its notes stay fresh.
+	// Zero means the hive's default; Never means they never go stale by age.
+	StaleAfter time.Duration
+	// Tags are the note's #tags and its file's frontmatter tags, lower
+	// case, sorted, without duplicates.
+	Tags []string
+}
+
+// Never, as a StaleAfter, means notes never go stale by age.
+const Never time.Duration = -1
+
+// File is what a file's frontmatter says about all of its notes.
+type File struct {
+	Status     Status
+	Reason     string
+	Date       time.Time
+	Review     time.Time
+	StaleAfter time.Duration
+	Tags       []string
+}
+
+// ParseFile reads the governance keys of a file's frontmatter: status,
+// superseded_by, review_date / next_review, stale_after, updated / date and
+// tags. Values it cannot read are left out and described in the returned
+// warnings, so a typo never stops a file from being mined.
+func ParseFile(fm map[string]any) (File, []string) {
+	var f File
+	var warnings []string
+	if len(fm) == 0 {
+		return f, nil
+	}
+	if s, ok := fm["status"]; ok {
+		f.Status, f.Reason = statusWord(strings.ToLower(text(s)))
+		if f.Status != None {
+			f.Reason = "frontmatter status: " + strings.TrimSpace(text(s))
+		}
+	}
+	if _, ok := fm["superseded_by"]; ok {
+		f.Status, f.Reason = Superseded, "frontmatter superseded_by"
+	}
+	for _, k := range []string{"review_date", "next_review"} {
+		if v, ok := fm[k]; ok && f.Review.IsZero() {
+			d, err := date(v)
+			if err != nil {
+				warnings = append(warnings, fmt.Sprintf("frontmatter %s: %v; ignored", k, err))
+				continue
+			}
+			f.Review = d
+		}
+	}
+	for _, k := range []string{"updated", "date"} {
+		if v, ok := fm[k]; ok && f.Date.IsZero() {
+			if d, err := date(v); err == nil {
+				f.Date = d
+			}
+		}
+	}
+	if v, ok := fm["stale_after"]; ok {
+		d, err := ParseAge(text(v))
+		if err != nil {
+			warnings = append(warnings, fmt.Sprintf("frontmatter stale_after: %v; ignored", err))
+		} else {
+			f.StaleAfter = d
+		}
+	}
+	switch v := fm["tags"].(type) {
+	case []any:
+		for _, t := range v {
+			f.Tags = addTag(f.Tags, text(t))
+		}
+	case string:
+		for _, t := range strings.FieldsFunc(v, func(r rune) bool { return r == ',' || r == ' ' }) {
+			f.Tags = addTag(f.Tags, t)
+		}
+	}
+	return f, warnings
+}
+
+// text renders a scalar frontmatter value.
+func text(v any) string {
+	switch x := v.(type) {
+	case string:
+		return x
+	case time.Time:
+		return x.Format("2006-01-02")
+	case nil:
+		return ""
+	}
+	return fmt.Sprint(v)
+}
+
+// date reads a frontmatter date: YAML's own timestamp or YYYY-MM-DD.
+func date(v any) (time.Time, error) {
+	if t, ok := v.(time.Time); ok {
+		return t.UTC().Truncate(24 * time.Hour), nil
+	}
+	s := strings.TrimSpace(text(v))
+	d, err := time.Parse("2006-01-02", s)
+	if err != nil {
+		return time.Time{}, fmt.Errorf("%q is not a date (want YYYY-MM-DD)", s)
+	}
+	return d, nil
+}
+
+// Classify decides the governance of a note of file f from its text and
+// heading path. The strongest status found wins: superseded, then stale,
+// then approved; the note's own markers, then its headings', then the
+// file's give the reason.
+func Classify(f File, heading, text string) Note {
+	n := Note{Date: f.Date, Review: f.Review, StaleAfter: f.StaleAfter}
+	code := withoutCode(text)
+	take := func(st Status, reason string) {
+		if rank(st) > rank(n.Status) {
+			n.Status, n.Reason = st, reason
+		}
+	}
+	take(noteStatus(code))
+	take(headingStatus(heading))
+	take(f.Status, f.Reason)
+	if d, ok := latestDate(code, heading); ok {
+		n.Date = d
+	}
+	if r, ok := inlineReview(code); ok {
+		n.Review = r
+	}
+	n.Tags = slices.Clone(f.Tags)
+	for _, m := range tagRe.FindAllStringSubmatch(code, -1) {
+		n.Tags = addTag(n.Tags, m[1])
+	}
+	slices.Sort(n.Tags)
+	n.Tags = slices.Compact(n.Tags)
+	if len(n.Tags) == 0 {
+		n.Tags = nil
+	}
+	return n
+}
+
+// rank orders statuses by strength.
+func rank(s Status) int {
+	switch s {
+	case Superseded:
+		return 3
+	case Stale:
+		return 2
+	case Approved:
+		return 1
+	}
+	return 0
+}
+
+var (
+	// Inline supersession: "status: superseded", "(superseded)", "superseded by …".
+	supersededRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
+	// Inline staleness: "status: deprecated", "(obsolete)", "#stale".
+	staleRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**(?:stale|deprecated|obsolete|archived|outdated)\b|[(\[]\s*(?:stale|deprecated|obsolete|archived|outdated)\s*[)\]]|#(?:stale|deprecated|obsolete|outdated)\b)`)
+	// Inline approval: "status: approved", "(approved)", "#approved".
+	approvedRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**approved\b|[(\[]\s*approved\s*[)\]]|#approved\b)`)
+	// Inline review date: "review: 2026-10-01", "next_review: …".
+	reviewRe = regexp.MustCompile(`(?i)\b(?:next[_ ]review|review[_ ]date|review)\s*:\s*(\d{4}-\d{2}-\d{2})\b`)
+	// A tag: "#" at the start or after a space or opening bracket, then a
+	// letter; "#123" (an issue) and "a#b" are not tags.
+	tagRe = regexp.MustCompile(`(?:^|[\s(\[{,;])#(\p{L}[\p{L}\p{N}_/-]*)`)
+)
+
+// noteStatus is the status a note's own text gives it.
+func noteStatus(text string) (Status, string) {
+	t := strings.TrimSpace(text)
+	lower := strings.ToLower(t)
+	switch {
+	case strings.Contains(lower, "superseded") && supersededRe.MatchString(t):
+		return Superseded, "marked superseded"
+	case len(t) > 4 && strings.HasPrefix(t, "~~") && strings.HasSuffix(t, "~~"):
+		return Superseded, "struck through"
+	case strings.HasPrefix(t, "[x] ") || strings.HasPrefix(t, "[X] "):
+		return Stale, "marked done"
+	case staleRe.MatchString(t):
+		return Stale, "marked " + strings.ToLower(staleWord(t))
+	case strings.Contains(lower, "approved") && approvedRe.MatchString(t):
+		return Approved, "marked approved"
+	}
+	return None, ""
+}
+
+// staleWord is the stale marker word a note matching staleRe uses.
+func staleWord(t string) string {
+	lower := strings.ToLower(t)
+	for _, w := range []string{"deprecated", "obsolete", "archived", "outdated", "stale"} {
+		if strings.Contains(lower, w) {
+			return w
+		}
+	}
+	return "stale"
+}
+
+// headingWords are the first words of headings over history, lower case,
+// and the status the notes below them get.
+var headingWords = map[string]Status{
+	"superseded": Superseded,
+	"archive":    Stale, "archived": Stale, "deprecated": Stale, "obsolete": Stale,
+	"outdated": Stale, "stale": Stale, "done": Stale, "old": Stale,
+	"approved": Approved,
+}
+
+// headingStatus is the status a heading path gives the notes below it: a
+// heading that mentions "superseded" anywhere, or starts with one of
+// headingWords.
+func headingStatus(heading string) (Status, string) {
+	best, reason := None, ""
+	for _, h := range HeadingParts(heading) {
+		lower := strings.ToLower(h)
+		st := None
+		if strings.Contains(lower, "superseded") {
+			st = Superseded
+		} else {
+			first, _, _ := strings.Cut(lower, " ")
+			st = headingWords[strings.TrimRight(first, ":!.")]
+		}
+		if rank(st) > rank(best) {
+			best, reason = st, "under heading "+h
+		}
+	}
+	return best, reason
+}
+
+// HeadingParts splits a heading path "A > B > C" into its headings.
+func HeadingParts(heading string) []string {
+	if heading == "" {
+		return nil
+	}
+	parts := strings.Split(heading, " > ")
+	for i := range parts {
+		parts[i] = strings.TrimSpace(parts[i])
+	}
+	return parts
+}
+
+// statusWord reads a frontmatter status value.
+func statusWord(s string) (Status, string) {
+	s = strings.TrimSpace(s)
+	switch {
+	case strings.Contains(s, "superseded"):
+		return Superseded, ""
+	case s == "stale" || s == "deprecated" || s == "obsolete" || s == "archived" || s == "outdated":
+		return Stale, ""
+	case s == "approved":
+		return Approved, ""
+	}
+	return None, ""
+}
+
+// latestDate returns the latest calendar date (YYYY-MM-DD) written in the
+// note or its heading path, leaving out review dates.
+func latestDate(text, heading string) (time.Time, bool) {
+	text = reviewRe.ReplaceAllString(text, "")
+	var best time.Time
+	found := false
+	for _, s := range []string{text, heading} {
+		for _, m := range Dates(s) {
+			d, err := time.Parse("2006-01-02", m)
+			if err != nil {
+				continue // 2026-13-45 is not a date
+			}
+			if !found || d.After(best) {
+				best, found = d, true
+			}
+		}
+	}
+	return best, found
+}
+
+// inlineReview returns the latest review date written in the note.
+func inlineReview(text string) (time.Time, bool) {
+	var best time.Time
+	found := false
+	for _, m := range reviewRe.FindAllStringSubmatch(text, -1) {
+		if d, err := time.Parse("2006-01-02", m[1]); err == nil && (!found || d.After(best)) {
+			best, found = d, true
+		}
+	}
+	return best, found
+}
+
+// Dates returns the YYYY-MM-DD strings in s that are not part of a longer
+// run of digits or letters.
+func Dates(s string) []string {
+	var out []string
+	for i := 0; i+10 <= len(s); i++ {
+		if s[i+4] != '-' || s[i+7] != '-' || !digits(s[i:i+4]) || !digits(s[i+5:i+7]) || !digits(s[i+8:i+10]) {
+			continue
+		}
+		if i > 0 && isWordByte(s[i-1]) || i+10 < len(s) && isWordByte(s[i+10]) {
+			continue
+		}
+		out = append(out, s[i:i+10])
+		i += 9
+	}
+	return out
+}
+
+func digits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+func isWordByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '_'
+}
+
+// withoutCode blanks fenced code and inline code spans, where "#include"
+// is not a tag and "status: superseded" is not a marker.
+func withoutCode(text string) string {
+	if !strings.Contains(text, "`") && !strings.Contains(text, "~~~") {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	fence := ""
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		switch {
+		case fence != "":
+			if strings.HasPrefix(t, fence) {
+				fence = ""
+			}
+			lines[i] = ""
+		case strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~"):
+			fence = t[:3]
+			lines[i] = ""
+		default:
+			lines[i] = inlineCodeRe.ReplaceAllString(l, "``")
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+var inlineCodeRe = regexp.MustCompile("`[^`\n]*`")
+
+// addTag adds a tag, lower-cased and without a leading "#" or trailing
+// punctuation, to tags.
+func addTag(tags []string, t string) []string {
+	t = strings.ToLower(strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(t), "#"), "-/_."))
+	if t == "" || slices.Contains(tags, t) {
+		return tags
+	}
+	return append(tags, t)
+}
+
+// ParseAge reads a length of time as stale_after and the date filters
+// spell it: "90d", "2w", "36h", a number of days ("90"), or "never" (also
+// "0"), which is Never.
+func ParseAge(s string) (time.Duration, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	if s == "never" || s == "0" {
+		return Never, nil
+	}
+	unit := 24 * time.Hour
+	num := s
+	switch {
+	case strings.HasSuffix(s, "d"):
+		num = s[:len(s)-1]
+	case strings.HasSuffix(s, "w"):
+		num, unit = s[:len(s)-1], 7*24*time.Hour
+	case strings.HasSuffix(s, "h"):
+		num, unit = s[:len(s)-1], time.Hour
+	}
+	n, err := strconv.Atoi(num)
+	if err != nil || n <= 0 || n > 100000 {
+		return 0, fmt.Errorf("%q is not a length of time (want e.g. 90d, 2w, 36h or never)", s)
+	}
+	return time.Duration(n) * unit, nil
+}
+
+// ParseWhen reads a --since or --until value: a date (YYYY-MM-DD, the
+// start of that day in UTC) or an age before now ("7d", "2w", "36h").
+func ParseWhen(s string, now time.Time) (time.Time, error) {
+	s = strings.TrimSpace(s)
+	if d, err := time.Parse("2006-01-02", s); err == nil {
+		return d, nil
+	}
+	age, err := ParseAge(s)
+	if err != nil || age == Never {
+		return time.Time{}, fmt.Errorf("%q is neither a date (YYYY-MM-DD) nor an age (7d, 2w, 36h)", s)
+	}
+	return now.Add(-age), nil
+}
+
+// When is the time a note is dated by: its Date, else its file's mtime.
+func (n Note) When(mtime time.Time) time.Time {
+	if !n.Date.IsZero() {
+		return n.Date
+	}
+	return mtime
+}
+
+// Staleness tells whether a note is stale at now, and why: marked stale, a
+// review date passed ("review due 2026-10-01"), or not updated for longer
+// than its StaleAfter, else defaultAfter (zero: DefaultStaleAfter). The note
+// is dated by When.
+func (n Note) Staleness(mtime, now time.Time, defaultAfter time.Duration) (bool, string) {
+	if n.Status == Stale {
+		return true, n.Reason
+	}
+	if !n.Review.IsZero() && !now.Before(n.Review) {
+		return true, "review due " + n.Review.Format("2006-01-02")
+	}
+	after := n.StaleAfter
+	if after == 0 {
+		after = defaultAfter
+	}
+	if after == 0 {
+		after = DefaultStaleAfter
+	}
+	when := n.When(mtime)
+	if after != Never && !when.IsZero() && now.Sub(when) > after {
+		return true, "not updated since " + when.UTC().Format("2006-01-02")
+	}
+	return false, ""
+}
