@@ -18,6 +18,7 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/hivefile"
@@ -550,7 +551,10 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	// The cheap check is trusted only for a settled file; others are read
 	// and hashed again.
 	settled := Settled(old)
-	if known && settled && old.Mtime.Equal(mtime) && old.Size == size {
+	// A file classified by older governance rules is mined again, so an
+	// older palace is upgraded by the next mine.
+	current := known && old.Governed == govern.Version
+	if current && settled && old.Mtime.Equal(mtime) && old.Size == size {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)
 		return nil
@@ -567,7 +571,7 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	}
 	sum := sha256.Sum256(data)
 	hash := hex.EncodeToString(sum[:])
-	if known && old.Hash == hash {
+	if current && old.Hash == hash {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)
 		// Record the new stat, or that the file has now settled; nothing
@@ -583,7 +587,8 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
 	}
-	for _, w := range doc.Warnings {
+	file, govWarnings := govern.ParseFile(doc.Frontmatter)
+	for _, w := range append(doc.Warnings, govWarnings...) {
 		s.Warnings = append(s.Warnings, Problem{Path: f.path, Err: w})
 	}
 	notes := make([]palace.Note, len(doc.Notes))
@@ -592,14 +597,15 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 		key := n.Heading + "\x00" + n.Text
 		id := NoteID(wing, f.path, n.Heading, n.Text, occurrences[key])
 		occurrences[key]++
-		notes[i] = palace.Note{ID: id, Wing: wing, Agent: agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
+		notes[i] = palace.Note{ID: id, Wing: wing, Agent: agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
+			Governance: govern.Classify(file, n.Heading, n.Text)}
 	}
 	s.FilesChanged++
 	if opts.DryRun {
 		s.add(dryRunChange(old.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC()}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version}
 	ch, err := p.ApplySource(ctx, wing, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}

@@ -8,6 +8,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/memminer/memminer/govern"
 )
 
 // Note is one mined note as the palace keeps it.
@@ -26,6 +28,9 @@ type Note struct {
 	Heading string
 	// Text is the note's markdown text.
 	Text string
+	// Governance is the note's status, dates and tags, decided when it was
+	// mined.
+	Governance govern.Note
 }
 
 // EmbedText is the text given to the embedding model: the heading path
@@ -54,6 +59,9 @@ type Source struct {
 	Frontmatter map[string]string
 	// Mined is when the file was last mined.
 	Mined time.Time
+	// Governed is the govern.Version the file's notes were classified
+	// with; zero for a file mined before notes had a governance.
+	Governed int
 }
 
 // WingInfo summarises a wing for status.
