@@ -68,6 +68,8 @@ type wingView struct {
 	// vecs are the notes' vectors as the wing's chromem-go collection holds
 	// them (see wing.vectors).
 	vecs [][]float32
+	// notes are the notes themselves.
+	notes []*Note
 }
 
 // viewOf returns w's view, building it after a change. The caller holds
@@ -95,7 +97,7 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 	sort.Strings(paths)
 	x := w.lex
 	n := len(x.docs)
-	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n)}
+	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n), notes: make([]*Note, n)}
 	for i := range n {
 		v.prev[i], v.next[i], v.rank[i] = -1, -1, -1
 	}
@@ -111,6 +113,7 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 			v.rank[d] = rank
 			rank++
 			v.vecs[d] = vecs[id]
+			v.notes[d] = n
 			if last >= 0 && n.Heading == heading {
 				v.prev[d], v.next[last] = last, d
 			}
@@ -146,6 +149,9 @@ type wingScores struct {
 	matched []int32
 	// lexWeight scales the BM25 channels (see lexicalTrust).
 	lexWeight float64
+	// prior is added to a note's fused score, by document number; -Inf
+	// leaves the note out (see filter.go). Nil adds nothing.
+	prior []float64
 }
 
 // lexicalTrust is how much BM25's vote counts next to the vectors': the
@@ -408,6 +414,12 @@ func fuse(wings []*wingScores, keep int) []candidate {
 	var h candHeap
 	score := func(ws *wingScores, d int32) {
 		var s float64
+		if ws.prior != nil {
+			if math.IsInf(ws.prior[d], -1) {
+				return // left out by the search's filters
+			}
+			s = ws.prior[d]
+		}
 		for c, ch := range ws.chans {
 			if sd[c] == 0 {
 				continue

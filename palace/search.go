@@ -29,7 +29,17 @@ type SearchOptions struct {
 	Results int
 	// Mode picks the retrievers; the zero value is Hybrid.
 	Mode Mode
+	// Filters are the governance filters; the zero value leaves out
+	// superseded notes only.
+	Filters
+	// MinRelevance drops hits whose Relevance is below it; zero keeps
+	// every hit. DefaultMinRelevance is the floor the CLI uses.
+	MinRelevance float64
 }
+
+// DefaultMinRelevance is the relevance below which search reports no
+// match. BENCHMARKS.md has the measurements it was chosen from.
+const DefaultMinRelevance = 0.2
 
 // Mode selects which retrievers a search uses.
 type Mode int
@@ -77,6 +87,13 @@ type Hit struct {
 	Score float64
 	// Mtime is the source file's modification time when mined.
 	Mtime time.Time
+	// Relevance is absolute, in [0, 1], comparable across queries (see
+	// relevance.go), unlike Score.
+	Relevance float64
+	// Stale tells that the note may be out of date, and StaleReason why
+	// (govern.Note.Staleness at the search's Now).
+	Stale       bool
+	StaleReason string
 }
 
 // Search finds the notes most relevant to query: BM25 over the notes and
@@ -123,6 +140,10 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	// Demoting a neighbour can promote at most two later notes per pick,
 	// so the best 3n+3 notes hold the n results.
 	keep := 3*n + 3
+	filters := opts.Filters
+	if filters.Now.IsZero() {
+		filters.Now = time.Now()
+	}
 
 	p.mu.RLock()
 	defer p.mu.RUnlock()
@@ -153,16 +174,36 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if useVec && hasVecs {
 			ws.vecChannels(qvec)
 		}
+		ws.prior = filters.priors(ws, channels)
 		scores = append(scores, ws)
 	}
-	picked := pick(fuse(scores, keep), n, adjacencyPenalty*float64(channels))
+	cands := fuse(scores, keep)
+	weights := map[*wingScores]*queryWeights{}
+	relevance := make(map[candidate]float64, len(cands))
+	kept := cands[:0]
+	for _, c := range cands {
+		q := weights[c.ws]
+		if q == nil {
+			q = weightsOf(c.ws.w.lex, terms)
+			weights[c.ws] = q
+		}
+		r := c.relevance(q, useLex)
+		if r < opts.MinRelevance {
+			continue
+		}
+		relevance[candidate{ws: c.ws, d: c.d}] = r
+		kept = append(kept, c)
+	}
+	picked := pick(kept, n, adjacencyPenalty*float64(channels))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
-		note := c.ws.w.notes[c.ws.w.lex.docs[c.d].id]
-		hit := Hit{Note: *note, Score: math.Exp((c.score - picked[0].score) / float64(channels))}
+		note := c.ws.v.notes[c.d]
+		hit := Hit{Note: *note, Score: math.Exp((c.score - picked[0].score) / float64(channels)),
+			Relevance: relevance[candidate{ws: c.ws, d: c.d}]}
 		if s := c.ws.w.sources[note.Source]; s != nil {
 			hit.Mtime = s.Mtime
 		}
+		hit.Stale, hit.StaleReason = note.Governance.Staleness(hit.Mtime, filters.Now, filters.StaleAfter)
 		hits = append(hits, hit)
 	}
 	return hits, nil

@@ -52,6 +52,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	dump := fs.String("dump", "", "write one JSON line per question and mode to this file")
 	work := fs.String("work", "", "keep the hive and palace in this directory; a rerun then re-mines only what changed (mine numbers are then not a fresh mine's)")
 	verbose := fs.Bool("v", false, "log progress to stderr")
+	floor := fs.Float64("min-relevance", 0, "drop hits below this absolute relevance, as search does (0: keep every hit)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -103,7 +104,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		defer os.RemoveAll(dir)
 	}
 
-	c := Config{Conversations: convs, Modes: ms, Embedder: emb, Dir: dir, Logger: log,
+	c := Config{Conversations: convs, Modes: ms, Embedder: emb, Dir: dir, Logger: log, MinRelevance: *floor,
 		Hive: HiveOptions{Captions: *captions, InlineIDs: *ids}}
 	if *dump != "" {
 		f, err := os.Create(*dump)

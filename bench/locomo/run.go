@@ -43,6 +43,9 @@ type Config struct {
 	Dump io.Writer
 	// Logger receives progress; nil means a discarding logger.
 	Logger *slog.Logger
+	// MinRelevance is the search's relevance floor
+	// (palace.SearchOptions.MinRelevance); zero keeps every hit.
+	MinRelevance float64
 }
 
 // Recall holds recall at each cut-off for one group of questions.
@@ -161,7 +164,7 @@ func Run(ctx context.Context, cfg Config) ([]Result, error) {
 	}
 	var results []Result
 	for _, mode := range cfg.Modes {
-		res, err := ask(ctx, p, files, noteTurn, mode, cfg.Dump)
+		res, err := ask(ctx, p, files, noteTurn, mode, cfg.MinRelevance, cfg.Dump)
 		if err != nil {
 			return nil, err
 		}
@@ -237,17 +240,19 @@ func (c *counts) recall() Recall {
 
 // dumpLine is one line of Config.Dump.
 type dumpLine struct {
-	Mode      string   `json:"mode"`
-	Wing      string   `json:"wing"`
-	Category  int      `json:"category"`
-	Question  string   `json:"question"`
-	Evidence  []string `json:"evidence"`
-	Hits      []string `json:"hits"`
-	TurnAt    int      `json:"turn_at"`
-	SessionAt int      `json:"session_at"`
+	Mode     string   `json:"mode"`
+	Wing     string   `json:"wing"`
+	Category int      `json:"category"`
+	Question string   `json:"question"`
+	Evidence []string `json:"evidence"`
+	Hits     []string `json:"hits"`
+	// Relevance is each hit's absolute relevance.
+	Relevance []float64 `json:"relevance"`
+	TurnAt    int       `json:"turn_at"`
+	SessionAt int       `json:"session_at"`
 }
 
-func ask(ctx context.Context, p *palace.Palace, files []hiveFile, noteTurn map[string]string, mode palace.Mode, dump io.Writer) (Result, error) {
+func ask(ctx context.Context, p *palace.Palace, files []hiveFile, noteTurn map[string]string, mode palace.Mode, floor float64, dump io.Writer) (Result, error) {
 	res := Result{Mode: mode.String(), ByCategory: map[string]Recall{}}
 	var all counts
 	byCat := map[int]*counts{}
@@ -256,7 +261,7 @@ func ask(ctx context.Context, p *palace.Palace, files []hiveFile, noteTurn map[s
 	for _, f := range files {
 		for _, q := range f.Conv.Questions {
 			start := time.Now()
-			hits, err := p.Search(ctx, q.Text, palace.SearchOptions{Wings: []string{f.Wing}, Results: k, Mode: mode})
+			hits, err := p.Search(ctx, q.Text, palace.SearchOptions{Wings: []string{f.Wing}, Results: k, Mode: mode, MinRelevance: floor})
 			times = append(times, time.Since(start))
 			if err != nil {
 				return res, fmt.Errorf("search %q in %s: %w", q.Text, f.Wing, err)
@@ -267,8 +272,10 @@ func ask(ctx context.Context, p *palace.Palace, files []hiveFile, noteTurn map[s
 				continue
 			}
 			ids := make([]string, len(hits))
+			rel := make([]float64, len(hits))
 			for i, h := range hits {
 				ids[i] = noteTurn[h.ID]
+				rel[i] = h.Relevance
 			}
 			turnAt, sessionAt := firstHit(ids, q.Evidence)
 			c := byCat[q.Category]
@@ -282,7 +289,7 @@ func ask(ctx context.Context, p *palace.Palace, files []hiveFile, noteTurn map[s
 			}
 			if dump != nil {
 				line, _ := json.Marshal(dumpLine{Mode: res.Mode, Wing: f.Wing, Category: q.Category, Question: q.Text,
-					Evidence: q.Evidence, Hits: ids, TurnAt: turnAt, SessionAt: sessionAt})
+					Evidence: q.Evidence, Hits: ids, Relevance: rel, TurnAt: turnAt, SessionAt: sessionAt})
 				if _, err := dump.Write(append(line, '\n')); err != nil {
 					return res, fmt.Errorf("write dump: %w", err)
 				}

@@ -1,0 +1,50 @@
+package relevance
+
+import (
+	"context"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/palace"
+)
+
+const hiveDir = "../../examples/hive"
+
+// TestFloor measures the default floor in the lexical and hybrid modes:
+// every nonsense query returns nothing, and no paraphrase target found in
+// the top 5 is lost to the floor.
+func TestFloor(t *testing.T) {
+	ctx := context.Background()
+	e, err := embed.Open(ctx, embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("built-in model unavailable: %v", err)
+		}
+		t.Fatal(err)
+	}
+	for _, m := range []palace.Mode{palace.LexicalOnly, palace.Hybrid} {
+		emb := e
+		if m == palace.LexicalOnly {
+			emb = nil
+		}
+		r, err := Run(ctx, hiveDir, t.TempDir(), emb, m, palace.DefaultMinRelevance)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top := slices.Clone(r.Top)
+		slices.Sort(top)
+		var found []float64
+		for _, x := range r.TargetRelevance {
+			if x > 0 {
+				found = append(found, x)
+			}
+		}
+		slices.Sort(found)
+		t.Logf("%-7s floor %.2f: nonsense returning nothing %d/%d; paraphrase targets in the top %d %d, lost to the floor %d",
+			r.Mode, r.Floor, r.Empty, r.Nonsense, K, r.Targets, r.Lost)
+		t.Logf("%-7s best nonsense relevance, sorted: %.3f", r.Mode, top)
+		t.Logf("%-7s paraphrase target relevance, sorted: %.3f", r.Mode, found)
+	}
+}

@@ -1,0 +1,96 @@
+package palace
+
+import (
+	"math"
+	"slices"
+	"time"
+
+	"github.com/memminer/memminer/govern"
+)
+
+// approvedBonus is what an approved note gains, per channel in use, over an
+// unmarked one: a quarter of a standard deviation, enough to put it first
+// when both state the same fact (they then score alike), too little to lift
+// an unrelated approved note over a good match.
+const approvedBonus = 0.25
+
+// Filters are the governance filters of a search; the zero value leaves out
+// superseded notes and nothing else.
+type Filters struct {
+	// IncludeSuperseded keeps superseded notes (marked as such).
+	IncludeSuperseded bool
+	// Status, when set, keeps only notes of this status.
+	Status govern.Status
+	// Fresh leaves out stale notes.
+	Fresh bool
+	// Since and Until, when set, keep notes dated (govern.Note.When) in
+	// [Since, Until].
+	Since, Until time.Time
+	// Tags keeps notes carrying every one of these tags.
+	Tags []string
+	// Now is the time staleness is measured at; zero means time.Now().
+	Now time.Time
+	// StaleAfter is how long notes stay fresh when their file does not say;
+	// zero means govern.DefaultStaleAfter.
+	StaleAfter time.Duration
+}
+
+// admits reports whether the filters keep note n of a file last modified
+// at mtime.
+func (f *Filters) admits(n *Note, mtime time.Time) bool {
+	g := &n.Governance
+	switch {
+	case f.Status != govern.None && g.Status != f.Status:
+		return false
+	case g.Status == govern.Superseded && !f.IncludeSuperseded && f.Status != govern.Superseded:
+		return false
+	}
+	if !f.Since.IsZero() || !f.Until.IsZero() {
+		when := g.When(mtime)
+		if !f.Since.IsZero() && when.Before(f.Since) || !f.Until.IsZero() && when.After(f.Until) {
+			return false
+		}
+	}
+	for _, t := range f.Tags {
+		if !slices.Contains(g.Tags, t) {
+			return false
+		}
+	}
+	if f.Fresh {
+		if stale, _ := g.Staleness(mtime, f.Now, f.StaleAfter); stale {
+			return false
+		}
+	}
+	return true
+}
+
+// priors returns, by document number of ws, what governance adds to each
+// note's fused score: approvedBonus per channel for an approved note, -Inf
+// for a note the filters leave out. It returns nil when that is zero for
+// every note.
+func (f *Filters) priors(ws *wingScores, channels int) []float64 {
+	var prior []float64
+	for d, n := range ws.v.notes {
+		if n == nil {
+			continue
+		}
+		p := 0.0
+		var mtime time.Time
+		if s := ws.w.sources[n.Source]; s != nil {
+			mtime = s.Mtime
+		}
+		switch {
+		case !f.admits(n, mtime):
+			p = math.Inf(-1)
+		case n.Governance.Status == govern.Approved:
+			p = approvedBonus * float64(channels)
+		}
+		if p != 0 {
+			if prior == nil {
+				prior = make([]float64, len(ws.v.notes))
+			}
+			prior[d] = p
+		}
+	}
+	return prior
+}

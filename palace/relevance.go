@@ -1,0 +1,111 @@
+package palace
+
+import (
+	"math"
+	"slices"
+)
+
+// How Search tells how relevant a hit is, the same way for every query.
+//
+// A hit's Score is relative to the first hit, so it cannot say that nothing
+// matched. Relevance is absolute, in [0, 1], from two measures that do not
+// depend on the other notes' scores:
+//
+//   - lexical: how much of the query the note holds, the share of the
+//     query's weight (summed idf of its distinct terms, a term no note has
+//     counting as the rarest) found in the note, a term found only in a
+//     neighbour of the note (its window, see fusion.go) counting
+//     neighbourWeight;
+//   - vector: the note's cosine to the query (negative counts as 0).
+//
+// A hit's relevance is the larger of the two. Rescaling the cosine by the
+// query's or the wing's typical cosine, or by the note's own, separated
+// unrelated queries from paraphrases worse on the built-in model; models
+// differ in their typical cosine, so with another model the floor
+// (SearchOptions.MinRelevance) may need to change. BENCHMARKS.md has the
+// measurements behind the default floor.
+
+// coverage is the share of the query's weight that document d holds,
+// counting a term found only in its neighbours neighbourWeight.
+func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
+	if q.total == 0 {
+		return 0
+	}
+	x, v := ws.w.lex, ws.v
+	var got float64
+	for _, t := range x.docs[d].terms {
+		got += q.idf[t]
+	}
+	if got >= q.total {
+		return 1
+	}
+	// Terms only in the window: the neighbours' terms not in the note.
+	var extra float64
+	for _, nb := range [2]int32{v.prev[d], v.next[d]} {
+		if nb < 0 {
+			continue
+		}
+		for _, t := range x.docs[nb].terms {
+			if w := q.idf[t]; w > 0 && !slices.Contains(x.docs[d].terms, t) && !q.counted(t) {
+				extra += w
+			}
+		}
+	}
+	q.reset()
+	return min(1, (got+neighbourWeight*extra)/q.total)
+}
+
+// queryWeights are the idf of the query's terms in one wing.
+type queryWeights struct {
+	idf   map[int32]float64
+	total float64
+	seen  map[int32]bool
+}
+
+func (q *queryWeights) counted(t int32) bool {
+	if q.seen[t] {
+		return true
+	}
+	q.seen[t] = true
+	return false
+}
+
+func (q *queryWeights) reset() { clear(q.seen) }
+
+// weightsOf returns the idf of the query's distinct terms in wing x, and
+// their total, a term the wing lacks counting as if in no note.
+func weightsOf(x *lexIndex, terms []string) *queryWeights {
+	q := &queryWeights{idf: map[int32]float64{}, seen: map[int32]bool{}}
+	live := float64(x.live)
+	seen := map[string]bool{}
+	for _, term := range terms {
+		if seen[term] {
+			continue
+		}
+		seen[term] = true
+		t, ok := x.termIDs[term]
+		df := 0.0
+		if ok {
+			df = float64(x.df[t])
+		}
+		idf := math.Log(1 + (live-df+0.5)/(df+0.5))
+		q.total += idf
+		if ok && df > 0 {
+			q.idf[t] = idf
+		}
+	}
+	return q
+}
+
+// relevance is the candidate's absolute relevance: the larger of its
+// lexical coverage (when BM25 is in use) and its cosine.
+func (c candidate) relevance(q *queryWeights, useLex bool) float64 {
+	r := 0.0
+	if useLex {
+		r = c.ws.coverage(q, c.d)
+	}
+	if ch := c.ws.chans[chanVecNote]; ch != nil {
+		r = max(r, min(1, ch[c.d]))
+	}
+	return r
+}
