@@ -11,7 +11,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -58,8 +57,13 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
 		return
 	}
+	opts, err := req.Options()
+	if err != nil {
+		writeError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
+		return
+	}
 	start := time.Now()
-	hits, err := d.p.Search(r.Context(), query, palace.SearchOptions{Wings: req.Wings, Results: req.Results})
+	hits, err := d.p.Search(r.Context(), query, opts)
 	d.metrics.searchSeconds.Observe(time.Since(start).Seconds())
 	if err != nil {
 		writeErr(w, err)

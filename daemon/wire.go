@@ -2,8 +2,10 @@ package daemon
 
 import (
 	"errors"
+	"fmt"
 	"time"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -26,6 +28,56 @@ type SearchRequest struct {
 	// can search directly instead of getting another model's ranking.
 	// Empty means whatever model the daemon serves.
 	Model string `json:"model,omitempty"`
+
+	// Governance filters; see palace.Filters. Since and Until are
+	// absolute, so "7d" means the same to the caller and the daemon.
+	IncludeSuperseded bool       `json:"include_superseded,omitempty"`
+	Status            string     `json:"status,omitempty"`
+	Fresh             bool       `json:"fresh,omitempty"`
+	Since             *time.Time `json:"since,omitempty"`
+	Until             *time.Time `json:"until,omitempty"`
+	Tags              []string   `json:"tags,omitempty"`
+	// StaleAfter is the caller's stale_after (govern.ParseAge); empty
+	// means govern.DefaultStaleAfter.
+	StaleAfter string `json:"stale_after,omitempty"`
+	// MinRelevance is the relevance floor; nil means
+	// palace.DefaultMinRelevance.
+	MinRelevance *float64 `json:"min_relevance,omitempty"`
+}
+
+// Options returns the palace search the request asks for, or an error
+// naming a field it cannot read.
+func (r SearchRequest) Options() (palace.SearchOptions, error) {
+	opts := palace.SearchOptions{Wings: r.Wings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
+	f := &opts.Filters
+	f.IncludeSuperseded, f.Fresh, f.Tags = r.IncludeSuperseded, r.Fresh, r.Tags
+	if r.Status != "" {
+		st, err := govern.ParseStatus(r.Status)
+		if err != nil {
+			return opts, fmt.Errorf("status: %w", err)
+		}
+		f.Status = st
+	}
+	if r.Since != nil {
+		f.Since = *r.Since
+	}
+	if r.Until != nil {
+		f.Until = *r.Until
+	}
+	if r.StaleAfter != "" {
+		d, err := govern.ParseAge(r.StaleAfter)
+		if err != nil {
+			return opts, fmt.Errorf("stale_after: %w", err)
+		}
+		f.StaleAfter = d
+	}
+	if r.MinRelevance != nil {
+		if m := *r.MinRelevance; m < 0 || m > 1 {
+			return opts, fmt.Errorf("min_relevance %v is not between 0 and 1", m)
+		}
+		opts.MinRelevance = *r.MinRelevance
+	}
+	return opts, nil
 }
 
 // SearchResult is the shape of `memminer search --json` and of the
@@ -44,10 +96,14 @@ type Hit struct {
 	Line    int    `json:"line"`
 	Heading string `json:"heading"`
 	Text    string `json:"text"`
-	// Score is rounded to four decimals so output is stable.
+	// Score is relative to the first hit; it and Relevance are rounded to
+	// four decimals so output is stable.
 	Score float64 `json:"score"`
+	// Relevance is absolute, in [0, 1] (palace.Hit.Relevance).
+	Relevance float64 `json:"relevance"`
 	// Mtime is the source file's modification time as mined, RFC 3339 UTC.
 	Mtime string `json:"mtime"`
+	govern.Fields
 }
 
 // NewSearchResult converts palace hits into the printed shape. Sources stay
@@ -57,8 +113,9 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 	for i, h := range hits {
 		out.Results[i] = Hit{
 			ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: h.Source, Line: h.Line,
-			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score),
-			Mtime: h.Mtime.UTC().Format(time.RFC3339),
+			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
+			Mtime:  h.Mtime.UTC().Format(time.RFC3339),
+			Fields: h.Governance.Fields(h.Mtime, h.Stale, h.StaleReason),
 		}
 	}
 	return out
