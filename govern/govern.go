@@ -437,11 +437,24 @@ func ParseAge(s string) (time.Duration, error) {
 	return time.Duration(n) * unit, nil
 }
 
-// ParseWhen reads a --since or --until value: a date (YYYY-MM-DD, the
-// start of that day in UTC) or an age before now ("7d", "2w", "36h").
-func ParseWhen(s string, now time.Time) (time.Time, error) {
+// ParseSince reads a --since value: a date (YYYY-MM-DD, from the start of
+// that day in UTC) or an age before now ("7d", "2w", "36h").
+func ParseSince(s string, now time.Time) (time.Time, error) {
+	return parseWhen(s, now, false)
+}
+
+// ParseUntil reads an --until value like ParseSince, but a date means up
+// to the end of that day.
+func ParseUntil(s string, now time.Time) (time.Time, error) {
+	return parseWhen(s, now, true)
+}
+
+func parseWhen(s string, now time.Time, endOfDay bool) (time.Time, error) {
 	s = strings.TrimSpace(s)
 	if d, err := time.Parse("2006-01-02", s); err == nil {
+		if endOfDay {
+			d = d.Add(24*time.Hour - time.Nanosecond)
+		}
 		return d, nil
 	}
 	age, err := ParseAge(s)

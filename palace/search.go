@@ -39,7 +39,7 @@ type SearchOptions struct {
 
 // DefaultMinRelevance is the relevance below which search reports no
 // match. BENCHMARKS.md has the measurements it was chosen from.
-const DefaultMinRelevance = 0.2
+const DefaultMinRelevance = 0.22
 
 // Mode selects which retrievers a search uses.
 type Mode int
