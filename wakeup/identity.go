@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -38,7 +39,7 @@ var identityHeadings = map[string]bool{"identity": true, "role": true, "about": 
 // isIdentityHeading reports whether a note's nearest heading is Identity,
 // Role or About.
 func isIdentityHeading(heading string) bool {
-	parts := headingParts(heading)
+	parts := govern.HeadingParts(heading)
 	if len(parts) == 0 {
 		return false
 	}

@@ -83,7 +83,6 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 			Source: c.note.Source,
 			File:   c.file,
 			Line:   c.note.Line,
-			Date:   c.when.UTC().Format("2006-01-02"),
 			Score:  round4(score),
 			Also:   slices.Clone(c.also),
 			Pinned: c.pinned,
@@ -96,6 +95,9 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 				"redundancy":    round4(red),
 			},
 		}
+		g := c.note.Governance
+		g.Date = c.when
+		it.Fields = g.Fields(c.when, c.stale, c.staleReason)
 		render := func(t string) string { return storyLine(it, t) }
 		// A long note is cut to maxItemTokens; a note that does not fit
 		// what is left is cut to fit, if enough is left to say something,

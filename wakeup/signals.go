@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/memminer/memminer/govern"
 )
 
 // Marker strengths: how much an explicit marker says "this matters".
@@ -19,11 +21,6 @@ var (
 	labelRe = regexp.MustCompile(`(?i)^(?:\[[ x]\]\s*)?[*_]{0,2}(decisions?|decided|rules?|important|pinned)[*_]{0,2}\s*(?:[:—–-]|[*_]{0,2}\s*$)`)
 	// A heading component naming what is below it: "Decisions", "Rules", "Pinned".
 	headingMarkRe = regexp.MustCompile(`(?i)\b(decisions?|rules?|important|pinned)\b`)
-
-	// Inline supersession: "status: superseded", "(superseded)", "superseded by …".
-	supersededRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
-	// Inline staleness: "status: deprecated", "(obsolete)", "#stale".
-	staleRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**(?:stale|deprecated|obsolete|archived|outdated)\b|[(\[]\s*(?:stale|deprecated|obsolete|archived|outdated)\s*[)\]]|#(?:stale|deprecated|obsolete|outdated)\b)`)
 )
 
 // markerOf returns the strongest explicit marker of a note and whether it is
@@ -131,7 +128,7 @@ func mentionsAny(s string, words []string) bool {
 // headingMarker is the marker a heading path gives the notes below it.
 func headingMarker(heading string) (float64, bool) {
 	best, pinned := 0.0, false
-	for _, h := range headingParts(heading) {
+	for _, h := range govern.HeadingParts(heading) {
 		if mentionsAny(strings.ToLower(h), markerWords) {
 			for _, m := range headingMarkRe.FindAllStringSubmatch(h, -1) {
 				switch w := strings.ToLower(m[1]); {
@@ -167,109 +164,6 @@ func bang(s string) bool {
 	return false
 }
 
-// headingParts splits a heading path "A > B > C" into its headings.
-func headingParts(heading string) []string {
-	if heading == "" {
-		return nil
-	}
-	parts := strings.Split(heading, " > ")
-	for i := range parts {
-		parts[i] = strings.TrimSpace(parts[i])
-	}
-	return parts
-}
-
-// superseded reports whether a note says it is superseded, inline or by its
-// heading path ("## Superseded").
-func superseded(text, heading string) bool {
-	return supersededText(text) || supersededHeading(heading)
-}
-
-func supersededText(text string) bool {
-	return strings.Contains(asciiLower(text), "superseded") && supersededRe.MatchString(text)
-}
-
-func supersededHeading(heading string) bool {
-	return strings.Contains(asciiLower(heading), "superseded")
-}
-
-// supersededSource reports whether a file's frontmatter marks all of it
-// superseded: status: superseded, or a superseded_by key.
-func supersededSource(fm map[string]string) bool {
-	if strings.Contains(strings.ToLower(fm["status"]), "superseded") {
-		return true
-	}
-	_, ok := fm["superseded_by"]
-	return ok
-}
-
-// staleSource reports whether a file's frontmatter marks it stale.
-func staleSource(fm map[string]string) bool {
-	switch strings.ToLower(strings.TrimSpace(fm["status"])) {
-	case "stale", "deprecated", "obsolete", "archived", "outdated":
-		return true
-	}
-	return false
-}
-
-// staleNote reports whether a note is clearly stale by what it says: a
-// stale status or tag, a completed task, text struck through as a whole, or
-// a heading naming an archive.
-func staleNote(text, heading string) bool {
-	return staleText(text) || staleHeading(heading)
-}
-
-func staleText(text string) bool {
-	t := strings.TrimSpace(text)
-	if strings.HasPrefix(t, "[x] ") || strings.HasPrefix(t, "[X] ") {
-		return true // a completed task
-	}
-	if strings.HasPrefix(t, "~~") && strings.HasSuffix(t, "~~") {
-		return true
-	}
-	return mentionsAny(asciiLower(t), staleWords) && staleRe.MatchString(t)
-}
-
-// staleHeadings are first words of headings over history, lower case.
-var staleHeadings = map[string]bool{"archive": true, "archived": true, "deprecated": true, "obsolete": true, "outdated": true, "stale": true, "done": true, "old": true}
-
-func staleHeading(heading string) bool {
-	for _, h := range headingParts(heading) {
-		first, _, _ := strings.Cut(asciiLower(h), " ")
-		if staleHeadings[strings.TrimRight(first, ":!.")] {
-			return true
-		}
-	}
-	return false
-}
-
-// staleWords are the words every stale marker contains, in lower case.
-var staleWords = []string{"stale", "deprecated", "obsolete", "archived", "outdated"}
-
-// writtenDate returns the latest calendar date (YYYY-MM-DD) written in the
-// note or its heading path, such as "(added 2026-05-17)" or a journal
-// heading "## 2026-11-03". Dates after now are taken as now: a deadline or a
-// plan is current, not from the future.
-func writtenDate(text, heading string, now time.Time) (time.Time, bool) {
-	var best time.Time
-	found := false
-	for _, s := range []string{text, heading} {
-		for _, m := range dates(s) {
-			d, err := time.Parse("2006-01-02", m)
-			if err != nil {
-				continue // 2026-13-45 is not a date
-			}
-			if !found || d.After(best) {
-				best, found = d, true
-			}
-		}
-	}
-	if found && !now.IsZero() && best.After(now) {
-		best = now
-	}
-	return best, found
-}
-
 // decay is the weight of something age old: 1 when new, halving every
 // half-life. Ages below zero count as new.
 func decay(age, halfLife time.Duration) float64 {
@@ -277,32 +171,6 @@ func decay(age, halfLife time.Duration) float64 {
 		return 1
 	}
 	return math.Exp2(-float64(age) / float64(halfLife))
-}
-
-// dates returns the YYYY-MM-DD strings in s that are not part of a longer
-// run of digits or letters.
-func dates(s string) []string {
-	var out []string
-	for i := 0; i+10 <= len(s); i++ {
-		if s[i+4] != '-' || s[i+7] != '-' || !digits(s[i:i+4]) || !digits(s[i+5:i+7]) || !digits(s[i+8:i+10]) {
-			continue
-		}
-		if i > 0 && isWordByte(s[i-1]) || i+10 < len(s) && isWordByte(s[i+10]) {
-			continue
-		}
-		out = append(out, s[i:i+10])
-		i += 9
-	}
-	return out
-}
-
-func digits(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
 }
 
 func isWordByte(b byte) bool {

@@ -20,6 +20,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -44,8 +45,6 @@ const (
 const (
 	// halfLife is the age at which the recency signal halves.
 	halfLife = 30 * 24 * time.Hour
-	// staleAfter is the age after which a note counts as stale.
-	staleAfter = 180 * 24 * time.Hour
 	// poolTotal bounds the candidates compared pairwise, over all wings.
 	poolTotal = 320
 	// minPool is the least number of candidates kept per wing.
@@ -86,6 +85,9 @@ type Options struct {
 	// source mtime in the palace, so that the same palace always gives the
 	// same digest; wall-clock time is never used.
 	Now time.Time
+	// StaleAfter is how long notes stay fresh when their file does not
+	// say (the hive's stale_after); zero means govern.DefaultStaleAfter.
+	StaleAfter time.Duration
 	// ReadFile, when set, is used to read an identity.md that lies beside a
 	// wing's single mined file but was not mined itself (ReadFileLimited
 	// suits). Nil keeps Build a function of the palace alone.
@@ -111,9 +113,6 @@ type StoryItem struct {
 	// File is Source relative to the wing's root, as the Markdown shows it.
 	File string `json:"file"`
 	Line int    `json:"line"`
-	// Date is the note's date, YYYY-MM-DD: the latest date written in it,
-	// else its file's mtime.
-	Date string `json:"date"`
 	// Score is what the note was picked with: the weighted signals, times
 	// the stale penalty, less the redundancy penalty. Rounded to 4 places.
 	Score float64 `json:"score"`
@@ -125,6 +124,14 @@ type StoryItem struct {
 	Also []string `json:"also,omitempty"`
 	// Pinned notes are picked before all others.
 	Pinned bool `json:"pinned,omitempty"`
+	// Relevance is always null: a digest answers no query. It is there so
+	// wake-up and search JSON have the same keys.
+	Relevance *float64 `json:"relevance"`
+	// Fields are the note's governance (Date is the note's date: the
+	// latest date written in it, else its file's mtime). Staleness is
+	// taken at the digest's now (Options.Now), so the digest stays
+	// deterministic.
+	govern.Fields
 }
 
 // Digest is a wake-up digest. Its fields are everything Markdown renders.
@@ -188,7 +195,9 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(":")
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
-	b.WriteString(it.Date)
+	if it.Date != nil {
+		b.WriteString(*it.Date)
+	}
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
 		b.WriteString(strings.Join(it.Also, ", "))
@@ -199,19 +208,21 @@ func storyLine(it StoryItem, text string) string {
 
 // cand is a note that may enter the story, with its signals.
 type cand struct {
-	note    palace.Note
-	text    string // flattened
-	file    string
-	when    time.Time
-	stale   bool
-	pinned  bool
-	rec     float64
-	mark    float64
-	central float64
-	corr    float64
-	also    []string
-	pre     float64 // score before pairwise signals, for pooling
-	base    float64
+	note  palace.Note
+	text  string // flattened
+	file  string
+	when  time.Time
+	stale bool
+	// staleReason says why the note is stale (govern.Note.Staleness).
+	staleReason string
+	pinned      bool
+	rec         float64
+	mark        float64
+	central     float64
+	corr        float64
+	also        []string
+	pre         float64 // score before pairwise signals, for pooling
+	base        float64
 	// corrDone is set once corroboration is measured (see ranker.next).
 	corrDone bool
 	wing     *wingData
@@ -276,7 +287,7 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	for i, info := range infos {
 		text, from := wingIdentity(info, srcLists[i], notes[i], opts.ReadFile)
 		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
-		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now)}
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
 	}
 
 	rank := newRanker(p, wings, opts.Wing)
@@ -288,25 +299,24 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 // candidates returns a wing's notes that may enter the story, with their
 // per-note signals. Left out: identity.md and the Identity/Role/About
 // sections (they are the identity line), and superseded notes.
-func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time) []*cand {
+func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time, staleAfter time.Duration) []*cand {
 	var out []*cand
 	// Notes share headings; what a heading says is worked out once.
 	type headingSignals struct {
-		identity, superseded, stale bool
-		mark                        float64
-		pinned                      bool
+		identity bool
+		mark     float64
+		pinned   bool
 	}
 	headings := map[string]headingSignals{}
 	for _, n := range notes {
 		src := sources[n.Source]
 		h, ok := headings[n.Heading]
 		if !ok {
-			h.identity, h.superseded, h.stale = isIdentityHeading(n.Heading), supersededHeading(n.Heading), staleHeading(n.Heading)
+			h.identity = isIdentityHeading(n.Heading)
 			h.mark, h.pinned = headingMarker(n.Heading)
 			headings[n.Heading] = h
 		}
-		if h.identity || h.superseded || isIdentitySource(n.Source) ||
-			supersededSource(src.Frontmatter) || supersededText(n.Text) {
+		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded {
 			continue
 		}
 		text := flatten(n.Text)
@@ -318,9 +328,10 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 		if mtime.IsZero() {
 			mtime = now
 		}
-		when, dated := writtenDate(n.Text, n.Heading, now)
-		if !dated {
-			when = mtime
+		// A date after now (a deadline, a plan) counts as now.
+		when := n.Governance.When(mtime)
+		if when.After(now) {
+			when = now
 		}
 		c.when = when
 		c.rec = 0.5*decay(now.Sub(mtime), halfLife) + 0.5*decay(now.Sub(when), halfLife)
@@ -329,7 +340,7 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 			c.mark = math.Max(c.mark, markImportant)
 		}
 		c.mark, c.pinned = math.Max(c.mark, h.mark), c.pinned || h.pinned
-		c.stale = h.stale || staleSource(src.Frontmatter) || staleText(n.Text) || now.Sub(when) > staleAfter
+		c.stale, c.staleReason = n.Governance.Staleness(mtime, now, staleAfter)
 		c.pre = (WeightRecency*c.rec + WeightMarkers*c.mark) * staleFactor(c.stale)
 		out = append(out, c)
 	}
