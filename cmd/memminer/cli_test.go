@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/internal/testutil"
 )
@@ -22,6 +23,8 @@ type cli struct {
 	palace string
 	hive   string
 	env    map[string]string
+	// copied is the day the hive was copied: the date of its undated notes.
+	copied string
 }
 
 func newCLI(t *testing.T) *cli {
@@ -29,6 +32,7 @@ func newCLI(t *testing.T) *cli {
 	tmp := t.TempDir()
 	c := &cli{t: t, palace: filepath.Join(tmp, "palace"), hive: filepath.Join(tmp, "hive")}
 	testutil.CopyDir(t, filepath.Join("..", "..", "examples", "hive"), c.hive)
+	c.copied = time.Now().UTC().Format(time.DateOnly)
 	c.env = map[string]string{
 		"HOME":                     tmp,
 		"XDG_CONFIG_HOME":          filepath.Join(tmp, "config"),
@@ -69,6 +73,8 @@ func (c *cli) scrub(s string) string {
 	s = strings.ReplaceAll(s, c.palace, "$PALACE")
 	s = strings.ReplaceAll(s, c.hive, "$HIVE")
 	s = rfc3339.ReplaceAllString(s, "$$TIME")
+	// Undated notes are dated by their file's mtime.
+	s = strings.ReplaceAll(s, c.copied, "$MTIME_DATE")
 	s = duration.ReplaceAllString(s, " in $$DURATION")
 	s = seconds.ReplaceAllString(s, `"seconds": $$SECONDS`)
 	s = size.ReplaceAllString(s, "$$SIZE")
@@ -328,8 +334,8 @@ func TestCLIAgentGlobs(t *testing.T) {
 	if out := c.ok("search", "chili onions", "--wing", "kevin"); !strings.Contains(out, "famous chili") {
 		t.Fatalf("wing kevin not searchable: %s", out)
 	}
-	if out := c.ok("search", "forged kiln permit", "--json"); strings.Contains(out, "A forged kiln") {
-		t.Fatalf("bots/pam was mined: %s", out)
+	if out, _, code := c.run("search", "forged kiln permit", "--json"); code != exitError || !strings.Contains(out, `"results": []`) {
+		t.Fatalf("bots/pam was mined: exit %d, %s", code, out)
 	}
 	if _, stderr, code := c.run("conflicts", "--hive", c.hive, "--wing", "kevin", "--check"); code != exitConflict {
 		t.Fatalf("conflicts --wing kevin --check without the daemon: exit %d, %s", code, stderr)

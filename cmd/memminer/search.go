@@ -6,18 +6,19 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/palace"
 )
 
 func (a *app) searchCmd() *cobra.Command {
 	var (
-		wing    string
-		results int
-		asJSON  bool
+		args   searchArgs
+		asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
@@ -27,28 +28,52 @@ func (a *app) searchCmd() *cobra.Command {
 Search is hybrid: BM25 over the notes' words, fused with vector similarity when
 an embedding model is configured. With the lexical model it is BM25 alone.
 
+Search is governed: superseded notes are left out (--include-superseded shows
+them, marked), stale notes are marked with why (not updated for stale_after,
+90 days by default, or past their review date), and every hit has an absolute
+relevance in [0, 1]. Hits below --min-relevance are dropped; when none is
+left, search prints "no matching notes" and exits 1, like grep.
+
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
-How the scores are computed and fused: docs/search.md.`,
+How the scores are computed and fused, and the governance rules: docs/search.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
-  memminer search "db-2 failover" --wing dwight --results 10 --json`,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			out, err := a.search(cmd.Context(), searchArgs{Query: strings.Join(args, " "), Wing: wing, Results: results})
+  memminer search "db-2 failover" --wing dwight --results 10 --json
+  memminer search "release process" --status approved --fresh
+  memminer search "incidents" --since 2w --tag postgres --tag incident`,
+		RunE: func(cmd *cobra.Command, words []string) error {
+			args.Query = strings.Join(words, " ")
+			if !cmd.Flags().Changed("min-relevance") {
+				args.MinRelevance = nil
+			}
+			out, err := a.search(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.stdout, out)
+				err = writeJSON(a.stdout, out)
+			} else {
+				printHits(a.stdout, out)
 			}
-			printHits(a.stdout, out)
-			return nil
+			if err == nil && len(out.Results) == 0 {
+				return &codeError{code: exitError}
+			}
+			return err
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wing, "wing", "", "search only this wing")
-	f.IntVarP(&results, "results", "n", palace.DefaultResults, "number of results")
+	f.StringVar(&args.Wing, "wing", "", "search only this wing")
+	f.IntVarP(&args.Results, "results", "n", palace.DefaultResults, "number of results")
 	f.BoolVar(&asJSON, "json", false, "print results as JSON")
+	f.BoolVar(&args.IncludeSuperseded, "include-superseded", false, "also show superseded notes, marked")
+	f.StringVar(&args.Status, "status", "", "only notes of this status: approved, stale or superseded")
+	f.BoolVar(&args.Fresh, "fresh", false, "leave out stale notes")
+	f.StringVar(&args.Since, "since", "", "only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD")
+	f.StringVar(&args.Until, "until", "", "only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD")
+	f.StringArrayVar(&args.Tags, "tag", nil, "only notes with this tag (repeatable: all must match)")
+	args.MinRelevance = new(float64)
+	f.Float64Var(args.MinRelevance, "min-relevance", palace.DefaultMinRelevance, "drop hits below this absolute relevance, 0 to 1")
 	return cmd
 }
 
@@ -58,6 +83,53 @@ type searchArgs struct {
 	Query   string `json:"query" jsonschema:"what to look for, in words"`
 	Wing    string `json:"wing,omitempty" jsonschema:"search only this wing (agent id)"`
 	Results int    `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
+
+	IncludeSuperseded bool     `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
+	Status            string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale or superseded"`
+	Fresh             bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
+	Since             string   `json:"since,omitempty" jsonschema:"only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD"`
+	Until             string   `json:"until,omitempty" jsonschema:"only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD"`
+	Tags              []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
+	// MinRelevance nil means palace.DefaultMinRelevance.
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this absolute relevance, 0 to 1 (default 0.22)"`
+}
+
+// request checks args and turns them into the daemon's search request;
+// dates are resolved against now, so the daemon and a direct search read
+// "7d" alike.
+func (args searchArgs) request(query string, wings []string, model, staleAfter string, now time.Time) (daemon.SearchRequest, error) {
+	req := daemon.SearchRequest{Query: query, Wings: wings, Results: args.Results, Model: model,
+		IncludeSuperseded: args.IncludeSuperseded, Status: args.Status, Fresh: args.Fresh,
+		StaleAfter: staleAfter, MinRelevance: args.MinRelevance}
+	for _, t := range args.Tags {
+		t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))
+		if t == "" {
+			return req, usagef("--tag needs a tag")
+		}
+		req.Tags = append(req.Tags, t)
+	}
+	if args.Since != "" {
+		t, err := govern.ParseSince(args.Since, now)
+		if err != nil {
+			return req, usagef("--since: %v", err)
+		}
+		req.Since = &t
+	}
+	if args.Until != "" {
+		t, err := govern.ParseUntil(args.Until, now)
+		if err != nil {
+			return req, usagef("--until: %v", err)
+		}
+		req.Until = &t
+	}
+	if req.Since != nil && req.Until != nil && req.Until.Before(*req.Since) {
+		return req, usagef("--until %s is before --since %s", args.Until, args.Since)
+	}
+	// Checked here too, so a bad value is a usage error before any daemon is asked.
+	if _, err := req.Options(); err != nil {
+		return req, usagef("%v", err)
+	}
+	return req, nil
 }
 
 // search runs a search as the search command does: through the daemon
@@ -80,9 +152,13 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	if wing != "" {
 		wings = []string{wing}
 	}
-	out, err := a.client().Search(ctx, daemon.SearchRequest{Query: query, Wings: wings, Results: results, Model: a.cfg.Model})
+	req, err := args.request(query, wings, a.cfg.Model, "", time.Now())
+	if err != nil {
+		return daemon.SearchResult{}, err
+	}
+	out, err := a.client().Search(ctx, req)
 	if errors.Is(err, daemon.ErrNotRunning) || errors.Is(err, daemon.ErrOtherModel) {
-		out, err = a.searchPalace(ctx, query, wings, results)
+		out, err = a.searchPalace(ctx, req)
 	}
 	switch {
 	case errors.Is(err, palace.ErrEmpty):
@@ -99,21 +175,25 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 }
 
 // searchPalace searches the palace itself, read-only: no daemon serves it.
-func (a *app) searchPalace(ctx context.Context, query string, wings []string, results int) (daemon.SearchResult, error) {
+func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemon.SearchResult, error) {
+	opts, err := req.Options()
+	if err != nil {
+		return daemon.SearchResult{}, err
+	}
 	e, _, err := a.embedder(ctx)
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}
-	p, err := a.openPalace(ctx, e, readPalace, wings)
+	p, err := a.openPalace(ctx, e, readPalace, req.Wings)
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}
 	defer p.Close()
-	hits, err := p.Search(ctx, query, palace.SearchOptions{Wings: wings, Results: results})
+	hits, err := p.Search(ctx, req.Query, opts)
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}
-	return daemon.NewSearchResult(query, hits), nil
+	return daemon.NewSearchResult(req.Query, hits), nil
 }
 
 func printHits(w io.Writer, out daemon.SearchResult) {
@@ -126,9 +206,31 @@ func printHits(w io.Writer, out daemon.SearchResult) {
 		if h.Heading != "" {
 			heading = "  " + h.Heading
 		}
-		fmt.Fprintf(w, "%d. [%s] %s:%d%s  (%.2f)\n", i+1, h.Wing, h.Source, h.Line, heading, h.Score)
+		fmt.Fprintf(w, "%d. [%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", i+1, h.Wing, h.Source, h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
 		for _, line := range strings.Split(h.Text, "\n") {
 			fmt.Fprintln(w, "   "+line)
 		}
 	}
+}
+
+// marks renders a hit's date and governance for the text output:
+// ", 2026-11-03, superseded, stale: review due 2026-10-01".
+func marks(g govern.Fields) string {
+	var b strings.Builder
+	if g.Date != nil {
+		b.WriteString(", " + *g.Date)
+	}
+	if g.Status != nil && *g.Status != string(govern.Stale) {
+		b.WriteString(", " + *g.Status)
+	}
+	if g.Stale {
+		b.WriteString(", STALE")
+		if g.StaleReason != nil && *g.StaleReason != "" {
+			b.WriteString(": " + *g.StaleReason)
+		}
+	}
+	if len(g.Tags) > 0 {
+		b.WriteString(", #" + strings.Join(g.Tags, " #"))
+	}
+	return b.String()
 }
