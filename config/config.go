@@ -48,7 +48,7 @@ type Config struct {
 	Hive string
 	// Agents are glob patterns, relative to the hive and `/`-separated,
 	// of more directories that are agents besides agents/<id> (see
-	// internal/agentglob). In the file: a list, or one string with the
+	// package hive). In the file: a list, or one string with the
 	// patterns separated by commas.
 	Agents []string
 	// Model is the embedding model spec ("lexical", "use-lite", "ollama:NAME", "openai:NAME").

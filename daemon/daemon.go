@@ -19,7 +19,7 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -54,10 +54,6 @@ var (
 	// ErrAlreadyRunning means a daemon already serves the palace: it
 	// answered on the palace's control socket.
 	ErrAlreadyRunning = errors.New("a memminer daemon already serves this palace")
-	// ErrNotHive means the directory given as the hive has no agents/
-	// directory and looks like an agents directory or an agent directory
-	// instead (see CheckHive).
-	ErrNotHive = errors.New("not a hive")
 )
 
 // Options configure a daemon.
@@ -68,8 +64,8 @@ type Options struct {
 	// wing per agent.
 	Hive string
 	// Agents are more glob patterns of agent directories, relative to the
-	// Hive, besides agents/<id> (the config setting agents; see
-	// internal/agentglob). New refuses a bad one.
+	// Hive, besides agents/<id> (the config setting agents; see package
+	// hive). New refuses a bad one.
 	Agents []string
 	// Embedder makes vectors; nil means lexical.
 	Embedder embed.Embedder
@@ -110,7 +106,7 @@ type Options struct {
 // with New and run it with Run.
 type Daemon struct {
 	opts     Options
-	globs    agentglob.Set // Default and Options.Agents
+	hive     *hive.Hive
 	log      *slog.Logger
 	p        *palace.Palace
 	ln       net.Listener
@@ -164,7 +160,7 @@ type failure struct {
 // Nothing is mined until Run. When a daemon already serves the palace, New
 // fails at once with an error matching ErrAlreadyRunning instead of
 // waiting for its lock; a hive that looks like an agents or agent
-// directory fails with one matching ErrNotHive (see CheckHive).
+// directory fails with one matching hive.ErrNotHive (see hive.Hive.Check).
 func New(ctx context.Context, opts Options) (*Daemon, error) {
 	if opts.Palace == "" {
 		return nil, errors.New("daemon: no palace directory set")
@@ -172,25 +168,21 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	if opts.Hive == "" {
 		return nil, errors.New("no hive set: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 	}
-	hive, err := filepath.Abs(opts.Hive)
+	hv, err := hive.Open(opts.Hive, opts.Agents)
 	if err != nil {
-		return nil, fmt.Errorf("hive %s: %w", opts.Hive, err)
+		return nil, err
 	}
-	info, err := os.Stat(hive)
+	info, err := os.Stat(hv.Dir())
 	if err != nil {
 		return nil, fmt.Errorf("hive %s: %w", opts.Hive, err)
 	}
 	if !info.IsDir() {
 		return nil, fmt.Errorf("hive %s is not a directory", opts.Hive)
 	}
-	globs, err := agentglob.New(opts.Agents)
-	if err != nil {
+	if err := hv.Check(); err != nil {
 		return nil, err
 	}
-	if err := CheckHive(opts.Hive, opts.Agents); err != nil {
-		return nil, err
-	}
-	opts.Hive = hive
+	opts.Hive = hv.Dir()
 	if opts.MineInterval <= 0 {
 		opts.MineInterval = config.DefaultMineInterval
 	}
@@ -213,7 +205,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 	}
 	d := &Daemon{
 		opts:            opts,
-		globs:           globs,
+		hive:            hv,
 		log:             opts.Logger,
 		socket:          SocketPath(opts.Palace),
 		q:               newQueue(),
@@ -302,111 +294,6 @@ func CheckNotServed(ctx context.Context, palaceDir string) error {
 		pid = st.Daemon.PID
 	}
 	return &runningError{pid: pid, palace: palaceDir}
-}
-
-// notHiveError is ErrNotHive with what to do about it.
-type notHiveError struct{ msg string }
-
-func (e *notHiveError) Error() string        { return e.msg }
-func (e *notHiveError) Is(target error) bool { return target == ErrNotHive }
-
-// CheckHive checks that dir, given as the hive, is one: the daemon mines
-// its agents/<id>/ directories, and those the agents globs match. A dir
-// with neither agents/ nor directories the globs match that looks like an
-// agents directory (one of its subdirectories holds memory.md, or it is
-// named agents and a subdirectory holds markdown) or like an agent
-// directory (it holds memory.md, or it is below a directory named agents
-// and holds markdown) fails with an error matching ErrNotHive that says
-// which directory was probably meant. Any other dir passes, empty or not,
-// since agents may appear in it later; one that cannot be read is left for
-// the caller to report.
-// A bad glob in agents is an error too.
-func CheckHive(dir string, agents []string) error {
-	globs, err := agentglob.New(agents)
-	if err != nil {
-		return err
-	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return nil
-	}
-	if _, err := os.Lstat(filepath.Join(abs, "agents")); !errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
-	if found, _ := globs.Find(abs); len(found) > 0 {
-		return nil
-	}
-	entries, err := os.ReadDir(abs)
-	if err != nil {
-		return nil
-	}
-	underAgents := filepath.Base(filepath.Dir(abs)) == "agents"
-	files := dirFiles(abs, entries)
-	switch {
-	case underAgents && (files.memory || files.markdown):
-		return &notHiveError{fmt.Sprintf("%s has no agents/ directory; it looks like an agent directory: did you mean --hive %s?", dir, upDir(dir, abs, 2))}
-	case files.memory:
-		return &notHiveError{fmt.Sprintf("%s has no agents/ directory but holds memory.md, like an agent directory: a hive keeps each agent in agents/<id>/ below it; move the files to %s and pass that hive, or mine this directory once with memminer mine %s --wing ID",
-			dir, filepath.Join(dir, "agents", "<id>"), dir)}
-	}
-	named := filepath.Base(abs) == "agents"
-	for _, e := range entries {
-		if strings.HasPrefix(e.Name(), ".") {
-			continue
-		}
-		sub := filepath.Join(abs, e.Name())
-		if info, err := os.Stat(sub); err != nil || !info.IsDir() {
-			continue
-		}
-		subEntries, err := os.ReadDir(sub)
-		if err != nil {
-			continue
-		}
-		f := dirFiles(sub, subEntries)
-		switch {
-		case named && (f.memory || f.markdown):
-			return &notHiveError{fmt.Sprintf("%s has no agents/ directory; did you mean --hive %s?", dir, upDir(dir, abs, 1))}
-		case f.memory:
-			return &notHiveError{fmt.Sprintf("%s has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into %s", dir, filepath.Join(dir, "agents"))}
-		}
-	}
-	return nil
-}
-
-// markdownIn is what dirFiles finds among a directory's files.
-type markdownIn struct {
-	memory   bool // a memory.md, in any case
-	markdown bool // any file mine mines
-}
-
-func dirFiles(dir string, entries []fs.DirEntry) markdownIn {
-	var m markdownIn
-	for _, e := range entries {
-		if !mine.Minable(e.Name()) {
-			continue
-		}
-		if info, err := os.Stat(filepath.Join(dir, e.Name())); err != nil || !info.Mode().IsRegular() {
-			continue
-		}
-		m.markdown = true
-		if strings.EqualFold(e.Name(), "memory.md") {
-			m.memory = true
-		}
-	}
-	return m
-}
-
-// upDir returns the directory n levels above given, written relative to
-// given when it can be (abs is given made absolute).
-func upDir(given, abs string, n int) string {
-	p := filepath.Clean(given)
-	for range n {
-		if b := filepath.Base(p); b == "." || b == ".." || p == filepath.Dir(p) {
-			p = abs // no lexical parent: continue from the absolute path
-		}
-		p, abs = filepath.Dir(p), filepath.Dir(abs)
-	}
-	return p
 }
 
 // maxSocketPath is the longest Unix socket path portable systems accept
@@ -654,25 +541,24 @@ type badAgent struct {
 // listAgents lists the hive's agent directories, by mine's rules.
 func (d *Daemon) listAgents() hiveState {
 	hs := hiveState{gen: d.dirChanges.Load()}
-	agents, skipped, err := mine.HiveAgents(d.opts.Hive, d.globs)
+	agents, skipped, err := d.hive.Agents()
 	if err != nil {
 		hs.err = fmt.Errorf("read hive: %w", err)
 	}
-	resolve := parentResolver()
 	for _, a := range agents {
-		hs.agents = append(hs.agents, agentDir{wing: a.Wing, dir: resolve(a.Path)})
+		hs.agents = append(hs.agents, agentDir{wing: a.Wing, dir: a.Canonical})
 	}
 	for _, s := range skipped {
-		b := badAgent{FileError: FileError{Path: resolve(s.Path), Error: s.Err.Error()}}
+		b := badAgent{FileError: FileError{Path: s.Canonical, Error: s.Err.Error()}}
 		switch s.Reason {
-		case mine.BadName:
+		case hive.BadName:
 			b.Error = "not a valid wing id: " + s.Err.Error() + "; rename the directory to mine it"
 			b.warning = "agent directory skipped: its name is not a valid wing id"
-		case mine.SameWing:
+		case hive.SameWing:
 			b.warning = "agent directory skipped: an agent directory listed before it has its wing id"
-		case mine.OutsideHive:
+		case hive.OutsideHive:
 			b.warning = "agent directory skipped: it is a symlink leading out of the hive"
-		case mine.Aliased:
+		case hive.Aliased:
 			b.warning = "agent directory skipped: it is a symlink to another agent directory's files"
 		default:
 			b.warning = "agent directory skipped: it lies inside another agent directory"
@@ -680,39 +566,20 @@ func (d *Daemon) listAgents() hiveState {
 		hs.bad = append(hs.bad, b)
 	}
 	if len(agents) == 0 && len(skipped) == 0 && err == nil {
-		_, serr := os.Stat(filepath.Join(d.opts.Hive, agentglob.DefaultDir))
+		_, serr := os.Stat(filepath.Join(d.opts.Hive, hive.DefaultDir))
 		hs.noAgents = errors.Is(serr, fs.ErrNotExist) // nothing to mine yet
 	}
 	return hs
 }
 
-// parentResolver returns a function that resolves the symlinks of a
-// path's parent directory, leaving its last element as named: the form
-// in which the daemon keys agent directories. Parents are resolved once.
-func parentResolver() func(path string) string {
-	resolved := map[string]string{}
-	return func(path string) string {
-		dir := filepath.Dir(path)
-		r, ok := resolved[dir]
-		if !ok {
-			r = dir
-			if rr, err := filepath.EvalSymlinks(dir); err == nil {
-				r = rr
-			}
-			resolved[dir] = r
-		}
-		return filepath.Join(r, filepath.Base(path))
-	}
-}
-
 // noAgentsMsgs are the status error of a hive without agent directories,
 // and the warning logged when that begins.
 func (d *Daemon) noAgentsMsgs() (status, warning string) {
-	if !d.globs.HasExtra() {
+	if !d.hive.Globs().HasExtra() {
 		return "no agents/ directory: the daemon mines agents/<id>/*.md below the hive, and mines nothing until one appears",
 			"the hive has no agents/ directory; nothing to mine until agents/<id>/ appears"
 	}
-	patterns := strings.Join(d.globs.Patterns(), ", ")
+	patterns := strings.Join(d.hive.Globs().Patterns(), ", ")
 	return "no agent directories: the daemon mines the *.md of the directories matching " + patterns +
 			" below the hive, and mines nothing until one appears",
 		"the hive has no agent directories; nothing to mine until a directory matching " + patterns + " appears"

@@ -11,9 +11,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/memminer/memminer/internal/agentglob"
-	"github.com/memminer/memminer/mine"
-	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/hive"
 )
 
 // watcher turns fsnotify events into debounced agent mines. Whatever it
@@ -27,8 +25,7 @@ import (
 type watcher struct {
 	d        *Daemon
 	fw       *fsnotify.Watcher
-	hive     string
-	globs    agentglob.Set
+	hive     *hive.Hive
 	debounce time.Duration
 	due      map[string]time.Time // agent directory → when to mine it
 	first    map[string]time.Time // agent directory → its first unmined change
@@ -45,8 +42,7 @@ func newWatcher(d *Daemon) (*watcher, error) {
 	w := &watcher{
 		d:        d,
 		fw:       fw,
-		hive:     d.opts.Hive,
-		globs:    d.globs,
+		hive:     d.hive,
 		debounce: d.opts.Debounce,
 		due:      map[string]time.Time{},
 		first:    map[string]time.Time{},
@@ -61,14 +57,14 @@ func newWatcher(d *Daemon) (*watcher, error) {
 // can appear and every agent directory's tree (again: adding a watch
 // twice is harmless).
 func (w *watcher) addHive() {
-	w.add(w.hive)
-	parents, _ := w.globs.Parents(w.hive)
+	w.add(w.hive.Dir())
+	parents, _ := w.hive.Parents()
 	for _, p := range parents {
 		w.add(p.Path)
 	}
 	// Only agents: a link leading out of the hive, say to /usr, is no
 	// agent and must not cost a watch per directory there.
-	agents, _, _ := mine.HiveAgents(w.hive, w.globs)
+	agents, _, _ := w.hive.Agents()
 	for _, a := range agents {
 		w.addTree(a.Path)
 	}
@@ -108,7 +104,7 @@ func (w *watcher) addTree(dir string) {
 		if err != nil || !e.IsDir() {
 			return nil
 		}
-		if path != root && strings.HasPrefix(e.Name(), ".") {
+		if path != root && hive.IsHidden(e.Name()) {
 			return fs.SkipDir
 		}
 		w.add(filepath.Clean(path))
@@ -163,7 +159,7 @@ func (w *watcher) handleErr(err error) {
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		// Events were lost: a scan finds whatever they were about.
 		if time.Since(w.lastOverflow) > w.d.opts.MineInterval {
-			w.d.log.Warn("fsnotify queue overflowed; rescanning the hive", "hive", w.hive)
+			w.d.log.Warn("fsnotify queue overflowed; rescanning the hive", "hive", w.hive.Dir())
 		}
 		w.lastOverflow = time.Now()
 	} else {
@@ -178,7 +174,7 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 		return
 	}
 	path := filepath.Clean(ev.Name)
-	rel, err := filepath.Rel(w.hive, path)
+	rel, err := filepath.Rel(w.hive.Dir(), path)
 	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return
 	}
@@ -187,23 +183,23 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 	if gone {
 		w.unwatchBelow(path)
 	}
-	if w.globs.Parent(rel) && (gone || isDirectory(path)) {
+	if w.hive.Globs().Parent(rel) && (gone || isDirectory(path)) {
 		// A directory in which agent directories appear (agents/, say)
 		// came, went or was replaced.
 		w.d.agentDirsChanged()
 		w.addHive()
 		w.d.q.requestScan(triggerWatch)
 	}
-	agentRel, below, ok := w.globs.AgentOf(rel)
+	agentRel, below, ok := w.hive.Globs().AgentOf(rel)
 	if !ok {
 		return
 	}
 	if below == "" {
 		w.d.agentDirsChanged()
 	}
-	agentPath := filepath.Join(w.hive, filepath.FromSlash(agentRel))
+	agentPath := filepath.Join(w.hive.Dir(), filepath.FromSlash(agentRel))
 	below = filepath.FromSlash(below)
-	if _, err := palace.NormalizeWingID(filepath.Base(agentPath)); err != nil {
+	if _, err := hive.NormalizeWingID(filepath.Base(agentPath)); err != nil {
 		// Never mined; when the directory itself comes, goes or is
 		// renamed, status and the log learn of it now, not at the next
 		// tick.
@@ -212,10 +208,10 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 		}
 		return
 	}
-	dir := parentResolver()(agentPath) // as listAgents keys it
+	dir := hive.ResolveParent(agentPath) // as listAgents keys it (Match.Canonical)
 	base := filepath.Base(path)
 	isDir := ev.Has(fsnotify.Create) && isDirectory(path)
-	if isDir && !strings.HasPrefix(base, ".") {
+	if isDir && !hive.IsHidden(base) {
 		// Files written before the watch existed are found by the mine
 		// this change schedules.
 		w.addTree(path)
@@ -224,8 +220,8 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 	case below == "":
 		// The agent directory itself came or went.
 		w.touch(dir, now)
-	case hiddenPath(below):
-	case isDir, mine.Minable(base):
+	case hive.IsHiddenPath(below):
+	case isDir, hive.IsMemoryFile(base):
 		w.touch(dir, now)
 	case ev.Has(fsnotify.Remove) || ev.Has(fsnotify.Rename):
 		// Perhaps a directory of markdown moved away.
@@ -239,17 +235,6 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 func isDirectory(path string) bool {
 	info, err := os.Stat(path)
 	return err == nil && info.IsDir()
-}
-
-// hiddenPath reports whether a path relative to an agent directory passes
-// through a hidden directory or names a hidden file.
-func hiddenPath(rel string) bool {
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if strings.HasPrefix(part, ".") {
-			return true
-		}
-	}
-	return false
 }
 
 // touch (re)starts the debounce window of an agent directory.

@@ -4,7 +4,7 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -48,17 +48,14 @@ func Forget(p *palace.Palace, wing string, opts ForgetOptions) (Forgotten, error
 		return Forgotten{}, err
 	}
 	if opts.Hive != "" && !opts.Force {
-		globs, err := agentglob.New(opts.Agents)
+		h, err := hive.Open(opts.Hive, opts.Agents)
 		if err != nil {
 			return Forgotten{}, err
 		}
 		// An unreadable part of the hive hides no agent of this wing
-		// that HiveAgents could list; what it lists is checked.
-		agents, _, _ := HiveAgents(opts.Hive, globs)
-		for _, a := range agents {
-			if a.Wing == wing {
-				return Forgotten{}, &agentExistsError{wing: wing, dir: a.Path}
-			}
+		// that Agents could list; what it lists is checked.
+		if a, err := h.WingDir(wing); err == nil {
+			return Forgotten{}, &agentExistsError{wing: wing, dir: a.Path}
 		}
 	}
 	if opts.DryRun {

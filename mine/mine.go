@@ -19,7 +19,7 @@ import (
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/palace"
@@ -68,8 +68,8 @@ type Options struct {
 	// for a hive, one wing per agent directory).
 	Wing string
 	// Agents are more glob patterns of agent directories, relative to a
-	// hive, besides agents/<id> (the config setting agents; see
-	// internal/agentglob). A directory with an agents/ directory, or with
+	// hive, besides agents/<id> (the config setting agents; see package
+	// hive). A directory with an agents/ directory, or with
 	// directories these match, is mined as a hive.
 	Agents []string
 	// Hive is the configured hive, if any: a directory inside it that is
@@ -150,12 +150,6 @@ func NoteID(wing, source, heading, text string, occurrence int) string {
 	return hex.EncodeToString(h.Sum(nil)[:16])
 }
 
-// IsConflictCopy reports whether name is a Syncthing conflict copy
-// (name.sync-conflict-YYYYMMDD-HHMMSS-DEVICE.ext): those are not memory.
-func IsConflictCopy(name string) bool {
-	return strings.Contains(filepath.Base(name), ".sync-conflict-")
-}
-
 // Mine mines the markdown at path (a file, or every *.md below a
 // directory) into p and flushes the palace. See Options for how the wing is
 // chosen. Files that cannot be mined are reported in the summary's
@@ -189,18 +183,18 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	if err != nil {
 		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
 	}
-	globs, err := agentglob.New(opts.Agents)
+	globs, err := hive.NewGlobs(opts.Agents)
 	if err != nil {
 		return Summary{}, fmt.Errorf("mine %s: %w", path, err)
 	}
 	var jobs []job
 	var skipped []Problem
-	switch hive, hiveGlobs := hiveOf(root, info, globs, opts.Hive); {
-	case opts.Wing == "" && hive != "":
+	switch h, isHive := hive.MinedAsHive(root, info, globs, opts.Hive); {
+	case opts.Wing == "" && isHive:
 		if opts.Agent != "" {
 			return Summary{}, fmt.Errorf("mine %s: --agent needs --wing when mining a whole hive", path)
 		}
-		jobs, skipped, err = hiveJobs(hive, hiveGlobs)
+		jobs, skipped, err = hiveJobs(h)
 		if err != nil {
 			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
 		}
@@ -219,7 +213,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 			}
 			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
 		}
-		if !info.IsDir() && IsConflictCopy(root) {
+		if !info.IsDir() && hive.IsConflictCopy(root) {
 			return Summary{}, fmt.Errorf("mine %s: this is a Syncthing conflict copy, not memory; merge it into the original and delete it", path)
 		}
 		if opts.Wing == "" {
@@ -227,7 +221,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 			if !info.IsDir() {
 				dir = filepath.Dir(root)
 			}
-			if _, self := agentDirOf(dir, globs, opts.Hive); !self {
+			if _, self := hive.InAgentDir(dir, globs, opts.Hive); !self {
 				return Summary{}, &needsWingError{path}
 			}
 		}
@@ -450,12 +444,12 @@ func collect(j job) ([]candidate, []Problem) {
 		}
 		name := d.Name()
 		if d.IsDir() {
-			if path != j.root && strings.HasPrefix(name, ".") {
+			if path != j.root && hive.IsHidden(name) {
 				return fs.SkipDir
 			}
 			return nil
 		}
-		if !Minable(name) {
+		if !hive.IsMemoryFile(name) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -493,17 +487,11 @@ func collect(j job) ([]candidate, []Problem) {
 // collectable reports whether the walk of root lists path itself: a regular
 // markdown file, not a conflict copy, not hidden.
 func collectable(root, path string) bool {
-	if !Minable(filepath.Base(path)) || hiddenBelow(root, path) {
+	if !hive.IsMemoryFile(path) || hiddenBelow(root, path) {
 		return false
 	}
 	fi, err := os.Lstat(path)
 	return err == nil && fi.Mode().IsRegular()
-}
-
-// Minable reports whether a file of this name is mined: markdown, not a
-// Syncthing conflict copy, not hidden.
-func Minable(name string) bool {
-	return isMarkdown(name) && !IsConflictCopy(name) && !strings.HasPrefix(name, ".")
 }
 
 // File is a markdown file that mining a directory reads.
@@ -529,20 +517,7 @@ func ListFiles(dir string) ([]File, []Problem) {
 // where the walk does not go.
 func hiddenBelow(root, path string) bool {
 	rel, err := filepath.Rel(root, filepath.Dir(path))
-	if err != nil || rel == "." {
-		return false
-	}
-	for _, part := range strings.Split(rel, string(filepath.Separator)) {
-		if strings.HasPrefix(part, ".") {
-			return true
-		}
-	}
-	return false
-}
-
-func isMarkdown(name string) bool {
-	ext := strings.ToLower(filepath.Ext(name))
-	return ext == ".md" || ext == ".markdown"
+	return err == nil && rel != "." && hive.IsHiddenPath(rel)
 }
 
 func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {

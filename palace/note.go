@@ -4,12 +4,10 @@
 package palace
 
 import (
-	"fmt"
-	"regexp"
-	"strings"
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/hive"
 )
 
 // Note is one mined note as the palace keeps it.
@@ -75,19 +73,8 @@ type WingInfo struct {
 	Roots []string `json:"roots,omitempty"`
 }
 
-var wingIDPattern = regexp.MustCompile(`^[a-z0-9][a-z0-9._-]*$`)
-
 // NormalizeWingID case-folds id and checks it is a valid wing id:
-// [a-z0-9][a-z0-9._-]*, at most 64 characters, never "." or "..".
-func NormalizeWingID(id string) (string, error) {
-	w := strings.ToLower(strings.TrimSpace(id))
-	switch {
-	case w == "":
-		return "", fmt.Errorf("wing id is empty")
-	case len(w) > 64:
-		return "", fmt.Errorf("wing id %q is longer than 64 characters", id)
-	case !wingIDPattern.MatchString(w) || strings.Contains(w, ".."):
-		return "", fmt.Errorf("wing id %q is not valid: use lower-case letters, digits, '.', '_' and '-', starting with a letter or digit", id)
-	}
-	return w, nil
-}
+// [a-z0-9][a-z0-9._-]*, at most 64 characters, never "." or "..". The
+// rule is the hive's (agent directories are named by their wing ids); see
+// hive.NormalizeWingID.
+func NormalizeWingID(id string) (string, error) { return hive.NormalizeWingID(id) }

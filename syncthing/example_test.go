@@ -8,24 +8,9 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/syncthing"
 )
-
-func ExampleParseConflictName() {
-	for _, name := range []string{
-		"memory.sync-conflict-20240131-093000-ABCDEFG.md",
-		"notes.v2.sync-conflict-20240131-093000-ABCDEFG",
-		"how-to-fix-sync-conflict-errors.md",
-	} {
-		cn, ok := syncthing.ParseConflictName(name)
-		fmt.Printf("%-50s ok=%-5v original=%q winner=%q at %s\n",
-			name, ok, cn.Original, cn.ShortDevice, cn.Time.Format("2006-01-02 15:04:05"))
-	}
-	// Output:
-	// memory.sync-conflict-20240131-093000-ABCDEFG.md    ok=true  original="memory.md" winner="ABCDEFG" at 2024-01-31 09:30:00
-	// notes.v2.sync-conflict-20240131-093000-ABCDEFG     ok=true  original="notes.v2" winner="ABCDEFG" at 2024-01-31 09:30:00
-	// how-to-fix-sync-conflict-errors.md                 ok=false original="" winner="" at 0001-01-01 00:00:00
-}
 
 // A daemon finds the local Syncthing through its config.xml, checks the
 // backlog on disk, then follows the event streams.
@@ -50,7 +35,7 @@ func ExampleWatcher() {
 		log.Fatal(err)
 	}
 	for _, f := range folders {
-		found, err := syncthing.ScanConflicts(ctx, f.AbsPath(st.Tilde))
+		found, err := hive.ScanConflicts(ctx, f.AbsPath(st.Tilde))
 		if err != nil {
 			slog.Warn("scan for conflict copies", "err", err)
 		}

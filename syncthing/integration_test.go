@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
@@ -201,7 +202,7 @@ func TestIntegrationConflicts(t *testing.T) {
 	}
 
 	// The filesystem backstop sees both copies too.
-	found, err := syncthing.ScanConflicts(ctx, a.FolderPath())
+	found, err := hive.ScanConflicts(ctx, a.FolderPath())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/syncthing/syncthing/lib/protocol"
+
+	"github.com/memminer/memminer/hive"
 )
 
 // Conflict actions reported in [ConflictEvent.Action].
@@ -36,7 +38,7 @@ type ConflictEvent struct {
 	// RelPath is Path relative to the folder root.
 	RelPath string
 	// Name is the parsed conflict file name.
-	Name ConflictName
+	Name hive.ConflictName
 	// Winner is the device whose version won (Name.ShortDevice resolved
 	// through /rest/config/devices); valid only when WinnerKnown.
 	Winner Device
@@ -530,7 +532,7 @@ func (w *Watcher) conflictsIn(ctx context.Context, ev Event) ([]ConflictEvent, e
 	var out []ConflictEvent
 	for _, it := range items {
 		rel := filepath.FromSlash(it.path)
-		cn, ok := ParseConflictName(filepath.Base(rel))
+		cn, ok := hive.ParseConflictName(filepath.Base(rel))
 		if !ok {
 			continue
 		}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -216,7 +217,11 @@ func (a *app) openConflictCount(ctx context.Context, p *palace.Palace) int {
 // neither an agent directory of the configured hive nor a wing of the
 // palace, as the daemon's GET /conflicts refuses it.
 func (a *app) checkHiveWing(ctx context.Context, wing string) error {
-	hiveWings, err := conflicts.HiveWings(a.cfg.Hive, a.cfg.Agents)
+	h, err := hive.Open(a.cfg.Hive, a.cfg.Agents)
+	if err != nil {
+		return nil // a bad glob is reported by the scan
+	}
+	hiveWings, err := h.Wings()
 	if err != nil || slices.Contains(hiveWings, wing) {
 		return nil // an unreadable hive is reported by the scan
 	}

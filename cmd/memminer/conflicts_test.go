@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -338,5 +340,58 @@ func TestConflictSettingsFromConfig(t *testing.T) {
 	}
 	if st := c.Snapshot(); !st.Syncthing.Enabled {
 		t.Fatalf("syncthing_url and syncthing_api_key from config not used: %+v", st.Syncthing)
+	}
+}
+
+// TestConflictCopyForms: every name Syncthing has given a conflict copy is
+// one conflict to `conflicts --check` (exit 3, with and without a daemon)
+// and is never mined, and a name that merely looks like one is mined and
+// no conflict: mine skips exactly what the conflict watcher reports.
+func TestConflictCopyForms(t *testing.T) {
+	tests := []struct {
+		name     string
+		conflict bool
+	}{
+		{"memory.sync-conflict-20261201-095500-ABCDEFG.md", true},
+		{"memory.sync-conflict-20261201-095500-ABCDEF1.md", true},
+		{"memory.sync-conflict-20261201-095500.md", true},
+		{"memory.sync-conflict-20261201-095500-.md", true},
+		{"notes/todo.sync-conflict-20261201-095500-Z234567.markdown", true},
+		{"memory.sync-conflict-draft.md", false},
+		{"how-to-fix-sync-conflict-errors.md", false},
+	}
+	for i, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCLI(t)
+			c.env["MEMMINER_HIVE"] = c.hive
+			word := fmt.Sprintf("zebrafact%d", i)
+			testutil.WriteFile(t, filepath.Join(c.hive, "agents", "jim", filepath.FromSlash(tt.name)), "# copy\n- "+word+" only the losing machine wrote down\n")
+			want := exitOK
+			if tt.conflict {
+				want = exitConflict
+			}
+			checks := func(mode string, extra ...string) {
+				t.Helper()
+				for _, args := range [][]string{{"conflicts", "--check", "--wing", "jim"}, {"conflicts", "--check"}} {
+					args = append(append([]string{}, extra...), args...)
+					if _, stderr, code := c.run(args...); code != want {
+						t.Errorf("%s: memminer %s: exit %d (%s), want %d", mode, strings.Join(args, " "), code, stderr, want)
+					}
+				}
+			}
+			checks("direct")
+			c.ok("mine", c.hive)
+			out := c.ok("search", word, "--json")
+			var found struct{ Results []json.RawMessage }
+			if err := json.Unmarshal([]byte(out), &found); err != nil {
+				t.Fatal(err)
+			}
+			if mined := len(found.Results) > 0; mined == tt.conflict {
+				t.Errorf("after mine, search %s found it: %v; want %v\n%s", word, mined, !tt.conflict, out)
+			}
+			r := startRun(t, c, c.hive, "--no-syncthing", "--mine-interval", "1h")
+			checks("daemon")
+			r.stop(t)
+		})
 	}
 }

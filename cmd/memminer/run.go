@@ -82,7 +82,7 @@ setting: docs/configuration.md.`,
 				return usagef("no hive: %s", howToSet(cmd, "hive"))
 			}
 			// Both checks come before the model loads: they fail in an instant.
-			if err := daemon.CheckHive(a.cfg.Hive, a.cfg.Agents); err != nil {
+			if err := checkHive(a.cfg.Hive, a.cfg.Agents); err != nil {
 				return usagef("%v", err)
 			}
 			if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {

@@ -9,10 +9,12 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
@@ -133,7 +135,7 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	c.host = h
 	c.mu.Unlock()
 	log := h.Logger().With("component", Name)
-	hv, err := newHive(h.Hive(), h.Agents())
+	hv, err := hive.Open(h.Hive(), h.Agents())
 	if err != nil {
 		return err
 	}
@@ -240,16 +242,12 @@ func (c *Component) checkWing(wing string) error {
 	if p != nil && p.HasWing(wing) {
 		return nil
 	}
-	dirs, err := agentDirs(reg.hive)
+	known, err := reg.hive.Wings()
 	if err != nil {
 		return nil // cannot tell; the scan reports the error
 	}
-	var known []string
-	for _, d := range dirs {
-		if d.wing == wing {
-			return nil
-		}
-		known = append(known, d.wing)
+	if slices.Contains(known, wing) {
+		return nil
 	}
 	for _, cf := range reg.list() {
 		if cf.Wing == wing {
@@ -365,7 +363,7 @@ func (c *Component) scan(ctx context.Context, wing string, lookupTimeout time.Du
 	}
 	c.mu.Unlock()
 	if changed && msg != "" {
-		log.Warn("scan for conflict copies incomplete; retrying at every scan", "hive", reg.hive.abs, "err", err)
+		log.Warn("scan for conflict copies incomplete; retrying at every scan", "hive", reg.hive.Dir(), "err", err)
 	}
 	c.noteSave(saveErr)
 	for _, r := range resolved {
@@ -416,12 +414,12 @@ func (c *Component) handleEvent(_ context.Context, ev syncthing.ConflictEvent) {
 	c.mu.Lock()
 	reg, log := c.reg, c.log
 	c.mu.Unlock()
-	rel, ok := reg.hive.rel(ev.Path)
+	rel, ok := reg.hive.Rel(ev.Path)
 	if !ok {
 		log.Debug("conflict copy outside the hive; ignored", "path", ev.Path, "folder", ev.FolderID)
 		return
 	}
-	path := filepath.Join(reg.hive.abs, rel)
+	path := filepath.Join(reg.hive.Dir(), rel)
 	if ev.Action == syncthing.ActionDeleted {
 		r, ok, err := reg.resolve(path)
 		c.noteSave(err)
@@ -437,7 +435,7 @@ func (c *Component) handleEvent(_ context.Context, ev syncthing.ConflictEvent) {
 	cf := Conflict{
 		Path:       path,
 		Original:   filepath.Join(filepath.Dir(path), ev.Name.Original),
-		Wing:       reg.hive.wingOf(rel),
+		Wing:       wingOf(reg.hive, path),
 		Detected:   detectedTime(time.Now()),
 		Device:     ev.Name.ShortDevice,
 		DeviceName: name,

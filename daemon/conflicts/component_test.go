@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
@@ -330,6 +331,9 @@ func TestListIsCurrent(t *testing.T) {
 	if l := r.list(t, ""); len(l.Conflicts) != 0 {
 		t.Fatalf("before any copy: %+v", l)
 	}
+	// The walk that follows the daemon's start scan would record both
+	// copies below; no other scan comes within the hour.
+	waitFor(t, "the start scan's walk", func() bool { return r.scans.n.Load() >= 1 })
 
 	dwight := filepath.Join(hv, "agents", "dwight", copyName)
 	pam := filepath.Join(hv, "agents", "pam", copyName)
@@ -399,10 +403,7 @@ func TestEvents(t *testing.T) {
 	logs := newLogRecorder(t)
 	var cnt counter
 	comp := newComponent(t, Options{Notify: cnt.notify})
-	h, err := newHive(hv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := mustOpen(t, hv, nil)
 	comp.reg = newRegistry(RegistryPath(pal), h)
 	comp.log = logs.logger()
 	comp.alerts.log = comp.log
@@ -414,7 +415,7 @@ func TestEvents(t *testing.T) {
 	copyPath := filepath.Join(hv, "agents", "dwight", copyName)
 	writeFile(t, copyPath, "lost\n")
 	ev := func(path, action string, known bool) syncthing.ConflictEvent {
-		cn, ok := syncthing.ParseConflictName(filepath.Base(path))
+		cn, ok := hive.ParseConflictName(filepath.Base(path))
 		if !ok {
 			t.Fatalf("%s is no conflict name", path)
 		}

@@ -6,17 +6,14 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
-	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/syncthing"
 )
 
 // How a conflict was found, in [Conflict.FoundBy].
@@ -87,159 +84,20 @@ func sortConflicts(cs []Conflict) {
 // detectedTime is how Detected times are kept: UTC, whole seconds.
 func detectedTime(t time.Time) time.Time { return t.UTC().Truncate(time.Second) }
 
-// hive is the hive directory as configured (absolute) and with symlinks
-// resolved, so that paths Syncthing reports through either form map onto
-// the hive, and the globs that find its agent directories.
-type hive struct {
-	abs, real string
-	globs     agentglob.Set
-}
-
-// newHive returns the hive at dir whose agent directories are agents/<id>
-// and those the globs in agents match.
-func newHive(dir string, agents []string) (hive, error) {
-	globs, err := agentglob.New(agents)
-	if err != nil {
-		return hive{}, err
+// wingOf returns the wing of a conflict copy at path (see hive.Locate):
+// "" for a copy outside every agent directory, or in one whose name is no
+// wing id (which the daemon does not mine either).
+func wingOf(h *hive.Hive, path string) string {
+	if loc := h.Locate(path); loc.Rel != "" {
+		return loc.Wing
 	}
-	abs, err := filepath.Abs(dir)
-	if err != nil {
-		return hive{}, fmt.Errorf("hive %s: %w", dir, err)
-	}
-	h := hive{abs: abs, real: abs, globs: globs}
-	if r, err := filepath.EvalSymlinks(abs); err == nil {
-		h.real = r
-	}
-	return h, nil
-}
-
-// rel returns path relative to the hive, or false when path lies outside it.
-func (h hive) rel(path string) (string, bool) {
-	for _, root := range []string{h.abs, h.real} {
-		if r, ok := within(root, path); ok {
-			return r, true
-		}
-	}
-	// The path may reach the hive through a symlink of its own.
-	if dir, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
-		p := filepath.Join(dir, filepath.Base(path))
-		for _, root := range []string{h.abs, h.real} {
-			if r, ok := within(root, p); ok {
-				return r, true
-			}
-		}
-	}
-	return "", false
-}
-
-// contains reports whether path lies inside the hive as configured.
-func (h hive) contains(path string) bool {
-	_, ok := within(h.abs, path)
-	return ok
-}
-
-// within returns path relative to root when it lies strictly below it.
-func within(root, path string) (string, bool) {
-	r, err := filepath.Rel(root, path)
-	if err != nil || r == "." || r == ".." || filepath.IsAbs(r) || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
-		return "", false
-	}
-	return r, true
-}
-
-// leadsOut reports whether path, named below the hive, really lies
-// outside it: it is reached through a symlink that leads out, so it is in
-// no agent directory (see agentglob.Match.Outside).
-func (h hive) leadsOut(path string) bool {
-	real, err := filepath.EvalSymlinks(path)
-	if err != nil {
-		return false
-	}
-	_, ok := within(h.real, real)
-	return !ok
-}
-
-// wingOf returns the wing of a hive-relative path below an agent
-// directory: the directory's name normalised (<id> of agents/<id>/…), or
-// "" for a path elsewhere (or a name that is no valid wing id, which the
-// daemon does not mine either). A copy in a directory whose wing id an
-// earlier agent directory takes counts for that wing too, so a check of
-// the wing before writing sees it; a copy in an agent directory's
-// subdirectory that a glob matches counts for the outer agent directory,
-// whose wing its files are mined into.
-func (h hive) wingOf(rel string) string {
-	dir, below, ok := h.globs.AgentOf(filepath.ToSlash(rel))
-	if !ok || below == "" {
-		return ""
-	}
-	w, err := palace.NormalizeWingID(path.Base(dir))
-	if err != nil {
-		return ""
-	}
-	return w
+	return ""
 }
 
 // found is a conflict copy seen on disk.
 type found struct {
 	c       Conflict // Path, Original, Wing, Device set
 	modTime time.Time
-}
-
-// agentDir is one agent directory of the hive.
-type agentDir struct {
-	wing string // the normalised name
-	path string // the hive as configured joined with the directory
-	link bool   // reached through a symlink, which a walk of the hive does not enter
-}
-
-// agentDirs lists the hive's agent directories whose names are valid wing
-// ids, as the daemon mines them: agents/<id> and the directories the
-// globs match, symlinks to directories included, hidden ones left out.
-// Directories with the same wing id are all listed (see wingOf); one
-// inside another agent directory is not: it is part of that one. What
-// could be listed is returned with the first error.
-func agentDirs(h hive) ([]agentDir, error) {
-	matches, err := h.globs.Find(h.abs)
-	if errors.Is(err, syscall.ENOTDIR) {
-		err = nil // a file where the globs want a directory holds no agents
-	}
-	if err != nil {
-		err = fmt.Errorf("list agent directories: %w", err)
-	}
-	var out []agentDir
-	for _, m := range matches {
-		if m.Inside != "" || m.Outside {
-			continue // not an agent directory: mine and the daemon skip it too
-		}
-		w, werr := palace.NormalizeWingID(path.Base(m.Rel))
-		if werr != nil {
-			continue
-		}
-		out = append(out, agentDir{wing: w, path: m.Path, link: m.Link || m.ViaLink})
-	}
-	return out, err
-}
-
-// HiveWings returns the wings of the hive at dir: the normalised names of
-// its agents/<id>/ directories and of those the globs in agents match
-// (symlinks to directories inside the hive included; links leading out of
-// it, hidden ones and names that are no valid wing id left out), sorted and without duplicates. A hive without
-// agent directories has none.
-func HiveWings(dir string, agents []string) ([]string, error) {
-	h, err := newHive(dir, agents)
-	if err != nil {
-		return nil, err
-	}
-	dirs, err := agentDirs(h)
-	if err != nil {
-		return nil, err
-	}
-	var out []string
-	for _, d := range dirs {
-		out = append(out, d.wing)
-	}
-	sort.Strings(out)
-	return slices.Compact(out), nil
 }
 
 // UnknownWingError is the error for a wing that is neither an agent
@@ -254,93 +112,19 @@ func UnknownWingError(wing string, known []string) error {
 	return fmt.Errorf("%w %q (known wings: %s)", palace.ErrUnknownWing, wing, strings.Join(known, ", "))
 }
 
-// scanDir walks root for conflict copies like syncthing.ScanConflicts, but
-// follows root itself when it is a symlink (a hive or an agent directory
-// may be one); the paths returned stay below root as given.
-func scanDir(ctx context.Context, root string) ([]syncthing.FoundConflict, error) {
-	walked := root
-	if fi, err := os.Lstat(root); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		if r, err := filepath.EvalSymlinks(root); err == nil {
-			walked = r
-		}
+// scanHive lists the conflict copies of the hive (only those of wing's
+// agent directories when wing is set) as hive.Hive.ConflictCopies finds
+// them.
+func scanHive(ctx context.Context, h *hive.Hive, wing string) ([]found, error) {
+	copies, err := h.ConflictCopies(ctx, wing)
+	out := make([]found, 0, len(copies))
+	for _, f := range copies {
+		out = append(out, found{
+			c:       Conflict{Path: f.Path, Original: f.Original, Wing: f.Wing, Device: f.Name.ShortDevice},
+			modTime: f.ModTime,
+		})
 	}
-	fcs, err := syncthing.ScanConflicts(ctx, walked)
-	if walked != root {
-		for i := range fcs {
-			fcs[i].Path = rebase(walked, root, fcs[i].Path)
-			fcs[i].Original = rebase(walked, root, fcs[i].Original)
-		}
-	}
-	return fcs, err
-}
-
-// rebase moves path from below old to below root.
-func rebase(old, root, path string) string {
-	if r, ok := within(old, path); ok {
-		return filepath.Join(root, r)
-	}
-	return path
-}
-
-// scanHive walks the hive for conflict copies: all of it, agent
-// directories that are symlinks included, or only the agent directories of
-// wing when wing is set (none is no error). Paths are the configured hive
-// joined with the relative path. The first error (an unreadable directory)
-// is returned along with what was found.
-func scanHive(ctx context.Context, h hive, wing string) ([]found, error) {
-	dirs, firstErr := agentDirs(h)
-	var roots []string
-	if wing == "" {
-		roots = append(roots, h.abs)
-	}
-	for _, d := range dirs {
-		// A walk of the hive does not enter symlinks; walk those apart.
-		if (wing == "" && d.link) || (wing != "" && d.wing == wing) {
-			roots = append(roots, d.path)
-		}
-	}
-	var out []found
-	// One copy may be reached twice: by the walk of the hive and through
-	// a link to it (agents/ itself may be a link into the hive). It is one
-	// conflict, kept under the path that gives it a wing.
-	byReal := map[string]int{}
-	for _, root := range roots {
-		fcs, err := scanDir(ctx, root)
-		if err != nil && firstErr == nil {
-			firstErr = err
-		}
-		for _, f := range fcs {
-			rel, ok := within(h.abs, f.Path)
-			if !ok {
-				continue
-			}
-			wing := h.wingOf(rel)
-			key, rerr := filepath.EvalSymlinks(f.Path)
-			if rerr != nil {
-				key = f.Path
-			}
-			if i, dup := byReal[key]; dup {
-				if out[i].c.Wing == "" && wing != "" {
-					out[i].c.Path, out[i].c.Original, out[i].c.Wing = f.Path, f.Original, wing
-				}
-				continue
-			}
-			byReal[key] = len(out)
-			out = append(out, found{
-				c: Conflict{
-					Path:     f.Path,
-					Original: f.Original,
-					Wing:     wing,
-					Device:   f.Name.ShortDevice,
-				},
-				modTime: f.ModTime,
-			})
-		}
-		if ctx.Err() != nil {
-			break
-		}
-	}
-	return out, firstErr
+	return out, err
 }
 
 // fromDisk turns copies found by a scan into conflicts without a daemon:
@@ -381,7 +165,7 @@ func fromDisk(copies []found, known []Conflict) []Conflict {
 // [FoundByScan]. Copies found before an error (an unreadable directory)
 // are returned along with it.
 func ScanHive(ctx context.Context, dir string, agents []string, wing string, known []Conflict) ([]Conflict, error) {
-	h, err := newHive(dir, agents)
+	h, err := hive.Open(dir, agents)
 	if err != nil {
 		return nil, err
 	}
@@ -390,8 +174,8 @@ func ScanHive(ctx context.Context, dir string, agents []string, wing string, kno
 	for i := range known {
 		// A record made before the agents globs changed takes the wing
 		// the copy's directory has now.
-		if rel, ok := within(h.abs, known[i].Path); ok {
-			known[i].Wing = h.wingOf(rel)
+		if h.Contains(known[i].Path) {
+			known[i].Wing = wingOf(h, known[i].Path)
 		}
 	}
 	return fromDisk(copies, known), err
@@ -443,7 +227,7 @@ func scanRoot(ctx context.Context, root string) ([]found, error) {
 	}
 	var out []found
 	if info.IsDir() {
-		fcs, err := syncthing.ScanConflicts(ctx, root)
+		fcs, err := hive.ScanConflicts(ctx, root)
 		for _, f := range fcs {
 			out = append(out, found{c: Conflict{Path: f.Path, Original: f.Original, Device: f.Name.ShortDevice}, modTime: f.ModTime})
 		}
@@ -455,7 +239,7 @@ func scanRoot(ctx context.Context, root string) ([]found, error) {
 		return nil, fmt.Errorf("scan %s for conflict copies: %w", dir, err)
 	}
 	for _, e := range entries {
-		cn, ok := syncthing.ParseConflictName(e.Name())
+		cn, ok := hive.ParseConflictName(e.Name())
 		if !ok || cn.Original != base || !e.Type().IsRegular() {
 			continue
 		}

@@ -14,74 +14,6 @@ import (
 	"github.com/memminer/memminer/palace"
 )
 
-func TestWingOf(t *testing.T) {
-	const cp = "memory.sync-conflict-20240131-093000-ABCDEFG.md"
-	globs := []string{"bots/*", "teams/*/agents/*"}
-	tests := []struct {
-		rel    string
-		agents []string
-		want   string
-	}{
-		{"agents/dwight/" + cp, nil, "dwight"},
-		{"agents/Dwight/notes/x.sync-conflict-20240131-093000-ABCDEFG.md", nil, "dwight"},
-		{"agents/" + cp, nil, ""},
-		{"shared/readme.sync-conflict-20240131-093000-ABCDEFG.md", nil, ""},
-		{"agents/bad name/" + cp, nil, ""},
-		// Directories the agents globs match are agent directories too.
-		{"bots/kevin/" + cp, nil, ""},
-		{"bots/kevin/" + cp, globs, "kevin"},
-		{"bots/Kevin/notes/" + cp, globs, "kevin"},
-		{"teams/red/agents/oscar/" + cp, globs, "oscar"},
-		{"teams/red/" + cp, globs, ""},
-		{"bots/.hidden/" + cp, globs, ""},
-		{"agents/dwight/" + cp, globs, "dwight"},
-		// A directory whose wing id agents/pam has is pam's too.
-		{"bots/pam/" + cp, globs, "pam"},
-	}
-	for _, tt := range tests {
-		h, err := newHive(t.TempDir(), tt.agents)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if got := h.wingOf(filepath.FromSlash(tt.rel)); got != tt.want {
-			t.Errorf("wingOf(%q) with agents %q = %q, want %q", tt.rel, tt.agents, got, tt.want)
-		}
-	}
-}
-
-func TestHiveRel(t *testing.T) {
-	dir := t.TempDir()
-	real := filepath.Join(dir, "real")
-	if err := os.MkdirAll(filepath.Join(real, "agents", "dwight"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	link := filepath.Join(dir, "link")
-	if err := os.Symlink(real, link); err != nil {
-		t.Fatal(err)
-	}
-	h, err := newHive(link, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := filepath.Join("agents", "dwight", copyName)
-	tests := []struct {
-		path string
-		ok   bool
-	}{
-		{filepath.Join(link, want), true},
-		{filepath.Join(real, want), true}, // Syncthing may know the folder by its real path
-		{filepath.Join(dir, "elsewhere", copyName), false},
-		{link, false},
-		{filepath.Join(dir, "linkx", copyName), false},
-	}
-	for _, tt := range tests {
-		rel, ok := h.rel(tt.path)
-		if ok != tt.ok || (ok && rel != want) {
-			t.Errorf("rel(%s) = %q, %v; want %v", tt.path, rel, ok, tt.ok)
-		}
-	}
-}
-
 func TestScanHiveAndWings(t *testing.T) {
 	hv := newHiveDir(t)
 	mtime := time.Date(2024, 1, 31, 9, 30, 0, 500, time.UTC)
@@ -230,37 +162,6 @@ func TestScanSymlinks(t *testing.T) {
 	}
 }
 
-func TestHiveWings(t *testing.T) {
-	hv := newHiveDir(t)
-	for _, d := range []string{"Jim", "jim", ".hidden", "bad name"} {
-		if err := os.MkdirAll(filepath.Join(hv, "agents", d), 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	writeFile(t, filepath.Join(hv, "agents", "notes.md"), "not an agent\n")
-	if err := os.Symlink(filepath.Join(hv, "agents", "pam"), filepath.Join(hv, "agents", "angela")); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Symlink(filepath.Join(hv, "nowhere"), filepath.Join(hv, "agents", "kevin")); err != nil {
-		t.Fatal(err)
-	}
-	empty := t.TempDir()
-	tests := []struct {
-		dir  string
-		want []string
-	}{
-		{hv, []string{"angela", "dwight", "jim", "pam"}},
-		{empty, nil},
-		{filepath.Join(empty, "missing"), nil},
-	}
-	for _, tt := range tests {
-		got, err := HiveWings(tt.dir, nil)
-		if err != nil || !slices.Equal(got, tt.want) {
-			t.Errorf("HiveWings(%s) = %v, %v; want %v", tt.dir, got, err, tt.want)
-		}
-	}
-}
-
 // TestGlobAgentConflicts: a conflict copy in a directory an agents glob
 // matches belongs to that directory's wing, whether a scan of the hive or
 // of the wing finds it, a symlinked one included; a copy in a directory
@@ -307,8 +208,8 @@ func TestGlobAgentConflicts(t *testing.T) {
 			t.Errorf("ScanHive(agents %q, wing %q): copy → wing %v, want %v", tt.agents, tt.wing, wings, tt.want)
 		}
 	}
-	if got, err := HiveWings(hv, agents); err != nil || !slices.Equal(got, []string{"kevin", "pam"}) {
-		t.Errorf("HiveWings with agents %q = %v, %v", agents, got, err)
+	if got, err := mustOpen(t, hv, agents).Wings(); err != nil || !slices.Equal(got, []string{"kevin", "pam"}) {
+		t.Errorf("Wings with agents %q = %v, %v", agents, got, err)
 	}
 
 	// The daemon's component, first without the glob: kevin's copy is
@@ -410,10 +311,7 @@ func TestReconcileResolvesRecordsOutsideTheHive(t *testing.T) {
 	}
 	pam := filepath.Join(hv, "agents", "pam", copyName)
 	writeFile(t, pam, "lost\n")
-	h, err := newHive(hv, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
+	h := mustOpen(t, hv, nil)
 	reg := newRegistry(filepath.Join(t.TempDir(), "conflicts.json"), h)
 	oscar := Conflict{Path: filepath.Join(hv, "agents", "oscar", copyName), Wing: "oscar", FoundBy: FoundByScan}
 	reg.open[oscar.Path] = oscar

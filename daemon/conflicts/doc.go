@@ -4,7 +4,7 @@
 // When two machines change the same memory file before they sync,
 // Syncthing keeps one version and renames the other to
 // "<name>.sync-conflict-<date>-<time>-<device><ext>". The losing version is
-// never mined (see mine.IsConflictCopy), so unless someone merges it back
+// never mined (see hive.IsConflictCopy), so unless someone merges it back
 // the facts in it are lost. This package makes sure someone hears of it.
 //
 // A [Component] plugs into the daemon (daemon.Component). It learns of
@@ -40,5 +40,5 @@
 // before writing. A wing that is neither an agent directory of the hive
 // nor a wing of the palace is refused ([UnknownWingError]). [ScanHive] and
 // [ScanWings] give the same list without a daemon, reusing the records of
-// a registry file left by one; [HiveWings] lists the hive's wings.
+// a registry file left by one.
 package conflicts

@@ -10,10 +10,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/hive"
 )
 
 // hookArg is the first argument that makes the test binary act as an
@@ -191,8 +193,22 @@ type running struct {
 	d      *daemon.Daemon
 	c      *daemon.Client
 	comp   *Component
+	scans  *scanCounter
 	cancel context.CancelFunc
 	done   chan struct{}
+}
+
+// scanCounter is a Component that counts the walks that follow the
+// daemon's scans, so a test can wait for the start scan's walk before it
+// makes conflict copies.
+type scanCounter struct {
+	*Component
+	n atomic.Int64
+}
+
+func (s *scanCounter) Scanned(ctx context.Context, h *daemon.Host) {
+	s.Component.Scanned(ctx, h)
+	s.n.Add(1)
 }
 
 // startDaemon runs a daemon on palaceDir and hive with comp attached; it
@@ -204,6 +220,7 @@ func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval
 	if interval == 0 {
 		interval = time.Hour
 	}
+	scans := &scanCounter{Component: comp}
 	d, err := daemon.New(context.Background(), daemon.Options{
 		Palace:       palaceDir,
 		Hive:         hive,
@@ -211,13 +228,13 @@ func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval
 		MineInterval: interval,
 		Debounce:     20 * time.Millisecond,
 		Logger:       log,
-		Components:   []daemon.Component{comp},
+		Components:   []daemon.Component{scans},
 	})
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{d: d, c: daemon.NewClient(palaceDir), comp: comp, cancel: cancel, done: make(chan struct{})}
+	r := &running{d: d, c: daemon.NewClient(palaceDir), comp: comp, scans: scans, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		if err := d.Run(ctx); err != nil {
@@ -275,3 +292,13 @@ func newHiveDir(t testing.TB) string {
 
 // copyName is a conflict copy name of memory.md won by device ABCDEFG.
 const copyName = "memory.sync-conflict-20240131-093000-ABCDEFG.md"
+
+// mustOpen opens the hive at dir with the agents globs.
+func mustOpen(t testing.TB, dir string, agents []string) *hive.Hive {
+	t.Helper()
+	h, err := hive.Open(dir, agents)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

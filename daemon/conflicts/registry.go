@@ -10,6 +10,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/memminer/memminer/hive"
 )
 
 // RegistryFile is the registry's file name in the palace directory.
@@ -89,7 +91,7 @@ func readRegistryFile(path string) (registryFile, error) {
 // its file after every change.
 type registry struct {
 	path string
-	hive hive
+	hive *hive.Hive
 
 	mu    sync.Mutex
 	open  map[string]Conflict
@@ -98,7 +100,7 @@ type registry struct {
 	saveErr string
 }
 
-func newRegistry(path string, h hive) *registry {
+func newRegistry(path string, h *hive.Hive) *registry {
 	return &registry{path: path, hive: h, open: map[string]Conflict{}, names: map[string]string{}}
 }
 
@@ -119,7 +121,7 @@ func (r *registry) load() (corrupt error, err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, c := range f.Conflicts {
-		if !r.hive.contains(c.Path) {
+		if !r.hive.Contains(c.Path) {
 			continue // found in another hive
 		}
 		r.open[c.Path] = c
@@ -228,7 +230,7 @@ func (r *registry) reconcile(onDisk []Conflict) (added, resolved []Conflict, err
 		// that failed half-way proves nothing), or when it is reached only
 		// through a link leading out of the hive, which no scan follows (a
 		// record from before that rule would stay open for ever).
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || r.hive.leadsOut(path) {
+		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || r.hive.LeadsOut(path) {
 			delete(r.open, path)
 			resolved = append(resolved, c)
 		}
@@ -277,7 +279,7 @@ func (r *registry) save() error {
 // saveLocked writes the registry atomically: a temporary file in the same
 // directory, fsynced, renamed over the old one, and the directory fsynced.
 func (r *registry) saveLocked() error {
-	f := registryFile{Version: registryVersion, Hive: r.hive.abs, Conflicts: make([]Conflict, 0, len(r.open))}
+	f := registryFile{Version: registryVersion, Hive: r.hive.Dir(), Conflicts: make([]Conflict, 0, len(r.open))}
 	for _, c := range r.open {
 		f.Conflicts = append(f.Conflicts, c)
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/syncthing"
+	"github.com/memminer/memminer/hive"
 )
 
 // Conflict describes a conflict made by [ProduceConflict].
@@ -156,7 +156,7 @@ func conflictCopies(t testing.TB, n *Node, rel string) []string {
 	}
 	var out []string
 	for _, e := range entries {
-		if cn, ok := syncthing.ParseConflictName(e.Name()); ok && cn.Original == base {
+		if cn, ok := hive.ParseConflictName(e.Name()); ok && cn.Original == base {
 			out = append(out, filepath.Join(dir, e.Name()))
 		}
 	}

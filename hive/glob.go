@@ -1,14 +1,4 @@
-// Package agentglob tells which directories of a hive are agent
-// directories: agents/<id>/ always, and the directories matched by the
-// globs of the `agents` setting. Mining, the daemon, its watcher and the
-// conflict registry all ask it, so they agree on what an agent directory
-// is.
-//
-// A pattern is a path/filepath.Match pattern relative to the hive, with
-// `/` between its elements; each element matches one directory name.
-// Hidden names (".x") and Syncthing conflict copies are never matched:
-// they are never agents, and never lead to one.
-package agentglob
+package hive
 
 import (
 	"errors"
@@ -28,10 +18,10 @@ const DefaultDir = "agents"
 // Default matches the agent directories every hive has: agents/<id>.
 const Default = DefaultDir + "/*"
 
-// Check reports why pattern cannot name agent directories, or nil: it
+// CheckPattern reports why pattern cannot name agent directories, or nil: it
 // must be non-empty, relative to the hive, free of ".." and hidden
 // elements, and well-formed for path/filepath.Match (no ErrBadPattern).
-func Check(pattern string) error {
+func CheckPattern(pattern string) error {
 	if strings.TrimSpace(pattern) == "" {
 		return fmt.Errorf("pattern %q is empty; give a glob like bots/*", pattern)
 	}
@@ -55,20 +45,20 @@ func Check(pattern string) error {
 	return nil
 }
 
-// Set is the patterns that match a hive's agent directories: Default,
-// then the configured ones in their order. The zero Set is Default alone.
-type Set struct {
+// Globs are the patterns that match a hive's agent directories: Default,
+// then the configured ones in their order. The zero Globs is Default alone.
+type Globs struct {
 	extra [][]string // split, without Default
 }
 
-// New returns the Set of Default and the patterns in extra, checking each
-// (see Check). Repeats are dropped.
-func New(extra []string) (Set, error) {
-	var s Set
+// NewGlobs returns the Globs of Default and the patterns in extra,
+// checking each (see CheckPattern). Repeats are dropped.
+func NewGlobs(extra []string) (Globs, error) {
+	var s Globs
 	seen := map[string]bool{Default: true}
 	for _, p := range extra {
-		if err := Check(p); err != nil {
-			return Set{}, fmt.Errorf("agents: %w", err)
+		if err := CheckPattern(p); err != nil {
+			return Globs{}, fmt.Errorf("agents: %w", err)
 		}
 		p = path.Clean(p)
 		if !seen[p] {
@@ -82,12 +72,12 @@ func New(extra []string) (Set, error) {
 var defaultElems = strings.Split(Default, "/")
 
 // patterns returns every pattern, split into elements, Default first.
-func (s Set) patterns() [][]string {
+func (s Globs) patterns() [][]string {
 	return append([][]string{defaultElems}, s.extra...)
 }
 
 // Patterns returns the patterns, Default first, as they are matched.
-func (s Set) Patterns() []string {
+func (s Globs) Patterns() []string {
 	var out []string
 	for _, p := range s.patterns() {
 		out = append(out, strings.Join(p, "/"))
@@ -95,15 +85,19 @@ func (s Set) Patterns() []string {
 	return out
 }
 
-// HasExtra reports whether the Set holds more than Default.
-func (s Set) HasExtra() bool { return len(s.extra) > 0 }
+// HasExtra reports whether the Globs hold more than Default.
+func (s Globs) HasExtra() bool { return len(s.extra) > 0 }
 
 // Match is a directory of the hive that a pattern matches.
 type Match struct {
 	// Rel is the directory relative to the hive, `/`-separated.
 	Rel string
-	// Path is the hive, as given to Find, joined with Rel.
+	// Path is the hive, as opened, joined with Rel.
 	Path string
+	// Canonical is Path with the symlinks of its parent directory
+	// resolved and its own name kept (see ResolveParent): the one name of
+	// the directory, however the hive was reached.
+	Canonical string
 	// Link is set when Path itself is a symlink to a directory.
 	Link bool
 	// ViaLink is set when a directory between the hive and Path is a
@@ -123,19 +117,21 @@ type Match struct {
 	Outside bool
 }
 
-// Find lists the directories the patterns match below hive (symlinks to
+// find lists the directories the patterns match below hive (symlinks to
 // directories included), each once, in a stable order: by pattern, Default
 // first, then by path. A directory that does not exist matches nothing; the
 // first other error (an unreadable directory) is returned with what was
 // found.
-func (s Set) Find(hive string) ([]Match, error) {
+func (s Globs) find(hive string) ([]Match, error) {
 	out, err := s.list(hive, true)
+	resolve := parentResolver()
 	realHive := hive
 	if r, rerr := filepath.EvalSymlinks(hive); rerr == nil {
 		realHive = r
 	}
 	for i := range out {
 		m := &out[i]
+		m.Canonical = resolve(m.Path)
 		if outer, _, ok := s.AgentOf(m.Rel); ok && outer != m.Rel {
 			m.Inside = outer
 		}
@@ -159,20 +155,20 @@ func atOrBelow(dir, path string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
-// Overlap reports whether the directories a and b (both resolved) are one,
+// overlap reports whether the directories a and b (both resolved) are one,
 // or one lies inside the other.
-func Overlap(a, b string) bool { return atOrBelow(a, b) || atOrBelow(b, a) }
+func overlap(a, b string) bool { return atOrBelow(a, b) || atOrBelow(b, a) }
 
-// Parents lists the directories below hive in which agent directories can
+// parents lists the directories below hive in which agent directories can
 // appear: those the leading elements of a pattern match (agents/ for
 // Default), each once. The hive itself is not listed.
-func (s Set) Parents(hive string) ([]Match, error) {
+func (s Globs) parents(hive string) ([]Match, error) {
 	return s.list(hive, false)
 }
 
 // list lists what every pattern matches below hive, each directory once:
 // the whole matches (leaves) or the directories leading to them.
-func (s Set) list(hive string, leaves bool) ([]Match, error) {
+func (s Globs) list(hive string, leaves bool) ([]Match, error) {
 	var out []Match
 	var firstErr error
 	seen := map[string]bool{}
@@ -250,9 +246,9 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 // AgentOf returns the agent directory that rel (a path relative to the
 // hive, `/`-separated) is or lies in: the shortest leading part of rel a
 // pattern matches, and the rest of rel below it ("" for the directory
-// itself). It looks at names only, never at the disk; Find marks a match
+// itself). It looks at names only, never at the disk; find marks a match
 // inside another one with Inside, so both agree.
-func (s Set) AgentOf(rel string) (dir, below string, ok bool) {
+func (s Globs) AgentOf(rel string) (dir, below string, ok bool) {
 	parts := split(rel)
 	for k := 1; k <= len(parts); k++ {
 		if excluded(parts[k-1]) {
@@ -273,7 +269,7 @@ func (s Set) AgentOf(rel string) (dir, below string, ok bool) {
 // Parent reports whether rel (relative to the hive, `/`-separated; "" is
 // the hive) is a directory in which agent directories can appear further
 // down: the hive, or a directory the leading elements of a pattern match.
-func (s Set) Parent(rel string) bool {
+func (s Globs) Parent(rel string) bool {
 	parts := split(rel)
 	if slices.ContainsFunc(parts, excluded) {
 		return false
@@ -313,8 +309,29 @@ func matchAll(elems, names []string) bool {
 
 // excluded reports whether a directory name is never an agent nor leads
 // to one: hidden, or a Syncthing conflict copy.
-func excluded(name string) bool {
-	return strings.HasPrefix(name, ".") || strings.Contains(name, ".sync-conflict-")
-}
+func excluded(name string) bool { return IsHidden(name) || IsConflictCopy(name) }
 
 func hasMeta(elem string) bool { return strings.ContainsAny(elem, `*?[\`) }
+
+// ResolveParent returns path with the symlinks of its parent directory
+// resolved and its last element kept as named (a link stays a link): the
+// form in which an agent directory is named however the hive was reached.
+// A parent that cannot be resolved is kept as it is.
+func ResolveParent(path string) string { return parentResolver()(path) }
+
+// parentResolver returns ResolveParent resolving each parent once.
+func parentResolver() func(path string) string {
+	resolved := map[string]string{}
+	return func(path string) string {
+		dir := filepath.Dir(path)
+		r, ok := resolved[dir]
+		if !ok {
+			r = dir
+			if rr, err := filepath.EvalSymlinks(dir); err == nil {
+				r = rr
+			}
+			resolved[dir] = r
+		}
+		return filepath.Join(r, filepath.Base(path))
+	}
+}

@@ -1,0 +1,16 @@
+// Package hive owns the rules of a hive: which of its directories are
+// agents, which wing any path belongs to, and which file names are
+// memory, hidden or Syncthing conflict copies. Mining, the daemon and its
+// watcher, the conflict watcher and status all ask it, so they agree.
+//
+// The rules themselves are written out once, for users, in
+// docs/mining.md ("Agent directories" and "What is mined"). Here they are
+// decided: CheckPattern (the agents globs), Hive.Agents (which matched
+// directories are agents, and why the others are not: BadName, SameWing,
+// Nested, OutsideHive, Aliased), Hive.Locate (the wing of any path),
+// MinedAsHive (whether a directory given to mine is a hive), Hive.Check
+// (a directory that is no hive), NormalizeWingID (wing ids), IsHidden and
+// IsMemoryFile (what is mined), and ParseConflictName, the one parser of
+// conflict-copy names: what it recognises is exactly what mine skips and
+// the conflict watcher reports.
+package hive
