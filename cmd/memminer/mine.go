@@ -30,14 +30,13 @@ wing "dwight"); any path that is no hive, agents/ directory or agent
 directory (one whose parent is agents/, or holding memory.md) needs --wing.
 A hive directory (one with agents/<id>/ inside, or with directories the
 config's agents globs match, such as bots/*) is mined one wing per agent
-directory; a matched directory whose name is no wing id, whose wing id an
-agent directory listed before it has (agents/<id> first, then each glob in
-order), or that lies inside another agent directory is reported and skipped.
+directory; a matched directory that is no agent is reported and skipped
+(docs/mining.md, "Agent directories", says which are agents).
 Mining is incremental: unchanged files are not re-read and unchanged notes are
 not re-embedded. When the daemon (memminer run) holds the palace, the mine is
 handed to it and its summary printed: there is never a second writer.
-Syncthing conflict copies (*.sync-conflict-*) and hidden directories are never
-mined. Files that cannot be mined (binary, too large, not UTF-8, symlinks
+Syncthing conflict copies (<name>.sync-conflict-<date>-<time>[-<device>]<ext>)
+and hidden directories are never mined. Files that cannot be mined (binary, too large, not UTF-8, symlinks
 leaving PATH) are reported and skipped; their earlier notes stay.
 
 The full rules are in docs/mining.md.`,

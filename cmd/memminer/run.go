@@ -29,18 +29,12 @@ neither the model nor the palace.
 Changes are found by fsnotify (debounced, about a second) and by the mine
 loop, which every mine_interval re-mines the files whose mtime or size
 changed. A new agent directory becomes a wing without a restart; a removed
-one's wing is kept and shown as orphaned in status. An agent directory
-whose name is not a valid wing id (lower-case letters, digits, '.', '_',
-'-') is skipped, logged once and listed under errors in status until it is
-renamed.
-
-More directories can be agents: the agents setting (config agents: as a
-list or comma-separated, env MEMMINER_AGENTS) holds globs relative to the
-hive, such as bots/* or teams/*/agents/*; each directory they match is an
-agent whose wing is its name, watched and mined like agents/<id>/. Two
-directories with the same wing id are never mixed: the first (agents/<id>
-first, then each glob in order) is mined, the other is skipped and listed
-under errors like a bad name.
+one's wing is kept and shown as orphaned in status. The agents setting
+(config agents:, env MEMMINER_AGENTS) adds globs of more agent
+directories, such as bots/*; which matched directories are agents is in
+docs/mining.md ("Agent directories"). A directory that is no agent (its
+name is no wing id, its wing id is taken, ...) is skipped, logged once
+and listed under errors in status until it is fixed.
 
 --hive is the directory that holds agents/, not agents/ itself: a hive
 without agents/ that looks like an agents directory (its subdirectories
