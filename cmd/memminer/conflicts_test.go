@@ -381,7 +381,10 @@ func TestConflictCopyForms(t *testing.T) {
 			}
 			checks("direct")
 			c.ok("mine", c.hive)
-			out := c.ok("search", word, "--json")
+			out, stderr, code := c.run("search", word, "--json")
+			if code != exitOK && code != exitError { // 1: no match
+				t.Fatalf("memminer search %s: exit %d: %s", word, code, stderr)
+			}
 			var found struct{ Results []json.RawMessage }
 			if err := json.Unmarshal([]byte(out), &found); err != nil {
 				t.Fatal(err)
