@@ -10,7 +10,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"time"
 )
 
@@ -104,50 +103,6 @@ func decodeWing(data []byte) (*wingMeta, [][]float32, error) {
 		vecs[i] = all[i*m.Dim : (i+1)*m.Dim : (i+1)*m.Dim]
 	}
 	return &m, vecs, nil
-}
-
-// writeFileAtomic replaces path with data so that readers see the old file
-// or the new one, never a mix: temp file in the same directory, fsync,
-// rename, fsync the directory.
-func writeFileAtomic(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := f.Chmod(0o600); err != nil {
-		f.Close()
-		return err
-	}
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }
 
 // readAllLimit reads a palace file; palace files are ours, but a runaway

@@ -16,6 +16,7 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/internal/atomicfile"
 )
 
 // Files inside the palace directory.
@@ -138,7 +139,23 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 	// Recording our pid lets a waiting writer say who holds the lock.
 	_ = os.WriteFile(path, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o600)
 	p.lock = l
+	p.removeStaleTemps()
 	return nil
+}
+
+// removeStaleTemps removes the temporary files of writes that were
+// interrupted (a writer killed before its rename): only the lock holder
+// writes, so with the lock taken none of them is in flight.
+func (p *Palace) removeStaleTemps() {
+	for _, dir := range []string{p.dir, filepath.Join(p.dir, wingsDir)} {
+		n, size, err := atomicfile.RemoveStale(dir)
+		if n > 0 {
+			p.log.Info("removed temporary files of interrupted writes", "dir", dir, "files", n, "bytes", size)
+		}
+		if err != nil {
+			p.log.Warn("cannot remove temporary files of interrupted writes", "dir", dir, "err", err)
+		}
+	}
 }
 
 // Lock takes the writer lock of a palace opened read-only, waiting up to
@@ -181,11 +198,12 @@ func (p *Palace) Model() string {
 // Writable reports whether the palace holds the writer lock.
 func (p *Palace) Writable() bool { return p.lock != nil }
 
-// Bytes is the palace's size on disk.
+// Bytes is the palace's size on disk, without temporary files of writes
+// in flight or interrupted.
 func (p *Palace) Bytes() int64 {
 	var n int64
 	_ = filepath.WalkDir(p.dir, func(_ string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() {
+		if err == nil && !d.IsDir() && !atomicfile.IsTemp(d.Name()) {
 			if info, err := d.Info(); err == nil {
 				n += info.Size()
 			}

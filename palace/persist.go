@@ -18,6 +18,7 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/internal/atomicfile"
 )
 
 // Damage describes a wing whose file could not be read. Its roots and
@@ -301,7 +302,7 @@ func (p *Palace) Flush() error {
 	for i, t := range todo {
 		data, err := encodeWing(t.meta, t.vecs)
 		if err == nil {
-			err = writeFileAtomic(p.wingPath(t.w.id), data)
+			err = atomicfile.Write(p.wingPath(t.w.id), data, 0o600)
 		}
 		if err != nil {
 			redirty(i)
@@ -365,7 +366,7 @@ func writeManifest(path string, m manifest) error {
 	if err != nil {
 		return err
 	}
-	if err := writeFileAtomic(path, append(data, '\n')); err != nil {
+	if err := atomicfile.Write(path, append(data, '\n'), 0o600); err != nil {
 		return fmt.Errorf("write palace manifest: %w", err)
 	}
 	return nil

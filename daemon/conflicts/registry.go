@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/atomicfile"
 )
 
 // RegistryFile is the registry's file name in the palace directory.
@@ -289,47 +290,12 @@ func (r *registry) saveLocked() error {
 		return fmt.Errorf("encode conflict registry: %w", err)
 	}
 	data = append(data, '\n')
-	err = writeFileAtomic(r.path, data, 0o600)
+	err = atomicfile.Write(r.path, data, 0o600)
 	if err != nil {
+		err = fmt.Errorf("write %s: %w", r.path, err)
 		r.saveErr = err.Error()
 	} else {
 		r.saveErr = ""
 	}
 	return err
-}
-
-// writeFileAtomic replaces path with data so that a reader (or a crash)
-// sees either the old file or the new one, never a part.
-func writeFileAtomic(path string, data []byte, perm os.FileMode) (err error) {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if err := tmp.Chmod(perm); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if _, err := tmp.Write(data); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := tmp.Sync(); err != nil {
-		return fmt.Errorf("write %s: sync: %w", path, err)
-	}
-	if err := tmp.Close(); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync() // best effort: not every file system syncs directories
-		d.Close()
-	}
-	return nil
 }

@@ -1,0 +1,99 @@
+// Package atomicfile replaces files so that a reader, or a crash, sees
+// the old content or the new, never a part: the data goes to a temporary
+// file beside the target, is fsynced and renamed over it, and the
+// directory is fsynced. A writer killed half-way leaves its temporary
+// file behind; [RemoveStale] clears those, and must be called only by the
+// one process allowed to write the directory (the palace's lock holder).
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+)
+
+// Write replaces path with data, the file getting mode perm.
+func Write(path string, data []byte, perm fs.FileMode) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			_ = f.Close()
+			_ = os.Remove(tmp)
+		}
+	}()
+	if err := f.Chmod(perm); err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("sync %s: %w", tmp, err)
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return SyncDir(dir)
+}
+
+// SyncDir fsyncs a directory, so that a rename in it survives a crash.
+// File systems that cannot sync directories are not an error.
+func SyncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// tempName matches the temporary files Write makes (".NAME.tmp-123"),
+// and ".NAME.123.tmp", which earlier versions made.
+var tempName = regexp.MustCompile(`^\..+\.(tmp-[0-9]+|[0-9]+\.tmp)$`)
+
+// IsTemp reports whether a file name is that of a temporary file Write
+// makes: never the target of a write, only a leftover or one in flight.
+func IsTemp(name string) bool { return tempName.MatchString(name) }
+
+// RemoveStale removes the temporary files of interrupted writes in dir
+// (not below it) and returns how many it removed and their size.
+func RemoveStale(dir string) (removed int, bytes int64, err error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return 0, 0, nil
+		}
+		return 0, 0, err
+	}
+	var errs []error
+	for _, e := range entries {
+		if !e.Type().IsRegular() || !IsTemp(e.Name()) {
+			continue
+		}
+		var size int64
+		if info, err := e.Info(); err == nil {
+			size = info.Size()
+		}
+		if err := os.Remove(filepath.Join(dir, e.Name())); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+			continue
+		}
+		removed++
+		bytes += size
+	}
+	return removed, bytes, errors.Join(errs...)
+}
