@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/embed/internal/httpembed"
 	"github.com/memminer/memminer/embed/ollama"
 	"github.com/memminer/memminer/embed/openai"
 	"github.com/memminer/memminer/embed/uselite"
@@ -50,6 +51,18 @@ type Options struct {
 	// NoFetch opens the built-in model only if it is already in the cache,
 	// never downloading it (for status probes).
 	NoFetch bool
+	// Probe opens a remote backend for one short attempt per request (no
+	// retries, ProbeTimeout), so a check of a server that is down answers
+	// at once with the real cause. It implies NoFetch.
+	Probe bool
+}
+
+// ProbeTimeout bounds one request of a backend opened with Options.Probe.
+const ProbeTimeout = 2 * time.Second
+
+// probeTuning makes t one short attempt.
+func probeTuning(t *httpembed.Tuning) {
+	t.MaxRetries, t.Timeout = -1, ProbeTimeout
 }
 
 // ErrUnknownModel is returned by Open for a spec no backend accepts.
@@ -74,7 +87,7 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, UseLite)
 		}
 		uo := uselite.Options{CacheDir: opts.CacheDir, Getenv: opts.Getenv}
-		if opts.NoFetch {
+		if opts.NoFetch || opts.Probe {
 			path, err := uselite.ConvertedPath(uo)
 			if err != nil {
 				return nil, err
@@ -97,7 +110,11 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("%w %q: want ollama:<model>, e.g. ollama:nomic-embed-text", ErrUnknownModel, spec)
 		}
-		e, err := ollama.FromEnv(ollama.Options{Model: arg}, opts.Getenv)
+		o := ollama.Options{Model: arg}
+		if opts.Probe {
+			probeTuning(&o.Tuning)
+		}
+		e, err := ollama.FromEnv(o, opts.Getenv)
 		if err != nil {
 			return nil, err
 		}
@@ -106,7 +123,11 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		if strings.TrimSpace(arg) == "" {
 			return nil, fmt.Errorf("%w %q: want openai:<model>, e.g. openai:text-embedding-3-small", ErrUnknownModel, spec)
 		}
-		e, err := openai.FromEnv(openai.Options{Model: arg}, opts.Getenv)
+		o := openai.Options{Model: arg}
+		if opts.Probe {
+			probeTuning(&o.Tuning)
+		}
+		e, err := openai.FromEnv(o, opts.Getenv)
 		if err != nil {
 			return nil, err
 		}

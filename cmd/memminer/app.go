@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -72,6 +71,10 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
 	a.setVersionFlag(root)
+	// cobra's completion command keeps the writer it is made with.
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	requireShell(root)
 	return root
 }
 
@@ -132,12 +135,12 @@ func (a *app) statusEmbedder(ctx context.Context) (embed.Embedder, modelState, e
 
 func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, modelState, error) {
 	st := modelState{Spec: a.cfg.Model, Model: embed.Lexical, Available: true}
-	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, NoFetch: probe})
+	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, Probe: probe})
 	if errors.Is(err, embed.ErrUnknownModel) {
 		return nil, st, usagef("%v", err)
 	}
 	if err == nil && e != nil && probe {
-		err = embed.Probe(ctx, e, 5*time.Second)
+		err = embed.Probe(ctx, e, embed.ProbeTimeout)
 	}
 	if err != nil {
 		st.Available, st.Reason = false, err.Error()
