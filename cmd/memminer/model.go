@@ -1,29 +1,29 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
+	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/uselite"
+	"github.com/memminer/memminer/internal/bytesize"
 )
 
 func (a *app) modelCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "model",
-		Short: "Manage the built-in embedding model",
-		Args: func(_ *cobra.Command, args []string) error {
-			if len(args) > 0 {
-				return usagef("unknown model subcommand %q (want: fetch)", args[0])
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
+		Short: "Fetch, check and describe the embedding model",
 	}
-	cmd.AddCommand(a.modelFetchCmd())
+	cmd.AddCommand(a.modelFetchCmd(), a.modelStatusCmd(), a.modelVerifyCmd())
+	requireSubcommand(cmd)
 	return cmd
 }
 
@@ -67,5 +67,183 @@ needs the model fetches it on first use; this command does it up front.`,
 		},
 	}
 	cmd.Flags().StringVar(&from, "from", "", "install from this package tarball instead of downloading")
+	return cmd
+}
+
+// modelReport is what model status and model verify print; the JSON keys
+// are stable.
+type modelReport struct {
+	// Spec is the configured model (--model, MEMMINER_EMBEDDING_MODEL, model:).
+	Spec string `json:"spec"`
+	// Model is the id recorded with the vectors ("lexical": none).
+	Model   string `json:"model"`
+	BuiltIn bool   `json:"built_in"`
+	// Package, Path, Cached and Bytes describe the built-in model's cache.
+	Package string `json:"package,omitempty"`
+	Path    string `json:"path,omitempty"`
+	Cached  bool   `json:"cached"`
+	Bytes   int64  `json:"bytes,omitempty"`
+	// Checksum is "ok", "failed" or "not checked" (a model not in the
+	// cache, or a backend other than the built-in one).
+	Checksum string `json:"checksum"`
+	// SelfTestCosine is the lowest cosine of the built-in model's vectors
+	// to the TF.js reference ones (model verify only).
+	SelfTestCosine float64 `json:"self_test_cosine,omitempty"`
+	// Dim is the length of the vectors (model verify only).
+	Dim int `json:"dim,omitempty"`
+	// OK is set when the model is usable as checked; Error says why not.
+	OK    bool   `json:"ok"`
+	Error string `json:"error,omitempty"`
+}
+
+// modelCheck describes the configured model. verify also loads it and
+// embeds with it: the built-in one against its reference vectors, another
+// backend by asking it for one vector. Nothing is downloaded.
+func (a *app) modelCheck(cmd *cobra.Command, verify bool) (modelReport, error) {
+	ctx := cmd.Context()
+	r := modelReport{Spec: a.cfg.Model, Checksum: "not checked"}
+	spec := strings.TrimSpace(a.cfg.Model)
+	if spec == "" {
+		spec = embed.Default
+	}
+	switch {
+	case spec == embed.Lexical:
+		r.Model, r.OK = embed.Lexical, true
+		return r, nil
+	case spec != embed.UseLite:
+		e, err := embed.Open(ctx, spec, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, Probe: true})
+		if errors.Is(err, embed.ErrUnknownModel) {
+			return r, usagef("%v", err)
+		}
+		r.Model = spec
+		if !verify && err == nil {
+			r.OK = true
+			return r, nil
+		}
+		if err == nil {
+			ctx, cancel := context.WithTimeout(ctx, embed.ProbeTimeout)
+			defer cancel()
+			var vs [][]float32
+			vs, err = e.Embed(ctx, []string{"memminer model verify"})
+			if err == nil && len(vs) == 1 {
+				r.Dim = len(vs[0])
+			}
+		}
+		if err != nil {
+			r.Error = err.Error()
+			return r, nil
+		}
+		r.Model, r.OK = e.Model(), r.Dim > 0
+		return r, nil
+	}
+	r.Model, r.BuiltIn = uselite.ModelID, true
+	r.Package = uselite.PackageName + "@" + uselite.PackageVersion
+	path, err := uselite.ConvertedPath(uselite.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv})
+	if err != nil {
+		return r, err
+	}
+	r.Path = path
+	fi, err := os.Stat(path)
+	if err != nil {
+		r.Error = "not in the cache; run memminer model fetch"
+		if !errors.Is(err, os.ErrNotExist) {
+			r.Error = err.Error()
+		}
+		return r, nil
+	}
+	r.Cached, r.Bytes = true, fi.Size()
+	if err := uselite.Verify(path); err != nil {
+		r.Checksum, r.Error = "failed", err.Error()+"; run memminer model fetch to convert it again"
+		return r, nil
+	}
+	r.Checksum, r.OK = "ok", true
+	if !verify {
+		return r, nil
+	}
+	m, err := uselite.Open(path)
+	if err == nil {
+		r.Dim = m.Dim()
+		r.SelfTestCosine, err = uselite.SelfTest(ctx, m)
+		r.SelfTestCosine = float64(int(r.SelfTestCosine*1e6)) / 1e6
+	}
+	if err != nil {
+		r.OK, r.Error = false, err.Error()
+	}
+	return r, nil
+}
+
+func (r modelReport) writeText(w io.Writer) {
+	fmt.Fprintf(w, "model:     %s", r.Spec)
+	if r.Model != r.Spec {
+		fmt.Fprintf(w, " (%s)", r.Model)
+	}
+	fmt.Fprintln(w)
+	if r.BuiltIn {
+		fmt.Fprintf(w, "package:   %s\n", r.Package)
+		cached := "no"
+		if r.Cached {
+			cached = bytesize.Format(r.Bytes)
+		}
+		fmt.Fprintf(w, "cache:     %s (%s)\n", r.Path, cached)
+		fmt.Fprintf(w, "checksum:  %s\n", r.Checksum)
+	}
+	if r.Dim > 0 {
+		fmt.Fprintf(w, "vectors:   %d dimensions\n", r.Dim)
+	}
+	if r.SelfTestCosine > 0 {
+		fmt.Fprintf(w, "self-test: cosine %.6f to the TF.js reference vectors (want ≥ %v)\n", r.SelfTestCosine, uselite.MinSelfTestCosine)
+	}
+	switch {
+	case r.Model == embed.Lexical:
+		fmt.Fprintln(w, "state:     no vectors; search is BM25 alone")
+	case r.OK:
+		fmt.Fprintln(w, "state:     ok")
+	default:
+		fmt.Fprintf(w, "state:     %s\n", r.Error)
+	}
+}
+
+func (a *app) modelStatusCmd() *cobra.Command {
+	return a.modelReportCmd("status", "Show the configured embedding model, its cache, checksum and size",
+		`Show the configured embedding model and, for the built-in one, where its
+converted file is cached, its size, and whether its checksum holds. Nothing
+is downloaded; exit status 0 whatever the state (model verify is the check
+that fails).`, false)
+}
+
+func (a *app) modelVerifyCmd() *cobra.Command {
+	return a.modelReportCmd("verify", "Check that the embedding model loads and embeds correctly",
+		`Check the configured embedding model: the built-in one's cached file
+(checksum, structure), then its vectors for a few texts against the TF.js
+reference vectors built into memminer (cosine at least 0.999); another
+backend by asking it for one vector. Nothing is downloaded. Exit status 1
+when the check fails, with what to do.`, true)
+}
+
+func (a *app) modelReportCmd(name, short, long string, verify bool) *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     name,
+		Short:   short,
+		Long:    long,
+		Example: "  memminer model " + name + "\n  memminer model " + name + " --json",
+		Args:    exactArgs(0, "model "+name+" takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := a.modelCheck(cmd, verify)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				err = writeJSON(a.stdout, r)
+			} else {
+				r.writeText(a.stdout)
+			}
+			if err == nil && verify && !r.OK {
+				return &codeError{code: exitError, msg: "model " + r.Model + " failed verification"}
+			}
+			return err
+		},
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as one JSON object")
 	return cmd
 }

@@ -3,7 +3,6 @@ package uselite
 import (
 	"context"
 	"encoding/json"
-	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -34,16 +33,6 @@ func readReference(t *testing.T) reference {
 		t.Fatalf("reference.json has %d cases, want at least 20", len(ref.Cases))
 	}
 	return ref
-}
-
-func cosine(a []float32, b []float64) float64 {
-	var ab, aa, bb float64
-	for i := range a {
-		ab += float64(a[i]) * b[i]
-		aa += float64(a[i]) * float64(a[i])
-		bb += b[i] * b[i]
-	}
-	return ab / math.Sqrt(aa*bb)
 }
 
 func TestReferenceTokens(t *testing.T) {
@@ -122,6 +111,31 @@ func TestReferenceTokensMore(t *testing.T) {
 	for _, c := range ref.Cases {
 		if got := m.Tokenize(c.Text); !slices.Equal(got, c.IDs) {
 			t.Errorf("Tokenize(%q)\n got %v\nwant %v", c.Text, got, c.IDs)
+		}
+	}
+}
+
+func TestSelfTest(t *testing.T) {
+	m := loadRealModel(t)
+	low, err := SelfTest(context.Background(), m)
+	if err != nil || low < MinSelfTestCosine {
+		t.Fatalf("SelfTest = %v, %v", low, err)
+	}
+	// The built-in cases are those of testdata/reference.json.
+	ref := readReference(t)
+	built, err := readSelfTestCases()
+	if err != nil || len(built) == 0 {
+		t.Fatalf("selftest.json: %v", err)
+	}
+	for _, b := range built {
+		found := false
+		for _, c := range ref.Cases {
+			if c.Text == b.Text && slices.Equal(c.Vector, b.Vector) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("self-test case %q is not in reference.json", b.Text)
 		}
 	}
 }

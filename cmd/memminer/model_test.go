@@ -1,0 +1,101 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memminer/memminer/embed/uselite"
+)
+
+// realModelCache is the cache holding the converted built-in model, as
+// scripts/test fetches it; without CI the test skips when it is missing.
+func realModelCache(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("MEMMINER_TEST_MODEL_CACHE")
+	if dir == "" {
+		if x := os.Getenv("XDG_CACHE_HOME"); x != "" {
+			dir = filepath.Join(x, "memminer", "models")
+		} else if d, err := os.UserCacheDir(); err == nil {
+			dir = filepath.Join(d, "memminer", "models")
+		}
+	}
+	path, err := uselite.ConvertedPath(uselite.Options{CacheDir: dir})
+	if err == nil {
+		_, err = os.Stat(path)
+	}
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("no converted model in %s (run memminer model fetch)", dir)
+		}
+		t.Fatalf("the built-in model is missing under CI: %v", err)
+	}
+	return dir
+}
+
+func TestModelStatusAndVerify(t *testing.T) {
+	c := newCLI(t)
+	cache := filepath.Join(filepath.Dir(c.palace), "models")
+	c.env["MEMMINER_MODEL_CACHE"] = cache
+	scrub := func(s string) string { return strings.ReplaceAll(s, cache, "$CACHE") }
+
+	golden(t, "model-status-lexical.txt", c.ok("model", "status"))
+	delete(c.env, "MEMMINER_EMBEDDING_MODEL") // the built-in model
+	golden(t, "model-status-missing.txt", scrub(c.ok("model", "status")))
+	out, stderr, code := c.run("model", "verify")
+	if code != exitError || !strings.Contains(out, "run memminer model fetch") || !strings.Contains(stderr, "failed verification") {
+		t.Fatalf("verify without a model: exit %d, %q %q", code, out, stderr)
+	}
+
+	// A damaged file fails its checksum; status says so and still exits 0.
+	path, err := uselite.ConvertedPath(uselite.Options{CacheDir: cache})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("MMUSEL01 not really"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.ok("model", "status", "--json"); !strings.Contains(out, `"checksum": "failed"`) || !strings.Contains(out, `"ok": false`) {
+		t.Fatalf("status of a damaged model: %s", out)
+	}
+	if _, _, code := c.run("model", "verify"); code != exitError {
+		t.Fatalf("verify of a damaged model: exit %d", code)
+	}
+
+	t.Run("real model", func(t *testing.T) {
+		c.env["MEMMINER_MODEL_CACHE"] = realModelCache(t)
+		var r modelReport
+		if err := json.Unmarshal([]byte(c.ok("model", "verify", "--json")), &r); err != nil {
+			t.Fatal(err)
+		}
+		if !r.OK || r.Checksum != "ok" || r.Dim != 512 || r.SelfTestCosine < uselite.MinSelfTestCosine || r.Model != uselite.ModelID {
+			t.Fatalf("verify of the real model: %+v", r)
+		}
+	})
+}
+
+func TestGroupsNeedASubcommand(t *testing.T) {
+	c := newCLI(t)
+	tests := []struct {
+		args   []string
+		stderr string
+	}{
+		{[]string{"model"}, "memminer model needs a subcommand: fetch, status, verify"},
+		{[]string{"model", "tcsh"}, `unknown memminer model subcommand "tcsh" (want: fetch, status, verify)`},
+		{[]string{"completion"}, "memminer completion needs a subcommand: bash, fish, powershell, zsh"},
+		{[]string{"completion", "tcsh"}, `unknown memminer completion subcommand "tcsh" (want: bash, fish, powershell, zsh)`},
+	}
+	for _, tt := range tests {
+		if _, stderr, code := c.run(tt.args...); code != exitUsage || !strings.Contains(stderr, tt.stderr) {
+			t.Errorf("memminer %s: exit %d, %q; want 2 and %q", strings.Join(tt.args, " "), code, stderr, tt.stderr)
+		}
+	}
+	if out := c.ok("completion", "bash"); !strings.Contains(out, "bash completion") {
+		t.Fatalf("completion bash: %.80s", out)
+	}
+}

@@ -1,0 +1,43 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/spf13/cobra"
+)
+
+// requireSubcommand makes cmd, a group of subcommands, a usage error when
+// called bare or with an unknown subcommand, naming the valid ones; cobra
+// would print the help and exit 0.
+func requireSubcommand(cmd *cobra.Command) {
+	cmd.Args = func(c *cobra.Command, args []string) error {
+		if len(args) > 0 {
+			return usagef("unknown %s subcommand %q (want: %s)", c.CommandPath(), args[0], subcommandNames(c))
+		}
+		return nil
+	}
+	cmd.RunE = func(c *cobra.Command, _ []string) error {
+		return usagef("%s needs a subcommand: %s", c.CommandPath(), subcommandNames(c))
+	}
+}
+
+func subcommandNames(cmd *cobra.Command) string {
+	var names []string
+	for _, sub := range cmd.Commands() {
+		if sub.IsAvailableCommand() {
+			names = append(names, sub.Name())
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// requireShell applies requireSubcommand to cobra's completion command,
+// which cobra otherwise adds only as the command line is run.
+func requireShell(root *cobra.Command) {
+	root.InitDefaultCompletionCmd()
+	for _, c := range root.Commands() {
+		if c.Name() == "completion" {
+			requireSubcommand(c)
+		}
+	}
+}
