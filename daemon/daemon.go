@@ -917,6 +917,9 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 		lm.Error = err.Error()
 	}
 	d.lastMine[wing] = lm
+	for _, m := range s.Migrated {
+		d.log.Info("wing migrated to the current note format; vectors of unchanged notes kept", "wing", m.Wing, "format", m.Format, "files", m.Files, "notes", m.Notes, "embedded", m.Embedded)
+	}
 	if s.FilesChanged > 0 || s.FilesRemoved > 0 {
 		d.log.Info("mined", "wing", wing, "trigger", trigger, "files_changed", s.FilesChanged, "files_removed", s.FilesRemoved,
 			"notes_added", s.NotesAdded, "notes_removed", s.NotesRemoved, "took", dur.Round(time.Millisecond))

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/memminer/memminer/hive"
 )
@@ -26,7 +27,7 @@ func hiveJobs(h *hive.Hive) ([]job, []Problem, error) {
 		skipped = append(skipped, Problem{Path: s.Path, Err: msg})
 	}
 	for _, a := range agents {
-		jobs = append(jobs, job{wing: a.Wing, root: a.Root(), isDir: true})
+		jobs = append(jobs, job{wing: a.Wing, root: a.Root(), isDir: true, base: a.Root()})
 	}
 	if len(jobs) == 0 && len(skipped) == 0 {
 		return nil, nil, fmt.Errorf("%s has no agent directories", filepath.Join(h.Dir(), hive.DefaultDir))
@@ -46,3 +47,31 @@ func (e *needsWingError) Error() string {
 }
 
 func (e *needsWingError) Is(target error) bool { return target == ErrNeedsWing }
+
+// agentBase returns the directory whose relative paths name the files of
+// a job mining root as one wing in note ids: the agent directory holding
+// root when root lies in the configured hive, so mining a part of an agent
+// directory derives the ids a mine of all of it does; otherwise root (a
+// file's directory).
+func agentBase(root string, isDir bool, configured string, agents []string) string {
+	base := root
+	if !isDir {
+		base = filepath.Dir(root)
+	}
+	if configured == "" {
+		return base
+	}
+	h, err := hive.Open(configured, agents)
+	if err != nil {
+		return base
+	}
+	loc := h.Locate(base)
+	if loc.Err != nil || loc.Rel == "" {
+		return base
+	}
+	// base lies loc.Rel below its agent directory.
+	for range strings.Split(loc.Rel, "/") {
+		base = filepath.Dir(base)
+	}
+	return base
+}

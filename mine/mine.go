@@ -120,10 +120,15 @@ type Summary struct {
 	Reembedded     int       `json:"notes_reembedded"`
 	Problems       []Problem `json:"problems"`
 	// Warnings are files mined with something worth fixing (e.g. broken frontmatter).
-	Warnings []Problem     `json:"warnings,omitempty"`
-	DryRun   bool          `json:"dry_run"`
-	Repaired []Repaired    `json:"repaired,omitempty"`
+	Warnings []Problem  `json:"warnings,omitempty"`
+	DryRun   bool       `json:"dry_run"`
+	Repaired []Repaired `json:"repaired,omitempty"`
+	// Migrated lists the wings whose files were mined again in the current
+	// NoteFormat; a file is migrated once.
+	Migrated []Migration   `json:"migrated,omitempty"`
 	Duration time.Duration `json:"-"`
+
+	migrated Migration // files mined again in the current format, in mineOne
 }
 
 func (s *Summary) add(o Summary) {
@@ -138,16 +143,37 @@ func (s *Summary) add(o Summary) {
 	s.NotesUnchanged += o.NotesUnchanged
 	s.Reembedded += o.Reembedded
 	s.Problems = append(s.Problems, o.Problems...)
+	s.Migrated = append(s.Migrated, o.Migrated...)
 	s.Warnings = append(s.Warnings, o.Warnings...)
 }
 
-// NoteID is a note's stable id: the same wing, source file, heading path
-// and text give the same id, so re-mining finds what it already has. The
-// occurrence number tells apart identical notes in one file.
-func NoteID(wing, source, heading, text string, occurrence int) string {
+// NoteID is a note's stable id: the same wing, file, heading path and text
+// give the same id, so re-mining finds what it already has. rel is the
+// file's path relative to its agent directory, '/'-separated: the id does
+// not depend on where the hive lives, so every machine sharing a hive, and
+// a hive that moved, derive the same ids. The occurrence number tells
+// apart identical notes in one file.
+func NoteID(wing, rel, heading, text string, occurrence int) string {
 	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, source, heading, text, occurrence)
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, rel, heading, text, occurrence)
 	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+// NoteFormat is the version of how notes are derived from markdown, kept
+// with each source (palace.Source.NoteFormat): a file mined with an older
+// one is mined again by the next mine, even unchanged, keeping the vector
+// of every note whose text did not change. 1: ids name the file by its
+// path relative to the agent directory, not by its absolute path.
+const NoteFormat = 1
+
+// Migration tells that files of a wing mined with an older NoteFormat
+// were mined again in the current one.
+type Migration struct {
+	Wing     string `json:"wing"`
+	Format   int    `json:"format"`
+	Files    int    `json:"files"`
+	Notes    int    `json:"notes"`
+	Embedded int    `json:"embedded"`
 }
 
 // Mine mines the markdown at path (a file, or every *.md below a
@@ -225,7 +251,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 				return Summary{}, &needsWingError{path}
 			}
 		}
-		jobs = []job{{wing: wing, root: root, isDir: info.IsDir()}}
+		jobs = []job{{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), opts.Hive, opts.Agents)}}
 	}
 	// List every job's files first, so progress counts the whole mine.
 	all := 0
@@ -272,6 +298,9 @@ type job struct {
 	wing  string
 	root  string // resolved absolute path
 	isDir bool
+	// base is the agent directory the job's files are named relative to
+	// in note ids: root for an agent directory.
+	base string
 
 	files    []candidate
 	problems []Problem
@@ -344,7 +373,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 		}
 		seen[f.path] = true
 		s.FilesSeen++
-		if err := mineFile(ctx, p, j.wing, agent, f, maxBytes, opts, &s); err != nil {
+		if err := mineFile(ctx, p, j, agent, f, maxBytes, opts, &s); err != nil {
 			var pe *palaceError
 			if errors.As(err, &pe) {
 				// The embedder or the palace failed, not the file: every
@@ -409,6 +438,10 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 		for r := range goneRoots {
 			p.RemoveRoot(j.wing, r)
 		}
+	}
+	if m := s.migrated; m.Files > 0 {
+		m.Wing, m.Format = j.wing, NoteFormat
+		s.Migrated = append(s.Migrated, m)
 	}
 	return s, nil
 }
@@ -520,15 +553,21 @@ func hiddenBelow(root, path string) bool {
 	return err == nil && rel != "." && hive.IsHiddenPath(rel)
 }
 
-func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
+// mineFile mines one file of job j.
+func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
+	wing := j.wing
 	mtime, size := f.info.ModTime().UTC(), f.info.Size()
 	old, known := p.Source(wing, f.path)
+	// A file mined in an older note format is mined again, unchanged or
+	// not; its unchanged texts keep their vectors (palace.ApplySource).
+	remine := known && old.NoteFormat < NoteFormat && !opts.DryRun
 	// The cheap check is trusted only for a settled file; others are read
 	// and hashed again.
 	settled := Settled(old)
-	// A file classified by older governance rules is mined again, so an
-	// older palace is upgraded by the next mine.
-	current := known && old.Governed == govern.Version
+	// A file classified by older governance rules, or mined in an older
+	// note format, is mined again, so an older palace is upgraded by the
+	// next mine.
+	current := known && old.Governed == govern.Version && !remine
 	if current && settled && old.Mtime.Equal(mtime) && old.Size == size {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)
@@ -568,9 +607,10 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	}
 	notes := make([]palace.Note, len(doc.Notes))
 	occurrences := map[string]int{}
+	rel := relPath(j.base, f.path)
 	for i, n := range doc.Notes {
 		key := n.Heading + "\x00" + n.Text
-		id := NoteID(wing, f.path, n.Heading, n.Text, occurrences[key])
+		id := NoteID(wing, rel, n.Heading, n.Text, occurrences[key])
 		occurrences[key]++
 		notes[i] = palace.Note{ID: id, Wing: wing, Agent: agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
 			Governance: govern.Classify(file, n.Heading, n.Text)}
@@ -580,7 +620,7 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 		s.add(dryRunChange(old.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, NoteFormat: NoteFormat}
 	ch, err := p.ApplySource(ctx, wing, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
@@ -588,7 +628,24 @@ func mineFile(ctx context.Context, p *palace.Palace, wing, agent string, f candi
 	s.NotesAdded += ch.Added
 	s.NotesRemoved += ch.Removed
 	s.NotesUnchanged += ch.Unchanged
+	if remine {
+		s.migrated.Files++
+		s.migrated.Notes += len(notes)
+		s.migrated.Embedded += ch.Embedded
+	}
 	return nil
+}
+
+// relPath names path by its place below the agent directory base,
+// '/'-separated, as note ids do.
+func relPath(base, path string) string {
+	rel, err := filepath.Rel(base, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		// Not below it (a link to a file elsewhere in the agent
+		// directory's tree is resolved below it; nothing else is mined).
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(rel)
 }
 
 // coversDamage reports whether mining job j rebuilt a damaged wing whole:

@@ -2,10 +2,13 @@ package mine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -355,16 +358,16 @@ func TestCancelledMineKeepsWholeFiles(t *testing.T) {
 }
 
 func TestNoteIDStable(t *testing.T) {
-	a := NoteID("w", "/x.md", "H", "text", 0)
-	if a != NoteID("w", "/x.md", "H", "text", 0) || len(a) != 32 {
+	a := NoteID("w", "memory.md", "H", "text", 0)
+	if a != NoteID("w", "memory.md", "H", "text", 0) || len(a) != 32 {
 		t.Fatalf("id %q not stable", a)
 	}
 	for _, other := range []string{
-		NoteID("v", "/x.md", "H", "text", 0),
-		NoteID("w", "/y.md", "H", "text", 0),
-		NoteID("w", "/x.md", "G", "text", 0),
-		NoteID("w", "/x.md", "H", "text!", 0),
-		NoteID("w", "/x.md", "H", "text", 1),
+		NoteID("v", "memory.md", "H", "text", 0),
+		NoteID("w", "notes/y.md", "H", "text", 0),
+		NoteID("w", "memory.md", "G", "text", 0),
+		NoteID("w", "memory.md", "H", "text!", 0),
+		NoteID("w", "memory.md", "H", "text", 1),
 	} {
 		if other == a {
 			t.Fatal("distinct notes share an id")
@@ -538,7 +541,8 @@ func TestAgentsDirectoryAndBadAgentNames(t *testing.T) {
 }
 
 // TestMovedHiveLeavesNoDuplicates: after the hive moves, mining it at its
-// new place drops the notes of the old place, whose root is gone.
+// new place keeps its notes (same ids) under the new paths and forgets the
+// old place, whose root is gone.
 func TestMovedHiveLeavesNoDuplicates(t *testing.T) {
 	tmp := t.TempDir()
 	writeFile(t, tmp, "old/agents/a/memory.md", dwightMemory)
@@ -549,7 +553,7 @@ func TestMovedHiveLeavesNoDuplicates(t *testing.T) {
 	}
 	s := mineT(t, p, filepath.Join(tmp, "new/agents/a"), Options{})
 	w := p.Wings()[0]
-	if s.NotesRemoved != 4 || w.Notes != 4 || w.Sources != 1 || len(w.Roots) != 1 || w.Roots[0] != filepath.Join(tmp, "new/agents/a") {
+	if s.NotesRemoved != 0 || s.NotesUnchanged != 4 || w.Notes != 4 || w.Sources != 1 || len(w.Roots) != 1 || w.Roots[0] != filepath.Join(tmp, "new/agents/a") {
 		t.Fatalf("after the move: %+v, wing %+v", s, w)
 	}
 }
@@ -927,4 +931,133 @@ func TestSkippedFilesLeaveNoEmptyWing(t *testing.T) {
 	if ws := p.Wings(); len(ws) != 1 || ws[0].Notes != 1 || len(ws[0].Roots) != 2 {
 		t.Fatalf("wings %+v", ws)
 	}
+}
+
+// TestMovedHiveKeepsVectors: a hive moved with mv (mtimes kept) is mined
+// at its new place without a single embedding, every note keeps its id and
+// vector, and only paths change.
+func TestMovedHiveKeepsVectors(t *testing.T) {
+	tmp := t.TempDir()
+	writeFile(t, tmp, "old/hive/agents/dwight/memory.md", dwightMemory)
+	writeFile(t, tmp, "old/hive/agents/pam/notes/sales.md", "# Sales\n- Q3 target is 40k.\n- Q3 target is 40k.\n")
+	emb := &embedtest.Hashing{}
+	p := openPalace(t, filepath.Join(tmp, "palace"), emb)
+	mineT(t, p, filepath.Join(tmp, "old/hive"), Options{})
+	before := map[string][]palace.Note{"dwight": p.Notes("dwight"), "pam": p.Notes("pam")}
+	if emb.Texts() != 6 {
+		t.Fatalf("first mine embedded %d texts, want 6", emb.Texts())
+	}
+	if err := os.Rename(filepath.Join(tmp, "old/hive"), filepath.Join(tmp, "elsewhere")); err != nil {
+		t.Fatal(err)
+	}
+	emb.Reset()
+	s := mineT(t, p, filepath.Join(tmp, "elsewhere"), Options{})
+	if emb.Calls() != 0 || s.NotesAdded != 0 || s.NotesRemoved != 0 || s.NotesUnchanged != 6 || s.FilesRemoved != 2 {
+		t.Fatalf("after mv: %d embed calls, summary %+v", emb.Calls(), s)
+	}
+	for wing, was := range before {
+		now := p.Notes(wing)
+		if len(now) != len(was) {
+			t.Fatalf("wing %s: %d notes, had %d", wing, len(now), len(was))
+		}
+		for i := range now {
+			if now[i].ID != was[i].ID || now[i].Text != was[i].Text || !strings.HasPrefix(now[i].Source, filepath.Join(tmp, "elsewhere")) {
+				t.Fatalf("wing %s note %d: %+v, was %+v", wing, i, now[i], was[i])
+			}
+			if v := p.Vector(wing, now[i].ID); v == nil {
+				t.Fatalf("wing %s note %s lost its vector", wing, now[i].ID)
+			}
+		}
+	}
+	if len(p.Sources("dwight")) != 1 || len(p.Sources("pam")) != 1 {
+		t.Fatalf("sources %+v %+v", p.Sources("dwight"), p.Sources("pam"))
+	}
+}
+
+// TestNoteIDsSameAtAnyPath: one hive at two absolute paths (two machines)
+// gives the same ids; mining part of an agent directory of the configured
+// hive gives the ids a mine of all of it does.
+func TestNoteIDsSameAtAnyPath(t *testing.T) {
+	ids := func(hive string, mined string, opts Options) []string {
+		p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+		mineT(t, p, mined, opts)
+		var out []string
+		for _, n := range p.Notes("pam") {
+			out = append(out, n.ID)
+		}
+		return out
+	}
+	a, b := filepath.Join(t.TempDir(), "srv/hive"), filepath.Join(t.TempDir(), "home/ops/hive")
+	for _, h := range []string{a, b} {
+		writeFile(t, h, "agents/pam/notes/sales.md", "# Sales\n- Q3 target is 40k.\n")
+	}
+	ia, ib := ids(a, a, Options{}), ids(b, b, Options{})
+	if len(ia) != 1 || !slices.Equal(ia, ib) {
+		t.Fatalf("ids at two paths: %v vs %v", ia, ib)
+	}
+	part := ids(b, filepath.Join(b, "agents/pam/notes"), Options{Wing: "pam", Hive: b})
+	if !slices.Equal(part, ia) {
+		t.Fatalf("mining a part of the agent directory: %v, want %v", part, ia)
+	}
+}
+
+// TestOldPalaceMigratedInPlace: a palace whose ids named files by their
+// absolute path (note format 0) is mined again whole by the next mine,
+// once, keeping every vector of an unchanged text, and says so.
+func TestOldPalaceMigratedInPlace(t *testing.T) {
+	hive := t.TempDir()
+	path := writeFile(t, hive, "agents/dwight/memory.md", dwightMemory)
+	dir := filepath.Join(t.TempDir(), "palace")
+	emb := &embedtest.Hashing{}
+	p := openPalace(t, dir, emb)
+	// What the previous version wrote: ids from the absolute path, no format.
+	doc, err := Parse([]byte(dwightMemory), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	root, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents/dwight"))
+	src, _ := filepath.EvalSymlinks(path)
+	var old []palace.Note
+	for _, n := range doc.Notes {
+		h := sha256.Sum256([]byte("dwight\x00" + src + "\x00" + n.Heading + "\x00" + n.Text + "\x000"))
+		old = append(old, palace.Note{ID: hex.EncodeToString(h[:16]), Agent: "dwight", Line: n.Line, Heading: n.Heading, Text: n.Text})
+	}
+	info, _ := os.Stat(src)
+	p.AddRoot("dwight", root)
+	if _, err := p.ApplySource(context.Background(), "dwight", palace.Source{Path: src, Agent: "dwight", Mtime: info.ModTime().UTC(), Size: info.Size(), Hash: sha256Hex(t, src), Mined: time.Now().UTC()}, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	q := openPalace(t, dir, emb)
+	emb.Reset()
+	s := mineT(t, q, filepath.Join(hive, "agents/dwight"), Options{})
+	if emb.Calls() != 0 || len(s.Migrated) != 1 || s.Migrated[0] != (Migration{Wing: "dwight", Format: NoteFormat, Files: 1, Notes: 4}) {
+		t.Fatalf("migration: %d embed calls, summary %+v", emb.Calls(), s)
+	}
+	for _, n := range q.Notes("dwight") {
+		if n.ID == old[0].ID || q.Vector("dwight", n.ID) == nil {
+			t.Fatalf("note not migrated, or without its vector: %+v", n)
+		}
+	}
+	if src, _ := q.Source("dwight", src); src.NoteFormat != NoteFormat || len(q.Notes("dwight")) != 4 {
+		t.Fatalf("format %d, %d notes", src.NoteFormat, len(q.Notes("dwight")))
+	}
+	// Said once: the next mine has nothing to migrate.
+	if s := mineT(t, q, filepath.Join(hive, "agents/dwight"), Options{}); len(s.Migrated) != 0 || s.FilesChanged != 0 {
+		t.Fatalf("second mine: %+v", s)
+	}
+}
+
+func sha256Hex(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
 }

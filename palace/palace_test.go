@@ -115,7 +115,7 @@ func TestApplyFlushReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch != (Change{Added: 2}) || emb.Texts() != 2 {
+	if ch != (Change{Added: 2, Embedded: 2}) || emb.Texts() != 2 {
 		t.Fatalf("change %+v, embedded %d texts", ch, emb.Texts())
 	}
 	// Same notes again, one moved: nothing embedded, line updated.
@@ -133,7 +133,7 @@ func TestApplyFlushReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ch != (Change{Added: 1, Removed: 1, Unchanged: 1}) {
+	if ch != (Change{Added: 1, Removed: 1, Unchanged: 1, Embedded: 1}) {
 		t.Fatalf("change %+v", ch)
 	}
 	if err := p.Flush(); err != nil {
@@ -573,5 +573,51 @@ func TestFailedLoadLeavesNoVectors(t *testing.T) {
 	}
 	if c := p.db.GetCollection("w", nil); c != nil {
 		t.Fatalf("a collection of %d vectors is left for the damaged wing", c.Count())
+	}
+}
+
+// TestApplySourceReusesVectorsAndOwnership: a new id whose text the wing
+// holds takes its vector without the embedder, and a note taken over by
+// another source is not removed with the source it left.
+func TestApplySourceReusesVectorsAndOwnership(t *testing.T) {
+	ctx := context.Background()
+	emb := &embedtest.Hashing{}
+	p := openT(t, filepath.Join(t.TempDir(), "palace"), emb, false)
+	old := Source{Path: "/old/agents/dwight/memory.md", Hash: "h"}
+	if _, err := p.ApplySource(ctx, "dwight", old, []Note{note("a1", "Infra", "Postgres runs on db-2", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	want := p.Vector("dwight", "a1")
+	emb.Reset()
+	// Same text under a new id (an id of an older format): no embedding.
+	ch, err := p.ApplySource(ctx, "dwight", old, []Note{note("b1", "Infra", "Postgres runs on db-2", 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ch != (Change{Added: 1, Removed: 1, Embedded: 0}) || emb.Calls() != 0 || !slices.Equal(p.Vector("dwight", "b1"), want) {
+		t.Fatalf("change %+v, embed calls %d", ch, emb.Calls())
+	}
+	// The same id from a new path (a moved hive), then the old path gone.
+	moved := Source{Path: "/new/agents/dwight/memory.md", Hash: "h"}
+	if ch, err := p.ApplySource(ctx, "dwight", moved, []Note{note("b1", "Infra", "Postgres runs on db-2", 1)}); err != nil || ch != (Change{Unchanged: 1}) {
+		t.Fatalf("change %+v, %v", ch, err)
+	}
+	if n, err := p.RemoveSource("dwight", old.Path); err != nil || n != 0 {
+		t.Fatalf("removing the old path removed %d notes, %v", n, err)
+	}
+	ns := p.Notes("dwight")
+	if len(ns) != 1 || ns[0].Source != moved.Path || emb.Calls() != 0 {
+		t.Fatalf("notes %+v, embed calls %d", ns, emb.Calls())
+	}
+	// Two live sources listing one id: it stays while either does.
+	twin := Source{Path: "/other/agents/dwight/memory.md", Hash: "h"}
+	if _, err := p.ApplySource(ctx, "dwight", twin, []Note{note("b1", "Infra", "Postgres runs on db-2", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := p.RemoveSource("dwight", twin.Path); n != 0 || len(p.Notes("dwight")) != 1 || p.Notes("dwight")[0].Source != moved.Path {
+		t.Fatalf("removed %d, notes %+v", n, p.Notes("dwight"))
+	}
+	if n, _ := p.RemoveSource("dwight", moved.Path); n != 1 || len(p.Notes("dwight")) != 0 {
+		t.Fatalf("removed %d, notes %+v", n, p.Notes("dwight"))
 	}
 }

@@ -5,40 +5,69 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	chromem "github.com/philippgille/chromem-go"
 )
 
-// Change counts what one update did to a wing's notes.
+// Change counts what one update did to a wing's notes. Embedded counts
+// the added notes that needed the embedder: a note whose text the wing
+// already holds takes that note's vector.
 type Change struct {
-	Added, Removed, Unchanged int
+	Added, Removed, Unchanged, Embedded int
 }
 
 // ApplySource makes notes the content of src in wing: notes no longer in
-// the file leave, new ones are embedded and added, the rest keep their
-// vectors (their line numbers are updated). Note ids must already be set.
+// the file leave, new ones are added, the rest keep their vectors (their
+// line numbers and source path are updated). A new note is embedded only
+// when no note of the wing has the same embedded text. Note ids must
+// already be set; a note whose id another source holds passes to src.
 // It returns ErrModelMismatch when the wing holds another model's vectors;
 // call Reembed first.
 func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, notes []Note) (Change, error) {
 	p.mu.RLock()
 	w := p.wings[wingID]
-	var fresh []*Note
+	var fresh, toEmbed []*Note
+	var reused [][]float32
+	var byText map[string][]string
 	for i := range notes {
 		// A note the wing has without a vector (in a wing of vectors) is
 		// embedded again rather than trusted.
-		if w == nil || w.notes[notes[i].ID] == nil || (w.dim > 0 && !w.hasVector(notes[i].ID)) {
-			fresh = append(fresh, &notes[i])
+		if w != nil && w.notes[notes[i].ID] != nil && (w.dim == 0 || w.hasVector(notes[i].ID)) {
+			continue
 		}
+		fresh = append(fresh, &notes[i])
+		if w != nil && w.dim > 0 && w.model == p.Model() {
+			if byText == nil {
+				byText = w.idsByText()
+			}
+			if v := w.vectorOfText(byText, notes[i].EmbedText()); v != nil {
+				reused = append(reused, v)
+				continue
+			}
+		}
+		reused = append(reused, nil)
+		toEmbed = append(toEmbed, &notes[i])
 	}
 	mismatch := w != nil && w.model != p.Model() && len(w.notes) > 0
 	p.mu.RUnlock()
 	if mismatch {
 		return Change{}, fmt.Errorf("%w: wing %s has %s vectors, palace model is %s", ErrModelMismatch, wingID, w.model, p.Model())
 	}
-	vecs, err := p.embedNotes(ctx, fresh)
+	embedded, err := p.embedNotes(ctx, toEmbed)
 	if err != nil {
 		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
+	}
+	var vecs [][]float32
+	if len(embedded) > 0 || len(toEmbed) < len(fresh) {
+		vecs = make([][]float32, len(fresh))
+		for i, k := 0, 0; i < len(fresh); i++ {
+			if vecs[i] = reused[i]; vecs[i] == nil {
+				vecs[i] = embedded[k]
+				k++
+			}
+		}
 	}
 
 	p.mu.Lock()
@@ -52,7 +81,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
 	}
 	w.invalidate()
-	var ch Change
+	ch := Change{Embedded: len(embedded)}
 	keep := make(map[string]bool, len(notes))
 	src.NoteIDs = make([]string, 0, len(notes))
 	for i := range notes {
@@ -71,8 +100,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	}
 	if old, ok := w.sources[src.Path]; ok {
 		for _, id := range old.NoteIDs {
-			if !keep[id] {
-				w.removeNote(id)
+			if !keep[id] && w.dropNote(id, src.Path) {
 				ch.Removed++
 			}
 		}
@@ -83,6 +111,47 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	w.lastMined = time.Now().UTC()
 	w.dirty = true
 	return ch, nil
+}
+
+// idsByText maps the embedded text of each of the wing's notes to their
+// ids. The caller holds the palace's lock.
+func (w *wing) idsByText() map[string][]string {
+	out := make(map[string][]string, len(w.notes))
+	for id, n := range w.notes {
+		t := n.EmbedText()
+		out[t] = append(out[t], id)
+	}
+	return out
+}
+
+// vectorOfText returns the vector of a note of the wing whose embedded
+// text is text, nil if none has one.
+func (w *wing) vectorOfText(byText map[string][]string, text string) []float32 {
+	for _, id := range byText[text] {
+		if v := w.vector(id); v != nil {
+			return v
+		}
+	}
+	return nil
+}
+
+// dropNote takes note id away from the source at path, and reports whether
+// the note left the wing. A note held by another source stays; so does
+// one another source lists too (two files with one id: the same note at
+// the same place below two roots mined into one wing), which passes to it.
+func (w *wing) dropNote(id, path string) bool {
+	n, ok := w.notes[id]
+	if !ok || n.Source != path {
+		return false
+	}
+	for p, s := range w.sources {
+		if p != path && slices.Contains(s.NoteIDs, id) {
+			n.Source = p
+			return false
+		}
+	}
+	w.removeNote(id)
+	return true
 }
 
 // TouchSource records a new mtime and size for a source whose content did
@@ -112,13 +181,16 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 	if !ok {
 		return 0, nil
 	}
+	removed := 0
 	for _, id := range s.NoteIDs {
-		w.removeNote(id)
+		if w.dropNote(id, path) {
+			removed++
+		}
 	}
 	delete(w.sources, path)
 	w.dirty = true
 	w.invalidate()
-	return len(s.NoteIDs), nil
+	return removed, nil
 }
 
 func (w *wing) removeNote(id string) {

@@ -73,6 +73,18 @@ func (w *wing) hasVector(id string) bool {
 	return err == nil
 }
 
+// vector returns a copy of note id's vector, nil if the wing has none.
+func (w *wing) vector(id string) []float32 {
+	if w.coll == nil {
+		return nil
+	}
+	doc, err := w.coll.GetByID(context.Background(), id)
+	if err != nil {
+		return nil
+	}
+	return doc.Embedding
+}
+
 // vectors reads the wing's vectors, by note id, from its collection.
 // chromem-go has no call that lists a collection, so this asks for every
 // document ranked against a unit vector; the results carry the vectors the
@@ -193,11 +205,9 @@ func sortNotes(ns []Note) {
 func (p *Palace) Vector(wingID, noteID string) []float32 {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
-	if w, ok := p.wings[wingID]; ok && w.coll != nil {
-		// GetByID returns a copy, so a caller cannot change the collection.
-		if doc, err := w.coll.GetByID(context.Background(), noteID); err == nil {
-			return doc.Embedding
-		}
+	if w, ok := p.wings[wingID]; ok {
+		// A copy, so a caller cannot change the collection.
+		return w.vector(noteID)
 	}
 	return nil
 }

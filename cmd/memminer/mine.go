@@ -125,6 +125,9 @@ func (a *app) finishMine(s mine.Summary, err error, asJSON bool) error {
 		return &usageError{err.Error()}
 	}
 	a.reportRepairs(s.Repaired)
+	for _, m := range s.Migrated {
+		fmt.Fprintf(a.stderr, "memminer: wing %s migrated to note format %d (ids no longer depend on where the hive lives): %d files, %d notes, %d embedded, the other vectors kept\n", m.Wing, m.Format, m.Files, m.Notes, m.Embedded)
+	}
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)
 	}
