@@ -620,7 +620,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		s.add(dryRunChange(old.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: flatten(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, NoteFormat: NoteFormat}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, NoteFormat: NoteFormat}
 	ch, err := p.ApplySource(ctx, wing, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
@@ -733,7 +733,10 @@ func checkText(data []byte) error {
 	return nil
 }
 
-func flatten(fm map[string]any) map[string]string {
+// FrontmatterScalars returns the scalar values of frontmatter as text, as
+// the palace keeps them (palace.Source.Frontmatter); lists and mappings are
+// left out.
+func FrontmatterScalars(fm map[string]any) map[string]string {
 	if len(fm) == 0 {
 		return nil
 	}

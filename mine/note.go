@@ -18,6 +18,10 @@ type Note struct {
 type Document struct {
 	// Frontmatter holds the YAML frontmatter's top-level keys, if any.
 	Frontmatter map[string]any
+	// BodyStart is the byte offset where the markdown body starts: after
+	// the frontmatter block (valid or skipped as broken) and any byte order
+	// mark, 0 when the file has neither.
+	BodyStart int
 	// Notes are the file's notes in source order.
 	Notes []Note
 	// Warnings describe problems that did not stop parsing, such as

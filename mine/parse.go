@@ -107,6 +107,7 @@ func Parse(src []byte, opts ParseOptions) (*Document, error) {
 		bodyStart = after
 	}
 	p.base = bodyStart
+	doc.BodyStart = bodyStart
 	body := src[bodyStart:]
 	root := markdownParser().Parse(text.NewReader(body))
 	for _, b := range p.collect(root, body) {

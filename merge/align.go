@@ -1,0 +1,162 @@
+package merge
+
+import (
+	"strings"
+	"unicode"
+)
+
+// opKind is what one side did to a base unit.
+type opKind int
+
+const (
+	kept opKind = iota
+	changed
+	deleted
+)
+
+// edits is one side's changes to the base: for each base unit what became
+// of it (and the side's unit it became), and the units the side added,
+// each anchored before a base unit (len(base) means at the end).
+type edits struct {
+	kind    []opKind
+	to      []int // side unit of each kept or changed base unit, else -1
+	inserts [][]int
+	// fromBase maps each side unit to the base unit it keeps or changes,
+	// -1 for an added unit.
+	fromBase []int
+}
+
+// diff compares the side's units against the base's: units with the same
+// key are matched in order (longest common subsequence); between matches,
+// a removed base unit and an added side unit under the same heading with
+// similar text are taken for one unit changed, the rest for removals and
+// additions.
+func diff(base, side []unit) edits {
+	e := edits{
+		kind:     make([]opKind, len(base)),
+		to:       make([]int, len(base)),
+		inserts:  make([][]int, len(base)+1),
+		fromBase: make([]int, len(side)),
+	}
+	for i := range e.to {
+		e.to[i] = -1
+	}
+	for i := range e.fromBase {
+		e.fromBase[i] = -1
+	}
+	pairs := lcs(base, side)
+	b, s := 0, 0
+	for _, p := range append(pairs, [2]int{len(base), len(side)}) {
+		e.hunk(base, side, b, p[0], s, p[1])
+		if p[0] < len(base) {
+			e.kind[p[0]], e.to[p[0]], e.fromBase[p[1]] = kept, p[1], p[0]
+		}
+		b, s = p[0]+1, p[1]+1
+	}
+	return e
+}
+
+// hunk records the edits between matches: base[b0:b1] became side[s0:s1].
+func (e *edits) hunk(base, side []unit, b0, b1, s0, s1 int) {
+	next := b0 // first base unit of the hunk not yet accounted for
+	for s := s0; s < s1; s++ {
+		paired := -1
+		for b := next; b < b1; b++ {
+			if base[b].heading == side[s].heading && similar(base[b].text(), side[s].text()) {
+				paired = b
+				break
+			}
+		}
+		if paired < 0 {
+			e.inserts[next] = append(e.inserts[next], s)
+			continue
+		}
+		for b := next; b < paired; b++ {
+			e.kind[b] = deleted
+		}
+		e.kind[paired], e.to[paired], e.fromBase[s] = changed, s, paired
+		next = paired + 1
+	}
+	for b := next; b < b1; b++ {
+		e.kind[b] = deleted
+	}
+}
+
+// lcs returns the index pairs of a longest common subsequence of the keys
+// of a and b, in order. Common prefix and suffix are matched first, which
+// is all there is to it for the usual appends.
+func lcs(a, b []unit) [][2]int {
+	var pairs [][2]int
+	pre := 0
+	for pre < len(a) && pre < len(b) && a[pre].key == b[pre].key {
+		pairs = append(pairs, [2]int{pre, pre})
+		pre++
+	}
+	suf := 0
+	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf].key == b[len(b)-1-suf].key {
+		suf++
+	}
+	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
+	n, m := len(am), len(bm)
+	if n > 0 && m > 0 {
+		// table[i][j] is the LCS length of am[i:] and bm[j:].
+		table := make([][]int32, n+1)
+		for i := range table {
+			table[i] = make([]int32, m+1)
+		}
+		for i := n - 1; i >= 0; i-- {
+			for j := m - 1; j >= 0; j-- {
+				switch {
+				case am[i].key == bm[j].key:
+					table[i][j] = table[i+1][j+1] + 1
+				case table[i+1][j] >= table[i][j+1]:
+					table[i][j] = table[i+1][j]
+				default:
+					table[i][j] = table[i][j+1]
+				}
+			}
+		}
+		for i, j := 0, 0; i < n && j < m; {
+			switch {
+			case am[i].key == bm[j].key:
+				pairs = append(pairs, [2]int{pre + i, pre + j})
+				i++
+				j++
+			case table[i+1][j] >= table[i][j+1]:
+				i++
+			default:
+				j++
+			}
+		}
+	}
+	for k := suf; k > 0; k-- {
+		pairs = append(pairs, [2]int{len(a) - k, len(b) - k})
+	}
+	return pairs
+}
+
+// similar reports whether two texts are versions of one note: at least
+// half of their words are shared (Dice coefficient over word sets).
+func similar(a, b string) bool {
+	wa, wb := words(a), words(b)
+	if len(wa) == 0 || len(wb) == 0 {
+		return false
+	}
+	common := 0
+	for w := range wa {
+		if wb[w] {
+			common++
+		}
+	}
+	return 4*common >= len(wa)+len(wb)
+}
+
+func words(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}) {
+		out[w] = true
+	}
+	return out
+}

@@ -1,0 +1,318 @@
+// Package merge merges a Syncthing conflict copy of a memory file back into
+// the file, note by note: a three-way merge over the notes the mine package
+// parses, with the file's notes as last mined for the common ancestor, or a
+// two-way union that drops nothing when there is no ancestor. It works on
+// bytes and returns a typed result; reading, writing and reporting are the
+// caller's. The rules are in docs/conflicts.md.
+package merge
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+
+	"github.com/memminer/memminer/mine"
+)
+
+// ErrUnmappable means the parser's notes could not be mapped back onto the
+// lines of a side, so the merge could not say which bytes to move.
+var ErrUnmappable = errors.New("notes do not map onto the file's lines")
+
+// ErrUnrenderable means no layout of the merged notes parsed back to
+// exactly those notes; the file has to be merged by hand.
+var ErrUnrenderable = errors.New("merged notes could not be laid out so that they parse back unchanged")
+
+// Base is the common ancestor of both sides: the file as last mined.
+type Base struct {
+	// Notes are the file's notes in source order.
+	Notes []BaseNote
+	// Frontmatter holds its scalar frontmatter values as text
+	// (mine.FrontmatterScalars).
+	Frontmatter map[string]string
+}
+
+// BaseNote is one note of the base.
+type BaseNote struct {
+	Heading string
+	Text    string
+	// Line is the 1-based line where the note started.
+	Line int
+}
+
+// Input is what one merge works on.
+type Input struct {
+	// Base is the common ancestor; nil when there is none, and the merge is
+	// a two-way union.
+	Base *Base
+	// Ours is the file Syncthing kept; Theirs the conflict copy.
+	Ours, Theirs []byte
+	// Device and Date go into the conflict marker (see Marker).
+	Device, Date string
+	// Parse tunes note parsing; use the options the file is mined with.
+	Parse mine.ParseOptions
+}
+
+// Note is a note as the result reports it.
+type Note struct {
+	Heading string `json:"heading"`
+	Text    string `json:"text"`
+}
+
+// ConflictKind says how the two sides disagreed about a note.
+type ConflictKind string
+
+// Kinds of conflict.
+const (
+	// BothChanged: each side changed the note its own way. Ours is kept,
+	// theirs inserted after it with the marker.
+	BothChanged ConflictKind = "both_changed"
+	// OursRemovedTheirsChanged: this file removed a note the copy changed.
+	// The copy's version is inserted with the marker.
+	OursRemovedTheirsChanged ConflictKind = "removed_here_changed_in_copy"
+	// OursChangedTheirsRemoved: this file changed a note the copy removed.
+	// Ours is kept.
+	OursChangedTheirsRemoved ConflictKind = "changed_here_removed_in_copy"
+	// UnionChanged: without a base, a note of the copy looks like another
+	// version of one of this file's; both are kept, the copy's marked.
+	UnionChanged ConflictKind = "two_versions_kept"
+	// FrontmatterChanged: both sides changed the frontmatter (or it cannot
+	// be told which did); ours is kept.
+	FrontmatterChanged ConflictKind = "frontmatter"
+)
+
+// Conflict is a disagreement a person should look at.
+type Conflict struct {
+	Kind    ConflictKind `json:"kind"`
+	Heading string       `json:"heading"`
+	// Ours and Theirs are the two versions; empty for a side that removed
+	// the note (or, for frontmatter, the blocks as written).
+	Ours   string `json:"ours"`
+	Theirs string `json:"theirs"`
+}
+
+// Frontmatter outcomes.
+const (
+	FrontmatterSame   = "same"
+	FrontmatterOurs   = "ours"
+	FrontmatterTheirs = "theirs"
+)
+
+// Result is a merge's outcome.
+type Result struct {
+	// Merged is the merged file.
+	Merged []byte
+	// ThreeWay is false for a two-way union (no base).
+	ThreeWay bool
+	// Kept counts the notes of ours kept unchanged.
+	Kept int
+	// FromTheirs are the notes the copy brings: added, changed, or
+	// inserted with the conflict marker.
+	FromTheirs []Note
+	// Removed are notes of ours the merge removes (the copy removed them).
+	Removed []Note
+	// Conflicts need a person; NeedsReview is true when there are any.
+	Conflicts []Conflict
+	// Frontmatter is FrontmatterSame, FrontmatterOurs or FrontmatterTheirs.
+	Frontmatter string
+	// NeedsReview is true when Conflicts is not empty.
+	NeedsReview bool
+}
+
+// Marker is the text that marks a note inserted from a conflict copy.
+func Marker(device, date string) string {
+	return fmt.Sprintf("(conflict: from the copy of %s, %s)", device, date)
+}
+
+// item is one unit of the merged file, in order.
+type item struct {
+	ours   int // unit of ours kept here, -1 when the unit comes from theirs
+	theirs int // unit of theirs written here (in ours' place when ours >= 0)
+	marked bool
+}
+
+// Merge merges in.Theirs into in.Ours.
+func Merge(in Input) (*Result, error) {
+	ours, err := parseSide(in.Ours, in.Parse)
+	if err != nil {
+		return nil, fmt.Errorf("this file: %w", err)
+	}
+	theirs, err := parseSide(in.Theirs, in.Parse)
+	if err != nil {
+		return nil, fmt.Errorf("the copy: %w", err)
+	}
+	res := &Result{ThreeWay: in.Base != nil}
+	var base []unit
+	var eo edits
+	if in.Base != nil {
+		nl := make([]noteLine, len(in.Base.Notes))
+		for i, n := range in.Base.Notes {
+			nl[i] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}
+		}
+		if base, err = groupNoteLines(nl, -1); err != nil {
+			return nil, fmt.Errorf("base: %w", err)
+		}
+		eo = diff(base, ours.units)
+	} else {
+		base = ours.units
+		eo = diff(base, base)
+	}
+	et := diff(base, theirs.units)
+	items := res.combine(base, ours, theirs, eo, et)
+	res.frontmatter(in.Base, ours, theirs)
+	res.NeedsReview = len(res.Conflicts) > 0
+
+	r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: res.Frontmatter == FrontmatterTheirs, parse: in.Parse}
+	res.Merged, err = r.render()
+	if err != nil {
+		return nil, err
+	}
+	if bytes.Equal(res.Merged, in.Ours) {
+		res.Merged = in.Ours
+	}
+	return res, nil
+}
+
+// combine walks the base, taking from each side what it did, and returns
+// the merged units in order.
+func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits) []item {
+	var items []item
+	note := func(s *side, i int) Note { return Note{Heading: s.units[i].heading, Text: s.units[i].text()} }
+	fromTheirs := func(t int, marked bool) item {
+		res.FromTheirs = append(res.FromTheirs, note(theirs, t))
+		return item{ours: -1, theirs: t, marked: marked}
+	}
+	for a := 0; a <= len(base); a++ {
+		items = append(items, res.inserts(base, a, ours, theirs, eo, et)...)
+		if a == len(base) {
+			break
+		}
+		o, t := eo.to[a], et.to[a]
+		ko, kt := eo.kind[a], et.kind[a]
+		if !res.ThreeWay {
+			// Without a base nothing is known to be removed or changed:
+			// everything of ours stays, and a different version of a note
+			// in the copy is kept after it.
+			res.Kept++
+			items = append(items, item{ours: o, theirs: -1})
+			if kt == changed {
+				res.conflict(UnionChanged, base[a].heading, ours.units[o].text(), theirs.units[t].text())
+				items = append(items, fromTheirs(t, true))
+			}
+			continue
+		}
+		switch {
+		case ko == kept && kt == kept, ko == changed && kt == kept:
+			res.Kept++
+			items = append(items, item{ours: o, theirs: -1})
+		case ko == kept && kt == deleted:
+			res.Removed = append(res.Removed, note(ours, o))
+		case ko == deleted && (kt == kept || kt == deleted):
+			// Already gone from ours.
+		case ko == kept && kt == changed:
+			res.FromTheirs = append(res.FromTheirs, note(theirs, t))
+			items = append(items, item{ours: o, theirs: t})
+		case ko == changed && kt == changed:
+			res.Kept++
+			items = append(items, item{ours: o, theirs: -1})
+			if ours.units[o].key != theirs.units[t].key {
+				res.conflict(BothChanged, base[a].heading, ours.units[o].text(), theirs.units[t].text())
+				items = append(items, fromTheirs(t, true))
+			}
+		case ko == deleted && kt == changed:
+			res.conflict(OursRemovedTheirsChanged, base[a].heading, "", theirs.units[t].text())
+			items = append(items, fromTheirs(t, true))
+		case ko == changed && kt == deleted:
+			res.Kept++
+			res.conflict(OursChangedTheirsRemoved, base[a].heading, ours.units[o].text(), "")
+			items = append(items, item{ours: o, theirs: -1})
+		}
+	}
+	return items
+}
+
+func (res *Result) conflict(kind ConflictKind, heading, ours, theirs string) {
+	res.Conflicts = append(res.Conflicts, Conflict{Kind: kind, Heading: heading, Ours: ours, Theirs: theirs})
+}
+
+// inserts returns the units both sides added before base unit a: ours in
+// their order, then each of theirs after the last unit of its section, a
+// unit both added only once.
+func (res *Result) inserts(base []unit, a int, ours, theirs *side, eo, et edits) []item {
+	var items []item
+	taken := map[string]int{}
+	for _, o := range eo.inserts[a] {
+		items = append(items, item{ours: o, theirs: -1})
+		taken[ours.units[o].key]++
+		res.Kept++
+	}
+	heading := func(it item) string {
+		if it.ours >= 0 {
+			return ours.units[it.ours].heading
+		}
+		return theirs.units[it.theirs].heading
+	}
+	next := ""
+	if a < len(base) {
+		next = base[a].heading
+	}
+	for _, t := range et.inserts[a] {
+		u := theirs.units[t]
+		if taken[u.key] > 0 {
+			taken[u.key]--
+			continue
+		}
+		res.FromTheirs = append(res.FromTheirs, Note{Heading: u.heading, Text: u.text()})
+		it := item{ours: -1, theirs: t}
+		at := -1
+		for i := len(items) - 1; i >= 0; i-- {
+			if heading(items[i]) == u.heading {
+				at = i + 1
+				break
+			}
+		}
+		if at < 0 {
+			at = len(items)
+			switch {
+			case a > 0 && u.heading == base[a-1].heading:
+				// The end of the section before: ahead of everything.
+				at = 0
+			case a < len(base) && u.heading != next:
+				// A section of its own: before the units added to the next
+				// base unit's section, if any.
+				for i, x := range items {
+					if heading(x) == next {
+						at = i
+						break
+					}
+				}
+			}
+		}
+		items = append(items[:at], append([]item{it}, items[at:]...)...)
+	}
+	return items
+}
+
+// frontmatter decides which side's frontmatter the merge keeps.
+func (res *Result) frontmatter(base *Base, ours, theirs *side) {
+	if bytes.Equal(normalizeEOL(ours.fmRaw), normalizeEOL(theirs.fmRaw)) {
+		res.Frontmatter = FrontmatterSame
+		return
+	}
+	res.Frontmatter = FrontmatterOurs
+	if base != nil {
+		oursChanged := !equalScalars(ours.fm, base.Frontmatter)
+		theirsChanged := !equalScalars(theirs.fm, base.Frontmatter)
+		switch {
+		case theirsChanged && !oursChanged:
+			res.Frontmatter = FrontmatterTheirs
+			return
+		case oursChanged && !theirsChanged:
+			return
+		}
+	}
+	res.conflict(FrontmatterChanged, "", string(ours.fmRaw), string(theirs.fmRaw))
+}
+
+func normalizeEOL(b []byte) []byte {
+	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+}

@@ -1,0 +1,287 @@
+package merge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/memminer/memminer/mine"
+)
+
+// baseOf returns content as the mine package would have recorded it.
+func baseOf(t testing.TB, content string) *Base {
+	t.Helper()
+	doc, err := mine.Parse([]byte(content), mine.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &Base{Frontmatter: mine.FrontmatterScalars(doc.Frontmatter)}
+	for _, n := range doc.Notes {
+		b.Notes = append(b.Notes, BaseNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
+	}
+	return b
+}
+
+const marker = "(conflict: from the copy of laptop, 2026-12-01)"
+
+const baseFile = `# Memory
+
+## Build
+
+- run make before pushing
+- CI runs on two cores
+
+## People
+
+- Ana owns the palace
+`
+
+func TestMerge(t *testing.T) {
+	tests := []struct {
+		name         string
+		base         string // "" with noBase means no base
+		noBase       bool
+		ours, theirs string
+		want         string
+		review       bool
+		kinds        []ConflictKind
+		fromTheirs   int
+		removed      int
+		frontmatter  string
+	}{
+		{
+			name:   "append/append in one section",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- ours: lint with vet\n", 1),
+			theirs: strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- theirs: tests need -race\n", 1),
+			want: strings.Replace(baseFile, "- CI runs on two cores\n",
+				"- CI runs on two cores\n- ours: lint with vet\n- theirs: tests need -race\n", 1),
+			fromTheirs: 1,
+		},
+		{
+			name:   "append in different sections",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- ours: lint with vet\n", 1),
+			theirs: baseFile + "- Bo writes the docs\n",
+			want: strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- ours: lint with vet\n", 1) +
+				"- Bo writes the docs\n",
+			fromTheirs: 1,
+		},
+		{
+			name:       "append at the end of a section the copy also appended to",
+			base:       baseFile,
+			ours:       baseFile + "- Bo writes the docs\n",
+			theirs:     baseFile + "- Cy runs releases\n",
+			want:       baseFile + "- Bo writes the docs\n- Cy runs releases\n",
+			fromTheirs: 1,
+		},
+		{
+			name:    "append/delete",
+			base:    baseFile,
+			ours:    baseFile + "- Bo writes the docs\n",
+			theirs:  strings.Replace(baseFile, "- run make before pushing\n", "", 1),
+			want:    strings.Replace(baseFile, "- run make before pushing\n", "", 1) + "- Bo writes the docs\n",
+			removed: 1,
+		},
+		{
+			name:       "edit/append",
+			base:       baseFile,
+			ours:       strings.Replace(baseFile, "two cores", "four cores since May", 1),
+			theirs:     baseFile + "- Bo writes the docs\n",
+			want:       strings.Replace(baseFile, "two cores", "four cores since May", 1) + "- Bo writes the docs\n",
+			fromTheirs: 1,
+		},
+		{
+			name:       "append/edit takes the copy's edit",
+			base:       baseFile,
+			ours:       baseFile + "- Bo writes the docs\n",
+			theirs:     strings.Replace(baseFile, "two cores", "four cores since May", 1),
+			want:       strings.Replace(baseFile, "two cores", "four cores since May", 1) + "- Bo writes the docs\n",
+			fromTheirs: 1,
+		},
+		{
+			name:   "edit/edit is a conflict",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "two cores", "four cores", 1),
+			theirs: strings.Replace(baseFile, "two cores", "eight cores", 1),
+			want: strings.Replace(baseFile, "- CI runs on two cores\n",
+				"- CI runs on four cores\n- CI runs on eight cores "+marker+"\n", 1),
+			review: true, kinds: []ConflictKind{BothChanged}, fromTheirs: 1,
+		},
+		{
+			name:   "same edit on both sides",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "two cores", "four cores", 1),
+			theirs: strings.Replace(baseFile, "two cores", "four cores", 1),
+			want:   strings.Replace(baseFile, "two cores", "four cores", 1),
+		},
+		{
+			name:   "delete/edit keeps the edit, marked",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "- CI runs on two cores\n", "", 1),
+			theirs: strings.Replace(baseFile, "two cores", "four cores", 1),
+			want: strings.Replace(baseFile, "- CI runs on two cores\n",
+				"- CI runs on four cores "+marker+"\n", 1),
+			review: true, kinds: []ConflictKind{OursRemovedTheirsChanged}, fromTheirs: 1,
+		},
+		{
+			name:   "edit/delete keeps ours",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "two cores", "four cores", 1),
+			theirs: strings.Replace(baseFile, "- CI runs on two cores\n", "", 1),
+			want:   strings.Replace(baseFile, "two cores", "four cores", 1),
+			review: true, kinds: []ConflictKind{OursChangedTheirsRemoved},
+		},
+		{
+			name:       "delete/delete",
+			base:       baseFile,
+			ours:       strings.Replace(baseFile, "- CI runs on two cores\n", "", 1),
+			theirs:     strings.Replace(baseFile, "- CI runs on two cores\n", "", 1) + "- Bo writes the docs\n",
+			want:       strings.Replace(baseFile, "- CI runs on two cores\n", "", 1) + "- Bo writes the docs\n",
+			fromTheirs: 1,
+		},
+		{
+			name:        "frontmatter changed in the copy only",
+			base:        "---\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:        "---\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:      "---\nreview: 2027-01-01\n---\n" + baseFile,
+			want:        "---\nreview: 2027-01-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			frontmatter: FrontmatterTheirs,
+		},
+		{
+			name:       "frontmatter changed here only",
+			base:       "---\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:       "---\nreview: 2027-01-01\n---\n" + baseFile,
+			theirs:     "---\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			want:       "---\nreview: 2027-01-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			fromTheirs: 1, frontmatter: FrontmatterOurs,
+		},
+		{
+			name:   "frontmatter changed on both sides keeps ours",
+			base:   "---\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:   "---\nreview: 2027-01-01\n---\n" + baseFile,
+			theirs: "---\nreview: 2028-01-01\n---\n" + baseFile,
+			want:   "---\nreview: 2027-01-01\n---\n" + baseFile,
+			review: true, kinds: []ConflictKind{FrontmatterChanged}, frontmatter: FrontmatterOurs,
+		},
+		{
+			name:       "CRLF file, LF copy",
+			base:       baseFile,
+			ours:       crlf(baseFile + "- Bo writes the docs\n"),
+			theirs:     baseFile + "- Cy runs releases\n",
+			want:       crlf(baseFile + "- Bo writes the docs\n- Cy runs releases\n"),
+			fromTheirs: 1,
+		},
+		{
+			name:       "LF file, CRLF copy",
+			base:       baseFile,
+			ours:       baseFile + "- Bo writes the docs\n",
+			theirs:     crlf(strings.Replace(baseFile, "two cores", "four cores", 1)),
+			want:       strings.Replace(baseFile, "two cores", "four cores", 1) + "- Bo writes the docs\n",
+			fromTheirs: 1,
+		},
+		{
+			name:   "copy identical to the file",
+			base:   baseFile,
+			ours:   baseFile + "- Bo writes the docs\n",
+			theirs: baseFile + "- Bo writes the docs\n",
+			want:   baseFile + "- Bo writes the docs\n",
+		},
+		{
+			name:   "no base: union of both appends",
+			noBase: true,
+			ours:   baseFile + "- Bo writes the docs\n",
+			theirs: strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- tests need -race\n", 1),
+			want: strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- tests need -race\n", 1) +
+				"- Bo writes the docs\n",
+			fromTheirs: 1,
+		},
+		{
+			name:   "no base: nothing dropped, a second version marked",
+			noBase: true,
+			ours:   strings.Replace(baseFile, "- run make before pushing\n", "", 1),
+			theirs: strings.Replace(baseFile, "two cores", "four cores", 1),
+			want:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- CI runs on four cores "+marker+"\n", 1),
+			review: true, kinds: []ConflictKind{UnionChanged}, fromTheirs: 2,
+		},
+		{
+			name:   "a new section in the copy",
+			base:   baseFile,
+			ours:   baseFile + "- Bo writes the docs\n",
+			theirs: strings.Replace(baseFile, "## People\n", "## Deploy\n\n1. tag\n2. push\n\n## People\n", 1),
+			want: strings.Replace(baseFile, "## People\n", "## Deploy\n\n1. tag\n2. push\n\n## People\n", 1) +
+				"- Bo writes the docs\n",
+			fromTheirs: 2,
+		},
+		{
+			name:       "paragraphs",
+			base:       "# Notes\n\nFirst paragraph.\n\nSecond paragraph.\n",
+			ours:       "# Notes\n\nFirst paragraph.\n\nSecond paragraph.\n\nOurs adds this.\n",
+			theirs:     "# Notes\n\nFirst paragraph.\n\nTheirs adds this.\n\nSecond paragraph.\n",
+			want:       "# Notes\n\nFirst paragraph.\n\nTheirs adds this.\n\nSecond paragraph.\n\nOurs adds this.\n",
+			fromTheirs: 1,
+		},
+		{
+			name:       "file without a final newline",
+			base:       "- a\n- b",
+			ours:       "- a\n- b\n- c",
+			theirs:     "- a\n- b\n- d",
+			want:       "- a\n- b\n- c\n- d",
+			fromTheirs: 1,
+		},
+		{
+			name:       "empty file, copy has notes",
+			noBase:     true,
+			ours:       "",
+			theirs:     "# Memory\n\n- a\n",
+			want:       "# Memory\n\n- a\n",
+			fromTheirs: 1,
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01"}
+			if !tt.noBase {
+				in.Base = baseOf(t, tt.base)
+			}
+			res, err := Merge(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res.Merged) != tt.want {
+				t.Errorf("merged:\n%s\nwant:\n%s", res.Merged, tt.want)
+			}
+			if res.NeedsReview != tt.review {
+				t.Errorf("NeedsReview = %v, want %v (conflicts %+v)", res.NeedsReview, tt.review, res.Conflicts)
+			}
+			var kinds []ConflictKind
+			for _, c := range res.Conflicts {
+				kinds = append(kinds, c.Kind)
+			}
+			if strings.Join(asStrings(kinds), ",") != strings.Join(asStrings(tt.kinds), ",") {
+				t.Errorf("conflicts %v, want %v", kinds, tt.kinds)
+			}
+			if len(res.FromTheirs) != tt.fromTheirs {
+				t.Errorf("FromTheirs = %+v, want %d notes", res.FromTheirs, tt.fromTheirs)
+			}
+			if len(res.Removed) != tt.removed {
+				t.Errorf("Removed = %+v, want %d notes", res.Removed, tt.removed)
+			}
+			if tt.frontmatter != "" && res.Frontmatter != tt.frontmatter {
+				t.Errorf("Frontmatter = %s, want %s", res.Frontmatter, tt.frontmatter)
+			}
+			if res.ThreeWay == tt.noBase {
+				t.Errorf("ThreeWay = %v with noBase %v", res.ThreeWay, tt.noBase)
+			}
+		})
+	}
+}
+
+func crlf(s string) string { return strings.ReplaceAll(s, "\n", "\r\n") }
+
+func asStrings(ks []ConflictKind) []string {
+	out := make([]string, len(ks))
+	for i, k := range ks {
+		out[i] = string(k)
+	}
+	return out
+}
