@@ -60,17 +60,17 @@ Where no service manager runs (a container, usually) install says so: run
 				return err
 			}
 			if printOnly {
-				if err := spec.Validate(); err != nil {
+				if err := spec.validate(); err != nil {
 					return err
 				}
 				if runtime.GOOS == "darwin" {
-					fmt.Fprint(a.stdout, spec.LaunchdPlist())
+					fmt.Fprint(a.stdout, spec.launchdPlist())
 				} else {
-					fmt.Fprint(a.stdout, spec.SystemdUnit())
+					fmt.Fprint(a.stdout, spec.systemdUnit())
 				}
 				return nil
 			}
-			path, err := daemon.Install(spec)
+			path, err := installService(spec)
 			if errors.Is(err, fs.ErrPermission) && !sf.user {
 				return fmt.Errorf("%w\ninstalling the system service needs root (sudo); or install a per-user service with --user", err)
 			}
@@ -78,7 +78,7 @@ Where no service manager runs (a container, usually) install says so: run
 				return err
 			}
 			fmt.Fprintf(a.stdout, "installed %s\nit runs: %s", path, spec.Executable)
-			for _, arg := range spec.Args() {
+			for _, arg := range spec.args() {
 				fmt.Fprintf(a.stdout, " %s", arg)
 			}
 			fmt.Fprintf(a.stdout, "\nstart it now: memminer start%s\n", sf.suffix())
@@ -99,29 +99,29 @@ Where no service manager runs (a container, usually) install says so: run
 // serviceSpec is what install writes, from flags and configuration. When
 // prepare is set the palace directory is created, so the sandbox can make
 // it writable.
-func (a *app) serviceSpec(user bool, hive, runAs string, prepare bool) (daemon.ServiceSpec, error) {
+func (a *app) serviceSpec(user bool, hive, runAs string, prepare bool) (unitSpec, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return daemon.ServiceSpec{}, fmt.Errorf("find the memminer binary: %w", err)
+		return unitSpec{}, fmt.Errorf("find the memminer binary: %w", err)
 	}
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
 	if hive == "" {
-		return daemon.ServiceSpec{}, usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return unitSpec{}, usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 	}
 	if hive, err = absPath("--hive", hive); err != nil {
-		return daemon.ServiceSpec{}, err
+		return unitSpec{}, err
 	}
 	if info, err := os.Stat(hive); err != nil {
-		return daemon.ServiceSpec{}, fmt.Errorf("hive: %w", err)
+		return unitSpec{}, fmt.Errorf("hive: %w", err)
 	} else if !info.IsDir() {
-		return daemon.ServiceSpec{}, fmt.Errorf("hive %s is not a directory", hive)
+		return unitSpec{}, fmt.Errorf("hive %s is not a directory", hive)
 	}
 	if user && runAs != "" {
-		return daemon.ServiceSpec{}, usagef("--run-as is for the system service; a --user service runs as you")
+		return unitSpec{}, usagef("--run-as is for the system service; a --user service runs as you")
 	}
-	spec := daemon.ServiceSpec{
+	spec := unitSpec{
 		User:       user,
 		Executable: exe,
 		Hive:       hive,
@@ -134,20 +134,20 @@ func (a *app) serviceSpec(user bool, hive, runAs string, prepare bool) (daemon.S
 	}
 	if a.configFile != "" {
 		if spec.ConfigFile, err = absPath("--config", a.configFile); err != nil {
-			return daemon.ServiceSpec{}, err
+			return unitSpec{}, err
 		}
 	}
 	if prepare {
 		if err := os.MkdirAll(spec.Palace, 0o700); err != nil {
-			return daemon.ServiceSpec{}, fmt.Errorf("create the palace directory: %w", err)
+			return unitSpec{}, fmt.Errorf("create the palace directory: %w", err)
 		}
 	}
 	return spec, nil
 }
 
 // controlSpec is enough of a spec to name the service for a control action.
-func (a *app) controlSpec(user bool) daemon.ServiceSpec {
-	return daemon.ServiceSpec{User: user, Palace: a.cfg.Palace}
+func (a *app) controlSpec(user bool) unitSpec {
+	return unitSpec{User: user, Palace: a.cfg.Palace}
 }
 
 func (a *app) uninstallCmd() *cobra.Command {
@@ -157,7 +157,7 @@ func (a *app) uninstallCmd() *cobra.Command {
 		Short: "Stop and remove the memminer service (the palace is kept)",
 		Args:  exactArgs(0, "uninstall takes no arguments"),
 		RunE: func(*cobra.Command, []string) error {
-			if err := daemon.Control(a.controlSpec(sf.user), "uninstall"); err != nil {
+			if err := controlService(a.controlSpec(sf.user), "uninstall"); err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout, "uninstalled the memminer service; the palace is kept at "+a.cfg.Palace)
@@ -176,7 +176,7 @@ func (a *app) controlCmd(action, short, done string) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(0, action+" takes no arguments"),
 		RunE: func(*cobra.Command, []string) error {
-			if err := daemon.Control(a.controlSpec(sf.user), action); err != nil {
+			if err := controlService(a.controlSpec(sf.user), action); err != nil {
 				return err
 			}
 			fmt.Fprintln(a.stdout, done)
@@ -213,7 +213,7 @@ manager, e.g. "memminer run" in a container).`,
 			if sf.user {
 				scope = "user"
 			}
-			state, err := daemon.ServiceStatus(a.controlSpec(sf.user))
+			state, err := serviceState(a.controlSpec(sf.user))
 			if err != nil {
 				state = err.Error()
 			}

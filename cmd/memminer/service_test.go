@@ -10,7 +10,6 @@ import (
 
 	"github.com/kardianos/service"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 )
 
@@ -88,7 +87,7 @@ func TestInstallUserService(t *testing.T) {
 	}
 	var sd service.System
 	for _, s := range service.AvailableSystems() {
-		if s.String() == daemon.PlatformSystemd {
+		if s.String() == platformSystemd {
 			sd = s
 		}
 	}
@@ -115,7 +114,7 @@ func TestInstallUserService(t *testing.T) {
 	if r, err := filepath.EvalSymlinks(exe); err == nil {
 		exe = r
 	}
-	spec := daemon.ServiceSpec{User: true, Executable: exe, Hive: c.hive, Palace: c.palace, ModelCache: filepath.Join(c.env["XDG_CACHE_HOME"], "memminer", "models")}
+	spec := unitSpec{User: true, Executable: exe, Hive: c.hive, Palace: c.palace, ModelCache: filepath.Join(c.env["XDG_CACHE_HOME"], "memminer", "models")}
 	if m := c.env["MEMMINER_EMBEDDING_MODEL"]; m != embed.Default {
 		spec.Model = m // the unit pins a model other than the default
 	}
@@ -123,8 +122,8 @@ func TestInstallUserService(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(written) != spec.SystemdUnit() {
-		t.Fatalf("unit on disk:\n%s\n--- want\n%s", written, spec.SystemdUnit())
+	if string(written) != spec.systemdUnit() {
+		t.Fatalf("unit on disk:\n%s\n--- want\n%s", written, spec.systemdUnit())
 	}
 	if info, err := os.Stat(c.palace); err != nil || !info.IsDir() {
 		t.Fatalf("install did not create the palace directory: %v", err)

@@ -1,9 +1,8 @@
-package daemon
+package main
 
 import (
 	"bytes"
 	"errors"
-	"flag"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,20 +15,18 @@ import (
 	"github.com/memminer/memminer/internal/testutil"
 )
 
-var update = flag.Bool("update", false, "rewrite the files under deploy/")
-
 // deploySpecs are the settings the files under deploy/ are rendered with:
 // the usual install locations, so the files work as they are after a
 // `make install`-style copy, or need one path edited.
 var deploySpecs = []struct {
 	file string
-	spec ServiceSpec
+	spec unitSpec
 	kind string
 }{
 	{
 		file: "systemd/memminer.service",
-		kind: PlatformSystemd,
-		spec: ServiceSpec{
+		kind: platformSystemd,
+		spec: unitSpec{
 			Executable: "/usr/local/bin/memminer",
 			Hive:       "/srv/memminer/hive",
 			Palace:     "/var/lib/memminer/palace",
@@ -38,8 +35,8 @@ var deploySpecs = []struct {
 	},
 	{
 		file: "systemd/memminer-user.service",
-		kind: PlatformSystemd,
-		spec: ServiceSpec{
+		kind: platformSystemd,
+		spec: unitSpec{
 			User:       true,
 			Executable: "/usr/local/bin/memminer",
 			Hive:       "%h/hive",
@@ -49,8 +46,8 @@ var deploySpecs = []struct {
 	},
 	{
 		file: "launchd/memminer.plist",
-		kind: PlatformLaunchd,
-		spec: ServiceSpec{
+		kind: platformLaunchd,
+		spec: unitSpec{
 			User:       true,
 			Executable: "/usr/local/bin/memminer",
 			Hive:       "/Users/you/hive",
@@ -66,25 +63,25 @@ var deploySpecs = []struct {
 func TestDeployFilesMatchInstall(t *testing.T) {
 	for _, d := range deploySpecs {
 		t.Run(d.file, func(t *testing.T) {
-			if err := d.spec.Validate(); err != nil {
+			if err := d.spec.validate(); err != nil {
 				t.Fatal(err)
 			}
-			got := d.spec.SystemdUnit()
-			if d.kind == PlatformLaunchd {
-				got = d.spec.LaunchdPlist()
+			got := d.spec.systemdUnit()
+			if d.kind == platformLaunchd {
+				got = d.spec.launchdPlist()
 			}
-			testutil.Golden(t, filepath.Join("..", "deploy", filepath.FromSlash(d.file)), got, *update)
+			testutil.Golden(t, filepath.Join("..", "..", "deploy", filepath.FromSlash(d.file)), got, *update)
 		})
 	}
 }
 
 func TestSystemdUnit(t *testing.T) {
-	sys := ServiceSpec{Executable: "/opt/mm/memminer", Hive: "/srv/my hive", Palace: "/var/lib/mm/100%", ModelCache: "/var/cache/mm", Model: "ollama:nomic-embed-text", RunAs: "memminer"}
+	sys := unitSpec{Executable: "/opt/mm/memminer", Hive: "/srv/my hive", Palace: "/var/lib/mm/100%", ModelCache: "/var/cache/mm", Model: "ollama:nomic-embed-text", RunAs: "memminer"}
 	user := sys
 	user.User, user.RunAs = true, ""
 	tests := []struct {
 		name    string
-		spec    ServiceSpec
+		spec    unitSpec
 		want    []string
 		wantNot []string
 	}{
@@ -101,7 +98,7 @@ func TestSystemdUnit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			unit := tt.spec.SystemdUnit()
+			unit := tt.spec.systemdUnit()
 			for _, w := range tt.want {
 				if !strings.Contains(unit, w+"\n") {
 					t.Errorf("unit lacks line %q:\n%s", w, unit)
@@ -117,8 +114,8 @@ func TestSystemdUnit(t *testing.T) {
 }
 
 func TestLaunchdPlist(t *testing.T) {
-	spec := ServiceSpec{User: true, Executable: "/usr/local/bin/memminer", Hive: "/Users/a&b/hive", Palace: "/Users/a&b/palace", LogFile: "/tmp/mm.log"}
-	plist := spec.LaunchdPlist()
+	spec := unitSpec{User: true, Executable: "/usr/local/bin/memminer", Hive: "/Users/a&b/hive", Palace: "/Users/a&b/palace", LogFile: "/tmp/mm.log"}
+	plist := spec.launchdPlist()
 	for _, w := range []string{
 		"<string>/Users/a&amp;b/hive</string>", "<key>RunAtLoad</key>\n\t<true/>",
 		"<key>SuccessfulExit</key>\n\t\t<false/>", "<string>/tmp/mm.log</string>", "<string>run</string>",
@@ -133,25 +130,25 @@ func TestLaunchdPlist(t *testing.T) {
 }
 
 func TestServiceSpecValidate(t *testing.T) {
-	ok := ServiceSpec{Executable: "/bin/mm", Hive: "/h", Palace: "/p"}
+	ok := unitSpec{Executable: "/bin/mm", Hive: "/h", Palace: "/p"}
 	tests := []struct {
 		name string
-		edit func(*ServiceSpec)
+		edit func(*unitSpec)
 		msg  string
 	}{
-		{"relative hive", func(s *ServiceSpec) { s.Hive = "hive" }, "not absolute"},
-		{"no palace", func(s *ServiceSpec) { s.Palace = "" }, "no palace"},
-		{"template braces", func(s *ServiceSpec) { s.Hive = "/h/{{Name}}" }, "cannot be written"},
-		{"newline", func(s *ServiceSpec) { s.Model = "x\nExecStartPre=/bin/evil" }, "cannot be written"},
+		{"relative hive", func(s *unitSpec) { s.Hive = "hive" }, "not absolute"},
+		{"no palace", func(s *unitSpec) { s.Palace = "" }, "no palace"},
+		{"template braces", func(s *unitSpec) { s.Hive = "/h/{{Name}}" }, "cannot be written"},
+		{"newline", func(s *unitSpec) { s.Model = "x\nExecStartPre=/bin/evil" }, "cannot be written"},
 	}
-	if err := ok.Validate(); err != nil {
+	if err := ok.validate(); err != nil {
 		t.Fatal(err)
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			s := ok
 			tt.edit(&s)
-			if err := s.Validate(); err == nil || !strings.Contains(err.Error(), tt.msg) {
+			if err := s.validate(); err == nil || !strings.Contains(err.Error(), tt.msg) {
 				t.Fatalf("Validate: %v; want %q", err, tt.msg)
 			}
 		})
@@ -173,22 +170,15 @@ func (fakeSystem) New(service.Interface, *service.Config) (service.Service, erro
 	return nil, errors.New("fake system")
 }
 
-// useSystem makes kardianos/service use sys for the rest of the test.
-func useSystem(t *testing.T, sys ...service.System) {
-	orig := service.AvailableSystems()
-	t.Cleanup(func() { service.ChooseSystem(orig...) })
-	service.ChooseSystem(sys...)
-}
-
 func TestNoServiceManager(t *testing.T) {
 	useSystem(t, fakeSystem{"unix-systemv"})
-	spec := ServiceSpec{User: true, Executable: "/bin/mm", Hive: t.TempDir(), Palace: t.TempDir()}
-	_, err := Install(spec)
-	if !errors.Is(err, ErrNoServiceManager) || !strings.Contains(err.Error(), "memminer run") || !strings.Contains(err.Error(), "unix-systemv") {
+	spec := unitSpec{User: true, Executable: "/bin/mm", Hive: t.TempDir(), Palace: t.TempDir()}
+	_, err := installService(spec)
+	if !errors.Is(err, errNoServiceManager) || !strings.Contains(err.Error(), "memminer run") || !strings.Contains(err.Error(), "unix-systemv") {
 		t.Fatalf("Install without systemd: %v", err)
 	}
 	useSystem(t)
-	if err := Control(spec, "start"); !errors.Is(err, ErrNoServiceManager) || !strings.Contains(err.Error(), "none detected") {
+	if err := controlService(spec, "start"); !errors.Is(err, errNoServiceManager) || !strings.Contains(err.Error(), "none detected") {
 		t.Fatalf("start without any service manager: %v", err)
 	}
 }
@@ -218,7 +208,7 @@ func systemdSystem(t *testing.T) service.System {
 		t.Skip("kardianos/service has its systemd support on Linux only")
 	}
 	for _, s := range service.AvailableSystems() {
-		if s.String() == PlatformSystemd {
+		if s.String() == platformSystemd {
 			return s
 		}
 	}
@@ -235,10 +225,10 @@ func TestInstallUserUnit(t *testing.T) {
 	t.Setenv("HOME", home)
 	calls := fakeSystemctl(t)
 	t.Setenv("FAKE_SYSTEMCTL_FAIL", "")
-	spec := ServiceSpec{User: true, Executable: "/usr/local/bin/memminer", Hive: filepath.Join(home, "hive"), Palace: filepath.Join(home, "palace"), ModelCache: filepath.Join(home, "cache")}
+	spec := unitSpec{User: true, Executable: "/usr/local/bin/memminer", Hive: filepath.Join(home, "hive"), Palace: filepath.Join(home, "palace"), ModelCache: filepath.Join(home, "cache")}
 	unitPath := filepath.Join(home, ".config", "systemd", "user", "memminer.service")
 
-	path, err := Install(spec)
+	path, err := installService(spec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,19 +239,19 @@ func TestInstallUserUnit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if string(written) != spec.SystemdUnit() {
-		t.Fatalf("kardianos wrote another unit than rendered:\n--- written\n%s\n--- rendered\n%s", written, spec.SystemdUnit())
+	if string(written) != spec.systemdUnit() {
+		t.Fatalf("kardianos wrote another unit than rendered:\n--- written\n%s\n--- rendered\n%s", written, spec.systemdUnit())
 	}
-	if _, err := Install(spec); err == nil || !strings.Contains(err.Error(), "already exists") {
+	if _, err := installService(spec); err == nil || !strings.Contains(err.Error(), "already exists") {
 		t.Fatalf("second install: %v", err)
 	}
-	if err := Control(spec, "start"); err != nil {
+	if err := controlService(spec, "start"); err != nil {
 		t.Fatal(err)
 	}
-	if st, err := ServiceStatus(spec); err != nil || st != "running" {
+	if st, err := serviceState(spec); err != nil || st != "running" {
 		t.Fatalf("status %q, %v", st, err)
 	}
-	if err := Control(spec, "uninstall"); err != nil {
+	if err := controlService(spec, "uninstall"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(unitPath); !errors.Is(err, os.ErrNotExist) {
@@ -279,7 +269,7 @@ func TestInstallUserUnit(t *testing.T) {
 
 	// A failed enable: the half-installed unit is removed.
 	t.Setenv("FAKE_SYSTEMCTL_FAIL", "enable")
-	_, err = Install(spec)
+	_, err = installService(spec)
 	if err == nil || !strings.Contains(err.Error(), "removed the half-installed") {
 		t.Fatalf("install with a failing enable: %v", err)
 	}
@@ -303,14 +293,14 @@ func TestUnitsPassSystemdVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, d := range deploySpecs {
-		if d.kind != PlatformSystemd {
+		if d.kind != platformSystemd {
 			continue
 		}
 		t.Run(d.file, func(t *testing.T) {
 			spec := d.spec
 			spec.Executable = exe // verify wants an executable that exists
 			unit := filepath.Join(t.TempDir(), "memminer.service")
-			if err := os.WriteFile(unit, []byte(spec.SystemdUnit()), 0o644); err != nil {
+			if err := os.WriteFile(unit, []byte(spec.systemdUnit()), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			out, err := exec.Command(tool, "verify", unit).CombinedOutput()

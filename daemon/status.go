@@ -1,0 +1,122 @@
+package daemon
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/memminer/memminer/palace"
+)
+
+// Status reports the palace and the daemon's state.
+func (d *Daemon) Status() Status {
+	st := BuildStatus(d.p, d.opts.ModelSpec, d.opts.ModelError, true)
+	st.Active = true
+	st.ConflictsOpen = d.conflictsOpen()
+	components := d.componentStatus()
+	dirs, reqs, working := d.q.pending()
+	reembeds := d.q.pendingReembeds()
+	now := time.Now()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for i := range st.Wings {
+		if lm, ok := d.lastMine[st.Wings[i].ID]; ok {
+			st.Wings[i].LastMine = &lm
+		}
+	}
+	pendingWings := map[string]bool{}
+	for _, dir := range dirs {
+		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
+			pendingWings[w] = true
+		}
+	}
+	for dir := range d.debouncing {
+		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
+			pendingWings[w] = true
+		}
+	}
+	for _, w := range reembeds {
+		pendingWings[w] = true
+	}
+	info := &DaemonInfo{
+		PID:           os.Getpid(),
+		Started:       d.started.UTC(),
+		UptimeSeconds: now.Sub(d.started).Seconds(),
+		Hive:          d.opts.Hive,
+		MineInterval:  d.opts.MineInterval.String(),
+		Watch:         d.watchState,
+		LastScan:      d.lastScan.UTC(),
+		Scans:         d.scans,
+		Mines:         d.mines,
+		Working:       working,
+		Pending:       Pending{Wings: sortedKeys(pendingWings), Requests: reqs},
+		Errors:        []FileError{},
+		Metrics:       d.MetricsAddr(),
+		Components:    components,
+	}
+	if d.hiveErr != "" {
+		info.Errors = append(info.Errors, FileError{Path: d.opts.Hive, Error: d.hiveErr})
+	}
+	if d.noAgents != nil {
+		info.Errors = append(info.Errors, *d.noAgents)
+	}
+	info.Errors = append(info.Errors, d.badAgents...)
+	for _, f := range d.failures {
+		info.Errors = append(info.Errors, f.FileError)
+	}
+	for _, f := range d.reembedFailures {
+		info.Errors = append(info.Errors, f.FileError)
+	}
+	sort.Slice(info.Errors, func(i, j int) bool { return info.Errors[i].Path < info.Errors[j].Path })
+	st.Daemon = info
+	return st
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// BuildStatus describes p the way `memminer status` prints it when no
+// daemon runs; a daemon adds its part on top. modelSpec is the configured
+// model and modelErr why it is unavailable, if it is.
+func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) Status {
+	st := Status{
+		Available:   modelErr == "",
+		Enabled:     enabled,
+		Model:       modelSpec,
+		ModelError:  modelErr,
+		Palace:      p.Dir(),
+		PalaceBytes: p.Bytes(),
+	}
+	for _, w := range p.Wings() {
+		ws := WingStatus{WingInfo: w, Orphaned: orphaned(w.Roots)}
+		st.Wings = append(st.Wings, ws)
+		st.Notes += w.Notes
+	}
+	if st.Wings == nil {
+		st.Wings = []WingStatus{}
+	}
+	st.Initialized = len(st.Wings) > 0
+	return st
+}
+
+// orphaned reports whether every root a wing was mined from is gone.
+func orphaned(roots []string) bool {
+	if len(roots) == 0 {
+		return false
+	}
+	for _, r := range roots {
+		if _, err := os.Stat(r); err == nil || !errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+	}
+	return true
+}
