@@ -61,6 +61,9 @@ type Config struct {
 	LockTimeout time.Duration
 	// MineInterval is the period of the daemon's mtime re-check.
 	MineInterval time.Duration
+	// StaleAfter is how long notes stay fresh when their file does not
+	// say (govern.Note.Staleness); govern.Never when they never go stale.
+	StaleAfter time.Duration
 	// ModelCache is where downloaded models are kept.
 	ModelCache string
 

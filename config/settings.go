@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 )
 
@@ -28,6 +29,7 @@ var settings = []Setting{
 	{Key: "enabled", Env: "MEMMINER_ENABLED", Default: "true", Help: "false turns memminer off without uninstalling it: mine and the daemon do nothing", kind: boolKind(func(c *Config) *bool { return &c.Enabled })},
 	{Key: "max_file_bytes", Env: "MEMMINER_MAX_FILE_BYTES", Default: strconv.Itoa(DefaultMaxFileBytes), Help: "largest markdown file mined, in bytes; larger ones are skipped with a warning", kind: countKind(func(c *Config) *int64 { return &c.MaxFileBytes }, 1)},
 	{Key: "lock_timeout", Env: "MEMMINER_LOCK_TIMEOUT", Default: durationText(DefaultLockTimeout), Help: "how long a writer waits for another writer's palace lock", kind: durationKind(func(c *Config) *time.Duration { return &c.LockTimeout }, 0)},
+	{Key: "stale_after", Env: "MEMMINER_STALE_AFTER", Default: "90d", Help: "how long a note stays fresh before search and wake-up mark it stale: 90d, 2w, 36h or never; a file's frontmatter stale_after wins", kind: ageKind(func(c *Config) *time.Duration { return &c.StaleAfter })},
 	{Key: "model_cache", Env: "MEMMINER_MODEL_CACHE", Default: "$XDG_CACHE_HOME/memminer/models", Help: "directory downloaded models are kept in", kind: pathKind(func(c *Config) *string { return &c.ModelCache })},
 	{Key: "syncthing", Env: "MEMMINER_SYNCTHING", Flag: "no-syncthing", FlagNegates: true, Default: "true", Help: "follow the local Syncthing's events for conflict copies when it answers", FlagHelp: "do not follow Syncthing's events; find conflict copies by scanning the hive at every mine tick only", kind: boolKind(func(c *Config) *bool { return &c.Syncthing })},
 	{Key: "syncthing_url", Env: "MEMMINER_SYNCTHING_URL", Flag: "syncthing-url", Help: "Syncthing's GUI/REST address, followed for conflict copies; unset: the address in Syncthing's config.xml, else http://127.0.0.1:8384", kind: textKind(func(c *Config) *string { return &c.SyncthingURL })},
@@ -208,6 +210,23 @@ func durationKind(field func(*Config) *time.Duration, min time.Duration) kind {
 					return fmt.Errorf("must not be negative, got %s", d)
 				}
 				return fmt.Errorf("must be at least %s, got %s", min, d)
+			}
+			*field(c) = d
+			return nil
+		},
+		isZero: func(c *Config) bool { return *field(c) == 0 },
+	}
+}
+
+// ageKind is a length of time as govern.ParseAge reads it: 90d, 2w, 36h,
+// or never (govern.Never).
+func ageKind(field func(*Config) *time.Duration) kind {
+	return kind{
+		typeName: "age",
+		set: func(c *Config, v string) error {
+			d, err := govern.ParseAge(v)
+			if err != nil {
+				return err
 			}
 			*field(c) = d
 			return nil

@@ -82,6 +82,9 @@ func (c *Client) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest
 	if opts.Wing != "" {
 		q.Set("wing", opts.Wing)
 	}
+	if opts.StaleAfter != 0 {
+		q.Set("stale_after", strconv.FormatInt(int64(opts.StaleAfter), 10))
+	}
 	var dg wakeup.Digest
 	err := c.Get(ctx, "/wakeup", q, &dg)
 	return dg, err

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -116,6 +117,14 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		opts.Tokens = n
+	}
+	if t := q.Get("stale_after"); t != "" {
+		n, err := strconv.ParseInt(t, 10, 64)
+		if err != nil || (n < 0 && time.Duration(n) != govern.Never) {
+			writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
+			return
+		}
+		opts.StaleAfter = time.Duration(n)
 	}
 	dg, err := wakeup.Build(d.p, opts)
 	if err != nil {

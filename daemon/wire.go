@@ -37,9 +37,9 @@ type SearchRequest struct {
 	Since             *time.Time `json:"since,omitempty"`
 	Until             *time.Time `json:"until,omitempty"`
 	Tags              []string   `json:"tags,omitempty"`
-	// StaleAfter is the caller's stale_after (govern.ParseAge); empty
-	// means govern.DefaultStaleAfter.
-	StaleAfter string `json:"stale_after,omitempty"`
+	// StaleAfter is the caller's stale_after setting, in nanoseconds
+	// (govern.Never is -1); zero means govern.DefaultStaleAfter.
+	StaleAfter time.Duration `json:"stale_after,omitempty"`
 	// MinRelevance is the relevance floor; nil means
 	// palace.DefaultMinRelevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty"`
@@ -64,13 +64,10 @@ func (r SearchRequest) Options() (palace.SearchOptions, error) {
 	if r.Until != nil {
 		f.Until = *r.Until
 	}
-	if r.StaleAfter != "" {
-		d, err := govern.ParseAge(r.StaleAfter)
-		if err != nil {
-			return opts, fmt.Errorf("stale_after: %w", err)
-		}
-		f.StaleAfter = d
+	if r.StaleAfter < 0 && r.StaleAfter != govern.Never {
+		return opts, fmt.Errorf("stale_after %d is negative", r.StaleAfter)
 	}
+	f.StaleAfter = r.StaleAfter
 	if r.MinRelevance != nil {
 		if m := *r.MinRelevance; m < 0 || m > 1 {
 			return opts, fmt.Errorf("min_relevance %v is not between 0 and 1", m)

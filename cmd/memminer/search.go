@@ -97,7 +97,7 @@ type searchArgs struct {
 // request checks args and turns them into the daemon's search request;
 // dates are resolved against now, so the daemon and a direct search read
 // "7d" alike.
-func (args searchArgs) request(query string, wings []string, model, staleAfter string, now time.Time) (daemon.SearchRequest, error) {
+func (args searchArgs) request(query string, wings []string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
 	req := daemon.SearchRequest{Query: query, Wings: wings, Results: args.Results, Model: model,
 		IncludeSuperseded: args.IncludeSuperseded, Status: args.Status, Fresh: args.Fresh,
 		StaleAfter: staleAfter, MinRelevance: args.MinRelevance}
@@ -152,7 +152,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	if wing != "" {
 		wings = []string{wing}
 	}
-	req, err := args.request(query, wings, a.cfg.Model, "", time.Now())
+	req, err := args.request(query, wings, a.cfg.Model, a.cfg.StaleAfter, time.Now())
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}

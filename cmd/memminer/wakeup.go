@@ -84,7 +84,7 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	if err != nil {
 		return wakeup.Digest{}, err
 	}
-	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited}
+	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter}
 	d, err := a.client().WakeUp(ctx, opts)
 	if errors.Is(err, daemon.ErrNotRunning) {
 		d, err = a.wakeup(ctx, opts)
