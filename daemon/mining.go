@@ -219,7 +219,7 @@ func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, m
 			return true, true
 		}
 		s, ok := known[path]
-		if !ok || !s.Mtime.Equal(st.mtime) || s.Size != st.size || racy[path] {
+		if !ok || !s.Mtime.Equal(st.mtime) || s.Size != st.size || racy[path] || !mine.Classified(s) {
 			return true, true
 		}
 	}

@@ -553,6 +553,11 @@ func hiddenBelow(root, path string) bool {
 	return err == nil && rel != "." && hive.IsHiddenPath(rel)
 }
 
+// Classified reports whether a mined file's notes were classified by the
+// current governance rules (govern.Version). A file that was not is mined
+// again though it did not change, which upgrades an older palace.
+func Classified(s palace.Source) bool { return s.Governed == govern.Version }
+
 // mineFile mines one file of job j.
 func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
 	wing := j.wing
@@ -567,7 +572,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// A file classified by older governance rules, or mined in an older
 	// note format, is mined again, so an older palace is upgraded by the
 	// next mine.
-	current := known && old.Governed == govern.Version && !remine
+	current := known && Classified(old) && !remine
 	if current && settled && old.Mtime.Equal(mtime) && old.Size == size {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)

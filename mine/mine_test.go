@@ -16,6 +16,7 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -1060,4 +1061,51 @@ func sha256Hex(t *testing.T, path string) string {
 	}
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
+}
+
+// TestOlderPalaceIsUpgraded: a file classified by older governance rules
+// (or none: a palace mined before notes had a status) is classified again
+// by the next mine, though its content did not change; then it is left
+// alone again.
+func TestOlderPalaceIsUpgraded(t *testing.T) {
+	dir := t.TempDir()
+	path := writeFile(t, dir, "agents/jim/memory.md", "# Memory\n\n- Old plan (superseded).\n- Current plan #roadmap\n")
+	hour := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, hour, hour); err != nil {
+		t.Fatal(err)
+	}
+	p := openPalace(t, filepath.Join(dir, "palace"), nil)
+	mineT(t, p, filepath.Join(dir, "agents", "jim"), Options{})
+	if s := mineT(t, p, filepath.Join(dir, "agents", "jim"), Options{}); s.FilesUnchanged != 1 {
+		t.Fatalf("second mine: %+v, want the file unchanged", s)
+	}
+	// What an older version left: no governance, Governed 0.
+	src, ok := p.Source("jim", path)
+	if !ok || src.Governed != govern.Version {
+		t.Fatalf("source %+v, want Governed %d", src, govern.Version)
+	}
+	src.Governed = 0
+	notes := p.Notes("jim")
+	for i := range notes {
+		notes[i].Governance = govern.Note{}
+	}
+	if _, err := p.ApplySource(context.Background(), "jim", src, notes); err != nil {
+		t.Fatal(err)
+	}
+	if s := mineT(t, p, filepath.Join(dir, "agents", "jim"), Options{}); s.FilesChanged != 1 || s.NotesAdded != 0 {
+		t.Fatalf("mine of an older palace: %+v, want the file classified again, nothing re-embedded", s)
+	}
+	got := map[string]govern.Note{}
+	for _, n := range p.Notes("jim") {
+		got[n.Text] = n.Governance
+	}
+	if g := got["Old plan (superseded)."]; g.Status != govern.Superseded {
+		t.Errorf("superseded note not upgraded: %+v", g)
+	}
+	if g := got["Current plan #roadmap"]; !slices.Equal(g.Tags, []string{"roadmap"}) {
+		t.Errorf("tagged note not upgraded: %+v", g)
+	}
+	if s := mineT(t, p, filepath.Join(dir, "agents", "jim"), Options{}); s.FilesUnchanged != 1 {
+		t.Fatalf("mine after the upgrade: %+v, want the file unchanged", s)
+	}
 }
