@@ -64,6 +64,33 @@ type Source struct {
 	// (ids, fields); zero in palaces written before it was recorded. The
 	// miner decides what versions mean and mines older ones again.
 	NoteFormat int
+	// Earlier are the file's contents as mined before this one, newest
+	// first, at most MaxEarlierVersions: the common ancestor a merge of a
+	// conflict copy needs, which the last mined version seldom is.
+	Earlier []Version
+}
+
+// MaxEarlierVersions bounds Source.Earlier.
+const MaxEarlierVersions = 4
+
+// Version is one content of a source as it was mined.
+type Version struct {
+	// Hash is the SHA-256 of the content, hex.
+	Hash string
+	// Mined is when it was mined.
+	Mined time.Time
+	// Notes are its notes in source order.
+	Notes []VersionNote
+	// Frontmatter holds its scalar frontmatter values as text.
+	Frontmatter map[string]string
+}
+
+// VersionNote is one note of a Version.
+type VersionNote struct {
+	Heading string
+	Text    string
+	// Line is the 1-based line where the note started.
+	Line int
 }
 
 // WingInfo summarises a wing for status.

@@ -621,3 +621,65 @@ func TestApplySourceReusesVectorsAndOwnership(t *testing.T) {
 		t.Fatalf("removed %d, notes %+v", n, p.Notes("dwight"))
 	}
 }
+
+func TestVersionsKeepEarlierContents(t *testing.T) {
+	ctx := context.Background()
+	dir := t.TempDir()
+	p := openT(t, dir, nil, false)
+	apply := func(hash string, notes ...Note) {
+		t.Helper()
+		if _, err := p.ApplySource(ctx, "w", Source{Path: "/m.md", Hash: hash, Frontmatter: map[string]string{"v": hash}}, notes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	apply("h1", note("a", "S", "alpha", 3))
+	apply("h1", note("a", "S", "alpha", 3)) // same content: no new version
+	apply("h2", note("a", "S", "alpha", 3), note("b", "S", "beta", 4))
+	for i := 3; i <= 2+MaxEarlierVersions+1; i++ {
+		apply(fmt.Sprintf("h%d", i), note(fmt.Sprintf("n%d", i), "", fmt.Sprintf("text %d", i), 1))
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p = openT(t, dir, nil, true)
+	vs := p.Versions("w", "/m.md")
+	if len(vs) != 1+MaxEarlierVersions {
+		t.Fatalf("%d versions, want %d", len(vs), 1+MaxEarlierVersions)
+	}
+	last := 2 + MaxEarlierVersions + 1
+	for i, v := range vs {
+		want := fmt.Sprintf("h%d", last-i)
+		if v.Hash != want || v.Frontmatter["v"] != want {
+			t.Errorf("version %d is %s (frontmatter %v), want %s", i, v.Hash, v.Frontmatter, want)
+		}
+	}
+	if n := vs[0].Notes; len(n) != 1 || n[0].Text != fmt.Sprintf("text %d", last) {
+		t.Errorf("latest notes %+v", n)
+	}
+	if p.Versions("w", "/other.md") != nil || p.Versions("nope", "/m.md") != nil {
+		t.Error("versions of an unknown file")
+	}
+}
+
+func TestVersionsHoldTheNotesOfEachContent(t *testing.T) {
+	p := openT(t, t.TempDir(), nil, false)
+	ctx := context.Background()
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/m.md", Hash: "h1"}, []Note{note("a", "S", "alpha", 3), note("b", "S", "beta", 4)}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := p.ApplySource(ctx, "w", Source{Path: "/m.md", Hash: "h2"}, []Note{note("a", "S", "alpha", 5)}); err != nil {
+		t.Fatal(err)
+	}
+	vs := p.Versions("w", "/m.md")
+	if len(vs) != 2 {
+		t.Fatalf("%d versions", len(vs))
+	}
+	got := fmt.Sprint(vs[1].Notes)
+	if want := fmt.Sprint([]VersionNote{{"S", "alpha", 3}, {"S", "beta", 4}}); got != want {
+		t.Errorf("earlier notes %s, want %s", got, want)
+	}
+	if got := fmt.Sprint(vs[0].Notes); got != fmt.Sprint([]VersionNote{{"S", "alpha", 5}}) {
+		t.Errorf("latest notes %s", got)
+	}
+}

@@ -81,6 +81,13 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
 	}
 	w.invalidate()
+	src.Earlier = nil
+	if old, ok := w.sources[src.Path]; ok {
+		src.Earlier = old.Earlier
+		if old.Hash != src.Hash {
+			src.Earlier = pushVersion(old.Earlier, w.versionOf(old))
+		}
+	}
 	ch := Change{Embedded: len(embedded)}
 	keep := make(map[string]bool, len(notes))
 	src.NoteIDs = make([]string, 0, len(notes))

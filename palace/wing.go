@@ -156,6 +156,44 @@ func (p *Palace) Source(wingID, path string) (Source, bool) {
 	return *s, true
 }
 
+// Versions returns the contents of the file at path in wing as mined, the
+// latest first, then Source.Earlier; nil when the palace does not know it.
+func (p *Palace) Versions(wingID, path string) []Version {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return nil
+	}
+	s, ok := w.sources[path]
+	if !ok {
+		return nil
+	}
+	return append([]Version{w.versionOf(s)}, s.Earlier...)
+}
+
+// versionOf returns the content src was last mined with. The caller holds
+// the palace's lock.
+func (w *wing) versionOf(src *Source) Version {
+	v := Version{Hash: src.Hash, Mined: src.Mined, Frontmatter: src.Frontmatter, Notes: make([]VersionNote, 0, len(src.NoteIDs))}
+	for _, id := range src.NoteIDs {
+		if n, ok := w.notes[id]; ok {
+			v.Notes = append(v.Notes, VersionNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
+		}
+	}
+	return v
+}
+
+// pushVersion puts v in front of earlier, keeping at most
+// MaxEarlierVersions.
+func pushVersion(earlier []Version, v Version) []Version {
+	out := append([]Version{v}, earlier...)
+	if len(out) > MaxEarlierVersions {
+		out = out[:MaxEarlierVersions]
+	}
+	return out
+}
+
 // Sources lists the paths of wing's sources, sorted.
 func (p *Palace) Sources(wingID string) []Source {
 	p.mu.RLock()
