@@ -19,6 +19,12 @@ var vocab = strings.Fields(`build test deploy cache palace wing note agent hive 
 
 type generated struct {
 	base, ours, theirs string
+	// oursEarlier is ours after its first edits: the palace of ours' node
+	// mined it before the conflict, so it is a candidate base too.
+	oursEarlier string
+	// ancestor is the content both sides started from: base, or
+	// oursEarlier when that synced before the copy's edits.
+	ancestor string
 }
 
 type genFile struct {
@@ -56,17 +62,16 @@ func sentence(r *rand.Rand, id string) string {
 }
 
 // edit applies a side's edits to f.
-func edit(r *rand.Rand, f genFile, side string) genFile {
+func edit(r *rand.Rand, f genFile, side string, ops int) genFile {
 	f = f.clone()
-	ops := 1 + r.IntN(4)
 	for k := range ops {
 		s := r.IntN(len(f.sections))
 		switch p := r.IntN(100); {
 		case p < 70: // append at the end of a section
-			f.notes[s] = append(f.notes[s], sentence(r, fmt.Sprintf("%s-added-%d", side, k)))
+			f.notes[s] = append(f.notes[s], sentence(r, fmt.Sprintf("%s-added-%d-%d", side, k, r.IntN(1000))))
 		case p < 75: // insert in the middle
 			at := r.IntN(len(f.notes[s]) + 1)
-			f.notes[s] = append(f.notes[s][:at], append([]string{sentence(r, fmt.Sprintf("%s-inserted-%d", side, k))}, f.notes[s][at:]...)...)
+			f.notes[s] = append(f.notes[s][:at], append([]string{sentence(r, fmt.Sprintf("%s-inserted-%d-%d", side, k, r.IntN(1000)))}, f.notes[s][at:]...)...)
 		case p < 90: // edit: a few words changed or added
 			if len(f.notes[s]) == 0 {
 				continue
@@ -97,7 +102,18 @@ func generate(n int, seed uint64) []generated {
 			}
 			f.notes = append(f.notes, ns)
 		}
-		out[c] = generated{base: f.render(), ours: edit(r, f, "ours").render(), theirs: edit(r, f, "theirs").render()}
+		mid := edit(r, f, "ours", 1+r.IntN(2))
+		from := f
+		if r.IntN(3) == 0 {
+			from = mid // ours' first edits synced before the copy's
+		}
+		out[c] = generated{
+			base:        f.render(),
+			oursEarlier: mid.render(),
+			ancestor:    from.render(),
+			ours:        edit(r, mid, "ours", 1+r.IntN(3)).render(),
+			theirs:      edit(r, from, "theirs", 1+r.IntN(4)).render(),
+		}
 	}
 	return out
 }
@@ -112,7 +128,9 @@ type outcome struct {
 // from the result that the other side neither removed nor changed (from
 // the base) and that no reported conflict names.
 func judge(t testing.TB, g generated) outcome {
-	res, err := Merge(Input{Base: baseOf(t, g.base), Ours: []byte(g.ours), Theirs: []byte(g.theirs), Device: "laptop", Date: "2026-12-01"})
+	// The palace of ours' node has ours, ours' earlier edit and the base.
+	bases := []Base{*baseOf(t, g.ours), *baseOf(t, g.oursEarlier), *baseOf(t, g.base)}
+	res, err := Merge(Input{Bases: bases, Ours: []byte(g.ours), Theirs: []byte(g.theirs), Device: "laptop", Date: "2026-12-01"})
 	if err != nil {
 		t.Fatalf("merge: %v\nbase:\n%s\nours:\n%s\ntheirs:\n%s", err, g.base, g.ours, g.theirs)
 	}
@@ -127,7 +145,7 @@ func judge(t testing.TB, g generated) outcome {
 		}
 		return m
 	}
-	base, ours, theirs, merged := texts(g.base), texts(g.ours), texts(g.theirs), texts(string(res.Merged))
+	base, ours, theirs, merged := texts(g.ancestor), texts(g.ours), texts(g.theirs), texts(string(res.Merged))
 	reported := map[string]bool{}
 	for _, c := range res.Conflicts {
 		reported[c.Heading+"\x00"+c.Ours] = true

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/memminer/memminer/mine"
 )
@@ -22,13 +23,16 @@ var ErrUnmappable = errors.New("notes do not map onto the file's lines")
 // exactly those notes; the file has to be merged by hand.
 var ErrUnrenderable = errors.New("merged notes could not be laid out so that they parse back unchanged")
 
-// Base is the common ancestor of both sides: the file as last mined.
+// Base is a content of the file as it was mined: a candidate for the
+// common ancestor of both sides.
 type Base struct {
 	// Notes are the file's notes in source order.
 	Notes []BaseNote
 	// Frontmatter holds its scalar frontmatter values as text
 	// (mine.FrontmatterScalars).
 	Frontmatter map[string]string
+	// Mined is when it was mined (reported, not used).
+	Mined time.Time
 }
 
 // BaseNote is one note of the base.
@@ -41,9 +45,10 @@ type BaseNote struct {
 
 // Input is what one merge works on.
 type Input struct {
-	// Base is the common ancestor; nil when there is none, and the merge is
-	// a two-way union.
-	Base *Base
+	// Bases are the file's contents as mined, newest first; the merge takes
+	// the one that best explains both sides as edits of it (see ChooseBase).
+	// With none usable the merge is a two-way union.
+	Bases []Base
 	// Ours is the file Syncthing kept; Theirs the conflict copy.
 	Ours, Theirs []byte
 	// Device and Date go into the conflict marker (see Marker).
@@ -101,8 +106,11 @@ const (
 type Result struct {
 	// Merged is the merged file.
 	Merged []byte
-	// ThreeWay is false for a two-way union (no base).
+	// ThreeWay is false for a two-way union (no usable base).
 	ThreeWay bool
+	// Base is the index in Input.Bases of the base merged against, -1 for
+	// none.
+	Base int
 	// Kept counts the notes of ours kept unchanged.
 	Kept int
 	// FromTheirs are the notes the copy brings: added, changed, or
@@ -140,17 +148,11 @@ func Merge(in Input) (*Result, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the copy: %w", err)
 	}
-	res := &Result{ThreeWay: in.Base != nil}
+	res := &Result{Base: -1}
 	var base []unit
 	var eo edits
-	if in.Base != nil {
-		nl := make([]noteLine, len(in.Base.Notes))
-		for i, n := range in.Base.Notes {
-			nl[i] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}
-		}
-		if base, err = groupNoteLines(nl, -1); err != nil {
-			return nil, fmt.Errorf("base: %w", err)
-		}
+	if i, units := chooseBase(in.Bases, ours, theirs); i >= 0 {
+		res.Base, res.ThreeWay, base = i, true, units
 		eo = diff(base, ours.units)
 	} else {
 		base = ours.units
@@ -158,7 +160,11 @@ func Merge(in Input) (*Result, error) {
 	}
 	et := diff(base, theirs.units)
 	items := res.combine(base, ours, theirs, eo, et)
-	res.frontmatter(in.Base, ours, theirs)
+	var baseFM *Base
+	if res.ThreeWay {
+		baseFM = &in.Bases[res.Base]
+	}
+	res.frontmatter(baseFM, ours, theirs)
 	res.NeedsReview = len(res.Conflicts) > 0
 
 	r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: res.Frontmatter == FrontmatterTheirs, parse: in.Parse}
@@ -315,4 +321,85 @@ func (res *Result) frontmatter(base *Base, ours, theirs *side) {
 
 func normalizeEOL(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
+}
+
+// chooseBase returns the index of the base to merge against and its units,
+// -1 when none is usable. A base whose notes and frontmatter equal a
+// side's is that side, not an ancestor of both. The rest are contents this
+// file had one after the other; the oldest is the first guess, and each
+// newer one replaces the guess when both sides show its edits (a note it
+// added that the side has, or one it removed that the side lacks). A
+// content one side reached by edits the other never saw is thus never
+// taken: merging against it would undo those edits without a word. Too
+// old a guess only turns some of both sides' edits into conflicts.
+func chooseBase(bases []Base, ours, theirs *side) (int, []unit) {
+	best := -1
+	var bestUnits []unit
+	for i := len(bases) - 1; i >= 0; i-- {
+		b := bases[i]
+		nl := make([]noteLine, len(b.Notes))
+		for k, n := range b.Notes {
+			nl[k] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}
+		}
+		units, err := groupNoteLines(nl, -1)
+		if err != nil {
+			continue
+		}
+		if sameUnits(units, ours.units) && equalScalars(b.Frontmatter, ours.fm) ||
+			sameUnits(units, theirs.units) && equalScalars(b.Frontmatter, theirs.fm) {
+			continue
+		}
+		if best < 0 || shows(ours, bestUnits, units, b.Frontmatter) && shows(theirs, bestUnits, units, b.Frontmatter) {
+			best, bestUnits = i, units
+		}
+	}
+	return best, bestUnits
+}
+
+// shows reports whether side s shows the edits that lead from units from
+// to units to: it has a note they added or changed, or lacks one they
+// removed (a changed note missing tells nothing: the side may have changed
+// it too), or, when the notes stayed the same, has frontmatter fm.
+func shows(s *side, from, to []unit, fm map[string]string) bool {
+	has := make(map[string]int, len(s.units))
+	for _, u := range s.units {
+		has[u.key]++
+	}
+	e := diff(from, to)
+	edited := false
+	for b, k := range e.kind {
+		switch k {
+		case changed:
+			edited = true
+			if has[to[e.to[b]].key] > 0 {
+				return true
+			}
+		case deleted:
+			edited = true
+			if has[from[b].key] == 0 {
+				return true
+			}
+		}
+	}
+	for _, ins := range e.inserts {
+		for _, i := range ins {
+			edited = true
+			if has[to[i].key] > 0 {
+				return true
+			}
+		}
+	}
+	return !edited && equalScalars(fm, s.fm)
+}
+
+func sameUnits(a, b []unit) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].key != b[i].key {
+			return false
+		}
+	}
+	return true
 }

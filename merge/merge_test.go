@@ -241,7 +241,7 @@ func TestMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01"}
 			if !tt.noBase {
-				in.Base = baseOf(t, tt.base)
+				in.Bases = []Base{*baseOf(t, tt.base)}
 			}
 			res, err := Merge(in)
 			if err != nil {
@@ -284,4 +284,46 @@ func asStrings(ks []ConflictKind) []string {
 		out[i] = string(k)
 	}
 	return out
+}
+
+// TestBaseIsTheLastContentBothSidesHad: the palace holds the file's
+// contents as mined, newest first; the merge must pick the one both sides
+// started from, never one side's own earlier edit.
+func TestBaseIsTheLastContentBothSidesHad(t *testing.T) {
+	v0 := baseFile
+	mid := strings.Replace(v0, "two cores", "four cores", 1)           // ours' first edit
+	ours := mid + "- Bo writes the docs\n"                             // ours now
+	theirsFromV0 := strings.Replace(v0, "two cores", "eight cores", 1) // the copy edited v0
+	theirsFromMid := mid + "- Cy runs releases\n"                      // the copy started from mid
+	bases := []Base{*baseOf(t, ours), *baseOf(t, mid), *baseOf(t, v0)}
+	tests := []struct {
+		name, theirs string
+		base         int
+		review       bool
+	}{
+		{"copy made before ours' first edit synced", theirsFromV0, 2, true},
+		{"copy made after it synced", theirsFromMid, 1, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Merge(Input{Bases: bases, Ours: []byte(ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res.Base != tt.base || res.NeedsReview != tt.review {
+				t.Errorf("base %d, review %v; want %d, %v\n%s", res.Base, res.NeedsReview, tt.base, tt.review, res.Merged)
+			}
+			if !strings.Contains(string(res.Merged), "four cores") {
+				t.Errorf("ours' edit lost:\n%s", res.Merged)
+			}
+		})
+	}
+	// Only ours as mined: no usable base.
+	res, err := Merge(Input{Bases: bases[:1], Ours: []byte(ours), Theirs: []byte(theirsFromMid)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.ThreeWay || res.Base != -1 {
+		t.Errorf("ThreeWay %v base %d with only ours' content", res.ThreeWay, res.Base)
+	}
 }
