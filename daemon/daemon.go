@@ -19,6 +19,7 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/syncthing"
 )
 
 // SocketName is the control socket's file name in the palace directory.
@@ -93,6 +94,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Components run beside the mine loop (see Component).
 	Components []Component
+	// Syncthing, when set, is asked how the hive's folder stands, for
+	// status and metrics (see HiveReplication).
+	Syncthing *syncthing.Client
 
 	// dropEvents, in tests, discards fsnotify events as if the kernel
 	// queue had overflowed without saying so.

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"time"
@@ -49,12 +50,30 @@ func newMetrics(d *Daemon) *metrics {
 		}),
 	}
 	notes := prometheus.NewDesc("memminer_notes", "Notes in the palace, by wing.", []string{"wing"}, nil)
+	stUp := prometheus.NewDesc("memminer_syncthing_up", "1 when Syncthing answers and a folder of it holds the hive, else 0.", nil, nil)
+	stNeedFiles := prometheus.NewDesc("memminer_syncthing_need_files", "Files of the hive's Syncthing folder this machine still has to fetch.", nil, nil)
+	stNeedBytes := prometheus.NewDesc("memminer_syncthing_need_bytes", "Bytes of the hive's Syncthing folder this machine still has to fetch.", nil, nil)
+	stConnected := prometheus.NewDesc("memminer_syncthing_devices_connected", "Other devices sharing the hive's Syncthing folder that are connected now.", nil, nil)
 	m.reg.MustRegister(
 		m.mines, m.mineSeconds, m.mineFailures, m.searchSeconds, m.watchErrors,
-		collectorFunc{desc: notes, collect: func(ch chan<- prometheus.Metric) {
+		collectorFunc{descs: []*prometheus.Desc{notes}, collect: func(ch chan<- prometheus.Metric) {
 			for _, w := range d.p.Wings() {
 				ch <- prometheus.MustNewConstMetric(notes, prometheus.GaugeValue, float64(w.Notes), w.ID)
 			}
+		}},
+		collectorFunc{descs: []*prometheus.Desc{stUp, stNeedFiles, stNeedBytes, stConnected}, collect: func(ch chan<- prometheus.Metric) {
+			if d.opts.Syncthing == nil {
+				return // not followed: no series rather than a 0 that looks like an outage
+			}
+			r := HiveReplication(context.Background(), d.opts.Syncthing, d.opts.Hive)
+			if r == nil || r.Error != "" {
+				ch <- prometheus.MustNewConstMetric(stUp, prometheus.GaugeValue, 0)
+				return
+			}
+			ch <- prometheus.MustNewConstMetric(stUp, prometheus.GaugeValue, 1)
+			ch <- prometheus.MustNewConstMetric(stNeedFiles, prometheus.GaugeValue, float64(r.NeedFiles))
+			ch <- prometheus.MustNewConstMetric(stNeedBytes, prometheus.GaugeValue, float64(r.NeedBytes))
+			ch <- prometheus.MustNewConstMetric(stConnected, prometheus.GaugeValue, float64(r.DevicesConnected))
 		}},
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "memminer_conflicts_open",
@@ -112,14 +131,18 @@ func (m *metrics) handler() http.Handler {
 	return mux
 }
 
-// collectorFunc is a collector of one description whose values are read
+// collectorFunc is a collector of fixed descriptions whose values are read
 // at scrape time.
 type collectorFunc struct {
-	desc    *prometheus.Desc
+	descs   []*prometheus.Desc
 	collect func(chan<- prometheus.Metric)
 }
 
-func (c collectorFunc) Describe(ch chan<- *prometheus.Desc) { ch <- c.desc }
+func (c collectorFunc) Describe(ch chan<- *prometheus.Desc) {
+	for _, d := range c.descs {
+		ch <- d
+	}
+}
 func (c collectorFunc) Collect(ch chan<- prometheus.Metric) { c.collect(ch) }
 
 // checkMetricsAddr refuses an address other machines could reach unless

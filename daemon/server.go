@@ -30,8 +30,8 @@ const maxRequestBody = 1 << 20
 // Components add their own routes (see Router).
 func (d *Daemon) routes() http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("GET /status", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, d.Status())
+	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
+		writeJSON(w, http.StatusOK, d.Status(r.Context()))
 	})
 	mux.HandleFunc("POST /search", d.handleSearch)
 	mux.HandleFunc("POST /mine", d.handleMine)

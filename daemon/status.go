@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"github.com/memminer/memminer/palace"
 )
 
-// Status reports the palace and the daemon's state.
-func (d *Daemon) Status() Status {
+// Status reports the palace and the daemon's state, and asks Syncthing
+// how the hive's folder stands.
+func (d *Daemon) Status(ctx context.Context) Status {
 	st := BuildStatus(d.p, d.opts.ModelSpec, d.opts.ModelError, true)
 	st.Active = true
+	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	st.ConflictsOpen = d.conflictsOpen()
 	components := d.componentStatus()
 	dirs, reqs, working := d.q.pending()

@@ -177,7 +177,10 @@ type Status struct {
 	Notes         int          `json:"notes"`
 	ConflictsOpen int          `json:"conflicts_open"`
 	Wings         []WingStatus `json:"wings"`
-	Daemon        *DaemonInfo  `json:"daemon,omitempty"`
+	// Syncthing is the hive's Syncthing folder; null when Syncthing does
+	// not answer (or no hive or Syncthing is configured).
+	Syncthing *Replication `json:"syncthing"`
+	Daemon    *DaemonInfo  `json:"daemon,omitempty"`
 }
 
 // WingStatus is one wing in Status.

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 )
@@ -316,10 +317,17 @@ func TestConflictSettingsFromConfig(t *testing.T) {
 	a := newApp(io.Discard, io.Discard, func(string) string { return "" })
 	cmd := a.runCmd() // no flags given
 	a.cfg = config.Default(func(string) string { return "" }, "lexical")
+	build := func() (*conflicts.Component, error) {
+		client, s, err := a.syncthingClient(cmd)
+		if err != nil {
+			return nil, err
+		}
+		return a.conflictsComponent(cmd, log, client, s)
+	}
 
 	a.cfg.Syncthing = false
 	a.cfg.SyncthingAPIKey = "cfgkey"
-	c, err := a.conflictsComponent(cmd, log)
+	c, err := build()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -330,11 +338,11 @@ func TestConflictSettingsFromConfig(t *testing.T) {
 	a.cfg.Syncthing = true
 	a.cfg.SyncthingURL = "http://127.0.0.1:9"
 	a.cfg.ConflictWebhook = "not a url"
-	if _, err := a.conflictsComponent(cmd, log); err == nil || !strings.HasPrefix(err.Error(), "conflict_webhook: webhook URL") {
+	if _, err := build(); err == nil || !strings.HasPrefix(err.Error(), "conflict_webhook: webhook URL") {
 		t.Fatalf("conflict_webhook from config not checked: %v", err)
 	}
 	a.cfg.ConflictWebhook = ""
-	c, err = a.conflictsComponent(cmd, log)
+	c, err = build()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -82,7 +82,11 @@ setting: docs/configuration.md.`,
 			if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 				return err
 			}
-			conflictsComp, err := a.conflictsComponent(cmd, log)
+			stClient, stSettings, err := a.syncthingClient(cmd)
+			if err != nil {
+				return err
+			}
+			conflictsComp, err := a.conflictsComponent(cmd, log, stClient, stSettings)
 			if err != nil {
 				return err
 			}
@@ -105,6 +109,7 @@ setting: docs/configuration.md.`,
 				MetricsAllowRemote: metricsAllowRemote,
 				Logger:             log,
 				Components:         []daemon.Component{conflictsComp},
+				Syncthing:          stClient,
 			}
 			return daemon.NewProgram(ctx, opts).Run()
 		},

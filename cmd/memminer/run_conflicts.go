@@ -70,9 +70,9 @@ func resolveSyncthing(url, key, keyFrom string, getenv func(string) string,
 	return s
 }
 
-// conflictsComponent builds the daemon's conflict registry from the
-// settings run resolved.
-func (a *app) conflictsComponent(cmd *cobra.Command, log *slog.Logger) (*conflicts.Component, error) {
+// syncthingClient returns a client of the Syncthing the settings name,
+// or nil when it is not to be asked (s.Off says why).
+func (a *app) syncthingClient(cmd *cobra.Command) (*syncthing.Client, syncthingSettings, error) {
 	var s syncthingSettings
 	if a.cfg.Syncthing {
 		s = resolveSyncthing(a.cfg.SyncthingURL, a.cfg.SyncthingAPIKey, a.settingFrom(cmd, "syncthing_api_key"), a.getenv,
@@ -90,12 +90,22 @@ func (a *app) conflictsComponent(cmd *cobra.Command, log *slog.Logger) (*conflic
 			s.Off = "disabled by " + from + "=false"
 		}
 	}
+	if s.Off != "" {
+		return nil, s, nil
+	}
+	client, err := syncthing.NewClient(s.URL, s.APIKey)
+	if err != nil {
+		return nil, s, usagef("%s: %v", a.settingFrom(cmd, "syncthing_url"), err)
+	}
+	return client, s, nil
+}
+
+// conflictsComponent builds the daemon's conflict registry from the
+// settings run resolved, following client (nil: not followed, off says
+// why).
+func (a *app) conflictsComponent(cmd *cobra.Command, log *slog.Logger, client *syncthing.Client, s syncthingSettings) (*conflicts.Component, error) {
 	opts := conflicts.Options{SyncthingOff: s.Off}
-	if s.Off == "" {
-		client, err := syncthing.NewClient(s.URL, s.APIKey)
-		if err != nil {
-			return nil, usagef("%s: %v", a.settingFrom(cmd, "syncthing_url"), err)
-		}
+	if client != nil {
 		opts.Syncthing = client
 		log.Info("following syncthing for conflict copies", "url", client.BaseURL(), "api_key_from", s.KeyFrom)
 	}

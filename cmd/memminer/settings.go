@@ -70,10 +70,10 @@ func settingKey(f *pflag.Flag) string {
 
 // settingFrom names where cmd's value of the setting key came from: its
 // flag ("--hive"), its environment variable, or else its config key (the
-// config file, or the default).
+// config file, or the default). A nil cmd is a command without the flag.
 func (a *app) settingFrom(cmd *cobra.Command, key string) string {
 	s, _ := config.Lookup(key)
-	if s.Flag != "" && cmd.Flags().Changed(s.Flag) {
+	if cmd != nil && s.Flag != "" && cmd.Flags().Changed(s.Flag) {
 		return "--" + s.Flag
 	}
 	if a.getenv(s.Env) != "" {

@@ -44,13 +44,23 @@ func (a *app) statusCmd() *cobra.Command {
 }
 
 // status describes the palace as the status command does: the daemon's
-// answer when one serves it, otherwise what the palace itself holds.
+// answer when one serves it, otherwise what the palace itself holds and
+// what the Syncthing the settings name says of the hive's folder.
 func (a *app) status(ctx context.Context) (daemon.Status, error) {
 	st, err := a.client().Status(ctx)
-	if errors.Is(err, daemon.ErrNotRunning) {
-		st, err = a.palaceStatus(ctx)
+	if !errors.Is(err, daemon.ErrNotRunning) {
+		return st, err
 	}
-	return st, err
+	if st, err = a.palaceStatus(ctx); err != nil {
+		return st, err
+	}
+	// Status has no Syncthing flags: the config file and environment say.
+	client, _, err := a.syncthingClient(nil)
+	if err != nil {
+		return st, err
+	}
+	st.Syncthing = daemon.HiveReplication(ctx, client, a.cfg.Hive)
+	return st, nil
 }
 
 // palaceStatus describes the palace itself: no daemon serves it.
@@ -77,6 +87,7 @@ func printStatus(w io.Writer, st daemon.Status) {
 	}
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
 	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
+	printReplication(w, st.Syncthing)
 	if len(st.Wings) == 0 {
 		fmt.Fprintln(w, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
 		return
@@ -99,6 +110,45 @@ func printStatus(w io.Writer, st daemon.Status) {
 	if st.Daemon != nil {
 		printDaemon(w, st.Daemon)
 	}
+}
+
+// printReplication prints the hive's Syncthing folder: whether the hive
+// here is behind the other machines.
+func printReplication(w io.Writer, r *daemon.Replication) {
+	switch {
+	case r == nil:
+		fmt.Fprintln(w, "syncthing:   not reachable (or no hive configured): replication unknown")
+		return
+	case r.Error != "":
+		fmt.Fprintf(w, "syncthing:   %s\n", r.Error)
+		return
+	}
+	name := r.Folder
+	if r.Label != "" && r.Label != r.Folder {
+		name = fmt.Sprintf("%s (%s)", r.Label, r.Folder)
+	}
+	state := fmt.Sprintf("%s since %s", r.State, r.StateChanged.UTC().Format(time.RFC3339))
+	if r.InSync {
+		state = "in sync since " + r.InSyncSince.UTC().Format(time.RFC3339)
+	}
+	fmt.Fprintf(w, "syncthing:   folder %s %s; %d %s (%s) still needed", name, state, r.NeedFiles, plural(r.NeedFiles, "file", "files"), bytesize.Format(r.NeedBytes))
+	if r.Errors > 0 {
+		fmt.Fprintf(w, "; %d %s failing", r.Errors, plural(r.Errors, "item", "items"))
+	}
+	fmt.Fprintln(w)
+	var names []string
+	for _, d := range r.Devices {
+		n := d.Name
+		if !d.Connected {
+			n += " (not connected)"
+		}
+		names = append(names, n)
+	}
+	devices := "shared with no other device"
+	if len(names) > 0 {
+		devices = strings.Join(names, ", ")
+	}
+	fmt.Fprintf(w, "devices:     %d of %d connected: %s\n", r.DevicesConnected, len(r.Devices), devices)
 }
 
 // printDaemon prints what a running daemon adds to status.

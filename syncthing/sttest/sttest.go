@@ -2,7 +2,7 @@
 // for tests: each [Node] is a `syncthing serve` process with its own home
 // under t.TempDir(), random free ports, discovery, relays, NAT, usage
 // reporting and upgrades turned off. [StartPair] connects two nodes and
-// shares the folder [FolderID] between them; [ProduceConflict] makes
+// shares the folder [FolderID] between them, [StartCluster] any number; [ProduceConflict] makes
 // Syncthing create a real conflict copy.
 //
 // Tests that use it call [Binary] (directly or through StartPair):
@@ -158,40 +158,62 @@ func newNode(t testing.TB, bin, name string) (*Node, error) {
 // watcher delay 1 s) and waits until they are connected.
 func StartPair(t testing.TB) (*Node, *Node) {
 	t.Helper()
+	nodes := StartCluster(t, "alpha", "bravo")
+	return nodes[0], nodes[1]
+}
+
+// StartCluster starts one node per name, in parallel, makes every two of
+// them know each other on 127.0.0.1, shares [FolderID] among all of them
+// (file watcher delay 1 s) and waits until every two are connected.
+func StartCluster(t testing.TB, names ...string) []*Node {
+	t.Helper()
 	bin := Binary(t)
 	start := time.Now()
-	var a *Node
-	var errA error
+	nodes := make([]*Node, len(names))
+	errs := make([]error, len(names))
 	var wg sync.WaitGroup
-	wg.Go(func() { a, errA = newNode(t, bin, "alpha") })
-	b, errB := newNode(t, bin, "bravo")
+	for i, name := range names {
+		wg.Go(func() { nodes[i], errs[i] = newNode(t, bin, name) })
+	}
 	wg.Wait()
-	if err := errors.Join(errA, errB); err != nil {
+	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("sttest: %v", err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
 	defer cancel()
-	// Only alpha dials: when both dial at once, Syncthing 1.19 can stall
-	// for 20 s in the Hello exchange. Bravo is set up first, so that
-	// alpha's first dial (right when it learns bravo's address) is
-	// accepted; a rejected dial is retried only after 5 s. For the same
-	// reason, if bravo restarts, alpha reconnects within about 5 s.
-	steps := []func() error{
-		func() error { return b.AddDevice(ctx, a, false) },
-		func() error { return b.ShareFolder(ctx, FolderID, b.folderPath, a, b) },
-		func() error { return a.AddDevice(ctx, b, true) },
-		func() error { return a.ShareFolder(ctx, FolderID, a.folderPath, a, b) },
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
+	// Of every two nodes only the earlier one dials: when both dial at
+	// once, Syncthing 1.19 can stall for 20 s in the Hello exchange. The
+	// later node is set up first, so that the earlier one's first dial
+	// (right when it learns the later's address) is accepted; a rejected
+	// dial is retried only after 5 s. For the same reason, if a later
+	// node restarts, the earlier ones reconnect within about 5 s.
+	for k := len(nodes) - 1; k >= 0; k-- {
+		n := nodes[k]
+		for j, peer := range nodes {
+			if j == k {
+				continue
+			}
+			if err := n.AddDevice(ctx, peer, j > k); err != nil {
+				t.Fatalf("sttest: %v", err)
+			}
+		}
+		if err := n.ShareFolder(ctx, FolderID, n.folderPath, nodes...); err != nil {
 			t.Fatalf("sttest: %v", err)
 		}
 	}
 	up := time.Since(start)
-	WaitConnected(t, a, b)
-	t.Logf("sttest: alpha (%s) and bravo (%s) up after %s, connected after %s",
-		a.Short(), b.Short(), up.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
-	return a, b
+	for i := range nodes {
+		for j := i + 1; j < len(nodes); j++ {
+			WaitConnected(t, nodes[i], nodes[j])
+		}
+	}
+	var ids []string
+	for _, n := range nodes {
+		ids = append(ids, fmt.Sprintf("%s (%s)", n.name, n.Short()))
+	}
+	t.Logf("sttest: %s up after %s, connected after %s",
+		strings.Join(ids, ", "), up.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	return nodes
 }
 
 // Name returns the device name the node has in both nodes' configs.
@@ -226,8 +248,15 @@ func (n *Node) ListenAddress() string { return "tcp://127.0.0.1:" + strconv.Itoa
 func (n *Node) Restart() {
 	n.t.Helper()
 	n.Stop()
+	n.Start()
+}
+
+// Start serves a stopped node's home on its ports again, waiting until the
+// REST API answers.
+func (n *Node) Start() {
+	n.t.Helper()
 	if err := n.start(); err != nil {
-		n.t.Fatalf("sttest: restart: %v", err)
+		n.t.Fatalf("sttest: start %s: %v", n.name, err)
 	}
 }
 

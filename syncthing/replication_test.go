@@ -1,0 +1,86 @@
+package syncthing_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/memminer/memminer/syncthing"
+	"github.com/memminer/memminer/syncthing/sttest"
+)
+
+func TestFolderOf(t *testing.T) {
+	folders := map[string]syncthing.Folder{
+		"home": {ID: "home", Path: "~/"},
+		"hive": {ID: "hive", Path: "~/sync/hive"},
+		"srv":  {ID: "srv", Path: "/srv/hive"},
+	}
+	tests := []struct {
+		dir  string
+		want string
+	}{
+		{"/home/ops/sync/hive", "hive"},
+		{"/home/ops/sync/hive/agents/pam", "hive"},
+		{"/home/ops/sync/hivemind", "home"},
+		{"/srv/hive", "srv"},
+		{"/srv", ""},
+		{"/srv/hive2", ""},
+	}
+	for _, tt := range tests {
+		f, ok := syncthing.FolderOf(folders, "/home/ops", tt.dir)
+		if tt.want == "" && ok || tt.want != "" && f.ID != tt.want {
+			t.Errorf("FolderOf(%s) = %q, %t; want %q", tt.dir, f.ID, ok, tt.want)
+		}
+	}
+}
+
+// TestReplication: a real pair reports the hive's folder in sync with the
+// other device connected, what a node still needs while it is paused, and
+// ErrNoFolder for a directory no folder holds.
+func TestReplication(t *testing.T) {
+	a, b := sttest.StartPair(t)
+	ctx := context.Background()
+	hive := filepath.Join(a.FolderPath(), "agents")
+	if err := os.MkdirAll(hive, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var r syncthing.Replication
+	sttest.Eventually(t, 30*time.Second, "alpha's folder in sync with bravo connected", func(ctx context.Context) (bool, error) {
+		var err error
+		r, err = a.Client().Replication(ctx, hive)
+		return err == nil && r.InSync() && r.Connected() == 1, err
+	})
+	if r.Folder != sttest.FolderID || r.Path != a.FolderPath() || len(r.Devices) != 1 || r.Devices[0].Name != b.Name() || r.Devices[0].ID != b.ID() || r.StateChanged.IsZero() {
+		t.Fatalf("replication = %+v", r)
+	}
+
+	// Paused, alpha does not fetch what bravo writes.
+	if err := a.SetPaused(ctx, sttest.FolderID, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(b.FolderPath(), "memory.md"), []byte("- a fact\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sttest.Eventually(t, 30*time.Second, "alpha paused", func(ctx context.Context) (bool, error) {
+		r, err := a.Client().Replication(ctx, hive)
+		return err == nil && r.Paused && !r.InSync(), err
+	})
+	if err := a.SetPaused(ctx, sttest.FolderID, false); err != nil {
+		t.Fatal(err)
+	}
+	sttest.Eventually(t, 30*time.Second, "alpha to fetch bravo's file", func(ctx context.Context) (bool, error) {
+		r, err := a.Client().Replication(ctx, hive)
+		if err != nil || !r.InSync() {
+			return false, err
+		}
+		_, err = os.Stat(filepath.Join(a.FolderPath(), "memory.md"))
+		return err == nil, nil
+	})
+
+	if _, err := a.Client().Replication(ctx, t.TempDir()); !errors.Is(err, syncthing.ErrNoFolder) {
+		t.Fatalf("a directory outside every folder: %v", err)
+	}
+}
