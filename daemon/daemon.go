@@ -38,8 +38,6 @@ const (
 	// an agent is mined at the latest this many debounce periods after its
 	// first unmined change.
 	maxDebounceFactor = 5
-	// maxRetrySkip caps the failure backoff at this many ticks.
-	maxRetrySkip = 32
 	// shutdownGrace bounds the wait for in-flight socket requests at stop.
 	shutdownGrace = 2 * time.Second
 	// servedCheckTimeout bounds the question New asks the control socket
@@ -125,8 +123,14 @@ type Daemon struct {
 	// directories holding them) coming and going; see isAgent.
 	dirChanges atomic.Uint64
 
+	// failures are files and agent directories whose mine failed, by
+	// path.
+	failures *backoff
+	// reembedFailures are wings, mined by no agent directory, whose
+	// re-embedding with the palace's model failed; by wing id.
+	reembedFailures *backoff
+
 	mu         sync.Mutex // guards the fields below
-	failures   map[string]*failure
 	lastMine   map[string]WingMine
 	lastScan   time.Time
 	scans      int64
@@ -137,12 +141,6 @@ type Daemon struct {
 	noAgents   *FileError  // the hive has no agents/ directory (since when)
 	badAgents  []FileError // agent directories whose names are no wing id
 	listed     *hiveState  // the last listing of the hive's agent directories
-	// verified are files not settled when mined that a later read found
-	// unchanged once they had settled, with their stat then.
-	verified map[string]fileStat
-	// reembedFailures are wings, mined by no agent directory, whose
-	// re-embedding with the palace's model failed; by wing id.
-	reembedFailures map[string]*failure
 }
 
 // New opens the palace for writing (waiting up to LockTimeout for another
@@ -199,11 +197,10 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		log:             opts.Logger,
 		socket:          SocketPath(opts.Palace),
 		q:               newQueue(),
-		failures:        map[string]*failure{},
-		reembedFailures: map[string]*failure{},
+		failures:        newBackoff(opts.Logger, opts.MineInterval),
+		reembedFailures: newBackoff(opts.Logger, opts.MineInterval),
 		lastMine:        map[string]WingMine{},
 		debouncing:      map[string]bool{},
-		verified:        map[string]fileStat{},
 		watchState:      "fsnotify",
 	}
 	if opts.NoWatch {

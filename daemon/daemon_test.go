@@ -321,11 +321,11 @@ func TestSettledFileIsReadOnce(t *testing.T) {
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, NoWatch: true, MineInterval: 20 * time.Millisecond})
 	r.idle(t, 1)
 	resolved, _ := filepath.EvalSymlinks(path)
-	waitFor(t, "pam's memory.md verified as settled", func() bool {
-		r.d.mu.Lock()
-		defer r.d.mu.Unlock()
-		_, ok := r.d.verified[resolved]
-		return ok
+	// Recorded as settled: mined, or read unchanged, more than two seconds
+	// (mine's racy window) after its last write.
+	waitFor(t, "pam's memory.md recorded as settled", func() bool {
+		src, ok := r.d.p.Source("pam", resolved)
+		return ok && src.Mined.Sub(src.Mtime) > 2*time.Second
 	})
 	if !r.searchFinds(t, "Dark mode", "pam", "Dark mode") {
 		t.Fatal("pam's notes are not searchable")

@@ -9,8 +9,8 @@
 // re-stats every memory file each MineInterval and mines the agents whose
 // files changed since they were last mined (the palace manifest keeps each
 // file's mtime and size, so a restart re-mines nothing that did not change;
-// a file mined right after a write is compared by content, see
-// mine.Settled).
+// a file mined right after a write is compared by content: mine.Changed
+// decides).
 // When fsnotify fails or overflows the daemon falls back to the mine loop,
 // never to a missed change.
 //

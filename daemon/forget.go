@@ -61,12 +61,8 @@ func (d *Daemon) forgot(wing string) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	delete(d.lastMine, wing)
-	for k, f := range d.failures {
-		if f.Wing == wing {
-			delete(d.failures, k)
-		}
-	}
-	delete(d.reembedFailures, wing)
+	d.failures.drop(func(_ string, f *failure) bool { return f.Wing == wing })
+	d.reembedFailures.clear(wing)
 	d.log.Info("forgot wing on request", "wing", wing)
 }
 

@@ -82,11 +82,7 @@ func newMetrics(d *Daemon) *metrics {
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "memminer_files_failing",
 			Help: "Files whose last mine failed, and wings whose re-embedding failed.",
-		}, func() float64 {
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			return float64(len(d.failures) + len(d.reembedFailures))
-		}),
+		}, func() float64 { return float64(d.failures.len() + d.reembedFailures.len()) }),
 		prometheus.NewGaugeFunc(prometheus.GaugeOpts{
 			Name: "memminer_pending_wings",
 			Help: "Agents waiting to be mined, including those in their debounce window.",

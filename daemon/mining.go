@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -63,25 +64,18 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 	hs := d.listAgents()
 	stale := d.staleWings()
 	now := time.Now()
+	if trigger == triggerTick {
+		d.failures.tick()
+		d.reembedFailures.tick()
+	}
+	// A failing file (or agent) that is gone no longer fails.
+	d.failures.drop(func(path string, _ *failure) bool {
+		_, err := os.Stat(path)
+		return errors.Is(err, fs.ErrNotExist)
+	})
+	// Re-embedded meanwhile (by a mine), or gone.
+	d.reembedFailures.drop(func(wing string, _ *failure) bool { return !stale[wing] })
 	d.mu.Lock()
-	for path, f := range d.failures {
-		if trigger == triggerTick && f.skip > 0 {
-			f.skip--
-		}
-		// A failing file (or agent) that is gone no longer fails.
-		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
-			delete(d.failures, path)
-		}
-	}
-	for wing, f := range d.reembedFailures {
-		if trigger == triggerTick && f.skip > 0 {
-			f.skip--
-		}
-		// Re-embedded meanwhile (by a mine), or gone.
-		if !stale[wing] {
-			delete(d.reembedFailures, wing)
-		}
-	}
 	d.noteHive(hs, now)
 	d.mu.Unlock()
 	mined := map[string]bool{} // wings an agent directory's mine re-embeds
@@ -103,11 +97,7 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 		if mined[wing] {
 			continue
 		}
-		d.mu.Lock()
-		f, failing := d.reembedFailures[wing]
-		wait := failing && f.skip > 0 && trigger == triggerTick
-		d.mu.Unlock()
-		if !wait {
+		if trigger != triggerTick || !d.reembedFailures.waiting(wing) {
 			d.q.addReembed(wing, trigger)
 		}
 	}
@@ -116,23 +106,6 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 	d.lastScan = now
 	d.mu.Unlock()
 	d.signalComponents()
-}
-
-// fileStat is what the change check knows of a markdown file.
-type fileStat struct {
-	mtime time.Time
-	size  int64
-}
-
-// markdownFiles lists the files a mine of dir reads, by mine's own rules,
-// with their mtime and size.
-func markdownFiles(dir string) map[string]fileStat {
-	files, _ := mine.ListFiles(dir)
-	out := make(map[string]fileStat, len(files))
-	for _, f := range files {
-		out[f.Path] = fileStat{f.Mtime, f.Size}
-	}
-	return out
 }
 
 // staleWings lists the wings whose notes were embedded with another model
@@ -154,81 +127,38 @@ func (d *Daemon) staleWings() map[string]bool {
 	return stale
 }
 
-// agentNeedsMine reports whether an agent directory has files that changed
-// since they were last mined (for a file that was not settled when mined,
-// by its content), files that are new, or files that are gone, or whether its wing is stale (embedded with another model), and whether
-// a mine of it would run at all (it has markdown files).
+// agentNeedsMine reports whether a mine of an agent directory would
+// change its wing (mine.Changed), or its wing is stale (embedded with
+// another model), and whether a mine of it would run at all (it has
+// markdown files). A file, or the whole directory, that failed and waits
+// out its backoff unchanged does not call for a mine.
 func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, mines bool) {
-	dir := a.dir
-	if r, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = r
-	}
-	files := markdownFiles(dir)
-	if len(files) == 0 {
+	dir := resolve(a.dir)
+	ch := mine.Changed(d.p, a.wing, dir)
+	if len(ch.Files) == 0 {
 		// Every markdown file gone: keep the wing as it is (a transient
 		// state while an editor replaces a file must not empty it).
 		return false, false
 	}
-	known := map[string]palace.Source{}
-	for _, s := range d.p.Sources(a.wing) {
-		if strings.HasPrefix(s.Path, dir+string(filepath.Separator)) {
-			known[s.Path] = s
-		}
-	}
-	// A file not settled when it was mined may have changed while keeping
-	// its mtime and size; reading it tells, without a mine that would
-	// write the palace (done before locking: it is file I/O).
-	// A file found unchanged once it had settled is trusted on its stat
-	// from then on (verified), so a file is read once, not at every tick.
-	racy := map[string]bool{}
-	for path, st := range files {
-		if s, ok := known[path]; ok && s.Mtime.Equal(st.mtime) && s.Size == st.size && !mine.Settled(s) {
-			d.mu.Lock()
-			v, checked := d.verified[path]
-			d.mu.Unlock()
-			if checked && v == st {
-				continue
-			}
-			at := time.Now()
-			same, err := mine.SameContent(s)
-			racy[path] = err != nil || !same
-			if err == nil && same && mine.SettledAt(st.mtime, at) {
-				d.mu.Lock()
-				d.verified[path] = st
-				d.mu.Unlock()
-			}
-		}
-	}
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if f, ok := d.failures[dir]; ok && f.wingLevel && f.skip > 0 && trigger == triggerTick {
+	if trigger == triggerTick && d.failures.waiting(dir) {
 		return false, true
 	}
-	if stale {
-		// mine re-embeds the whole wing before it mines the changes.
-		return true, true
+	due := func(f mine.File) bool { return !d.failures.heldBack(f.Path, fileStat{f.Mtime, f.Size}) }
+	return stale || len(ch.Gone) > 0 || slices.ContainsFunc(ch.Changed, due), true
+}
+
+// hasFiles reports whether a mine of dir reads any file.
+func hasFiles(dir string) bool {
+	files, _ := mine.ListFiles(dir)
+	return len(files) > 0
+}
+
+// resolve returns path with its symlinks resolved, or path when that fails.
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
 	}
-	for path, st := range files {
-		if f, ok := d.failures[path]; ok {
-			if f.mtime.Equal(st.mtime) && f.size == st.size {
-				if f.skip == 0 {
-					return true, true
-				}
-				continue
-			}
-			return true, true
-		}
-		s, ok := known[path]
-		if !ok || !s.Mtime.Equal(st.mtime) || s.Size != st.size || racy[path] || !mine.Classified(s) {
-			return true, true
-		}
-	}
-	for path := range known {
-		if _, ok := files[path]; !ok {
-			return true, true
-		}
-	}
-	return false, true
+	return path
 }
 
 // mineAgent mines one agent directory into its wing and records how it went.
@@ -246,10 +176,8 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 		// kept and shows as orphaned.
 		return
 	}
-	if resolved, err := filepath.EvalSymlinks(dir); err == nil {
-		dir = resolved
-	}
-	if info, err := os.Stat(dir); err != nil || !info.IsDir() || len(markdownFiles(dir)) == 0 {
+	dir = resolve(dir)
+	if info, err := os.Stat(dir); err != nil || !info.IsDir() || !hasFiles(dir) {
 		// The agent was removed (or emptied): its wing is kept and shows as
 		// orphaned in status.
 		return
@@ -284,18 +212,15 @@ func (d *Daemon) reembedWing(ctx context.Context, wing, trigger string) {
 		d.log.Info("re-embedding interrupted by shutdown", "wing", wing)
 		return
 	}
-	now := time.Now()
-	d.mu.Lock()
-	defer d.mu.Unlock()
 	if err != nil {
 		path := d.p.Dir()
 		if roots := d.p.Roots(wing); len(roots) > 0 {
 			path = roots[0]
 		}
-		d.fail(d.reembedFailures, wing, path, wing, fmt.Sprintf("re-embed with model %s: %v", to, err), fileStat{}, now, true)
+		d.reembedFailures.fail(attempt{key: wing, path: path, wing: wing, err: fmt.Sprintf("re-embed with model %s: %v", to, err), wingLevel: true}, time.Now())
 		return
 	}
-	delete(d.reembedFailures, wing)
+	d.reembedFailures.clear(wing)
 	d.log.Warn("wing was embedded with another model; re-embedded it", "wing", wing, "from", from, "to", to,
 		"notes", n, "trigger", trigger, "took", time.Since(start).Round(time.Millisecond))
 }
@@ -324,26 +249,23 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 	}
 	// Files of this agent that mined cleanly are no longer failing.
 	prefix := dir + string(filepath.Separator)
-	for path, f := range d.failures {
-		if f.wingLevel || !strings.HasPrefix(path, prefix) {
-			continue
+	d.failures.drop(func(path string, f *failure) bool {
+		if _, still := problems[path]; f.wingLevel || still || !strings.HasPrefix(path, prefix) {
+			return false
 		}
-		if _, still := problems[path]; !still {
-			d.log.Info("file mines again", "wing", wing, "path", path)
-			delete(d.failures, path)
-		}
-	}
+		d.log.Info("file mines again", "wing", wing, "path", path)
+		return true
+	})
 	for path, msg := range problems {
 		var st fileStat
 		if info, err := os.Stat(path); err == nil {
 			st = fileStat{info.ModTime().UTC(), info.Size()}
 		}
-		d.fail(d.failures, path, path, wing, msg, st, now, false)
+		d.failures.fail(attempt{key: path, path: path, wing: wing, err: msg, stat: st}, now)
 	}
 	if err != nil {
-		d.fail(d.failures, dir, dir, wing, err.Error(), fileStat{}, now, true)
-	} else if f, ok := d.failures[dir]; ok && f.wingLevel {
+		d.failures.fail(attempt{key: dir, path: dir, wing: wing, err: err.Error(), wingLevel: true}, now)
+	} else if d.failures.clear(dir) {
 		d.log.Info("wing mines again", "wing", wing)
-		delete(d.failures, dir)
 	}
 }

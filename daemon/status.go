@@ -67,12 +67,8 @@ func (d *Daemon) Status(ctx context.Context) Status {
 		info.Errors = append(info.Errors, *d.noAgents)
 	}
 	info.Errors = append(info.Errors, d.badAgents...)
-	for _, f := range d.failures {
-		info.Errors = append(info.Errors, f.FileError)
-	}
-	for _, f := range d.reembedFailures {
-		info.Errors = append(info.Errors, f.FileError)
-	}
+	info.Errors = append(info.Errors, d.failures.errors()...)
+	info.Errors = append(info.Errors, d.reembedFailures.errors()...)
 	sort.Slice(info.Errors, func(i, j int) bool { return info.Errors[i].Path < info.Errors[j].Path })
 	st.Daemon = info
 	return st

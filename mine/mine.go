@@ -1,66 +1,24 @@
 package mine
 
 import (
-	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
-	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/palace"
 )
-
-// racyWindow is how long a file must have been unchanged when mined for
-// its mtime and size alone to say it has not changed since.
-const racyWindow = 2 * time.Second
-
-// Settled reports whether src had been still for a while when it was mined,
-// so that an unchanged mtime and size prove it unchanged since. A file
-// mined within racyWindow of its last write is not settled: on filesystems
-// with coarse timestamps an edit of the same size in the same second keeps
-// its mtime and size (git calls this "racily clean"), and only reading it
-// again tells. Mining a file that has not changed since settles it.
-func Settled(src palace.Source) bool {
-	return SettledAt(src.Mtime, src.Mined)
-}
-
-// SettledAt reports whether a file last written at mtime had been still
-// long enough when its content was read at checked for mtime and size to
-// prove it unchanged since (see Settled).
-func SettledAt(mtime, checked time.Time) bool {
-	return checked.Sub(mtime) > racyWindow
-}
-
-// SameContent reports whether the file src was mined from still holds the
-// same content (same SHA-256): how to tell whether a file that is not
-// Settled has changed without mining it.
-func SameContent(src palace.Source) (bool, error) {
-	f, err := hivefile.Open(src.Path)
-	if err != nil {
-		return false, unwrapPathErr(err)
-	}
-	defer f.Close()
-	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
-		return false, unwrapPathErr(err)
-	}
-	return hex.EncodeToString(h.Sum(nil)) == src.Hash, nil
-}
 
 // Options configure one mine.
 type Options struct {
@@ -311,29 +269,17 @@ type candidate struct {
 	info fs.FileInfo
 }
 
+// mineOne mines one job into its wing: the wing is made current with
+// the palace's model, every file is mined, and files mined before that
+// are gone are removed.
 func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summary, error) {
 	s := Summary{Wings: []string{j.wing}, DryRun: opts.DryRun}
-	agent := opts.Agent
-	if agent == "" {
-		agent = j.wing
-	}
-	maxBytes := opts.MaxFileBytes
-	if maxBytes <= 0 {
-		maxBytes = config.DefaultMaxFileBytes
-	}
-
-	files, problems := j.files, j.problems
-	s.Problems = append(s.Problems, problems...)
-	s.FilesSeen += len(problems)
-	s.FilesSkipped += len(problems)
-
-	if from, ok := p.ModelOf(j.wing); ok && opts.ModelUnavailable != "" && from != p.Model() && from != embed.Lexical && len(p.Sources(j.wing)) > 0 {
-		// A fallback is not a model change: keep the vectors for when the
-		// model is back.
-		s.FilesSkipped += len(files)
-		s.Problems = append(s.Problems, Problem{Path: j.root, Err: fmt.Sprintf(
-			"wing %s holds %s vectors and that model is unavailable (%s); not mined, so they are kept. Fix the model, or mine with --model lexical to drop them",
-			j.wing, from, opts.ModelUnavailable)})
+	s.Problems = append(s.Problems, j.problems...)
+	s.FilesSeen += len(j.problems)
+	s.FilesSkipped += len(j.problems)
+	if pr, keep := keepVectors(p, j, opts); keep {
+		s.FilesSkipped += len(j.files)
+		s.Problems = append(s.Problems, pr)
 		return s, nil
 	}
 	// A new wing is made by the first file mined into it: files that are
@@ -341,101 +287,22 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	existed := p.HasWing(j.wing)
 	if !opts.DryRun && existed {
 		p.AddRoot(j.wing, j.root)
-		if from, ok := p.ModelOf(j.wing); ok && from != p.Model() && len(p.Sources(j.wing)) > 0 {
-			n, err := p.Reembed(ctx, j.wing)
-			if err != nil {
-				return s, err
-			}
-			s.Reembedded += n
-			if opts.OnReembed != nil {
-				opts.OnReembed(j.wing, from, p.Model(), n)
-			}
-		}
-	}
-
-	seen := map[string]bool{}
-	for _, pr := range problems {
-		seen[pr.Path] = true
-	}
-	// A directory that could not be read hides its files: they are not
-	// gone, so their notes stay.
-	unreadable := func(path string) bool {
-		for _, pr := range problems {
-			if path == pr.Path || strings.HasPrefix(path, pr.Path+string(filepath.Separator)) {
-				return true
-			}
-		}
-		return false
-	}
-	for i, f := range files {
-		if err := ctx.Err(); err != nil {
+		if err := reembed(ctx, p, j.wing, opts, &s); err != nil {
 			return s, err
 		}
-		seen[f.path] = true
-		s.FilesSeen++
-		if err := mineFile(ctx, p, j, agent, f, maxBytes, opts, &s); err != nil {
-			var pe *palaceError
-			if errors.As(err, &pe) {
-				// The embedder or the palace failed, not the file: every
-				// other file would fail the same way.
-				return s, pe.err
-			}
-			s.FilesSkipped++
-			s.Problems = append(s.Problems, Problem{Path: f.path, Err: err.Error()})
-		}
-		if opts.Progress != nil {
-			opts.Progress(i+1, len(files))
-		}
 	}
-
-	// Files that were mined from this root before and are gone now; and
-	// files of roots that no longer exist at all (a moved or renamed hive,
-	// whose notes would otherwise stand twice).
-	goneRoots := map[string]bool{}
-	if !p.IsDamaged(j.wing) {
-		for _, r := range p.Roots(j.wing) {
-			// Only a move: the same directory or file name at a new
-			// place. A root that is merely out of reach elsewhere (an
-			// unmounted disk) keeps its notes.
-			if r == j.root || filepath.Base(r) != filepath.Base(j.root) {
-				continue
-			}
-			if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) {
-				goneRoots[r] = true
-			}
-		}
+	if err := mineFiles(ctx, p, j, opts, &s); err != nil {
+		return s, err
 	}
-	inGoneRoot := func(path string) bool {
-		for r := range goneRoots {
-			if path == r || within(r, path, true) {
-				return true
-			}
-		}
-		return false
-	}
-	for _, src := range p.Sources(j.wing) {
-		if seen[src.Path] || unreadable(src.Path) {
-			continue
-		}
-		if !within(j.root, src.Path, j.isDir) && !inGoneRoot(src.Path) {
-			continue
-		}
-		s.FilesRemoved++
-		if opts.DryRun {
-			s.NotesRemoved += len(src.NoteIDs)
-			continue
-		}
-		n, err := p.RemoveSource(j.wing, src.Path)
-		if err != nil {
-			return s, err
-		}
-		s.NotesRemoved += n
-	}
-	if !opts.DryRun && !existed && p.HasWing(j.wing) {
-		p.AddRoot(j.wing, j.root)
+	moved := movedRoots(p, j)
+	if err := removeGone(p, j, moved, opts, &s); err != nil {
+		return s, err
 	}
 	if !opts.DryRun {
-		for r := range goneRoots {
+		if !existed && p.HasWing(j.wing) {
+			p.AddRoot(j.wing, j.root)
+		}
+		for _, r := range moved {
 			p.RemoveRoot(j.wing, r)
 		}
 	}
@@ -446,111 +313,133 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	return s, nil
 }
 
-func within(root, path string, isDir bool) bool {
-	if !isDir {
-		return path == root
+// keepVectors reports whether j's wing holds vectors of a model that is
+// unavailable, with the problem that says so: then the wing is not mined.
+// A fallback is not a model change: the vectors are kept for when the
+// model is back.
+func keepVectors(p *palace.Palace, j job, opts Options) (Problem, bool) {
+	from, ok := p.ModelOf(j.wing)
+	if !ok || opts.ModelUnavailable == "" || from == p.Model() || from == embed.Lexical || len(p.Sources(j.wing)) == 0 {
+		return Problem{}, false
 	}
-	return strings.HasPrefix(path, root+string(filepath.Separator))
+	return Problem{Path: j.root, Err: fmt.Sprintf(
+		"wing %s holds %s vectors and that model is unavailable (%s); not mined, so they are kept. Fix the model, or mine with --model lexical to drop them",
+		j.wing, from, opts.ModelUnavailable)}, true
 }
 
-// collect lists the markdown files of a job in a stable order, and the
-// entries it refused (symlinks leaving the root).
-func collect(j job) ([]candidate, []Problem) {
-	if !j.isDir {
-		info, err := os.Stat(j.root)
-		if err != nil {
-			return nil, []Problem{{Path: j.root, Err: err.Error()}}
-		}
-		return []candidate{{j.root, info}}, nil
-	}
-	var files []candidate
-	var problems []Problem
-	_ = filepath.WalkDir(j.root, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			// The root too: an agent directory that cannot be read hides
-			// its files, which must not count as gone.
-			problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
-			if d != nil && d.IsDir() && path != j.root {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		name := d.Name()
-		if d.IsDir() {
-			if path != j.root && hive.IsHidden(name) {
-				return fs.SkipDir
-			}
-			return nil
-		}
-		if !hive.IsMemoryFile(name) {
-			return nil
-		}
-		if d.Type()&fs.ModeSymlink != 0 {
-			target, err := filepath.EvalSymlinks(path)
-			if err != nil {
-				problems = append(problems, Problem{Path: path, Err: "broken symlink: " + unwrapPathErr(err).Error()})
-				return nil
-			}
-			if !within(j.root, target, true) {
-				problems = append(problems, Problem{Path: path, Err: "symlink points outside " + j.root + "; not followed"})
-				return nil
-			}
-			if collectable(j.root, target) {
-				return nil // an alias of a file mined under its own name
-			}
-		}
-		info, err := os.Stat(path)
-		if err != nil {
-			problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
-			return nil
-		}
-		if !info.Mode().IsRegular() {
-			// Reported, so that notes it once gave stay (like an
-			// unreadable file's) and the user learns why it is not mined.
-			problems = append(problems, Problem{Path: path, Err: hivefile.Kind(info.Mode()) + ", not a regular file; not mined"})
-			return nil
-		}
-		files = append(files, candidate{path, info})
+// reembed re-embeds wing with the palace's model when it was embedded with
+// another one, before anything is mined into it.
+func reembed(ctx context.Context, p *palace.Palace, wing string, opts Options, s *Summary) error {
+	from, ok := p.ModelOf(wing)
+	if !ok || from == p.Model() || len(p.Sources(wing)) == 0 {
 		return nil
-	})
-	sort.Slice(files, func(a, b int) bool { return files[a].path < files[b].path })
-	return files, problems
+	}
+	n, err := p.Reembed(ctx, wing)
+	if err != nil {
+		return err
+	}
+	s.Reembedded += n
+	if opts.OnReembed != nil {
+		opts.OnReembed(wing, from, p.Model(), n)
+	}
+	return nil
 }
 
-// collectable reports whether the walk of root lists path itself: a regular
-// markdown file, not a conflict copy, not hidden.
-func collectable(root, path string) bool {
-	if !hive.IsMemoryFile(path) || hiddenBelow(root, path) {
+// mineFiles mines every file of j. A file that cannot be mined is a
+// problem and the rest go on; a failure of the embedder or the palace ends
+// the mine, since every other file would fail the same way.
+func mineFiles(ctx context.Context, p *palace.Palace, j job, opts Options, s *Summary) error {
+	agent := opts.Agent
+	if agent == "" {
+		agent = j.wing
+	}
+	maxBytes := opts.MaxFileBytes
+	if maxBytes <= 0 {
+		maxBytes = config.DefaultMaxFileBytes
+	}
+	for i, f := range j.files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		s.FilesSeen++
+		if err := mineFile(ctx, p, j, agent, f, maxBytes, opts, s); err != nil {
+			var pe *palaceError
+			if errors.As(err, &pe) {
+				return pe.err
+			}
+			s.FilesSkipped++
+			s.Problems = append(s.Problems, Problem{Path: f.path, Err: err.Error()})
+		}
+		if opts.Progress != nil {
+			opts.Progress(i+1, len(j.files))
+		}
+	}
+	return nil
+}
+
+// movedRoots lists the roots of j's wing that moved: gone, with the name
+// of j's root (a moved or renamed hive, whose notes would otherwise stand
+// twice). A root that is merely out of reach elsewhere (an unmounted disk)
+// keeps its notes, and a damaged wing's roots are left alone.
+func movedRoots(p *palace.Palace, j job) []string {
+	if p.IsDamaged(j.wing) {
+		return nil
+	}
+	var out []string
+	for _, r := range p.Roots(j.wing) {
+		if r == j.root || filepath.Base(r) != filepath.Base(j.root) {
+			continue
+		}
+		if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// removeGone removes from j's wing the files mined from j's root, or from
+// a moved root, that j did not find. A file in a directory that could not
+// be read is not gone: its notes stay.
+func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summary) error {
+	seen := map[string]bool{}
+	for _, f := range j.files {
+		seen[f.path] = true
+	}
+	hidden := func(path string) bool {
+		for _, pr := range j.problems {
+			if path == pr.Path || within(pr.Path, path, true) {
+				return true
+			}
+		}
 		return false
 	}
-	fi, err := os.Lstat(path)
-	return err == nil && fi.Mode().IsRegular()
-}
-
-// File is a markdown file that mining a directory reads.
-type File struct {
-	Path  string
-	Mtime time.Time
-	Size  int64
-}
-
-// ListFiles lists the files a mine of dir reads, by the same rules, and the
-// entries it would report instead. dir should be resolved (no symlinks),
-// as Mine resolves it.
-func ListFiles(dir string) ([]File, []Problem) {
-	cands, problems := collect(job{root: dir, isDir: true})
-	files := make([]File, len(cands))
-	for i, c := range cands {
-		files[i] = File{Path: c.path, Mtime: c.info.ModTime().UTC(), Size: c.info.Size()}
+	inMoved := func(path string) bool {
+		for _, r := range moved {
+			if path == r || within(r, path, true) {
+				return true
+			}
+		}
+		return false
 	}
-	return files, problems
-}
-
-// hiddenBelow reports whether path lies in a hidden directory below root,
-// where the walk does not go.
-func hiddenBelow(root, path string) bool {
-	rel, err := filepath.Rel(root, filepath.Dir(path))
-	return err == nil && rel != "." && hive.IsHiddenPath(rel)
+	for _, src := range p.Sources(j.wing) {
+		if seen[src.Path] || hidden(src.Path) {
+			continue
+		}
+		if !within(j.root, src.Path, j.isDir) && !inMoved(src.Path) {
+			continue
+		}
+		s.FilesRemoved++
+		if opts.DryRun {
+			s.NotesRemoved += len(src.NoteIDs)
+			continue
+		}
+		n, err := p.RemoveSource(j.wing, src.Path)
+		if err != nil {
+			return err
+		}
+		s.NotesRemoved += n
+	}
+	return nil
 }
 
 // Classified reports whether a mined file's notes were classified by the
@@ -568,12 +457,12 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	remine := known && old.NoteFormat < NoteFormat && !opts.DryRun
 	// The cheap check is trusted only for a settled file; others are read
 	// and hashed again.
-	settled := Settled(old)
+	wasSettled := settled(old)
 	// A file classified by older governance rules, or mined in an older
 	// note format, is mined again, so an older palace is upgraded by the
 	// next mine.
 	current := known && Classified(old) && !remine
-	if current && settled && old.Mtime.Equal(mtime) && old.Size == size {
+	if current && wasSettled && sameStat(old, mtime, size) {
 		s.FilesUnchanged++
 		s.NotesUnchanged += len(old.NoteIDs)
 		return nil
@@ -596,8 +485,8 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		// Record the new stat, or that the file has now settled; nothing
 		// while its mtime is recent or in the future, so an unchanged
 		// file never rewrites the palace on every mine.
-		nowSettled := time.Since(mtime) > racyWindow
-		if !opts.DryRun && (!old.Mtime.Equal(mtime) || old.Size != size || (nowSettled && !settled)) {
+		nowSettled := settledAt(mtime, time.Now())
+		if !opts.DryRun && (!sameStat(old, mtime, size) || (nowSettled && !wasSettled)) {
 			p.TouchSource(wing, f.path, mtime, size)
 		}
 		return nil
@@ -653,29 +542,6 @@ func relPath(base, path string) string {
 	return filepath.ToSlash(rel)
 }
 
-// coversDamage reports whether mining job j rebuilt a damaged wing whole:
-// j's root is every root the manifest recorded for it (or none was
-// recorded), and j read its root.
-func coversDamage(p *palace.Palace, j job) bool {
-	for _, d := range p.Damaged() {
-		if d.Wing != j.wing {
-			continue
-		}
-		for _, r := range d.Roots {
-			if r != j.root {
-				return false
-			}
-		}
-		for _, pr := range j.problems {
-			if pr.Path == j.root {
-				return false
-			}
-		}
-		return true
-	}
-	return false
-}
-
 // palaceError marks a failure of the palace or the embedder while mining a
 // file, which ends the mine instead of skipping the file.
 type palaceError struct{ err error }
@@ -705,39 +571,6 @@ func dryRunChange(oldIDs []string, notes []palace.Note) Summary {
 	return s
 }
 
-func readFile(path string, maxBytes int64) ([]byte, error) {
-	// The file may have grown since it was listed; never read past the cap.
-	data, err := hivefile.ReadLimited(path, maxBytes+1)
-	if err != nil {
-		return nil, unwrapPathErr(err)
-	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("file is larger than the %s limit (max_file_bytes); not mined", bytesize.Format(maxBytes))
-	}
-	return data, nil
-}
-
-// checkText refuses content that is not UTF-8 text: binary files and
-// other encodings would mine as noise.
-func checkText(data []byte) error {
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return fmt.Errorf("looks like a binary file (NUL byte at offset %d); not mined", i)
-	}
-	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, size := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
-		line := bytes.Count(data[:off], []byte{'\n'}) + 1
-		return fmt.Errorf("not valid UTF-8 (first bad byte at offset %d, line %d); convert it to UTF-8 to mine it", off, line)
-	}
-	return nil
-}
-
 // FrontmatterScalars returns the scalar values of frontmatter as text, as
 // the palace keeps them (palace.Source.Frontmatter); lists and mappings are
 // left out.
@@ -757,14 +590,4 @@ func FrontmatterScalars(fm map[string]any) map[string]string {
 		}
 	}
 	return out
-}
-
-// unwrapPathErr drops the *PathError wrapper whose path the caller already
-// prints, keeping messages short.
-func unwrapPathErr(err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err
-	}
-	return err
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"testing"
@@ -412,18 +413,19 @@ func TestSameSizeEditInTheSameSecond(t *testing.T) {
 	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
 	mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
 	src, _ := p.Source("a", mem)
-	if Settled(src) {
+	if settled(src) {
 		t.Fatalf("mined %v after its write, yet settled", src.Mined.Sub(src.Mtime))
 	}
-	if same, err := SameContent(src); err != nil || !same {
-		t.Fatalf("SameContent before the edit = %t, %v", same, err)
+	dir, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents/a"))
+	if ch := Changed(p, "a", dir); len(ch.Files) != 1 || len(ch.Changed) != 0 || len(ch.Gone) != 0 {
+		t.Fatalf("Changed before the edit = %+v", ch)
 	}
 	writeFile(t, hive, "agents/a/memory.md", "- [x] ship it\n")
 	if err := os.Chtimes(mem, fi.ModTime(), fi.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	if same, err := SameContent(src); err != nil || same {
-		t.Fatalf("SameContent after a same-size edit = %t, %v", same, err)
+	if ch := Changed(p, "a", dir); len(ch.Changed) != 1 {
+		t.Fatalf("Changed after a same-size edit = %+v", ch)
 	}
 	s := mineT(t, p, filepath.Join(hive, "agents/a"), Options{})
 	if s.NotesAdded != 1 || s.NotesRemoved != 1 {
@@ -1107,5 +1109,58 @@ func TestOlderPalaceIsUpgraded(t *testing.T) {
 	}
 	if s := mineT(t, p, filepath.Join(dir, "agents", "jim"), Options{}); s.FilesUnchanged != 1 {
 		t.Fatalf("mine after the upgrade: %+v, want the file unchanged", s)
+	}
+}
+
+// TestChanged: Changed lists what a mine would read again or remove, by
+// the rule mine itself follows, and records a file that reads unchanged
+// once settled as settled, so it is not read again.
+func TestChanged(t *testing.T) {
+	hive := t.TempDir()
+	old := time.Now().Add(-time.Hour)
+	mem := writeFile(t, hive, "agents/a/memory.md", "- kept\n")
+	notes := writeFile(t, hive, "agents/a/notes.md", "- to be removed\n")
+	recent := writeFile(t, hive, "agents/a/recent.md", "- written just before the mine\n")
+	for _, f := range []string{mem, notes} {
+		if err := os.Chtimes(f, old, old); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Written 1.5 s ago: mined before it settles, settled soon after.
+	written := time.Now().Add(-1500 * time.Millisecond)
+	if err := os.Chtimes(recent, written, written); err != nil {
+		t.Fatal(err)
+	}
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	dir, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents/a"))
+	mineT(t, p, dir, Options{})
+	if ch := Changed(p, "a", dir); len(ch.Files) != 3 || len(ch.Changed) != 0 || len(ch.Gone) != 0 {
+		t.Fatalf("Changed right after the mine = %+v", ch)
+	}
+	rec := filepath.Join(dir, "recent.md")
+	if src, _ := p.Source("a", rec); settled(src) {
+		t.Log("recent.md had settled by the time it was mined (a slow mine); the check below still holds")
+	}
+	for !settledAt(written, time.Now()) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	Changed(p, "a", dir)
+	if src, _ := p.Source("a", rec); !settled(src) {
+		t.Fatalf("recent.md read unchanged after it settled is not recorded as settled: %+v", src)
+	}
+
+	if err := os.Remove(notes); err != nil {
+		t.Fatal(err)
+	}
+	fresh := writeFile(t, hive, "agents/a/fresh.md", "- new\n")
+	writeFile(t, hive, "agents/a/memory.md", "- kept, and more\n")
+	ch := Changed(p, "a", dir)
+	var changed []string
+	for _, f := range ch.Changed {
+		changed = append(changed, filepath.Base(f.Path))
+	}
+	sort.Strings(changed)
+	if !slices.Equal(changed, []string{filepath.Base(fresh), "memory.md"}) || len(ch.Gone) != 1 || filepath.Base(ch.Gone[0]) != "notes.md" {
+		t.Fatalf("Changed after an edit, a new file and a removal = %+v", ch)
 	}
 }

@@ -92,3 +92,26 @@ func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
 	}
 	return out
 }
+
+// coversDamage reports whether mining job j rebuilt a damaged wing whole:
+// j's root is every root the manifest recorded for it (or none was
+// recorded), and j read its root.
+func coversDamage(p *palace.Palace, j job) bool {
+	for _, d := range p.Damaged() {
+		if d.Wing != j.wing {
+			continue
+		}
+		for _, r := range d.Roots {
+			if r != j.root {
+				return false
+			}
+		}
+		for _, pr := range j.problems {
+			if pr.Path == j.root {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}

@@ -1,0 +1,168 @@
+package mine
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/internal/hivefile"
+)
+
+func within(root, path string, isDir bool) bool {
+	if !isDir {
+		return path == root
+	}
+	return strings.HasPrefix(path, root+string(filepath.Separator))
+}
+
+// collect lists the markdown files of a job in a stable order, and the
+// entries it refused (symlinks leaving the root).
+func collect(j job) ([]candidate, []Problem) {
+	if !j.isDir {
+		info, err := os.Stat(j.root)
+		if err != nil {
+			return nil, []Problem{{Path: j.root, Err: err.Error()}}
+		}
+		return []candidate{{j.root, info}}, nil
+	}
+	var files []candidate
+	var problems []Problem
+	_ = filepath.WalkDir(j.root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			// The root too: an agent directory that cannot be read hides
+			// its files, which must not count as gone.
+			problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
+			if d != nil && d.IsDir() && path != j.root {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		name := d.Name()
+		if d.IsDir() {
+			if path != j.root && hive.IsHidden(name) {
+				return fs.SkipDir
+			}
+			return nil
+		}
+		if !hive.IsMemoryFile(name) {
+			return nil
+		}
+		if d.Type()&fs.ModeSymlink != 0 {
+			target, err := filepath.EvalSymlinks(path)
+			if err != nil {
+				problems = append(problems, Problem{Path: path, Err: "broken symlink: " + unwrapPathErr(err).Error()})
+				return nil
+			}
+			if !within(j.root, target, true) {
+				problems = append(problems, Problem{Path: path, Err: "symlink points outside " + j.root + "; not followed"})
+				return nil
+			}
+			if collectable(j.root, target) {
+				return nil // an alias of a file mined under its own name
+			}
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			problems = append(problems, Problem{Path: path, Err: unwrapPathErr(err).Error()})
+			return nil
+		}
+		if !info.Mode().IsRegular() {
+			// Reported, so that notes it once gave stay (like an
+			// unreadable file's) and the user learns why it is not mined.
+			problems = append(problems, Problem{Path: path, Err: hivefile.Kind(info.Mode()) + ", not a regular file; not mined"})
+			return nil
+		}
+		files = append(files, candidate{path, info})
+		return nil
+	})
+	sort.Slice(files, func(a, b int) bool { return files[a].path < files[b].path })
+	return files, problems
+}
+
+// collectable reports whether the walk of root lists path itself: a regular
+// markdown file, not a conflict copy, not hidden.
+func collectable(root, path string) bool {
+	if !hive.IsMemoryFile(path) || hiddenBelow(root, path) {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return err == nil && fi.Mode().IsRegular()
+}
+
+// File is a markdown file that mining a directory reads.
+type File struct {
+	Path  string
+	Mtime time.Time
+	Size  int64
+}
+
+// ListFiles lists the files a mine of dir reads, by the same rules, and the
+// entries it would report instead. dir should be resolved (no symlinks),
+// as Mine resolves it.
+func ListFiles(dir string) ([]File, []Problem) {
+	cands, problems := collect(job{root: dir, isDir: true})
+	files := make([]File, len(cands))
+	for i, c := range cands {
+		files[i] = File{Path: c.path, Mtime: c.info.ModTime().UTC(), Size: c.info.Size()}
+	}
+	return files, problems
+}
+
+// hiddenBelow reports whether path lies in a hidden directory below root,
+// where the walk does not go.
+func hiddenBelow(root, path string) bool {
+	rel, err := filepath.Rel(root, filepath.Dir(path))
+	return err == nil && rel != "." && hive.IsHiddenPath(rel)
+}
+
+func readFile(path string, maxBytes int64) ([]byte, error) {
+	// The file may have grown since it was listed; never read past the cap.
+	data, err := hivefile.ReadLimited(path, maxBytes+1)
+	if err != nil {
+		return nil, unwrapPathErr(err)
+	}
+	if int64(len(data)) > maxBytes {
+		return nil, fmt.Errorf("file is larger than the %s limit (max_file_bytes); not mined", bytesize.Format(maxBytes))
+	}
+	return data, nil
+}
+
+// checkText refuses content that is not UTF-8 text: binary files and
+// other encodings would mine as noise.
+func checkText(data []byte) error {
+	if i := bytes.IndexByte(data, 0); i >= 0 {
+		return fmt.Errorf("looks like a binary file (NUL byte at offset %d); not mined", i)
+	}
+	if !utf8.Valid(data) {
+		off := 0
+		for off < len(data) {
+			r, size := utf8.DecodeRune(data[off:])
+			if r == utf8.RuneError && size <= 1 {
+				break
+			}
+			off += size
+		}
+		line := bytes.Count(data[:off], []byte{'\n'}) + 1
+		return fmt.Errorf("not valid UTF-8 (first bad byte at offset %d, line %d); convert it to UTF-8 to mine it", off, line)
+	}
+	return nil
+}
+
+// unwrapPathErr drops the *PathError wrapper whose path the caller already
+// prints, keeping messages short.
+func unwrapPathErr(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
