@@ -9,13 +9,23 @@ import (
 	"sort"
 	"time"
 
+	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
 )
 
 // Status reports the palace and the daemon's state, and asks Syncthing
-// how the hive's folder stands.
+// how the hive's folder stands. Like status without
+// a daemon it asks a remote embedding backend to answer a probe, since
+// "available" means usable now: the server may have gone away since the
+// daemon started. A model in the process that loaded stays usable.
 func (d *Daemon) Status(ctx context.Context) Status {
-	st := BuildStatus(d.p, d.opts.ModelSpec, d.opts.ModelError, true)
+	modelErr := d.opts.ModelError
+	if modelErr == "" && d.opts.Embedder != nil && embed.Remote(d.opts.ModelSpec) {
+		if err := embed.Probe(ctx, d.opts.Embedder, embed.ProbeTimeout); err != nil {
+			modelErr = err.Error()
+		}
+	}
+	st := BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	st.ConflictsOpen = d.conflictsOpen()

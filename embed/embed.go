@@ -136,6 +136,14 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 	return nil, fmt.Errorf("%w %q (want %s)", ErrUnknownModel, spec, strings.Join(Specs(), ", "))
 }
 
+// Remote reports whether spec names a backend reached over the network
+// (ollama, openai): one that can stop answering after it opened fine, so
+// a long-running process probes it to say whether it is available.
+func Remote(spec string) bool {
+	name, _, _ := strings.Cut(strings.TrimSpace(spec), ":")
+	return name == "ollama" || name == "openai"
+}
+
 // Probe checks that e answers now by embedding one short text within
 // timeout: a remote server may be down although its client opened fine.
 func Probe(ctx context.Context, e Embedder, timeout time.Duration) error {

@@ -69,3 +69,18 @@ func TestProbeOptionIsOneAttempt(t *testing.T) {
 		})
 	}
 }
+
+func TestRemote(t *testing.T) {
+	for spec, want := range map[string]bool{
+		"":                               false,
+		embed.Lexical:                    false,
+		embed.UseLite:                    false,
+		"ollama:nomic-embed-text":        true,
+		" openai:text-embedding-3-small": true,
+		"openaix:foo":                    false,
+	} {
+		if got := embed.Remote(spec); got != want {
+			t.Errorf("Remote(%q) = %t, want %t", spec, got, want)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -485,5 +486,37 @@ func TestForgetThroughDaemon(t *testing.T) {
 	r.stop(t)
 	if counts := checkPalace(t, c.palace); counts["jim"] != 0 || len(counts) != 3 {
 		t.Fatalf("palace after the daemon stopped: %v", counts)
+	}
+}
+
+// TestStatusAvailableSameWithDaemon: with a remote embedding backend that
+// does not answer, status says available: false with and without the
+// daemon (the daemon once said true: its client had opened fine).
+func TestStatusAvailableSameWithDaemon(t *testing.T) {
+	t.Parallel() // each status waits out the probe's timeout
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	closed := ln.Addr().String()
+	ln.Close()
+	c := newCLI(t)
+	c.env["MEMMINER_EMBEDDING_MODEL"] = "openai:foo"
+	c.env["OPENAI_BASE_URL"] = "http://" + closed + "/v1"
+	c.env["OPENAI_API_KEY"] = "test-key"
+	emptyHive := filepath.Join(filepath.Dir(c.palace), "empty-hive")
+	if err := os.MkdirAll(filepath.Join(emptyHive, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	direct := c.ok("--no-daemon", "status", "--json")
+	startRun(t, c, emptyHive)
+	served := c.ok("status", "--json")
+	for name, out := range map[string]string{"without the daemon": direct, "through the daemon": served} {
+		if !strings.Contains(out, `"available": false`) || !strings.Contains(out, `"model_error": "openai foo: `) {
+			t.Errorf("%s: want available false and why:\n%s", name, out)
+		}
+	}
+	if !strings.Contains(served, `"active": true`) {
+		t.Errorf("status did not come from the daemon:\n%s", served)
 	}
 }
