@@ -206,8 +206,8 @@ func TestClientAgainstFake(t *testing.T) {
 	if devices[peer].Name != "dwight-laptop" || devices[f.myID].Name != "self" {
 		t.Fatalf("Devices = %+v", devices)
 	}
-	d, ok := DeviceByShort(devices, peer.Short().String())
-	if !ok || d.ID != peer || d.DisplayName() != "dwight-laptop" || d.Short() != peer.Short().String() {
+	d, ok := DeviceByShort(devices, peer.Short())
+	if !ok || d.ID != peer || d.DisplayName() != "dwight-laptop" || d.Short() != peer.Short() {
 		t.Errorf("DeviceByShort = %+v, %v", d, ok)
 	}
 	if _, ok := DeviceByShort(devices, "AAAAAAA"); ok {

@@ -12,8 +12,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/syncthing/syncthing/lib/protocol"
 )
 
 // fakeKey is the API key of the fake Syncthing.
@@ -24,7 +22,7 @@ const fakeKey = "fake-api-key-Zq7YkR2m"
 // buffered, long-polled event streams whose ids restart on restart.
 type fakeSyncthing struct {
 	t      *testing.T
-	myID   protocol.DeviceID
+	myID   DeviceID
 	addr   string
 	apiKey string
 
@@ -46,7 +44,7 @@ type fakeFolder struct {
 }
 
 type fakeDevice struct {
-	ID   protocol.DeviceID
+	ID   DeviceID
 	Name string
 }
 
@@ -56,8 +54,8 @@ type fakeStream struct {
 }
 
 // testDeviceID derives a valid device id from a word.
-func testDeviceID(word string) protocol.DeviceID {
-	return protocol.NewDeviceID([]byte(word))
+func testDeviceID(word string) DeviceID {
+	return NewDeviceID([]byte(word))
 }
 
 // newFakeSyncthing starts a fake on a random loopback port.
@@ -169,7 +167,7 @@ func (f *fakeSyncthing) addFolder(id, label, path string) {
 	f.folders = append(f.folders, fakeFolder{id, label, path})
 }
 
-func (f *fakeSyncthing) addDevice(id protocol.DeviceID, name string) {
+func (f *fakeSyncthing) addDevice(id DeviceID, name string) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.devices = append(f.devices, fakeDevice{id, name})

@@ -10,14 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/syncthing/syncthing/lib/protocol"
 )
 
 // SystemStatus is the part of /rest/system/status memminer uses.
 type SystemStatus struct {
 	// MyID is this Syncthing's own device id.
-	MyID protocol.DeviceID
+	MyID DeviceID
 	// StartTime is when this Syncthing process started. It changes on
 	// every restart, which is how a restart (and so a reset of event ids)
 	// is detected.
@@ -40,7 +38,7 @@ func (c *Client) SystemStatus(ctx context.Context) (SystemStatus, error) {
 	if err := c.DoJSON(ctx, http.MethodGet, path, nil, &raw); err != nil {
 		return SystemStatus{}, err
 	}
-	id, err := protocol.DeviceIDFromString(raw.MyID)
+	id, err := ParseDeviceID(raw.MyID)
 	if err != nil {
 		return SystemStatus{}, fmt.Errorf("syncthing GET %s: myID %q: %w", path, raw.MyID, err)
 	}
@@ -62,7 +60,7 @@ type Folder struct {
 	Paused bool
 	// Devices lists the devices the folder is shared with (this one
 	// included).
-	Devices []protocol.DeviceID
+	Devices []DeviceID
 }
 
 // AbsPath returns the folder root with a leading "~" replaced by tilde
@@ -98,7 +96,7 @@ func (c *Client) Folders(ctx context.Context) (map[string]Folder, error) {
 		}
 		f := Folder{ID: r.ID, Label: r.Label, Path: r.Path, Type: r.Type, Paused: r.Paused}
 		for _, d := range r.Devices {
-			id, err := protocol.DeviceIDFromString(d.DeviceID)
+			id, err := ParseDeviceID(d.DeviceID)
 			if err != nil {
 				return nil, fmt.Errorf("syncthing GET %s: folder %q: device %q: %w", path, r.ID, d.DeviceID, err)
 			}
@@ -112,7 +110,7 @@ func (c *Client) Folders(ctx context.Context) (map[string]Folder, error) {
 // Device is one device from /rest/config/devices.
 type Device struct {
 	// ID is the device id.
-	ID protocol.DeviceID
+	ID DeviceID
 	// Name is the name given to the device in this Syncthing's config
 	// (may be empty).
 	Name string
@@ -120,7 +118,7 @@ type Device struct {
 
 // Short returns the 7-character short form of the device id, as used in
 // conflict copy names.
-func (d Device) Short() string { return d.ID.Short().String() }
+func (d Device) Short() string { return d.ID.Short() }
 
 // DisplayName returns the device's name, or its short id when it has none.
 func (d Device) DisplayName() string {
@@ -132,7 +130,7 @@ func (d Device) DisplayName() string {
 
 // Devices fetches /rest/config/devices, keyed by device id. Syncthing lists
 // its own device there too.
-func (c *Client) Devices(ctx context.Context) (map[protocol.DeviceID]Device, error) {
+func (c *Client) Devices(ctx context.Context) (map[DeviceID]Device, error) {
 	const path = "/rest/config/devices"
 	var raw []struct {
 		DeviceID string `json:"deviceID"`
@@ -141,9 +139,9 @@ func (c *Client) Devices(ctx context.Context) (map[protocol.DeviceID]Device, err
 	if err := c.DoJSON(ctx, http.MethodGet, path, nil, &raw); err != nil {
 		return nil, err
 	}
-	out := make(map[protocol.DeviceID]Device, len(raw))
+	out := make(map[DeviceID]Device, len(raw))
 	for _, r := range raw {
-		id, err := protocol.DeviceIDFromString(r.DeviceID)
+		id, err := ParseDeviceID(r.DeviceID)
 		if err != nil {
 			return nil, fmt.Errorf("syncthing GET %s: device %q: %w", path, r.DeviceID, err)
 		}
@@ -154,12 +152,12 @@ func (c *Client) Devices(ctx context.Context) (map[protocol.DeviceID]Device, err
 
 // DeviceByShort finds the device whose short id (the 7 characters in a
 // conflict copy's name) is short. It reports false when none matches.
-func DeviceByShort(devices map[protocol.DeviceID]Device, short string) (Device, bool) {
-	if len(short) != protocol.ShortIDStringLength {
+func DeviceByShort(devices map[DeviceID]Device, short string) (Device, bool) {
+	if len(short) != ShortIDLength {
 		return Device{}, false
 	}
 	for id, d := range devices {
-		if id.Short().String() == short {
+		if id.Short() == short {
 			return d, true
 		}
 	}

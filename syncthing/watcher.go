@@ -13,8 +13,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/syncthing/syncthing/lib/protocol"
-
 	"github.com/memminer/memminer/hive"
 )
 
@@ -163,7 +161,7 @@ type Watcher struct {
 	folders         map[string]Folder
 	foldersStale    bool
 	unknownFolders  map[string]time.Time // folder id -> last lookup that missed
-	devices         map[protocol.DeviceID]Device
+	devices         map[DeviceID]Device
 	unknownDevices  map[string]time.Time // short id -> last lookup that missed
 	warnedFolders   map[string]bool
 	lastDeliveredAt map[string]string // absolute path -> last action delivered

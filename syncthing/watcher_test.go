@@ -113,7 +113,7 @@ func TestWatcherDeliversConflicts(t *testing.T) {
 	f.addFolder("hive", "Hive", root)
 	winner := testDeviceID("dwight-laptop")
 	f.addDevice(winner, "dwight-laptop")
-	short := winner.Short().String()
+	short := winner.Short()
 	copyRel := filepath.Join("agents", "dwight", conflictFile+short+".md")
 
 	var log logBuffer

@@ -30,8 +30,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/syncthing/syncthing/lib/protocol"
-
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -95,7 +93,7 @@ type Node struct {
 	listenPort int
 	apiKey     string
 	generated  []byte // config.xml as `syncthing generate` wrote it
-	id         protocol.DeviceID
+	id         syncthing.DeviceID
 	client     *syncthing.Client
 
 	mu   sync.Mutex
@@ -220,10 +218,10 @@ func StartCluster(t testing.TB, names ...string) []*Node {
 func (n *Node) Name() string { return n.name }
 
 // ID returns the node's device id.
-func (n *Node) ID() protocol.DeviceID { return n.id }
+func (n *Node) ID() syncthing.DeviceID { return n.id }
 
 // Short returns the node's 7-character short device id.
-func (n *Node) Short() string { return n.id.Short().String() }
+func (n *Node) Short() string { return n.id.Short() }
 
 // ConfigPath returns the node's config.xml.
 func (n *Node) ConfigPath() string { return filepath.Join(n.home, syncthing.ConfigFileName) }
@@ -400,20 +398,20 @@ func (n *Node) waitListening(ctx context.Context) error {
 
 // listenerID returns the device id of whoever answers TLS on the node's
 // sync port.
-func (n *Node) listenerID(ctx context.Context) (protocol.DeviceID, error) {
+func (n *Node) listenerID(ctx context.Context) (syncthing.DeviceID, error) {
 	ctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()
 	d := tls.Dialer{Config: &tls.Config{InsecureSkipVerify: true}} // the id is checked, not a CA
 	conn, err := d.DialContext(ctx, "tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(n.listenPort)))
 	if err != nil {
-		return protocol.DeviceID{}, err
+		return syncthing.DeviceID{}, err
 	}
 	defer conn.Close()
 	certs := conn.(*tls.Conn).ConnectionState().PeerCertificates
 	if len(certs) == 0 {
-		return protocol.DeviceID{}, fmt.Errorf("port %d sent no certificate", n.listenPort)
+		return syncthing.DeviceID{}, fmt.Errorf("port %d sent no certificate", n.listenPort)
 	}
-	return protocol.NewDeviceID(certs[0].Raw), nil
+	return syncthing.NewDeviceID(certs[0].Raw), nil
 }
 
 // logSince returns what the node's log gained after offset.
