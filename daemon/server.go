@@ -65,7 +65,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	start := time.Now()
 	hits, err := d.p.Search(r.Context(), query, opts)
-	d.metrics.searchSeconds.Observe(time.Since(start).Seconds())
+	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
 	if err != nil {
 		writeErr(w, err)
 		return

@@ -155,7 +155,7 @@ func (w *watcher) run(ctx context.Context) {
 }
 
 func (w *watcher) handleErr(err error) {
-	w.d.metrics.watchErrors.Inc()
+	w.d.metrics.watchErrors.inc()
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		// Events were lost: a scan finds whatever they were about.
 		if time.Since(w.lastOverflow) > w.d.opts.MineInterval {

@@ -10,8 +10,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-
-	"github.com/syncthing/syncthing/lib/protocol"
 )
 
 // ErrNoFolder means no folder of this Syncthing holds the directory asked
@@ -56,7 +54,7 @@ func (c *Client) FolderStatus(ctx context.Context, id string) (FolderStatus, err
 
 // Connections fetches /rest/system/connections: for each device Syncthing
 // knows, whether it is connected now.
-func (c *Client) Connections(ctx context.Context) (map[protocol.DeviceID]bool, error) {
+func (c *Client) Connections(ctx context.Context) (map[DeviceID]bool, error) {
 	const path = "/rest/system/connections"
 	var raw struct {
 		Connections map[string]struct {
@@ -66,9 +64,9 @@ func (c *Client) Connections(ctx context.Context) (map[protocol.DeviceID]bool, e
 	if err := c.DoJSON(ctx, http.MethodGet, path, nil, &raw); err != nil {
 		return nil, err
 	}
-	out := make(map[protocol.DeviceID]bool, len(raw.Connections))
+	out := make(map[DeviceID]bool, len(raw.Connections))
 	for s, conn := range raw.Connections {
-		id, err := protocol.DeviceIDFromString(s)
+		id, err := ParseDeviceID(s)
 		if err != nil {
 			return nil, fmt.Errorf("syncthing GET %s: device %q: %w", path, s, err)
 		}
@@ -142,7 +140,7 @@ func (r Replication) Connected() int {
 
 // ReplicaDevice is another device sharing a folder.
 type ReplicaDevice struct {
-	ID        protocol.DeviceID
+	ID        DeviceID
 	Name      string
 	Connected bool
 }
