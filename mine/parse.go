@@ -10,7 +10,6 @@ import (
 
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
-	"github.com/yuin/goldmark/extension"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
@@ -118,19 +117,78 @@ func Parse(src []byte, opts ParseOptions) (*Document, error) {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
-// markdownParser returns the shared goldmark parser: CommonMark plus GFM
-// tables. goldmark parsers keep per-call state in a fresh context, so one
-// parser serves concurrent calls.
+// markdownParser returns the shared goldmark parser, CommonMark.
+// goldmark parsers keep per-call state in a fresh context, so one parser
+// serves concurrent calls. GFM tables are found by tableStart: goldmark's
+// extension package would compile its linkify regexps at the start-up of
+// every memminer command.
 var markdownParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New(goldmark.WithExtensions(extension.Table)).Parser()
+	return goldmark.New().Parser()
 })
+
+// tableStart returns the index, among paragraph n's lines, of the header
+// row of a GFM table in it (a row of cells followed by a delimiter row of
+// as many cells, such as |---|:--:|), or -1 when it holds none. A table
+// runs to the paragraph's end, as in GFM.
+func tableStart(p *parseState, n *ast.Paragraph) int {
+	body := p.src[p.base:]
+	segs := n.Lines()
+	for i := 0; i+1 < segs.Len(); i++ {
+		hs, ds := segs.At(i), segs.At(i+1)
+		header, delim := hs.Value(body), ds.Value(body)
+		if cells := tableCells(delim); cells > 0 && isDelimiterRow(delim) && tableCells(header) == cells {
+			return i
+		}
+	}
+	return -1
+}
+
+// tableCells counts the cells of a table row: the parts between unescaped
+// pipes, leading and trailing pipes aside. A row needs at least one pipe.
+func tableCells(row []byte) int {
+	row = bytes.TrimSpace(row)
+	pipes, cells := 0, 1
+	for i := 0; i < len(row); i++ {
+		switch row[i] {
+		case '\\':
+			i++
+		case '|':
+			pipes++
+			if i > 0 && i < len(row)-1 {
+				cells++
+			}
+		}
+	}
+	if pipes == 0 {
+		return 0
+	}
+	return cells
+}
+
+// isDelimiterRow reports whether row is a GFM delimiter row: cells of
+// dashes, each with an optional colon at either end.
+func isDelimiterRow(row []byte) bool {
+	row = bytes.TrimSpace(row)
+	row = bytes.TrimPrefix(row, []byte("|"))
+	row = bytes.TrimSuffix(row, []byte("|"))
+	for _, cell := range bytes.Split(row, []byte("|")) {
+		cell = bytes.TrimSpace(cell)
+		cell = bytes.TrimPrefix(cell, []byte(":"))
+		cell = bytes.TrimSuffix(cell, []byte(":"))
+		if len(cell) == 0 || len(bytes.Trim(cell, "-")) != 0 {
+			return false
+		}
+	}
+	return true
+}
 
 // blockKind tells how a block's lines become note text.
 type blockKind int
 
 const (
-	kindBlock    blockKind = iota // paragraph, code, quote, table, HTML…
+	kindBlock    blockKind = iota // paragraph, code, quote, HTML…
 	kindListItem                  // top-level list item: marker stripped
+	kindTable                     // GFM table: each row is a block boundary
 )
 
 // block is a candidate note: a run of source lines owned by one or more
@@ -226,8 +284,19 @@ func (p *parseState) collect(root ast.Node, body []byte) []block {
 			}
 		case *ast.Paragraph:
 			attachTo = -1
-			if ok {
+			if !ok {
+				continue
+			}
+			// A GFM table is a block of its own: code after it stands
+			// alone, and lines of prose before it are a paragraph.
+			switch t := tableStart(p, n); {
+			case t < 0:
 				attachTo = add(kindBlock, n, start)
+			case t == 0:
+				add(kindTable, n, start)
+			default:
+				add(kindBlock, n, start)
+				add(kindTable, n, start+t)
 			}
 		case *ast.FencedCodeBlock, *ast.CodeBlock:
 			if !ok {
@@ -347,6 +416,11 @@ func (p *parseState) notes(b block) []Note {
 			}
 			return ast.WalkContinue, nil
 		})
+	}
+	if b.kind == kindTable {
+		for i := range lines {
+			blockStarts[i] = true
+		}
 	}
 	body := strings.Join(lines, "\n")
 	pieces := splitNote(body, p.maxRunes, protected, blockStarts)
