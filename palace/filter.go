@@ -64,16 +64,24 @@ func (f *Filters) admits(n *Note, mtime time.Time) bool {
 	return true
 }
 
+// narrows reports whether the filters can leave out notes other than
+// superseded ones.
+func (f *Filters) narrows() bool {
+	return f.Status != govern.None || f.Fresh || !f.Since.IsZero() || !f.Until.IsZero() || len(f.Tags) > 0
+}
+
 // priors returns, by document number of ws, what governance adds to each
 // note's fused score: approvedBonus per channel for an approved note, -Inf
 // for a note the filters leave out. It returns nil when that is zero for
 // every note.
 func (f *Filters) priors(ws *wingScores, channels int) []float64 {
 	var prior []float64
-	for d, n := range ws.v.notes {
-		if n == nil {
-			continue
-		}
+	docs := ws.v.marked
+	if f.narrows() {
+		docs = ws.v.docs()
+	}
+	for _, d := range docs {
+		n := ws.v.notes[d]
 		p := 0.0
 		var mtime time.Time
 		if s := ws.w.sources[n.Source]; s != nil {

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+
+	"github.com/memminer/memminer/govern"
 )
 
 // How Search ranks notes.
@@ -68,8 +70,10 @@ type wingView struct {
 	// vecs are the notes' vectors as the wing's chromem-go collection holds
 	// them (see wing.vectors).
 	vecs [][]float32
-	// notes are the notes themselves.
-	notes []*Note
+	// notes are the notes themselves; marked are the documents of notes
+	// with a status search treats apart (see Filters.priors).
+	notes  []*Note
+	marked []int32
 }
 
 // viewOf returns w's view, building it after a change. The caller holds
@@ -114,6 +118,9 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 			rank++
 			v.vecs[d] = vecs[id]
 			v.notes[d] = n
+			if st := n.Governance.Status; st == govern.Approved || st == govern.Superseded {
+				v.marked = append(v.marked, d)
+			}
 			if last >= 0 && n.Heading == heading {
 				v.prev[d], v.next[last] = last, d
 			}

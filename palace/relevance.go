@@ -109,3 +109,14 @@ func (c candidate) relevance(q *queryWeights, useLex bool) float64 {
 	}
 	return r
 }
+
+// docs returns the document numbers of the view's notes.
+func (v *wingView) docs() []int32 {
+	out := make([]int32, 0, len(v.notes))
+	for d, n := range v.notes {
+		if n != nil {
+			out = append(out, int32(d))
+		}
+	}
+	return out
+}
