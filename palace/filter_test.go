@@ -189,3 +189,27 @@ func TestRelevanceFloor(t *testing.T) {
 		}
 	}
 }
+
+// TestLeftOutNeighbourLendsNothing: a note beside a superseded one is not
+// relevant for what the superseded note says.
+func TestLeftOutNeighbourLendsNothing(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/m.md"}, []Note{
+		note("a", "Conventions", "Summaries go into docs/research.", 1),
+		governed(note("b", "Conventions", "We no longer use the Notion board.", 2), govern.Note{Status: govern.Superseded}),
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		f    Filters
+		want []string
+	}{{Filters{}, nil}, {Filters{IncludeSuperseded: true}, []string{"b", "a"}}} {
+		hits, err := p.Search(context.Background(), "notion board", SearchOptions{Results: 5, MinRelevance: DefaultMinRelevance, Filters: tt.f})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(hits); !slices.Equal(got, tt.want) {
+			t.Errorf("%+v: hits %q, want %q", tt.f, got, tt.want)
+		}
+	}
+}

@@ -15,7 +15,7 @@ import (
 //     query's weight (summed idf of its distinct terms, a term no note has
 //     counting as the rarest) found in the note, a term found only in a
 //     neighbour of the note (its window, see fusion.go) counting
-//     neighbourWeight;
+//     neighbourWeight, unless the search leaves that neighbour out;
 //   - vector: the note's cosine to the query (negative counts as 0).
 //
 // A hit's relevance is the larger of the two. Rescaling the cosine by the
@@ -42,7 +42,9 @@ func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
 	// Terms only in the window: the neighbours' terms not in the note.
 	var extra float64
 	for _, nb := range [2]int32{v.prev[d], v.next[d]} {
-		if nb < 0 {
+		// A neighbour the filters leave out lends no relevance: a note is
+		// not relevant for what a superseded note beside it says.
+		if nb < 0 || ws.prior != nil && math.IsInf(ws.prior[nb], -1) {
 			continue
 		}
 		for _, t := range x.docs[nb].terms {
