@@ -55,7 +55,7 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 // daemon serves another model than req.Model.
 func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
 	var res SearchResult
-	err := c.do(ctx, http.MethodPost, "/search", nil, req, &res)
+	err := c.do(ctx, http.MethodPost, "/search", nil, req, &res, true)
 	return res, err
 }
 
@@ -63,7 +63,7 @@ func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 // still holds what was done before the error.
 func (c *Client) Mine(ctx context.Context, req MineRequest) (MineReply, error) {
 	var rep mineErrorReply
-	err := c.do(ctx, http.MethodPost, "/mine", nil, req, &rep)
+	err := c.do(ctx, http.MethodPost, "/mine", nil, req, &rep, true)
 	rep.MineReply.Result.Duration = time.Duration(rep.Result.Seconds * float64(time.Second))
 	if err == nil && rep.Error != "" {
 		err = &RemoteError{Code: rep.Code, Message: rep.Error}
@@ -93,10 +93,15 @@ func (c *Client) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest
 // Get fetches a JSON document from the daemon, such as a component's
 // endpoint, decoding it into out.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
-	return c.do(ctx, http.MethodGet, path, query, nil, out)
+	return c.do(ctx, http.MethodGet, path, query, nil, out, true)
 }
 
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any) error {
+// do sends one request. A repeatable one (it only reads, or the caller
+// may do it itself, like a mine) whose connection breaks before the answer
+// is complete fails with an error matching ErrNotRunning: the daemon died
+// or is stopping, and the caller falls back to the palace as when none
+// runs.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any, repeatable bool) error {
 	if c == nil {
 		return fmt.Errorf("%w (not asked)", ErrNotRunning)
 	}
@@ -123,11 +128,17 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if errors.As(err, &op) && op.Op == "dial" {
 			return fmt.Errorf("%w (%s: %v)", ErrNotRunning, c.socket, op.Err)
 		}
+		if repeatable && ctx.Err() == nil {
+			return c.lost(path, err)
+		}
 		return fmt.Errorf("daemon %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
+		if repeatable && ctx.Err() == nil {
+			return c.lost(path, err)
+		}
 		return fmt.Errorf("daemon %s: read answer: %w", path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
@@ -148,4 +159,9 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		return fmt.Errorf("daemon %s: decode answer: %w", path, err)
 	}
 	return nil
+}
+
+// lost is the error of a repeatable request whose connection broke.
+func (c *Client) lost(path string, err error) error {
+	return fmt.Errorf("%w (the connection to %s broke during %s: %v)", ErrNotRunning, c.socket, path, err)
 }

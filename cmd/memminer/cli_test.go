@@ -1,10 +1,14 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"flag"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 )
 
@@ -415,5 +420,46 @@ func TestCLIMineNeedsWing(t *testing.T) {
 	}
 	if out := c.ok("status"); !strings.Contains(out, "initialized: false") {
 		t.Fatalf("skipped files made a wing:\n%s", out)
+	}
+}
+
+// TestCLIFallsBackWhenTheDaemonDiesMidAnswer: a daemon that dies while
+// answering (here a socket that reads the request, sends half an answer
+// and hangs up) leaves search, status, wake-up and conflicts to read the
+// palace themselves: the output is that of --no-daemon.
+func TestCLIFallsBackWhenTheDaemonDiesMidAnswer(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	ln, err := net.Listen("unix", daemon.SocketPath(c.palace))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go func() {
+				defer conn.Close()
+				if _, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
+					_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 999\r\n\r\n{\"wi")
+				}
+			}()
+		}
+	}()
+	for _, args := range [][]string{
+		{"search", "electron-vite"},
+		{"status", "--json"},
+		{"wake-up"},
+		{"conflicts", "--json"},
+	} {
+		want, wantErr, wantCode := c.run(append([]string{"--no-daemon"}, args...)...)
+		got, gotErr, gotCode := c.run(args...)
+		if got != want || gotErr != wantErr || gotCode != wantCode {
+			t.Errorf("memminer %s with a daemon dying mid-answer:\n%s%s(exit %d)\nwant, as with --no-daemon:\n%s%s(exit %d)",
+				strings.Join(args, " "), got, gotErr, gotCode, want, wantErr, wantCode)
+		}
 	}
 }
