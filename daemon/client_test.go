@@ -1,51 +1,27 @@
 package daemon
 
 import (
-	"bufio"
 	"context"
 	"errors"
-	"net"
-	"net/http"
 	"os"
-	"path/filepath"
 	"testing"
 
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/wakeup"
 )
 
-// brokenDaemon listens on the socket of a palace in a temp dir and, like
-// a daemon killed mid-answer, reads each request and closes the
-// connection after writing part of an answer (or none). It returns the
+// brokenDaemon serves a palace's socket in a temp dir of its own (unix
+// socket paths are short) with testutil.HangUpServer, and returns the
 // palace dir.
 func brokenDaemon(t *testing.T, partial string) string {
 	t.Helper()
-	// Unix socket paths are short: a temp dir of its own, not t.TempDir's.
 	dir, err := os.MkdirTemp("", "mm-broken-")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	ln, err := net.Listen("unix", SocketPath(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(conn)); err != nil {
-					return
-				}
-				_, _ = conn.Write([]byte(partial))
-			}()
-		}
-	}()
-	return filepath.Clean(dir)
+	testutil.HangUpServer(t, SocketPath(dir), partial)
+	return dir
 }
 
 // TestClientConnectionLostMidAnswer: when the daemon dies during an

@@ -1,14 +1,10 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
 	"flag"
-	"io"
-	"net"
-	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -430,25 +426,8 @@ func TestCLIMineNeedsWing(t *testing.T) {
 func TestCLIFallsBackWhenTheDaemonDiesMidAnswer(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
-	ln, err := net.Listen("unix", daemon.SocketPath(c.palace))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { ln.Close() })
-	go func() {
-		for {
-			conn, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			go func() {
-				defer conn.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(conn)); err == nil {
-					_, _ = io.WriteString(conn, "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 999\r\n\r\n{\"wi")
-				}
-			}()
-		}
-	}()
+	testutil.HangUpServer(t, daemon.SocketPath(c.palace),
+		"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 999\r\n\r\n{\"wi")
 	for _, args := range [][]string{
 		{"search", "electron-vite"},
 		{"status", "--json"},
