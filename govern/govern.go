@@ -19,7 +19,7 @@ import (
 // Version is the version of the classification rules. A palace records the
 // version each file was classified with; mine classifies a file again when
 // it differs, so an older palace is upgraded by the next mine.
-const Version = 1
+const Version = 2
 
 // DefaultStaleAfter is how long a note stays fresh when neither its file
 // nor the hive's config says otherwise.
@@ -213,8 +213,9 @@ func rank(s Status) int {
 }
 
 var (
-	// Inline supersession: "status: superseded", "(superseded)", "superseded by …".
-	supersededRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
+	// Inline supersession: "status: superseded", "(superseded)",
+	// "(superseded 2026-11-01)", "(superseded on …)", "superseded by …".
+	supersededRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded(?:\s+(?:on\s+)?\d{4}-\d{2}-\d{2})?\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
 	// Inline staleness: "status: deprecated", "(obsolete)", "#stale".
 	staleRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**(?:stale|deprecated|obsolete|archived|outdated)\b|[(\[]\s*(?:stale|deprecated|obsolete|archived|outdated)\s*[)\]]|#(?:stale|deprecated|obsolete|outdated)\b)`)
 	// Inline approval: "status: approved", "(approved)", "#approved".

@@ -114,8 +114,8 @@ func TestWakeupAndSearchAgreeOnSuperseded(t *testing.T) {
 		}
 	}
 	p.Close()
-	if len(superseded) != 8 {
-		t.Fatalf("%d superseded notes, want the fixture's 8", len(superseded))
+	if len(superseded) != 9 {
+		t.Fatalf("%d superseded notes, want the fixture's 9", len(superseded))
 	}
 	var digest struct {
 		Story []struct {

@@ -34,7 +34,9 @@ then the essential story, the notes that matter most now, within a token budget.
 Notes are ranked by recency (file mtime and dates written in the note),
 explicit markers (decision, rule, important, pinned, "!"), centrality in their
 wing, corroboration by other wings, and diversity; superseded notes never
-appear and stale ones are penalised. The same palace gives the same digest.
+appear and stale ones are penalised (the same status model as search:
+docs/governance.md). Staleness is measured from the newest file mtime in the
+palace, not the clock, so the same palace gives the same digest.
 
 Tokens are estimated as max(words, ceil(runes/3)), which never counts fewer
 tokens than words; --tokens is a hard budget on the whole Markdown output.
