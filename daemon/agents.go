@@ -155,7 +155,3 @@ func (d *Daemon) isAgent(dir string) bool {
 	}
 	return slices.ContainsFunc(hs.agents, func(a agentDir) bool { return a.dir == dir })
 }
-
-// agentDirsChanged notes that an agent directory, or a directory in which
-// they appear, came or went: the last listing of the hive is stale.
-func (d *Daemon) agentDirsChanged() { d.dirChanges.Add(1) }

@@ -48,7 +48,9 @@ type StatusReporter interface {
 // ConflictCounter is a component that counts open conflicts, reported as
 // conflicts_open in status and memminer_conflicts_open in metrics.
 type ConflictCounter interface {
-	ConflictsOpen() int
+	// ConflictsOpen counts the open conflicts; it may look at the disk,
+	// and gives up when ctx ends.
+	ConflictsOpen(ctx context.Context) int
 }
 
 // Host is what the daemon offers its components.
@@ -132,11 +134,11 @@ func (d *Daemon) signalComponents() {
 	}
 }
 
-func (d *Daemon) conflictsOpen() int {
+func (d *Daemon) conflictsOpen(ctx context.Context) int {
 	n := 0
 	for _, c := range d.opts.Components {
 		if cc, ok := c.(ConflictCounter); ok {
-			n += cc.ConflictsOpen()
+			n += cc.ConflictsOpen(ctx)
 		}
 	}
 	return n

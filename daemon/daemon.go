@@ -369,10 +369,11 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 
 	if !d.opts.NoWatch {
-		w, err := newWatcher(d)
+		w, err := newWatcher(d.hive, d, d.log, d.opts.Debounce, d.opts.MineInterval)
 		if err != nil {
-			d.degrade(fmt.Sprintf("fsnotify unavailable (%v)", err))
+			d.watchDegraded(fmt.Sprintf("fsnotify unavailable (%v)", err))
 		} else {
+			w.drop, w.errs = d.opts.dropEvents, d.testErrs
 			if d.testWatcher != nil {
 				d.testWatcher(w)
 			}
@@ -454,28 +455,5 @@ func (d *Daemon) work(ctx context.Context) {
 			}
 			d.q.done()
 		}
-	}
-}
-
-// degrade notes that fsnotify no longer covers everything; the mine loop
-// still does.
-func (d *Daemon) degrade(reason string) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	state := "degraded: " + reason
-	if d.watchState != state {
-		d.log.Warn("file watching degraded; changes are still found by the mine loop", "reason", reason, "mine_interval", d.opts.MineInterval)
-		d.watchState = state
-	}
-}
-
-// setDebouncing marks an agent directory as waiting out its debounce window.
-func (d *Daemon) setDebouncing(dir string, on bool) {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	if on {
-		d.debouncing[dir] = true
-	} else {
-		delete(d.debouncing, dir)
 	}
 }

@@ -63,7 +63,7 @@ func newMetrics(d *Daemon) *metrics {
 			return out
 		}},
 		{"memminer_conflicts_open", "Open Syncthing conflict copies in the hive.", "", func() []sample {
-			return []sample{{value: float64(d.conflictsOpen())}}
+			return []sample{{value: float64(d.conflictsOpen(context.Background()))}}
 		}},
 		{"memminer_files_failing", "Files whose last mine failed, and wings whose re-embedding failed.", "", func() []sample {
 			return []sample{{value: float64(d.failures.len() + d.reembedFailures.len())}}

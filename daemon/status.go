@@ -28,7 +28,7 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	st := BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
-	st.ConflictsOpen = d.conflictsOpen()
+	st.ConflictsOpen = d.conflictsOpen(ctx)
 	components := d.componentStatus()
 	dirs, reqs, working := d.q.pending()
 	reembeds := d.q.pendingReembeds()

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -23,27 +24,59 @@ import (
 // hive as configured, so an event's path relative to the hive says what
 // it concerns.
 type watcher struct {
-	d        *Daemon
+	to       watchTarget
+	log      *slog.Logger
 	fw       *fsnotify.Watcher
 	hive     *hive.Hive
 	debounce time.Duration
-	due      map[string]time.Time // agent directory → when to mine it
-	first    map[string]time.Time // agent directory → its first unmined change
-	timer    *time.Timer
+	// quiet is how long an overflow warning silences the next one: the
+	// mine interval, since each overflow only moves a scan forward.
+	quiet time.Duration
+	// drop and errs are the test hooks of Options.dropEvents and
+	// Daemon.testErrs.
+	drop  bool
+	errs  <-chan error
+	due   map[string]time.Time // agent directory → when to mine it
+	first map[string]time.Time // agent directory → its first unmined change
+	timer *time.Timer
 	// lastOverflow rate-limits the overflow warning.
 	lastOverflow time.Time
 }
 
-func newWatcher(d *Daemon) (*watcher, error) {
+// watchTarget is what the watcher tells the daemon; the daemon
+// implements it.
+type watchTarget interface {
+	// watchDegraded notes that fsnotify no longer covers everything.
+	watchDegraded(reason string)
+	// watchError counts one fsnotify error.
+	watchError()
+	// rescan asks for a scan of the whole hive.
+	rescan(trigger string)
+	// agentDirsChanged notes that agent directories, or directories in
+	// which they appear, came or went; with refresh, the hive is listed
+	// again at once, so status shows a directory that is no agent.
+	agentDirsChanged(refresh bool)
+	// setDebouncing marks an agent directory as waiting out its debounce
+	// window, or no longer.
+	setDebouncing(dir string, on bool)
+	// agentChanged queues a mine of an agent directory whose debounce
+	// window has passed.
+	agentChanged(dir string)
+}
+
+// newWatcher watches h and tells to what it sees (see watcher).
+func newWatcher(h *hive.Hive, to watchTarget, log *slog.Logger, debounce, quiet time.Duration) (*watcher, error) {
 	fw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
 	w := &watcher{
-		d:        d,
+		to:       to,
+		log:      log,
 		fw:       fw,
-		hive:     d.hive,
-		debounce: d.opts.Debounce,
+		hive:     h,
+		debounce: debounce,
+		quiet:    quiet,
 		due:      map[string]time.Time{},
 		first:    map[string]time.Time{},
 		timer:    time.NewTimer(time.Hour),
@@ -92,7 +125,7 @@ func (w *watcher) add(dir string) {
 		if errors.Is(err, fs.ErrNotExist) {
 			return // removed meanwhile
 		}
-		w.d.degrade("cannot watch " + dir + ": " + watchErrHint(err))
+		w.to.watchDegraded("cannot watch " + dir + ": " + watchErrHint(err))
 	}
 }
 
@@ -133,20 +166,20 @@ func (w *watcher) run(ctx context.Context) {
 			return
 		case ev, ok := <-w.fw.Events:
 			if !ok {
-				w.d.degrade("fsnotify stopped")
+				w.to.watchDegraded("fsnotify stopped")
 				return
 			}
-			if w.d.opts.dropEvents {
+			if w.drop {
 				continue
 			}
 			w.handle(ev, time.Now())
 		case err, ok := <-w.fw.Errors:
 			if !ok {
-				w.d.degrade("fsnotify stopped")
+				w.to.watchDegraded("fsnotify stopped")
 				return
 			}
 			w.handleErr(err)
-		case err := <-w.d.testErrs:
+		case err := <-w.errs:
 			w.handleErr(err)
 		case now := <-w.timer.C:
 			w.fire(now)
@@ -155,17 +188,17 @@ func (w *watcher) run(ctx context.Context) {
 }
 
 func (w *watcher) handleErr(err error) {
-	w.d.metrics.watchErrors.inc()
+	w.to.watchError()
 	if errors.Is(err, fsnotify.ErrEventOverflow) {
 		// Events were lost: a scan finds whatever they were about.
-		if time.Since(w.lastOverflow) > w.d.opts.MineInterval {
-			w.d.log.Warn("fsnotify queue overflowed; rescanning the hive", "hive", w.hive.Dir())
+		if time.Since(w.lastOverflow) > w.quiet {
+			w.log.Warn("fsnotify queue overflowed; rescanning the hive", "hive", w.hive.Dir())
 		}
 		w.lastOverflow = time.Now()
 	} else {
-		w.d.log.Warn("fsnotify error; rescanning the hive", "err", err)
+		w.log.Warn("fsnotify error; rescanning the hive", "err", err)
 	}
-	w.d.q.requestScan(triggerOverflow)
+	w.to.rescan(triggerOverflow)
 }
 
 // handle maps one event to the agent directory it concerns.
@@ -186,28 +219,26 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 	if w.hive.Globs().Parent(rel) && (gone || isDirectory(path)) {
 		// A directory in which agent directories appear (agents/, say)
 		// came, went or was replaced.
-		w.d.agentDirsChanged()
+		w.to.agentDirsChanged(false)
 		w.addHive()
-		w.d.q.requestScan(triggerWatch)
+		w.to.rescan(triggerWatch)
 	}
 	agentRel, below, ok := w.hive.Globs().AgentOf(rel)
 	if !ok {
 		return
 	}
-	if below == "" {
-		w.d.agentDirsChanged()
-	}
 	agentPath := filepath.Join(w.hive.Dir(), filepath.FromSlash(agentRel))
-	below = filepath.FromSlash(below)
-	if _, err := hive.NormalizeWingID(filepath.Base(agentPath)); err != nil {
-		// Never mined; when the directory itself comes, goes or is
-		// renamed, status and the log learn of it now, not at the next
-		// tick.
-		if below == "" {
-			w.d.refreshAgents()
-		}
+	_, badName := hive.NormalizeWingID(filepath.Base(agentPath))
+	if below == "" {
+		// A directory with a bad name is never mined: when it comes, goes
+		// or is renamed, status and the log learn of it now, not at the
+		// next tick.
+		w.to.agentDirsChanged(badName != nil)
+	}
+	if badName != nil {
 		return
 	}
+	below = filepath.FromSlash(below)
 	dir := hive.ResolveParent(agentPath) // as listAgents keys it (Match.Canonical)
 	base := filepath.Base(path)
 	isDir := ev.Has(fsnotify.Create) && isDirectory(path)
@@ -243,7 +274,7 @@ func (w *watcher) touch(dir string, now time.Time) {
 	if !ok {
 		first = now
 		w.first[dir] = now
-		w.d.setDebouncing(dir, true)
+		w.to.setDebouncing(dir, true)
 	}
 	due := now.Add(w.debounce)
 	if limit := first.Add(maxDebounceFactor * w.debounce); due.After(limit) {
@@ -275,8 +306,44 @@ func (w *watcher) fire(now time.Time) {
 		}
 		delete(w.due, dir)
 		delete(w.first, dir)
-		w.d.q.addAgent(dir, triggerWatch)
-		w.d.setDebouncing(dir, false)
+		w.to.agentChanged(dir)
+		w.to.setDebouncing(dir, false)
 	}
 	w.reset(now)
 }
+
+// The daemon's side of watchTarget.
+
+func (d *Daemon) watchDegraded(reason string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	state := "degraded: " + reason
+	if d.watchState != state {
+		d.log.Warn("file watching degraded; changes are still found by the mine loop", "reason", reason, "mine_interval", d.opts.MineInterval)
+		d.watchState = state
+	}
+}
+
+func (d *Daemon) watchError() { d.metrics.watchErrors.inc() }
+
+func (d *Daemon) rescan(trigger string) { d.q.requestScan(trigger) }
+
+// agentDirsChanged makes the last listing of the hive stale (see isAgent).
+func (d *Daemon) agentDirsChanged(refresh bool) {
+	d.dirChanges.Add(1)
+	if refresh {
+		d.refreshAgents()
+	}
+}
+
+func (d *Daemon) setDebouncing(dir string, on bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if on {
+		d.debouncing[dir] = true
+	} else {
+		delete(d.debouncing, dir)
+	}
+}
+
+func (d *Daemon) agentChanged(dir string) { d.q.addAgent(dir, triggerWatch) }

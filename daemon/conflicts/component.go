@@ -295,7 +295,7 @@ func (c *Component) Scanned(ctx context.Context, _ *daemon.Host) {
 // ConflictsOpen implements daemon.ConflictCounter. Once the registry is
 // loaded, the hive is walked first, so status and metrics count what is on
 // disk now, as GET /conflicts lists it.
-func (c *Component) ConflictsOpen() int {
+func (c *Component) ConflictsOpen(ctx context.Context) int {
 	c.mu.Lock()
 	reg := c.reg
 	c.mu.Unlock()
@@ -304,7 +304,7 @@ func (c *Component) ConflictsOpen() int {
 	}
 	select {
 	case <-c.ready:
-		ctx, cancel := context.WithTimeout(context.Background(), countTimeout)
+		ctx, cancel := context.WithTimeout(ctx, countTimeout)
 		c.scan(ctx, "", requestLookupTimeout)
 		cancel()
 	default:
