@@ -47,6 +47,7 @@ var governedSteps = []struct {
 	{"nonsense-words.txt", []string{"search", "flibbertigibbet", "quux", "zorblax"}, exitError},
 	{"floor.json", []string{"search", "cache replica", "--min-relevance", "0.9", "--json"}, 0},
 	{"nothing-fresh.txt", []string{"search", "redis", "--fresh"}, exitError},
+	{"wake-up.json", []string{"wake-up", "--json", "--tokens", "600"}, 0},
 	{"redis.txt", []string{"search", "redis"}, 0},
 }
 
@@ -68,6 +69,17 @@ func TestGovernedSearch(t *testing.T) {
 			t.Errorf("memminer %s: exit %d, want %d; stderr %q", name, dCode, s.code, dErr)
 		}
 		testutil.Golden(t, filepath.Join("testdata", "governed", s.golden), dOut, *update)
+	}
+	// The caller's stale_after reaches the daemon: nothing is stale by age.
+	for _, c := range []*cli{direct, served} {
+		c.env["MEMMINER_STALE_AFTER"] = "never"
+	}
+	for _, args := range [][]string{{"wake-up", "--json", "--tokens", "600"}, {"search", "cache", "--fresh", "--json"}} {
+		dOut, _, dCode := direct.run(args...)
+		sOut, _, sCode := served.run(args...)
+		if dOut != sOut || dCode != sCode || strings.Contains(dOut, "not updated since") {
+			t.Errorf("memminer %v with stale_after never: direct (exit %d)\n%s\ndaemon (exit %d)\n%s", args, dCode, dOut, sCode, sOut)
+		}
 	}
 }
 
