@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -188,7 +189,7 @@ func Classify(f File, heading, text string) Note {
 		n.Review = r
 	}
 	n.Tags = slices.Clone(f.Tags)
-	for _, m := range tagRe.FindAllStringSubmatch(code, -1) {
+	for _, m := range tagRe().FindAllStringSubmatch(code, -1) {
 		n.Tags = addTag(n.Tags, m[1])
 	}
 	slices.Sort(n.Tags)
@@ -215,16 +216,24 @@ func rank(s Status) int {
 var (
 	// Inline supersession: "status: superseded", "(superseded)",
 	// "(superseded 2026-11-01)", "(superseded on …)", "superseded by …".
-	supersededRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded(?:\s+(?:on\s+)?\d{4}-\d{2}-\d{2})?\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
+	supersededRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**superseded\b|[(\[]\s*superseded(?:\s+(?:on\s+)?\d{4}-\d{2}-\d{2})?\s*[)\]]|\bsuperseded\s+by\b|#superseded\b)`)
+	})
 	// Inline staleness: "status: deprecated", "(obsolete)", "#stale".
-	staleRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**(?:stale|deprecated|obsolete|archived|outdated)\b|[(\[]\s*(?:stale|deprecated|obsolete|archived|outdated)\s*[)\]]|#(?:stale|deprecated|obsolete|outdated)\b)`)
+	staleRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**(?:stale|deprecated|obsolete|archived|outdated)\b|[(\[]\s*(?:stale|deprecated|obsolete|archived|outdated)\s*[)\]]|#(?:stale|deprecated|obsolete|outdated)\b)`)
+	})
 	// Inline approval: "status: approved", "(approved)", "#approved".
-	approvedRe = regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**approved\b|[(\[]\s*approved\s*[)\]]|#approved\b)`)
+	approvedRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:\bstatus\s*:\s*\**approved\b|[(\[]\s*approved\s*[)\]]|#approved\b)`)
+	})
 	// Inline review date: "review: 2026-10-01", "next_review: …".
-	reviewRe = regexp.MustCompile(`(?i)\b(?:next[_ ]review|review[_ ]date|review)\s*:\s*(\d{4}-\d{2}-\d{2})\b`)
+	reviewRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\b(?:next[_ ]review|review[_ ]date|review)\s*:\s*(\d{4}-\d{2}-\d{2})\b`)
+	})
 	// A tag: "#" at the start or after a space or opening bracket, then a
 	// letter; "#123" (an issue) and "a#b" are not tags.
-	tagRe = regexp.MustCompile(`(?:^|[\s(\[{,;])#(\p{L}[\p{L}\p{N}_/-]*)`)
+	tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(\[{,;])#(\p{L}[\p{L}\p{N}_/-]*)`) })
 )
 
 // noteStatus is the status a note's own text gives it.
@@ -232,15 +241,15 @@ func noteStatus(text string) (Status, string) {
 	t := strings.TrimSpace(text)
 	lower := strings.ToLower(t)
 	switch {
-	case strings.Contains(lower, "superseded") && supersededRe.MatchString(t):
+	case strings.Contains(lower, "superseded") && supersededRe().MatchString(t):
 		return Superseded, "marked superseded"
 	case len(t) > 4 && strings.HasPrefix(t, "~~") && strings.HasSuffix(t, "~~"):
 		return Superseded, "struck through"
 	case strings.HasPrefix(t, "[x] ") || strings.HasPrefix(t, "[X] "):
 		return Stale, "marked done"
-	case staleRe.MatchString(t):
+	case staleRe().MatchString(t):
 		return Stale, "marked " + strings.ToLower(staleWord(t))
-	case strings.Contains(lower, "approved") && approvedRe.MatchString(t):
+	case strings.Contains(lower, "approved") && approvedRe().MatchString(t):
 		return Approved, "marked approved"
 	}
 	return None, ""
@@ -316,7 +325,7 @@ func statusWord(s string) (Status, string) {
 // latestDate returns the latest calendar date (YYYY-MM-DD) written in the
 // note or its heading path, leaving out review dates.
 func latestDate(text, heading string) (time.Time, bool) {
-	text = reviewRe.ReplaceAllString(text, "")
+	text = reviewRe().ReplaceAllString(text, "")
 	var best time.Time
 	found := false
 	for _, s := range []string{text, heading} {
@@ -337,7 +346,7 @@ func latestDate(text, heading string) (time.Time, bool) {
 func inlineReview(text string) (time.Time, bool) {
 	var best time.Time
 	found := false
-	for _, m := range reviewRe.FindAllStringSubmatch(text, -1) {
+	for _, m := range reviewRe().FindAllStringSubmatch(text, -1) {
 		if d, err := time.Parse("2006-01-02", m[1]); err == nil && (!found || d.After(best)) {
 			best, found = d, true
 		}
@@ -395,13 +404,13 @@ func withoutCode(text string) string {
 			fence = t[:3]
 			lines[i] = ""
 		default:
-			lines[i] = inlineCodeRe.ReplaceAllString(l, "``")
+			lines[i] = inlineCodeRe().ReplaceAllString(l, "``")
 		}
 	}
 	return strings.Join(lines, "\n")
 }
 
-var inlineCodeRe = regexp.MustCompile("`[^`\n]*`")
+var inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`\n]*`") })
 
 // addTag adds a tag, lower-cased and without a leading "#" or trailing
 // punctuation, to tags.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"regexp"
+	"sync"
 
 	"go.yaml.in/yaml/v3"
 
@@ -99,7 +100,9 @@ func countKeys(n *yaml.Node, limit int) int {
 
 // yamlKey matches a line that opens a YAML mapping: a plain or quoted key
 // followed by a colon and a space or the end of the line.
-var yamlKey = regexp.MustCompile(`^(?:[A-Za-z0-9_][^:#]*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|$)`)
+var yamlKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(?:[A-Za-z0-9_][^:#]*|"[^"]*"|'[^']*')[ \t]*:(?:[ \t]|$)`)
+})
 
 // looksLikeYAMLKey reports whether the first line of text that is not blank
 // or a comment opens a YAML mapping.
@@ -109,7 +112,7 @@ func looksLikeYAMLKey(text []byte) bool {
 		if len(bytes.TrimSpace(line)) == 0 || bytes.HasPrefix(bytes.TrimSpace(line), []byte("#")) {
 			continue
 		}
-		return yamlKey.Match(line)
+		return yamlKey().Match(line)
 	}
 	return false
 }

@@ -4,6 +4,7 @@ import (
 	"math"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memminer/memminer/govern"
@@ -18,9 +19,11 @@ const (
 
 var (
 	// A label opening the note: "Decision:", "**Rule** -", "[x] Important:".
-	labelRe = regexp.MustCompile(`(?i)^(?:\[[ x]\]\s*)?[*_]{0,2}(decisions?|decided|rules?|important|pinned)[*_]{0,2}\s*(?:[:—–-]|[*_]{0,2}\s*$)`)
+	labelRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:\[[ x]\]\s*)?[*_]{0,2}(decisions?|decided|rules?|important|pinned)[*_]{0,2}\s*(?:[:—–-]|[*_]{0,2}\s*$)`)
+	})
 	// A heading component naming what is below it: "Decisions", "Rules", "Pinned".
-	headingMarkRe = regexp.MustCompile(`(?i)\b(decisions?|rules?|important|pinned)\b`)
+	headingMarkRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\b(decisions?|rules?|important|pinned)\b`) })
 )
 
 // markerOf returns the strongest explicit marker of a note and whether it is
@@ -66,7 +69,7 @@ func textMarker(t string) (float64, bool) {
 	if len(head) > labelPrefix {
 		head = head[:labelPrefix]
 	}
-	if m := labelRe.FindStringSubmatch(head); m != nil {
+	if m := labelRe().FindStringSubmatch(head); m != nil {
 		take(m[1])
 	}
 	for _, w := range tagWords {
@@ -130,7 +133,7 @@ func headingMarker(heading string) (float64, bool) {
 	best, pinned := 0.0, false
 	for _, h := range govern.HeadingParts(heading) {
 		if mentionsAny(strings.ToLower(h), markerWords) {
-			for _, m := range headingMarkRe.FindAllStringSubmatch(h, -1) {
+			for _, m := range headingMarkRe().FindAllStringSubmatch(h, -1) {
 				switch w := strings.ToLower(m[1]); {
 				case w == "pinned":
 					best, pinned = math.Max(best, markPinned), true

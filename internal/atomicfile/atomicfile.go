@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"sync"
 )
 
 // Write replaces path with data, the file getting mode perm.
@@ -63,11 +64,11 @@ func SyncDir(dir string) error {
 
 // tempName matches the temporary files Write makes (".NAME.tmp-123"),
 // and ".NAME.123.tmp", which earlier versions made.
-var tempName = regexp.MustCompile(`^\..+\.(tmp-[0-9]+|[0-9]+\.tmp)$`)
+var tempName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.(tmp-[0-9]+|[0-9]+\.tmp)$`) })
 
 // IsTemp reports whether a file name is that of a temporary file Write
 // makes: never the target of a write, only a leftover or one in flight.
-func IsTemp(name string) bool { return tempName.MatchString(name) }
+func IsTemp(name string) bool { return tempName().MatchString(name) }
 
 // RemoveStale removes the temporary files of interrupted writes in dir
 // (not below it) and returns how many it removed and their size.
