@@ -57,28 +57,33 @@ func diff(base, side []unit) edits {
 }
 
 // hunk records the edits between matches: base[b0:b1] became side[s0:s1].
+// A side unit paired with none is added before the next base unit that is
+// paired after it, or at the end of the hunk: after the base units it
+// stands among, so that a union keeps the side's order after the base's.
 func (e *edits) hunk(base, side []unit, b0, b1, s0, s1 int) {
-	next := b0 // first base unit of the hunk not yet accounted for
+	pairedWith := make([]int, s1-s0)
+	next := b0 // first base unit of the hunk not yet paired or passed
 	for s := s0; s < s1; s++ {
-		paired := -1
+		pairedWith[s-s0] = -1
 		for b := next; b < b1; b++ {
 			if base[b].heading == side[s].heading && similar(base[b].text(), side[s].text()) {
-				paired = b
+				pairedWith[s-s0] = b
+				next = b + 1
 				break
 			}
 		}
-		if paired < 0 {
-			e.inserts[next] = append(e.inserts[next], s)
+	}
+	for b := b0; b < b1; b++ {
+		e.kind[b] = deleted
+	}
+	anchor := b1
+	for s := s1 - 1; s >= s0; s-- {
+		if b := pairedWith[s-s0]; b >= 0 {
+			e.kind[b], e.to[b], e.fromBase[s] = changed, s, b
+			anchor = b
 			continue
 		}
-		for b := next; b < paired; b++ {
-			e.kind[b] = deleted
-		}
-		e.kind[paired], e.to[paired], e.fromBase[s] = changed, s, paired
-		next = paired + 1
-	}
-	for b := next; b < b1; b++ {
-		e.kind[b] = deleted
+		e.inserts[anchor] = append([]int{s}, e.inserts[anchor]...)
 	}
 }
 
