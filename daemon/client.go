@@ -96,6 +96,13 @@ func (c *Client) Get(ctx context.Context, path string, query url.Values, out any
 	return c.do(ctx, http.MethodGet, path, query, nil, out, true)
 }
 
+// Post sends in as JSON to a component's endpoint of the daemon, decoding
+// the answer into out. A post may change things, so one whose answer is
+// cut off is an error, never taken for a daemon gone.
+func (c *Client) Post(ctx context.Context, path string, in, out any) error {
+	return c.do(ctx, http.MethodPost, path, nil, in, out, false)
+}
+
 // do sends one request. A repeatable one (it only reads, or the caller
 // may do it itself, like a mine) whose connection breaks before the answer
 // is complete fails with an error matching ErrNotRunning: the daemon died

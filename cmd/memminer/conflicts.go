@@ -82,6 +82,7 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 			return nil
 		},
 	}
+	cmd.AddCommand(a.conflictsMergeCmd())
 	f := cmd.Flags()
 	f.StringVar(&wing, "wing", "", "only this wing's conflicts (the agent id of agents/<id>/, or of a directory the agents globs match)")
 	settingFlags(f, "hive") // scanned when no daemon runs

@@ -192,8 +192,72 @@ func (c *Component) markReady() { c.readyOnce.Do(func() { close(c.ready) }) }
 // as any new conflict) and a deleted one is resolved. A wing that is
 // neither a wing of the palace nor an agent directory of the hive is
 // refused with 404 and code unknown_wing, naming the known wings.
+//
+// POST /conflicts/merge takes a MergeRequest and answers a MergeReport
+// (see MergeCopies): the copies are those GET /conflicts lists for the
+// wing, limited to the request's paths; a path that matches none is
+// refused with 404 and code no_copy.
 func (c *Component) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /conflicts", c.handleList)
+	mux.HandleFunc("POST /conflicts/merge", c.handleMerge)
+}
+
+// codeNoCopy is the wire code of a merge request naming a path with no
+// open conflict copy.
+const codeNoCopy = "no_copy"
+
+func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
+	var req MergeRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "merge request: " + err.Error(), "code": "bad_request"})
+		return
+	}
+	if req.Wing != "" {
+		nw, err := palace.NormalizeWingID(req.Wing)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "wing: " + err.Error(), "code": "bad_request"})
+			return
+		}
+		req.Wing = nw
+	}
+	select {
+	case <-c.ready:
+	case <-r.Context().Done():
+		return
+	}
+	if req.Wing != "" {
+		if err := c.checkWing(req.Wing); err != nil {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeUnknownWing})
+			return
+		}
+	}
+	c.scan(r.Context(), req.Wing, requestLookupTimeout)
+	sel, err := Select(c.List().Wing(req.Wing), req.Paths)
+	if err != nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeNoCopy})
+		return
+	}
+	writeJSON(w, http.StatusOK, c.merge(r.Context(), sel, req.Apply, req.AcceptConflicts))
+}
+
+// merge merges the copies with the daemon's palace for bases, and, when
+// something was applied, reconciles the registry with the disk at once.
+func (c *Component) merge(ctx context.Context, sel []Conflict, apply, accept bool) MergeReport {
+	c.mu.Lock()
+	h := c.host
+	c.mu.Unlock()
+	var p *palace.Palace
+	dir := ""
+	if h != nil {
+		if p = h.Palace(); p != nil {
+			dir = p.Dir()
+		}
+	}
+	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: apply, AcceptConflicts: accept, PalaceDir: dir})
+	if apply {
+		c.scan(ctx, "", requestLookupTimeout)
+	}
+	return rep
 }
 
 func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {

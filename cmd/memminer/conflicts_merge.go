@@ -1,0 +1,264 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/palace"
+)
+
+func (a *app) conflictsMergeCmd() *cobra.Command {
+	var (
+		wing   string
+		req    conflicts.MergeRequest
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "merge [--wing ID | PATH...]",
+		Short: "Merge Syncthing conflict copies back into their files, note by note",
+		Long: `Merge each open conflict copy (every one, the copies of --wing ID, or the
+copies given as PATH, a copy or the file it belongs to) into its file: a
+three-way merge of notes, with the file's contents as the palace mined them
+for the common ancestor. A note either side added is kept, in its section
+and order; one removed on one side and unchanged on the other is removed;
+one changed on one side takes the change. A note both sides changed is a
+conflict: the file's version stays and the copy's is put right after it,
+marked "(conflict: from the copy of <device>, <date>)". Without a usable
+ancestor (a file never mined) the merge is a union of both sides that drops
+no note, and says so. Several copies of one file merge in the order of the
+times in their names; a copy of a file that is not memory is listed and
+left alone.
+
+Without --apply nothing changes: for each copy it prints what the merge
+would do and the unified diff of the file. Exit status 0 when every copy
+merges cleanly, 3 when some need review, 1 when one could not be merged.
+
+With --apply each clean merge is written (atomically, under the lock every
+memminer writer takes, and only if the file did not change meanwhile), the
+copy's and the file's previous contents are kept under the palace in
+merged/<date>-<copy name>/ for 30 days, and the copy is removed, so
+Syncthing carries the merge and the removal to every device. A merge that
+needs review is written only with --accept-conflicts as well.
+
+When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`,
+		Example: `  memminer conflicts merge
+  memminer conflicts merge --wing dwight --apply
+  memminer conflicts merge hive/agents/dwight/memory.md --apply --accept-conflicts`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if wing != "" && len(args) > 0 {
+				return usagef("give --wing or paths, not both")
+			}
+			if req.AcceptConflicts && !req.Apply {
+				return usagef("--accept-conflicts goes with --apply")
+			}
+			w, err := normalizeWing(wing)
+			if err != nil {
+				return err
+			}
+			req.Wing = w
+			for _, p := range args {
+				abs, err := filepath.Abs(p)
+				if err != nil {
+					return err
+				}
+				req.Paths = append(req.Paths, abs)
+			}
+			rep, err := a.mergeConflicts(cmd.Context(), req)
+			if err != nil {
+				return err
+			}
+			for i := range rep.Merges {
+				m := &rep.Merges[i]
+				m.Copy, m.Original = displayPath(m.Copy), displayPath(m.Original)
+				if m.Backup != "" {
+					m.Backup = displayPath(m.Backup)
+				}
+			}
+			if asJSON {
+				if err := writeJSON(a.stdout, rep); err != nil {
+					return err
+				}
+			} else {
+				printMergeReport(a.stdout, rep)
+			}
+			switch {
+			case rep.Failed():
+				return &codeError{code: 1}
+			case rep.NeedsReview():
+				return &codeError{code: exitConflict}
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wing, "wing", "", "only this wing's conflict copies")
+	f.BoolVar(&req.Apply, "apply", false, "write the merges and remove the copies")
+	f.BoolVar(&req.AcceptConflicts, "accept-conflicts", false, "with --apply, also write merges that need review (their conflicts marked)")
+	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
+	settingFlags(f, "hive")
+	return cmd
+}
+
+// mergeConflicts has the daemon merge when it runs, and merges here
+// otherwise, with the palace opened read-only for the bases.
+func (a *app) mergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	var rep conflicts.MergeReport
+	err := a.client().Post(ctx, "/conflicts/merge", req, &rep)
+	var re *daemon.RemoteError
+	switch {
+	case err == nil:
+		return rep, nil
+	case errors.Is(err, palace.ErrUnknownWing):
+		return rep, usagef("--wing: %v", err)
+	case errors.As(err, &re) && re.Code == "no_copy":
+		return rep, errors.New(re.Message)
+	case !errors.Is(err, daemon.ErrNotRunning):
+		return rep, err
+	}
+	l, err := a.scanConflicts(ctx, req.Wing)
+	if err != nil {
+		return rep, err
+	}
+	sel, err := conflicts.Select(l, req.Paths)
+	if err != nil {
+		return rep, err
+	}
+	var p *palace.Palace
+	if len(sel) > 0 {
+		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+		if err != nil {
+			return rep, err
+		}
+		defer p.Close()
+	}
+	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
+		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts,
+		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
+	}), nil
+}
+
+func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
+	if len(rep.Merges) == 0 {
+		fmt.Fprintln(w, "no open conflicts to merge")
+		return
+	}
+	review, written := 0, 0
+	for i, m := range rep.Merges {
+		if i > 0 {
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintf(w, "%s\n  into %s", m.Copy, m.Original)
+		if m.Wing != "" {
+			fmt.Fprintf(w, " (wing %s)", m.Wing)
+		}
+		fmt.Fprintln(w)
+		switch m.Status {
+		case conflicts.StatusNotMemory:
+			fmt.Fprintln(w, "  not a memory file: left alone; merge it by hand")
+			continue
+		case conflicts.StatusFailed:
+			fmt.Fprintf(w, "  cannot merge: %s\n", m.Error)
+			continue
+		}
+		if m.ThreeWay {
+			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
+		} else {
+			fmt.Fprintln(w, "  no base (the palace has no earlier content of this file): a union of both sides, no note dropped; removals on either side are not carried over")
+		}
+		fmt.Fprintf(w, "  keeps %d %s of the file, takes %d from the copy, removes %d\n",
+			m.Kept, plural(m.Kept, "note", "notes"), len(m.FromCopy), len(m.Removed))
+		for _, n := range m.FromCopy {
+			fmt.Fprintf(w, "    + %s\n", notePreview(n.Heading, n.Text))
+		}
+		for _, n := range m.Removed {
+			fmt.Fprintf(w, "    - %s\n", notePreview(n.Heading, n.Text))
+		}
+		switch m.Frontmatter {
+		case "theirs":
+			fmt.Fprintln(w, "  frontmatter: the copy's (only the copy changed it)")
+		}
+		for _, c := range m.Conflicts {
+			fmt.Fprintf(w, "  conflict (%s): %s\n", conflictKindText(string(c.Kind)), notePreview(c.Heading, firstNonEmpty(c.Ours, c.Theirs)))
+		}
+		if m.Diff != "" {
+			fmt.Fprintln(w)
+			for _, l := range strings.SplitAfter(strings.TrimSuffix(m.Diff, "\n"), "\n") {
+				fmt.Fprintf(w, "    %s", strings.TrimSuffix(l, "\n"))
+				fmt.Fprintln(w)
+			}
+			fmt.Fprintln(w)
+		} else {
+			fmt.Fprintln(w, "  the file stays as it is")
+		}
+		if m.Status == conflicts.StatusNeedsReview {
+			review++
+		}
+		switch {
+		case m.Applied:
+			written++
+			fmt.Fprintf(w, "  merged; the copy is removed. Kept the copy and the file's previous content in %s\n", m.Backup)
+		case m.Error != "":
+			fmt.Fprintf(w, "  not written: %s\n", m.Error)
+		case m.Status == conflicts.StatusNeedsReview:
+			fmt.Fprintln(w, "  needs review")
+		default:
+			fmt.Fprintln(w, "  merges cleanly")
+		}
+	}
+	fmt.Fprintln(w)
+	switch {
+	case !rep.Apply:
+		fmt.Fprintln(w, "Nothing was changed; run with --apply to write the clean merges.")
+		if review > 0 {
+			fmt.Fprintln(w, "Merges that need review are written with --apply --accept-conflicts (the conflicts marked in the file), or merge them by hand.")
+		}
+	case review > 0 && written < len(rep.Merges):
+		fmt.Fprintln(w, "Merges that need review were not written: check the diff, then run with --apply --accept-conflicts, or merge by hand.")
+	}
+}
+
+func conflictKindText(k string) string {
+	switch k {
+	case "both_changed":
+		return "changed on both sides; the copy's version follows, marked"
+	case "removed_here_changed_in_copy":
+		return "removed here, changed in the copy; the copy's version is kept, marked"
+	case "changed_here_removed_in_copy":
+		return "changed here, removed in the copy; this file's version is kept"
+	case "two_versions_kept":
+		return "no base to tell which is newer; both versions kept, the copy's marked"
+	case "frontmatter":
+		return "frontmatter changed on both sides; this file's is kept"
+	}
+	return k
+}
+
+// notePreview is a note's heading and first line, shortened.
+func notePreview(heading, text string) string {
+	line, _, _ := strings.Cut(text, "\n")
+	if r := []rune(line); len(r) > 72 {
+		line = string(r[:71]) + "…"
+	}
+	if heading != "" {
+		return heading + ": " + line
+	}
+	return line
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
