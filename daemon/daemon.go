@@ -130,7 +130,11 @@ type Daemon struct {
 	// re-embedding with the palace's model failed; by wing id.
 	reembedFailures *backoff
 
+	// abort stops Run with a cause (set by Run).
+	abort context.CancelCauseFunc
+
 	mu         sync.Mutex // guards the fields below
+	gone       bool       // the palace directory was replaced; see checkPalaceDir
 	lastMine   map[string]WingMine
 	lastScan   time.Time
 	scans      int64
@@ -231,6 +235,9 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		p.Close()
 		return nil, fmt.Errorf("listen on %s: %w", d.socket, err)
 	}
+	if ul, ok := ln.(*net.UnixListener); ok {
+		ul.SetUnlinkOnClose(false) // closeAll decides
+	}
 	// The palace directory is 0700, so nobody else could reach the socket
 	// between bind and chmod.
 	if err := os.Chmod(d.socket, 0o600); err != nil {
@@ -304,7 +311,11 @@ func (d *Daemon) MetricsAddr() string {
 func (d *Daemon) closeAll() {
 	if d.ln != nil {
 		d.ln.Close()
-		os.Remove(d.socket)
+		// Once the palace directory was replaced, the socket path lies
+		// in another directory, perhaps another daemon's: leave it.
+		if !d.palaceGone() {
+			os.Remove(d.socket)
+		}
 	}
 	if d.metricLn != nil {
 		d.metricLn.Close()
@@ -327,8 +338,9 @@ func (d *Daemon) Close() error {
 // nil after a stop by ctx.
 func (d *Daemon) Run(ctx context.Context) error {
 	d.started = time.Now()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	d.abort = cancel
 	d.log.Info("memminer daemon started", "palace", d.opts.Palace, "hive", d.opts.Hive, "model", d.p.Model(),
 		"socket", d.socket, "mine_interval", d.opts.MineInterval, "watch", d.watchState, "pid", os.Getpid())
 
@@ -417,8 +429,13 @@ func (d *Daemon) Run(ctx context.Context) error {
 		_ = msrv.Shutdown(sctx)
 	}
 	scancel()
-	cancel()
+	cancel(nil)
 	wg.Wait()
+	if cause := context.Cause(ctx); errors.Is(cause, palace.ErrDirReplaced) {
+		d.closeAll()
+		d.log.Info("memminer daemon stopped", "uptime", time.Since(d.started).Round(time.Millisecond))
+		return cause
+	}
 	err := d.p.Flush()
 	if err != nil && !errors.Is(err, palace.ErrReadOnly) {
 		d.log.Error("final flush failed; the palace keeps its last complete state", "err", err)
@@ -426,6 +443,34 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.closeAll()
 	d.log.Info("memminer daemon stopped", "uptime", time.Since(d.started).Round(time.Millisecond))
 	return nil
+}
+
+// checkPalaceDir stops the daemon when its palace directory was moved,
+// removed or replaced: its lock guards the old directory, so a writer
+// could lock the new one at that path, and two would write. It reports
+// whether the daemon goes on.
+func (d *Daemon) checkPalaceDir() bool {
+	err := d.p.CheckDir()
+	if !errors.Is(err, palace.ErrDirReplaced) {
+		return true
+	}
+	d.mu.Lock()
+	first := !d.gone
+	d.gone = true
+	d.mu.Unlock()
+	if first {
+		d.log.Error("the palace directory was moved, removed or replaced while the daemon ran; it writes nothing more and stops (start it again to serve the palace now at that path)",
+			"palace", d.p.Dir(), "err", err)
+		d.abort(err)
+	}
+	return false
+}
+
+// palaceGone reports whether checkPalaceDir found the directory replaced.
+func (d *Daemon) palaceGone() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.gone
 }
 
 // work is the mine goroutine: it takes work from the queue until ctx ends.
@@ -437,6 +482,11 @@ func (d *Daemon) work(ctx context.Context) {
 		case <-d.q.wake:
 		}
 		for ctx.Err() == nil {
+			// Every piece of work may write the palace: check first that
+			// it is still the directory the lock holds.
+			if !d.checkPalaceDir() {
+				return
+			}
 			w, ok := d.q.next()
 			if !ok {
 				break

@@ -33,6 +33,10 @@ const (
 var (
 	// ErrLocked means another writer holds the palace lock.
 	ErrLocked = errors.New("palace is locked by another writer")
+	// ErrDirReplaced means the palace directory was removed, moved away or
+	// replaced since the writer lock was taken: the lock no longer guards
+	// the directory at that path, so nothing is written there.
+	ErrDirReplaced = errors.New("palace directory was moved, removed or replaced since it was opened")
 	// ErrReadOnly is returned by writes to a palace opened read-only.
 	ErrReadOnly = errors.New("palace is open read-only")
 	// ErrModelMismatch means a wing's vectors come from another model than the palace's embedder.
@@ -62,6 +66,8 @@ type Palace struct {
 	emb  embed.Embedder
 	log  *slog.Logger
 	lock *flock.Flock // nil when read-only
+	// dirInfo is the palace directory as it was when the lock was taken.
+	dirInfo os.FileInfo
 
 	mu      sync.RWMutex
 	db      *chromem.DB
@@ -138,8 +144,34 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 	}
 	// Recording our pid lets a waiting writer say who holds the lock.
 	_ = os.WriteFile(path, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o600)
-	p.lock = l
+	info, err := os.Stat(p.dir)
+	if err != nil {
+		_ = l.Unlock()
+		return fmt.Errorf("lock palace %s: %w", p.dir, err)
+	}
+	p.lock, p.dirInfo = l, info
 	p.removeStaleTemps()
+	return nil
+}
+
+// CheckDir reports, for a palace holding the writer lock, whether its
+// directory is still the one the lock was taken in. After `mv P P-moved`
+// (or rm -r P and a new P) the lock guards the old directory, and a new
+// writer can lock the new one: writing by path would make two writers.
+// The error wraps ErrDirReplaced.
+func (p *Palace) CheckDir() error {
+	if p.lock == nil {
+		return ErrReadOnly
+	}
+	info, err := os.Stat(p.dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%w: %s is gone", ErrDirReplaced, p.dir)
+	case err != nil:
+		return fmt.Errorf("palace %s: %w", p.dir, err)
+	case !os.SameFile(info, p.dirInfo):
+		return fmt.Errorf("%w: %s is another directory now", ErrDirReplaced, p.dir)
+	}
 	return nil
 }
 

@@ -217,9 +217,10 @@ func (p *Palace) isDamagedLocked(id string) bool {
 
 // Flush writes every changed wing atomically, then the manifest. After a
 // crash the palace on disk is the old state or the new one for each wing.
+// Nothing is written once the directory is not the one locked (CheckDir).
 func (p *Palace) Flush() error {
-	if p.lock == nil {
-		return ErrReadOnly
+	if err := p.CheckDir(); err != nil {
+		return err
 	}
 	type pending struct {
 		w    *wing

@@ -140,6 +140,7 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 		return err
 	}
 	reg := newRegistry(RegistryPath(h.Palace().Dir()), hv)
+	reg.checkDir = h.Palace().CheckDir
 	corrupt, loadErr := reg.load()
 	c.mu.Lock()
 	c.log, c.reg = log, reg

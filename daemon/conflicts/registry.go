@@ -99,6 +99,9 @@ type registry struct {
 	names map[string]string // short device id -> name, learnt along the way
 	// saveErr is the last failure to write the file ("" after a success).
 	saveErr string
+	// checkDir, when set, says whether the palace directory may still be
+	// written (palace.Palace.CheckDir); a save is refused when not.
+	checkDir func() error
 }
 
 func newRegistry(path string, h *hive.Hive) *registry {
@@ -290,7 +293,12 @@ func (r *registry) saveLocked() error {
 		return fmt.Errorf("encode conflict registry: %w", err)
 	}
 	data = append(data, '\n')
-	err = atomicfile.Write(r.path, data, 0o600)
+	if r.checkDir != nil {
+		err = r.checkDir()
+	}
+	if err == nil {
+		err = atomicfile.Write(r.path, data, 0o600)
+	}
 	if err != nil {
 		err = fmt.Errorf("write %s: %w", r.path, err)
 		r.saveErr = err.Error()
