@@ -50,6 +50,8 @@ var (
 	// ErrAlreadyRunning means a daemon already serves the palace: it
 	// answered on the palace's control socket.
 	ErrAlreadyRunning = errors.New("a memminer daemon already serves this palace")
+	// ErrNoHive means Options.Hive is empty.
+	ErrNoHive = errors.New("no hive set")
 )
 
 // Options configure a daemon.
@@ -158,7 +160,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		return nil, errors.New("daemon: no palace directory set")
 	}
 	if opts.Hive == "" {
-		return nil, errors.New("no hive set: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return nil, ErrNoHive
 	}
 	hv, err := hive.Open(opts.Hive, opts.Agents)
 	if err != nil {

@@ -724,7 +724,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"remote metrics", Options{Palace: filepath.Join(tmp, "p4"), Hive: hive, MetricsAddr: "0.0.0.0:0"}, "--metrics-allow-remote"},
 		{"bad metrics address", Options{Palace: filepath.Join(tmp, "p5"), Hive: hive, MetricsAddr: "9464"}, "want host:port"},
 		{"long socket path", Options{Palace: filepath.Join(tmp, strings.Repeat("p", 120)), Hive: hive}, "longer than"},
-		{"agents directory as hive", Options{Palace: filepath.Join(tmp, "p6"), Hive: filepath.Join(hive, "agents")}, "has no agents/ directory; did you mean --hive " + hive + "?"},
+		{"agents directory as hive", Options{Palace: filepath.Join(tmp, "p6"), Hive: filepath.Join(hive, "agents")}, "has no agents/ directory; it looks like the agents directory of hive " + hive},
 		{"bad agents glob", Options{Palace: filepath.Join(tmp, "p7"), Hive: hive, Agents: []string{"bots/*", "../x/*"}}, `agents: pattern "../x/*" has a ".." element`},
 	}
 	for _, tt := range tests {

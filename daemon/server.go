@@ -188,7 +188,7 @@ func statusOf(err error) int {
 		return http.StatusConflict
 	case codeShuttingDown:
 		return http.StatusServiceUnavailable
-	case codeNeedsWing:
+	case codeNeedsWing, codeAgentNeedsWing, codeBadWingID:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -271,6 +272,8 @@ const (
 	codeShuttingDown      = "shutting_down"
 	codeBadRequest        = "bad_request"
 	codeNeedsWing         = "needs_wing"
+	codeAgentNeedsWing    = "agent_needs_wing"
+	codeBadWingID         = "bad_wing_id"
 	codeAgentExists       = "agent_exists"
 	codeInternal          = "internal"
 )
@@ -289,6 +292,8 @@ var codeErrors = []struct {
 	{codeReadOnly, palace.ErrReadOnly},
 	{codeShuttingDown, ErrNotRunning},
 	{codeNeedsWing, mine.ErrNeedsWing},
+	{codeAgentNeedsWing, mine.ErrAgentNeedsWing},
+	{codeBadWingID, hive.ErrBadWingID},
 	{codeAgentExists, mine.ErrAgentExists},
 }
 

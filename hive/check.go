@@ -10,22 +10,61 @@ import (
 
 // ErrNotHive means a directory given as the hive has no agent directories
 // and looks like an agents directory or an agent directory instead (see
-// Hive.Check).
+// Hive.Check). Check's errors are *NotHiveError.
 var ErrNotHive = errors.New("not a hive")
 
-// notHiveError is ErrNotHive with what to do about it.
-type notHiveError struct{ msg string }
+// Resemblance is what a directory that is no hive looks like.
+type Resemblance int
 
-func (e *notHiveError) Error() string        { return e.msg }
-func (e *notHiveError) Is(target error) bool { return target == ErrNotHive }
+const (
+	// AgentsDirectory: it is named agents and a subdirectory holds
+	// markdown; Meant is its parent.
+	AgentsDirectory Resemblance = iota + 1
+	// AgentDirectory: it lies in a directory named agents and holds
+	// markdown; Meant is the hive two levels up.
+	AgentDirectory
+	// HoldsMemory: it holds memory.md, like an agent directory; Meant is
+	// where its files belong, DIR/agents/<id>.
+	HoldsMemory
+	// SubdirsHoldMemory: its subdirectories hold memory.md, like agent
+	// directories; Meant is where they belong, DIR/agents.
+	SubdirsHoldMemory
+)
+
+// NotHiveError is ErrNotHive with what the directory looks like and the
+// directory probably meant.
+type NotHiveError struct {
+	// Dir is the directory as given.
+	Dir   string
+	Looks Resemblance
+	// Meant is, for AgentsDirectory and AgentDirectory, the hive probably
+	// meant (relative when Dir is); otherwise where the agent files belong.
+	Meant string
+}
+
+func (e *NotHiveError) Error() string {
+	switch e.Looks {
+	case AgentsDirectory:
+		return fmt.Sprintf("%s has no agents/ directory; it looks like the agents directory of hive %s", e.Dir, e.Meant)
+	case AgentDirectory:
+		return fmt.Sprintf("%s has no agents/ directory; it looks like an agent directory of hive %s", e.Dir, e.Meant)
+	case HoldsMemory:
+		return fmt.Sprintf("%s has no agents/ directory but holds memory.md, like an agent directory: a hive keeps each agent in agents/<id>/ below it; move the files to %s", e.Dir, e.Meant)
+	default:
+		return fmt.Sprintf("%s has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into %s", e.Dir, e.Meant)
+	}
+}
+
+// Is reports whether target is ErrNotHive.
+func (e *NotHiveError) Is(target error) bool { return target == ErrNotHive }
 
 // Check checks that the hive is one. A directory with neither agents/ nor
 // directories the globs match that looks like an agents directory (one of
 // its subdirectories holds memory.md, or it is named agents and a
 // subdirectory holds markdown) or like an agent directory (it holds
 // memory.md, or it is below a directory named agents and holds markdown)
-// fails with an error matching ErrNotHive that says which directory was
-// probably meant. Any other directory passes, empty or not, since agents
+// fails with a *NotHiveError (matching ErrNotHive) that says which
+// directory was probably meant. Any other directory passes, empty or not, since agents
 // may appear in it later; one that cannot be read is left for the caller
 // to report.
 func (h *Hive) Check() error {
@@ -44,10 +83,9 @@ func (h *Hive) Check() error {
 	files := memoryIn(abs, entries)
 	switch {
 	case underAgents && (files.memory || files.markdown):
-		return &notHiveError{fmt.Sprintf("%s has no agents/ directory; it looks like an agent directory: did you mean --hive %s?", dir, upDir(dir, abs, 2))}
+		return &NotHiveError{Dir: dir, Looks: AgentDirectory, Meant: upDir(dir, abs, 2)}
 	case files.memory:
-		return &notHiveError{fmt.Sprintf("%s has no agents/ directory but holds memory.md, like an agent directory: a hive keeps each agent in agents/<id>/ below it; move the files to %s and pass that hive, or mine this directory once with memminer mine %s --wing ID",
-			dir, filepath.Join(dir, DefaultDir, "<id>"), dir)}
+		return &NotHiveError{Dir: dir, Looks: HoldsMemory, Meant: filepath.Join(dir, DefaultDir, "<id>")}
 	}
 	named := filepath.Base(abs) == DefaultDir
 	for _, e := range entries {
@@ -65,9 +103,9 @@ func (h *Hive) Check() error {
 		f := memoryIn(sub, subEntries)
 		switch {
 		case named && (f.memory || f.markdown):
-			return &notHiveError{fmt.Sprintf("%s has no agents/ directory; did you mean --hive %s?", dir, upDir(dir, abs, 1))}
+			return &NotHiveError{Dir: dir, Looks: AgentsDirectory, Meant: upDir(dir, abs, 1)}
 		case f.memory:
-			return &notHiveError{fmt.Sprintf("%s has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into %s", dir, filepath.Join(dir, DefaultDir))}
+			return &NotHiveError{Dir: dir, Looks: SubdirsHoldMemory, Meant: filepath.Join(dir, DefaultDir)}
 		}
 	}
 	return nil

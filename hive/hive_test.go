@@ -558,41 +558,48 @@ func TestCheck(t *testing.T) {
 	tests := []struct {
 		dir    string
 		agents []string
-		want   string // "" when the hive passes
+		looks  Resemblance // 0 when the hive passes
+		meant  string
+		msg    string
 	}{
-		{"hive", nil, ""},
-		{"empty", nil, ""},
-		{"new", nil, ""},
-		{"readme", nil, ""},
-		{"docs", nil, ""},
-		{"wide/agents", nil, ""},
-		{"conflicted", nil, ""},
-		{"team", []string{"*"}, ""}, // directories the agents globs match make a hive too
-		{"hive/agents", nil, "hive/agents has no agents/ directory; did you mean --hive hive?"},
-		{"hive/agents/", nil, "hive/agents/ has no agents/ directory; did you mean --hive hive?"},
-		{"hive/agents/pam", nil, "hive/agents/pam has no agents/ directory; it looks like an agent directory: did you mean --hive hive?"},
-		{"hive/agents/jim", nil, "did you mean --hive hive?"},
-		{filepath.Join(tmp, "hive", "agents"), nil, "did you mean --hive " + filepath.Join(tmp, "hive") + "?"},
-		{"loose", nil, "loose has no agents/ directory but holds memory.md, like an agent directory"},
-		{"team", nil, "team has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into team/agents"},
+		{"hive", nil, 0, "", ""},
+		{"empty", nil, 0, "", ""},
+		{"new", nil, 0, "", ""},
+		{"readme", nil, 0, "", ""},
+		{"docs", nil, 0, "", ""},
+		{"wide/agents", nil, 0, "", ""},
+		{"conflicted", nil, 0, "", ""},
+		{"team", []string{"*"}, 0, "", ""}, // directories the agents globs match make a hive too
+		{"hive/agents", nil, AgentsDirectory, "hive", "hive/agents has no agents/ directory; it looks like the agents directory of hive hive"},
+		{"hive/agents/", nil, AgentsDirectory, "hive", "hive/agents/ has no agents/ directory"},
+		{"hive/agents/pam", nil, AgentDirectory, "hive", "hive/agents/pam has no agents/ directory; it looks like an agent directory of hive hive"},
+		{"hive/agents/jim", nil, AgentDirectory, "hive", ""},
+		{filepath.Join(tmp, "hive", "agents"), nil, AgentsDirectory, filepath.Join(tmp, "hive"), ""},
+		{"loose", nil, HoldsMemory, filepath.Join("loose", "agents", "<id>"), "loose has no agents/ directory but holds memory.md, like an agent directory: a hive keeps each agent in agents/<id>/ below it; move the files to loose/agents/<id>"},
+		{"team", nil, SubdirsHoldMemory, filepath.Join("team", "agents"), "team has no agents/ directory but its subdirectories hold memory.md, like agent directories: a hive keeps them in agents/<id>/; move them into team/agents"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.dir, func(t *testing.T) {
 			err := open(t, tt.dir, tt.agents...).Check()
-			if tt.want == "" {
+			if tt.looks == 0 {
 				if err != nil {
 					t.Fatalf("Check: %v", err)
 				}
 				return
 			}
-			if !errors.Is(err, ErrNotHive) || !strings.Contains(err.Error(), tt.want) {
-				t.Fatalf("Check: %v; want ErrNotHive with %q", err, tt.want)
+			var nh *NotHiveError
+			if !errors.Is(err, ErrNotHive) || !errors.As(err, &nh) || nh.Dir != tt.dir || nh.Looks != tt.looks || nh.Meant != tt.meant || !strings.Contains(err.Error(), tt.msg) {
+				t.Fatalf("Check: %#v (%v); want %d, meant %q, %q", err, err, tt.looks, tt.meant, tt.msg)
+			}
+			if strings.Contains(err.Error(), "--") {
+				t.Errorf("Check's error gives CLI advice: %v", err)
 			}
 		})
 	}
 	// From inside the agents directory there is no relative parent.
 	t.Chdir(filepath.Join(tmp, "hive", "agents"))
-	if err := open(t, ".").Check(); err == nil || !strings.Contains(err.Error(), "did you mean --hive "+filepath.Join(tmp, "hive")+"?") {
+	var nh *NotHiveError
+	if err := open(t, ".").Check(); !errors.As(err, &nh) || nh.Meant != filepath.Join(tmp, "hive") {
 		t.Fatalf("Check(.): %v", err)
 	}
 }

@@ -35,15 +35,22 @@ func hiveJobs(h *hive.Hive) ([]job, []Problem, error) {
 	return jobs, skipped, nil
 }
 
-// ErrNeedsWing means a path to mine is neither a hive, an agents
-// directory nor an agent directory, so no wing id follows from it.
-var ErrNeedsWing = errors.New("no wing follows from the path")
+// Errors Mine returns that callers tell apart; the CLI says which flag to
+// pass.
+var (
+	// ErrNeedsWing means a path to mine is neither a hive, an agents
+	// directory nor an agent directory, so no wing id follows from it.
+	ErrNeedsWing = errors.New("no wing follows from the path")
+	// ErrAgentNeedsWing means Options.Agent was set for a mine of a whole
+	// hive, whose agents each name their own wing.
+	ErrAgentNeedsWing = errors.New("an agent name needs a wing; a hive is mined one wing per agent")
+)
 
 // needsWing is ErrNeedsWing for one path, with the advice.
 type needsWingError struct{ path string }
 
 func (e *needsWingError) Error() string {
-	return fmt.Sprintf("mine %s: not a hive, an agents directory or an agent directory (agents/<id>/, or one holding memory.md), so no wing follows from it; pass --wing ID to mine it into wing ID", e.path)
+	return fmt.Sprintf("mine %s: not a hive, an agents directory or an agent directory (agents/<id>/, or one holding memory.md), so no wing follows from it", e.path)
 }
 
 func (e *needsWingError) Is(target error) bool { return target == ErrNeedsWing }

@@ -33,7 +33,7 @@ var ErrAgentExists = errors.New("the wing's agent directory still exists")
 type agentExistsError struct{ wing, dir string }
 
 func (e *agentExistsError) Error() string {
-	return fmt.Sprintf("wing %s is mined from the agent directory %s, which still exists, so the next mine of the hive (the daemon's, within minutes) brings it back; move the directory out of the hive first, or pass --force to forget the wing anyway", e.wing, e.dir)
+	return fmt.Sprintf("wing %s is mined from the agent directory %s, which still exists, so the next mine of the hive (the daemon's, within minutes) brings it back; move the directory out of the hive first", e.wing, e.dir)
 }
 
 func (e *agentExistsError) Is(target error) bool { return target == ErrAgentExists }

@@ -176,7 +176,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	switch h, isHive := hive.MinedAsHive(root, info, globs, opts.Hive); {
 	case opts.Wing == "" && isHive:
 		if opts.Agent != "" {
-			return Summary{}, fmt.Errorf("mine %s: --agent needs --wing when mining a whole hive", path)
+			return Summary{}, fmt.Errorf("mine %s: %w", path, ErrAgentNeedsWing)
 		}
 		jobs, skipped, err = hiveJobs(h)
 		if err != nil {
@@ -193,7 +193,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 		wing, err := palace.NormalizeWingID(name)
 		if err != nil {
 			if opts.Wing == "" {
-				return Summary{}, fmt.Errorf("mine %s: the directory name gives no usable wing id (%v); pass --wing", path, err)
+				return Summary{}, fmt.Errorf("mine %s: the directory name gives no usable wing id: %w", path, err)
 			}
 			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
 		}

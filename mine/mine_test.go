@@ -18,6 +18,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -238,7 +239,7 @@ func TestWingIDs(t *testing.T) {
 			t.Errorf("wing %q accepted", bad)
 		}
 	}
-	if _, err := Mine(ctx, p, filepath.Join(hive, "weird name"), Options{}); err == nil || !strings.Contains(err.Error(), "--wing") {
+	if _, err := Mine(ctx, p, filepath.Join(hive, "weird name"), Options{}); !errors.Is(err, errBadWingID) {
 		t.Errorf("unusable directory name: %v", err)
 	}
 	s := mineT(t, p, filepath.Join(hive, "agents/Dwight/memory.md"), Options{})
@@ -904,8 +905,8 @@ func TestMineNeedsWingOutsideAgentDirectories(t *testing.T) {
 			p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
 			s, err := Mine(context.Background(), p, filepath.Join(root, tt.path), tt.opts)
 			if tt.wing == "" {
-				if !errors.Is(err, ErrNeedsWing) || !strings.Contains(err.Error(), "pass --wing") {
-					t.Fatalf("err = %v, want ErrNeedsWing with advice", err)
+				if !errors.Is(err, ErrNeedsWing) || strings.Contains(err.Error(), "--") {
+					t.Fatalf("err = %v, want ErrNeedsWing without CLI advice (the CLI adds it)", err)
 				}
 				if len(p.Wings()) != 0 {
 					t.Fatalf("a wing was made up: %+v", p.Wings())
@@ -1164,3 +1165,40 @@ func TestChanged(t *testing.T) {
 		t.Fatalf("Changed after an edit, a new file and a removal = %+v", ch)
 	}
 }
+
+// TestErrorsCarryNoCLIAdvice: mine's errors are sentinels the CLI turns
+// into advice (which flag to pass); they name no flag themselves.
+func TestErrorsCarryNoCLIAdvice(t *testing.T) {
+	root := t.TempDir()
+	writeFile(t, root, "hive/agents/pam/memory.md", "- x\n")
+	writeFile(t, root, "Bad Name/memory.md", "- x\n")
+	tests := []struct {
+		name string
+		path string
+		opts Options
+		want error
+	}{
+		{"agent for a whole hive", "hive", Options{Agent: "claude"}, ErrAgentNeedsWing},
+		{"directory name no wing id", "Bad Name", Options{}, hive.ErrBadWingID},
+		{"bad --wing", "hive/agents/pam", Options{Wing: "bad wing"}, hive.ErrBadWingID},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+			_, err := Mine(context.Background(), p, filepath.Join(root, tt.path), tt.opts)
+			if !errors.Is(err, tt.want) || strings.Contains(err.Error(), "--") {
+				t.Fatalf("err = %v, want %v without CLI advice", err, tt.want)
+			}
+		})
+	}
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	mineT(t, p, filepath.Join(root, "hive"), Options{})
+	_, err := Forget(p, "pam", ForgetOptions{Hive: filepath.Join(root, "hive")})
+	if !errors.Is(err, ErrAgentExists) || strings.Contains(err.Error(), "--") {
+		t.Fatalf("Forget of a wing whose agent directory exists: %v", err)
+	}
+}
+
+// errBadWingID is hive.ErrBadWingID, for tests whose hive variable hides
+// the package.
+var errBadWingID = hive.ErrBadWingID

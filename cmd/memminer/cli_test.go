@@ -449,3 +449,36 @@ func TestCLIFallsBackWhenTheDaemonDiesMidAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestCLIMineAdvice: mine's errors get the CLI's advice (which flag to
+// pass), the same whether the daemon mined or this process did.
+func TestCLIMineAdvice(t *testing.T) {
+	c := newCLI(t)
+	bad := filepath.Join(filepath.Dir(c.palace), "Bad Name")
+	testutil.WriteFile(t, filepath.Join(bad, "memory.md"), "- a fact\n")
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"mine", c.hive, "--agent", "claude"}, exitError, "an agent name needs a wing; a hive is mined one wing per agent: pass --wing with --agent"},
+		{[]string{"mine", bad}, exitError, `the directory name gives no usable wing id: wing id "Bad Name" is not valid`},
+		{[]string{"mine", filepath.Dir(c.hive)}, exitUsage, "so no wing follows from it; pass --wing ID to mine it into wing ID"},
+	}
+	check := func(mode string) {
+		t.Helper()
+		for _, tt := range tests {
+			_, stderr, code := c.run(tt.args...)
+			if code != tt.code || !strings.Contains(stderr, tt.msg) {
+				t.Errorf("%s: memminer %s: exit %d, %q; want %d, %q", mode, strings.Join(tt.args, " "), code, stderr, tt.code, tt.msg)
+			}
+		}
+		if _, stderr, _ := c.run("mine", bad); !strings.HasSuffix(strings.TrimSpace(stderr), "; pass --wing") {
+			t.Errorf("%s: mine of a directory whose name is no wing id: %q, want the --wing advice", mode, stderr)
+		}
+	}
+	check("direct")
+	r := startRun(t, c, c.hive, "--no-syncthing", "--mine-interval", "1h")
+	check("daemon")
+	r.stop(t)
+}

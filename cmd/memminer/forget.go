@@ -58,6 +58,8 @@ the palace, it does the forgetting.`,
 			switch {
 			case errors.Is(err, palace.ErrUnknownWing):
 				return usagef("--wing: %v", err)
+			case errors.Is(err, mine.ErrAgentExists):
+				return fmt.Errorf("%w, or pass --force to forget the wing anyway", err)
 			case err != nil:
 				return err
 			}

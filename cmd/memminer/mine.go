@@ -12,6 +12,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -73,7 +74,7 @@ The full rules are in docs/mining.md.`,
 				for _, r := range rep.Reembeds {
 					a.reportReembed(r.Wing, r.From, r.To, r.Notes)
 				}
-				return a.finishMine(rep.Result.Summary, err, asJSON)
+				return a.finishMine(rep.Result.Summary, err, wing != "", asJSON)
 			}
 			e, _, err := a.embedder(ctx)
 			if err != nil {
@@ -106,7 +107,7 @@ The full rules are in docs/mining.md.`,
 			if bar != nil {
 				_ = bar.Finish()
 			}
-			return a.finishMine(s, err, asJSON)
+			return a.finishMine(s, err, wing != "", asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -120,9 +121,14 @@ The full rules are in docs/mining.md.`,
 // finishMine reports a mine's repairs, warnings and skipped files on
 // stderr and its summary on stdout, the same whether the daemon or this
 // process mined.
-func (a *app) finishMine(s mine.Summary, err error, asJSON bool) error {
-	if errors.Is(err, mine.ErrNeedsWing) {
-		return &usageError{err.Error()}
+func (a *app) finishMine(s mine.Summary, err error, wingGiven, asJSON bool) error {
+	switch {
+	case errors.Is(err, mine.ErrNeedsWing):
+		return usagef("%v; pass --wing ID to mine it into wing ID", err)
+	case errors.Is(err, mine.ErrAgentNeedsWing):
+		return fmt.Errorf("%w: pass --wing with --agent", err)
+	case errors.Is(err, hive.ErrBadWingID) && !wingGiven:
+		return fmt.Errorf("%w; pass --wing", err)
 	}
 	a.reportRepairs(s.Repaired)
 	for _, m := range s.Migrated {

@@ -375,7 +375,10 @@ func TestRunErrors(t *testing.T) {
 			"memminer: $HIVE/agents has no agents/ directory; did you mean --hive $HIVE?\n"},
 		{"agent directory as hive", []string{"run", "--hive", filepath.Join(c.hive, "agents", "pam")}, exitUsage,
 			"$HIVE/agents/pam has no agents/ directory; it looks like an agent directory: did you mean --hive $HIVE?"},
+		{"directory holding memory.md as hive", []string{"run", "--hive", filepath.Join(c.hive, "loose")}, exitUsage,
+			"$HIVE/loose has no agents/ directory but holds memory.md, like an agent directory: a hive keeps each agent in agents/<id>/ below it; move the files to $HIVE/loose/agents/<id> and pass that hive, or mine this directory once with memminer mine $HIVE/loose --wing ID"},
 	}
+	testutil.WriteFile(t, filepath.Join(c.hive, "loose", "memory.md"), "- a loose fact\n")
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, stderr, code := c.run(tt.args...)
