@@ -86,7 +86,7 @@ type Summary struct {
 	Migrated []Migration   `json:"migrated,omitempty"`
 	Duration time.Duration `json:"-"`
 
-	migrated Migration // files mined again in the current format, in mineOne
+	embedded int // notes that needed the embedder
 }
 
 func (s *Summary) add(o Summary) {
@@ -100,6 +100,7 @@ func (s *Summary) add(o Summary) {
 	s.NotesRemoved += o.NotesRemoved
 	s.NotesUnchanged += o.NotesUnchanged
 	s.Reembedded += o.Reembedded
+	s.embedded += o.embedded
 	s.Problems = append(s.Problems, o.Problems...)
 	s.Migrated = append(s.Migrated, o.Migrated...)
 	s.Warnings = append(s.Warnings, o.Warnings...)
@@ -127,11 +128,14 @@ const NoteFormat = 1
 // Migration tells that files of a wing mined with an older NoteFormat
 // were mined again in the current one.
 type Migration struct {
-	Wing     string `json:"wing"`
-	Format   int    `json:"format"`
-	Files    int    `json:"files"`
-	Notes    int    `json:"notes"`
-	Embedded int    `json:"embedded"`
+	Wing string `json:"wing"`
+	// Format is the NoteFormat the files are in now.
+	Format int `json:"format"`
+	// Files counts the files migrated; Notes the notes the mine of the
+	// wing found, Embedded those of them it had to embed.
+	Files    int `json:"files"`
+	Notes    int `json:"notes"`
+	Embedded int `json:"embedded"`
 }
 
 // Mine mines the markdown at path (a file, or every *.md below a
@@ -291,6 +295,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 			return s, err
 		}
 	}
+	stale := staleSources(p, j.wing)
 	if err := mineFiles(ctx, p, j, opts, &s); err != nil {
 		return s, err
 	}
@@ -306,11 +311,22 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 			p.RemoveRoot(j.wing, r)
 		}
 	}
-	if m := s.migrated; m.Files > 0 {
-		m.Wing, m.Format = j.wing, NoteFormat
-		s.Migrated = append(s.Migrated, m)
+	if n := stale - staleSources(p, j.wing); n > 0 && !opts.DryRun {
+		// Mined again in place, or at the new place of a moved hive.
+		s.Migrated = append(s.Migrated, Migration{Wing: j.wing, Format: NoteFormat, Files: n, Notes: s.NotesAdded + s.NotesUnchanged, Embedded: s.embedded})
 	}
 	return s, nil
+}
+
+// staleSources counts the files of wing mined in an older NoteFormat.
+func staleSources(p *palace.Palace, wing string) int {
+	n := 0
+	for _, src := range p.Sources(wing) {
+		if src.NoteFormat < NoteFormat {
+			n++
+		}
+	}
+	return n
 }
 
 // keepVectors reports whether j's wing holds vectors of a model that is
@@ -522,11 +538,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	s.NotesAdded += ch.Added
 	s.NotesRemoved += ch.Removed
 	s.NotesUnchanged += ch.Unchanged
-	if remine {
-		s.migrated.Files++
-		s.migrated.Notes += len(notes)
-		s.migrated.Embedded += ch.Embedded
-	}
+	s.embedded += ch.Embedded
 	return nil
 }
 

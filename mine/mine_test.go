@@ -1006,53 +1006,66 @@ func TestNoteIDsSameAtAnyPath(t *testing.T) {
 }
 
 // TestOldPalaceMigratedInPlace: a palace whose ids named files by their
-// absolute path (note format 0) is mined again whole by the next mine,
-// once, keeping every vector of an unchanged text, and says so.
+// absolute path (note format 0) is mined again by the next mine, once,
+// keeping every vector of an unchanged text, and says so; also when the
+// hive moved meanwhile.
 func TestOldPalaceMigratedInPlace(t *testing.T) {
-	hive := t.TempDir()
-	path := writeFile(t, hive, "agents/dwight/memory.md", dwightMemory)
-	dir := filepath.Join(t.TempDir(), "palace")
-	emb := &embedtest.Hashing{}
-	p := openPalace(t, dir, emb)
-	// What the previous version wrote: ids from the absolute path, no format.
-	doc, err := Parse([]byte(dwightMemory), ParseOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	root, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents/dwight"))
-	src, _ := filepath.EvalSymlinks(path)
-	var old []palace.Note
-	for _, n := range doc.Notes {
-		h := sha256.Sum256([]byte("dwight\x00" + src + "\x00" + n.Heading + "\x00" + n.Text + "\x000"))
-		old = append(old, palace.Note{ID: hex.EncodeToString(h[:16]), Agent: "dwight", Line: n.Line, Heading: n.Heading, Text: n.Text})
-	}
-	info, _ := os.Stat(src)
-	p.AddRoot("dwight", root)
-	if _, err := p.ApplySource(context.Background(), "dwight", palace.Source{Path: src, Agent: "dwight", Mtime: info.ModTime().UTC(), Size: info.Size(), Hash: sha256Hex(t, src), Mined: time.Now().UTC()}, old); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	p.Close()
+	for _, moved := range []bool{false, true} {
+		t.Run(fmt.Sprintf("moved=%t", moved), func(t *testing.T) {
+			tmp := t.TempDir()
+			hive := filepath.Join(tmp, "hive")
+			path := writeFile(t, hive, "agents/dwight/memory.md", dwightMemory)
+			dir := filepath.Join(tmp, "palace")
+			emb := &embedtest.Hashing{}
+			p := openPalace(t, dir, emb)
+			// What the previous version wrote: ids from the absolute path, no format.
+			doc, err := Parse([]byte(dwightMemory), ParseOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			root, _ := filepath.EvalSymlinks(filepath.Join(hive, "agents/dwight"))
+			src, _ := filepath.EvalSymlinks(path)
+			var old []palace.Note
+			for _, n := range doc.Notes {
+				h := sha256.Sum256([]byte("dwight\x00" + src + "\x00" + n.Heading + "\x00" + n.Text + "\x000"))
+				old = append(old, palace.Note{ID: hex.EncodeToString(h[:16]), Agent: "dwight", Line: n.Line, Heading: n.Heading, Text: n.Text})
+			}
+			info, _ := os.Stat(src)
+			p.AddRoot("dwight", root)
+			if _, err := p.ApplySource(context.Background(), "dwight", palace.Source{Path: src, Agent: "dwight", Mtime: info.ModTime().UTC(), Size: info.Size(), Hash: sha256Hex(t, src), Mined: time.Now().UTC()}, old); err != nil {
+				t.Fatal(err)
+			}
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			p.Close()
+			if moved {
+				hive = filepath.Join(tmp, "moved")
+				if err := os.Rename(filepath.Join(tmp, "hive"), hive); err != nil {
+					t.Fatal(err)
+				}
+				src, _ = filepath.EvalSymlinks(filepath.Join(hive, "agents/dwight/memory.md"))
+			}
 
-	q := openPalace(t, dir, emb)
-	emb.Reset()
-	s := mineT(t, q, filepath.Join(hive, "agents/dwight"), Options{})
-	if emb.Calls() != 0 || len(s.Migrated) != 1 || s.Migrated[0] != (Migration{Wing: "dwight", Format: NoteFormat, Files: 1, Notes: 4}) {
-		t.Fatalf("migration: %d embed calls, summary %+v", emb.Calls(), s)
-	}
-	for _, n := range q.Notes("dwight") {
-		if n.ID == old[0].ID || q.Vector("dwight", n.ID) == nil {
-			t.Fatalf("note not migrated, or without its vector: %+v", n)
-		}
-	}
-	if src, _ := q.Source("dwight", src); src.NoteFormat != NoteFormat || len(q.Notes("dwight")) != 4 {
-		t.Fatalf("format %d, %d notes", src.NoteFormat, len(q.Notes("dwight")))
-	}
-	// Said once: the next mine has nothing to migrate.
-	if s := mineT(t, q, filepath.Join(hive, "agents/dwight"), Options{}); len(s.Migrated) != 0 || s.FilesChanged != 0 {
-		t.Fatalf("second mine: %+v", s)
+			q := openPalace(t, dir, emb)
+			emb.Reset()
+			s := mineT(t, q, filepath.Join(hive, "agents/dwight"), Options{})
+			if emb.Calls() != 0 || len(s.Migrated) != 1 || s.Migrated[0] != (Migration{Wing: "dwight", Format: NoteFormat, Files: 1, Notes: 4}) {
+				t.Fatalf("migration: %d embed calls, summary %+v", emb.Calls(), s)
+			}
+			for _, n := range q.Notes("dwight") {
+				if n.ID == old[0].ID || q.Vector("dwight", n.ID) == nil || n.Source != src {
+					t.Fatalf("note not migrated, or without its vector: %+v", n)
+				}
+			}
+			if got, _ := q.Source("dwight", src); got.NoteFormat != NoteFormat || len(q.Notes("dwight")) != 4 || len(q.Sources("dwight")) != 1 {
+				t.Fatalf("format %d, %d notes, sources %+v", got.NoteFormat, len(q.Notes("dwight")), q.Sources("dwight"))
+			}
+			// Said once: the next mine has nothing to migrate.
+			if s := mineT(t, q, filepath.Join(hive, "agents/dwight"), Options{}); len(s.Migrated) != 0 || s.FilesChanged != 0 {
+				t.Fatalf("second mine: %+v", s)
+			}
+		})
 	}
 }
 

@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/schollz/progressbar/v3"
@@ -131,9 +133,7 @@ func (a *app) finishMine(s mine.Summary, err error, wingGiven, asJSON bool) erro
 		return fmt.Errorf("%w; pass --wing", err)
 	}
 	a.reportRepairs(s.Repaired)
-	for _, m := range s.Migrated {
-		fmt.Fprintf(a.stderr, "memminer: wing %s migrated to note format %d (ids no longer depend on where the hive lives): %d files, %d notes, %d embedded, the other vectors kept\n", m.Wing, m.Format, m.Files, m.Notes, m.Embedded)
-	}
+	reportMigrations(a.stderr, s.Migrated)
 	for _, w := range s.Warnings {
 		fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)
 	}
@@ -189,4 +189,20 @@ func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
 	enc.SetIndent("", "  ")
 	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
+}
+
+// reportMigrations says, in one line, that wings of an older palace were
+// migrated to the current note format.
+func reportMigrations(w io.Writer, ms []mine.Migration) {
+	if len(ms) == 0 {
+		return
+	}
+	var wings []string
+	var files, notes, embedded int
+	for _, m := range ms {
+		wings = append(wings, m.Wing)
+		files, notes, embedded = files+m.Files, notes+m.Notes, embedded+m.Embedded
+	}
+	fmt.Fprintf(w, "memminer: palace migrated to note format %d (note ids no longer depend on where the hive lives): %s %s, %d %s, %d notes, %d embedded anew, the other vectors kept\n",
+		ms[0].Format, plural(len(wings), "wing", "wings"), strings.Join(wings, ", "), files, plural(files, "file", "files"), notes, embedded)
 }

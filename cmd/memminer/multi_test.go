@@ -16,6 +16,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
@@ -400,5 +401,15 @@ func checkMetrics(t *testing.T, m *machine) {
 		if !strings.Contains(string(body), want+"\n") {
 			t.Fatalf("metrics lack %q:\n%s", want, body)
 		}
+	}
+}
+
+func TestReportMigrations(t *testing.T) {
+	var b strings.Builder
+	reportMigrations(&b, nil)
+	reportMigrations(&b, []mine.Migration{{Wing: "dwight", Format: 1, Files: 1, Notes: 11}, {Wing: "pam", Format: 1, Files: 2, Notes: 10, Embedded: 1}})
+	want := "memminer: palace migrated to note format 1 (note ids no longer depend on where the hive lives): wings dwight, pam, 3 files, 21 notes, 1 embedded anew, the other vectors kept\n"
+	if b.String() != want {
+		t.Fatalf("got %q\nwant %q", b.String(), want)
 	}
 }
