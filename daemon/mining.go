@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"slices"
@@ -51,8 +52,7 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	d.mu.Lock()
 	d.mines++
 	d.mu.Unlock()
-	d.log.Info("mined on request", "path", j.req.Path, "wings", strings.Join(s.Wings, ","), "files_changed", s.FilesChanged,
-		"notes_added", s.NotesAdded, "notes_removed", s.NotesRemoved, "dry_run", j.req.DryRun, "err", err)
+	logMineRequest(d.log, j.req, s, err)
 	j.reply <- mineOutcome{reply: MineReply{Result: NewMineResult(s), Reembeds: reembeds}, err: err}
 }
 
@@ -267,5 +267,23 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 		d.failures.fail(attempt{key: dir, path: dir, wing: wing, err: err.Error(), wingLevel: true}, now)
 	} else if d.failures.clear(dir) {
 		d.log.Info("wing mines again", "wing", wing)
+	}
+}
+
+// logMineRequest logs a mine handed over through the socket: a dry run as
+// what it is, a refusal (a usage error of the caller) at WARN, a failure
+// at ERROR with its error; a successful mine carries no error attribute.
+func logMineRequest(log *slog.Logger, req MineRequest, s mine.Summary, err error) {
+	attrs := []any{"path", req.Path, "wings", strings.Join(s.Wings, ","), "files_changed", s.FilesChanged,
+		"notes_added", s.NotesAdded, "notes_removed", s.NotesRemoved}
+	switch {
+	case errors.Is(err, mine.ErrNeedsWing):
+		log.Warn("mine request refused", append(attrs, "err", err)...)
+	case err != nil:
+		log.Error("mine request failed", append(attrs, "err", err)...)
+	case req.DryRun:
+		log.Info("dry run on request; nothing changed", attrs...)
+	default:
+		log.Info("mined on request", attrs...)
 	}
 }

@@ -1,0 +1,36 @@
+package daemon
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/memminer/memminer/mine"
+)
+
+func TestLogMineRequest(t *testing.T) {
+	tests := []struct {
+		name string
+		req  MineRequest
+		err  error
+		want string
+	}{
+		{"mined", MineRequest{Path: "/h"}, nil, `level=INFO msg="mined on request"`},
+		{"dry run", MineRequest{Path: "/h", DryRun: true}, nil, `level=INFO msg="dry run on request; nothing changed"`},
+		{"refused", MineRequest{Path: "/h"}, fmt.Errorf("mine /h: %w", mine.ErrNeedsWing), `level=WARN msg="mine request refused"`},
+		{"failed", MineRequest{Path: "/h"}, errors.New("disk full"), `level=ERROR msg="mine request failed"`},
+	}
+	for _, tt := range tests {
+		var b strings.Builder
+		logMineRequest(slog.New(slog.NewTextHandler(&b, nil)), tt.req, mine.Summary{Wings: []string{"w"}}, tt.err)
+		got := b.String()
+		if !strings.Contains(got, tt.want) {
+			t.Errorf("%s: %q, want %q", tt.name, got, tt.want)
+		}
+		if (tt.err == nil) == strings.Contains(got, "err=") {
+			t.Errorf("%s: err attribute in %q", tt.name, got)
+		}
+	}
+}
