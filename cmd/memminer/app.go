@@ -54,7 +54,8 @@ func (a *app) rootCmd() *cobra.Command {
 		Long: `memminer mines agents' markdown memory (hive/agents/<id>/memory.md) into a
 palace with one wing per agent, and answers searches from it.
 
-Markdown is the source of truth; the palace is derived and can always be rebuilt.`,
+Markdown is the source of truth; the palace is derived and can always be
+rebuilt.`,
 		SilenceUsage:      true,
 		SilenceErrors:     true,
 		PersistentPreRunE: func(cmd *cobra.Command, _ []string) error { return a.resolve(cmd) },
@@ -71,12 +72,17 @@ Markdown is the source of truth; the palace is derived and can always be rebuilt
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
 	a.setVersionFlag(root)
+	// Flag descriptions wrap at helpWidth, like the rest of the help.
+	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", fmt.Sprintf(".FlagUsagesWrapped %d", helpWidth)))
 	// cobra's completion command keeps the writer it is made with.
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	requireShell(root)
 	return root
 }
+
+// helpWidth is the width help text is written and wrapped to.
+const helpWidth = 80
 
 // resolve fills a.cfg: defaults < config file < environment < cmd's
 // setting flags. It is the one place flags override the rest.

@@ -8,9 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
+
+	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
@@ -154,13 +158,27 @@ func TestCLIHelp(t *testing.T) {
 	c := newCLI(t)
 	root := newApp(nil, nil, nil).rootCmd()
 	cmds := [][]string{{"--help"}}
-	for _, sub := range root.Commands() {
-		cmds = append(cmds, []string{sub.Name(), "--help"})
+	var walk func(path []string, cmd *cobra.Command)
+	walk = func(path []string, cmd *cobra.Command) {
+		for _, sub := range cmd.Commands() {
+			p := append(slices.Clone(path), sub.Name())
+			cmds = append(cmds, append(slices.Clone(p), "--help"))
+			walk(p, sub)
+		}
 	}
+	walk(nil, root)
 	for _, args := range cmds {
 		out, _, code := c.run(args...)
 		if code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("memminer %s: exit %d, output %q", strings.Join(args, " "), code, out)
+		}
+		if args[0] == "completion" && len(args) > 2 {
+			continue // cobra's own text
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if n := utf8.RuneCountInString(l); n > helpWidth {
+				t.Errorf("memminer %s: a line of %d characters: %q", strings.Join(args, " "), n, l)
+			}
 		}
 	}
 }

@@ -55,7 +55,7 @@ anywhere), 0 when there is none.
 Detection, alerts and the JSON fields: docs/conflicts.md.`,
 		Example: `  memminer conflicts
   memminer conflicts --wing dwight --json
-  memminer conflicts --wing dwight --check || echo "merge the conflict copy first"`,
+  memminer conflicts --wing dwight --check || echo "merge the copy first"`,
 		Args: exactArgs(0, "conflicts takes no arguments; pick a wing with --wing ID"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			wing, err := normalizeWing(wing)

@@ -24,7 +24,7 @@ func (a *app) conflictsMergeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "merge [--wing ID | PATH...]",
-		Short: "Merge Syncthing conflict copies back into their files, note by note",
+		Short: "Merge conflict copies back into their files, note by note",
 		Long: `Merge each open conflict copy (every one, the copies of --wing ID, or the
 copies given as PATH, a copy or the file it belongs to) into its file: a
 three-way merge of notes, with the file's contents as the palace mined them
@@ -52,7 +52,7 @@ needs review is written only with --accept-conflicts as well.
 When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`,
 		Example: `  memminer conflicts merge
   memminer conflicts merge --wing dwight --apply
-  memminer conflicts merge hive/agents/dwight/memory.md --apply --accept-conflicts`,
+  memminer conflicts merge agents/dwight/memory.md --apply --accept-conflicts`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wing != "" && len(args) > 0 {
 				return usagef("give --wing or paths, not both")

@@ -18,7 +18,7 @@ func (a *app) forgetCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "forget --wing ID",
-		Short: "Remove a wing from the palace (its notes, vectors and manifest entry)",
+		Short: "Remove a wing's notes, vectors and manifest entry",
 		Long: `Remove a wing from the palace: its notes, its vectors and its manifest
 entry. The markdown it was mined from is not touched. Use it to undo a mine
 into the wrong wing.

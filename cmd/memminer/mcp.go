@@ -38,7 +38,7 @@ func (a *app) mcpCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
-		Short: "Serve the hive's memory to an agent over the Model Context Protocol",
+		Short: "Serve the hive's memory to an agent over MCP",
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
 conflicts and status, and read-only resources for each wing's memory files
 (memminer://wing/<id>/<file>) and the wake-up digest (memminer://wake-up).

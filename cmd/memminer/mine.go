@@ -26,7 +26,7 @@ func (a *app) mineCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mine PATH",
 		Short: "Mine markdown memory into the palace",
-		Long: `Mine a markdown file, or every *.md below a directory, into a wing of the palace.
+		Long: `Mine a markdown file, or every *.md below a directory, into the palace.
 
 An agent directory is mined into the wing of its name (hive/agents/dwight/ is
 wing "dwight"); any path that is no hive, agents/ directory or agent
@@ -39,8 +39,9 @@ Mining is incremental: unchanged files are not re-read and unchanged notes are
 not re-embedded. When the daemon (memminer run) holds the palace, the mine is
 handed to it and its summary printed: there is never a second writer.
 Syncthing conflict copies (<name>.sync-conflict-<date>-<time>[-<device>]<ext>)
-and hidden directories are never mined. Files that cannot be mined (binary, too large, not UTF-8, symlinks
-leaving PATH) are reported and skipped; their earlier notes stay.
+and hidden directories are never mined. Files that cannot be mined (binary,
+too large, not UTF-8, symlinks leaving PATH) are reported and skipped; their
+earlier notes stay.
 
 The full rules are in docs/mining.md.`,
 		Example: `  memminer mine hive/agents/dwight

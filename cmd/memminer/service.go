@@ -39,7 +39,7 @@ func (a *app) installCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "install",
-		Short: "Install memminer as a system (or --user) service running `memminer run`",
+		Short: "Install a system (or --user) service running `memminer run`",
 		Long: `Install memminer as a service that runs "memminer run" with this hive and
 palace: a systemd unit on Linux, a launchd job on macOS. The service starts at
 boot (or login, for --user) and is restarted when it fails.

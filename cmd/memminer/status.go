@@ -19,7 +19,7 @@ func (a *app) statusCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "status",
-		Short: "Show whether memminer is available, enabled, active and initialized",
+		Short: "Show if memminer is available, enabled, active, initialized",
 		Long: `Show the palace's state: the four booleans scripts check, and one line per wing.
 
   available    the configured embedding backend is usable now

@@ -76,7 +76,7 @@ func (a *app) versionCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "version",
-		Short: "Print memminer's version, revision, Go version and built-in model",
+		Short: "Print the version, revision, Go version and built-in model",
 		Long: `Print memminer's version (the module version, or "devel" for a build from a
 checkout), the VCS revision and commit date it was built from, the Go
 version and platform, and the id of the built-in embedding model.

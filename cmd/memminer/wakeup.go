@@ -27,7 +27,7 @@ func (a *app) wakeupCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "wake-up",
 		Aliases: []string{"wakeup"},
-		Short:   "Print a session-start digest: who is in the hive and what matters now",
+		Short:   "Print a session-start digest: who is in the hive, what matters",
 		Long: `Print a digest for an agent starting a session: one identity line per wing,
 then the essential story, the notes that matter most now, within a token budget.
 
