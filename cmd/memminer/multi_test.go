@@ -374,11 +374,29 @@ func checkReplicationStatus(t *testing.T, ms []*machine) {
 		if r == nil || r.Folder != sttest.FolderID || !r.InSync || r.InSyncSince == nil || r.NeedFiles != 0 || r.DevicesConnected != 2 || len(r.Devices) != 2 {
 			t.Fatalf("%s: status syncthing = %+v", m.name, r)
 		}
+		// The same without the daemon: status asks Syncthing itself.
+		direct, _ := m.c.runRaw("status", "--json", "--no-daemon")
+		var dst daemon.Status
+		if err := json.Unmarshal([]byte(direct), &dst); err != nil {
+			t.Fatal(err)
+		}
+		if a, b := mustJSON(t, r), mustJSON(t, dst.Syncthing); a != b {
+			t.Fatalf("%s: status's syncthing part with the daemon:\n%s\nwithout:\n%s", m.name, a, b)
+		}
 		text := m.c.ok("status")
 		if !strings.Contains(text, "syncthing:   folder hive in sync since") || !strings.Contains(text, "devices:     2 of 2 connected") {
 			t.Fatalf("%s: status:\n%s", m.name, text)
 		}
 	}
+}
+
+func mustJSON(t *testing.T, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // checkMetrics: the daemon's metrics carry the folder's gauges.
