@@ -83,8 +83,32 @@ func (e *edits) hunk(base, side []unit, b0, b1, s0, s1 int) {
 			anchor = b
 			continue
 		}
-		e.inserts[anchor] = append([]int{s}, e.inserts[anchor]...)
+		lo := b0
+		for k := s - 1; k >= s0; k-- {
+			if pairedWith[k-s0] >= 0 {
+				lo = pairedWith[k-s0] + 1
+				break
+			}
+		}
+		at := sectionAnchor(base, lo, anchor, side[s].heading)
+		e.inserts[at] = append([]int{s}, e.inserts[at]...)
 	}
+}
+
+// sectionAnchor places a unit under heading among the removed base units
+// base[lo:hi]: after the last of them in its section, or before all of
+// them when they are of another section and its section is the one
+// before them; otherwise after them.
+func sectionAnchor(base []unit, lo, hi int, heading string) int {
+	for b := hi - 1; b >= lo; b-- {
+		if base[b].heading == heading {
+			return b + 1
+		}
+	}
+	if hi > lo && (lo == 0 && heading == "" || lo > 0 && base[lo-1].heading == heading) {
+		return lo
+	}
+	return hi
 }
 
 // lcs returns the index pairs of a longest common subsequence of the keys

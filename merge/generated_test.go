@@ -18,7 +18,8 @@ var vocab = strings.Fields(`build test deploy cache palace wing note agent hive 
 	lint race timeout retry backoff config schema index shard merge conflict device`)
 
 type generated struct {
-	base, ours, theirs string
+	// older is the file before base (base's last note not yet written).
+	older, base, ours, theirs string
 	// oursEarlier is ours after its first edits: the palace of ours' node
 	// mined it before the conflict, so it is a candidate base too.
 	oursEarlier string
@@ -102,12 +103,16 @@ func generate(n int, seed uint64) []generated {
 			}
 			f.notes = append(f.notes, ns)
 		}
+		prev := f.clone()
+		last := len(prev.notes) - 1
+		prev.notes[last] = prev.notes[last][:len(prev.notes[last])-1]
 		mid := edit(r, f, "ours", 1+r.IntN(2))
 		from := f
 		if r.IntN(3) == 0 {
 			from = mid // ours' first edits synced before the copy's
 		}
 		out[c] = generated{
+			older:       prev.render(),
 			base:        f.render(),
 			oursEarlier: mid.render(),
 			ancestor:    from.render(),
@@ -128,8 +133,9 @@ type outcome struct {
 // from the result that the other side neither removed nor changed (from
 // the base) and that no reported conflict names.
 func judge(t testing.TB, g generated) outcome {
-	// The palace of ours' node has ours, ours' earlier edit and the base.
-	bases := []Base{*baseOf(t, g.ours), *baseOf(t, g.oursEarlier), *baseOf(t, g.base)}
+	// The palace of ours' node has ours, ours' earlier edit, the base and
+	// the content before it.
+	bases := []Base{*baseOf(t, g.ours), *baseOf(t, g.oursEarlier), *baseOf(t, g.base), *baseOf(t, g.older)}
 	res, err := Merge(Input{Bases: bases, Ours: []byte(g.ours), Theirs: []byte(g.theirs), Device: "laptop", Date: "2026-12-01"})
 	if err != nil {
 		t.Fatalf("merge: %v\nbase:\n%s\nours:\n%s\ntheirs:\n%s", err, g.base, g.ours, g.theirs)

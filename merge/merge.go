@@ -80,6 +80,11 @@ const (
 	// UnionChanged: without a base, a note of the copy looks like another
 	// version of one of this file's; both are kept, the copy's marked.
 	UnionChanged ConflictKind = "two_versions_kept"
+	// UnconfirmedRemoval, UnconfirmedChange: one side removed or changed a
+	// note of a base that neither side confirmed it descends from; both
+	// sides' versions are kept, the copy's marked.
+	UnconfirmedRemoval ConflictKind = "removal_unconfirmed"
+	UnconfirmedChange  ConflictKind = "change_unconfirmed"
 	// FrontmatterChanged: both sides changed the frontmatter (or it cannot
 	// be told which did); ours is kept.
 	FrontmatterChanged ConflictKind = "frontmatter"
@@ -108,6 +113,10 @@ type Result struct {
 	Merged []byte
 	// ThreeWay is false for a two-way union (no usable base).
 	ThreeWay bool
+	// Confirmed is true when both sides showed they descend from the
+	// base (see ChooseBase); without that, removals and one-sided changes
+	// are conflicts rather than taken.
+	Confirmed bool
 	// Base is the index in Input.Bases of the base merged against, -1 for
 	// none.
 	Base int
@@ -151,8 +160,8 @@ func Merge(in Input) (*Result, error) {
 	res := &Result{Base: -1}
 	var base []unit
 	var eo edits
-	if i, units := chooseBase(in.Bases, ours, theirs); i >= 0 {
-		res.Base, res.ThreeWay, base = i, true, units
+	if i, units, confirmed := chooseBase(in.Bases, ours, theirs); i >= 0 {
+		res.Base, res.ThreeWay, res.Confirmed, base = i, true, confirmed, units
 		eo = diff(base, ours.units)
 	} else {
 		base = ours.units
@@ -206,6 +215,10 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits) []item
 			}
 			continue
 		}
+		if !res.Confirmed && (ko != kt || ko == deleted) && !(ko == changed && kt == changed) {
+			items = append(items, res.unconfirmed(base[a], ours, theirs, o, t, ko, kt)...)
+			continue
+		}
 		switch {
 		case ko == kept && kt == kept, ko == changed && kt == kept:
 			res.Kept++
@@ -233,6 +246,36 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits) []item
 			items = append(items, item{ours: o, theirs: -1})
 		}
 	}
+	return items
+}
+
+// unconfirmed resolves a base unit one side removed or changed when the
+// base is not confirmed: the removal or change may be the other side's
+// edit seen backwards, so nothing either side has is dropped, and the
+// copy's version, when it differs from this file's, follows it marked.
+func (res *Result) unconfirmed(b unit, ours, theirs *side, o, t int, ko, kt opKind) []item {
+	if ko == deleted && kt == deleted {
+		return nil // removed on both sides
+	}
+	var items []item
+	oursText, theirsText := "", ""
+	if o >= 0 {
+		res.Kept++
+		items = append(items, item{ours: o, theirs: -1})
+		oursText = ours.units[o].text()
+	}
+	if t >= 0 {
+		theirsText = theirs.units[t].text()
+		if o < 0 || ours.units[o].key != theirs.units[t].key {
+			res.FromTheirs = append(res.FromTheirs, Note{Heading: theirs.units[t].heading, Text: theirsText})
+			items = append(items, item{ours: -1, theirs: t, marked: true})
+		}
+	}
+	kind := UnconfirmedChange
+	if ko == deleted || kt == deleted {
+		kind = UnconfirmedRemoval
+	}
+	res.conflict(kind, b.heading, oursText, theirsText)
 	return items
 }
 
@@ -327,13 +370,16 @@ func normalizeEOL(b []byte) []byte {
 // -1 when none is usable. A base whose notes and frontmatter equal a
 // side's is that side, not an ancestor of both. The rest are contents this
 // file had one after the other; the oldest is the first guess, and each
-// newer one replaces the guess when both sides show its edits (a note it
-// added that the side has, or one it removed that the side lacks). A
-// content one side reached by edits the other never saw is thus never
-// taken: merging against it would undo those edits without a word. Too
-// old a guess only turns some of both sides' edits into conflicts.
-func chooseBase(bases []Base, ours, theirs *side) (int, []unit) {
-	best := -1
+// newer one replaces the guess, confirmed, while both sides show the edits
+// that led to it from the one before (a note it added that the side has,
+// or one it removed that the side lacks); the first edit a side does not
+// show ends the walk. A content one side reached by edits the other never saw
+// is thus never confirmed: merging against it would undo those edits
+// without a word. The oldest guess is not confirmed by anything, so the
+// merge takes only additions from it and makes removals and one-sided
+// changes conflicts.
+func chooseBase(bases []Base, ours, theirs *side) (best int, units []unit, confirmed bool) {
+	best = -1
 	var bestUnits []unit
 	for i := len(bases) - 1; i >= 0; i-- {
 		b := bases[i]
@@ -341,55 +387,76 @@ func chooseBase(bases []Base, ours, theirs *side) (int, []unit) {
 		for k, n := range b.Notes {
 			nl[k] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}
 		}
-		units, err := groupNoteLines(nl, -1)
+		cand, err := groupNoteLines(nl, -1)
 		if err != nil {
 			continue
 		}
+		units := cand
 		if sameUnits(units, ours.units) && equalScalars(b.Frontmatter, ours.fm) ||
 			sameUnits(units, theirs.units) && equalScalars(b.Frontmatter, theirs.fm) {
 			continue
 		}
-		if best < 0 || shows(ours, bestUnits, units, b.Frontmatter) && shows(theirs, bestUnits, units, b.Frontmatter) {
-			best, bestUnits = i, units
+		if best >= 0 && !(shows(ours, bestUnits, units, b.Frontmatter) && shows(theirs, bestUnits, units, b.Frontmatter)) {
+			break
 		}
+		confirmed = best >= 0
+		best, bestUnits = i, units
 	}
-	return best, bestUnits
+	return best, bestUnits, confirmed
 }
 
 // shows reports whether side s shows the edits that lead from units from
-// to units to: it has a note they added or changed, or lacks one they
-// removed (a changed note missing tells nothing: the side may have changed
-// it too), or, when the notes stayed the same, has frontmatter fm.
+// to units to: it has a note they added or changed; or, when they only
+// removed notes, it lacks them (and has no version of them either); or,
+// when the notes stayed the same, it has frontmatter fm.
 func shows(s *side, from, to []unit, fm map[string]string) bool {
 	has := make(map[string]int, len(s.units))
 	for _, u := range s.units {
 		has[u.key]++
 	}
 	e := diff(from, to)
-	edited := false
+	added, removed := false, false
 	for b, k := range e.kind {
 		switch k {
 		case changed:
-			edited = true
+			added = true
 			if has[to[e.to[b]].key] > 0 {
 				return true
 			}
 		case deleted:
-			edited = true
-			if has[from[b].key] == 0 {
-				return true
-			}
+			removed = true
 		}
 	}
 	for _, ins := range e.inserts {
 		for _, i := range ins {
-			edited = true
+			added = true
 			if has[to[i].key] > 0 {
 				return true
 			}
 		}
 	}
-	return !edited && equalScalars(fm, s.fm)
+	switch {
+	case added:
+		return false
+	case removed:
+		for b, k := range e.kind {
+			if k == deleted && (has[from[b].key] > 0 || hasVersion(s, from[b])) {
+				return false
+			}
+		}
+		return true
+	}
+	return equalScalars(fm, s.fm)
+}
+
+// hasVersion reports whether s has a unit that looks like a version of u.
+func hasVersion(s *side, u unit) bool {
+	for _, v := range s.units {
+		if v.heading == u.heading && similar(v.text(), u.text()) {
+			return true
+		}
+	}
+	return false
 }
 
 func sameUnits(a, b []unit) bool {

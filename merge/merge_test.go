@@ -21,6 +21,17 @@ func baseOf(t testing.TB, content string) *Base {
 	return b
 }
 
+// basesOf returns content as mined, then an older content without its
+// last note: a history in which both sides, keeping that note, confirm
+// content as their common ancestor.
+func basesOf(t testing.TB, content string) []Base {
+	t.Helper()
+	b := *baseOf(t, content)
+	older := b
+	older.Notes = b.Notes[:len(b.Notes)-1]
+	return []Base{b, older}
+}
+
 const marker = "(conflict: from the copy of laptop, 2026-12-01)"
 
 const baseFile = `# Memory
@@ -241,7 +252,7 @@ func TestMerge(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01"}
 			if !tt.noBase {
-				in.Bases = []Base{*baseOf(t, tt.base)}
+				in.Bases = basesOf(t, tt.base)
 			}
 			res, err := Merge(in)
 			if err != nil {
@@ -325,5 +336,67 @@ func TestBaseIsTheLastContentBothSidesHad(t *testing.T) {
 	}
 	if res.ThreeWay || res.Base != -1 {
 		t.Errorf("ThreeWay %v base %d with only ours' content", res.ThreeWay, res.Base)
+	}
+}
+
+// TestUnconfirmedBase: with only one mined content, nothing shows that
+// both sides descend from it, so the merge takes additions only and keeps
+// both versions of what one side removed or changed.
+func TestUnconfirmedBase(t *testing.T) {
+	tests := []struct {
+		name, ours, theirs, want string
+		kinds                    []ConflictKind
+	}{
+		{
+			name:   "additions merge cleanly",
+			ours:   baseFile + "- Bo writes the docs\n",
+			theirs: strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- tests need -race\n", 1),
+			want:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- tests need -race\n", 1) + "- Bo writes the docs\n",
+		},
+		{
+			name:   "a removal in the copy is not taken",
+			ours:   baseFile + "- Bo writes the docs\n",
+			theirs: strings.Replace(baseFile, "- run make before pushing\n", "", 1),
+			want:   baseFile + "- Bo writes the docs\n",
+			kinds:  []ConflictKind{UnconfirmedRemoval},
+		},
+		{
+			name:   "a removal here keeps the copy's note, marked",
+			ours:   strings.Replace(baseFile, "- run make before pushing\n", "", 1),
+			theirs: baseFile + "- Cy runs releases\n",
+			want:   strings.Replace(baseFile, "- run make before pushing\n", "- run make before pushing "+marker+"\n", 1) + "- Cy runs releases\n",
+			kinds:  []ConflictKind{UnconfirmedRemoval},
+		},
+		{
+			name:   "a change on one side keeps both versions",
+			ours:   baseFile + "- Bo writes the docs\n",
+			theirs: strings.Replace(baseFile, "two cores", "four cores", 1),
+			want:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- CI runs on four cores "+marker+"\n", 1) + "- Bo writes the docs\n",
+			kinds:  []ConflictKind{UnconfirmedChange},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Merge(Input{Bases: []Base{*baseOf(t, baseFile)}, Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !res.ThreeWay || res.Confirmed {
+				t.Errorf("ThreeWay %v Confirmed %v", res.ThreeWay, res.Confirmed)
+			}
+			if string(res.Merged) != tt.want {
+				t.Errorf("merged:\n%s\nwant:\n%s", res.Merged, tt.want)
+			}
+			var kinds []ConflictKind
+			for _, c := range res.Conflicts {
+				kinds = append(kinds, c.Kind)
+			}
+			if strings.Join(asStrings(kinds), ",") != strings.Join(asStrings(tt.kinds), ",") {
+				t.Errorf("conflicts %v, want %v", kinds, tt.kinds)
+			}
+			if res.NeedsReview != (len(tt.kinds) > 0) {
+				t.Errorf("NeedsReview %v", res.NeedsReview)
+			}
+		})
 	}
 }
