@@ -77,6 +77,9 @@ type Config struct {
 	OnConflict string
 	// ConflictWebhook is a URL every new conflict is POSTed to.
 	ConflictWebhook string
+	// AutoMerge has the daemon merge conflict copies that merge cleanly
+	// as soon as it finds them.
+	AutoMerge bool
 	// MetricsAddr is the loopback host:port of the daemon's Prometheus metrics; empty: none.
 	MetricsAddr string
 	// LogFormat is the daemon's log format: text or json.

@@ -169,9 +169,12 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 			fmt.Fprintf(w, "  cannot merge: %s\n", m.Error)
 			continue
 		}
-		if m.ThreeWay {
+		switch {
+		case m.ThreeWay && m.BaseConfirmed:
 			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
-		} else {
+		case m.ThreeWay:
+			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: removals and one-sided changes are left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
+		default:
 			fmt.Fprintln(w, "  no base (the palace has no earlier content of this file): a union of both sides, no note dropped; removals on either side are not carried over")
 		}
 		fmt.Fprintf(w, "  keeps %d %s of the file, takes %d from the copy, removes %d\n",
@@ -234,6 +237,10 @@ func conflictKindText(k string) string {
 		return "removed here, changed in the copy; the copy's version is kept, marked"
 	case "changed_here_removed_in_copy":
 		return "changed here, removed in the copy; this file's version is kept"
+	case "removal_unconfirmed":
+		return "removed on one side from an unconfirmed base; kept, the copy's version marked"
+	case "change_unconfirmed":
+		return "changed on one side from an unconfirmed base; both versions kept, the copy's marked"
 	case "two_versions_kept":
 		return "no base to tell which is newer; both versions kept, the copy's marked"
 	case "frontmatter":

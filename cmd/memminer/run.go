@@ -116,7 +116,7 @@ setting: docs/configuration.md.`,
 	}
 	f := cmd.Flags()
 	settingFlags(f, "hive", "mine_interval", "metrics_addr", "log_format", "log_level",
-		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook")
+		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
 	return cmd

@@ -104,7 +104,7 @@ func (a *app) syncthingClient(cmd *cobra.Command) (*syncthing.Client, syncthingS
 // settings run resolved, following client (nil: not followed, off says
 // why).
 func (a *app) conflictsComponent(cmd *cobra.Command, log *slog.Logger, client *syncthing.Client, s syncthingSettings) (*conflicts.Component, error) {
-	opts := conflicts.Options{SyncthingOff: s.Off}
+	opts := conflicts.Options{SyncthingOff: s.Off, AutoMerge: a.cfg.AutoMerge, MaxFileBytes: a.cfg.MaxFileBytes}
 	if client != nil {
 		opts.Syncthing = client
 		log.Info("following syncthing for conflict copies", "url", client.BaseURL(), "api_key_from", s.KeyFrom)

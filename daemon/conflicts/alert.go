@@ -28,6 +28,8 @@ const (
 	EnvDeviceName = "MEMMINER_CONFLICT_DEVICE_NAME"
 	EnvDetected   = "MEMMINER_CONFLICT_DETECTED"
 	EnvFoundBy    = "MEMMINER_CONFLICT_FOUND_BY"
+	// EnvAction is "open", or "merged" when the daemon merged the copy.
+	EnvAction = "MEMMINER_CONFLICT_ACTION"
 	// EnvJSON holds the conflict's JSON, as the webhook sends it.
 	EnvJSON = "MEMMINER_CONFLICT_JSON"
 )
@@ -194,6 +196,7 @@ func Env(c Conflict) []string {
 		EnvDeviceName + "=" + c.DeviceName,
 		EnvDetected + "=" + c.Detected.UTC().Format(time.RFC3339),
 		EnvFoundBy + "=" + c.FoundBy,
+		EnvAction + "=" + c.Action,
 		EnvJSON + "=" + string(data),
 	}
 }

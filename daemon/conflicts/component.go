@@ -77,6 +77,14 @@ type Options struct {
 	// goroutine, before Command and Webhook: for programs embedding the
 	// daemon.
 	Notify func(Conflict)
+
+	// AutoMerge merges a new conflict copy at once when it merges
+	// cleanly (see MergeCopies), and alerts it with ActionMerged. With
+	// Syncthing, only the device named in the copy's name does, so that
+	// two devices never write the same merge at once.
+	AutoMerge bool
+	// MaxFileBytes bounds the files a merge reads (config's default when 0).
+	MaxFileBytes int64
 }
 
 // Component is the conflict registry as a daemon component. Create it with
@@ -516,15 +524,77 @@ func (c *Component) handleEvent(_ context.Context, ev syncthing.ConflictEvent) {
 	}
 }
 
-// alert logs a new conflict and queues its command and webhook.
+// alert logs a new conflict and queues its command and webhook; with
+// AutoMerge it first merges the copy when that is clean, and then alerts
+// it as merged.
 func (c *Component) alert(cf Conflict) {
 	c.mu.Lock()
 	log := c.log
 	c.mu.Unlock()
+	cf.Action = ActionOpen
+	if m, ok := c.autoMerge(cf); ok {
+		cf.Action = ActionMerged
+		log.Warn("syncthing conflict merged: the copy merged cleanly into the original and was removed; the replaced contents are kept",
+			"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName,
+			"from_copy", len(m.FromCopy), "removed", len(m.Removed), "kept_in", m.Backup)
+		c.alerts.enqueue(cf)
+		return
+	}
 	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it into the original and delete the copy",
 		"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName, "found_by", cf.FoundBy)
 	c.alerts.enqueue(cf)
 }
+
+// autoMerge merges cf when AutoMerge is on, this device is the one to
+// merge it, and the merge is clean. It reports whether the copy was
+// merged (and is then resolved in the registry).
+func (c *Component) autoMerge(cf Conflict) (CopyMerge, bool) {
+	if !c.opts.AutoMerge || !hive.IsMemoryFile(cf.Original) || cf.Wing == "" {
+		return CopyMerge{}, false
+	}
+	c.mu.Lock()
+	h, reg, log := c.host, c.reg, c.log
+	c.mu.Unlock()
+	if h == nil || reg == nil {
+		return CopyMerge{}, false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), autoMergeTimeout)
+	defer cancel()
+	if c.opts.Syncthing != nil {
+		// Only the device the copy names merges it: a second device
+		// writing the same merge at the same time would make a new
+		// conflict.
+		st, err := c.opts.Syncthing.SystemStatus(ctx)
+		if err != nil {
+			log.Info("not merging the conflict copy automatically: cannot ask Syncthing which device this is", "path", cf.Path, "err", err)
+			return CopyMerge{}, false
+		}
+		if cf.Device != "" && st.MyID.Short() != cf.Device {
+			log.Debug("conflict copy names another device; that device merges it", "path", cf.Path, "device", cf.Device)
+			return CopyMerge{}, false
+		}
+	}
+	p := h.Palace()
+	dir := ""
+	if p != nil {
+		dir = p.Dir()
+	}
+	rep := MergeCopies(ctx, p, []Conflict{cf}, MergeOptions{Apply: true, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
+	m := rep.Merges[0]
+	if !m.Applied {
+		if m.Status != StatusNeedsReview {
+			log.Warn("automatic merge of the conflict copy failed; left for a person", "path", cf.Path, "err", m.Error)
+		}
+		return m, false
+	}
+	if _, _, err := reg.resolve(cf.Path); err != nil {
+		c.noteSave(err)
+	}
+	return m, true
+}
+
+// autoMergeTimeout bounds one automatic merge.
+const autoMergeTimeout = 30 * time.Second
 
 // noteSave logs a failed registry save once per failing streak.
 func (c *Component) noteSave(err error) {

@@ -49,7 +49,17 @@ type Conflict struct {
 	DeviceName string `json:"device_name"`
 	// FoundBy is FoundByEvent or FoundByScan.
 	FoundBy string `json:"found_by"`
+	// Action is what an alert tells of the conflict: ActionOpen, or
+	// ActionMerged when the daemon merged it (AutoMerge). Only alerts
+	// carry it.
+	Action string `json:"action,omitempty"`
 }
+
+// What an alert tells of a conflict, in Conflict.Action.
+const (
+	ActionOpen   = "open"
+	ActionMerged = "merged"
+)
 
 // List is the shape of `memminer conflicts --json` and of GET /conflicts.
 type List struct {

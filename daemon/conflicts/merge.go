@@ -73,6 +73,9 @@ type CopyMerge struct {
 	ThreeWay bool `json:"three_way"`
 	// BaseMined is when the base was mined (zero without one).
 	BaseMined time.Time `json:"base_mined,omitzero"`
+	// BaseConfirmed says both sides showed they descend from the base;
+	// otherwise removals and one-sided changes are conflicts.
+	BaseConfirmed bool `json:"base_confirmed"`
 	// Kept counts the file's notes kept as they are.
 	Kept int `json:"kept"`
 	// FromCopy are the copy's notes the merge brings in.
@@ -238,7 +241,7 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) 
 	if err != nil {
 		return nil, err
 	}
-	m.ThreeWay, m.Kept, m.Frontmatter = res.ThreeWay, res.Kept, res.Frontmatter
+	m.ThreeWay, m.BaseConfirmed, m.Kept, m.Frontmatter = res.ThreeWay, res.Confirmed, res.Kept, res.Frontmatter
 	if res.ThreeWay {
 		m.BaseMined = bases[res.Base].Mined
 	}

@@ -243,3 +243,56 @@ func TestSelect(t *testing.T) {
 		t.Errorf("Select of nothing = %+v", got)
 	}
 }
+
+// TestAutoMerge: with AutoMerge the daemon merges a clean copy as soon as
+// it finds it and alerts "merged"; a copy that needs review stays and is
+// alerted "open".
+func TestAutoMerge(t *testing.T) {
+	hv := filepath.Join(t.TempDir(), "hive")
+	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
+	ours := mergeBase + "- ours: lint with vet\n"
+	writeFile(t, memory, ours)
+	out := filepath.Join(t.TempDir(), "hook.jsonl")
+	comp := newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out)})
+	palaceDir := filepath.Join(t.TempDir(), "palace")
+	r := startDaemon(t, palaceDir, hv, comp, 0, newLogRecorder(t).logger())
+	waitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
+
+	clean := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
+	writeFile(t, clean, mergeBase+"- theirs: tests need -race\n")
+	r.list(t, "") // the walk made for a request finds the copy
+	waitFor(t, "the merged alert", func() bool { return len(hookRuns(t, out)) == 1 })
+	run := hookRuns(t, out)[0]
+	if run[EnvAction] != ActionMerged || run[EnvPath] != clean {
+		t.Fatalf("alert %v", run)
+	}
+	if got, want := readFile(t, memory), ours+"- theirs: tests need -race\n"; got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+	if _, err := os.Stat(clean); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("copy still there: %v", err)
+	}
+	if l := r.list(t, ""); len(l.Conflicts) != 0 {
+		t.Fatalf("still listed: %+v", l)
+	}
+	kept, err := os.ReadDir(filepath.Join(palaceDir, MergedDir))
+	if err != nil || len(kept) != 1 {
+		t.Fatalf("kept contents %v, %v", kept, err)
+	}
+
+	// A copy with another version of a note: no base tells which is newer.
+	review := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-111500-ABCDEFG.md")
+	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
+	before := readFile(t, memory)
+	r.list(t, "")
+	waitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 2 })
+	if run := hookRuns(t, out)[1]; run[EnvAction] != ActionOpen || run[EnvPath] != review {
+		t.Fatalf("alert %v", run)
+	}
+	if readFile(t, memory) != before {
+		t.Fatal("a merge needing review was written")
+	}
+	if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != review {
+		t.Fatalf("listed: %+v", l)
+	}
+}
