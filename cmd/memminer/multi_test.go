@@ -250,6 +250,11 @@ func TestThreeMachinesConverge(t *testing.T) {
 		if err := m.st.SetPaused(ctx, sttest.FolderID, true); err != nil {
 			t.Fatal(err)
 		}
+		sttest.Eventually(t, waitTimeout, m.name+" to pause the folder", func(ctx context.Context) (bool, error) {
+			// A paused folder has no runner, and so an empty state.
+			st, err := m.st.FolderState(ctx, sttest.FolderID)
+			return st == "", err
+		})
 	}
 	alpha.appendNote(t, "agents/jim/memory.md", "- The printer code is 4471 (written on alpha).")
 	bravo.appendNote(t, "agents/jim/memory.md", "- Jim's desk moved next to the window (written on bravo).")
