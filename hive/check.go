@@ -127,7 +127,7 @@ func memoryIn(dir string, entries []fs.DirEntry) memoryFiles {
 			continue
 		}
 		m.markdown = true
-		if isMainMemory(e.Name()) {
+		if IsMainMemoryFile(e.Name()) {
 			m.memory = true
 		}
 	}

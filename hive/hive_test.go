@@ -200,11 +200,11 @@ func TestNames(t *testing.T) {
 		}
 	}
 	for _, name := range []string{"memory.md", "Memory.MD"} {
-		if !isMainMemory(name) {
-			t.Errorf("isMainMemory(%q) = false", name)
+		if !IsMainMemoryFile(name) {
+			t.Errorf("IsMainMemoryFile(%q) = false", name)
 		}
 	}
-	if isMainMemory("memory.markdown") || isMainMemory("notes.md") {
+	if IsMainMemoryFile("memory.markdown") || IsMainMemoryFile("notes.md") {
 		t.Error("isMainMemory takes another file for memory.md")
 	}
 }

@@ -41,8 +41,12 @@ func IsMemoryFile(name string) bool {
 	return IsMarkdown(name) && !IsHidden(name) && !IsConflictCopy(name)
 }
 
-// isMainMemory reports whether name is memory.md, in any case.
-func isMainMemory(name string) bool { return strings.EqualFold(name, MemoryFileName) }
+// IsMainMemoryFile reports whether name (a base name, or a path whose
+// last element is tested) is memory.md, in any case: the file each agent
+// keeps, preferred over its other files.
+func IsMainMemoryFile(name string) bool {
+	return strings.EqualFold(filepath.Base(name), MemoryFileName)
+}
 
 // conflictMarker separates the original name from the conflict suffix.
 const conflictMarker = ".sync-conflict-"

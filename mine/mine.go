@@ -159,61 +159,9 @@ func Mine(ctx context.Context, p *palace.Palace, path string, opts Options) (Sum
 // minePath mines path into p, in memory, and flushes when p is writable.
 func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
 	start := time.Now()
-	abs, err := filepath.Abs(path)
+	jobs, skipped, err := planJobs(path, opts)
 	if err != nil {
-		return Summary{}, fmt.Errorf("mine %s: %w", path, err)
-	}
-	root, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
-	}
-	info, err := os.Stat(root)
-	if err != nil {
-		return Summary{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
-	}
-	globs, err := hive.NewGlobs(opts.Agents)
-	if err != nil {
-		return Summary{}, fmt.Errorf("mine %s: %w", path, err)
-	}
-	var jobs []job
-	var skipped []Problem
-	switch h, isHive := hive.MinedAsHive(root, info, globs, opts.Hive); {
-	case opts.Wing == "" && isHive:
-		if opts.Agent != "" {
-			return Summary{}, fmt.Errorf("mine %s: %w", path, ErrAgentNeedsWing)
-		}
-		jobs, skipped, err = hiveJobs(h)
-		if err != nil {
-			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
-		}
-	default:
-		name := opts.Wing
-		if name == "" {
-			name = filepath.Base(root)
-			if !info.IsDir() {
-				name = filepath.Base(filepath.Dir(root))
-			}
-		}
-		wing, err := palace.NormalizeWingID(name)
-		if err != nil {
-			if opts.Wing == "" {
-				return Summary{}, fmt.Errorf("mine %s: the directory name gives no usable wing id: %w", path, err)
-			}
-			return Summary{}, fmt.Errorf("mine %s: %w", path, err)
-		}
-		if !info.IsDir() && hive.IsConflictCopy(root) {
-			return Summary{}, fmt.Errorf("mine %s: this is a Syncthing conflict copy, not memory; merge it into the original and delete it", path)
-		}
-		if opts.Wing == "" {
-			dir := root
-			if !info.IsDir() {
-				dir = filepath.Dir(root)
-			}
-			if _, self := hive.InAgentDir(dir, globs, opts.Hive); !self {
-				return Summary{}, &needsWingError{path}
-			}
-		}
-		jobs = []job{{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), opts.Hive, opts.Agents)}}
+		return Summary{}, err
 	}
 	// List every job's files first, so progress counts the whole mine.
 	all := 0
@@ -254,6 +202,72 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	}
 	total.Duration = time.Since(start)
 	return total, runErr
+}
+
+// planJobs resolves path and says what a mine of it mines: a hive one job
+// per agent directory (with the matched directories that are no agents,
+// to report), anything else one job into one wing.
+func planJobs(path string, opts Options) ([]job, []Problem, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mine %s: %w", path, err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
+	}
+	globs, err := hive.NewGlobs(opts.Agents)
+	if err != nil {
+		return nil, nil, fmt.Errorf("mine %s: %w", path, err)
+	}
+	if h, isHive := hive.MinedAsHive(root, info, globs, opts.Hive); isHive && opts.Wing == "" {
+		if opts.Agent != "" {
+			return nil, nil, fmt.Errorf("mine %s: %w", path, ErrAgentNeedsWing)
+		}
+		jobs, skipped, err := hiveJobs(h)
+		if err != nil {
+			return nil, nil, fmt.Errorf("mine %s: %w", path, err)
+		}
+		return jobs, skipped, nil
+	}
+	j, err := wingJob(path, root, info, globs, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return []job{j}, nil, nil
+}
+
+// wingJob is the job of a mine of root (resolved; a file or a directory)
+// into one wing: Options.Wing, or the name of the agent directory root is
+// or lies in.
+func wingJob(path, root string, info fs.FileInfo, globs hive.Globs, opts Options) (job, error) {
+	dir := root
+	if !info.IsDir() {
+		dir = filepath.Dir(root)
+	}
+	name := opts.Wing
+	if name == "" {
+		name = filepath.Base(dir)
+	}
+	wing, err := palace.NormalizeWingID(name)
+	switch {
+	case err != nil && opts.Wing == "":
+		return job{}, fmt.Errorf("mine %s: the directory name gives no usable wing id: %w", path, err)
+	case err != nil:
+		return job{}, fmt.Errorf("mine %s: %w", path, err)
+	case !info.IsDir() && hive.IsConflictCopy(root):
+		return job{}, fmt.Errorf("mine %s: this is a Syncthing conflict copy, not memory; merge it into the original and delete it", path)
+	}
+	if opts.Wing == "" {
+		if _, self := hive.InAgentDir(dir, globs, opts.Hive); !self {
+			return job{}, &needsWingError{path}
+		}
+	}
+	return job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), opts.Hive, opts.Agents)}, nil
 }
 
 type job struct {
@@ -581,25 +595,4 @@ func dryRunChange(oldIDs []string, notes []palace.Note) Summary {
 		}
 	}
 	return s
-}
-
-// FrontmatterScalars returns the scalar values of frontmatter as text, as
-// the palace keeps them (palace.Source.Frontmatter); lists and mappings are
-// left out.
-func FrontmatterScalars(fm map[string]any) map[string]string {
-	if len(fm) == 0 {
-		return nil
-	}
-	out := map[string]string{}
-	for k, v := range fm {
-		switch x := v.(type) {
-		case string:
-			out[k] = x
-		case bool, int, int64, uint64, float64:
-			out[k] = fmt.Sprint(x)
-		case time.Time:
-			out[k] = x.Format(time.RFC3339)
-		}
-	}
-	return out
 }

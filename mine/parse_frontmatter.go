@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"regexp"
 	"sync"
+	"time"
 
 	"go.yaml.in/yaml/v3"
 
@@ -122,4 +123,25 @@ func looksLikeYAMLKey(text []byte) bool {
 func isDelimiter(line []byte, closing bool) bool {
 	line = bytes.TrimRight(line, " \t\r")
 	return string(line) == "---" || closing && string(line) == "..."
+}
+
+// FrontmatterScalars returns the scalar values of frontmatter as text, as
+// the palace keeps them (palace.Source.Frontmatter); lists and mappings are
+// left out.
+func FrontmatterScalars(fm map[string]any) map[string]string {
+	if len(fm) == 0 {
+		return nil
+	}
+	out := map[string]string{}
+	for k, v := range fm {
+		switch x := v.(type) {
+		case string:
+			out[k] = x
+		case bool, int, int64, uint64, float64:
+			out[k] = fmt.Sprint(x)
+		case time.Time:
+			out[k] = x.Format(time.RFC3339)
+		}
+	}
+	return out
 }

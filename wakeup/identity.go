@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -13,10 +14,6 @@ import (
 
 // IdentityFile is the name of an agent's identity file, beside its memory.md.
 const IdentityFile = "identity.md"
-
-// memoryFile is the conventional name of an agent's memory file; its
-// frontmatter and headings are preferred over other files of the wing.
-const memoryFile = "memory.md"
 
 // maxIdentityFileBytes bounds what is read of an identity.md from disk.
 const maxIdentityFileBytes = 64 << 10
@@ -110,7 +107,9 @@ func wingIdentity(info palace.WingInfo, sources []palace.Source, notes []palace.
 func preferMemory(sources []palace.Source) []palace.Source {
 	var first, rest []palace.Source
 	for _, s := range sources {
-		if strings.EqualFold(filepath.Base(s.Path), memoryFile) {
+		// memory.md's frontmatter and headings are preferred over the
+		// wing's other files.
+		if hive.IsMainMemoryFile(s.Path) {
 			first = append(first, s)
 		} else {
 			rest = append(rest, s)
