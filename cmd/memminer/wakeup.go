@@ -62,7 +62,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, "hard budget of the digest, in estimated tokens")
+	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, fmt.Sprintf("hard budget of the digest, in estimated tokens (at least %d)", minWakeupTokens))
 	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
 	return cmd

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -172,5 +173,18 @@ func TestWakeupThroughDaemon(t *testing.T) {
 		if out != direct[key(args)][0] {
 			t.Errorf("memminer --no-daemon %s differs from the direct run", key(args))
 		}
+	}
+}
+
+// The minimum --tokens that wake-up refuses below is in its help.
+func TestWakeupTokensMinimumInHelp(t *testing.T) {
+	c := newCLI(t)
+	help := strings.Join(strings.Fields(c.ok("wake-up", "--help")), " ")
+	if !strings.Contains(help, fmt.Sprintf("(at least %d)", minWakeupTokens)) {
+		t.Fatalf("wake-up --help does not give the minimum:\n%s", help)
+	}
+	_, stderr, code := c.run("wake-up", "--tokens", fmt.Sprint(minWakeupTokens-1))
+	if code != exitUsage || !strings.Contains(stderr, fmt.Sprintf("at least %d", minWakeupTokens)) {
+		t.Fatalf("exit %d, %q", code, stderr)
 	}
 }
