@@ -32,7 +32,7 @@ func (p *Palace) RemoveWing(id string) (RemovedWing, error) {
 	defer p.mu.Unlock()
 	w, ok := p.wings[id]
 	if !ok {
-		return RemovedWing{}, unknownWing(id, slices.Sorted(maps.Keys(p.wings)))
+		return RemovedWing{}, UnknownWingError(id, slices.Sorted(maps.Keys(p.wings)))
 	}
 	r := RemovedWing{Wing: id, Notes: len(w.notes), Roots: append([]string{}, w.roots...), Sources: []string{}}
 	for path := range w.sources {
@@ -61,12 +61,12 @@ func (p *Palace) CheckWing(id string) error {
 	if _, ok := p.wings[id]; ok {
 		return nil
 	}
-	return unknownWing(id, slices.Sorted(maps.Keys(p.wings)))
+	return UnknownWingError(id, slices.Sorted(maps.Keys(p.wings)))
 }
 
-// unknownWing is the one error for a wing the palace does not have;
-// known are the wings it has, sorted.
-func unknownWing(id string, known []string) error {
+// UnknownWingError is the one error for a wing the palace does not have,
+// matching ErrUnknownWing; known are the wings it has, sorted.
+func UnknownWingError(id string, known []string) error {
 	if len(known) == 0 {
 		return fmt.Errorf("%w %q: the palace has no wings yet", ErrUnknownWing, id)
 	}

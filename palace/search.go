@@ -240,7 +240,7 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 	for _, id := range requested {
 		w, ok := p.wings[id]
 		if !ok {
-			return nil, unknownWing(id, known)
+			return nil, UnknownWingError(id, known)
 		}
 		if p.emb != nil && len(w.notes) > 0 && w.model != p.Model() {
 			fix := "memminer mine PATH --wing " + id

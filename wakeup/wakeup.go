@@ -69,8 +69,9 @@ const (
 var (
 	// ErrEmpty means the palace has no notes: nothing has been mined yet.
 	ErrEmpty = errors.New("palace has no notes")
-	// ErrUnknownWing means Options.Wing names no wing of the palace.
-	ErrUnknownWing = errors.New("unknown wing")
+	// ErrUnknownWing means Options.Wing names no wing of the palace. It is
+	// palace.ErrUnknownWing: an unknown wing is one error, worded one way.
+	ErrUnknownWing = palace.ErrUnknownWing
 )
 
 // Options configure Build.
@@ -262,7 +263,7 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		return Digest{}, ErrEmpty
 	}
 	if opts.Wing != "" && !slices.Contains(known, opts.Wing) {
-		return Digest{}, fmt.Errorf("%w %q; known wings: %s", ErrUnknownWing, opts.Wing, strings.Join(known, ", "))
+		return Digest{}, palace.UnknownWingError(opts.Wing, known)
 	}
 
 	wings := make([]*wingData, len(infos))

@@ -500,3 +500,21 @@ func TestCLIMineAdvice(t *testing.T) {
 	check("daemon")
 	r.stop(t)
 }
+
+// An unknown --wing is worded one way by every command that takes one.
+func TestUnknownWingOneWording(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	want := `memminer: --wing: unknown wing "nobody" (known wings: angela, dwight, jim, pam)` + "\n"
+	for _, args := range [][]string{
+		{"search", "x", "--wing", "nobody"},
+		{"wake-up", "--wing", "nobody"},
+		{"conflicts", "--wing", "nobody"},
+		{"forget", "--wing", "nobody"},
+	} {
+		_, stderr, code := c.run(args...)
+		if first, _, _ := strings.Cut(stderr, "Run '"); code != exitUsage || first != want {
+			t.Errorf("memminer %s: exit %d, %q; want %q", strings.Join(args, " "), code, first, want)
+		}
+	}
+}

@@ -164,7 +164,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	case errors.Is(err, palace.ErrEmpty):
 		return daemon.SearchResult{}, fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace)
 	case errors.Is(err, palace.ErrUnknownWing):
-		return daemon.SearchResult{}, usagef("%v", err)
+		return daemon.SearchResult{}, usagef("--wing: %v", err)
 	case err != nil:
 		return daemon.SearchResult{}, err
 	}
