@@ -463,6 +463,9 @@ func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summar
 			s.NotesRemoved += len(src.NoteIDs)
 			continue
 		}
+		if to := movedTo(j, moved, src.Path); seen[to] {
+			p.InheritVersions(j.wing, src.Path, to)
+		}
 		n, err := p.RemoveSource(j.wing, src.Path)
 		if err != nil {
 			return err
@@ -470,6 +473,17 @@ func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summar
 		s.NotesRemoved += n
 	}
 	return nil
+}
+
+// movedTo returns where path, in one of the moved roots, lies now: the
+// same place below j's root; "" when path is in none.
+func movedTo(j job, moved []string, path string) string {
+	for _, r := range moved {
+		if rel, err := filepath.Rel(r, path); err == nil && within(r, path, true) {
+			return filepath.Join(j.root, rel)
+		}
+	}
+	return ""
 }
 
 // Classified reports whether a mined file's notes were classified by the

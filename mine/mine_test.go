@@ -978,6 +978,32 @@ func TestMovedHiveKeepsVectors(t *testing.T) {
 	}
 }
 
+// TestMovedHiveKeepsVersions: the contents a file was mined with before
+// (merge bases) follow it when the hive moves.
+func TestMovedHiveKeepsVersions(t *testing.T) {
+	tmp := t.TempDir()
+	path := writeFile(t, tmp, "old/agents/dwight/memory.md", "- one\n")
+	p := openPalace(t, filepath.Join(tmp, "palace"), nil)
+	mineT(t, p, filepath.Join(tmp, "old"), Options{})
+	writeFile(t, tmp, "old/agents/dwight/memory.md", "- one\n- two\n")
+	bump(t, path)
+	mineT(t, p, filepath.Join(tmp, "old"), Options{})
+	src, _ := filepath.EvalSymlinks(path)
+	before := p.Versions("dwight", src)
+	if len(before) != 2 {
+		t.Fatalf("%d versions before the move", len(before))
+	}
+	if err := os.Rename(filepath.Join(tmp, "old"), filepath.Join(tmp, "new")); err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, p, filepath.Join(tmp, "new"), Options{})
+	moved, _ := filepath.EvalSymlinks(filepath.Join(tmp, "new/agents/dwight/memory.md"))
+	after := p.Versions("dwight", moved)
+	if len(after) != 2 || after[0].Hash != before[0].Hash || after[1].Hash != before[1].Hash || len(after[1].Notes) != 1 || after[1].Notes[0].Text != "one" {
+		t.Fatalf("versions after the move: %+v, before %+v", after, before)
+	}
+}
+
 // TestNoteIDsSameAtAnyPath: one hive at two absolute paths (two machines)
 // gives the same ids; mining part of an agent directory of the configured
 // hive gives the ids a mine of all of it does.

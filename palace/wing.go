@@ -172,6 +172,35 @@ func (p *Palace) Versions(wingID, path string) []Version {
 	return append([]Version{w.versionOf(s)}, s.Earlier...)
 }
 
+// InheritVersions gives the source at to, a file that moved there from
+// from (a hive moved with mv), the contents from was mined with, so its
+// merge bases survive the move. A source at to with earlier contents of
+// its own keeps them.
+func (p *Palace) InheritVersions(wingID, from, to string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return
+	}
+	f, okf := w.sources[from]
+	t, okt := w.sources[to]
+	if !okf || !okt || len(t.Earlier) > 0 {
+		return
+	}
+	past := append([]Version{w.versionOf(f)}, f.Earlier...)
+	if past[0].Hash == t.Hash {
+		past = past[1:] // the content it has now
+	}
+	if len(past) > MaxEarlierVersions {
+		past = past[:MaxEarlierVersions]
+	}
+	if len(past) > 0 {
+		t.Earlier = past
+		w.dirty = true
+	}
+}
+
 // versionOf returns the content src was last mined with. The caller holds
 // the palace's lock.
 func (w *wing) versionOf(src *Source) Version {
