@@ -1,0 +1,143 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/memminer/memminer/daemon/conflicts"
+)
+
+// mergeHive writes agents/jim/memory.md at seed, mines it, changes it to
+// ours and mines again, as a daemon would have; then writes copies.
+func mergeHive(t *testing.T, c *cli, ours string, copies map[string]string) string {
+	t.Helper()
+	memory := filepath.Join(c.hive, "agents", "jim", "memory.md")
+	if err := os.MkdirAll(filepath.Dir(memory), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, content := range []string{mergeSeed, ours} {
+		if err := os.WriteFile(memory, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.ok("mine", c.hive)
+	}
+	for name, content := range copies {
+		if err := os.WriteFile(filepath.Join(filepath.Dir(memory), name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return memory
+}
+
+const (
+	cleanCopy  = "memory.sync-conflict-20261115-101500-ABCDEFG.md"
+	reviewCopy = "memory.sync-conflict-20261116-101500-ABCDEFG.md"
+)
+
+// TestConflictsMerge: the dry run prints what each merge would do and the
+// diff, changes nothing, and says the same with and without the daemon;
+// --apply writes the clean merge only.
+func TestConflictsMerge(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	ours := mergeSeed + "- The printer code is 4471.\n"
+	memory := mergeHive(t, c, ours, map[string]string{
+		cleanCopy: mergeSeed + "- Jim's desk moved next to the window.\n",
+	})
+
+	out, errs, code := c.run("conflicts", "merge")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	golden(t, "conflicts-merge.txt", out)
+	if data, _ := os.ReadFile(memory); string(data) != ours {
+		t.Fatalf("the dry run changed the file:\n%s", data)
+	}
+
+	// The same through the daemon.
+	r := startRun(t, c, c.hive)
+	if got, _, _ := c.run("conflicts", "merge"); got != out {
+		t.Fatalf("through the daemon:\n%s\nwithout:\n%s", got, out)
+	}
+	r.stop(t)
+
+	var rep conflicts.MergeReport
+	js, code := c.runRaw("conflicts", "merge", "--json", memory)
+	if err := json.Unmarshal([]byte(js), &rep); err != nil || code != 0 {
+		t.Fatalf("--json: exit %d, %v\n%s", code, err, js)
+	}
+	if len(rep.Merges) != 1 || rep.Merges[0].Status != conflicts.StatusClean || len(rep.Merges[0].FromCopy) != 1 {
+		t.Fatalf("--json: %+v", rep)
+	}
+
+	out, errs, code = c.run("conflicts", "merge", "--apply", "--wing", "jim")
+	if code != 0 {
+		t.Fatalf("--apply: exit %d: %s\n%s", code, errs, out)
+	}
+	if !strings.Contains(out, "merged; the copy is removed. Kept the copy and the file's previous content in $PALACE/merged/") {
+		t.Fatalf("--apply:\n%s", out)
+	}
+	if data, _ := os.ReadFile(memory); string(data) != ours+"- Jim's desk moved next to the window.\n" {
+		t.Fatalf("merged file:\n%s", data)
+	}
+	if out := c.ok("conflicts", "merge"); out != "no open conflicts to merge\n" {
+		t.Fatalf("after the merge:\n%s", out)
+	}
+}
+
+// TestConflictsMergeNeedsReview: a note both sides changed makes the
+// merge need review: exit 3, and --apply writes it only with
+// --accept-conflicts.
+func TestConflictsMergeNeedsReview(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	ours := strings.Replace(mergeSeed, "9:30", "9:45", 1)
+	memory := mergeHive(t, c, ours, map[string]string{
+		reviewCopy: strings.Replace(mergeSeed, "9:30", "10:00", 1),
+	})
+	for _, args := range [][]string{{"conflicts", "merge"}, {"conflicts", "merge", "--apply"}} {
+		out, _, code := c.run(args...)
+		if code != exitConflict {
+			t.Fatalf("%v: exit %d, want %d\n%s", args, code, exitConflict, out)
+		}
+		if !strings.Contains(out, "conflict (changed on both sides") {
+			t.Fatalf("%v:\n%s", args, out)
+		}
+		if data, _ := os.ReadFile(memory); string(data) != ours {
+			t.Fatalf("%v wrote the file:\n%s", args, data)
+		}
+	}
+	out, _, code := c.run("conflicts", "merge", "--apply", "--accept-conflicts")
+	if code != exitConflict || !strings.Contains(out, "merged; the copy is removed") {
+		t.Fatalf("--accept-conflicts: exit %d\n%s", code, out)
+	}
+	want := strings.Replace(ours, "- Stand-up is at 9:45.\n", "- Stand-up is at 9:45.\n- Stand-up is at 10:00. (conflict: from the copy of ABCDEFG, 2026-11-16)\n", 1)
+	if data, _ := os.ReadFile(memory); string(data) != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", data, want)
+	}
+}
+
+func TestConflictsMergeUsage(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	mergeHive(t, c, mergeSeed, nil)
+	tests := []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"conflicts", "merge", "--accept-conflicts"}, 2, "--accept-conflicts goes with --apply"},
+		{[]string{"conflicts", "merge", "--wing", "jim", "x.md"}, 2, "give --wing or paths, not both"},
+		{[]string{"conflicts", "merge", "--wing", "nobody"}, 2, "nobody"},
+		{[]string{"conflicts", "merge", filepath.Join(c.hive, "agents", "jim", "memory.md")}, 1, "no open conflict copy"},
+	}
+	for _, tt := range tests {
+		_, errs, code := c.run(tt.args...)
+		if code != tt.code || !strings.Contains(errs, tt.msg) {
+			t.Errorf("%v: exit %d, stderr %q; want %d with %q", tt.args, code, errs, tt.code, tt.msg)
+		}
+	}
+}
