@@ -1,10 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -52,9 +56,12 @@ Only one service serves a palace: when another already answers on the
 palace's socket, run fails at once, naming its pid.
 
 SIGINT or SIGTERM stops the service within seconds with exit status 0; the
-palace on disk is always a complete state. Logs go to stderr. This is the
-command installed services run (see memminer install); in a container, make
-it the container's command.
+palace on disk is always a complete state. SIGHUP reloads the configuration
+(config file, hive, agents globs, model, ...; flags and the environment stay
+as given): the service stops as for SIGTERM and starts again in the same
+process with the new settings, or with the old ones when the new do not
+load. Logs go to stderr. This is the command installed services run (see
+memminer install); in a container, make it the container's command.
 
 Watching, the mine loop, metrics and logging: docs/daemon.md; every
 setting: docs/configuration.md.`,
@@ -62,56 +69,7 @@ setting: docs/configuration.md.`,
   memminer run --hive /srv/hive --metrics-addr 127.0.0.1:9464 --log-format json`,
 		Args: exactArgs(0, "run takes no arguments; give the hive with --hive DIR"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			log, err := newLogger(a.stderr, a.cfg.LogFormat, a.cfg.LogLevel)
-			if err != nil {
-				return err
-			}
-			ctx := cmd.Context()
-			if !a.cfg.Enabled {
-				log.Info("memminer is disabled (enabled: false); idling until stopped")
-				<-ctx.Done()
-				return nil
-			}
-			if a.cfg.Hive == "" {
-				return usagef("no hive: %s", howToSet(cmd, "hive"))
-			}
-			// Both checks come before the model loads: they fail in an instant.
-			if err := checkHive(a.cfg.Hive, a.cfg.Agents); err != nil {
-				return usagef("%v", err)
-			}
-			if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
-				return err
-			}
-			stClient, stSettings, err := a.syncthingClient(cmd)
-			if err != nil {
-				return err
-			}
-			conflictsComp, err := a.conflictsComponent(cmd, log, stClient, stSettings)
-			if err != nil {
-				return err
-			}
-			e, ms, err := a.embedder(ctx)
-			if err != nil {
-				return err
-			}
-			opts := daemon.Options{
-				Palace:             a.cfg.Palace,
-				Hive:               a.cfg.Hive,
-				Agents:             a.cfg.Agents,
-				Embedder:           e,
-				ModelSpec:          ms.Spec,
-				ModelError:         ms.Reason,
-				MineInterval:       a.cfg.MineInterval,
-				NoWatch:            noWatch,
-				LockTimeout:        a.cfg.LockTimeout,
-				MaxFileBytes:       a.cfg.MaxFileBytes,
-				MetricsAddr:        a.cfg.MetricsAddr,
-				MetricsAllowRemote: metricsAllowRemote,
-				Logger:             log,
-				Components:         []daemon.Component{conflictsComp},
-				Syncthing:          stClient,
-			}
-			return daemon.NewProgram(ctx, opts).Run()
+			return a.runUntilStopped(cmd, noWatch, metricsAllowRemote)
 		},
 	}
 	f := cmd.Flags()
@@ -148,4 +106,95 @@ func absPath(flag, p string) (string, error) {
 		return "", fmt.Errorf("%s %s: %w", flag, p, err)
 	}
 	return abs, nil
+}
+
+// runUntilStopped runs the daemon until ctx ends. SIGHUP stops it, reloads
+// the configuration (the file; flags and environment are as given) and
+// runs it again in the same process: settings that shape the whole daemon
+// (hive, agents globs, model, palace) take effect without a second
+// restart path. A configuration that does not load keeps the old one.
+func (a *app) runUntilStopped(cmd *cobra.Command, noWatch, metricsAllowRemote bool) error {
+	ctx := cmd.Context()
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		log, err := newLogger(a.stderr, a.cfg.LogFormat, a.cfg.LogLevel)
+		if err != nil {
+			return err
+		}
+		rctx, stop := context.WithCancel(ctx)
+		reload := make(chan bool, 1)
+		go func() {
+			select {
+			case <-hup:
+				log.Info("SIGHUP: stopping to reload the configuration")
+				reload <- true
+				stop()
+			case <-rctx.Done():
+				reload <- false
+			}
+		}()
+		err = a.runDaemon(rctx, cmd, log, noWatch, metricsAllowRemote)
+		stop()
+		if !<-reload || ctx.Err() != nil || err != nil {
+			return err
+		}
+		old := a.cfg
+		if err := a.resolve(cmd); err != nil {
+			log.Error("SIGHUP: the configuration does not load; running on with the one in use", "err", err)
+			a.cfg = old
+			continue
+		}
+		log.Info("SIGHUP: configuration reloaded; starting again", "hive", a.cfg.Hive, "agents", a.cfg.Agents, "model", a.cfg.Model)
+	}
+}
+
+// runDaemon runs one daemon with a.cfg until ctx ends.
+func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logger, noWatch, metricsAllowRemote bool) error {
+	if !a.cfg.Enabled {
+		log.Info("memminer is disabled (enabled: false); idling until stopped")
+		<-ctx.Done()
+		return nil
+	}
+	if a.cfg.Hive == "" {
+		return usagef("no hive: %s", howToSet(cmd, "hive"))
+	}
+	// Both checks come before the model loads: they fail in an instant.
+	if err := checkHive(a.cfg.Hive, a.cfg.Agents); err != nil {
+		return usagef("%v", err)
+	}
+	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
+		return err
+	}
+	stClient, stSettings, err := a.syncthingClient(cmd)
+	if err != nil {
+		return err
+	}
+	conflictsComp, err := a.conflictsComponent(cmd, log, stClient, stSettings)
+	if err != nil {
+		return err
+	}
+	e, ms, err := a.embedder(ctx)
+	if err != nil {
+		return err
+	}
+	opts := daemon.Options{
+		Palace:             a.cfg.Palace,
+		Hive:               a.cfg.Hive,
+		Agents:             a.cfg.Agents,
+		Embedder:           e,
+		ModelSpec:          ms.Spec,
+		ModelError:         ms.Reason,
+		MineInterval:       a.cfg.MineInterval,
+		NoWatch:            noWatch,
+		LockTimeout:        a.cfg.LockTimeout,
+		MaxFileBytes:       a.cfg.MaxFileBytes,
+		MetricsAddr:        a.cfg.MetricsAddr,
+		MetricsAllowRemote: metricsAllowRemote,
+		Logger:             log,
+		Components:         []daemon.Component{conflictsComp},
+		Syncthing:          stClient,
+	}
+	return daemon.NewProgram(ctx, opts).Run()
 }

@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -267,6 +268,32 @@ func checkPalace(t *testing.T, dir string) map[string]int {
 	return counts
 }
 
+// startProcess runs this test binary as memminer with args and c's
+// environment, killing it when the test ends if it still runs. exited
+// receives Wait's result.
+func startProcess(t *testing.T, c *cli, args ...string) (*exec.Cmd, chan error, *syncBuffer) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = []string{"MEMMINER_TEST_MAIN=1"}
+	for k, v := range c.env {
+		cmd.Env = append(cmd.Env, k+"="+v)
+	}
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	t.Cleanup(func() {
+		if cmd.ProcessState == nil {
+			_ = cmd.Process.Kill()
+			<-exited
+		}
+	})
+	return cmd, exited, stderr
+}
+
 // TestRunStopsCleanlyOnSIGTERM runs memminer run as a real process, sends
 // SIGTERM in the middle of mining a large hive, and checks it exits 0 and
 // leaves a palace that a restart completes into what one clean mine gives.
@@ -282,24 +309,7 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 		}
 		testutil.WriteFile(t, filepath.Join(hive, "agents", fmt.Sprintf("a%03d", a), "memory.md"), b.String())
 	}
-	cmd := exec.Command(os.Args[0], "run", "--hive", hive)
-	cmd.Env = []string{"MEMMINER_TEST_MAIN=1"}
-	for k, v := range c.env {
-		cmd.Env = append(cmd.Env, k+"="+v)
-	}
-	var stderr syncBuffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	exited := make(chan error, 1)
-	go func() { exited <- cmd.Wait() }()
-	t.Cleanup(func() {
-		if cmd.ProcessState == nil {
-			_ = cmd.Process.Kill()
-			<-exited
-		}
-	})
+	cmd, exited, stderr := startProcess(t, c, "run", "--hive", hive)
 	cl := daemon.NewClient(c.palace)
 	var st daemon.Status
 	waitFor(t, "the daemon to be mining", func() bool {
@@ -521,5 +531,63 @@ func TestStatusAvailableSameWithDaemon(t *testing.T) {
 	}
 	if !strings.Contains(served, `"active": true`) {
 		t.Errorf("status did not come from the daemon:\n%s", served)
+	}
+}
+
+// TestRunReloadsOnSIGHUP: SIGHUP once killed the daemon (exit 129, socket
+// left behind). It reloads the configuration instead: an agents glob
+// added to the config file makes a new wing, in the same process, which
+// still stops cleanly on SIGTERM.
+func TestRunReloadsOnSIGHUP(t *testing.T) {
+	c := newCLI(t)
+	hive := filepath.Join(filepath.Dir(c.palace), "hup-hive")
+	testutil.WriteFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), "- The printer is on floor two.\n")
+	testutil.WriteFile(t, filepath.Join(hive, "bots", "creed", "memory.md"), "- The quarry key is under the mat.\n")
+	cfgFile := filepath.Join(filepath.Dir(c.palace), "config.yml")
+	testutil.WriteFile(t, cfgFile, "hive: "+hive+"\n")
+	cmd, exited, stderr := startProcess(t, c, "--config", cfgFile, "run")
+	cl := daemon.NewClient(c.palace)
+	wings := func() []string {
+		st, err := cl.Status(context.Background())
+		if err != nil || st.Daemon == nil || st.Daemon.Scans == 0 || st.Daemon.Working != "" {
+			return nil
+		}
+		var ids []string
+		for _, w := range st.Wings {
+			ids = append(ids, w.ID)
+		}
+		return ids
+	}
+	waitFor(t, "the daemon to mine pam", func() bool { return slices.Equal(wings(), []string{"pam"}) })
+
+	testutil.WriteFile(t, cfgFile, "hive: "+hive+"\nagents: [bots/*]\n")
+	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, "the reloaded daemon to mine creed", func() bool {
+		select {
+		case err := <-exited:
+			t.Fatalf("memminer run exited after SIGHUP: %v\n%s", err, stderr.String())
+		default:
+		}
+		return slices.Equal(wings(), []string{"creed", "pam"})
+	})
+	st, err := cl.Status(context.Background())
+	if err != nil || st.Daemon.PID != cmd.Process.Pid {
+		t.Fatalf("status after the reload: pid %v, %v; want the same process %d", st.Daemon, err, cmd.Process.Pid)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err = <-exited:
+	case <-time.After(waitTimeout):
+		t.Fatalf("memminer run did not exit after SIGTERM:\n%s", stderr.String())
+	}
+	if err != nil || !strings.Contains(stderr.String(), "configuration reloaded") {
+		t.Fatalf("memminer run: %v\n%s", err, stderr.String())
+	}
+	if _, err := os.Stat(daemon.SocketPath(c.palace)); !os.IsNotExist(err) {
+		t.Errorf("socket left behind: %v", err)
 	}
 }

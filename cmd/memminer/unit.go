@@ -102,6 +102,8 @@ func (s unitSpec) systemdUnit() string {
 		exec = append(exec, sdWord(a))
 	}
 	line("ExecStart=%s", strings.Join(exec, " "))
+	// memminer run reloads its configuration on SIGHUP.
+	line("ExecReload=/bin/kill -HUP $MAINPID")
 	if s.ModelCache != "" {
 		line("Environment=%s", sdQuote("MEMMINER_MODEL_CACHE="+sdEscape(s.ModelCache)))
 	}
