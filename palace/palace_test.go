@@ -16,6 +16,7 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/govern"
 )
 
 func TestLexTerms(t *testing.T) {
@@ -681,5 +682,59 @@ func TestVersionsHoldTheNotesOfEachContent(t *testing.T) {
 	}
 	if got := fmt.Sprint(vs[0].Notes); got != fmt.Sprint([]VersionNote{{"S", "alpha", 5}}) {
 		t.Errorf("latest notes %s", got)
+	}
+}
+
+// A palace whose files were classified by an older govern.Version (or by
+// none) is classified again when it is read, so search and wake-up leave
+// its superseded notes out before the next mine upgrades it.
+func TestOlderGovernanceIsReclassifiedOnLoad(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	sources := []struct {
+		src   Source
+		notes []Note
+	}{
+		{Source{Path: "/h/a/old.md", Mtime: time.Unix(100, 0).UTC()}, // mined before governance
+			[]Note{note("inline", "", "The port is 7001 (superseded)", 1), note("plain", "", "The port is 7002", 2)}},
+		{Source{Path: "/h/a/fm.md", Governed: govern.Version - 1, Frontmatter: map[string]string{
+			"status": "superseded", "review_date": "2026-10-01T00:00:00Z"}},
+			[]Note{note("frontmatter", "", "The port is 7003", 1)}},
+		{Source{Path: "/h/a/new.md", Governed: govern.Version}, // current: kept as stored
+			[]Note{note("current", "", "The port is 7004 (superseded)", 1)}},
+	}
+	for _, s := range sources {
+		if _, err := p.ApplySource(ctx, "a", s.src, s.notes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	q := openT(t, dir, nil, true)
+	got := map[string]govern.Note{}
+	for _, n := range q.Notes("a") {
+		got[n.ID] = n.Governance
+	}
+	want := map[string]govern.Status{"inline": govern.Superseded, "plain": govern.None, "frontmatter": govern.Superseded, "current": govern.None}
+	for id, st := range want {
+		if got[id].Status != st {
+			t.Errorf("note %s: status %q, want %q", id, got[id].Status, st)
+		}
+	}
+	if r := got["frontmatter"].Review; !r.Equal(time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)) {
+		t.Errorf("review date from stored frontmatter = %v", r)
+	}
+	hits, err := q.Search(ctx, "port", SearchOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.ID == "inline" || h.ID == "frontmatter" {
+			t.Errorf("superseded note %s of an older palace found by search", h.ID)
+		}
 	}
 }

@@ -18,6 +18,7 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 )
 
@@ -131,8 +132,12 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 		s := m.Sources[i]
 		w.sources[s.Path] = &s
 	}
+	files := map[string]govern.File{}
 	for i := range m.Notes {
 		n := m.Notes[i]
+		if s := w.sources[n.Source]; s != nil && s.Governed != govern.Version {
+			n.Governance = reclassify(files, s, n)
+		}
 		w.notes[n.ID] = &n
 		w.lex.add(n.ID, n.EmbedText())
 	}
@@ -158,6 +163,29 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 	}
 	p.wings[id] = w
 	return nil
+}
+
+// reclassify decides the governance of a note whose file was classified
+// by another govern.Version, or by none (a palace mined before notes had a
+// status), from what the palace holds: its text, heading and the file's
+// frontmatter scalars. Until the next mine re-classifies the file, reading
+// such a palace thus never lets a superseded note through as current.
+// files caches each file's parsed frontmatter.
+func reclassify(files map[string]govern.File, src *Source, n Note) govern.Note {
+	f, ok := files[src.Path]
+	if !ok {
+		fm := make(map[string]any, len(src.Frontmatter))
+		for k, v := range src.Frontmatter {
+			fm[k] = v
+			// The miner keeps YAML timestamps as RFC 3339 text.
+			if t, err := time.Parse(time.RFC3339, v); err == nil {
+				fm[k] = t
+			}
+		}
+		f, _ = govern.ParseFile(fm)
+		files[src.Path] = f
+	}
+	return govern.Classify(f, n.Heading, n.Text)
 }
 
 func readManifest(path string) (manifest, error) {
