@@ -235,12 +235,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 			continue
 		}
 		seen[term] = true
-		t, ok := x.termIDs[term]
-		df := 0.0
-		if ok {
-			df = float64(x.df[t])
-		}
-		idf := math.Log(1 + (live-df+0.5)/(df+0.5))
+		t, df, idf := x.idf(term)
 		total += idf
 		if df == 0 {
 			continue
@@ -297,6 +292,18 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		got += idfs[t]
 	}
 	return got / total
+}
+
+// idf returns term's id (when the index has it), its document frequency
+// and its BM25 idf; a term no live note holds gets the idf of a term in no
+// note, which is what relevance's coverage counts it as.
+func (x *lexIndex) idf(term string) (t int32, df, idf float64) {
+	t, ok := x.termIDs[term]
+	if ok {
+		df = float64(x.df[t])
+	}
+	live := float64(x.live)
+	return t, df, math.Log(1 + (live-df+0.5)/(df+0.5))
 }
 
 func bm25(idf, tf, length, avg float64) float64 {

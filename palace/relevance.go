@@ -78,21 +78,15 @@ func (q *queryWeights) reset() { clear(q.seen) }
 // their total, a term the wing lacks counting as if in no note.
 func weightsOf(x *lexIndex, terms []string) *queryWeights {
 	q := &queryWeights{idf: map[int32]float64{}, seen: map[int32]bool{}}
-	live := float64(x.live)
 	seen := map[string]bool{}
 	for _, term := range terms {
 		if seen[term] {
 			continue
 		}
 		seen[term] = true
-		t, ok := x.termIDs[term]
-		df := 0.0
-		if ok {
-			df = float64(x.df[t])
-		}
-		idf := math.Log(1 + (live-df+0.5)/(df+0.5))
+		t, df, idf := x.idf(term)
 		q.total += idf
-		if ok && df > 0 {
+		if df > 0 {
 			q.idf[t] = idf
 		}
 	}
