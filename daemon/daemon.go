@@ -350,7 +350,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 	srv := &http.Server{
 		Handler:           d.routes(),
 		BaseContext:       func(net.Listener) context.Context { return ctx },
-		ReadHeaderTimeout: 10 * time.Second,
+		ReadHeaderTimeout: requestReadTimeout,
+		ReadTimeout:       requestReadTimeout,
 		ErrorLog:          slog.NewLogLogger(d.log.Handler(), slog.LevelWarn),
 	}
 	wg.Add(1)

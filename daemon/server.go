@@ -12,11 +12,17 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
 
 // maxRequestBody bounds a request's JSON.
 const maxRequestBody = 1 << 20
+
+// requestReadTimeout bounds reading a request, headers and body: a client
+// that never finishes its body must not hold a connection (and a handler)
+// for good. Requests are a few hundred bytes; a variable for tests.
+var requestReadTimeout = 10 * time.Second
 
 // routes is the control socket's API. Every answer is JSON; failures are
 // {"error": message, "code": code}.
@@ -84,6 +90,14 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	if !filepath.IsAbs(req.Path) {
 		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
 		return
+	}
+	if req.Wing != "" {
+		// Checked before queueing, so a bad id is the caller's 400
+		// whatever else the mine would have found first.
+		if _, err := palace.NormalizeWingID(req.Wing); err != nil {
+			writeErr(w, fmt.Errorf("mine: %w", err))
+			return
+		}
 	}
 	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
 	if !d.q.addRequest(j) {

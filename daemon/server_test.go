@@ -1,0 +1,75 @@
+package daemon
+
+import (
+	"bufio"
+	"io"
+	"net"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// rawRequest sends req (a whole HTTP/1.1 request, or the start of one) on
+// the daemon's socket and returns the status line of the answer, or ""
+// when the daemon closed the connection without one.
+func rawRequest(t *testing.T, socket, req string) string {
+	t.Helper()
+	conn, err := net.Dial("unix", socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	// Not a timing assertion: a guard so a regression fails instead of
+	// hanging until the test binary's timeout.
+	_ = conn.SetDeadline(time.Now().Add(waitTimeout))
+	if _, err := io.WriteString(conn, req); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+	if err != nil {
+		if ne, ok := err.(net.Error); ok && ne.Timeout() {
+			t.Fatalf("no answer and the connection is still open after %s", waitTimeout)
+		}
+		return ""
+	}
+	resp.Body.Close()
+	return resp.Status
+}
+
+func TestRawRequests(t *testing.T) {
+	old := requestReadTimeout
+	requestReadTimeout = 200 * time.Millisecond
+	t.Cleanup(func() { requestReadTimeout = old })
+	tmp := t.TempDir()
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: testHive(t, tmp)})
+	r.idle(t, 1)
+	socket := SocketPath(filepath.Join(tmp, "palace"))
+	post := func(path, body string) string {
+		return "POST " + path + " HTTP/1.1\r\nHost: memminer\r\nContent-Type: application/json\r\nConnection: close\r\nContent-Length: " +
+			strconv.Itoa(len(body)) + "\r\n\r\n" + body
+	}
+	tests := []struct {
+		name, req, want string
+	}{
+		{"mine with an invalid wing", post("/mine", `{"path": "/tmp/x", "wing": "Bad Wing!"}`), "400"},
+		{"mine with a relative path", post("/mine", `{"path": "x"}`), "400"},
+		{"unknown field", post("/search", `{"query": "x", "nope": 1}`), "400"},
+		// A body that never ends: the daemon answers or hangs up once
+		// its read timeout passes, instead of holding the connection.
+		{"body that never ends", "POST /search HTTP/1.1\r\nHost: memminer\r\nContent-Length: 1000\r\n\r\n{\"query\": ", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := rawRequest(t, socket, tt.req)
+			if tt.want == "" {
+				return // rawRequest fails the test on a hang
+			}
+			if !strings.HasPrefix(got, tt.want) {
+				t.Errorf("answer %q, want %s", got, tt.want)
+			}
+		})
+	}
+}
