@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
@@ -203,6 +204,31 @@ func (m *machine) conflictRels(t *testing.T) []string {
 // reported everywhere and, resolved on one machine, cleared everywhere;
 // and a machine that was off catches up by mining only what changed.
 func TestThreeMachinesConverge(t *testing.T) {
+	threeMachines(t, func(t *testing.T, hive string) int {
+		testutil.CopyDir(t, filepath.Join("..", "..", "examples", "hive"), hive)
+		return 4
+	})
+}
+
+// TestThreeMachinesConvergeAtScale is TestThreeMachinesConverge with a
+// generated hive of 10,000 notes in 10 wings. It runs only with
+// MEMMINER_BENCH=1.
+func TestThreeMachinesConvergeAtScale(t *testing.T) {
+	if os.Getenv("MEMMINER_BENCH") != "1" {
+		t.Skip("set MEMMINER_BENCH=1 to measure convergence with 10,000 notes")
+	}
+	threeMachines(t, func(t *testing.T, hive string) int {
+		ids, err := hivegen.Write(hive, hivegen.Options{Notes: 10000, Agents: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(ids)
+	})
+}
+
+// threeMachines runs the phases of TestThreeMachinesConverge on a hive
+// seed writes (returning its number of wings).
+func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 	nodes := sttest.StartCluster(t, "alpha", "bravo", "charlie")
 	var ms []*machine
 	for _, n := range nodes {
@@ -212,17 +238,17 @@ func TestThreeMachinesConverge(t *testing.T) {
 	alpha.args = []string{"--metrics-addr", "127.0.0.1:0"}
 
 	// The hive starts on alpha; Syncthing brings it to the others.
-	testutil.CopyDir(t, filepath.Join("..", "..", "examples", "hive"), alpha.c.hive)
+	seedWings := seed(t, alpha.c.hive)
 	seeded := time.Now()
 	for _, m := range ms {
 		m.start(t)
 	}
-	notes, took := converge(t, ms, seeded, "the example hive mined everywhere", func(ns []minedNote) error {
+	notes, took := converge(t, ms, seeded, "the seeded hive mined everywhere", func(ns []minedNote) error {
 		wings := map[string]bool{}
 		for _, n := range ns {
 			wings[n.Wing] = true
 		}
-		if len(wings) != 4 {
+		if len(wings) != seedWings {
 			return fmt.Errorf("%d wings yet", len(wings))
 		}
 		return nil
