@@ -322,5 +322,5 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 		fmt.Fprintf(w, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
 			cw, c.Path, c.Original, winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
 	}
-	fmt.Fprintln(w, "\nMerge what each copy holds into its original, then delete the copy.")
+	fmt.Fprintln(w, "\nMerge them note by note with memminer conflicts merge (it shows the merge; --apply writes it),\nor merge each copy into its original by hand and delete the copy.")
 }

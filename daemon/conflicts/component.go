@@ -540,7 +540,7 @@ func (c *Component) alert(cf Conflict) {
 		c.alerts.enqueue(cf)
 		return
 	}
-	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it into the original and delete the copy",
+	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it with memminer conflicts merge, or by hand and delete the copy",
 		"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName, "found_by", cf.FoundBy)
 	c.alerts.enqueue(cf)
 }

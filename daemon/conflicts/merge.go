@@ -88,7 +88,7 @@ type CopyMerge struct {
 	Diff string `json:"diff"`
 	// Applied says the merge was written and the copy removed.
 	Applied bool `json:"applied"`
-	// Kept is where the copy and the file's previous content were kept.
+	// Backup is where the copy and the file's previous content were kept.
 	Backup string `json:"backup,omitempty"`
 	// Error says why the copy could not be merged, or why a merge needing
 	// review was not written.
