@@ -361,6 +361,11 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 	back := time.Now()
 	charlie.st.Start()
 	charlie.start(t)
+	for _, m := range []*machine{alpha, bravo} {
+		if err := m.st.Redial(ctx, charlie.st); err != nil {
+			t.Fatal(err)
+		}
+	}
 	sttest.WaitConnected(t, alpha.st, charlie.st)
 	sttest.WaitConnected(t, bravo.st, charlie.st)
 	reconnected := time.Since(back)

@@ -538,6 +538,19 @@ func (n *Node) SetPaused(ctx context.Context, id string, paused bool) error {
 	return nil
 }
 
+// Redial makes n drop and dial peer again now, by pausing and resuming
+// the device in its config, rather than wait out its reconnect backoff
+// (which after a restart of peer can be half a minute).
+func (n *Node) Redial(ctx context.Context, peer *Node) error {
+	for _, paused := range []bool{true, false} {
+		err := n.client.DoJSON(ctx, http.MethodPatch, "/rest/config/devices/"+peer.id.String(), map[string]bool{"paused": paused}, nil)
+		if err != nil {
+			return fmt.Errorf("set device %s paused=%t on %s: %w", peer.name, paused, n.name, err)
+		}
+	}
+	return nil
+}
+
 // FolderState returns the state of folder id on n ("idle", "scanning",
 // "syncing", ...) from /rest/db/status.
 func (n *Node) FolderState(ctx context.Context, id string) (string, error) {
