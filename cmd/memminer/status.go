@@ -49,6 +49,12 @@ func (a *app) statusCmd() *cobra.Command {
 func (a *app) status(ctx context.Context) (daemon.Status, error) {
 	st, err := a.client().Status(ctx)
 	if !errors.Is(err, daemon.ErrNotRunning) {
+		if err == nil && st.Daemon != nil && st.Model != a.cfg.Model {
+			// The daemon's model is the one the palace is served with;
+			// say so rather than report another silently.
+			fmt.Fprintf(a.stderr, "memminer: the daemon (pid %d) serving this palace uses model %s, not %s; this is its status (--no-daemon for this command's model)\n",
+				st.Daemon.PID, st.Model, a.cfg.Model)
+		}
 		return st, err
 	}
 	if st, err = a.palaceStatus(ctx); err != nil {
