@@ -317,7 +317,9 @@ func TestSearchErrors(t *testing.T) {
 	// The wing holds lexical notes; a palace with a model must not mix them.
 	q := openT(t, dir, &embedtest.Hashing{}, true)
 	_, err = q.Search(ctx, "text", SearchOptions{})
-	if !errors.Is(err, ErrModelMismatch) || !strings.Contains(err.Error(), "memminer mine") {
+	var mm *ModelMismatchError
+	if !errors.Is(err, ErrModelMismatch) || !errors.As(err, &mm) || len(mm.Wings) != 1 || mm.Wings[0].ID != "pam" || mm.Wings[0].Model != "lexical" ||
+		err.Error() != "wing pam (lexical) was embedded with another model than test-hashing" {
 		t.Fatalf("model mismatch: %v", err)
 	}
 	// Re-embedding makes the wing searchable with vectors.

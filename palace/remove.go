@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -84,4 +85,19 @@ func (p *Palace) deleteRemoved(ids []string) error {
 		}
 	}
 	return nil
+}
+
+// HasWings reports whether the palace in dir has any wing file, without
+// loading it: a command can tell an empty palace before it loads a model.
+func HasWings(dir string) bool {
+	entries, err := os.ReadDir(filepath.Join(dir, wingsDir))
+	if err != nil {
+		return !errors.Is(err, fs.ErrNotExist)
+	}
+	for _, e := range entries {
+		if strings.HasSuffix(e.Name(), wingExt) && !strings.HasPrefix(e.Name(), ".") {
+			return true
+		}
+	}
+	return false
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -237,19 +238,53 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 		}
 		sort.Strings(requested)
 	}
+	var mismatch *ModelMismatchError
 	for _, id := range requested {
 		w, ok := p.wings[id]
 		if !ok {
 			return nil, UnknownWingError(id, known)
 		}
 		if p.emb != nil && len(w.notes) > 0 && w.model != p.Model() {
-			fix := "memminer mine PATH --wing " + id
-			if len(w.roots) > 0 {
-				fix = "memminer mine " + w.roots[0] + " --wing " + id
+			if mismatch == nil {
+				mismatch = &ModelMismatchError{Model: p.Model()}
 			}
-			return nil, fmt.Errorf("%w: wing %s was embedded with %s but the configured model is %s; run %q to re-embed it",
-				ErrModelMismatch, id, w.model, p.Model(), fix)
+			mismatch.Wings = append(mismatch.Wings, WingModel{ID: id, Model: w.model, Roots: slices.Clone(w.roots)})
 		}
+	}
+	if mismatch != nil {
+		return nil, mismatch
 	}
 	return requested, nil
 }
+
+// ModelMismatchError names the wings a search cannot compare with the
+// query: their vectors come from another model than the palace's. It
+// matches ErrModelMismatch.
+type ModelMismatchError struct {
+	// Model is the palace's (the query's) model.
+	Model string
+	// Wings are the wings embedded with another model, sorted by id.
+	Wings []WingModel
+}
+
+// WingModel is a wing, the model its vectors come from, and where it was
+// mined from.
+type WingModel struct {
+	ID    string
+	Model string
+	Roots []string
+}
+
+func (e *ModelMismatchError) Error() string {
+	parts := make([]string, len(e.Wings))
+	for i, w := range e.Wings {
+		parts[i] = fmt.Sprintf("%s (%s)", w.ID, w.Model)
+	}
+	if len(parts) == 1 {
+		return fmt.Sprintf("wing %s was embedded with another model than %s", parts[0], e.Model)
+	}
+	return fmt.Sprintf("wings %s were embedded with another model than %s", strings.Join(parts, ", "), e.Model)
+}
+
+// Is makes the error match ErrModelMismatch.
+func (e *ModelMismatchError) Is(target error) bool { return target == ErrModelMismatch }

@@ -32,6 +32,9 @@ type app struct {
 	noDaemon   bool
 
 	cfg config.Config
+	// modelFromFlag is set when --model chose the model: advice to run
+	// another command then carries it too.
+	modelFromFlag bool
 	// modelErr says why the configured model is unavailable (set by embedder).
 	modelErr string
 
@@ -101,6 +104,9 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if err := applySettingFlags(&a.cfg, cmd.Flags()); err != nil {
 		return err
 	}
+	if f := cmd.Flags().Lookup("model"); f != nil {
+		a.modelFromFlag = f.Changed
+	}
 	if abs, err := filepath.Abs(a.cfg.Palace); err == nil && a.cfg.Palace != "" {
 		a.cfg.Palace = abs
 	}
@@ -141,6 +147,9 @@ func (a *app) statusEmbedder(ctx context.Context) (embed.Embedder, modelState, e
 
 func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, modelState, error) {
 	st := modelState{Spec: a.cfg.Model, Model: embed.Lexical, Available: true}
+	if !probe {
+		a.announceDownload()
+	}
 	e, err := embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, Probe: probe})
 	if errors.Is(err, embed.ErrUnknownModel) {
 		return nil, st, usagef("%v", err)
@@ -153,7 +162,7 @@ func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, mod
 		a.modelErr = st.Reason
 		if !probe {
 			a.warnOnce.Do(func() {
-				fmt.Fprintf(a.stderr, "memminer: embedding model %s unavailable (%v); using lexical search only\n", a.cfg.Model, err)
+				fmt.Fprintln(a.stderr, modelUnavailableLine(a.cfg.Model, err))
 			})
 		}
 		return nil, st, nil

@@ -591,3 +591,24 @@ func TestRunReloadsOnSIGHUP(t *testing.T) {
 		t.Errorf("socket left behind: %v", err)
 	}
 }
+
+// With a daemon serving the palace under another model, status says so
+// and a search's model advice names the fix that works: mining would go
+// to that daemon and change nothing.
+func TestOtherModelThanTheDaemon(t *testing.T) {
+	c := newCLI(t)
+	r := startRun(t, c, c.hive) // lexical
+	r.idle(t, c)
+	c.env["MEMMINER_MODEL_CACHE"] = realModelCache(t)
+	_, stderr, code := c.run("status", "--model", "use-lite")
+	if code != 0 || !strings.Contains(stderr, "serving this palace uses model lexical, not use-lite") {
+		t.Fatalf("status: exit %d, %q", code, stderr)
+	}
+	_, stderr, code = c.run("search", "web bundle", "--model", "use-lite")
+	if code != exitError || !strings.Contains(stderr, "uses model lexical, not use-lite: search without --model to use the daemon's, or restart the daemon with --model use-lite") {
+		t.Fatalf("search: exit %d, %q", code, stderr)
+	}
+	if strings.Count(stderr, "embedded with another model") != 1 {
+		t.Fatalf("repeated: %q", stderr)
+	}
+}

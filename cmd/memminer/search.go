@@ -157,10 +157,16 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 		return daemon.SearchResult{}, err
 	}
 	out, err := a.client().Search(ctx, req)
-	if errors.Is(err, daemon.ErrNotRunning) || errors.Is(err, daemon.ErrOtherModel) {
+	var otherModel error // the daemon's refusal, when it serves another model
+	if errors.Is(err, daemon.ErrOtherModel) {
+		otherModel = err
+	}
+	if errors.Is(err, daemon.ErrNotRunning) || otherModel != nil {
 		out, err = a.searchPalace(ctx, req)
 	}
 	switch {
+	case errors.Is(err, palace.ErrModelMismatch):
+		return daemon.SearchResult{}, a.modelMismatchAdvice(err, otherModel)
 	case errors.Is(err, palace.ErrEmpty):
 		return daemon.SearchResult{}, fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace)
 	case errors.Is(err, palace.ErrUnknownWing):
@@ -179,6 +185,10 @@ func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemo
 	opts, err := req.Options()
 	if err != nil {
 		return daemon.SearchResult{}, err
+	}
+	if !palace.HasWings(a.cfg.Palace) {
+		// Nothing to search: say so without loading (or downloading) a model.
+		return daemon.SearchResult{}, palace.ErrEmpty
 	}
 	e, _, err := a.embedder(ctx)
 	if err != nil {
