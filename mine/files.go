@@ -136,11 +136,27 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 	return data, nil
 }
 
-// checkText refuses content that is not UTF-8 text: binary files and
-// other encodings would mine as noise.
-func checkText(data []byte) error {
+// TextError says why content is not UTF-8 text: binary files and other
+// encodings would mine as noise.
+type TextError struct {
+	// Binary is set for a NUL byte, else the content is not valid UTF-8.
+	Binary bool
+	// Offset is the byte offset of the first bad byte, Line its 1-based line.
+	Offset, Line int
+}
+
+func (e *TextError) Error() string {
+	if e.Binary {
+		return fmt.Sprintf("looks like binary data (NUL byte at offset %d)", e.Offset)
+	}
+	return fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d, line %d)", e.Offset, e.Line)
+}
+
+// CheckText returns a *TextError when data is not UTF-8 text: it holds a
+// NUL byte or is not valid UTF-8.
+func CheckText(data []byte) error {
 	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return fmt.Errorf("looks like a binary file (NUL byte at offset %d); not mined", i)
+		return &TextError{Binary: true, Offset: i, Line: bytes.Count(data[:i], []byte{'\n'}) + 1}
 	}
 	if !utf8.Valid(data) {
 		off := 0
@@ -151,8 +167,19 @@ func checkText(data []byte) error {
 			}
 			off += size
 		}
-		line := bytes.Count(data[:off], []byte{'\n'}) + 1
-		return fmt.Errorf("not valid UTF-8 (first bad byte at offset %d, line %d); convert it to UTF-8 to mine it", off, line)
+		return &TextError{Offset: off, Line: bytes.Count(data[:off], []byte{'\n'}) + 1}
+	}
+	return nil
+}
+
+// checkText is CheckText with what it means for mining.
+func checkText(data []byte) error {
+	var te *TextError
+	if err := CheckText(data); errors.As(err, &te) {
+		if te.Binary {
+			return fmt.Errorf("looks like a binary file (NUL byte at offset %d); not mined", te.Offset)
+		}
+		return fmt.Errorf("not valid UTF-8 (first bad byte at offset %d, line %d); convert it to UTF-8 to mine it", te.Offset, te.Line)
 	}
 	return nil
 }

@@ -24,8 +24,21 @@ type Document struct {
 	BodyStart int
 	// Notes are the file's notes in source order.
 	Notes []Note
+	// Headings are the file's top-level headings in source order (the
+	// ones that give notes their heading path).
+	Headings []Heading
 	// Warnings describe problems that did not stop parsing, such as
 	// frontmatter that is not valid YAML (it is then skipped and the rest of
 	// the file is still parsed).
 	Warnings []string
+}
+
+// Heading is one top-level heading of a markdown file.
+type Heading struct {
+	// Level is 1 for "#" (or a "===" underline) to 6 for "######".
+	Level int
+	// Text is the heading's text, markers stripped.
+	Text string
+	// Line is the 1-based line where the heading starts.
+	Line int
 }

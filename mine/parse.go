@@ -109,7 +109,9 @@ func Parse(src []byte, opts ParseOptions) (*Document, error) {
 	doc.BodyStart = bodyStart
 	body := src[bodyStart:]
 	root := markdownParser().Parse(text.NewReader(body))
-	for _, b := range p.collect(root, body) {
+	blocks, headings := p.collect(root, body)
+	doc.Headings = headings
+	for _, b := range blocks {
 		doc.Notes = append(doc.Notes, p.notes(b)...)
 	}
 	return doc, nil
@@ -246,10 +248,11 @@ func (p *parseState) startLine(n ast.Node) (int, bool) {
 }
 
 // collect turns the top-level nodes of the document into blocks with heading
-// paths and line ranges.
-func (p *parseState) collect(root ast.Node, body []byte) []block {
+// paths and line ranges, and lists the headings.
+func (p *parseState) collect(root ast.Node, body []byte) ([]block, []Heading) {
 	var (
 		blocks   []block
+		found    []Heading
 		segs     []segment
 		headings []headingEntry
 		path     string
@@ -264,10 +267,12 @@ func (p *parseState) collect(root ast.Node, body []byte) []block {
 		start, ok := p.startLine(n)
 		switch n := n.(type) {
 		case *ast.Heading:
+			text := headingText(n, body)
 			if ok {
 				segs = append(segs, segment{start: start, owner: -1})
+				found = append(found, Heading{Level: n.Level, Text: text, Line: start + 1})
 			}
-			headings = pushHeading(headings, n.Level, headingText(n, body))
+			headings = pushHeading(headings, n.Level, text)
 			path = joinHeadings(headings)
 			attachTo = -1
 		case *ast.ThematicBreak:
@@ -326,7 +331,7 @@ func (p *parseState) collect(root ast.Node, body []byte) []block {
 		}
 		next = s.start
 	}
-	return blocks
+	return blocks, found
 }
 
 // headingEntry is one level of the heading path.
