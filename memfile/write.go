@@ -1,0 +1,167 @@
+package memfile
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/memminer/memminer/mine"
+)
+
+// NewFileMode is the mode of a memory file Write creates.
+const NewFileMode fs.FileMode = 0o644
+
+// Snapshot is a memory file as read: its content and what Write needs to
+// replace it safely.
+type Snapshot struct {
+	// Path is the file's path.
+	Path string
+	// Exists is false for a file not there yet (Data is then empty).
+	Exists bool
+	// Data is the file's content.
+	Data []byte
+	// Hash is Hash(Data).
+	Hash string
+	// Mode is the file's permission bits, kept by Write.
+	Mode fs.FileMode
+	owner
+}
+
+// Hash is the hash of a memory file's content as memminer prints it (and as
+// the palace records it): the SHA-256 of its bytes, in hex.
+func Hash(data []byte) string {
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+// Read reads the memory file at path, which may not exist yet. It fails
+// with ErrNotRegular for anything but a regular file, ErrTooLarge past
+// maxBytes (when positive) and a *mine.TextError wrapped with ErrNotText
+// for content that is not UTF-8 text.
+func Read(path string, maxBytes int64) (Snapshot, error) {
+	s := Snapshot{Path: path, Mode: NewFileMode, Hash: Hash(nil)}
+	f, err := os.Open(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return s, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return s, err
+	}
+	if !info.Mode().IsRegular() {
+		return s, fmt.Errorf("%s: %w", path, ErrNotRegular)
+	}
+	r := io.Reader(f)
+	if maxBytes > 0 {
+		r = io.LimitReader(f, maxBytes+1)
+	}
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return s, err
+	}
+	if maxBytes > 0 && int64(len(data)) > maxBytes {
+		return s, fmt.Errorf("%s: %w (over %d bytes, max_file_bytes)", path, ErrTooLarge, maxBytes)
+	}
+	if err := mine.CheckText(data); err != nil {
+		return s, fmt.Errorf("%s: %w: %w", path, ErrNotText, err)
+	}
+	s.Exists, s.Data, s.Hash, s.Mode, s.owner = true, data, Hash(data), info.Mode().Perm(), ownerOf(info)
+	return s, nil
+}
+
+// CheckText returns an error wrapping ErrNotText when data holds a NUL
+// byte or is not valid UTF-8.
+func CheckText(data []byte) error {
+	if err := mine.CheckText(data); err != nil {
+		return fmt.Errorf("%w: %w", ErrNotText, err)
+	}
+	return nil
+}
+
+// Write replaces the file s was read from with data, atomically: a
+// temporary file in the same directory, fsync, rename, fsync of the
+// directory. The file keeps s's mode and owner (a new one gets
+// NewFileMode). Right before the rename it checks that the file is still
+// what s holds, and fails with ErrChanged if another writer changed,
+// created or removed it meanwhile; nothing is written then.
+func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	dir := filepath.Dir(s.Path)
+	// A hidden name: mine, the daemon and the index skip it.
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(s.Path)+".memminer-*")
+	if err != nil {
+		return fmt.Errorf("write %s: %w", s.Path, err)
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err := tmp.Write(data); err != nil {
+		return fmt.Errorf("write %s: %w", s.Path, err)
+	}
+	if err := tmp.Chmod(s.Mode); err != nil {
+		return fmt.Errorf("write %s: keep mode %v: %w", s.Path, s.Mode, err)
+	}
+	if err := s.owner.apply(tmp); err != nil {
+		return fmt.Errorf("write %s: keep owner: %w", s.Path, err)
+	}
+	if err := tmp.Sync(); err != nil {
+		return fmt.Errorf("write %s: %w", s.Path, err)
+	}
+	if err := tmp.Close(); err != nil {
+		return fmt.Errorf("write %s: %w", s.Path, err)
+	}
+	if err := unchanged(s); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), s.Path); err != nil {
+		return fmt.Errorf("write %s: %w", s.Path, err)
+	}
+	return syncDir(dir)
+}
+
+// unchanged checks that the file at s.Path is still the one s was read from.
+func unchanged(s Snapshot) error {
+	data, err := os.ReadFile(s.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if s.Exists {
+			return fmt.Errorf("write %s: %w (it was removed)", s.Path, ErrChanged)
+		}
+		return nil
+	case err != nil:
+		return fmt.Errorf("write %s: %w", s.Path, err)
+	case !s.Exists:
+		return fmt.Errorf("write %s: %w (it was created)", s.Path, ErrChanged)
+	case !bytes.Equal(data, s.Data):
+		return fmt.Errorf("write %s: %w", s.Path, ErrChanged)
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, errSyncUnsupported) {
+		return fmt.Errorf("sync %s: %w", dir, err)
+	}
+	return nil
+}
