@@ -192,7 +192,7 @@ func Append(data []byte, heading string, it Item) (out []byte, line int, err err
 		line = len(starts) + 1 + len(ins) - len(item)
 	}
 	out = b.Bytes()
-	if err := checkAppended(out, line, item[0]); err != nil {
+	if err := checkAppended(doc, out, line, item[0]); err != nil {
 		return nil, 0, err
 	}
 	return out, line, nil
@@ -214,19 +214,34 @@ func lastLineBlank(data []byte, starts []int) bool {
 }
 
 // checkAppended parses out and checks that a note starts at line with the
-// item's first line.
-func checkAppended(out []byte, line int, first string) error {
-	doc, err := mine.Parse(out, mine.ParseOptions{})
+// item's first line, and that every note of the file before (doc) is still
+// there as it was: an item that opened a code fence would swallow what
+// follows it.
+func checkAppended(doc *mine.Document, out []byte, line int, first string) error {
+	after, err := mine.Parse(out, mine.ParseOptions{})
 	if err != nil {
 		return fmt.Errorf("append: %w", err)
 	}
 	want := strings.TrimSpace(strings.TrimPrefix(first, "- "))
-	for _, n := range doc.Notes {
+	found := false
+	texts := map[string]int{}
+	for _, n := range after.Notes {
 		if n.Line == line && strings.HasPrefix(n.Text, firstWords(want)) {
-			return nil
+			found = true
+			continue
 		}
+		texts[n.Text]++
 	}
-	return fmt.Errorf("append at line %d: %w (does the file end inside a code block or an HTML block?)", line, ErrUnsafeAppend)
+	if !found {
+		return fmt.Errorf("append at line %d: %w (does the file end inside a code block or an HTML block?)", line, ErrUnsafeAppend)
+	}
+	for _, n := range doc.Notes {
+		if texts[n.Text] == 0 {
+			return fmt.Errorf("append at line %d: %w: it would change the note at line %d (an unclosed code fence in the note?)", line, ErrUnsafeAppend, n.Line)
+		}
+		texts[n.Text]--
+	}
+	return nil
 }
 
 // firstWords is a prefix of s that mine keeps as written: the note may be

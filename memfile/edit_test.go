@@ -152,3 +152,15 @@ func TestMarkSuperseded(t *testing.T) {
 		})
 	}
 }
+
+func TestAppendKeepsNotes(t *testing.T) {
+	// A fence the note opens ends with its list item: the notes after it
+	// stay notes (Append checks that every one is still there).
+	data := "## A\n- a\n\n## B\n- b\n"
+	out, line, err := Append([]byte(data), "A", Item{Text: "run:\n```\nmake", Date: "2026-12-01"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkNoteAt(t, out, line, "run:")
+	checkNoteAt(t, out, line+5, "b")
+}
