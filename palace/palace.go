@@ -127,7 +127,9 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 	if err == nil && !ok && timeout > 0 {
 		lctx, cancel := context.WithTimeout(ctx, timeout)
 		defer cancel()
-		ok, err = l.TryLockContext(lctx, 100*time.Millisecond)
+		// Poll often: a writer that takes the lock again right after it
+		// let go (remember in a loop) must not starve the others.
+		ok, err = l.TryLockContext(lctx, 10*time.Millisecond)
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = nil
 		}
