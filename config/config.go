@@ -86,6 +86,12 @@ type Config struct {
 	LogFormat string
 	// LogLevel is the daemon's log level: debug, info, warn or error.
 	LogLevel string
+
+	// Wing is the agent's own wing, the one remember writes to; a harness
+	// sets MEMMINER_WING per agent.
+	Wing string
+	// MaxNoteBytes bounds the text of one note given to remember.
+	MaxNoteBytes int64
 }
 
 // Default returns the built-in settings: each setting's Default, with

@@ -16,6 +16,7 @@ const (
 	DefaultMaxFileBytes = 8 << 20
 	DefaultLockTimeout  = 10 * time.Second
 	DefaultMineInterval = 3 * time.Minute
+	DefaultMaxNoteBytes = 4 << 10
 )
 
 // settings is the table every setting is declared in, once. The order is
@@ -30,6 +31,8 @@ var settings = []Setting{
 	{Key: "max_file_bytes", Env: "MEMMINER_MAX_FILE_BYTES", Default: strconv.Itoa(DefaultMaxFileBytes), Help: "largest markdown file mined, in bytes; larger ones are skipped with a warning", kind: countKind(func(c *Config) *int64 { return &c.MaxFileBytes }, 1)},
 	{Key: "lock_timeout", Env: "MEMMINER_LOCK_TIMEOUT", Default: durationText(DefaultLockTimeout), Help: "how long a writer waits for another writer's palace lock", kind: durationKind(func(c *Config) *time.Duration { return &c.LockTimeout }, 0)},
 	{Key: "stale_after", Env: "MEMMINER_STALE_AFTER", Default: "90d", Help: "how long a note stays fresh before search and wake-up mark it stale: 90d, 2w, 36h or never; a file's frontmatter stale_after wins", kind: ageKind(func(c *Config) *time.Duration { return &c.StaleAfter })},
+	{Key: "wing", Env: "MEMMINER_WING", Flag: "wing", Help: "the agent's own wing, which remember writes to and protocol fills in; a harness sets it per agent", kind: textKind(func(c *Config) *string { return &c.Wing })},
+	{Key: "max_note_bytes", Env: "MEMMINER_MAX_NOTE_BYTES", Default: strconv.Itoa(DefaultMaxNoteBytes), Help: "longest note remember takes, in bytes", kind: countKind(func(c *Config) *int64 { return &c.MaxNoteBytes }, 1)},
 	{Key: "model_cache", Env: "MEMMINER_MODEL_CACHE", Default: "$XDG_CACHE_HOME/memminer/models", Help: "directory downloaded models are kept in", kind: pathKind(func(c *Config) *string { return &c.ModelCache })},
 	{Key: "syncthing", Env: "MEMMINER_SYNCTHING", Flag: "no-syncthing", FlagNegates: true, Default: "true", Help: "follow the local Syncthing's events for conflict copies when it answers", FlagHelp: "do not follow Syncthing's events; find conflict copies by scanning the hive at every mine tick only", kind: boolKind(func(c *Config) *bool { return &c.Syncthing })},
 	{Key: "syncthing_url", Env: "MEMMINER_SYNCTHING_URL", Flag: "syncthing-url", Help: "Syncthing's GUI/REST address, followed for conflict copies; unset: the address in Syncthing's config.xml, else http://127.0.0.1:8384", kind: textKind(func(c *Config) *string { return &c.SyncthingURL })},
