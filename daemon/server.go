@@ -31,6 +31,7 @@ var requestReadTimeout = 10 * time.Second
 //	POST /search        SearchRequest → SearchResult
 //	POST /mine          MineRequest → MineReply
 //	GET  /wakeup        ?tokens=N&wing=ID → wakeup.Digest
+//	POST /remember      RememberRequest → RememberReply
 //	POST /forget        ForgetRequest → mine.Forgotten
 //
 // Components add their own routes (see Router).
@@ -43,6 +44,7 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("POST /mine", d.handleMine)
 	mux.HandleFunc("GET /wakeup", d.handleWakeup)
 	mux.HandleFunc("POST /forget", d.handleForget)
+	mux.HandleFunc("POST /remember", d.handleRemember)
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)
@@ -198,6 +200,10 @@ func statusOf(err error) int {
 	switch errorCode(err) {
 	case codeUnknownWing, codeWakeupUnknownWing:
 		return http.StatusNotFound
+	case codeRememberBad, codeNoHive:
+		return http.StatusBadRequest
+	case codeConflict, codeHashMismatch, codeOtherHive, codeBusy:
+		return http.StatusConflict
 	case codeEmpty, codeWakeupEmpty, codeModelMismatch, codeOtherModel, codeReadOnly, codeAgentExists:
 		return http.StatusConflict
 	case codeShuttingDown:

@@ -9,6 +9,7 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -271,6 +272,14 @@ const (
 	codeReadOnly          = "read_only"
 	codeShuttingDown      = "shutting_down"
 	codeBadRequest        = "bad_request"
+	codeRememberBad       = "remember_bad_request"
+	codeNoHive            = "no_hive"
+	codeOutsideHive       = "outside_hive"
+	codeConflict          = "conflict"
+	codeHashMismatch      = "hash_mismatch"
+	codeBusy              = "busy"
+	codeNotMined          = "not_mined"
+	codeOtherHive         = "other_hive"
 	codeNeedsWing         = "needs_wing"
 	codeAgentNeedsWing    = "agent_needs_wing"
 	codeBadWingID         = "bad_wing_id"
@@ -291,6 +300,14 @@ var codeErrors = []struct {
 	{codeOtherModel, ErrOtherModel},
 	{codeReadOnly, palace.ErrReadOnly},
 	{codeShuttingDown, ErrNotRunning},
+	{codeRememberBad, remember.ErrBadRequest},
+	{codeNoHive, remember.ErrNoHive},
+	{codeOutsideHive, remember.ErrOutsideHive},
+	{codeConflict, remember.ErrConflict},
+	{codeHashMismatch, remember.ErrHashMismatch},
+	{codeBusy, remember.ErrBusy},
+	{codeNotMined, remember.ErrNotMined},
+	{codeOtherHive, ErrOtherHive},
 	{codeNeedsWing, mine.ErrNeedsWing},
 	{codeAgentNeedsWing, mine.ErrAgentNeedsWing},
 	{codeBadWingID, hive.ErrBadWingID},

@@ -1,0 +1,112 @@
+package daemon
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"github.com/memminer/memminer/remember"
+)
+
+// RememberRequest hands a note to the daemon, which writes it and mines
+// the file before it answers, so the note is in the next search.
+type RememberRequest struct {
+	remember.Request
+	// Hive is the caller's hive; the daemon refuses (ErrOtherHive) when it
+	// serves another, since it would write into the wrong tree.
+	Hive string `json:"hive"`
+	// MaxNoteBytes is the caller's max_note_bytes; zero means the default.
+	MaxNoteBytes int64 `json:"max_note_bytes,omitempty"`
+}
+
+// RememberReply is the daemon's answer: the result, and on failure the
+// error. After a write whose mine failed (remember.ErrNotMined) Result is
+// filled too.
+type RememberReply struct {
+	Result remember.Result `json:"result"`
+	Error  string          `json:"error,omitempty"`
+	Code   string          `json:"code,omitempty"`
+}
+
+// ErrOtherHive means the daemon serving the palace mines another hive than
+// the caller's.
+var ErrOtherHive = errors.New("the daemon mines another hive")
+
+// Remember asks the daemon to remember a note. Errors match the sentinels
+// of package remember (remember.ErrConflict, remember.ErrHashMismatch, …)
+// with the same text Remember gives.
+func (c *Client) Remember(ctx context.Context, req RememberRequest) (remember.Result, error) {
+	var rep RememberReply
+	// Not repeatable: a daemon that dies mid-answer may have written the
+	// note, and writing it again here could append it twice.
+	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, false)
+	return rep.Result, err
+}
+
+func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
+	var req RememberRequest
+	if !readJSON(w, r, &req) {
+		return
+	}
+	if !sameDir(req.Hive, d.opts.Hive) {
+		writeError(w, http.StatusConflict, codeOtherHive,
+			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", ErrOtherHive, d.opts.Hive, req.Hive))
+		return
+	}
+	var res remember.Result
+	j := &callJob{what: "remembering a note of wing " + req.Wing, done: make(chan error, 1)}
+	j.run = func(ctx context.Context) error {
+		// The write stops when the daemon stops or the caller gives up.
+		ctx, cancel := context.WithCancel(ctx)
+		defer context.AfterFunc(r.Context(), cancel)()
+		defer cancel()
+		opts := remember.Options{
+			Hive:         d.opts.Hive,
+			Agents:       d.opts.Agents,
+			MaxNoteBytes: req.MaxNoteBytes,
+			Mine:         d.mineOptions(nil),
+			Embedder:     d.opts.Embedder,
+		}
+		start := time.Now()
+		var err error
+		res, err = remember.Remember(ctx, d.p, req.Request, opts)
+		d.metrics.observeMine(triggerRequest, time.Since(start), err, 0)
+		d.log.Info("remembered on request", "wing", res.Wing, "file", res.File, "line", res.Line, "added", res.Added, "err", err)
+		return err
+	}
+	if !d.q.addCall(j) {
+		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		return
+	}
+	var err error
+	select {
+	case err = <-j.done:
+	case <-r.Context().Done():
+		return
+	}
+	if err != nil {
+		writeJSON(w, statusOf(err), RememberReply{Result: res, Error: err.Error(), Code: errorCode(err)})
+		return
+	}
+	writeJSON(w, http.StatusOK, RememberReply{Result: res})
+}
+
+// sameDir reports whether a and b name the same directory.
+func sameDir(a, b string) bool {
+	if a == b {
+		return true
+	}
+	resolve := func(p string) string {
+		if abs, err := filepath.Abs(p); err == nil {
+			p = abs
+		}
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			p = r
+		}
+		return p
+	}
+	return resolve(a) == resolve(b)
+}
