@@ -30,6 +30,10 @@ func TestMain(m *testing.M) {
 		main()
 		return
 	}
+	if n := os.Getenv("MEMMINER_TEST_REPEAT"); n != "" {
+		repeatMain(n)
+		return
+	}
 	os.Exit(m.Run())
 }
 

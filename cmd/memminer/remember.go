@@ -1,0 +1,184 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/remember"
+)
+
+// exitHashMismatch: remember --expect-hash found another version of the file.
+const exitHashMismatch = 4
+
+func (a *app) rememberCmd() *cobra.Command {
+	var (
+		req       remember.Request
+		fromStdin bool
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "remember TEXT",
+		Short: "Append one note to your own memory file, searchable at once",
+		Long: `Append TEXT as one dated list item, "- TEXT (added YYYY-MM-DD)", to your
+own memory file: HIVE/agents/<wing>/memory.md, or the memory.md of the
+directory an agents glob names for that wing. The file and its directory
+are created when missing. Every byte of the file outside the new lines is
+kept; the write is atomic.
+
+The wing is --wing or MEMMINER_WING (a harness sets it per agent); remember
+never guesses it. The hive is --hive, MEMMINER_HIVE or hive: in the config.
+
+Nothing is written, and remember says why, when:
+  - the wing has an open Syncthing conflict copy (exit status 3; --force
+    writes anyway and says so);
+  - --expect-hash is not the file's hash (exit status 4): read it again;
+  - the wing already holds the same fact: remember prints where it is and
+    exits 0 (--allow-duplicate appends anyway);
+  - TEXT is empty, over max_note_bytes, or not UTF-8 text (exit status 2).
+
+--supersedes REF (a note id from search --json, or FILE:LINE such as
+memory.md:12) marks the old note "(superseded YYYY-MM-DD)" at the end of its
+first line; it stays in the file as history, and search and wake-up leave
+it out.
+
+When the daemon serves the palace it writes and mines the file before it
+answers; otherwise remember does both itself under the palace lock. Either
+way the note is in the next search, and the output is the same.`,
+		Example: `  memminer remember --wing dwight "db-2 is the primary since the failover"
+  memminer remember --wing pam --heading Travel --tag travel "Aisle seats on all flights"
+  echo "Deploys need two approvals" | memminer remember --wing dwight --stdin --json
+  memminer remember --wing dwight --supersedes memory.md:12 "db-3 is the primary now"`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			text, err := rememberText(cmd.InOrStdin(), args, fromStdin, a.cfg.MaxNoteBytes)
+			if err != nil {
+				return err
+			}
+			req.Text = text
+			if a.cfg.Wing == "" {
+				return usagef("remember needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)")
+			}
+			if a.cfg.Hive == "" {
+				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+			}
+			w, err := normalizeWing(a.cfg.Wing)
+			if err != nil {
+				return err
+			}
+			req.Wing = w
+			res, err := a.remember(cmd.Context(), req)
+			if err != nil && !errors.Is(err, remember.ErrNotMined) {
+				return rememberError(err, req.Wing)
+			}
+			if len(res.ForcedPast) > 0 {
+				fmt.Fprintf(a.stderr, "memminer: wrote past the open conflict copy %s (--force); merge it into the original and delete it\n", strings.Join(res.ForcedPast, ", "))
+			}
+			if asJSON {
+				if werr := writeJSON(a.stdout, res); werr != nil {
+					return werr
+				}
+			} else {
+				printRemembered(a.stdout, res)
+			}
+			return err
+		},
+	}
+	f := cmd.Flags()
+	settingFlags(f, "wing", "hive")
+	f.StringVar(&req.Heading, "heading", "", `append under "## HEADING", created at the end of the file when missing`)
+	f.StringArrayVar(&req.Tags, "tag", nil, "add #TAG to the note (repeatable)")
+	f.BoolVar(&fromStdin, "stdin", false, "read TEXT from standard input")
+	f.StringArrayVar(&req.Supersedes, "supersedes", nil, "mark this note superseded: a note id from search --json, or FILE:LINE (repeatable)")
+	f.StringVar(&req.ExpectHash, "expect-hash", "", "fail with exit status 4 unless the memory file still has this hash (from remember --json or index --json)")
+	f.BoolVar(&req.Force, "force", false, "write even though the wing has an open conflict copy")
+	f.BoolVar(&req.AllowDuplicate, "allow-duplicate", false, "append even when the wing already holds the same fact")
+	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
+	return cmd
+}
+
+// rememberText is the note's text from the arguments (joined by spaces) or
+// standard input; never both.
+func rememberText(stdin io.Reader, args []string, fromStdin bool, maxBytes int64) (string, error) {
+	if !fromStdin {
+		if len(args) == 0 {
+			return "", usagef("remember needs TEXT (or --stdin)")
+		}
+		return strings.Join(args, " "), nil
+	}
+	if len(args) > 0 {
+		return "", usagef("remember takes TEXT or --stdin, not both")
+	}
+	if maxBytes <= 0 {
+		maxBytes = remember.DefaultMaxNoteBytes
+	}
+	// Read one byte past any sane note: remember itself says it is too long.
+	data, err := io.ReadAll(io.LimitReader(stdin, maxBytes+4096))
+	if err != nil {
+		return "", fmt.Errorf("read standard input: %w", err)
+	}
+	return string(data), nil
+}
+
+// remember hands the note to the daemon serving the palace, or writes and
+// mines it here when none does.
+func (a *app) remember(ctx context.Context, req remember.Request) (remember.Result, error) {
+	hive, err := filepath.Abs(a.cfg.Hive)
+	if err != nil {
+		return remember.Result{}, err
+	}
+	res, err := a.client().Remember(ctx, daemon.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes})
+	if !errors.Is(err, daemon.ErrNotRunning) {
+		return res, err
+	}
+	e, _, err := a.embedder(ctx)
+	if err != nil {
+		return remember.Result{}, err
+	}
+	p, err := a.openPalace(ctx, e, writePalace, nil)
+	if err != nil {
+		return remember.Result{}, err
+	}
+	defer p.Close()
+	mopts := a.mineOptions()
+	return remember.Remember(ctx, p, req, remember.Options{
+		Hive:         hive,
+		Agents:       a.cfg.Agents,
+		MaxNoteBytes: a.cfg.MaxNoteBytes,
+		Mine:         mopts,
+		Embedder:     e,
+	})
+}
+
+// rememberError adds the advice to what remember refused.
+func rememberError(err error, wing string) error {
+	switch {
+	case errors.Is(err, remember.ErrConflict):
+		return &codeError{code: exitConflict, msg: fmt.Sprintf("%v\nnothing written; list it with: memminer conflicts --wing %s\nmerge the copy into the original and delete it, or pass --force to write anyway", err, wing)}
+	case errors.Is(err, remember.ErrHashMismatch):
+		return &codeError{code: exitHashMismatch, msg: fmt.Sprintf("%v\nnothing written; read the file again (memminer index --json prints its hash), then remember", err)}
+	case errors.Is(err, remember.ErrBadRequest), errors.Is(err, remember.ErrNoHive):
+		return &codeError{code: exitUsage, msg: fmt.Sprintf("%v; nothing written", err)}
+	case errors.Is(err, remember.ErrOutsideHive):
+		return fmt.Errorf("%v; nothing written: an agent writes only inside the hive", err)
+	case errors.Is(err, daemon.ErrOtherHive):
+		return fmt.Errorf("%v; run remember with the daemon's hive, or stop the daemon (memminer stop)", err)
+	}
+	return err
+}
+
+func printRemembered(w io.Writer, res remember.Result) {
+	for _, s := range res.Superseded {
+		fmt.Fprintf(w, "superseded %s:%d (note %s)\n", s.File, s.Line, s.ID)
+	}
+	if res.DuplicateOf != nil {
+		fmt.Fprintf(w, "already remembered: %s:%d (note %s)\n", res.DuplicateOf.File, res.DuplicateOf.Line, res.DuplicateOf.ID)
+		return
+	}
+	fmt.Fprintf(w, "remembered in %s:%d (note %s)\n", res.File, res.Line, res.ID)
+}
