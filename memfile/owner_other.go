@@ -3,7 +3,6 @@
 package memfile
 
 import (
-	"errors"
 	"io/fs"
 	"os"
 )
@@ -14,6 +13,3 @@ type owner struct{}
 func ownerOf(fs.FileInfo) owner { return owner{} }
 
 func (owner) apply(*os.File) error { return nil }
-
-// errSyncUnsupported is what fsync of a directory fails with here.
-var errSyncUnsupported = errors.ErrUnsupported

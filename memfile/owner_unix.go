@@ -37,7 +37,3 @@ func (o owner) apply(f *os.File) error {
 	}
 	return f.Chown(o.uid, o.gid)
 }
-
-// errSyncUnsupported is what fsync of a directory fails with where it is
-// not supported; on unix it is supported.
-var errSyncUnsupported = syscall.ENOTSUP

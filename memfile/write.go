@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -132,7 +133,10 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := os.Rename(tmp.Name(), s.Path); err != nil {
 		return fmt.Errorf("write %s: %w", s.Path, err)
 	}
-	return syncDir(dir)
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return fmt.Errorf("write %s: sync directory: %w", s.Path, err)
+	}
+	return nil
 }
 
 // unchanged checks that the file at s.Path is still the one s was read from.
@@ -150,18 +154,6 @@ func unchanged(s Snapshot) error {
 		return fmt.Errorf("write %s: %w (it was created)", s.Path, ErrChanged)
 	case !bytes.Equal(data, s.Data):
 		return fmt.Errorf("write %s: %w", s.Path, ErrChanged)
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return fmt.Errorf("sync %s: %w", dir, err)
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, errSyncUnsupported) {
-		return fmt.Errorf("sync %s: %w", dir, err)
 	}
 	return nil
 }
