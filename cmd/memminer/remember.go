@@ -20,6 +20,7 @@ const exitHashMismatch = 4
 func (a *app) rememberCmd() *cobra.Command {
 	var (
 		req       remember.Request
+		wing      string
 		fromStdin bool
 		asJSON    bool
 	)
@@ -52,15 +53,18 @@ When the daemon serves the palace it writes and mines the file before it
 answers; otherwise remember does both itself under the palace lock. Either
 way the note is in the next search, and the output is the same.`,
 		Example: `  memminer remember --wing dwight "db-2 is the primary since the failover"
-  memminer remember --wing pam --heading Travel --tag travel "Aisle seats on all flights"
-  echo "Deploys need two approvals" | memminer remember --wing dwight --stdin --json
-  memminer remember --wing dwight --supersedes memory.md:12 "db-3 is the primary now"`,
+  memminer remember --wing pam --heading Travel --tag travel "Aisle seats"
+  echo "Deploys need two approvals" | memminer remember --stdin --json
+  memminer remember --wing dwight --supersedes memory.md:12 "db-3 is primary"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := rememberText(cmd.InOrStdin(), args, fromStdin, a.cfg.MaxNoteBytes)
 			if err != nil {
 				return err
 			}
 			req.Text = text
+			if cmd.Flags().Changed("wing") {
+				a.cfg.Wing = wing
+			}
 			if a.cfg.Wing == "" {
 				return usagef("remember needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)")
 			}
@@ -90,7 +94,8 @@ way the note is in the next search, and the output is the same.`,
 		},
 	}
 	f := cmd.Flags()
-	settingFlags(f, "wing", "hive")
+	f.StringVar(&wing, "wing", "", "your own wing, the one written to (env MEMMINER_WING, config wing:)")
+	settingFlags(f, "hive")
 	f.StringVar(&req.Heading, "heading", "", `append under "## HEADING", created at the end of the file when missing`)
 	f.StringArrayVar(&req.Tags, "tag", nil, "add #TAG to the note (repeatable)")
 	f.BoolVar(&fromStdin, "stdin", false, "read TEXT from standard input")
