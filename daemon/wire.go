@@ -71,7 +71,9 @@ func (r SearchRequest) Options() (palace.SearchOptions, error) {
 	}
 	f.StaleAfter = r.StaleAfter
 	if r.MinRelevance != nil {
-		if m := *r.MinRelevance; m < 0 || m > 1 {
+		// Written so that NaN, which compares false with everything and
+		// would drop no hit, is refused too.
+		if m := *r.MinRelevance; !(m >= 0 && m <= 1) {
 			return opts, fmt.Errorf("min_relevance %v is not between 0 and 1", m)
 		}
 		opts.MinRelevance = *r.MinRelevance
