@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -420,6 +421,18 @@ func TestCLIForget(t *testing.T) {
 		if _, stderr, code := c.run(tt.args...); code != exitUsage || !strings.Contains(stderr, tt.stderr) {
 			t.Errorf("memminer %s: exit %d, %q; want exit 2 and %q", strings.Join(tt.args, " "), code, stderr, tt.stderr)
 		}
+	}
+}
+
+// TestCLIForgetCreatesNoPalace: forgetting from a palace that does not
+// exist is the unknown-wing error, and leaves no palace behind.
+func TestCLIForgetCreatesNoPalace(t *testing.T) {
+	c := newCLI(t)
+	if _, stderr, code := c.run("forget", "--wing", "jim"); code != exitUsage || !strings.Contains(stderr, `unknown wing "jim": the palace has no wings yet`) {
+		t.Fatalf("forget from no palace: exit %d, %q", code, stderr)
+	}
+	if _, err := os.Stat(c.palace); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("forget created the palace: %v", err)
 	}
 }
 

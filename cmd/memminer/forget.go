@@ -3,6 +3,8 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -44,7 +46,9 @@ the palace, it does the forgetting.`,
 			f, err := a.client().Forget(ctx, daemon.ForgetRequest{Wing: id, Force: force, DryRun: dryRun})
 			if errors.Is(err, daemon.ErrNotRunning) {
 				access := writePalace
-				if dryRun {
+				// A palace that is not there has no wing to forget;
+				// opening it to write would create it just to say so.
+				if _, statErr := os.Stat(a.cfg.Palace); dryRun || errors.Is(statErr, fs.ErrNotExist) {
 					access = dryRunPalace
 				}
 				var p *palace.Palace
