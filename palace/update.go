@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"time"
 
 	chromem "github.com/philippgille/chromem-go"
@@ -106,11 +105,13 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		ch.Added++
 	}
 	if old, ok := w.sources[src.Path]; ok {
+		var gone []string
 		for _, id := range old.NoteIDs {
-			if !keep[id] && w.dropNote(id, src.Path) {
-				ch.Removed++
+			if !keep[id] {
+				gone = append(gone, id)
 			}
 		}
+		ch.Removed = w.dropNotes(gone, src.Path)
 	}
 	w.addVectors(p.db, fresh, vecs)
 	s := src
@@ -142,23 +143,36 @@ func (w *wing) vectorOfText(byText map[string][]string, text string) []float32 {
 	return nil
 }
 
-// dropNote takes note id away from the source at path, and reports whether
-// the note left the wing. A note held by another source stays; so does
-// one another source lists too (two files with one id: the same note at
-// the same place below two roots mined into one wing), which passes to it.
-func (w *wing) dropNote(id, path string) bool {
-	n, ok := w.notes[id]
-	if !ok || n.Source != path {
-		return false
-	}
-	for p, s := range w.sources {
-		if p != path && slices.Contains(s.NoteIDs, id) {
-			n.Source = p
-			return false
+// dropNotes takes notes ids away from the source at path, and returns how
+// many left the wing. A note held by another source stays; so does one
+// another source lists too (two files with one id: the same note at the
+// same place below two roots mined into one wing), which passes to it.
+func (w *wing) dropNotes(ids []string, path string) int {
+	var others map[string]string // note id → another source listing it
+	removed := 0
+	for _, id := range ids {
+		n, ok := w.notes[id]
+		if !ok || n.Source != path {
+			continue
 		}
+		if others == nil {
+			others = map[string]string{}
+			for p, s := range w.sources {
+				if p != path {
+					for _, id := range s.NoteIDs {
+						others[id] = p
+					}
+				}
+			}
+		}
+		if p, ok := others[id]; ok {
+			n.Source = p
+			continue
+		}
+		w.removeNote(id)
+		removed++
 	}
-	w.removeNote(id)
-	return true
+	return removed
 }
 
 // TouchSource records a new mtime and size for a source whose content did
@@ -188,12 +202,7 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	removed := 0
-	for _, id := range s.NoteIDs {
-		if w.dropNote(id, path) {
-			removed++
-		}
-	}
+	removed := w.dropNotes(s.NoteIDs, path)
 	delete(w.sources, path)
 	w.dirty = true
 	w.invalidate()
