@@ -168,16 +168,25 @@ func Merge(in Input) (*Result, error) {
 		eo = diff(base, base)
 	}
 	et := diff(base, theirs.units)
-	items := res.combine(base, ours, theirs, eo, et)
-	var baseFM *Base
-	if res.ThreeWay {
-		baseFM = &in.Bases[res.Base]
+	// The copy's additions go after this file's at the same place; when
+	// that cannot be laid out (a code block of one side right after a
+	// paragraph of the other would join it), before them.
+	for _, theirsFirst := range []bool{false, true} {
+		try := &Result{Base: res.Base, ThreeWay: res.ThreeWay, Confirmed: res.Confirmed}
+		items := try.combine(base, ours, theirs, eo, et, theirsFirst)
+		var baseFM *Base
+		if try.ThreeWay {
+			baseFM = &in.Bases[try.Base]
+		}
+		try.frontmatter(baseFM, ours, theirs)
+		try.NeedsReview = len(try.Conflicts) > 0
+		r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: try.Frontmatter == FrontmatterTheirs, parse: in.Parse}
+		try.Merged, err = r.render()
+		if err == nil {
+			res = try
+			break
+		}
 	}
-	res.frontmatter(baseFM, ours, theirs)
-	res.NeedsReview = len(res.Conflicts) > 0
-
-	r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: res.Frontmatter == FrontmatterTheirs, parse: in.Parse}
-	res.Merged, err = r.render()
 	if err != nil {
 		return nil, err
 	}
@@ -189,7 +198,7 @@ func Merge(in Input) (*Result, error) {
 
 // combine walks the base, taking from each side what it did, and returns
 // the merged units in order.
-func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits) []item {
+func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirsFirst bool) []item {
 	var items []item
 	note := func(s *side, i int) Note { return Note{Heading: s.units[i].heading, Text: s.units[i].text()} }
 	fromTheirs := func(t int, marked bool) item {
@@ -197,7 +206,7 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits) []item
 		return item{ours: -1, theirs: t, marked: marked}
 	}
 	for a := 0; a <= len(base); a++ {
-		items = append(items, res.inserts(base, a, ours, theirs, eo, et)...)
+		items = append(items, res.inserts(base, a, ours, theirs, eo, et, theirsFirst)...)
 		if a == len(base) {
 			break
 		}
@@ -286,7 +295,7 @@ func (res *Result) conflict(kind ConflictKind, heading, ours, theirs string) {
 // inserts returns the units both sides added before base unit a: ours in
 // their order, then each of theirs after the last unit of its section, a
 // unit both added only once.
-func (res *Result) inserts(base []unit, a int, ours, theirs *side, eo, et edits) []item {
+func (res *Result) inserts(base []unit, a int, ours, theirs *side, eo, et edits, theirsFirst bool) []item {
 	var items []item
 	taken := map[string]int{}
 	for _, o := range eo.inserts[a] {
@@ -317,6 +326,14 @@ func (res *Result) inserts(base []unit, a int, ours, theirs *side, eo, et edits)
 			if heading(items[i]) == u.heading {
 				at = i + 1
 				break
+			}
+		}
+		if theirsFirst {
+			for i, x := range items {
+				if x.ours >= 0 && heading(x) == u.heading {
+					at = i
+					break
+				}
 			}
 		}
 		if at < 0 {

@@ -26,9 +26,21 @@ type layout struct {
 	blankSeps bool
 	// sectionsAtEnd puts sections only theirs has at the end of the file.
 	sectionsAtEnd bool
+	// breakCode puts a thematic break before code that the merge places
+	// right after a block of the other side, which it would join.
+	breakCode bool
 }
 
-var layouts = []layout{{}, {blankSeps: true}, {blankSeps: true, sectionsAtEnd: true}}
+var layouts = []layout{{}, {blankSeps: true}, {blankSeps: true, breakCode: true}, {blankSeps: true, sectionsAtEnd: true, breakCode: true}}
+
+// startsWithCode reports whether a unit's lines open with a code fence.
+func startsWithCode(lines []string) bool {
+	if len(lines) == 0 {
+		return false
+	}
+	first := strings.TrimLeft(lines[0], " ")
+	return strings.HasPrefix(first, "```") || strings.HasPrefix(first, "~~~")
+}
 
 func (r *renderer) render() ([]byte, error) {
 	want, err := r.expected()
@@ -164,10 +176,14 @@ func (r *renderer) layout(l layout) []byte {
 		}
 	}
 	unitLines := func(ti int) []string {
+		lines := t.unitLines(t.units[ti])
 		if marked[ti] {
-			return r.markedLines(ti)
+			lines = r.markedLines(ti)
 		}
-		return t.unitLines(t.units[ti])
+		if l.breakCode && startsWithCode(lines) && !w.lastHeading() {
+			lines = append([]string{"---", ""}, lines...)
+		}
+		return lines
 	}
 	// sepBefore returns the lines to put between what was written and
 	// theirs' unit ti: its own gap in theirs when that was blank.
@@ -238,6 +254,9 @@ func (r *renderer) layout(l layout) []byte {
 				w.theirs(sepAfter(ti)...)
 			}
 		}
+		if l.breakCode && groups[last] != nil && len(groups[last].head) > 0 && startsWithCode(o.unitLines(u)) {
+			w.theirs("---", "")
+		}
 		if it.theirs >= 0 {
 			w.theirs(t.unitLines(t.units[it.theirs])...)
 		} else {
@@ -286,6 +305,17 @@ func (w *writer) theirs(lines ...string) {
 	for _, l := range lines {
 		w.lines = append(w.lines, l+w.cr)
 	}
+}
+
+// lastHeading reports whether the last line written is an ATX heading, or
+// nothing was: code there is a note of its own anyway.
+func (w *writer) lastHeading() bool {
+	for i := len(w.lines) - 1; i >= 0; i-- {
+		if l := strings.TrimSpace(w.lines[i]); l != "" {
+			return strings.HasPrefix(l, "#")
+		}
+	}
+	return true
 }
 
 func (w *writer) lastBlank() bool {
