@@ -12,13 +12,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
-	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/udiff"
+	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/merge"
 	"github.com/memminer/memminer/palace"
 )
@@ -264,12 +263,12 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if opts.PalaceDir == "" {
 		return errors.New("no palace directory to keep the replaced contents in")
 	}
-	unlock, err := lockDir(ctx, filepath.Dir(c.Original))
+	unlock, err := memfile.Lock(ctx, filepath.Dir(c.Original))
 	if err != nil {
 		return err
 	}
 	defer unlock()
-	before, err := readSnapshot(c.Original, opts.MaxFileBytes)
+	before, err := memfile.Read(c.Original, opts.MaxFileBytes)
 	if err != nil {
 		return err
 	}
@@ -277,20 +276,20 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err != nil {
 		return err
 	}
-	res, err := mergeInto(p, c, before.data, theirs, m)
+	res, err := mergeInto(p, c, before.Data, theirs, m)
 	if err != nil {
 		return err
 	}
 	if res.NeedsReview && !opts.AcceptConflicts {
 		return ErrNeedsReview
 	}
-	backup, err := keepContents(opts.PalaceDir, c, before.data, theirs, opts.Now)
+	backup, err := keepContents(opts.PalaceDir, c, before.Data, theirs, opts.Now)
 	if err != nil {
 		return err
 	}
 	m.Backup = backup
-	if !bytes.Equal(res.Merged, before.data) {
-		if err := writeSnapshot(ctx, before, res.Merged); err != nil {
+	if !bytes.Equal(res.Merged, before.Data) {
+		if err := memfile.Write(ctx, before, res.Merged); err != nil {
 			return err
 		}
 	}
@@ -362,17 +361,14 @@ func pruneKept(root string, now time.Time) {
 
 // readText reads a file to merge: regular, at most maxBytes, UTF-8 text.
 func readText(path string, maxBytes int64) ([]byte, error) {
-	data, err := hivefile.ReadLimited(path, maxBytes+1)
+	s, err := memfile.Read(path, maxBytes)
 	if err != nil {
 		return nil, err
 	}
-	if int64(len(data)) > maxBytes {
-		return nil, fmt.Errorf("%s is larger than the %d-byte limit (max_file_bytes)", path, maxBytes)
+	if !s.Exists {
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	}
-	if bytes.IndexByte(data, 0) >= 0 || !utf8.Valid(data) {
-		return nil, fmt.Errorf("%s is not UTF-8 text; merge it by hand", path)
-	}
-	return data, nil
+	return s.Data, nil
 }
 
 // MergeRequest is the body of POST /conflicts/merge.
