@@ -2,10 +2,14 @@ package daemon
 
 import (
 	"bufio"
+	"bytes"
+	"encoding/json"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -72,4 +76,45 @@ func TestRawRequests(t *testing.T) {
 			}
 		})
 	}
+}
+
+// FuzzRequestDecoding: the socket's request decoding either fills the
+// request (which then survives a JSON round trip unchanged) or answers 400
+// with a JSON error body; it never panics.
+func FuzzRequestDecoding(f *testing.F) {
+	f.Add(0, []byte(`{"query": "how is the web bundle built", "results": 3, "wing": "dwight"}`))
+	f.Add(1, []byte(`{"path": "/srv/hive", "wing": "pam", "dry_run": true}`))
+	f.Add(2, []byte(`{"wing": "junk", "force": true}`))
+	f.Add(0, []byte(`{"query": "x", "nope": 1}`))
+	f.Add(1, []byte(`{"path": 5}`))
+	f.Add(0, []byte(`{"query": "\ud800"} trailing`))
+	f.Add(2, []byte(`[]`))
+	f.Fuzz(func(t *testing.T, kind int, body []byte) {
+		var req any
+		switch ((kind % 3) + 3) % 3 {
+		case 0:
+			req = &SearchRequest{}
+		case 1:
+			req = &MineRequest{}
+		default:
+			req = &ForgetRequest{}
+		}
+		w := httptest.NewRecorder()
+		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))
+		if readJSON(w, r, req) {
+			data, err := json.Marshal(req)
+			if err != nil {
+				t.Fatalf("decoded %+v does not encode: %v", req, err)
+			}
+			again := reflect.New(reflect.TypeOf(req).Elem()).Interface()
+			if err := json.Unmarshal(data, again); err != nil || !reflect.DeepEqual(req, again) {
+				t.Fatalf("round trip of %s: %+v != %+v (%v)", data, req, again, err)
+			}
+			return
+		}
+		var eb errorBody
+		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &eb) != nil || eb.Code != codeBadRequest || eb.Error == "" {
+			t.Fatalf("refused %q with %d %q", body, w.Code, w.Body.String())
+		}
+	})
 }

@@ -807,3 +807,46 @@ func TestInAgentDir(t *testing.T) {
 		}
 	}
 }
+
+// FuzzParseConflictName: the parser never panics; what it accepts is a
+// base name holding the marker, whose Original is a plain base name that
+// is itself no conflict copy of the same form, and whose ShortDevice is
+// empty or seven characters.
+func FuzzParseConflictName(f *testing.F) {
+	for _, s := range []string{
+		"memory.sync-conflict-20240131-093000-ABCDEFG.md",
+		"memory.sync-conflict-20240131-093000-.md",
+		"memory.sync-conflict-20240131-093000.md",
+		"notes.sync-conflict-20240131-093000-ABCDEFG.sync-conflict-20240201-101010-HIJKLMN.md",
+		"Makefile.sync-conflict-20231231-235959-ZZZZZZZ",
+		".sync-conflict-20240131-093000-ABCDEFG.md",
+		"a.sync-conflict-20241399-250000-ABCDEFG.md",
+		"sync-conflict",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, name string) {
+		cn, ok := ParseConflictName(name)
+		if !ok {
+			if cn != (ConflictName{}) {
+				t.Fatalf("rejected %q but returned %+v", name, cn)
+			}
+			return
+		}
+		if !strings.Contains(name, "sync-conflict-") || strings.ContainsAny(name, `/\`) {
+			t.Fatalf("accepted %q", name)
+		}
+		if cn.Original == "" || cn.Original == "." || cn.Original == ".." || strings.ContainsAny(cn.Original, `/\`) {
+			t.Fatalf("%q: Original %q", name, cn.Original)
+		}
+		if len(cn.Original) >= len(name) {
+			t.Fatalf("%q: Original %q is not shorter", name, cn.Original)
+		}
+		if cn.ShortDevice != "" && len(cn.ShortDevice) != 7 {
+			t.Fatalf("%q: ShortDevice %q", name, cn.ShortDevice)
+		}
+		if !IsConflictCopy(name) {
+			t.Fatalf("ParseConflictName accepts %q, IsConflictCopy does not", name)
+		}
+	})
+}

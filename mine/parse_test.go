@@ -568,3 +568,34 @@ func TestFrontmatterBounds(t *testing.T) {
 		})
 	}
 }
+
+// FuzzFrontmatter feeds arbitrary YAML between frontmatter delimiters:
+// Parse never fails or panics, never keeps a block over the bounds, and a
+// frontmatter it keeps is a mapping of at most MaxFrontmatterKeys keys.
+func FuzzFrontmatter(f *testing.F) {
+	f.Add("title: Memory\ntags: [a, b]\n")
+	f.Add("identity: Release captain.\nstatus: superseded\nreview_by: 2026-01-01\n")
+	f.Add("a: &x [1, 2]\nb: *x\nc: {d: {e: f}}\n")
+	f.Add("role: [unclosed\n")
+	f.Add("- a\n- b\n")
+	f.Add("k0: v\nk1: v\nk1: dup\n")
+	f.Add("a: &a [*a]\n")
+	f.Add("? complex key\n: value\n!!binary x: 1\n")
+	f.Fuzz(func(t *testing.T, yamlText string) {
+		src := []byte("---\n" + yamlText + "\n---\n- body\n")
+		doc, err := Parse(src, ParseOptions{})
+		if err != nil {
+			t.Fatalf("Parse: %v", err)
+		}
+		if len(doc.Frontmatter) > MaxFrontmatterKeys {
+			t.Fatalf("kept frontmatter with %d keys", len(doc.Frontmatter))
+		}
+		if doc.Frontmatter != nil && len(yamlText) > MaxFrontmatterBytes {
+			t.Fatalf("kept frontmatter of %d bytes", len(yamlText))
+		}
+		again, err := Parse(src, ParseOptions{})
+		if err != nil || len(again.Notes) != len(doc.Notes) || len(again.Warnings) != len(doc.Warnings) {
+			t.Fatalf("Parse is not deterministic: %v", err)
+		}
+	})
+}
