@@ -104,7 +104,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 	if !opts.ReadOnly {
 		// A writer rewrites the manifest, so it must know every wing.
 		opts.Wings = nil
-		if err := os.MkdirAll(filepath.Join(dir, wingsDir), 0o700); err != nil {
+		if err := os.MkdirAll(dir, 0o700); err != nil {
 			return nil, fmt.Errorf("create palace %s: %w", dir, err)
 		}
 		_ = os.Chmod(dir, 0o700)
@@ -152,7 +152,43 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 		return fmt.Errorf("lock palace %s: %w", p.dir, err)
 	}
 	p.lock, p.dirInfo = l, info
+	if err := p.repairLayout(); err != nil {
+		p.lock, p.dirInfo = nil, nil
+		_ = l.Unlock()
+		return fmt.Errorf("create palace %s: %w", p.dir, err)
+	}
 	p.removeStaleTemps()
+	return nil
+}
+
+// repairLayout, with the lock taken, moves aside a wings/ that is not a
+// directory and a manifest.json that is not a regular file (kept, not
+// deleted: they are not ours to destroy), and makes wings/. The wings are
+// then rebuilt from markdown and the manifest from the wing files, as for
+// any damage.
+func (p *Palace) repairLayout() error {
+	wings, man := filepath.Join(p.dir, wingsDir), filepath.Join(p.dir, manifestName)
+	if fi, err := os.Lstat(wings); err == nil && !fi.IsDir() {
+		if err := p.moveAside(wings); err != nil {
+			return err
+		}
+	}
+	if fi, err := os.Lstat(man); err == nil && !fi.Mode().IsRegular() {
+		if err := p.moveAside(man); err != nil {
+			return err
+		}
+		p.manifestDirty = true
+	}
+	return os.MkdirAll(wings, 0o700)
+}
+
+// moveAside renames path to path.damaged-TIME and says so.
+func (p *Palace) moveAside(path string) error {
+	aside := fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+	if err := os.Rename(path, aside); err != nil {
+		return fmt.Errorf("move damaged %s aside: %w", path, err)
+	}
+	p.log.Warn("palace file of the wrong kind moved aside; it is rebuilt", "path", path, "moved_to", aside)
 	return nil
 }
 
@@ -198,7 +234,7 @@ func (p *Palace) Lock(ctx context.Context, timeout time.Duration) error {
 	if p.lock != nil {
 		return nil
 	}
-	if err := os.MkdirAll(filepath.Join(p.dir, wingsDir), 0o700); err != nil {
+	if err := os.MkdirAll(p.dir, 0o700); err != nil {
 		return fmt.Errorf("create palace %s: %w", p.dir, err)
 	}
 	if err := p.acquire(ctx, timeout); err != nil {

@@ -63,7 +63,17 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 	}
 	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("open palace %s: %w", p.dir, err)
+		// wings/ is no directory (or unreadable): every wing the
+		// manifest lists is damaged, and rebuilt from its markdown.
+		p.log.Warn("palace wings directory unreadable; its wings are rebuilt from markdown", "palace", p.dir, "err", err)
+		for id := range man.Wings {
+			if len(only) == 0 || slices.Contains(only, id) {
+				p.markDamaged(id, fmt.Errorf("%w: wings directory unreadable: %v", ErrCorrupt, err), man)
+			}
+		}
+		p.known = map[string]bool{}
+		sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
+		return nil
 	}
 	want := func(id string) bool { return len(only) == 0 || slices.Contains(only, id) }
 	onDisk := map[string]bool{}
