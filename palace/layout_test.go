@@ -19,15 +19,7 @@ func TestWrongKindOfPalaceFileIsRepaired(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dir := filepath.Join(t.TempDir(), "palace")
-			p := openT(t, dir, nil, false)
-			src := Source{Path: "/hive/agents/a/memory.md", Agent: "a", Hash: "h", Size: 1, Mtime: time.Unix(100, 0).UTC()}
-			if _, err := p.ApplySource(ctx, "a", src, []Note{note("n1", "", "a note", 1)}); err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			p.Close()
+			src := savedPalace(t, dir)
 			path := filepath.Join(dir, name)
 			if err := os.RemoveAll(path); err != nil {
 				t.Fatal(err)
@@ -79,4 +71,20 @@ func TestWrongKindOfPalaceFileIsRepaired(t *testing.T) {
 			}
 		})
 	}
+}
+
+// savedPalace writes a palace in dir with wing a holding one note from
+// one source, closes it and returns the source.
+func savedPalace(t *testing.T, dir string) Source {
+	t.Helper()
+	p := openT(t, dir, nil, false)
+	src := Source{Path: "/hive/agents/a/memory.md", Agent: "a", Hash: "h", Size: 1, Mtime: time.Unix(100, 0).UTC()}
+	if _, err := p.ApplySource(context.Background(), "a", src, []Note{note("n1", "", "a note", 1)}); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	return src
 }

@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 )
 
 // TestStaleTempsRemovedByTheWriter: temporary files that writers killed
@@ -21,16 +20,8 @@ func TestStaleTempsRemovedByTheWriter(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
 			dir := filepath.Join(t.TempDir(), "palace")
-			p := openT(t, dir, nil, false)
-			src := Source{Path: "/hive/agents/a/memory.md", Agent: "a", Hash: "h", Size: 1, Mtime: time.Unix(100, 0).UTC()}
-			if _, err := p.ApplySource(ctx, "a", src, []Note{note("n1", "", "a note", 1)}); err != nil {
-				t.Fatal(err)
-			}
-			if err := p.Flush(); err != nil {
-				t.Fatal(err)
-			}
-			clean := p.Bytes()
-			p.Close()
+			savedPalace(t, dir)
+			clean := openT(t, dir, nil, true).Bytes()
 
 			stale := []string{
 				filepath.Join(dir, ".manifest.json.tmp-1234567"),
