@@ -127,6 +127,12 @@ func TestMergeAcrossTwoMachines(t *testing.T) {
 				if !strings.Contains(bravo.run.stderr.String(), "syncthing conflict merged") {
 					t.Fatalf("bravo's daemon did not log the merge:\n%s", bravo.run.stderr)
 				}
+				// Neither alerted it as open: alpha waited for bravo's merge.
+				for _, m := range ms {
+					if strings.Contains(m.run.stderr.String(), "a memory file has a conflict copy") {
+						t.Fatalf("%s alerted the conflict as open:\n%s", m.name, m.run.stderr)
+					}
+				}
 			}
 			// The replaced contents are kept on the machine that merged.
 			merger := alpha

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -83,6 +84,10 @@ type Options struct {
 	// Syncthing, only the device named in the copy's name does, so that
 	// two devices never write the same merge at once.
 	AutoMerge bool
+	// AutoMergeWait is how long, with AutoMerge, a device waits for the
+	// device a copy names to merge it before alerting it as open
+	// (DefaultAutoMergeWait when 0).
+	AutoMergeWait time.Duration
 	// MaxFileBytes bounds the files a merge reads (config's default when 0).
 	MaxFileBytes int64
 }
@@ -108,6 +113,10 @@ type Component struct {
 	adopt bool
 	// saveFailing is set while saving the registry fails (logged once).
 	saveFailing bool
+	// runCtx is Run's context; alerts left for another device's merge
+	// wait in background goroutines (bg) that end with it.
+	runCtx context.Context
+	bg     sync.WaitGroup
 }
 
 // New returns a component with opts. It checks the webhook URL.
@@ -139,8 +148,9 @@ func (c *Component) Name() string { return Name }
 func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	// However Run ends, requests waiting for the first scan get an answer.
 	defer c.markReady()
+	defer c.bg.Wait()
 	c.mu.Lock()
-	c.host = h
+	c.host, c.runCtx = h, ctx
 	c.mu.Unlock()
 	log := h.Logger().With("component", Name)
 	hv, err := hive.Open(h.Hive(), h.Agents())
@@ -532,31 +542,89 @@ func (c *Component) alert(cf Conflict) {
 	log := c.log
 	c.mu.Unlock()
 	cf.Action = ActionOpen
-	if m, ok := c.autoMerge(cf); ok {
+	switch m, outcome := c.autoMerge(cf); outcome {
+	case autoMerged:
 		cf.Action = ActionMerged
 		log.Warn("syncthing conflict merged: the copy merged cleanly into the original and was removed; the replaced contents are kept",
 			"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName,
 			"from_copy", len(m.FromCopy), "removed", len(m.Removed), "kept_in", m.Backup)
 		c.alerts.enqueue(cf)
 		return
+	case autoMergeElsewhere:
+		c.alertUnlessMerged(cf)
+		return
 	}
+	c.alertOpen(cf)
+}
+
+// alertOpen logs and queues the alert of an open conflict.
+func (c *Component) alertOpen(cf Conflict) {
+	c.mu.Lock()
+	log := c.log
+	c.mu.Unlock()
 	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it with memminer conflicts merge, or by hand and delete the copy",
 		"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName, "found_by", cf.FoundBy)
 	c.alerts.enqueue(cf)
 }
 
+// alertUnlessMerged waits, in the background, for the device the copy
+// names to merge it (its removal reaches this device through Syncthing),
+// and alerts the conflict as open only if the copy is still there after
+// Options.AutoMergeWait.
+func (c *Component) alertUnlessMerged(cf Conflict) {
+	c.mu.Lock()
+	ctx, log := c.runCtx, c.log
+	c.mu.Unlock()
+	if ctx == nil {
+		c.alertOpen(cf)
+		return
+	}
+	wait := c.opts.AutoMergeWait
+	if wait <= 0 {
+		wait = DefaultAutoMergeWait
+	}
+	log.Info("conflict copy names another device; waiting for its merge before alerting", "path", cf.Path, "device", cf.Device, "wait", wait)
+	c.bg.Go(func() {
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if _, err := os.Lstat(cf.Path); err != nil {
+			log.Info("conflict copy merged by the device it names", "path", cf.Path, "device", cf.Device)
+			return
+		}
+		c.alertOpen(cf)
+	})
+}
+
+// What autoMerge did.
+type autoMergeOutcome int
+
+const (
+	autoMergeNot       autoMergeOutcome = iota // not merged: alert as open
+	autoMerged                                 // merged and resolved
+	autoMergeElsewhere                         // left to the device the copy names
+)
+
+// DefaultAutoMergeWait is how long a device waits for the device named in
+// a conflict copy to merge it before alerting it as open.
+const DefaultAutoMergeWait = 30 * time.Second
+
 // autoMerge merges cf when AutoMerge is on, this device is the one to
-// merge it, and the merge is clean. It reports whether the copy was
-// merged (and is then resolved in the registry).
-func (c *Component) autoMerge(cf Conflict) (CopyMerge, bool) {
+// merge it, and the merge is clean (the copy is then resolved in the
+// registry).
+func (c *Component) autoMerge(cf Conflict) (CopyMerge, autoMergeOutcome) {
 	if !c.opts.AutoMerge || !hive.IsMemoryFile(cf.Original) || cf.Wing == "" {
-		return CopyMerge{}, false
+		return CopyMerge{}, autoMergeNot
 	}
 	c.mu.Lock()
 	h, reg, log := c.host, c.reg, c.log
 	c.mu.Unlock()
 	if h == nil || reg == nil {
-		return CopyMerge{}, false
+		return CopyMerge{}, autoMergeNot
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), autoMergeTimeout)
 	defer cancel()
@@ -567,11 +635,10 @@ func (c *Component) autoMerge(cf Conflict) (CopyMerge, bool) {
 		st, err := c.opts.Syncthing.SystemStatus(ctx)
 		if err != nil {
 			log.Info("not merging the conflict copy automatically: cannot ask Syncthing which device this is", "path", cf.Path, "err", err)
-			return CopyMerge{}, false
+			return CopyMerge{}, autoMergeNot
 		}
 		if cf.Device != "" && st.MyID.Short() != cf.Device {
-			log.Debug("conflict copy names another device; that device merges it", "path", cf.Path, "device", cf.Device)
-			return CopyMerge{}, false
+			return CopyMerge{}, autoMergeElsewhere
 		}
 	}
 	p := h.Palace()
@@ -585,12 +652,12 @@ func (c *Component) autoMerge(cf Conflict) (CopyMerge, bool) {
 		if m.Status != StatusNeedsReview {
 			log.Warn("automatic merge of the conflict copy failed; left for a person", "path", cf.Path, "err", m.Error)
 		}
-		return m, false
+		return m, autoMergeNot
 	}
 	if _, _, err := reg.resolve(cf.Path); err != nil {
 		c.noteSave(err)
 	}
-	return m, true
+	return m, autoMerged
 }
 
 // autoMergeTimeout bounds one automatic merge.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/syncthing/sttest"
 )
 
 const mergeBase = "# Memory\n\n## Build\n\n- run make before pushing\n- CI runs on two cores\n"
@@ -294,5 +295,39 @@ func TestAutoMerge(t *testing.T) {
 	}
 	if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != review {
 		t.Fatalf("listed: %+v", l)
+	}
+}
+
+// TestAutoMergeLeavesCopiesToTheDeviceTheyName: with Syncthing, a copy
+// naming another device is that device's to merge; if it has not done so
+// within AutoMergeWait, the copy is alerted as open, and nothing is
+// written here.
+func TestAutoMergeLeavesCopiesToTheDeviceTheyName(t *testing.T) {
+	node, _ := sttest.StartPair(t)
+	hv := filepath.Join(t.TempDir(), "hive")
+	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
+	ours := mergeBase + "- ours\n"
+	writeFile(t, memory, ours)
+	out := filepath.Join(t.TempDir(), "hook.jsonl")
+	comp := syncthingComponent(t, node, Options{AutoMerge: true, AutoMergeWait: 50 * time.Millisecond, Command: hookCommand(t, out)})
+	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
+	waitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
+
+	other := "AAAAAAA"
+	if node.Short() == other {
+		other = "BBBBBBB"
+	}
+	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-"+other+".md")
+	writeFile(t, cp, mergeBase+"- theirs\n")
+	r.list(t, "")
+	waitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 1 })
+	if run := hookRuns(t, out)[0]; run[EnvAction] != ActionOpen || run[EnvPath] != cp {
+		t.Fatalf("alert %v", run)
+	}
+	if readFile(t, memory) != ours {
+		t.Fatal("merged a copy naming another device")
+	}
+	if _, err := os.Stat(cp); err != nil {
+		t.Fatalf("copy removed: %v", err)
 	}
 }
