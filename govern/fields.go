@@ -12,6 +12,10 @@ type Fields struct {
 	// Date is the note's date, YYYY-MM-DD: the latest date written in it,
 	// else its file's mtime (Note.When).
 	Date *string `json:"date"`
+	// DateSource says where Date comes from: "note" (written in the note
+	// or its headings) or "mtime" (its file's modification time, which a
+	// copy or a clone resets), null without a date.
+	DateSource *string `json:"date_source"`
 	// ReviewDate is when the note is due for review, or null.
 	ReviewDate *string `json:"review_date"`
 	// Stale tells that the note may be out of date, and StaleReason why.
@@ -31,7 +35,11 @@ func (g Note) Fields(mtime time.Time, stale bool, reason string) Fields {
 	}
 	if when := g.When(mtime); !when.IsZero() {
 		d := when.UTC().Format(time.DateOnly)
-		out.Date = &d
+		src := DateFromNote
+		if g.Date.IsZero() {
+			src = DateFromMtime
+		}
+		out.Date, out.DateSource = &d, &src
 	}
 	if !g.Review.IsZero() {
 		d := g.Review.UTC().Format(time.DateOnly)
@@ -44,4 +52,23 @@ func (g Note) Fields(mtime time.Time, stale bool, reason string) Fields {
 		out.Tags = []string{}
 	}
 	return out
+}
+
+// Where a note's date comes from (Fields.DateSource).
+const (
+	DateFromNote  = "note"
+	DateFromMtime = "mtime"
+)
+
+// DateText is the note's date as text output shows it: a date taken from
+// the file's modification time reads "modified YYYY-MM-DD", since it may
+// be when the file was copied rather than when the note was written.
+func (f Fields) DateText() string {
+	switch {
+	case f.Date == nil:
+		return ""
+	case f.DateSource != nil && *f.DateSource == DateFromMtime:
+		return "modified " + *f.Date
+	}
+	return *f.Date
 }

@@ -96,7 +96,9 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 			},
 		}
 		g := c.note.Governance
-		g.Date = c.when
+		if !g.Date.IsZero() {
+			g.Date = c.when // a date after now counts as now
+		}
 		it.Fields = g.Fields(c.when, c.stale, c.staleReason)
 		render := func(t string) string { return storyLine(it, t) }
 		// A long note is cut to maxItemTokens; a note that does not fit

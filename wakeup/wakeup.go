@@ -196,9 +196,7 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(":")
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
-	if it.Date != nil {
-		b.WriteString(*it.Date)
-	}
+	b.WriteString(it.DateText())
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
 		b.WriteString(strings.Join(it.Also, ", "))

@@ -312,7 +312,7 @@ func TestNowDefaultsToNewestMtime(t *testing.T) {
 	}
 }
 
-var dateLine = regexp.MustCompile(`^- \[[a-z0-9._-]+\] .+ \([^():]+:\d+, \d{4}-\d\d-\d\d(; also [a-z0-9._, -]+)?\)$`)
+var dateLine = regexp.MustCompile(`^- \[[a-z0-9._-]+\] .+ \([^():]+:\d+, (?:modified )?\d{4}-\d\d-\d\d(; also [a-z0-9._, -]+)?\)$`)
 
 func TestStoryLineFormat(t *testing.T) {
 	p := minePalace(t, fixtureHive(t), nil, mine.Options{})

@@ -227,8 +227,8 @@ func printHits(w io.Writer, out daemon.SearchResult) {
 // ", 2026-11-03, superseded, stale: review due 2026-10-01".
 func marks(g govern.Fields) string {
 	var b strings.Builder
-	if g.Date != nil {
-		b.WriteString(", " + *g.Date)
+	if d := g.DateText(); d != "" {
+		b.WriteString(", " + d)
 	}
 	if g.Status != nil && *g.Status != string(govern.Stale) {
 		b.WriteString(", " + *g.Status)
