@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -133,8 +134,16 @@ func (a *app) mergeConflicts(ctx context.Context, req conflicts.MergeRequest) (c
 		return rep, err
 	}
 	var p *palace.Palace
-	if len(sel) > 0 {
-		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+	var wings []string
+	for _, c := range sel {
+		if c.Wing != "" && !slices.Contains(wings, c.Wing) {
+			wings = append(wings, c.Wing)
+		}
+	}
+	if len(wings) > 0 {
+		// Only the wings whose files have copies: their mined contents
+		// are the bases.
+		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: wings, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
 		if err != nil {
 			return rep, err
 		}
