@@ -25,7 +25,12 @@ func (a *app) statusCmd() *cobra.Command {
   available    the configured embedding backend is usable now
   enabled      memminer is switched on (config "enabled")
   active       a daemon serves this palace
-  initialized  the palace exists and has at least one wing`,
+  initialized  the palace exists and has at least one wing
+
+When the local Syncthing answers, status also shows the folder holding the
+hive: in sync or not (and since when), files and bytes still needed, and
+which other devices are connected; "syncthing": null in --json when it does
+not answer. Details: docs/search.md and docs/several-machines.md.`,
 		Args: exactArgs(0, "status takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := a.status(cmd.Context())
