@@ -411,6 +411,21 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 	return memfile.Item{Text: text, Tags: tags}, heading, nil
 }
 
+// FileOf returns the memory file Remember writes for wing, relative to the
+// hive and "/"-separated: agents/<wing>/memory.md, or the memory.md of the
+// directory an agents glob names for that wing.
+func FileOf(hiveDir string, agents []string, wing string) (string, error) {
+	h, err := hive.Open(hiveDir, agents)
+	if err != nil {
+		return "", err
+	}
+	t, err := locate(h, wing)
+	if err != nil {
+		return "", err
+	}
+	return t.rel, nil
+}
+
 // locate finds the wing's agent directory: the one the hive gives that
 // wing (agents/<id>/ or a directory the agents globs match), else
 // agents/<id>/ to be created. Neither it nor its memory file may lead out
