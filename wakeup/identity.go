@@ -169,3 +169,15 @@ func parseIdentity(data []byte) (string, error) {
 func ReadFileLimited(path string) ([]byte, error) {
 	return hivefile.ReadLimited(path, maxIdentityFileBytes+1)
 }
+
+// Identity returns wing's identity line as Build finds it (readFile as in
+// Options.ReadFile); the index of the hive shows the same line.
+func Identity(p *palace.Palace, wing string, readFile func(string) ([]byte, error)) IdentityLine {
+	for _, info := range p.Wings() {
+		if info.ID == wing {
+			text, from := wingIdentity(info, p.Sources(wing), p.Notes(wing), readFile)
+			return IdentityLine{Wing: wing, Text: text, From: from}
+		}
+	}
+	return IdentityLine{Wing: wing, Text: NoIdentity, From: FromNone}
+}
