@@ -94,6 +94,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Components run beside the mine loop (see Component).
 	Components []Component
+	// Index keeps HIVE/INDEX.md current (package index): rewritten after
+	// the palace changed, when its content differs.
+	Index bool
 	// Syncthing, when set, is asked how the hive's folder stands, for
 	// status and metrics (see HiveReplication).
 	Syncthing *syncthing.Client
@@ -507,6 +510,10 @@ func (d *Daemon) work(ctx context.Context) {
 				d.mineAgent(ctx, w.agent, w.trigger)
 			}
 			d.q.done()
+		}
+		if d.opts.Index && ctx.Err() == nil {
+			// Once the queue is empty: a burst of mines writes it once.
+			d.refreshIndex(ctx)
 		}
 	}
 }

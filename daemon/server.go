@@ -32,6 +32,7 @@ var requestReadTimeout = 10 * time.Second
 //	POST /mine          MineRequest → MineReply
 //	GET  /wakeup        ?tokens=N&wing=ID → wakeup.Digest
 //	POST /remember      RememberRequest → RememberReply
+//	GET  /index         index.Index
 //	POST /forget        ForgetRequest → mine.Forgotten
 //
 // Components add their own routes (see Router).
@@ -45,6 +46,7 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("GET /wakeup", d.handleWakeup)
 	mux.HandleFunc("POST /forget", d.handleForget)
 	mux.HandleFunc("POST /remember", d.handleRemember)
+	mux.HandleFunc("GET /index", d.handleIndex)
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)

@@ -1,0 +1,39 @@
+package daemon
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/wakeup"
+)
+
+// Index asks the daemon for the hive's catalog.
+func (c *Client) Index(ctx context.Context) (index.Index, error) {
+	var x index.Index
+	err := c.Get(ctx, "/index", nil, &x)
+	return x, err
+}
+
+func (d *Daemon) handleIndex(w http.ResponseWriter, _ *http.Request) {
+	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited)
+	if err != nil {
+		writeErr(w, err)
+		return
+	}
+	writeJSON(w, http.StatusOK, x)
+}
+
+// refreshIndex rewrites HIVE/INDEX.md when the catalog changed.
+func (d *Daemon) refreshIndex(ctx context.Context) {
+	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited)
+	if err == nil {
+		var wrote bool
+		if wrote, err = index.Write(ctx, d.opts.Hive, x); wrote {
+			d.log.Info("index rewritten", "path", index.FileName)
+		}
+	}
+	if err != nil {
+		d.log.Warn("index not written", "err", err)
+	}
+}
