@@ -92,6 +92,8 @@ type Config struct {
 	Wing string
 	// MaxNoteBytes bounds the text of one note given to remember.
 	MaxNoteBytes int64
+	// Index makes the daemon keep HIVE/INDEX.md current.
+	Index bool
 }
 
 // Default returns the built-in settings: each setting's Default, with

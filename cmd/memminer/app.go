@@ -74,7 +74,7 @@ rebuilt.`,
 	root.AddCommand(a.mcpCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
-	root.AddCommand(a.rememberCmd(), a.protocolCmd())
+	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd())
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
 	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", fmt.Sprintf(".FlagUsagesWrapped %d", helpWidth)))

@@ -74,7 +74,7 @@ setting: docs/configuration.md.`,
 	}
 	f := cmd.Flags()
 	settingFlags(f, "hive", "mine_interval", "metrics_addr", "log_format", "log_level",
-		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge")
+		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge", "index")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
 	return cmd
@@ -194,6 +194,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		MetricsAllowRemote: metricsAllowRemote,
 		Logger:             log,
 		Components:         []daemon.Component{conflictsComp},
+		Index:              a.cfg.Index,
 		Syncthing:          stClient,
 	}
 	return daemon.NewProgram(ctx, opts).Run()

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/wakeup"
+)
+
+func (a *app) indexCmd() *cobra.Command {
+	var asJSON, write bool
+	cmd := &cobra.Command{
+		Use:   "index",
+		Short: "Print the hive's catalog: wings, files, headings, notes, hashes",
+		Long: `Print the hive's catalog, the hub an agent reads first when it does not
+search: per wing its identity line, then each mined memory file with its
+headings, the notes under each, when it last changed and its hash (the
+hash remember --expect-hash takes). It describes the palace as last
+mined; the daemon keeps that current.
+
+--json prints metadata only, no note text: cheap for an agent to read.
+--write writes it to HIVE/INDEX.md instead, atomically, marked as
+generated, with links relative to the hive, and only when its content
+changed (so Syncthing has nothing to copy otherwise). The daemon keeps
+INDEX.md current itself when run with --index (config index: true).
+INDEX.md is never mined: it lies outside every agent directory.`,
+		Example: `  memminer index
+  memminer index --json
+  memminer index --write --hive ~/hive`,
+		Args: exactArgs(0, "index takes no arguments"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if write && asJSON {
+				return usagef("index takes --json or --write, not both")
+			}
+			if write && a.cfg.Hive == "" {
+				return usagef("index --write needs the hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+			}
+			ctx := cmd.Context()
+			x, err := a.buildIndex(ctx)
+			if err != nil {
+				return err
+			}
+			switch {
+			case write:
+				wrote, err := index.Write(ctx, a.cfg.Hive, x)
+				if err != nil {
+					return err
+				}
+				path := displayPath(filepath.Join(a.cfg.Hive, index.FileName))
+				if wrote {
+					fmt.Fprintf(a.stdout, "wrote %s\n", path)
+				} else {
+					fmt.Fprintf(a.stdout, "%s is current\n", path)
+				}
+				return nil
+			case asJSON:
+				return writeJSON(a.stdout, x)
+			}
+			_, err = fmt.Fprint(a.stdout, x.Markdown())
+			return err
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&asJSON, "json", false, "print the catalog as JSON (metadata only)")
+	f.BoolVar(&write, "write", false, "write HIVE/INDEX.md, when its content changed")
+	settingFlags(f, "hive")
+	return cmd
+}
+
+// buildIndex asks the daemon for the catalog, or builds it from the palace
+// when none serves it.
+func (a *app) buildIndex(ctx context.Context) (index.Index, error) {
+	x, err := a.client().Index(ctx)
+	if !errors.Is(err, daemon.ErrNotRunning) {
+		return x, err
+	}
+	p, err := a.openPalace(ctx, nil, readPalace, nil)
+	if err != nil {
+		return index.Index{}, err
+	}
+	defer p.Close()
+	hive := a.cfg.Hive
+	if hive != "" {
+		if abs, err := filepath.Abs(hive); err == nil {
+			hive = abs
+		}
+	}
+	return index.Build(p, hive, a.cfg.Agents, wakeup.ReadFileLimited)
+}
