@@ -1,7 +1,7 @@
 // Command daemon measures memminer's daemon as a user meets it: a real
 // `memminer run` process on a generated hive (bench/hivegen). It reports
 // the cold mine of the hive, resident memory, idle CPU, edit-to-searchable
-// latency, stop time after SIGTERM, and — with hyperfine — whole-process
+// latency, remember-to-searchable latency, stop time after SIGTERM, and — with hyperfine — whole-process
 // `memminer search` through the daemon's socket against a direct search.
 //
 //	go build -o /tmp/memminer ./cmd/memminer
@@ -31,6 +31,7 @@ import (
 
 	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/remember"
 )
 
 func main() {
@@ -39,18 +40,19 @@ func main() {
 	agents := flag.Int("agents", 100, "agents (wings) in the generated hive")
 	notes := flag.Int("notes", 10000, "notes in the generated hive")
 	edits := flag.Int("edits", 20, "edits timed for edit-to-searchable latency")
+	remembers := flag.Int("remembers", 50, "notes timed for remember-to-searchable latency, over the socket and as whole processes")
 	idle := flag.Duration("idle", 60*time.Second, "how long idle CPU is measured")
 	runs := flag.Int("runs", 30, "hyperfine runs per search command (0 skips hyperfine)")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("-memminer is required")
 	}
-	if err := measure(*bin, *model, *agents, *notes, *edits, *idle, *runs); err != nil {
+	if err := measure(*bin, *model, *agents, *notes, *edits, *remembers, *idle, *runs); err != nil {
 		log.Fatal(err)
 	}
 }
 
-func measure(bin, model string, agents, notes, edits int, idle time.Duration, runs int) error {
+func measure(bin, model string, agents, notes, edits, remembers int, idle time.Duration, runs int) error {
 	tmp, err := os.MkdirTemp("", "mm-bench-daemon-")
 	if err != nil {
 		return err
@@ -129,6 +131,12 @@ func measure(bin, model string, agents, notes, edits int, idle time.Duration, ru
 	slices.Sort(lat)
 	fmt.Printf("edit to searchable over %d edits: median %s, min %s, max %s\n", edits,
 		lat[len(lat)/2].Round(time.Millisecond), lat[0].Round(time.Millisecond), lat[len(lat)-1].Round(time.Millisecond))
+
+	if remembers > 0 {
+		if err := rememberLatency(ctx, cl, bin, env, hive, ids, model, remembers); err != nil {
+			return err
+		}
+	}
 
 	if runs > 0 {
 		if err := hyperfine(bin, env, runs, "daemon"); err != nil {
@@ -289,4 +297,56 @@ func cpuName() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// rememberLatency times a note from remember to the first search that
+// finds it, through the daemon: over the socket (what the MCP server
+// pays), then as whole `memminer remember` processes. The daemon writes
+// and mines the file before it answers, so the first search must find
+// the note; one that does not is an error.
+func rememberLatency(ctx context.Context, cl *daemon.Client, bin string, env []string, hive string, ids []string, model string, n int) error {
+	found := func(id, word string) error {
+		res, err := cl.Search(ctx, daemon.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
+		if err != nil {
+			return err
+		}
+		if len(res.Results) == 0 || !strings.Contains(res.Results[0].Text, word) {
+			return fmt.Errorf("the remembered %s is not in the next search", word)
+		}
+		return nil
+	}
+	var socket, process []time.Duration
+	for i := range n {
+		id := ids[(i*11)%len(ids)]
+		word := fmt.Sprintf("zqxrem%03d", i)
+		t0 := time.Now()
+		if _, err := cl.Remember(ctx, daemon.RememberRequest{Request: remember.Request{Wing: id, Text: "The " + word + " fact was remembered over the socket."}, Hive: hive}); err != nil {
+			return err
+		}
+		if err := found(id, word); err != nil {
+			return err
+		}
+		socket = append(socket, time.Since(t0))
+
+		word = fmt.Sprintf("zqxcli%03d", i)
+		t0 = time.Now()
+		cmd := exec.Command(bin, "remember", "--wing", id, "--hive", hive, "The "+word+" fact was remembered by a process.")
+		cmd.Env = env
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Errorf("memminer remember: %v: %s", err, out)
+		}
+		if err := found(id, word); err != nil {
+			return err
+		}
+		process = append(process, time.Since(t0))
+	}
+	for _, m := range []struct {
+		what string
+		lat  []time.Duration
+	}{{"over the socket", socket}, {"as a whole memminer remember process", process}} {
+		slices.Sort(m.lat)
+		fmt.Printf("remember to searchable %s, %d notes: median %s, min %s, max %s\n", m.what, len(m.lat),
+			m.lat[len(m.lat)/2].Round(10*time.Microsecond), m.lat[0].Round(10*time.Microsecond), m.lat[len(m.lat)-1].Round(10*time.Microsecond))
+	}
+	return nil
 }
