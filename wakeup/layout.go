@@ -1,7 +1,6 @@
 package wakeup
 
 import (
-	"slices"
 	"strings"
 )
 
@@ -84,7 +83,7 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 			File:   c.file,
 			Line:   c.note.Line,
 			Score:  round4(score),
-			Also:   slices.Clone(c.also),
+			Also:   append([]string{}, c.also...),
 			Pinned: c.pinned,
 			Components: map[string]float64{
 				"recency":       round4(c.rec),

@@ -121,10 +121,11 @@ type StoryItem struct {
 	// markers, centrality, corroboration, stale (1 when penalised) and
 	// redundancy.
 	Components map[string]float64 `json:"components"`
-	// Also lists other wings that record the same fact.
-	Also []string `json:"also,omitempty"`
+	// Also lists other wings that record the same fact; empty, never
+	// nil, when none does, so the JSON key is always there.
+	Also []string `json:"also"`
 	// Pinned notes are picked before all others.
-	Pinned bool `json:"pinned,omitempty"`
+	Pinned bool `json:"pinned"`
 	// Relevance is always null: a digest answers no query. It is there so
 	// wake-up and search JSON have the same keys.
 	Relevance *float64 `json:"relevance"`
@@ -139,7 +140,7 @@ type StoryItem struct {
 type Digest struct {
 	Identity []IdentityLine `json:"identity"`
 	// MoreWings counts wings whose identity line did not fit the budget.
-	MoreWings int         `json:"more_wings,omitempty"`
+	MoreWings int         `json:"more_wings"`
 	Story     []StoryItem `json:"story"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
