@@ -16,8 +16,8 @@ import (
 // versionInfo is what memminer version reports; the JSON keys are stable.
 type versionInfo struct {
 	Version  string `json:"version"`
-	Revision string `json:"revision,omitempty"`
-	Date     string `json:"date,omitempty"`
+	Revision string `json:"revision"` // "" when not built from a checkout; so is Date
+	Date     string `json:"date"`
 	Modified bool   `json:"modified"`
 	Go       string `json:"go"`
 	Platform string `json:"platform"`
