@@ -172,6 +172,9 @@ func (a *app) scanFound(ctx context.Context, wing string, roots []conflicts.Wing
 	known, err := conflicts.ReadRegistry(a.cfg.Palace)
 	if err != nil {
 		fmt.Fprintf(a.stderr, "memminer: %v; listing what is on disk without it\n", err)
+		if errors.Is(err, conflicts.ErrCorruptRegistry) {
+			a.setAsideRegistry(ctx)
+		}
 		known = nil
 	}
 	var found []conflicts.Conflict
@@ -323,4 +326,24 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 			cw, c.Path, c.Original, winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
 	}
 	fmt.Fprintln(w, "\nMerge them note by note with memminer conflicts merge (it shows the merge; --apply writes it),\nor merge each copy into its original by hand and delete the copy.")
+}
+
+// setAsideRegistry moves a corrupt conflict registry aside when no writer
+// holds the palace (else the writer's next save replaces it), so the
+// corruption is reported once, not by every command until a daemon runs.
+func (a *app) setAsideRegistry(ctx context.Context) {
+	// No wing is loaded: only the lock is wanted.
+	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: []string{"-"}, Logger: a.log})
+	if err != nil {
+		return
+	}
+	defer p.Close()
+	if p.Lock(ctx, 0) != nil {
+		return
+	}
+	if aside, err := conflicts.SetAsideCorrupt(a.cfg.Palace); err != nil {
+		fmt.Fprintf(a.stderr, "memminer: %v\n", err)
+	} else if aside != "" {
+		fmt.Fprintf(a.stderr, "memminer: moved the corrupt registry aside to %s; conflicts are recorded again from what is on disk\n", aside)
+	}
 }

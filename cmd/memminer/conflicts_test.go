@@ -251,6 +251,17 @@ func TestConflictsErrors(t *testing.T) {
 	if code != 0 || !strings.Contains(stderr, "conflict registry is corrupt") || !strings.Contains(out, "2 open conflicts") {
 		t.Fatalf("corrupt registry: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
+	// Said once: it is moved aside (kept), and the next command is quiet.
+	if !strings.Contains(stderr, "moved the corrupt registry aside") {
+		t.Fatalf("corrupt registry not moved aside: %q", stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(c.palace, "conflicts.json.corrupt")); err != nil || string(data) != "{" {
+		t.Fatalf("corrupt registry not kept: %q, %v", data, err)
+	}
+	out, stderr, code = c.run("conflicts", "--hive", c.hive)
+	if code != 0 || stderr != "" || !strings.Contains(out, "2 open conflicts") {
+		t.Fatalf("after the corrupt registry was set aside: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
 }
 
 func TestResolveSyncthing(t *testing.T) {

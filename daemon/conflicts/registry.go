@@ -52,6 +52,30 @@ func ReadRegistry(palaceDir string) ([]Conflict, error) {
 	return f.Conflicts, nil
 }
 
+// SetAsideCorrupt moves the registry of the palace in palaceDir aside to
+// conflicts.json.corrupt when it is corrupt, as the daemon does when it
+// loads it, so that it is reported once and the registry starts again
+// from what is on disk. Only the palace's writer-lock holder may call it.
+// It returns the path it moved the file to, or "" when the file is fine
+// or missing.
+func SetAsideCorrupt(palaceDir string) (string, error) {
+	path := RegistryPath(palaceDir)
+	if _, err := readRegistryFile(path); !errors.Is(err, ErrCorruptRegistry) {
+		return "", nil
+	}
+	if err := moveCorrupt(path); err != nil {
+		return "", err
+	}
+	return path + ".corrupt", nil
+}
+
+func moveCorrupt(path string) error {
+	if err := os.Rename(path, path+".corrupt"); err != nil {
+		return fmt.Errorf("move corrupt registry aside: %w", err)
+	}
+	return nil
+}
+
 func readRegistryFile(path string) (registryFile, error) {
 	fh, err := os.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -114,8 +138,8 @@ func newRegistry(path string, h *hive.Hive) *registry {
 func (r *registry) load() (corrupt error, err error) {
 	f, err := readRegistryFile(r.path)
 	if errors.Is(err, ErrCorruptRegistry) {
-		if rerr := os.Rename(r.path, r.path+".corrupt"); rerr != nil {
-			return err, fmt.Errorf("move corrupt registry aside: %w", rerr)
+		if rerr := moveCorrupt(r.path); rerr != nil {
+			return err, rerr
 		}
 		return err, nil
 	}
