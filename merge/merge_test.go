@@ -400,3 +400,26 @@ func TestUnconfirmedBase(t *testing.T) {
 		})
 	}
 }
+
+// TestMergeOddFiles: files with a byte order mark, only frontmatter,
+// nothing at all or only headings merge without losing a note.
+func TestMergeOddFiles(t *testing.T) {
+	tests := []struct{ name, ours, theirs, want string }{
+		{"byte order mark", "\ufeff- a\n", "\ufeff- a\n- b\n", "\ufeff- a\n- b\n"},
+		{"both empty", "", "", ""},
+		{"copy empty", "- a\n", "", "- a\n"},
+		{"only frontmatter", "---\nx: 1\n---\n", "---\nx: 1\n---\n- b\n", "---\nx: 1\n---\n- b\n"},
+		{"only headings", "# A\n", "# A\n\n## B\n\n- b\n", "# A\n\n## B\n\n- b\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			res, err := Merge(Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "d", Date: "2026-12-01"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if string(res.Merged) != tt.want {
+				t.Errorf("merged %q, want %q", res.Merged, tt.want)
+			}
+		})
+	}
+}

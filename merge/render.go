@@ -208,6 +208,11 @@ func (r *renderer) layout(l layout) []byte {
 				if !w.lastBlank() {
 					w.theirs("")
 				}
+				if len(o.units) == 0 {
+					// Appended to a file without notes: its headings are
+					// written already.
+					g = withoutLines(g, o.gapLines(0))
+				}
 				for len(g) > 0 && strings.TrimSpace(g[0]) == "" {
 					g = g[1:]
 				}
@@ -228,7 +233,9 @@ func (r *renderer) layout(l layout) []byte {
 		writeSection(g.section)
 	}
 
-	writeAfter(-1)
+	if len(o.units) > 0 {
+		writeAfter(-1)
+	}
 	last := -1
 	dropBlankGap := false
 	for ui, u := range o.units {
@@ -272,9 +279,30 @@ func (r *renderer) layout(l layout) []byte {
 		from = len(o.lines)
 	}
 	w.oursRange(o, from, len(o.lines))
+	if len(o.units) == 0 && groups[-1] != nil {
+		writeSection(groups[-1].section)
+	}
 	writeSection(atEnd)
 	final := o.finalEOL || len(o.lines) == 0 && t.finalEOL
 	return w.bytes(final)
+}
+
+// withoutLines drops from lines the non-blank ones that written holds, in
+// order, from the start.
+func withoutLines(lines, written []string) []string {
+	var out []string
+	k := 0
+	for _, l := range lines {
+		for k < len(written) && strings.TrimSpace(written[k]) == "" {
+			k++
+		}
+		if strings.TrimSpace(l) != "" && k < len(written) && strings.TrimSpace(written[k]) == strings.TrimSpace(l) {
+			k++
+			continue
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // gapStart returns the first line of the gap before unit i of s.
