@@ -49,7 +49,8 @@ func (m *machine) start(t *testing.T) {
 // path is rel (slash-separated) in m's copy of the hive.
 func (m *machine) path(rel string) string { return filepath.Join(m.c.hive, filepath.FromSlash(rel)) }
 
-// appendNote appends a line to a memory file, as an agent does.
+// appendNote appends a line to a memory file, as an agent without
+// memminer remember does.
 func (m *machine) appendNote(t *testing.T, rel, line string) {
 	t.Helper()
 	path := m.path(rel)
@@ -65,6 +66,14 @@ func (m *machine) appendNote(t *testing.T, rel, line string) {
 	}
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// remember writes a note to wing's memory file the way an agent does.
+func (m *machine) remember(t *testing.T, wing, text string) {
+	t.Helper()
+	if out, errs, code := m.c.run("remember", "--wing", wing, text); code != 0 {
+		t.Fatalf("%s: memminer remember --wing %s: exit %d: %s%s", m.name, wing, code, out, errs)
 	}
 }
 
@@ -198,10 +207,12 @@ func (m *machine) conflictRels(t *testing.T) []string {
 
 // TestThreeMachinesConverge shares one hive between three machines, each
 // a real Syncthing on 127.0.0.1 with its own memminer daemon over its own
-// copy of the hive: whatever agents on any machine write, once the folder
+// copy of the hive: whatever agents on any machine write (memminer
+// remember), once the folder
 // is in sync and every daemon has mined, the three palaces hold the same
 // notes (ids, texts, wings) and answer searches alike; a conflict copy is
-// reported everywhere and, resolved on one machine, cleared everywhere;
+// reported everywhere and, resolved on one machine (memminer conflicts
+// merge --apply), cleared everywhere;
 // and a machine that was off catches up by mining only what changed.
 func TestThreeMachinesConverge(t *testing.T) {
 	threeMachines(t, func(t *testing.T, hive string) int {
@@ -256,9 +267,9 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 	t.Logf("seed: %d notes equal on 3 machines %s after the hive was copied", len(notes), took.Round(time.Millisecond))
 
 	// Phase 1: agents on each machine write to their own wings.
-	alpha.appendNote(t, "agents/dwight/memory.md", "- The build cache lives on nas-3 (written on alpha).")
-	bravo.appendNote(t, "agents/pam/memory.md", "- Quarterly reviews move to Thursdays (written on bravo).")
-	charlie.appendNote(t, "agents/creed/memory.md", "# Creed's memory\n\n- The quarry lease renews in March (written on charlie).")
+	alpha.remember(t, "dwight", "The build cache lives on nas-3 (written on alpha).")
+	bravo.remember(t, "pam", "Quarterly reviews move to Thursdays (written on bravo).")
+	charlie.remember(t, "creed", "The quarry lease renews in March (written on charlie).")
 	written := time.Now()
 	notes, took = converge(t, ms, written, "every machine's writes mined everywhere",
 		holding("nas-3 (written on alpha)", "Thursdays (written on bravo)", "quarry lease renews in March"))
@@ -282,10 +293,10 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 			return st == "", err
 		})
 	}
-	alpha.appendNote(t, "agents/jim/memory.md", "- The printer code is 4471 (written on alpha).")
-	bravo.appendNote(t, "agents/jim/memory.md", "- Jim's desk moved next to the window (written on bravo).")
+	alpha.remember(t, "dwight", "The printer code is 4471 (written on alpha).")
+	bravo.remember(t, "dwight", "Dwight's desk moved next to the window (written on bravo).")
 	later := time.Now().Add(2 * time.Second)
-	if err := os.Chtimes(bravo.path("agents/jim/memory.md"), later, later); err != nil {
+	if err := os.Chtimes(bravo.path("agents/dwight/memory.md"), later, later); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range []*machine{alpha, bravo} {
@@ -309,30 +320,9 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 	notes, _ = converge(t, ms, time.Now(), "the winning version mined everywhere", holding("next to the window (written on bravo)"))
 	t.Logf("same file: conflict copies %v on every machine; %d notes equal", copies, len(notes))
 
-	// Resolved on charlie: the losing lines merged in, the copies deleted.
-	orig := charlie.path("agents/jim/memory.md")
-	data, err := os.ReadFile(orig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	merged := string(data)
-	for _, rel := range copies {
-		cp := charlie.path(rel)
-		lost, err := os.ReadFile(cp)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, line := range strings.Split(strings.TrimRight(string(lost), "\n"), "\n") {
-			if !strings.Contains(merged, line) {
-				merged += line + "\n"
-			}
-		}
-		if err := os.Remove(cp); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := os.WriteFile(orig, []byte(merged), 0o644); err != nil {
-		t.Fatal(err)
+	// Resolved on charlie by memminer's three-way merge of the copy.
+	if out, errs, code := charlie.c.run("conflicts", "merge", "--wing", "dwight", "--apply"); code != 0 {
+		t.Fatalf("charlie: conflicts merge --apply: exit %d\n%s%s", code, out, errs)
 	}
 	resolved := time.Now()
 	sttest.Eventually(t, waitTimeout, "the conflict cleared on every machine", func(context.Context) (bool, error) {
@@ -355,8 +345,8 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 	if out := charlie.c.ok("status", "--json"); !strings.Contains(out, `"syncthing": null`) {
 		t.Fatalf("status with Syncthing down, no daemon:\n%s", out)
 	}
-	alpha.appendNote(t, "agents/dwight/memory.md", "- The VPN certificate expires on 2027-02-01 (written while charlie was off).")
-	bravo.appendNote(t, "agents/pam/memory.md", "- The party budget is 300 dollars (written while charlie was off).")
+	alpha.remember(t, "dwight", "The VPN certificate expires on 2027-02-01 (written while charlie was off).")
+	bravo.remember(t, "pam", "The party budget is 300 dollars (written while charlie was off).")
 	converge(t, ms[:2], time.Now(), "alpha and bravo to agree without charlie", holding("VPN certificate", "party budget"))
 	back := time.Now()
 	charlie.st.Start()
