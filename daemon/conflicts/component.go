@@ -272,7 +272,7 @@ func (c *Component) merge(ctx context.Context, sel []Conflict, apply, accept boo
 			dir = p.Dir()
 		}
 	}
-	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: apply, AcceptConflicts: accept, PalaceDir: dir})
+	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: apply, AcceptConflicts: accept, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
 	if apply {
 		c.scan(ctx, "", requestLookupTimeout)
 	}
