@@ -84,7 +84,14 @@ func (a *app) modelMismatchAdvice(err, otherModel error) error {
 		modelFlag = " --model " + a.cfg.Model
 	}
 	if otherModel != nil {
-		return fmt.Errorf("%v, and %v: search without --model to use the daemon's, or restart the daemon with --model %s to re-embed the palace", err, otherModel, a.cfg.Model)
+		// Without --model the configured model (config, environment or
+		// the default) is what differs: dropping a flag that was not given
+		// would change nothing.
+		useDaemons := "search with --model set to the daemon's model"
+		if a.modelFromFlag {
+			useDaemons = "search without --model to use the daemon's"
+		}
+		return fmt.Errorf("%v, and %v: %s, or restart the daemon with --model %s to re-embed the palace", err, otherModel, useDaemons, a.cfg.Model)
 	}
 	var mm *palace.ModelMismatchError
 	if !errors.As(err, &mm) {

@@ -615,4 +615,10 @@ func TestOtherModelThanTheDaemon(t *testing.T) {
 	if strings.Count(stderr, "embedded with another model") != 1 {
 		t.Fatalf("repeated: %q", stderr)
 	}
+	// The same model from the environment: there is no --model to drop.
+	c.env["MEMMINER_EMBEDDING_MODEL"] = "use-lite"
+	_, stderr, code = c.run("search", "web bundle")
+	if code != exitError || strings.Contains(stderr, "without --model") || !strings.Contains(stderr, "search with --model set to the daemon's model, or restart the daemon with --model use-lite") {
+		t.Fatalf("search with the model from the environment: exit %d, %q", code, stderr)
+	}
 }
