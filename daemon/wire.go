@@ -90,10 +90,14 @@ type SearchResult struct {
 
 // Hit is one search result as printed.
 type Hit struct {
-	ID      string `json:"id"`
-	Wing    string `json:"wing"`
-	Agent   string `json:"agent"`
-	Source  string `json:"source"`
+	ID    string `json:"id"`
+	Wing  string `json:"wing"`
+	Agent string `json:"agent"`
+	// Source is the note's file: absolute here; the CLI prints it relative
+	// to the hive, the same from any working directory.
+	Source string `json:"source"`
+	// Path is the note's file, absolute.
+	Path    string `json:"path"`
 	Line    int    `json:"line"`
 	Heading string `json:"heading"`
 	Text    string `json:"text"`
@@ -113,7 +117,7 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 	out := SearchResult{Query: query, Results: make([]Hit, len(hits))}
 	for i, h := range hits {
 		out.Results[i] = Hit{
-			ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: h.Source, Line: h.Line,
+			ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: h.Source, Path: h.Source, Line: h.Line,
 			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
 			Mtime:  h.Mtime.UTC().Format(time.RFC3339),
 			Fields: h.Governance.Fields(h.Mtime, h.Stale, h.StaleReason),

@@ -80,6 +80,7 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 		it := StoryItem{
 			Wing:   c.note.Wing,
 			Source: c.note.Source,
+			Path:   c.note.Source,
 			File:   c.file,
 			Line:   c.note.Line,
 			Score:  round4(score),

@@ -109,8 +109,11 @@ type StoryItem struct {
 	Wing string `json:"wing"`
 	// Text is the note on one line, cut with an ellipsis if it was long.
 	Text string `json:"text"`
-	// Source is the note's file as the palace knows it (an absolute path).
+	// Source is the note's file as the palace knows it (an absolute path;
+	// the CLI prints it relative to the hive).
 	Source string `json:"source"`
+	// Path is the note's file, absolute.
+	Path string `json:"path"`
 	// File is Source relative to the wing's root, as the Markdown shows it.
 	File string `json:"file"`
 	Line int    `json:"line"`

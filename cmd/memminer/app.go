@@ -247,6 +247,27 @@ func (a *app) reportReembed(wing, from, to string, n int) {
 	fmt.Fprintf(a.stderr, "memminer: wing %s was embedded with %s; re-embedding its %d notes with %s\n", wing, from, n, to)
 }
 
+// hiveSource is a note's file as JSON gives it, the same from every
+// working directory: relative to the configured hive when it lies in it,
+// else from the agents/ directory that holds its agent directory
+// ("agents/dwight/memory.md"), else absolute.
+func (a *app) hiveSource(path string) string {
+	if a.cfg.Hive != "" {
+		if h, err := filepath.Abs(a.cfg.Hive); err == nil {
+			if rel, err := filepath.Rel(h, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
+				return filepath.ToSlash(rel)
+			}
+		}
+	}
+	parts := strings.Split(filepath.ToSlash(path), "/")
+	for i := len(parts) - 3; i >= 0; i-- {
+		if parts[i] == "agents" {
+			return strings.Join(parts[i:], "/")
+		}
+	}
+	return path
+}
+
 // displayPath shows path relative to the working directory when it lies
 // below it, so output stays short and copy-pasteable.
 func displayPath(path string) string {

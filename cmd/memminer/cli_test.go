@@ -531,3 +531,23 @@ func TestUnknownWingOneWording(t *testing.T) {
 		}
 	}
 }
+
+// JSON names a note's file the same from every working directory:
+// source relative to the hive, path absolute.
+func TestJSONSourceIsStable(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	var outs []string
+	for _, dir := range []string{c.hive, filepath.Join(c.hive, "agents", "pam"), filepath.Dir(c.palace)} {
+		t.Chdir(dir)
+		outs = append(outs, c.ok("search", "web bundle", "--wing", "pam", "-n", "1", "--json")+c.ok("wake-up", "--wing", "pam", "--json"))
+	}
+	for _, o := range outs[1:] {
+		if o != outs[0] {
+			t.Fatalf("JSON differs by working directory:\n%s\n---\n%s", outs[0], o)
+		}
+	}
+	if !strings.Contains(outs[0], `"source": "agents/pam/memory.md"`) || !strings.Contains(outs[0], `"path": "$HIVE/agents/pam/memory.md"`) {
+		t.Fatalf("source and path:\n%s", outs[0])
+	}
+}

@@ -175,7 +175,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 		return daemon.SearchResult{}, err
 	}
 	for i := range out.Results {
-		out.Results[i].Source = displayPath(out.Results[i].Source)
+		out.Results[i].Source = a.hiveSource(out.Results[i].Path)
 	}
 	return out, nil
 }
@@ -216,7 +216,7 @@ func printHits(w io.Writer, out daemon.SearchResult) {
 		if h.Heading != "" {
 			heading = "  " + h.Heading
 		}
-		fmt.Fprintf(w, "%d. [%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", i+1, h.Wing, h.Source, h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
+		fmt.Fprintf(w, "%d. [%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", i+1, h.Wing, displayPath(h.Path), h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
 		for _, line := range strings.Split(h.Text, "\n") {
 			fmt.Fprintln(w, "   "+line)
 		}
