@@ -21,9 +21,6 @@ type edits struct {
 	kind    []opKind
 	to      []int // side unit of each kept or changed base unit, else -1
 	inserts [][]int
-	// fromBase maps each side unit to the base unit it keeps or changes,
-	// -1 for an added unit.
-	fromBase []int
 }
 
 // diff compares the side's units against the base's: units with the same
@@ -33,23 +30,19 @@ type edits struct {
 // additions.
 func diff(base, side []unit) edits {
 	e := edits{
-		kind:     make([]opKind, len(base)),
-		to:       make([]int, len(base)),
-		inserts:  make([][]int, len(base)+1),
-		fromBase: make([]int, len(side)),
+		kind:    make([]opKind, len(base)),
+		to:      make([]int, len(base)),
+		inserts: make([][]int, len(base)+1),
 	}
 	for i := range e.to {
 		e.to[i] = -1
-	}
-	for i := range e.fromBase {
-		e.fromBase[i] = -1
 	}
 	pairs := lcs(base, side)
 	b, s := 0, 0
 	for _, p := range append(pairs, [2]int{len(base), len(side)}) {
 		e.hunk(base, side, b, p[0], s, p[1])
 		if p[0] < len(base) {
-			e.kind[p[0]], e.to[p[0]], e.fromBase[p[1]] = kept, p[1], p[0]
+			e.kind[p[0]], e.to[p[0]] = kept, p[1]
 		}
 		b, s = p[0]+1, p[1]+1
 	}
@@ -79,7 +72,7 @@ func (e *edits) hunk(base, side []unit, b0, b1, s0, s1 int) {
 	anchor := b1
 	for s := s1 - 1; s >= s0; s-- {
 		if b := pairedWith[s-s0]; b >= 0 {
-			e.kind[b], e.to[b], e.fromBase[s] = changed, s, b
+			e.kind[b], e.to[b] = changed, s
 			anchor = b
 			continue
 		}

@@ -29,14 +29,13 @@ func (u unit) text() string { return strings.Join(u.texts, "\n") }
 
 // side is one parsed version of the file: ours or theirs.
 type side struct {
-	lines     [][]byte // source lines, each without its "\n" (a "\r" stays)
-	finalEOL  bool     // the last line ends with a line break
-	eol       string   // the file's line ending: "\r\n" or "\n"
-	bodyLine  int      // first line of the markdown body
-	fmRaw     []byte   // the frontmatter block as written (nil when none)
-	fm        map[string]string
-	units     []unit
-	hasHeader bool // the file has a frontmatter block
+	lines    [][]byte // source lines, each without its "\n" (a "\r" stays)
+	finalEOL bool     // the last line ends with a line break
+	eol      string   // the file's line ending: "\r\n" or "\n"
+	bodyLine int      // first line of the markdown body
+	fmRaw    []byte   // the frontmatter block as written (nil when none)
+	fm       map[string]string
+	units    []unit
 }
 
 // parseSide parses content into units with the source lines they cover.
@@ -54,7 +53,6 @@ func parseSide(content []byte, opts mine.ParseOptions) (*side, error) {
 	s.bodyLine = bytes.Count(content[:doc.BodyStart], []byte{'\n'})
 	if doc.BodyStart > 0 && !bytes.Equal(content[:doc.BodyStart], utf8BOM) {
 		s.fmRaw = content[:doc.BodyStart]
-		s.hasHeader = true
 	}
 	s.fm = mine.FrontmatterScalars(doc.Frontmatter)
 	units, err := groupUnits(doc.Notes, len(s.lines))
