@@ -152,10 +152,10 @@ func TestEmbed(t *testing.T) {
 		},
 		{
 			Name:       "timeout retried then reported",
-			Opts:       Options{Tuning: httpembed.Tuning{Timeout: 50 * time.Millisecond, MaxRetries: 1, Backoff: time.Millisecond}},
+			Opts:       Options{Tuning: httpembed.Tuning{Timeout: time.Second, MaxRetries: 1, Backoff: time.Millisecond}},
 			Steps:      []step{stall},
 			In:         texts(1),
-			WantErr:    []string{"giving up after 2 attempts", "no answer within 50ms"},
+			WantErr:    []string{"giving up after 2 attempts", "no answer within 1s"},
 			WantErrIs:  context.DeadlineExceeded,
 			WantInputs: [][]string{texts(1), texts(1)},
 		},
