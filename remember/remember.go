@@ -240,6 +240,9 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if t.realDir, err = filepath.EvalSymlinks(t.dir); err != nil {
 		return Result{}, fmt.Errorf("remember: %w", err)
 	}
+	if err := memfile.RemoveStale(t.file); err != nil {
+		return Result{}, fmt.Errorf("remember: remove the leftovers of an interrupted write: %w", err)
+	}
 
 	mopts := opts.Mine
 	mopts.Wing, mopts.Hive, mopts.Agents = t.wing, opts.Hive, opts.Agents
