@@ -65,6 +65,13 @@ func rememberSteps(t *testing.T, c *cli) string {
 	step("remember", "--wing", "kevin", "--supersedes", res.ID, "Chili is brought on the last Friday of the month")
 	step("search", "chili friday", "--wing", "kevin")
 	step("remember", "--wing", "kevin", "--expect-hash", res.Hash, "Oscar handles the accounts payable")
+	// An open conflict copy blocks the write; --force writes past it.
+	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.sync-conflict-20261201-101010-ABCDEFG.md"), "- lost\n")
+	step("remember", "--wing", "kevin", "Toby sits by the annex door")
+	step("remember", "--wing", "kevin", "--force", "Toby sits by the annex door")
+	if err := os.Remove(filepath.Join(c.hive, "agents", "kevin", "memory.sync-conflict-20261201-101010-ABCDEFG.md")); err != nil {
+		t.Fatal(err)
+	}
 	step("remember", "--wing", "kevin")
 	step("remember", "--wing", "kevin", "   ")
 	step("remember", "--wing", "kevin", "a\x00b")
@@ -78,7 +85,7 @@ func TestRememberGolden(t *testing.T) {
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
 	golden(t, "remember.txt", rememberSteps(t, c))
-	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n"
+	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n"
 	if got := scrubRemember(readFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.md"))); got != want {
 		t.Errorf("kevin's memory.md =\n%s\nwant\n%s", got, want)
 	}
