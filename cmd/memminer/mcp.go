@@ -23,9 +23,6 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// envWing names the wing an agent's MCP server speaks for.
-const envWing = "MEMMINER_WING"
-
 // maxMCPMessageBytes bounds one inbound MCP message, on stdio and HTTP: a
 // larger one is refused with a protocol error and the server goes on.
 const maxMCPMessageBytes = 1 << 20
@@ -40,7 +37,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the hive's memory to an agent over MCP",
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
-conflicts and status, and read-only resources for each wing's memory files
+remember, conflicts and status, and read-only resources for each wing's memory files
 (memminer://wing/<id>/<file>) and the wake-up digest (memminer://wake-up).
 
 Each tool runs the code of the command of the same name and returns what its
@@ -48,8 +45,9 @@ Each tool runs the code of the command of the same name and returns what its
 (memminer run) serves the palace, the tools ask it and the server loads no
 model or palace; otherwise each call reads the palace itself, read-only.
 
---wing (or MEMMINER_WING) is the agent this server speaks for: conflicts
-checks it unless told another wing. stdout carries only MCP messages;
+--wing (or MEMMINER_WING, or wing: in the config file) is the agent this
+server speaks for: remember writes to its memory file and to no other, and
+conflicts checks it unless told another wing; without it remember refuses. stdout carries only MCP messages;
 warnings go to stderr. With --http the server also answers MCP's streamable
 HTTP transport at http://ADDR/mcp, on a loopback address unless
 --allow-remote; it then serves until it is stopped, even after stdin ends.
@@ -59,10 +57,10 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
   memminer mcp --wing dwight --http 127.0.0.1:8765`,
 		Args: exactArgs(0, "mcp takes no arguments; name the agent with --wing ID"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("wing") {
-				wing = a.getenv(envWing)
+			if cmd.Flags().Changed("wing") {
+				a.cfg.Wing = wing
 			}
-			w, err := normalizeWing(wing)
+			w, err := normalizeWing(a.cfg.Wing)
 			if err != nil {
 				return err
 			}
@@ -79,7 +77,7 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&wing, "wing", "", "the agent this server speaks for (env "+envWing+")")
+	f.StringVar(&wing, "wing", "", "the agent this server speaks for, the only wing remember writes (env MEMMINER_WING, config wing:)")
 	settingFlags(f, "hive") // scanned for conflicts when no daemon runs
 	f.StringVar(&httpAddr, "http", "", "also serve streamable HTTP on this loopback host:port, e.g. 127.0.0.1:8765")
 	f.BoolVar(&allowRemote, "allow-remote", false, "allow an --http address other machines can reach")
@@ -126,6 +124,15 @@ func (s *mcpServer) addTools() {
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.wakeUp)
+	who := "this agent's"
+	if s.wing != "" {
+		who = "wing " + s.wing + "'s"
+	}
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "remember",
+		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy.",
+		OutputSchema: objectSchema,
+	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "conflicts",
 		Description:  "Open Syncthing conflict copies. check: say whether the wing is safe to write.",

@@ -26,7 +26,7 @@ import (
 
 // mcpToolCases call every tool; each must return what the CLI command
 // beside it prints: its --json as the structured output, its plain output
-// as the text. The servers under test speak for wing dwight.
+// as the text. The servers under test speak for wing jim.
 var mcpToolCases = []struct {
 	tool string
 	args map[string]any
@@ -38,8 +38,8 @@ var mcpToolCases = []struct {
 	{"search", map[string]any{"query": "release", "tags": []string{"release"}, "include_superseded": true}, []string{"search", "release", "--tag", "release", "--include-superseded"}}, // no match: an answer, not an error
 	{"wake_up", map[string]any{}, []string{"wake-up"}},
 	{"wake_up", map[string]any{"tokens": 300, "wing": "Pam"}, []string{"wake-up", "--tokens", "300", "--wing", "pam"}},
-	{"conflicts", map[string]any{}, []string{"conflicts", "--wing", "dwight"}},
-	{"conflicts", map[string]any{"wing": "jim"}, []string{"conflicts", "--wing", "jim"}},
+	{"conflicts", map[string]any{}, []string{"conflicts", "--wing", "jim"}},
+	{"conflicts", map[string]any{"wing": "dwight"}, []string{"conflicts", "--wing", "dwight"}},
 	{"status", map[string]any{}, []string{"status"}},
 }
 
@@ -167,10 +167,11 @@ func connectInMemory(t *testing.T, s *mcpServer) *mcp.ClientSession {
 }
 
 // newMinedCLI is a CLI whose palace holds the example hive, with two
-// conflict copies in it.
+// conflict copies in it (dwight's and pam's); the hive is configured.
 func newMinedCLI(t *testing.T) *cli {
 	t.Helper()
 	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
 	addConflictCopies(t, c.hive)
 	return c
@@ -178,7 +179,7 @@ func newMinedCLI(t *testing.T) *cli {
 
 func TestMCPToolsMatchCLI(t *testing.T) {
 	c := newMinedCLI(t)
-	checkToolsMatchCLI(t, connectInMemory(t, newMCPServerFor(t, c, "dwight")), c)
+	checkToolsMatchCLI(t, connectInMemory(t, newMCPServerFor(t, c, "jim")), c)
 }
 
 // TestMCPToolsListIsSmall keeps what agents pay in context for the tools
@@ -199,7 +200,7 @@ func TestMCPToolsListIsSmall(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"conflicts", "search", "status", "wake_up"}; !slices.Equal(names, want) {
+	if want := []string{"conflicts", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	data, err := json.Marshal(res)
@@ -343,7 +344,7 @@ func TestMCPResources(t *testing.T) {
 
 func TestMCPOverHTTP(t *testing.T) {
 	c := newMinedCLI(t)
-	s := newMCPServerFor(t, c, "dwight")
+	s := newMCPServerFor(t, c, "jim")
 	hs := httptest.NewServer(s.httpHandler())
 	defer hs.Close()
 	ctx := context.Background()
@@ -382,10 +383,10 @@ func TestMCPCommandErrors(t *testing.T) {
 		{[]string{"mcp", "extra"}, "", "mcp takes no arguments"},
 	}
 	for _, tt := range tests {
-		c.env[envWing] = tt.env
+		c.env["MEMMINER_WING"] = tt.env
 		_, stderr, code := c.run(tt.args...)
 		if code != exitUsage || !strings.Contains(stderr, tt.want) {
-			t.Errorf("%v (%s=%q): exit %d, %q; want exit %d and %q", tt.args, envWing, tt.env, code, stderr, exitUsage, tt.want)
+			t.Errorf("%v (MEMMINER_WING=%q): exit %d, %q; want exit %d and %q", tt.args, tt.env, code, stderr, exitUsage, tt.want)
 		}
 	}
 }
@@ -406,7 +407,7 @@ func mcpCommand(c *cli, args ...string) *exec.Cmd {
 // are the CLI's each time, and with the daemon they come from it.
 func TestMCPBinary(t *testing.T) {
 	c := newMinedCLI(t)
-	cmd := mcpCommand(c, "--wing", "dwight")
+	cmd := mcpCommand(c, "--wing", "jim")
 	var stderr syncBuffer
 	cmd.Stderr = &stderr
 	ctx := context.Background()
@@ -417,9 +418,12 @@ func TestMCPBinary(t *testing.T) {
 	defer cs.Close()
 	checkToolsMatchCLI(t, cs, c)
 
+	checkRememberThenFind(t, cs, "Jim's MCP note one: the lab printer is on floor 3.")
+
 	r := startRun(t, c, c.hive)
 	r.idle(t, c)
 	checkToolsMatchCLI(t, cs, c)
+	checkRememberThenFind(t, cs, "Jim's MCP note two: the lab printer moved to floor 4.")
 	res := callTool(t, cs, "status", nil)
 	if !strings.Contains(resultText(t, res), "active:      true") {
 		t.Errorf("status with a daemon: %s", resultText(t, res))
@@ -559,7 +563,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node client output: %v\n%s", err, out)
 	}
-	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "search", "status", "wake_up"}) {
+	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "remember", "search", "status", "wake_up"}) {
 		t.Errorf("server %q, tools %v", got.Server.Name, got.Tools)
 	}
 	for name, cli := range map[string][]string{
@@ -576,6 +580,9 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	}
 	if call := got.Calls["unknown_wing"]; !call.IsError || len(call.Content) == 0 || !strings.Contains(call.Content[0].Text, "known wings: angela, dwight, jim, pam") {
 		t.Errorf("unknown wing: %+v", call)
+	}
+	if call := got.Calls["remember_refused"]; !call.IsError || len(call.Content) == 0 || !strings.Contains(call.Content[0].Text, "open conflict") {
+		t.Errorf("remember into a wing with a conflict copy: %+v", call)
 	}
 	if got.UnknownTool.Code != -32602 {
 		t.Errorf("unknown tool: %+v", got.UnknownTool)
@@ -595,7 +602,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 // stdin closed: it keeps serving streamable HTTP until SIGTERM, then exits 0.
 func TestMCPBinaryHTTP(t *testing.T) {
 	c := newMinedCLI(t)
-	cmd := mcpCommand(c, "--wing", "dwight", "--http", "127.0.0.1:0")
+	cmd := mcpCommand(c, "--wing", "jim", "--http", "127.0.0.1:0")
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

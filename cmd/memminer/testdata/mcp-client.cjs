@@ -17,6 +17,7 @@ async function main() {
     conflicts: { name: "conflicts", arguments: {} },
     status: { name: "status", arguments: {} },
     unknown_wing: { name: "search", arguments: { query: "x", wing: "zed" } },
+    remember_refused: { name: "remember", arguments: { text: "a fact" } },
   };
   for (const [key, params] of Object.entries(calls)) {
     out.calls[key] = await client.callTool(params);

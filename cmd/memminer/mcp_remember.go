@@ -1,0 +1,60 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memminer/memminer/remember"
+)
+
+// rememberArgs is a call of the remember tool. The wing is the server's:
+// an agent cannot write another agent's memory through MCP.
+type rememberArgs struct {
+	Text           string   `json:"text" jsonschema:"the fact, one note"`
+	Heading        string   `json:"heading,omitempty" jsonschema:"section to append under, created when missing"`
+	Tags           []string `json:"tags,omitempty"`
+	Supersedes     []string `json:"supersedes,omitempty" jsonschema:"notes it replaces: ids from search, or FILE:LINE"`
+	ExpectHash     string   `json:"expect_hash,omitempty" jsonschema:"refuse unless the file still has this hash"`
+	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"append even when the wing holds the same fact"`
+}
+
+func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememberArgs) (*mcp.CallToolResult, remember.Result, error) {
+	if s.wing == "" {
+		return nil, remember.Result{}, errors.New("remember needs this server's wing: start it with memminer mcp --wing ID (or set MEMMINER_WING); nothing written")
+	}
+	req := remember.Request{
+		Wing: s.wing, Text: in.Text, Heading: in.Heading, Tags: in.Tags,
+		Supersedes: in.Supersedes, ExpectHash: in.ExpectHash, AllowDuplicate: in.AllowDuplicate,
+	}
+	var (
+		res    remember.Result
+		remErr error
+	)
+	err := s.call(func() error {
+		if s.a.cfg.Hive == "" {
+			return errors.New("no hive: start the server with --hive DIR, set MEMMINER_HIVE, or put hive: in the config file; nothing written")
+		}
+		res, remErr = s.a.remember(ctx, req)
+		return nil
+	})
+	switch {
+	case err != nil:
+		return nil, res, err
+	case errors.Is(remErr, remember.ErrConflict):
+		return nil, res, fmt.Errorf("%v\nnothing written; merge the copy into the original and delete it (the conflicts tool lists it), then remember again", remErr)
+	case errors.Is(remErr, remember.ErrHashMismatch):
+		return nil, res, fmt.Errorf("%v\nnothing written; read the file again (resource memminer://wing/%s/...), then remember with its hash", remErr, s.wing)
+	case remErr != nil && !errors.Is(remErr, remember.ErrNotMined):
+		return nil, res, rememberError(remErr, s.wing)
+	}
+	out := toolText(func(w io.Writer) { printRemembered(w, res) })
+	if remErr != nil {
+		// Written, so not a failure to retry: the next mine indexes it.
+		out.Content = append(out.Content, &mcp.TextContent{Text: "warning: " + remErr.Error()})
+	}
+	return out, res, nil
+}

@@ -1,0 +1,109 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memminer/memminer/remember"
+)
+
+// checkRememberThenFind remembers text through cs (a server for wing jim)
+// and finds it with the search tool at once.
+func checkRememberThenFind(t *testing.T, cs *mcp.ClientSession, text string) {
+	t.Helper()
+	res := callTool(t, cs, "remember", map[string]any{"text": text, "tags": []string{"office"}})
+	if res.IsError || !strings.HasPrefix(resultText(t, res), "remembered in agents/jim/memory.md:") {
+		t.Fatalf("remember: %s", resultText(t, res))
+	}
+	found := callTool(t, cs, "search", map[string]any{"query": text, "wing": "jim", "results": 1})
+	if found.IsError || !strings.Contains(canonicalJSON(t, found.StructuredContent), "#office") {
+		t.Errorf("search right after remember: %s", resultText(t, found))
+	}
+}
+
+// TestMCPRememberMatchesCLI remembers the same note through MCP in one
+// palace and with `memminer remember` in twins: the CLI's JSON in one, its
+// text in the other.
+func TestMCPRememberMatchesCLI(t *testing.T) {
+	viaMCP, viaCLI, viaText := newMinedCLI(t), newMinedCLI(t), newMinedCLI(t)
+	cs := connectInMemory(t, newMCPServerFor(t, viaMCP, "jim"))
+	steps := []struct {
+		args map[string]any
+		cli  []string
+	}{
+		{map[string]any{"text": "The lab printer is on floor 3.", "heading": "Office", "tags": []string{"office"}},
+			[]string{"remember", "--wing", "jim", "--heading", "Office", "--tag", "office", "The lab printer is on floor 3."}},
+		// A newer fact replacing the first, which is marked superseded.
+		{map[string]any{"text": "The lab printer moved to floor 4.", "heading": "Office", "supersedes": []string{"memory.md:26"}},
+			[]string{"remember", "--wing", "jim", "--heading", "Office", "--supersedes", "memory.md:26", "The lab printer moved to floor 4."}},
+	}
+	for _, st := range steps {
+		res := callTool(t, cs, "remember", st.args)
+		if res.IsError {
+			t.Fatalf("remember %v: %s", st.args, resultText(t, res))
+		}
+		wantJSON := viaCLI.stdout(append(st.cli, "--json")...)
+		if got, want := canonicalJSON(t, res.StructuredContent), canonicalJSON(t, json.RawMessage(wantJSON)); got != want {
+			t.Errorf("remember %v: structured output is not the CLI's --json:\n--- mcp\n%s\n--- cli\n%s", st.args, got, want)
+		}
+		if got, want := resultText(t, res), viaText.stdout(st.cli...); got != want {
+			t.Errorf("remember %v: text %q, want %q", st.args, got, want)
+		}
+	}
+	read := func(c *cli) string {
+		data, err := os.ReadFile(filepath.Join(c.hive, "agents", "jim", "memory.md"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(data)
+	}
+	if got, want := read(viaMCP), read(viaCLI); got != want || !strings.Contains(got, "- The lab printer is on floor 3. #office (added ") || !strings.Contains(got, "(superseded ") {
+		t.Errorf("jim's memory.md through MCP:\n%s\nthrough the CLI:\n%s", got, want)
+	}
+}
+
+// TestMCPRememberRefuses: a wing with a conflict copy, a bad note, another
+// wing and a server without a wing write nothing, and say why.
+func TestMCPRememberRefuses(t *testing.T) {
+	c := newMinedCLI(t)
+	memory := func(wing string) string {
+		data, _ := os.ReadFile(filepath.Join(c.hive, "agents", wing, "memory.md"))
+		return string(data)
+	}
+	before := map[string]string{"dwight": memory("dwight"), "pam": memory("pam"), "jim": memory("jim")}
+	dwight := connectInMemory(t, newMCPServerFor(t, c, "dwight"))
+	jim := connectInMemory(t, newMCPServerFor(t, c, "jim"))
+	nobody := connectInMemory(t, newMCPServerFor(t, c, ""))
+	tests := []struct {
+		cs   *mcp.ClientSession
+		args map[string]any
+		want []string
+	}{
+		{dwight, map[string]any{"text": "a fact"}, []string{"open conflict", "memory.sync-conflict-20240131-093000-ABCDEFG.md", "nothing written", "conflicts tool"}},
+		{jim, map[string]any{"text": "   "}, []string{"nothing written"}},
+		{jim, map[string]any{"text": strings.Repeat("long ", remember.DefaultMaxNoteBytes/4)}, []string{"nothing written"}},
+		{jim, map[string]any{"text": "a fact", "expect_hash": "sha256:0000"}, []string{"nothing written", "read the file again"}},
+		{jim, map[string]any{"text": "a fact", "wing": "pam"}, []string{"wing"}},
+		{jim, map[string]any{"text": "a fact", "force": true}, []string{"force"}},
+		{nobody, map[string]any{"text": "a fact"}, []string{"needs this server's wing", "--wing ID"}},
+	}
+	for _, tt := range tests {
+		res := callTool(t, tt.cs, "remember", tt.args)
+		text := resultText(t, res)
+		for _, w := range tt.want {
+			if !res.IsError || !strings.Contains(text, w) {
+				t.Errorf("remember %v: error %t %q, want an error with %q", tt.args, res.IsError, text, w)
+			}
+		}
+	}
+	for wing, was := range before {
+		if memory(wing) != was {
+			t.Errorf("%s's memory.md changed:\n%s", wing, memory(wing))
+		}
+	}
+}
