@@ -37,8 +37,9 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the hive's memory to an agent over MCP",
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
-remember, conflicts and status, and read-only resources for each wing's memory files
-(memminer://wing/<id>/<file>) and the wake-up digest (memminer://wake-up).
+remember, conflicts and status, and read-only resources for each wing's
+memory files (memminer://wing/<id>/<file>) and the wake-up digest
+(memminer://wake-up).
 
 Each tool runs the code of the command of the same name and returns what its
 --json prints, with the command's text output beside it. When the daemon
@@ -47,10 +48,12 @@ model or palace; otherwise each call reads the palace itself, read-only.
 
 --wing (or MEMMINER_WING, or wing: in the config file) is the agent this
 server speaks for: remember writes to its memory file and to no other, and
-conflicts checks it unless told another wing; without it remember refuses. stdout carries only MCP messages;
-warnings go to stderr. With --http the server also answers MCP's streamable
-HTTP transport at http://ADDR/mcp, on a loopback address unless
---allow-remote; it then serves until it is stopped, even after stdin ends.
+conflicts checks it unless told another wing; without it remember refuses.
+
+stdout carries only MCP messages; warnings go to stderr. With --http the
+server also answers MCP's streamable HTTP transport at http://ADDR/mcp, on a
+loopback address unless --allow-remote; it then serves until it is stopped,
+even after stdin ends.
 
 Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 		Example: `  claude mcp add memminer -- memminer mcp --wing dwight
