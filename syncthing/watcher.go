@@ -330,6 +330,7 @@ func (w *Watcher) pollLoop(ctx context.Context, stream int, out chan<- ConflictE
 			w.setSince(stream, since)
 		}
 
+		asked := time.Now()
 		evs, err := w.poll(ctx, stream, since)
 		if err != nil {
 			if ctx.Err() != nil {
@@ -338,7 +339,7 @@ func (w *Watcher) pollLoop(ctx context.Context, stream int, out chan<- ConflictE
 			fail(err)
 			continue
 		}
-		w.noteSuccess()
+		w.noteSuccess(asked)
 		failures = 0
 		if len(evs) == 0 {
 			// Nothing new within the poll timeout; a restart leaves a
@@ -394,11 +395,12 @@ func (w *Watcher) poll(ctx context.Context, stream, since int) ([]Event, error) 
 // checkRestart compares Syncthing's startTime with the one seen before and
 // starts a new epoch (every stream back to since=0) when it changed.
 func (w *Watcher) checkRestart(ctx context.Context) error {
+	asked := time.Now()
 	st, err := w.c.SystemStatus(ctx)
 	if err != nil {
 		return err
 	}
-	w.noteSuccess()
+	w.noteSuccess(asked)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.tilde = st.Tilde
@@ -442,12 +444,18 @@ func (w *Watcher) noteFailure(err error) {
 	}
 }
 
-// noteSuccess logs the end of an outage (or the first contact).
-func (w *Watcher) noteSuccess() {
+// noteSuccess logs the end of an outage (or the first contact), for an
+// answer to a request made at asked. An answer to a request made before
+// the outage was noted (another stream's, in flight while Syncthing went
+// down) says nothing of now, and does not end it.
+func (w *Watcher) noteSuccess(asked time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	switch w.conn {
 	case connDown:
+		if asked.Before(w.downSince) {
+			return
+		}
 		w.log.Info("syncthing reachable again", "down_for", time.Since(w.downSince).Round(time.Millisecond))
 	case connUnknown:
 		w.log.Info("connected to syncthing")

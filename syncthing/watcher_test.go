@@ -478,3 +478,31 @@ func TestBackoff(t *testing.T) {
 		}
 	}
 }
+
+// TestLateAnswerDoesNotEndAnOutage: an answer to a request made before an
+// outage was noted (another stream's request, in flight while Syncthing
+// went down) once logged "reachable again" in the middle of the outage,
+// and then "unreachable" a second time. Only a request made after the
+// failure ends it.
+func TestLateAnswerDoesNotEndAnOutage(t *testing.T) {
+	f := newFakeSyncthing(t)
+	var log logBuffer
+	w := NewWatcher(f.client(t), func(context.Context, ConflictEvent) {}, fastOpts(&log))
+	before := time.Now()
+	w.noteSuccess(before)
+	w.noteFailure(errors.New("connection reset"))
+	w.noteSuccess(before) // asked before the failure was noted
+	if st := w.Status(); st.Connected {
+		t.Errorf("an answer from before the outage ended it")
+	}
+	w.noteFailure(errors.New("connection refused"))
+	w.noteSuccess(time.Now())
+	if st := w.Status(); !st.Connected {
+		t.Errorf("an answer after the outage did not end it")
+	}
+	for line, want := range map[string]int{"syncthing unreachable": 1, "syncthing reachable again": 1, "connected to syncthing": 1} {
+		if n := log.count(line); n != want {
+			t.Errorf("%d %q lines, want %d\n%s", n, line, want, log.String())
+		}
+	}
+}
