@@ -47,7 +47,7 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 	case errors.Is(remErr, remember.ErrConflict):
 		return nil, res, fmt.Errorf("%v\nnothing written; merge the copy into the original and delete it (the conflicts tool lists it), then remember again", remErr)
 	case errors.Is(remErr, remember.ErrHashMismatch):
-		return nil, res, fmt.Errorf("%v\nnothing written; read the file again (resource memminer://wing/%s/...), then remember with its hash", remErr, s.wing)
+		return nil, res, fmt.Errorf("%v\nnothing written; read the file again (its resource memminer://wing/%s/… has the hash in _meta), then remember", remErr, s.wing)
 	case remErr != nil && !errors.Is(remErr, remember.ErrNotMined):
 		return nil, res, rememberError(remErr, s.wing)
 	}

@@ -4,16 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -164,32 +164,31 @@ func (s *mcpServer) readWingFile(ctx context.Context, req *mcp.ReadResourceReque
 		if f.uri != uri {
 			continue
 		}
-		text, err := readMemoryFile(f.path, s.a.cfg.MaxFileBytes)
+		text, hash, err := readMemoryFile(f.path, s.a.cfg.MaxFileBytes)
 		if err != nil {
 			return nil, err
 		}
-		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: markdownMIME, Text: text}}}, nil
+		return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+			URI: uri, MIMEType: markdownMIME, Text: text, Meta: mcp.Meta{"hash": hash},
+		}}}, nil
 	}
 	return nil, mcp.ResourceNotFoundError(uri)
 }
 
 // readMemoryFile reads a memory file as text, refusing what mine would
-// not mine: a file over max bytes or one that is not UTF-8.
-func readMemoryFile(path string, max int64) (string, error) {
-	f, err := os.Open(path)
+// not mine: anything but a regular file (without blocking on a FIFO), a
+// file over max bytes, or one that is not UTF-8 text. hash is the file's
+// hash, which remember's expect_hash takes.
+func readMemoryFile(path string, max int64) (text, hash string, err error) {
+	data, err := hivefile.ReadLimited(path, max+1)
 	if err != nil {
-		return "", err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil {
-		return "", fmt.Errorf("read %s: %w", path, err)
+		return "", "", err
 	}
 	if int64(len(data)) > max {
-		return "", fmt.Errorf("%s is larger than max_file_bytes (%d bytes)", path, max)
+		return "", "", fmt.Errorf("%s is larger than max_file_bytes (%d bytes)", path, max)
 	}
-	if !utf8.Valid(data) {
-		return "", fmt.Errorf("%s is not UTF-8 text", path)
+	if err := mine.CheckText(data); err != nil {
+		return "", "", fmt.Errorf("%s: %w", path, err)
 	}
-	return string(data), nil
+	return string(data), memfile.Hash(data), nil
 }

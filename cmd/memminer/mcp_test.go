@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -315,6 +316,11 @@ func TestMCPResources(t *testing.T) {
 	if wantText, _ := os.ReadFile(filepath.Join(c.hive, "agents", "dwight", "memory.md")); err != nil || got != string(wantText) {
 		t.Errorf("dwight's memory.md: %q, %v", got, err)
 	}
+	// Its hash is the one remember's expect_hash takes.
+	res, err := cs.ReadResource(ctx, &mcp.ReadResourceParams{URI: "memminer://wing/dwight/memory.md"})
+	if want, _ := os.ReadFile(filepath.Join(c.hive, "agents", "dwight", "memory.md")); err != nil || res.Contents[0].Meta["hash"] != memfile.Hash(want) {
+		t.Errorf("dwight's memory.md hash: %v, %v", res.Contents[0].Meta, err)
+	}
 	digest, _ := c.runRaw("wake-up")
 	if got, err := read(wakeupURI); err != nil || got != digest {
 		t.Errorf("wake-up resource: %q, %v; want the CLI's digest %q", got, err, digest)
@@ -337,8 +343,15 @@ func TestMCPResources(t *testing.T) {
 		}
 	}
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "bad.md"), "not \xff utf-8\n")
-	if _, err := read("memminer://wing/pam/bad.md"); err == nil || !strings.Contains(err.Error(), "not UTF-8") {
+	if _, err := read("memminer://wing/pam/bad.md"); err == nil || !strings.Contains(err.Error(), "bad.md") {
 		t.Errorf("invalid UTF-8 file: %v", err)
+	}
+	// A FIFO is no memory file: refused at once, never waited on.
+	if err := syscall.Mkfifo(filepath.Join(c.hive, "agents", "pam", "pipe.md"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := read("memminer://wing/pam/pipe.md"); err == nil {
+		t.Errorf("a FIFO read: %q", got)
 	}
 }
 
@@ -650,5 +663,40 @@ func TestMCPBinaryHTTP(t *testing.T) {
 	<-done
 	if waitErr != nil {
 		t.Errorf("memminer mcp --http after SIGTERM: %v\n%s", waitErr, rest.String())
+	}
+}
+
+// TestReadMemoryFile: only regular UTF-8 text within the limit is served,
+// and a FIFO is refused without blocking.
+func TestReadMemoryFile(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, text string) string {
+		p := filepath.Join(dir, name)
+		testutil.WriteFile(t, p, text)
+		return p
+	}
+	fifo := filepath.Join(dir, "pipe.md")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		path string
+		err  string // substring; empty: served
+	}{
+		{write("ok.md", "- a note\n"), ""},
+		{write("big.md", strings.Repeat("x", 65)), "larger than max_file_bytes (64 bytes)"},
+		{write("bad.md", "not \xff utf-8\n"), "bad.md"},
+		{write("nul.md", "a\x00b"), "nul.md"},
+		{fifo, "not a regular file"},
+		{filepath.Join(dir, "gone.md"), "no such file"},
+	}
+	for _, tt := range tests {
+		text, hash, err := readMemoryFile(tt.path, 64)
+		switch {
+		case tt.err == "" && (err != nil || hash != memfile.Hash([]byte(text))):
+			t.Errorf("%s: %q, %s, %v", tt.path, text, hash, err)
+		case tt.err != "" && (err == nil || !strings.Contains(err.Error(), tt.err)):
+			t.Errorf("%s: error %v, want %q", tt.path, err, tt.err)
+		}
 	}
 }
