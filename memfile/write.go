@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -49,9 +50,14 @@ func Hash(data []byte) string {
 // for content that is not UTF-8 text.
 func Read(path string, maxBytes int64) (Snapshot, error) {
 	s := Snapshot{Path: path, Mode: NewFileMode, Hash: Hash(nil)}
-	f, err := os.Open(path)
+	// hivefile opens without blocking on a FIFO and refuses what is not
+	// a regular file; the check below stays for the file's info.
+	f, err := hivefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
+	}
+	if errors.Is(err, hivefile.ErrNotRegular) {
+		return s, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	if err != nil {
 		return s, err
@@ -142,7 +148,7 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 
 // unchanged checks that the file at s.Path is still the one s was read from.
 func unchanged(s Snapshot) error {
-	data, err := os.ReadFile(s.Path)
+	data, err := hivefile.ReadLimited(s.Path, int64(len(s.Data))+1)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if s.Exists {
