@@ -20,6 +20,7 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
@@ -334,6 +335,13 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 	if err != nil {
 		return fmt.Errorf("remember: %s: %w", t.rel, err)
 	}
+	if heading == "" && governedByHeading(out, line) {
+		// The file's last section would hide or mark the new note at
+		// once (## Superseded, ## Archive): it goes under its own heading.
+		if out, line, err = memfile.Append(data, NotesHeading, item); err != nil {
+			return fmt.Errorf("remember: %s: %w", t.rel, err)
+		}
+	}
 	if int64(len(out)) > maxFile {
 		return badRequest("%s would grow past max_file_bytes (%d bytes) and stop being mined; split it", t.rel, maxFile)
 	}
@@ -372,6 +380,26 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 		res.Superseded = append(res.Superseded, t.ref(n))
 	}
 	return nil
+}
+
+// NotesHeading is the section a note without a heading goes under when
+// the file's last section is one governance reads as superseded or stale.
+const NotesHeading = "Notes"
+
+// governedByHeading reports whether the note starting at line of data is
+// superseded or stale by its heading path alone.
+func governedByHeading(data []byte, line int) bool {
+	doc, err := mine.Parse(data, mine.ParseOptions{})
+	if err != nil {
+		return false
+	}
+	for _, n := range doc.Notes {
+		if n.Line == line {
+			st := govern.Classify(govern.File{}, n.Heading, "").Status
+			return st == govern.Superseded || st == govern.Stale
+		}
+	}
+	return false
 }
 
 // checkRequest normalises and checks req, returning the item to append and

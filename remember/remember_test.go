@@ -291,3 +291,23 @@ func snapshotHive(t *testing.T, hive string) string {
 	})
 	return b.String()
 }
+
+func TestRememberPastAGoverningLastSection(t *testing.T) {
+	for _, last := range []string{"Superseded", "Archive", "Done", "Deprecated"} {
+		t.Run(last, func(t *testing.T) {
+			before := "# A\n## Facts\n- x\n## " + last + "\n- y\n"
+			f := newFixture(t, map[string]string{"agents/a/memory.md": before})
+			res, err := f.remember(t, Request{Wing: "a", Text: "The ferret is now white"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := before + "\n## Notes\n- The ferret is now white (added 2026-12-01)\n"
+			if got := f.read(t, "agents/a/memory.md"); got != want {
+				t.Errorf("memory.md = %q, want %q", got, want)
+			}
+			if hits := f.search(t, "ferret white"); len(hits) == 0 || hits[0].ID != res.ID {
+				t.Errorf("search: %+v, want note %s first", hits, res.ID)
+			}
+		})
+	}
+}

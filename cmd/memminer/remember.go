@@ -31,7 +31,9 @@ func (a *app) rememberCmd() *cobra.Command {
 own memory file: HIVE/agents/<wing>/memory.md, or the memory.md of the
 directory an agents glob names for that wing. The file and its directory
 are created when missing. Every byte of the file outside the new lines is
-kept; the write is atomic.
+kept; the write is atomic. Without --heading the item goes at the end of
+the file, unless the last section is one that would hide or mark it
+(## Superseded, ## Archive, ## Done…): then it goes under "## Notes".
 
 The wing is --wing or MEMMINER_WING (a harness sets it per agent); remember
 never guesses it. The hive is --hive, MEMMINER_HIVE or hive: in the config.
