@@ -254,9 +254,12 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	var vec []float32
 	for attempt := 1; ; attempt++ {
 		// The palace must be current for the duplicate check and the
-		// references: mine what changed since the last mine.
-		if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
-			return Result{}, fmt.Errorf("remember: mine %s before writing: %w", t.rel, err)
+		// references: mine what changed since the last mine, if anything
+		// did (by mine's rule: a mine that changes nothing still flushes).
+		if ch := mine.Changed(p, t.wing, t.realDir); len(ch.Changed) > 0 || len(ch.Gone) > 0 {
+			if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
+				return Result{}, fmt.Errorf("remember: mine %s before writing: %w", t.rel, err)
+			}
 		}
 		snap, err := memfile.Read(t.file, maxFile)
 		if err != nil {

@@ -21,7 +21,7 @@ type fixture struct {
 	opts Options
 }
 
-func newFixture(t *testing.T, files map[string]string) *fixture {
+func newFixture(t testing.TB, files map[string]string) *fixture {
 	t.Helper()
 	hive := t.TempDir()
 	for rel, content := range files {

@@ -1,0 +1,27 @@
+package remember
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// BenchmarkRemember is one note written and mined, lexically, into a wing
+// of 200 notes: the work the daemon does for POST /remember. Most of it is
+// waiting for fsync (the file, its directory, the wing, the manifest).
+func BenchmarkRemember(b *testing.B) {
+	var notes strings.Builder
+	for i := range 200 {
+		fmt.Fprintf(&notes, "- Fact %d: service%d listens on port %d\n", i, i, 8000+i)
+	}
+	f := newFixture(b, map[string]string{"agents/pam/memory.md": notes.String()})
+	ctx := context.Background()
+	b.ResetTimer()
+	for i := range b.N {
+		req := Request{Wing: "pam", Text: fmt.Sprintf("zq%dx is a new fact number %d", i, i), AllowDuplicate: true}
+		if _, err := Remember(ctx, f.p, req, f.opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
