@@ -533,21 +533,24 @@ func TestUnknownWingOneWording(t *testing.T) {
 }
 
 // JSON names a note's file the same from every working directory:
-// source relative to the hive, path absolute.
+// source relative to the hive, path absolute; conflicts give absolute paths.
 func TestJSONSourceIsStable(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
+	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "memory.sync-conflict-20261201-120000-ABCDEFG.md"), "- a copy\n")
 	var outs []string
 	for _, dir := range []string{c.hive, filepath.Join(c.hive, "agents", "pam"), filepath.Dir(c.palace)} {
 		t.Chdir(dir)
-		outs = append(outs, c.ok("search", "web bundle", "--wing", "pam", "-n", "1", "--json")+c.ok("wake-up", "--wing", "pam", "--json"))
+		outs = append(outs, c.ok("search", "web bundle", "--wing", "pam", "-n", "1", "--json")+c.ok("wake-up", "--wing", "pam", "--json")+
+			c.ok("conflicts", "--hive", c.hive, "--json"))
 	}
 	for _, o := range outs[1:] {
 		if o != outs[0] {
 			t.Fatalf("JSON differs by working directory:\n%s\n---\n%s", outs[0], o)
 		}
 	}
-	if !strings.Contains(outs[0], `"source": "agents/pam/memory.md"`) || !strings.Contains(outs[0], `"path": "$HIVE/agents/pam/memory.md"`) {
+	if !strings.Contains(outs[0], `"source": "agents/pam/memory.md"`) || !strings.Contains(outs[0], `"path": "$HIVE/agents/pam/memory.md"`) ||
+		!strings.Contains(outs[0], `"path": "$HIVE/agents/pam/memory.sync-conflict-20261201-120000-ABCDEFG.md"`) {
 		t.Fatalf("source and path:\n%s", outs[0])
 	}
 }

@@ -93,8 +93,9 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 
 // openConflicts lists the open conflicts as the conflicts command does,
 // in wing (a normalized id; empty: every wing): the daemon's registry
-// when one serves the palace, otherwise a scan. Sources are shown relative
-// to the working directory when they lie below it. A scan that found some
+// when one serves the palace, otherwise a scan. Paths are absolute, so
+// JSON is the same from every working directory; printConflicts shows them
+// relative to it. A scan that found some
 // copies but not all returns them with ScanError set and no error.
 func (a *app) openConflicts(ctx context.Context, wing string) (conflicts.List, error) {
 	l, err := a.daemonConflicts(ctx, wing)
@@ -109,10 +110,6 @@ func (a *app) openConflicts(ctx context.Context, wing string) (conflicts.List, e
 		return conflicts.List{}, usagef("--wing: %v", err)
 	case err != nil:
 		return conflicts.List{}, err
-	}
-	for i := range l.Conflicts {
-		l.Conflicts[i].Path = displayPath(l.Conflicts[i].Path)
-		l.Conflicts[i].Original = displayPath(l.Conflicts[i].Original)
 	}
 	return l, nil
 }
@@ -323,7 +320,7 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 			winner = c.Device
 		}
 		fmt.Fprintf(w, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
-			cw, c.Path, c.Original, winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
+			cw, displayPath(c.Path), displayPath(c.Original), winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
 	}
 	fmt.Fprintln(w, "\nMerge them note by note with memminer conflicts merge (it shows the merge; --apply writes it),\nor merge each copy into its original by hand and delete the copy.")
 }
