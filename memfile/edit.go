@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -57,7 +58,7 @@ func (it Item) Lines() []string {
 		suffix += " #" + t
 	}
 	if it.Date != "" {
-		suffix += " (added " + it.Date + ")"
+		suffix += govern.AddedMarker(it.Date)
 	}
 	out := make([]string, len(lines))
 	for i, l := range lines {

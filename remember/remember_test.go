@@ -311,3 +311,22 @@ func TestRememberPastAGoverningLastSection(t *testing.T) {
 		})
 	}
 }
+
+func TestRememberDuplicateOfOwnWriteInSmallWing(t *testing.T) {
+	f := newFixture(t, map[string]string{"agents/jim/memory.md": "- seed\n"})
+	req := Request{Wing: "jim", Text: "The quokka count is 12"}
+	first, err := f.remember(t, req)
+	if err != nil || !first.Added {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	second, err := f.remember(t, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if second.Added || second.DuplicateOf == nil || second.DuplicateOf.ID != first.ID {
+		t.Errorf("second: %+v (duplicate_of %+v), want a duplicate of %s", second, second.DuplicateOf, first.ID)
+	}
+	if got := f.read(t, "agents/jim/memory.md"); strings.Count(got, "quokka") != 1 {
+		t.Errorf("memory.md = %q", got)
+	}
+}

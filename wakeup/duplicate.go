@@ -33,7 +33,7 @@ func Duplicate(p *palace.Palace, wing, text string, vec []float32, except ...str
 		if slices.Contains(except, n.ID) || n.Governance.Status == govern.Superseded {
 			continue
 		}
-		c := &cand{note: n, text: flatten(n.Text)}
+		c := &cand{note: n, text: flatten(govern.WithoutAdded(n.Text))}
 		if c.text == "" {
 			continue
 		}
@@ -45,7 +45,7 @@ func Duplicate(p *palace.Palace, wing, text string, vec []float32, except ...str
 	if len(cands) == 0 {
 		return palace.Note{}, false
 	}
-	probe := &cand{text: flatten(text), vec: unit(vec), model: info.Model}
+	probe := &cand{text: flatten(govern.WithoutAdded(text)), vec: unit(vec), model: info.Model}
 	probe.terms = voc.terms(probe.text)
 	r := &ranker{weights: voc.weights()}
 	r.calibrate([]*wingData{{info: info, sample: evenSample(cands, sampleSize)}})

@@ -292,3 +292,30 @@ func repeatMain(n string) {
 	}
 	os.Exit(0)
 }
+
+// TestRememberTwiceInSmallWing writes one fact twice into a wing of one
+// other note: the second is the first's duplicate, with and without the
+// daemon.
+func TestRememberTwiceInSmallWing(t *testing.T) {
+	for _, withDaemon := range []bool{false, true} {
+		t.Run(fmt.Sprintf("daemon=%v", withDaemon), func(t *testing.T) {
+			c := newCLI(t)
+			c.env["MEMMINER_HIVE"] = c.hive
+			path := filepath.Join(c.hive, "agents", "jim", "memory.md")
+			testutil.WriteFile(t, path, "- seed\n")
+			if withDaemon {
+				r := startRun(t, c, c.hive)
+				r.idle(t, c)
+				defer r.stop(t)
+			}
+			c.ok("remember", "--wing", "jim", "The quokka count is 12")
+			out := c.ok("remember", "--wing", "jim", "The quokka count is 12")
+			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.md:2") {
+				t.Errorf("second remember: %q", out)
+			}
+			if got := readFile(t, path); strings.Count(got, "quokka") != 1 {
+				t.Errorf("memory.md = %q", got)
+			}
+		})
+	}
+}

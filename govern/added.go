@@ -1,0 +1,25 @@
+package govern
+
+import (
+	"regexp"
+	"strings"
+	"sync"
+)
+
+// AddedMarker is the date marker memminer writes after a note it appends.
+func AddedMarker(date string) string { return " (added " + date + ")" }
+
+var addedRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s*\(added \d{4}-\d{2}-\d{2}\)`)
+})
+
+// WithoutAdded returns text without its AddedMarker dates: they say when a
+// note was written, not what it says, so two notes of the same fact
+// written on different days (or one and the request to write it again)
+// compare alike.
+func WithoutAdded(text string) string {
+	if !strings.Contains(text, "(added ") {
+		return text
+	}
+	return addedRe().ReplaceAllString(text, "")
+}
