@@ -376,7 +376,9 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 	res.Line, res.Hash = line, memfile.Hash(out)
 	for _, e := range edits {
 		if err := memfile.Write(ctx, e.snap, e.data); err != nil {
-			return fmt.Errorf("remember: the note is written, but marking %s superseded failed: %w", t.relOf(e.snap.Path), err)
+			// %v, not %w: this must not match memfile.ErrChanged, which
+			// would make Remember append the note a second time.
+			return fmt.Errorf("remember: the note is written, but marking %s superseded failed: %v", t.relOf(e.snap.Path), err)
 		}
 	}
 	for _, n := range old {
