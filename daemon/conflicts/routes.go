@@ -1,0 +1,161 @@
+package conflicts
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"slices"
+
+	"github.com/memminer/memminer/palace"
+)
+
+// Routes implements daemon.Router: GET /conflicts[?wing=ID] answers a List.
+//
+// The answer reflects the hive at the time of the request, whether or not
+// Syncthing's events are followed: the wing's agent directories (the whole
+// hive without a wing) are walked first and the registry reconciled with
+// what is there, so a copy made a moment ago is listed (and alerted, once,
+// as any new conflict) and a deleted one is resolved. A wing that is
+// neither a wing of the palace nor an agent directory of the hive is
+// refused with 404 and code unknown_wing, naming the known wings.
+//
+// POST /conflicts/merge takes a MergeRequest and answers a MergeReport
+// (see MergeCopies): the copies are those GET /conflicts lists for the
+// wing, limited to the request's paths; a path that matches none is
+// refused with 404 and code no_copy.
+func (c *Component) Routes(mux *http.ServeMux) {
+	mux.HandleFunc("GET /conflicts", c.handleList)
+	mux.HandleFunc("POST /conflicts/merge", c.handleMerge)
+}
+
+// codeNoCopy is the wire code of a merge request naming a path with no
+// open conflict copy.
+const codeNoCopy = "no_copy"
+
+func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
+	var req MergeRequest
+	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
+		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "merge request: " + err.Error(), "code": "bad_request"})
+		return
+	}
+	if req.Wing != "" {
+		nw, err := palace.NormalizeWingID(req.Wing)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "wing: " + err.Error(), "code": "bad_request"})
+			return
+		}
+		req.Wing = nw
+	}
+	select {
+	case <-c.ready:
+	case <-r.Context().Done():
+		return
+	}
+	if req.Wing != "" {
+		if err := c.checkWing(req.Wing); err != nil {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeUnknownWing})
+			return
+		}
+	}
+	c.scan(r.Context(), req.Wing, requestLookupTimeout)
+	sel, err := Select(c.List().Wing(req.Wing), req.Paths)
+	if err != nil {
+		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeNoCopy})
+		return
+	}
+	writeJSON(w, http.StatusOK, c.merge(r.Context(), sel, req.Apply, req.AcceptConflicts))
+}
+
+// merge merges the copies with the daemon's palace for bases, and, when
+// something was applied, reconciles the registry with the disk at once.
+func (c *Component) merge(ctx context.Context, sel []Conflict, apply, accept bool) MergeReport {
+	c.mu.Lock()
+	h := c.host
+	c.mu.Unlock()
+	var p *palace.Palace
+	dir := ""
+	if h != nil {
+		if p = h.Palace(); p != nil {
+			dir = p.Dir()
+		}
+	}
+	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: apply, AcceptConflicts: accept, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
+	if apply {
+		c.scan(ctx, "", requestLookupTimeout)
+	}
+	return rep
+}
+
+func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
+	wing := r.URL.Query().Get("wing")
+	if wing != "" {
+		nw, err := palace.NormalizeWingID(wing)
+		if err != nil {
+			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "wing: " + err.Error(), "code": "bad_request"})
+			return
+		}
+		wing = nw
+	}
+	select {
+	case <-c.ready:
+	case <-r.Context().Done():
+		return
+	}
+	if wing != "" {
+		if err := c.checkWing(wing); err != nil {
+			writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeUnknownWing})
+			return
+		}
+	}
+	scanErr := c.scan(r.Context(), wing, requestLookupTimeout)
+	if r.Context().Err() != nil {
+		return
+	}
+	l := c.List().Wing(wing)
+	if scanErr != nil {
+		l.ScanError = scanErr.Error()
+	}
+	writeJSON(w, http.StatusOK, l)
+}
+
+// checkWing returns an error matching palace.ErrUnknownWing when wing is
+// neither a wing of the palace, nor an agent directory of the hive, nor
+// the wing of an open conflict.
+func (c *Component) checkWing(wing string) error {
+	c.mu.Lock()
+	h, reg := c.host, c.reg
+	c.mu.Unlock()
+	if h == nil || reg == nil {
+		return nil // Run failed early; the list is empty anyway
+	}
+	p := h.Palace()
+	if p != nil && p.HasWing(wing) {
+		return nil
+	}
+	known, err := reg.hive.Wings()
+	if err != nil {
+		return nil // cannot tell; the scan reports the error
+	}
+	if slices.Contains(known, wing) {
+		return nil
+	}
+	for _, cf := range reg.list() {
+		if cf.Wing == wing {
+			return nil
+		}
+	}
+	if p != nil {
+		for _, wi := range p.Wings() {
+			known = append(known, wi.ID)
+		}
+	}
+	return UnknownWingError(wing, known)
+}
+
+func writeJSON(w http.ResponseWriter, code int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(v)
+}

@@ -1,0 +1,109 @@
+package conflicts
+
+import (
+	"fmt"
+	"time"
+)
+
+// Status is the component's part of `memminer status --json`, under
+// daemon.components.conflicts.
+type Status struct {
+	// Open is the number of open conflicts.
+	Open int `json:"open"`
+	// Registry is the registry file.
+	Registry string `json:"registry"`
+	// RegistryError is the last failure to read or save it.
+	RegistryError string `json:"registry_error,omitempty"`
+	// LastScan is when the hive was last walked.
+	LastScan time.Time `json:"last_scan"`
+	// ScanError is why the last walk was incomplete.
+	ScanError string `json:"scan_error,omitempty"`
+	// Syncthing is the state of the event stream.
+	Syncthing SyncthingStatus `json:"syncthing"`
+	// Alerts counts deliveries of commands and webhooks.
+	Alerts AlertStatus `json:"alerts"`
+}
+
+// SyncthingStatus is the state of the Syncthing event stream.
+type SyncthingStatus struct {
+	// Enabled reports whether a Syncthing is watched.
+	Enabled bool `json:"enabled"`
+	// Reason says why not, when not enabled.
+	Reason string `json:"reason,omitempty"`
+	// URL is Syncthing's address.
+	URL string `json:"url,omitempty"`
+	// Connected reports whether the last request to Syncthing worked.
+	Connected bool `json:"connected"`
+	// LastError is Syncthing's last failure (never holds the API key).
+	LastError string `json:"last_error,omitempty"`
+	// LastErrorTime is when it happened.
+	LastErrorTime *time.Time `json:"last_error_time,omitempty"`
+	// Restarts counts Syncthing restarts noticed.
+	Restarts int `json:"restarts"`
+	// Events counts conflict events received.
+	Events int `json:"events"`
+}
+
+// AlertStatus counts alert deliveries (command and webhook, per conflict).
+type AlertStatus struct {
+	// Command reports whether an --on-conflict command is set.
+	Command bool `json:"command"`
+	// Webhook is the webhook's scheme and host, if one is set.
+	Webhook string `json:"webhook,omitempty"`
+	// Sent and Failed count conflicts whose alerts went out, or failed.
+	Sent   int `json:"sent"`
+	Failed int `json:"failed"`
+	// Pending counts conflicts whose alerts wait for delivery.
+	Pending int `json:"pending"`
+	// LastError is the last delivery failure.
+	LastError string `json:"last_error,omitempty"`
+}
+
+// Status implements daemon.StatusReporter.
+func (c *Component) Status() any { return c.Snapshot() }
+
+// Snapshot returns the component's state.
+func (c *Component) Snapshot() Status {
+	c.mu.Lock()
+	st := Status{LastScan: c.lastScan, ScanError: c.scanErr, RegistryError: c.loadErr}
+	reg, w := c.reg, c.watcher
+	c.mu.Unlock()
+	if reg != nil {
+		st.Open = reg.count()
+		st.Registry = reg.path
+		if e := reg.lastSaveError(); e != "" {
+			st.RegistryError = e
+		}
+	}
+	if c.opts.Syncthing == nil {
+		st.Syncthing.Reason = c.opts.SyncthingOff
+		if st.Syncthing.Reason == "" {
+			st.Syncthing.Reason = "no Syncthing configured"
+		}
+	} else {
+		st.Syncthing.Enabled = true
+		st.Syncthing.URL = c.opts.Syncthing.BaseURL()
+	}
+	if w != nil {
+		ws := w.Status()
+		st.Syncthing.Connected = ws.Connected
+		st.Syncthing.Restarts = ws.Restarts
+		st.Syncthing.Events = ws.Delivered
+		if ws.LastError != nil {
+			st.Syncthing.LastError = ws.LastError.Error()
+			t := ws.LastErrorTime.UTC()
+			st.Syncthing.LastErrorTime = &t
+		}
+	}
+	sent, failed, pending, lastErr := c.alerts.stats()
+	st.Alerts = AlertStatus{Command: len(c.opts.Command) > 0, Sent: sent, Failed: failed, Pending: pending, LastError: lastErr}
+	if c.opts.Webhook != "" {
+		st.Alerts.Webhook = redactURL(c.opts.Webhook)
+	}
+	return st
+}
+
+// String describes the component for logs without secrets.
+func (c *Component) String() string {
+	return fmt.Sprintf("conflicts{syncthing: %t, command: %t, webhook: %t}", c.opts.Syncthing != nil, len(c.opts.Command) > 0, c.opts.Webhook != "")
+}
