@@ -74,7 +74,14 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		var err error
 		res, err = remember.Remember(ctx, d.p, req.Request, opts)
 		d.metrics.observeMine(triggerRequest, time.Since(start), err, 0)
-		d.log.Info("remembered on request", "wing", res.Wing, "file", res.File, "line", res.Line, "added", res.Added, "err", err)
+		switch {
+		case err == nil:
+			d.log.Info("remembered on request", "wing", res.Wing, "file", res.File, "line", res.Line, "added", res.Added)
+		case errors.Is(err, remember.ErrNotMined):
+			d.log.Warn("remembered on request but not mined", "wing", res.Wing, "file", res.File, "line", res.Line, "err", err)
+		default:
+			d.log.Warn("remember request refused", "wing", req.Wing, "reason", err)
+		}
 		return err
 	}
 	if !d.q.addCall(j) {
