@@ -28,10 +28,6 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// MemoryFile is the name of the file notes are appended to, in the wing's
-// agent directory.
-const MemoryFile = "memory.md"
-
 // DefaultMaxNoteBytes bounds a note's text when Options.MaxNoteBytes is zero.
 const DefaultMaxNoteBytes = 4 << 10
 
@@ -487,7 +483,7 @@ func locate(h *hive.Hive, wing string) (target, error) {
 	default:
 		return target{}, fmt.Errorf("remember: %w", err)
 	}
-	file := filepath.Join(t.dir, MemoryFile)
+	file := filepath.Join(t.dir, hive.MemoryFileName)
 	t.rel = filepath.ToSlash(mustRel(abs, file))
 	// The deepest part of the path that exists must not lead out of the
 	// hive (a symlinked agents/, say); nor may the memory file.

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/remember"
 )
 
@@ -35,7 +36,7 @@ The output depends on nothing else, so it can be checked in.`,
 			if a.cfg.Hive != "" {
 				p.Hive = a.cfg.Hive
 			}
-			p.File = p.Hive + "/agents/" + p.Wing + "/" + remember.MemoryFile
+			p.File = p.Hive + "/agents/" + p.Wing + "/" + hive.MemoryFileName
 			if a.cfg.Wing != "" {
 				w, err := normalizeWing(a.cfg.Wing)
 				if err != nil {
@@ -49,7 +50,7 @@ The output depends on nothing else, so it can be checked in.`,
 					}
 					p.File = strings.TrimSuffix(a.cfg.Hive, "/") + "/" + rel
 				} else {
-					p.File = "<hive>/agents/" + w + "/" + remember.MemoryFile
+					p.File = "<hive>/agents/" + w + "/" + hive.MemoryFileName
 				}
 			}
 			return writeProtocol(a.stdout, p)
