@@ -100,6 +100,9 @@ type Options struct {
 	// Syncthing, when set, is asked how the hive's folder stands, for
 	// status and metrics (see HiveReplication).
 	Syncthing *syncthing.Client
+	// SyncthingOff says why Syncthing is not asked when Syncthing is nil
+	// ("disabled by --no-syncthing"); status shows it.
+	SyncthingOff string
 
 	// dropEvents, in tests, discards fsnotify events as if the kernel
 	// queue had overflowed without saying so.

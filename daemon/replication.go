@@ -39,7 +39,8 @@ type Replication struct {
 	DevicesConnected int             `json:"devices_connected"`
 	Devices          []ReplicaDevice `json:"devices"`
 	// Error, when set, says why the rest is empty: Syncthing answered
-	// but no folder of it holds the hive, or it refused the API key.
+	// but no folder of it holds the hive, or it refused the API key, or
+	// it is not asked at all (ReplicationOff).
 	Error string `json:"error,omitempty"`
 }
 
@@ -48,6 +49,12 @@ type ReplicaDevice struct {
 	ID        string `json:"id"`
 	Name      string `json:"name"`
 	Connected bool   `json:"connected"`
+}
+
+// ReplicationOff is the replication of a hive whose Syncthing is not
+// asked; off says why ("disabled by --no-syncthing").
+func ReplicationOff(off string) *Replication {
+	return &Replication{Devices: []ReplicaDevice{}, Error: off + ": replication not checked"}
 }
 
 // HiveReplication asks Syncthing (c) how the folder holding hive stands.

@@ -28,6 +28,9 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	st := BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
+	if d.opts.Syncthing == nil && d.opts.SyncthingOff != "" {
+		st.Syncthing = ReplicationOff(d.opts.SyncthingOff)
+	}
 	st.ConflictsOpen = d.conflictsOpen(ctx)
 	components := d.componentStatus()
 	dirs, reqs, working := d.q.pending()

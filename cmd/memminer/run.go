@@ -196,6 +196,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		Components:         []daemon.Component{conflictsComp},
 		Index:              a.cfg.Index,
 		Syncthing:          stClient,
+		SyncthingOff:       stSettings.Off,
 	}
 	return daemon.NewProgram(ctx, opts).Run()
 }

@@ -66,11 +66,14 @@ func (a *app) status(ctx context.Context) (daemon.Status, error) {
 		return st, err
 	}
 	// Status has no Syncthing flags: the config file and environment say.
-	client, _, err := a.syncthingClient(nil)
+	client, s, err := a.syncthingClient(nil)
 	if err != nil {
 		return st, err
 	}
 	st.Syncthing = daemon.HiveReplication(ctx, client, a.cfg.Hive)
+	if client == nil && s.Off != "" {
+		st.Syncthing = daemon.ReplicationOff(s.Off)
+	}
 	return st, nil
 }
 
