@@ -199,7 +199,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		opts.Logger = slog.Default()
 	}
 	if opts.MetricsAddr != "" {
-		if err := checkMetricsAddr(opts.MetricsAddr, opts.MetricsAllowRemote); err != nil {
+		if err := CheckMetricsAddr(opts.MetricsAddr, opts.MetricsAllowRemote); err != nil {
 			return nil, err
 		}
 	}

@@ -845,9 +845,9 @@ func TestMetricsAddrLoopbackOnly(t *testing.T) {
 		{"127.0.0.1:http-nope", false, false},
 	}
 	for _, tt := range tests {
-		err := checkMetricsAddr(tt.addr, tt.remote)
+		err := CheckMetricsAddr(tt.addr, tt.remote)
 		if (err == nil) != tt.ok {
-			t.Errorf("checkMetricsAddr(%q, %t) = %v, want ok=%t", tt.addr, tt.remote, err, tt.ok)
+			t.Errorf("CheckMetricsAddr(%q, %t) = %v, want ok=%t", tt.addr, tt.remote, err, tt.ok)
 		}
 	}
 }

@@ -336,8 +336,8 @@ func formatFloat(v float64) string {
 	return strconv.FormatFloat(v, 'g', -1, 64)
 }
 
-// checkMetricsAddr refuses an address other machines could reach unless
+// CheckMetricsAddr refuses an address other machines could reach unless
 // allowRemote: metrics name the wings, which is the hive's membership.
-func checkMetricsAddr(addr string, allowRemote bool) error {
+func CheckMetricsAddr(addr string, allowRemote bool) error {
 	return listenaddr.Check("metrics", addr, "127.0.0.1:9464", allowRemote, "metrics-allow-remote")
 }

@@ -164,6 +164,11 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err := checkHive(a.cfg.Hive, a.cfg.Agents); err != nil {
 		return usagef("%v", err)
 	}
+	if a.cfg.MetricsAddr != "" {
+		if err := daemon.CheckMetricsAddr(a.cfg.MetricsAddr, metricsAllowRemote); err != nil {
+			return usagef("%s: %v", a.settingFrom(cmd, "metrics_addr"), err)
+		}
+	}
 	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 		return err
 	}

@@ -381,7 +381,9 @@ func TestRunErrors(t *testing.T) {
 	}{
 		{"no hive", []string{"run"}, exitUsage, "no hive"},
 		{"missing hive", []string{"run", "--hive", filepath.Join(c.hive, "nope")}, exitError, "no such file"},
-		{"remote metrics", []string{"run", "--hive", c.hive, "--metrics-addr", "0.0.0.0:9464"}, exitError, "--metrics-allow-remote"},
+		{"remote metrics", []string{"run", "--hive", c.hive, "--metrics-addr", "0.0.0.0:9464"}, exitUsage, "--metrics-allow-remote"},
+		{"remote metrics port 9", []string{"run", "--hive", c.hive, "--metrics-addr", "0.0.0.0:9"}, exitUsage, "--metrics-addr: "},
+		{"bad metrics address", []string{"run", "--hive", c.hive, "--metrics-addr", "bogus"}, exitUsage, "--metrics-addr: metrics address \"bogus\": want host:port"},
 		{"bad log format", []string{"run", "--hive", c.hive, "--log-format", "xml"}, exitUsage, "--log-format"},
 		{"short interval", []string{"run", "--hive", c.hive, "--mine-interval", "10ms"}, exitUsage, "at least 1s"},
 		{"arguments", []string{"run", c.hive}, exitUsage, "run takes no arguments"},
