@@ -24,8 +24,8 @@ type Replication struct {
 	// State is Syncthing's: idle, scanning, syncing, sync-preparing,
 	// scan-waiting, sync-waiting, error …; paused when the folder is.
 	State string `json:"state"`
-	// StateChanged is when the folder entered State.
-	StateChanged time.Time `json:"state_changed"`
+	// StateChanged is when the folder entered State; null when Error is set.
+	StateChanged *time.Time `json:"state_changed"`
 	// InSync is set when the folder is idle with nothing left to fetch;
 	// InSyncSince is then when it last finished syncing, else null.
 	InSync      bool       `json:"in_sync"`
@@ -76,7 +76,7 @@ func HiveReplication(ctx context.Context, c *syncthing.Client, hive string) *Rep
 	}
 	out := &Replication{
 		Folder: r.Folder, Label: r.Label, Path: r.Path,
-		State: r.State, StateChanged: r.StateChanged,
+		State: r.State, StateChanged: &r.StateChanged,
 		InSync: r.InSync(), NeedFiles: r.NeedFiles, NeedBytes: r.NeedBytes, Errors: r.Errors,
 		DevicesConnected: r.Connected(), Devices: []ReplicaDevice{},
 	}

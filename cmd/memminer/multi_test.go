@@ -467,13 +467,13 @@ func TestPrintReplication(t *testing.T) {
 	}{
 		{"unreachable", nil, "syncthing:   not reachable (or no hive configured): replication unknown\n"},
 		{"no folder", &daemon.Replication{Error: "/srv/hive: no Syncthing folder holds it"}, "syncthing:   /srv/hive: no Syncthing folder holds it\n"},
-		{"in sync", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: since, InSync: true, InSyncSince: &since, DevicesConnected: 1,
+		{"in sync", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, DevicesConnected: 1,
 			Devices: []daemon.ReplicaDevice{{Name: "laptop", Connected: true}}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     1 of 1 connected: laptop\n"},
-		{"syncing", &daemon.Replication{Folder: "abcd-1234", Label: "Hive", State: "syncing", StateChanged: since, NeedFiles: 1, NeedBytes: 2048, Errors: 2,
+		{"syncing", &daemon.Replication{Folder: "abcd-1234", Label: "Hive", State: "syncing", StateChanged: &since, NeedFiles: 1, NeedBytes: 2048, Errors: 2,
 			Devices: []daemon.ReplicaDevice{{Name: "laptop"}, {Name: "server"}}},
 			"syncthing:   folder Hive (abcd-1234) syncing since 2026-12-01T11:00:00Z; 1 file (2.0 KiB) still needed; 2 items failing\ndevices:     0 of 2 connected: laptop (not connected), server (not connected)\n"},
-		{"alone", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: since, InSync: true, InSyncSince: &since, Devices: []daemon.ReplicaDevice{}},
+		{"alone", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, Devices: []daemon.ReplicaDevice{}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     0 of 0 connected: shared with no other device\n"},
 	}
 	for _, tt := range tests {
