@@ -103,16 +103,6 @@ func (r *renderer) markedLines(t int) []string {
 	return lines
 }
 
-// placement says where an inserted unit of theirs goes relative to the
-// units of ours around it.
-type placement int
-
-const (
-	tail    placement = iota // right after the ours unit before it, same section
-	section                  // a section ours does not have here
-	head                     // right before the ours unit after it, same section
-)
-
 // layout writes the merged file.
 func (r *renderer) layout(l layout) []byte {
 	o, t := r.ours, r.theirs
@@ -130,8 +120,9 @@ func (r *renderer) layout(l layout) []byte {
 		}
 	}
 
-	// Theirs' units between two units of ours (prev, next: -1 for none),
-	// by placement.
+	// Theirs' units between two units of ours (prev, next: -1 for none):
+	// at the tail of prev's section, in a section ours does not have
+	// there, or at the head of next's section.
 	type group struct{ tail, section, head []int }
 	groups := map[int]*group{} // keyed by the ours unit they follow
 	var atEnd []int
