@@ -71,14 +71,22 @@ func (r SearchRequest) Options() (palace.SearchOptions, error) {
 	}
 	f.StaleAfter = r.StaleAfter
 	if r.MinRelevance != nil {
-		// Written so that NaN, which compares false with everything and
-		// would drop no hit, is refused too.
-		if m := *r.MinRelevance; !(m >= 0 && m <= 1) {
-			return opts, fmt.Errorf("min_relevance %v is not between 0 and 1", m)
+		if err := CheckMinRelevance(*r.MinRelevance); err != nil {
+			return opts, fmt.Errorf("min_relevance %w", err)
 		}
 		opts.MinRelevance = *r.MinRelevance
 	}
 	return opts, nil
+}
+
+// CheckMinRelevance refuses a minimum relevance outside [0, 1]. It is
+// written so that NaN, which compares false with everything and would
+// drop no hit, is refused too.
+func CheckMinRelevance(m float64) error {
+	if !(m >= 0 && m <= 1) {
+		return fmt.Errorf("%v is not between 0 and 1", m)
+	}
+	return nil
 }
 
 // SearchResult is the shape of `memminer search --json` and of the

@@ -91,12 +91,12 @@ func TestGovernedSearchUsage(t *testing.T) {
 		args []string
 		msg  string
 	}{
-		{[]string{"--status", "draft"}, `unknown status "draft"`},
+		{[]string{"--status", "draft"}, `--status: unknown status "draft"`},
 		{[]string{"--since", "yesterday"}, "--since: "},
 		{[]string{"--until", "2026-02-30"}, "--until: "},
 		{[]string{"--since", "2020-11-03", "--until", "2020-11-01"}, "is before --since"},
-		{[]string{"--min-relevance", "1.5"}, "min_relevance 1.5 is not between 0 and 1"},
-		{[]string{"--min-relevance", "NaN"}, "min_relevance NaN is not between 0 and 1"},
+		{[]string{"--min-relevance", "1.5"}, "--min-relevance 1.5 is not between 0 and 1"},
+		{[]string{"--min-relevance", "NaN"}, "--min-relevance NaN is not between 0 and 1"},
 		{[]string{"--tag", " "}, "--tag needs a tag"},
 	} {
 		_, stderr, code := c.run(append([]string{"search", "cache"}, tt.args...)...)

@@ -46,6 +46,13 @@ How the scores are computed and fused, and the governance rules: docs/search.md.
 			args.Query = strings.Join(words, " ")
 			if !cmd.Flags().Changed("min-relevance") {
 				args.MinRelevance = nil
+			} else if err := daemon.CheckMinRelevance(*args.MinRelevance); err != nil {
+				return usagef("--min-relevance %v", err)
+			}
+			if args.Status != "" {
+				if _, err := govern.ParseStatus(args.Status); err != nil {
+					return usagef("--status: %v", err)
+				}
 			}
 			out, err := a.search(cmd.Context(), args)
 			if err != nil {
