@@ -449,8 +449,8 @@ func TestCLIMineNeedsWing(t *testing.T) {
 			t.Errorf("mine %s: exit %d, %q", path, code, stderr)
 		}
 	}
-	if _, stderr, code := c.run("mine", binary, "--wing", "bin"); code != 0 || !strings.Contains(stderr, "skipped") {
-		t.Fatalf("mine of a binary: exit %d, %q", code, stderr)
+	if out, stderr, code := c.run("mine", binary, "--wing", "bin"); code != 0 || !strings.Contains(stderr, "skipped") || !strings.HasPrefix(out, "mined nothing: ") {
+		t.Fatalf("mine of a binary: exit %d, %q, %q; want it to say it mined nothing", code, out, stderr)
 	}
 	if out := c.ok("status"); !strings.Contains(out, "initialized: false") {
 		t.Fatalf("skipped files made a wing:\n%s", out)
