@@ -119,6 +119,15 @@ func TestMerge(t *testing.T) {
 			review: true, kinds: []ConflictKind{BothChanged}, fromTheirs: 1,
 		},
 		{
+			name:   "a conflict on a section's first item keeps the list tight",
+			base:   baseFile,
+			ours:   strings.Replace(baseFile, "run make before", "run make check before", 1),
+			theirs: strings.Replace(baseFile, "run make before", "run make lint before", 1),
+			want: strings.Replace(baseFile, "- run make before pushing\n",
+				"- run make check before pushing\n- run make lint before pushing "+marker+"\n", 1),
+			review: true, kinds: []ConflictKind{BothChanged}, fromTheirs: 1,
+		},
+		{
 			name:   "same edit on both sides",
 			base:   baseFile,
 			ours:   strings.Replace(baseFile, "two cores", "four cores", 1),

@@ -177,9 +177,17 @@ func (r *renderer) layout(l layout) []byte {
 		return lines
 	}
 	// sepBefore returns the lines to put between what was written and
-	// theirs' unit ti: its own gap in theirs when that was blank.
+	// theirs' unit ti: its own gap in theirs when that was blank, else
+	// (a heading came before it there) the gap after it, so that a unit
+	// of a tight list stays tight.
 	sepBefore := func(ti int) []string {
-		if g := t.gapLines(ti); blank(g) && !l.blankSeps {
+		if l.blankSeps {
+			return []string{""}
+		}
+		if g := t.gapLines(ti); blank(g) {
+			return g
+		}
+		if g := t.gapLines(ti + 1); blank(g) && ti+1 < len(t.units) {
 			return g
 		}
 		return []string{""}
