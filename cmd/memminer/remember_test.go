@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
@@ -199,6 +200,11 @@ func TestRememberConcurrent(t *testing.T) {
 		t.Run(fmt.Sprintf("daemon=%v", withDaemon), func(t *testing.T) {
 			c := newCLI(t)
 			c.env["MEMMINER_HIVE"] = c.hive
+			// Without the daemon the two writers take turns on the palace
+			// lock, 400 times: on a loaded machine one can wait longer than
+			// the default lock_timeout for its turn. That is a slow test,
+			// not a failure, so they may wait until the test's deadline.
+			c.env["MEMMINER_LOCK_TIMEOUT"] = untilDeadline(t).String()
 			path := filepath.Join(c.hive, "agents", "jim", "memory.md")
 			before := readFile(t, path)
 			if withDaemon {
@@ -269,6 +275,15 @@ func TestRememberConcurrent(t *testing.T) {
 			}
 		})
 	}
+}
+
+// untilDeadline is the time left before the test binary's -timeout, or an
+// hour without one: a bound for waits that a loaded machine may stretch.
+func untilDeadline(t *testing.T) time.Duration {
+	if d, ok := t.Deadline(); ok {
+		return time.Until(d)
+	}
+	return time.Hour
 }
 
 // repeatMain runs the memminer command line of this process n times, in
