@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -24,8 +25,8 @@ var (
 	// ErrTooLarge means a file is larger than the limit it is read with.
 	ErrTooLarge = errors.New("file too large")
 	// ErrNotRegular means the path names a directory, device or other
-	// non-regular file.
-	ErrNotRegular = errors.New("not a regular file")
+	// non-regular file: hivefile's rule, the one every hive read follows.
+	ErrNotRegular = hivefile.ErrNotRegular
 	// ErrChanged means the file changed between the read and the write.
 	ErrChanged = errors.New("file changed since it was read")
 	// ErrNoNote means a line given to MarkSuperseded does not exist.

@@ -51,12 +51,12 @@ func Hash(data []byte) string {
 func Read(path string, maxBytes int64) (Snapshot, error) {
 	s := Snapshot{Path: path, Mode: NewFileMode, Hash: Hash(nil)}
 	// hivefile opens without blocking on a FIFO and refuses what is not
-	// a regular file; the check below stays for the file's info.
+	// a regular file, checked on the open descriptor.
 	f, err := hivefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
-	if errors.Is(err, hivefile.ErrNotRegular) {
+	if errors.Is(err, ErrNotRegular) {
 		return s, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	if err != nil {
@@ -66,9 +66,6 @@ func Read(path string, maxBytes int64) (Snapshot, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return s, err
-	}
-	if !info.Mode().IsRegular() {
-		return s, fmt.Errorf("%s: %w", path, ErrNotRegular)
 	}
 	r := io.Reader(f)
 	if maxBytes > 0 {
