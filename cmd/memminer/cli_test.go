@@ -9,13 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
@@ -157,18 +154,8 @@ func TestCLIErrors(t *testing.T) {
 
 func TestCLIHelp(t *testing.T) {
 	c := newCLI(t)
-	root := newApp(nil, nil, nil).rootCmd()
-	cmds := [][]string{{"--help"}}
-	var walk func(path []string, cmd *cobra.Command)
-	walk = func(path []string, cmd *cobra.Command) {
-		for _, sub := range cmd.Commands() {
-			p := append(slices.Clone(path), sub.Name())
-			cmds = append(cmds, append(slices.Clone(p), "--help"))
-			walk(p, sub)
-		}
-	}
-	walk(nil, root)
-	for _, args := range cmds {
+	for _, cmd := range allCommands(newApp(nil, nil, nil).rootCmd()) {
+		args := append(strings.Fields(cmd.CommandPath())[1:], "--help")
 		out, _, code := c.run(args...)
 		if code != 0 || !strings.Contains(out, "Usage:") {
 			t.Errorf("memminer %s: exit %d, output %q", strings.Join(args, " "), code, out)
