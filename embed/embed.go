@@ -65,8 +65,14 @@ func probeTuning(t *httpembed.Tuning) {
 	t.MaxRetries, t.Timeout = -1, ProbeTimeout
 }
 
-// ErrUnknownModel is returned by Open for a spec no backend accepts.
-var ErrUnknownModel = errors.New("unknown embedding model")
+// Errors Open returns that callers tell apart.
+var (
+	// ErrUnknownModel means no backend accepts the spec.
+	ErrUnknownModel = errors.New("unknown embedding model")
+	// ErrNotFetched means the built-in model is not in the cache and
+	// Options.NoFetch (or Probe) forbade downloading it.
+	ErrNotFetched = errors.New("the built-in model is not in the cache yet")
+)
 
 // Open returns the embedder for spec. For the lexical spec it returns
 // (nil, nil): the palace then keeps no vectors.
@@ -93,7 +99,7 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 				return nil, err
 			}
 			if _, err := os.Stat(path); err != nil {
-				return nil, fmt.Errorf("the built-in model is not in the cache yet (%s); run `memminer model fetch`", path)
+				return nil, fmt.Errorf("%w (%s)", ErrNotFetched, path)
 			}
 			m, err := uselite.Open(path)
 			if err != nil {

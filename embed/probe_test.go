@@ -24,7 +24,7 @@ func TestNoFetchNeverDownloads(t *testing.T) {
 			return ""
 		},
 	})
-	if err == nil || !strings.Contains(err.Error(), "memminer model fetch") {
+	if !errors.Is(err, embed.ErrNotFetched) {
 		t.Fatalf("NoFetch with an empty cache: %v", err)
 	}
 }

@@ -159,7 +159,7 @@ func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, mod
 		err = embed.Probe(ctx, e, embed.ProbeTimeout)
 	}
 	if err != nil {
-		st.Available, st.Reason = false, err.Error()
+		st.Available, st.Reason = false, modelReason(err)
 		a.modelErr = st.Reason
 		if !probe {
 			a.warnOnce.Do(func() {

