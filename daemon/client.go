@@ -157,7 +157,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if out != nil {
 			_ = json.Unmarshal(data, out)
 		}
-		return &RemoteError{Code: eb.Code, Message: eb.Error}
+		re := &RemoteError{Code: eb.Code, Message: eb.Error}
+		if eb.ModelMismatch != nil {
+			re.detail = eb.ModelMismatch
+		}
+		return re
 	}
 	if out == nil {
 		return nil

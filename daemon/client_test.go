@@ -3,10 +3,14 @@ package daemon
 import (
 	"context"
 	"errors"
+	"fmt"
+	"net/http/httptest"
 	"os"
+	"reflect"
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -53,6 +57,43 @@ func TestClientConnectionLostMidAnswer(t *testing.T) {
 			}
 			if _, err := c.Forget(ctx, ForgetRequest{Wing: "a"}); err == nil || errors.Is(err, ErrNotRunning) {
 				t.Errorf("forget: %v, want an error that is not ErrNotRunning", err)
+			}
+		})
+	}
+}
+
+// TestRemoteErrorKeepsTheModelMismatch: a model mismatch crosses the
+// socket with its wings, so the CLI advises the same mines with and
+// without the daemon; other errors carry no details.
+func TestRemoteErrorKeepsTheModelMismatch(t *testing.T) {
+	mm := &palace.ModelMismatchError{Model: "use-lite-0.2.0", Wings: []palace.WingModel{
+		{ID: "angela", Model: "lexical", Roots: []string{"/hive/agents/angela"}},
+		{ID: "pam", Model: "ollama:nomic-embed-text", Roots: []string{"/hive/agents/pam", "/notes/pam.md"}},
+	}}
+	tests := []struct {
+		name string
+		err  error
+		want *palace.ModelMismatchError // nil: errors.As finds none
+	}{
+		{"model mismatch", fmt.Errorf("search: %w", mm), mm},
+		{"unknown wing", palace.UnknownWingError("kevin", []string{"angela"}), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := httptest.NewRecorder()
+			writeErr(rec, tt.err)
+			answer := fmt.Sprintf("HTTP/1.1 %d x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", rec.Code, rec.Body.Len(), rec.Body)
+			_, err := NewClient(brokenDaemon(t, answer)).Search(context.Background(), SearchRequest{Query: "x"})
+			var re *RemoteError
+			if !errors.As(err, &re) || err.Error() != tt.err.Error() || re.Code != errorCode(tt.err) {
+				t.Fatalf("err = %#v, want a RemoteError %q, code %s", err, tt.err, errorCode(tt.err))
+			}
+			var got *palace.ModelMismatchError
+			if errors.As(err, &got) != (tt.want != nil) || tt.want != nil && !reflect.DeepEqual(got, tt.want) {
+				t.Errorf("errors.As: %+v, want %+v", got, tt.want)
+			}
+			if errors.Is(err, palace.ErrModelMismatch) != (tt.want != nil) {
+				t.Errorf("errors.Is(err, ErrModelMismatch) = %t", !(tt.want != nil))
 			}
 		})
 	}

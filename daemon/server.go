@@ -194,7 +194,7 @@ func writeError(w http.ResponseWriter, status int, code, msg string) {
 }
 
 func writeErr(w http.ResponseWriter, err error) {
-	writeError(w, statusOf(err), errorCode(err), err.Error())
+	writeJSON(w, statusOf(err), newErrorBody(err))
 }
 
 // statusOf picks the HTTP status for an error.

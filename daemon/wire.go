@@ -328,21 +328,40 @@ var codeErrors = []struct {
 	{codeAgentExists, mine.ErrAgentExists},
 }
 
-// errorBody is the JSON of a failed request.
+// errorBody is the JSON of a failed request. ModelMismatch, null for
+// other errors, names the wings of a model_mismatch, so a client tells the
+// user what a search in its own process would.
 type errorBody struct {
-	Error string `json:"error"`
-	Code  string `json:"code"`
+	Error         string                     `json:"error"`
+	Code          string                     `json:"code"`
+	ModelMismatch *palace.ModelMismatchError `json:"model_mismatch"`
+}
+
+// newErrorBody is err as the daemon answers it.
+func newErrorBody(err error) errorBody {
+	eb := errorBody{Error: err.Error(), Code: errorCode(err)}
+	var mm *palace.ModelMismatchError
+	if errors.As(err, &mm) {
+		eb.ModelMismatch = mm
+	}
+	return eb
 }
 
 // RemoteError is an error the daemon returned. Its text is the daemon's
-// message unchanged, and errors.Is matches the sentinel its code stands for
-// (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …).
+// message unchanged, errors.Is matches the sentinel its code stands for
+// (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …), and
+// errors.As finds the typed error the daemon sent the details of (a
+// *palace.ModelMismatchError).
 type RemoteError struct {
 	Code    string
 	Message string
+	detail  error
 }
 
 func (e *RemoteError) Error() string { return e.Message }
+
+// Unwrap returns the typed error the daemon sent the details of, or nil.
+func (e *RemoteError) Unwrap() error { return e.detail }
 
 // Is reports whether target is the sentinel error of e's code.
 func (e *RemoteError) Is(target error) bool {

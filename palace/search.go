@@ -260,19 +260,20 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 // ModelMismatchError names the wings a search cannot compare with the
 // query: their vectors come from another model than the palace's. It
 // matches ErrModelMismatch.
+// Its JSON carries it across the daemon's socket.
 type ModelMismatchError struct {
 	// Model is the palace's (the query's) model.
-	Model string
+	Model string `json:"model"`
 	// Wings are the wings embedded with another model, sorted by id.
-	Wings []WingModel
+	Wings []WingModel `json:"wings"`
 }
 
 // WingModel is a wing, the model its vectors come from, and where it was
 // mined from.
 type WingModel struct {
-	ID    string
-	Model string
-	Roots []string
+	ID    string   `json:"id"`
+	Model string   `json:"model"`
+	Roots []string `json:"roots"`
 }
 
 func (e *ModelMismatchError) Error() string {
