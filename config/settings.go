@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/agentglob"
 )
 
 // Defaults used when nothing else sets a value; the table's Default texts
@@ -25,7 +25,7 @@ var settings = []Setting{
 	{Key: "palace", Env: "MEMMINER_PALACE_PATH", Flag: "palace", Default: "$XDG_DATA_HOME/memminer/palace", Help: "palace directory", Required: true, kind: pathKind(func(c *Config) *string { return &c.Palace })},
 	{Key: "model", Env: "MEMMINER_EMBEDDING_MODEL", Flag: "model", Default: "use-lite", Help: "embedding model: use-lite (built in), lexical, ollama:<model> or openai:<model>", kind: textKind(func(c *Config) *string { return &c.Model })},
 	{Key: "hive", Env: "MEMMINER_HIVE", Flag: "hive", Help: "hive directory: holds agents/<id>/memory.md and the directories the agents globs match", kind: pathKind(func(c *Config) *string { return &c.Hive })},
-	{Key: "agents", Env: "MEMMINER_AGENTS", Help: "globs of more agent directories, relative to the hive, such as bots/* (a list, or separated by commas); none: only agents/<id>/", kind: listKind(func(c *Config) *[]string { return &c.Agents }, "glob patterns", hive.CheckPattern)},
+	{Key: "agents", Env: "MEMMINER_AGENTS", Help: "globs of more agent directories, relative to the hive, such as bots/* (a list, or separated by commas); none: only agents/<id>/", kind: listKind(func(c *Config) *[]string { return &c.Agents }, "glob patterns", agentglob.Check)},
 	{Key: "mine_interval", Env: "MEMMINER_MINE_INTERVAL", Flag: "mine-interval", Default: durationText(DefaultMineInterval), Help: "period of the daemon's mine loop, which re-mines files whose mtime or size changed (at least 1s)", kind: durationKind(func(c *Config) *time.Duration { return &c.MineInterval }, time.Second)},
 	{Key: "enabled", Env: "MEMMINER_ENABLED", Default: "true", Help: "false turns memminer off without uninstalling it: mine and the daemon do nothing", kind: boolKind(func(c *Config) *bool { return &c.Enabled })},
 	{Key: "max_file_bytes", Env: "MEMMINER_MAX_FILE_BYTES", Default: strconv.Itoa(DefaultMaxFileBytes), Help: "largest markdown file mined, in bytes; larger ones are skipped with a warning", kind: countKind(func(c *Config) *int64 { return &c.MaxFileBytes }, 1)},

@@ -5,7 +5,8 @@
 //
 // The rules themselves are written out once, for users, in
 // docs/mining.md ("Agent directories" and "What is mined"). Here they are
-// decided: CheckPattern (the agents globs), Hive.Agents (which matched
+// decided: Globs (the agents globs, checked by internal/agentglob, which
+// config shares), Hive.Agents (which matched
 // directories are agents, and why the others are not: BadName, SameWing,
 // Nested, OutsideHive, Aliased), Hive.Locate (the wing of any path),
 // MinedAsHive (whether a directory given to mine is a hive), Hive.Check

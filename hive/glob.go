@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/memminer/memminer/internal/agentglob"
 )
 
 // DefaultDir is the directory of a hive whose subdirectories are always
@@ -18,33 +20,6 @@ const DefaultDir = "agents"
 // Default matches the agent directories every hive has: agents/<id>.
 const Default = DefaultDir + "/*"
 
-// CheckPattern reports why pattern cannot name agent directories, or nil: it
-// must be non-empty, relative to the hive, free of ".." and hidden
-// elements, and well-formed for path/filepath.Match (no ErrBadPattern).
-func CheckPattern(pattern string) error {
-	if strings.TrimSpace(pattern) == "" {
-		return fmt.Errorf("pattern %q is empty; give a glob like bots/*", pattern)
-	}
-	if path.IsAbs(pattern) || filepath.IsAbs(pattern) {
-		return fmt.Errorf("pattern %q is absolute; patterns are relative to the hive", pattern)
-	}
-	for _, e := range strings.Split(pattern, "/") {
-		switch {
-		case e == "..":
-			return fmt.Errorf("pattern %q has a \"..\" element; patterns match directories inside the hive", pattern)
-		case e != "." && strings.HasPrefix(e, "."):
-			return fmt.Errorf("pattern %q names a hidden directory, and those are never agents", pattern)
-		}
-		if _, err := filepath.Match(e, ""); err != nil {
-			return fmt.Errorf("pattern %q is malformed: %w", pattern, err)
-		}
-	}
-	if path.Clean(pattern) == "." {
-		return fmt.Errorf("pattern %q matches the hive itself, not directories inside it", pattern)
-	}
-	return nil
-}
-
 // Globs are the patterns that match a hive's agent directories: Default,
 // then the configured ones in their order. The zero Globs is Default alone.
 type Globs struct {
@@ -52,12 +27,12 @@ type Globs struct {
 }
 
 // NewGlobs returns the Globs of Default and the patterns in extra,
-// checking each (see CheckPattern). Repeats are dropped.
+// checking each (agentglob.Check). Repeats are dropped.
 func NewGlobs(extra []string) (Globs, error) {
 	var s Globs
 	seen := map[string]bool{Default: true}
 	for _, p := range extra {
-		if err := CheckPattern(p); err != nil {
+		if err := agentglob.Check(p); err != nil {
 			return Globs{}, fmt.Errorf("agents: %w", err)
 		}
 		p = path.Clean(p)

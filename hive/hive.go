@@ -32,7 +32,7 @@ type Hive struct {
 }
 
 // Open returns the hive at dir whose agent directories are agents/<id>
-// and those the globs in agents match (see CheckPattern). dir need not
+// and those the globs in agents match (see agentglob.Check). dir need not
 // exist yet.
 func Open(dir string, agents []string) (*Hive, error) {
 	globs, err := NewGlobs(agents)

@@ -48,36 +48,8 @@ func open(t *testing.T, dir string, agents ...string) *Hive {
 	return h
 }
 
-func TestCheckPattern(t *testing.T) {
-	tests := []struct {
-		pattern string
-		want    string // "" when valid
-	}{
-		{"bots/*", ""},
-		{"teams/*/agents/*", ""},
-		{"./bots/[a-m]*", ""},
-		{"", `pattern "" is empty`},
-		{"  ", `pattern "  " is empty`},
-		{"/srv/bots/*", `pattern "/srv/bots/*" is absolute`},
-		{"../other/*", `pattern "../other/*" has a ".." element`},
-		{"bots/../x/*", `pattern "bots/../x/*" has a ".." element`},
-		{"bots/[a-", `pattern "bots/[a-" is malformed: syntax error in pattern`},
-		{`bots/x\`, `pattern "bots/x\\" is malformed`},
-		{".stversions/*", `pattern ".stversions/*" names a hidden directory`},
-		{".", `pattern "." matches the hive itself`},
-	}
-	for _, tt := range tests {
-		err := CheckPattern(tt.pattern)
-		switch {
-		case tt.want == "" && err != nil:
-			t.Errorf("CheckPattern(%q) = %v, want nil", tt.pattern, err)
-		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
-			t.Errorf("CheckPattern(%q) = %v, want %q", tt.pattern, err, tt.want)
-		}
-	}
-	if err := CheckPattern("bots/["); !errors.Is(err, filepath.ErrBadPattern) {
-		t.Errorf("CheckPattern of a malformed pattern = %v, want ErrBadPattern", err)
-	}
+// Open refuses a bad pattern as agentglob.Check does.
+func TestOpenChecksPatterns(t *testing.T) {
 	if _, err := Open(t.TempDir(), []string{"bots/*", "/abs"}); err == nil || !strings.HasPrefix(err.Error(), `agents: pattern "/abs" is absolute`) {
 		t.Errorf("Open with an absolute pattern: %v", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	// A sibling import, kept: hive owns the one conflict-name parser, so what this reports is what mine skips.
 	"github.com/memminer/memminer/hive"
 )
 
