@@ -132,6 +132,17 @@ func DefaultFile(getenv func(string) string) string {
 	return filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "memminer", "config.yml")
 }
 
+// RuntimeDir is the per-user directory for what lives only while
+// processes run (the record of running daemons): $XDG_RUNTIME_DIR when it
+// is set to an absolute path, else the cache directory the model cache
+// defaults to ($XDG_CACHE_HOME, or ~/.cache).
+func RuntimeDir(getenv func(string) string) string {
+	if d := getenv("XDG_RUNTIME_DIR"); d != "" && filepath.IsAbs(d) {
+		return d
+	}
+	return xdgDir(getenv, "XDG_CACHE_HOME", ".cache")
+}
+
 func xdgDir(getenv func(string) string, key, fallback string) string {
 	if d := getenv(key); d != "" && filepath.IsAbs(d) {
 		return d

@@ -26,6 +26,21 @@ func TestDefaultUsesXDG(t *testing.T) {
 	}
 }
 
+func TestRuntimeDir(t *testing.T) {
+	for _, c := range []struct {
+		env  map[string]string
+		want string
+	}{
+		{map[string]string{"XDG_RUNTIME_DIR": "/run/user/1000", "XDG_CACHE_HOME": "/cache", "HOME": "/home/u"}, "/run/user/1000"},
+		{map[string]string{"XDG_RUNTIME_DIR": "relative/ignored", "XDG_CACHE_HOME": "/cache", "HOME": "/home/u"}, "/cache"},
+		{map[string]string{"HOME": "/home/u"}, "/home/u/.cache"},
+	} {
+		if got := RuntimeDir(env(c.env)); got != c.want {
+			t.Errorf("RuntimeDir(%v) = %s, want %s", c.env, got, c.want)
+		}
+	}
+}
+
 func TestLoadFileAndEnv(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "config.yml")
