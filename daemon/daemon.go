@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
@@ -103,6 +104,10 @@ type Options struct {
 	// SyncthingOff says why Syncthing is not asked when Syncthing is nil
 	// ("disabled by --no-syncthing"); status shows it.
 	SyncthingOff string
+	// Registry is the directory of the per-user record of running
+	// daemons (package registry): the daemon records itself there while
+	// it serves. Empty: it records itself nowhere.
+	Registry string
 
 	// dropEvents, in tests, discards fsnotify events as if the kernel
 	// queue had overflowed without saying so.
@@ -380,6 +385,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 		d.log.Info("serving metrics", "addr", d.metricLn.Addr().String())
 	}
 
+	unregister := d.register()
+
 	// Repair damaged wings before anything else touches them.
 	for _, r := range mine.Repair(ctx, d.p, d.mineOptions(nil)) {
 		if r.Err != "" {
@@ -430,7 +437,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.q.requestScan(triggerStart)
 	d.work(ctx)
 
-	// Stopping: refuse new work, let in-flight requests finish briefly.
+	// Stopping: first leave the registry, so no command points to a
+	// daemon that is going away; then refuse new work, let in-flight
+	// requests finish briefly.
+	unregister()
 	d.q.drain(fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	_ = srv.Shutdown(sctx)
@@ -452,6 +462,30 @@ func (d *Daemon) Run(ctx context.Context) error {
 	d.closeAll()
 	d.log.Info("memminer daemon stopped", "uptime", time.Since(d.started).Round(time.Millisecond))
 	return nil
+}
+
+// register records the daemon in the registry of running daemons, and
+// returns what removes the record. Without a registry, or when it cannot
+// be written (the record only serves advice), the daemon runs on.
+func (d *Daemon) register() (unregister func()) {
+	if d.opts.Registry == "" {
+		return func() {}
+	}
+	palaceDir, err := filepath.Abs(d.opts.Palace)
+	if err != nil {
+		palaceDir = d.opts.Palace
+	}
+	rec := registry.Record{PID: os.Getpid(), Palace: palaceDir, Hive: d.opts.Hive, Socket: SocketPath(palaceDir), Started: d.started.UTC()}
+	remove, err := registry.Register(d.opts.Registry, rec)
+	if err != nil {
+		d.log.Warn("cannot record the daemon in the registry of running daemons; commands on other palaces will not mention it", "err", err)
+		return func() {}
+	}
+	return func() {
+		if err := remove(); err != nil {
+			d.log.Warn("cannot remove the daemon's record from the registry of running daemons; the next command that reads it removes it", "err", err)
+		}
+	}
 }
 
 // checkPalaceDir stops the daemon when its palace directory was moved,
