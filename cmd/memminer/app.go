@@ -39,6 +39,10 @@ type app struct {
 	modelErr string
 
 	warnOnce sync.Once
+	// foundNothing is set by a command that succeeded but found nothing
+	// in the palace (no wings): run then names the palaces other daemons
+	// serve. Errors say it with nothingFound.
+	foundNothing bool
 }
 
 func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {

@@ -46,6 +46,7 @@ func newCLIAt(t *testing.T, tmp, hive string) *cli {
 		"HOME":                     tmp,
 		"XDG_CONFIG_HOME":          filepath.Join(tmp, "config"),
 		"XDG_CACHE_HOME":           filepath.Join(tmp, "cache"),
+		"XDG_RUNTIME_DIR":          filepath.Join(tmp, "run"), // each test sees only its own daemons
 		"MEMMINER_PALACE_PATH":     c.palace,
 		"MEMMINER_EMBEDDING_MODEL": "lexical",
 	}

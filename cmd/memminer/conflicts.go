@@ -107,7 +107,7 @@ func (a *app) openConflicts(ctx context.Context, wing string) (conflicts.List, e
 			return conflicts.List{}, scanErr
 		}
 	case errors.Is(err, palace.ErrUnknownWing):
-		return conflicts.List{}, usagef("--wing: %v", err)
+		return conflicts.List{}, nothingFound(usagef("--wing: %v", err))
 	case err != nil:
 		return conflicts.List{}, err
 	}
@@ -241,7 +241,7 @@ func (a *app) checkHiveWing(ctx context.Context, wing string) error {
 	for _, w := range all {
 		known = append(known, w.ID)
 	}
-	return usagef("--wing: %v", conflicts.UnknownWingError(wing, known))
+	return nothingFound(usagef("--wing: %v", conflicts.UnknownWingError(wing, known)))
 }
 
 // palaceWings opens the palace read-only and returns its wings, or only
@@ -290,10 +290,10 @@ func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots
 			for i, w := range all {
 				known[i] = w.ID
 			}
-			return nil, usagef("--wing: %v", conflicts.UnknownWingError(wing, known))
+			return nil, nothingFound(usagef("--wing: %v", conflicts.UnknownWingError(wing, known)))
 		}
 	}
-	return nil, usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace has no wings to take directories from)")
+	return nil, nothingFound(usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace has no wings to take directories from)"))
 }
 
 func printConflicts(w io.Writer, l conflicts.List, wing string) {

@@ -46,6 +46,7 @@ INDEX.md is never mined: it lies outside every agent directory.`,
 			if err != nil {
 				return err
 			}
+			a.foundNothing = len(x.Wings) == 0
 			switch {
 			case write:
 				wrote, err := index.Write(ctx, a.cfg.Hive, x)

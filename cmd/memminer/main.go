@@ -12,6 +12,8 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+
+	"github.com/spf13/cobra"
 )
 
 // Exit codes.
@@ -46,6 +48,21 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 		// Output that did not arrive (a full disk, a closed pipe) is a failure.
 		err = fmt.Errorf("write output: %w", out.err)
 	}
+	code := reportError(stderr, cmd, err)
+	// Last, after any error: the command found nothing, perhaps because
+	// it opened another palace than the one a running daemon serves.
+	var nf *nothingFoundError
+	if a.foundNothing || errors.As(err, &nf) {
+		if note := a.otherPalacesNote(ctx); note != "" {
+			fmt.Fprintln(stderr, note)
+		}
+	}
+	return code
+}
+
+// reportError prints the error cmd ended with, if any, and returns the
+// exit code it means.
+func reportError(stderr io.Writer, cmd *cobra.Command, err error) int {
 	if err == nil {
 		return exitOK
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/registry"
 )
 
 func (a *app) runCmd() *cobra.Command {
@@ -202,6 +203,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		Index:              a.cfg.Index,
 		Syncthing:          stClient,
 		SyncthingOff:       stSettings.Off,
+		Registry:           registry.Dir(a.getenv),
 	}
 	return daemon.NewProgram(ctx, opts).Run()
 }

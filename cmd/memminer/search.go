@@ -64,6 +64,7 @@ How the scores are computed and fused, and the governance rules: docs/search.md.
 				printHits(a.stdout, out)
 			}
 			if err == nil && len(out.Results) == 0 {
+				a.foundNothing = true
 				return &codeError{code: exitError}
 			}
 			return err
@@ -175,9 +176,9 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	case errors.Is(err, palace.ErrModelMismatch):
 		return daemon.SearchResult{}, a.modelMismatchAdvice(err, otherModel)
 	case errors.Is(err, palace.ErrEmpty):
-		return daemon.SearchResult{}, fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace)
+		return daemon.SearchResult{}, nothingFound(fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace))
 	case errors.Is(err, palace.ErrUnknownWing):
-		return daemon.SearchResult{}, usagef("--wing: %v", err)
+		return daemon.SearchResult{}, nothingFound(usagef("--wing: %v", err))
 	case err != nil:
 		return daemon.SearchResult{}, err
 	}

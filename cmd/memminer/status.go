@@ -37,6 +37,7 @@ not answer. Details: docs/search.md and docs/several-machines.md.`,
 			if err != nil {
 				return err
 			}
+			a.foundNothing = len(st.Wings) == 0
 			if asJSON {
 				return writeJSON(a.stdout, st)
 			}

@@ -93,9 +93,9 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	}
 	switch {
 	case errors.Is(err, wakeup.ErrEmpty):
-		return wakeup.Digest{}, fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace)
+		return wakeup.Digest{}, nothingFound(fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace))
 	case errors.Is(err, wakeup.ErrUnknownWing):
-		return wakeup.Digest{}, usagef("--wing: %v", err)
+		return wakeup.Digest{}, nothingFound(usagef("--wing: %v", err))
 	case err != nil:
 		return wakeup.Digest{}, err
 	}

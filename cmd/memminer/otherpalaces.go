@@ -1,0 +1,82 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/daemon/registry"
+)
+
+// otherPalacesTimeout bounds reading the registry of running daemons and
+// checking that each answers, so a note never holds a command up.
+const otherPalacesTimeout = 2 * time.Second
+
+// nothingFoundError marks an error that means the palace the command
+// opened holds nothing it was asked for (no notes yet, no such wing):
+// run then names the palaces that other running daemons serve, since the
+// command may have opened the wrong one. It matches what it wraps.
+type nothingFoundError struct{ err error }
+
+func (e *nothingFoundError) Error() string { return e.err.Error() }
+func (e *nothingFoundError) Unwrap() error { return e.err }
+
+// nothingFound marks err as a nothingFoundError.
+func nothingFound(err error) error { return &nothingFoundError{err: err} }
+
+// otherPalacesNote is the line that names the palaces other than the
+// command's that running daemons serve, with the flag that opens one, or
+// "" when there are none. It depends only on the registry, never on
+// whether a daemon serves the command's own palace, so a command says the
+// same with and without one.
+func (a *app) otherPalacesNote(ctx context.Context) string {
+	if a.cfg.Palace == "" || ctx.Err() != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
+	defer cancel()
+	recs, err := registry.List(ctx, registry.Dir(a.getenv))
+	if err != nil {
+		return ""
+	}
+	var others []registry.Record
+	seen := map[string]bool{}
+	for _, r := range recs {
+		if seen[r.Palace] || samePalace(r.Palace, a.cfg.Palace) {
+			continue
+		}
+		seen[r.Palace] = true
+		others = append(others, r)
+	}
+	switch len(others) {
+	case 0:
+		return ""
+	case 1:
+		r := others[0]
+		return fmt.Sprintf("memminer: note: a running daemon (pid %d) serves palace %s, not %s; pass --palace %s to use it",
+			r.PID, r.Palace, a.cfg.Palace, shellQuote(r.Palace))
+	}
+	list := make([]string, len(others))
+	for i, r := range others {
+		list[i] = fmt.Sprintf("%s (pid %d)", r.Palace, r.PID)
+	}
+	return fmt.Sprintf("memminer: note: running daemons serve other palaces than %s: %s; pass --palace DIR to use one",
+		a.cfg.Palace, strings.Join(list, ", "))
+}
+
+// samePalace reports whether two palace paths name one directory: the
+// same path, or the same directory reached another way (a symlink).
+func samePalace(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	ia, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	ib, err := os.Stat(b)
+	return err == nil && os.SameFile(ia, ib)
+}
