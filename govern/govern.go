@@ -4,7 +4,7 @@
 // it is mined, and the palace keeps the result; search, wake-up, the index
 // and MCP read it from there and never parse markdown for it again.
 // Whether a note is stale by age is decided at query time (Staleness),
-// because the same note ages. docs/search.md has the rules.
+// because the same note ages. docs/governance.md has the rules.
 package govern
 
 import (

@@ -29,7 +29,8 @@ While the hive (--hive of the daemon, or hive: in the config) still has the
 wing's agent directory, forget refuses: the next mine of the hive, the
 daemon's within minutes, would bring the wing back. Move the directory out
 of the hive first, or pass --force. When the daemon (memminer run) holds
-the palace, it does the forgetting.`,
+the palace, it does the forgetting. The JSON: docs/mining.md ("Forgetting a
+wing").`,
 		Example: `  memminer forget --wing bin --dry-run
   memminer forget --wing bin
   memminer forget --wing dwight --force`,

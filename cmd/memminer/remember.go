@@ -53,7 +53,9 @@ it out.
 
 When the daemon serves the palace it writes and mines the file before it
 answers; otherwise remember does both itself under the palace lock. Either
-way the note is in the next search, and the output is the same.`,
+way the note is in the next search, and the output is the same.
+
+Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 		Example: `  memminer remember --wing dwight "db-2 is the primary since the failover"
   memminer remember --wing pam --heading Travel --tag travel "Aisle seats"
   echo "Deploys need two approvals" | memminer remember --stdin --json

@@ -37,7 +37,8 @@ left, search prints "no matching notes" and exits 1, like grep.
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
-How the scores are computed and fused, and the governance rules: docs/search.md.`,
+How the scores are computed and fused: docs/search.md; statuses, dates, the
+filters and the relevance floor: docs/governance.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --results 10 --json
   memminer search "release process" --status approved --fresh

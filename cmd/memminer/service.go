@@ -49,7 +49,9 @@ the hive, the palace and the model cache writable, PrivateTmp). deploy/ in the
 source tree holds the same files for installing by hand.
 
 Where no service manager runs (a container, usually) install says so: run
-"memminer run" in the foreground instead, e.g. as the container's command.`,
+"memminer run" in the foreground instead, e.g. as the container's command.
+
+What the service does, and the units: docs/daemon.md ("Installing").`,
 		Example: `  sudo memminer install --hive /srv/hive --palace /var/lib/memminer/palace
   memminer install --user --hive ~/hive
   memminer install --user --hive ~/hive --print`,
