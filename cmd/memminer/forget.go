@@ -75,11 +75,8 @@ wing").`,
 			if f.DryRun {
 				verb = "would forget"
 			}
-			files := "files"
-			if len(f.Sources) == 1 {
-				files = "file"
-			}
-			fmt.Fprintf(a.stdout, "%s wing %s: %d notes from %d %s; the markdown is untouched\n", verb, f.Wing, f.Notes, len(f.Sources), files)
+			fmt.Fprintf(a.stdout, "%s wing %s: %d %s from %d %s; the markdown is untouched\n", verb, f.Wing,
+				f.Notes, plural(f.Notes, "note", "notes"), len(f.Sources), plural(len(f.Sources), "file", "files"))
 			return nil
 		},
 	}
