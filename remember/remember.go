@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memminer/memminer/config"
@@ -170,7 +171,9 @@ type Options struct {
 	Now func() time.Time
 }
 
-var tagRe = regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_/-]*$`)
+// tagRe is compiled on first use: its Unicode classes make it costly, and
+// every command would pay for it at start-up.
+var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_/-]*$`) })
 
 // target is where a wing's notes go.
 type target struct {
@@ -433,7 +436,7 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 	var tags []string
 	for _, tag := range req.Tags {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "#")
-		if !tagRe.MatchString(tag) {
+		if !tagRe().MatchString(tag) {
 			return memfile.Item{}, "", bad("tag %q: want letters, digits, _, - or /, no spaces", tag)
 		}
 		if !slices.Contains(tags, tag) {
@@ -549,10 +552,10 @@ func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, erro
 	return out, nil
 }
 
-var noteIDRe = regexp.MustCompile(`^[0-9a-f]{32}$`)
+var noteIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
 
 func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (palace.Note, error) {
-	if noteIDRe.MatchString(ref) {
+	if noteIDRe().MatchString(ref) {
 		for _, n := range notes {
 			if n.ID == ref {
 				return n, nil

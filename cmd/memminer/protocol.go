@@ -3,6 +3,7 @@ package main
 import (
 	"io"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/spf13/cobra"
@@ -72,10 +73,13 @@ type protocolParams struct {
 }
 
 func writeProtocol(w io.Writer, p protocolParams) error {
-	return protocolTemplate.Execute(w, p)
+	return protocolTemplate().Execute(w, p)
 }
 
-var protocolTemplate = template.Must(template.New("protocol").Parse(protocolText))
+// protocolTemplate is parsed on first use, not by every command at start-up.
+var protocolTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("protocol").Parse(protocolText))
+})
 
 // protocolText is PROTOCOL.md. Keep it under 400 words (TestProtocol).
 const protocolText = `# Memory protocol
