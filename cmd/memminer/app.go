@@ -81,7 +81,7 @@ rebuilt.`,
 	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd())
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
-	root.SetUsageTemplate(strings.ReplaceAll(root.UsageTemplate(), ".FlagUsages", fmt.Sprintf(".FlagUsagesWrapped %d", helpWidth)))
+	root.SetUsageFunc(writeUsage)
 	// cobra's completion command keeps the writer it is made with.
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
