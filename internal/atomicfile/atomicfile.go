@@ -17,7 +17,19 @@ import (
 )
 
 // Write replaces path with data, the file getting mode perm.
-func Write(path string, data []byte, perm fs.FileMode) (err error) {
+func Write(path string, data []byte, perm fs.FileMode) error {
+	return WriteFunc(path, perm, func(f *os.File) error {
+		_, err := f.Write(data)
+		return err
+	})
+}
+
+// WriteFunc replaces path with what write writes to the temporary file,
+// the file getting mode perm: a large file is streamed to disk rather than
+// built in memory first. write may seek and write at offsets (to fill in
+// a header last); the file is synced, closed and renamed after it returns
+// nil, and removed if it returns an error.
+func WriteFunc(path string, perm fs.FileMode, write func(f *os.File) error) (err error) {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
@@ -33,7 +45,7 @@ func Write(path string, data []byte, perm fs.FileMode) (err error) {
 	if err := f.Chmod(perm); err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if err := write(f); err != nil {
 		return err
 	}
 	if err := f.Sync(); err != nil {

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -61,5 +62,39 @@ func TestRemoveStale(t *testing.T) {
 	}
 	if n, _, err := RemoveStale(filepath.Join(dir, "missing")); n != 0 || err != nil {
 		t.Errorf("missing dir: %d, %v", n, err)
+	}
+}
+
+// WriteFunc streams the file and may fill in a header last; a failed
+// write leaves the old file as it was and no temporary file behind.
+func TestWriteFunc(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "w.wing")
+	err := WriteFunc(path, 0o600, func(f *os.File) error {
+		if _, err := f.Write([]byte("....body")); err != nil {
+			return err
+		}
+		_, err := f.WriteAt([]byte("head"), 0)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "headbody" {
+		t.Fatalf("read %q, %v; want headbody", data, err)
+	}
+	failed := errors.New("encoder failed")
+	err = WriteFunc(path, 0o600, func(f *os.File) error {
+		_, _ = f.Write([]byte("half"))
+		return failed
+	})
+	if !errors.Is(err, failed) {
+		t.Fatalf("err = %v, want the write's", err)
+	}
+	if data, err := os.ReadFile(path); err != nil || string(data) != "headbody" {
+		t.Fatalf("after a failed write read %q, %v; want the old content", data, err)
+	}
+	if entries, err := os.ReadDir(dir); err != nil || len(entries) != 1 {
+		t.Fatalf("dir holds %v, %v; want only the file", entries, err)
 	}
 }
