@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
@@ -30,95 +31,139 @@ const wingHeaderLen = 8 + 8 + 8 + 32
 // ErrCorrupt marks a palace file that failed its integrity check.
 var ErrCorrupt = errors.New("corrupt palace file")
 
-// wingMeta is the gob-encoded part of a wing file.
+// wingMeta is the gob-encoded part of a wing file. Notes are pointers: a
+// snapshot shares the wing's notes, which are never changed in place, and
+// a load keeps the notes it decodes. gob encodes []*Note as it does []Note,
+// so files read and written either way are the same format.
 type wingMeta struct {
 	ID        string
 	Model     string
 	Dim       int
 	Roots     []string
 	Sources   []Source
-	Notes     []Note
+	Notes     []*Note
 	VecIDs    []string // note ids of the vectors, in the order stored
 	LastMined time.Time
 }
 
-func encodeWing(m *wingMeta, vecs [][]float32) ([]byte, error) {
-	var meta bytes.Buffer
-	if err := gob.NewEncoder(&meta).Encode(m); err != nil {
-		return nil, fmt.Errorf("encode wing %s: %w", m.ID, err)
-	}
-	vb := make([]byte, 4*m.Dim*len(vecs))
-	off := 0
-	for _, v := range vecs {
-		if len(v) != m.Dim {
-			return nil, fmt.Errorf("encode wing %s: vector of %d dimensions in a %d-dimension wing", m.ID, len(v), m.Dim)
-		}
-		for _, f := range v {
-			binary.LittleEndian.PutUint32(vb[off:], math.Float32bits(f))
-			off += 4
-		}
-	}
-	h := sha256.New()
-	h.Write(meta.Bytes())
-	h.Write(vb)
-	out := make([]byte, wingHeaderLen, wingHeaderLen+meta.Len()+len(vb))
-	copy(out, wingMagic[:])
-	binary.LittleEndian.PutUint64(out[8:], uint64(meta.Len()))
-	binary.LittleEndian.PutUint64(out[16:], uint64(len(vb)))
-	copy(out[24:], h.Sum(nil))
-	out = append(out, meta.Bytes()...)
-	out = append(out, vb...)
-	return out, nil
+// wingFile is where writeWing writes: a file it can fill in the header of
+// last.
+type wingFile interface {
+	io.Writer
+	io.WriterAt
 }
 
-func decodeWing(data []byte) (*wingMeta, [][]float32, error) {
-	if len(data) < wingHeaderLen || !bytes.Equal(data[:8], wingMagic[:]) {
+// writeWing writes a wing file to f, which must be empty. Both parts are
+// streamed through the checksum and the header is written last, so the
+// file is never built in memory (gob holds only its encoding of the meta).
+func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
+	for _, v := range vecs {
+		if len(v) != m.Dim {
+			return fmt.Errorf("encode wing %s: vector of %d dimensions in a %d-dimension wing", m.ID, len(v), m.Dim)
+		}
+	}
+	if _, err := f.Write(make([]byte, wingHeaderLen)); err != nil {
+		return err
+	}
+	h := sha256.New()
+	body := &countingWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)}
+	if err := gob.NewEncoder(body).Encode(m); err != nil {
+		return fmt.Errorf("encode wing %s: %w", m.ID, err)
+	}
+	metaLen := body.n
+	vb := make([]byte, 4*m.Dim)
+	for _, v := range vecs {
+		for i, x := range v {
+			binary.LittleEndian.PutUint32(vb[4*i:], math.Float32bits(x))
+		}
+		if _, err := body.Write(vb); err != nil {
+			return err
+		}
+	}
+	if err := body.w.Flush(); err != nil {
+		return err
+	}
+	header := make([]byte, wingHeaderLen)
+	copy(header, wingMagic[:])
+	binary.LittleEndian.PutUint64(header[8:], uint64(metaLen))
+	binary.LittleEndian.PutUint64(header[16:], uint64(body.n-metaLen))
+	copy(header[24:], h.Sum(nil))
+	_, err := f.WriteAt(header, 0)
+	return err
+}
+
+// countingWriter counts the bytes written through it.
+type countingWriter struct {
+	w *bufio.Writer
+	n int64
+}
+
+func (c *countingWriter) Write(b []byte) (int, error) {
+	n, err := c.w.Write(b)
+	c.n += int64(n)
+	return n, err
+}
+
+// readWing reads the wing file at path, of at most limit bytes (palace
+// files are ours, but a runaway file should not take the machine down).
+// A first pass checks the checksum, so nothing is decoded from a damaged
+// file, and a second decodes straight from the file: no copy of the whole
+// file is held in memory.
+func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	if info.Size() > limit {
+		return nil, nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	var header [wingHeaderLen]byte
+	if _, err := io.ReadFull(f, header[:]); err != nil || !bytes.Equal(header[:8], wingMagic[:]) {
 		return nil, nil, fmt.Errorf("%w: bad header", ErrCorrupt)
 	}
-	metaLen := binary.LittleEndian.Uint64(data[8:])
-	vecLen := binary.LittleEndian.Uint64(data[16:])
-	body := data[wingHeaderLen:]
-	if metaLen > uint64(len(body)) || vecLen != uint64(len(body))-metaLen {
-		return nil, nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrCorrupt, len(body), metaLen+vecLen)
+	metaLen := binary.LittleEndian.Uint64(header[8:])
+	vecLen := binary.LittleEndian.Uint64(header[16:])
+	bodyLen := uint64(info.Size() - wingHeaderLen)
+	if metaLen > bodyLen || vecLen != bodyLen-metaLen {
+		return nil, nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrCorrupt, bodyLen, metaLen+vecLen)
 	}
-	sum := sha256.Sum256(body)
-	if !bytes.Equal(sum[:], data[24:56]) {
+	h := sha256.New()
+	if n, err := io.Copy(h, io.NewSectionReader(f, wingHeaderLen, int64(bodyLen))); err != nil || uint64(n) != bodyLen {
+		return nil, nil, fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, bodyLen, err)
+	}
+	if !bytes.Equal(h.Sum(nil), header[24:56]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
 	var m wingMeta
-	if err := gob.NewDecoder(bytes.NewReader(body[:metaLen])).Decode(&m); err != nil {
+	meta := bufio.NewReaderSize(io.NewSectionReader(f, wingHeaderLen, int64(metaLen)), 1<<16)
+	if err := gob.NewDecoder(meta).Decode(&m); err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	vb := body[metaLen:]
-	if m.Dim < 0 || (m.Dim == 0 && len(vb) > 0) || (m.Dim > 0 && len(vb) != 4*m.Dim*len(m.VecIDs)) {
-		return nil, nil, fmt.Errorf("%w: %d vector bytes for %d vectors of %d dimensions", ErrCorrupt, len(vb), len(m.VecIDs), m.Dim)
+	if m.Dim < 0 || (m.Dim == 0 && vecLen > 0) || (m.Dim > 0 && vecLen != 4*uint64(m.Dim)*uint64(len(m.VecIDs))) {
+		return nil, nil, fmt.Errorf("%w: %d vector bytes for %d vectors of %d dimensions", ErrCorrupt, vecLen, len(m.VecIDs), m.Dim)
 	}
 	// One backing array for all vectors keeps the heap small and the GC quiet.
-	all := make([]float32, len(vb)/4)
-	for i := range all {
-		all[i] = math.Float32frombits(binary.LittleEndian.Uint32(vb[4*i:]))
+	all := make([]float32, vecLen/4)
+	vr := io.NewSectionReader(f, wingHeaderLen+int64(metaLen), int64(vecLen))
+	buf := make([]byte, 1<<16)
+	for i := 0; i < len(all); {
+		chunk := buf[:min(len(buf), 4*(len(all)-i))]
+		if _, err := io.ReadFull(vr, chunk); err != nil {
+			return nil, nil, fmt.Errorf("%w: read vectors: %v", ErrCorrupt, err)
+		}
+		for j := 0; j < len(chunk); j += 4 {
+			all[i] = math.Float32frombits(binary.LittleEndian.Uint32(chunk[j:]))
+			i++
+		}
 	}
 	vecs := make([][]float32, len(m.VecIDs))
 	for i := range vecs {
 		vecs[i] = all[i*m.Dim : (i+1)*m.Dim : (i+1)*m.Dim]
 	}
 	return &m, vecs, nil
-}
-
-// readAllLimit reads a palace file; palace files are ours, but a runaway
-// file should not take the machine down.
-func readAllLimit(path string, limit int64) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return nil, err
-	}
-	if int64(len(data)) > limit {
-		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
-	}
-	return data, nil
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/atomicfile"
 )
 
 func TestLexTerms(t *testing.T) {
@@ -562,12 +563,12 @@ func TestFailedLoadLeavesNoVectors(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two notes with zero-length vectors: the file checks out, chromem-go refuses them.
-	m := &wingMeta{ID: "w", Model: "test-hashing", Notes: []Note{note("a", "", "alpha", 1), note("b", "", "bravo", 2)}, VecIDs: []string{"a", "b"}}
-	data, err := encodeWing(m, [][]float32{{}, {}})
+	a, b := note("a", "", "alpha", 1), note("b", "", "bravo", 2)
+	m := &wingMeta{ID: "w", Model: "test-hashing", Notes: []*Note{&a, &b}, VecIDs: []string{"a", "b"}}
+	err := atomicfile.WriteFunc(filepath.Join(dir, wingsDir, "w"+wingExt), 0o600, func(f *os.File) error {
+		return writeWing(f, m, [][]float32{{}, {}})
+	})
 	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(dir, wingsDir, "w"+wingExt), data, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	p := openT(t, dir, &embedtest.Hashing{}, true)

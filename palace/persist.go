@@ -125,11 +125,7 @@ func (p *Palace) markDamaged(id string, err error, man manifest) {
 }
 
 func (p *Palace) loadWing(ctx context.Context, id string) error {
-	data, err := readAllLimit(p.wingPath(id), maxWingFile)
-	if err != nil {
-		return err
-	}
-	m, vecs, err := decodeWing(data)
+	m, vecs, err := readWing(p.wingPath(id), maxWingFile)
 	if err != nil {
 		return err
 	}
@@ -143,14 +139,16 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 		w.sources[s.Path] = &s
 	}
 	files := map[string]govern.File{}
-	for i := range m.Notes {
-		n := m.Notes[i]
+	shared := newInterner()
+	for _, n := range m.Notes {
 		if s := w.sources[n.Source]; s != nil && s.Governed != govern.Version {
-			n.Governance = reclassify(files, s, n)
+			n.Governance = reclassify(files, s, *n)
 		}
-		w.notes[n.ID] = &n
+		shared.note(n)
+		w.notes[n.ID] = n
 		w.lex.add(n.ID, n.EmbedText())
 	}
+	shared.sources(w.sources, w.notes)
 	docs := make([]chromem.Document, len(vecs))
 	ids := make(map[string]bool, len(vecs))
 	for i, v := range vecs {
@@ -339,10 +337,9 @@ func (p *Palace) Flush() error {
 		p.mu.Unlock()
 	}
 	for i, t := range todo {
-		data, err := encodeWing(t.meta, t.vecs)
-		if err == nil {
-			err = atomicfile.Write(p.wingPath(t.w.id), data, 0o600)
-		}
+		err := atomicfile.WriteFunc(p.wingPath(t.w.id), 0o600, func(f *os.File) error {
+			return writeWing(f, t.meta, t.vecs)
+		})
 		if err != nil {
 			redirty(i)
 			return fmt.Errorf("write wing %s: %w", t.w.id, err)
@@ -358,18 +355,20 @@ func (p *Palace) Flush() error {
 	return p.deleteRemoved(removed)
 }
 
-// snapshot copies what the wing file holds. The vectors are the
-// collection's own (see wing.vectors): nothing changes a vector once added.
+// snapshot takes what the wing file holds. The notes and vectors are the
+// wing's own, not copies: nothing changes a note or a vector once added
+// (a changed note replaces it), so they can be encoded outside the lock.
 func (w *wing) snapshot(ctx context.Context) (*wingMeta, [][]float32, error) {
 	m := &wingMeta{ID: w.id, Model: w.model, Dim: w.dim, Roots: slices.Clone(w.roots), LastMined: w.lastMined}
 	for _, s := range w.sources {
 		m.Sources = append(m.Sources, *s)
 	}
 	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Path < m.Sources[j].Path })
+	m.Notes = make([]*Note, 0, len(w.notes))
 	for _, n := range w.notes {
-		m.Notes = append(m.Notes, *n)
+		m.Notes = append(m.Notes, n)
 	}
-	sortNotes(m.Notes)
+	slices.SortFunc(m.Notes, compareNotes)
 	byID, err := w.vectors(ctx)
 	if err != nil {
 		return nil, nil, err

@@ -95,12 +95,14 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		n.Wing, n.Source = wingID, src.Path
 		keep[n.ID] = true
 		src.NoteIDs = append(src.NoteIDs, n.ID)
-		if old, ok := w.notes[n.ID]; ok {
+		_, had := w.notes[n.ID]
+		// Replaced, never changed in place: a Flush may be encoding the
+		// note it had (snapshot).
+		w.notes[n.ID] = &n
+		if had {
 			ch.Unchanged++
-			*old = n
 			continue
 		}
-		w.notes[n.ID] = &n
 		w.lex.add(n.ID, n.EmbedText())
 		ch.Added++
 	}
@@ -166,7 +168,9 @@ func (w *wing) dropNotes(ids []string, path string) int {
 			}
 		}
 		if p, ok := others[id]; ok {
-			n.Source = p
+			c := *n
+			c.Source = p
+			w.notes[id] = &c
 			continue
 		}
 		w.removeNote(id)

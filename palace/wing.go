@@ -1,12 +1,14 @@
 package palace
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -256,16 +258,12 @@ func (p *Palace) Notes(wingID string) []Note {
 }
 
 func sortNotes(ns []Note) {
-	sort.Slice(ns, func(i, j int) bool {
-		a, b := ns[i], ns[j]
-		if a.Source != b.Source {
-			return a.Source < b.Source
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.ID < b.ID
-	})
+	sort.Slice(ns, func(i, j int) bool { return compareNotes(&ns[i], &ns[j]) < 0 })
+}
+
+// compareNotes orders notes by source path, then line, then id.
+func compareNotes(a, b *Note) int {
+	return cmp.Or(strings.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line), strings.Compare(a.ID, b.ID))
 }
 
 // Vector returns the stored vector of a note, or nil in a lexical wing.

@@ -1,0 +1,147 @@
+package palace
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+	"time"
+	"unsafe"
+
+	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/atomicfile"
+)
+
+// legacyWingMeta is wingMeta as earlier versions encoded it: notes by
+// value. Its files must still load.
+type legacyWingMeta struct {
+	ID        string
+	Model     string
+	Dim       int
+	Roots     []string
+	Sources   []Source
+	Notes     []Note
+	VecIDs    []string
+	LastMined time.Time
+}
+
+// legacyWingFile builds a wing file in memory the way earlier versions did.
+func legacyWingFile(t *testing.T, m *legacyWingMeta, vecs [][]float32) []byte {
+	t.Helper()
+	var meta bytes.Buffer
+	if err := gob.NewEncoder(&meta).Encode(m); err != nil {
+		t.Fatal(err)
+	}
+	var vb []byte
+	for _, v := range vecs {
+		for _, f := range v {
+			vb = binary.LittleEndian.AppendUint32(vb, math.Float32bits(f))
+		}
+	}
+	sum := sha256.Sum256(bytes.Join([][]byte{meta.Bytes(), vb}, nil))
+	out := append([]byte{}, wingMagic[:]...)
+	out = binary.LittleEndian.AppendUint64(out, uint64(meta.Len()))
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(vb)))
+	out = append(out, sum[:]...)
+	return bytes.Join([][]byte{out, meta.Bytes(), vb}, nil)
+}
+
+// A wing file written before notes were encoded by pointer reads back the
+// same, and writing it again keeps the vectors byte for byte.
+func TestWingFileOfEarlierVersionsLoads(t *testing.T) {
+	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	a := Note{ID: "a", Wing: "w", Agent: "w", Source: "/h/agents/w/memory.md", Line: 3, Heading: "Build", Text: "alpha", Governance: govern.Note{Status: govern.Approved, Date: day, Tags: []string{"infra"}}}
+	b := Note{ID: "b", Wing: "w", Agent: "w", Source: "/h/agents/w/memory.md", Line: 4, Heading: "Build", Text: "bravo"}
+	src := Source{Path: a.Source, Agent: "w", Hash: "h2", NoteIDs: []string{"a", "b"}, Mined: day,
+		Earlier: []Version{{Hash: "h1", Notes: []VersionNote{{Heading: "Build", Text: "alpha", Line: 3}}}}}
+	old := &legacyWingMeta{ID: "w", Model: "test-hashing", Dim: 2, Roots: []string{"/h/agents/w"}, Sources: []Source{src},
+		Notes: []Note{a, b}, VecIDs: []string{"a", "b"}, LastMined: day}
+	vecs := [][]float32{{0.6, 0.8}, {1, 0}}
+	dir := t.TempDir()
+	oldPath := filepath.Join(dir, "old.wing")
+	oldData := legacyWingFile(t, old, vecs)
+	if err := os.WriteFile(oldPath, oldData, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	m, gotVecs, err := readWing(oldPath, maxWingFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Notes) != 2 || !reflect.DeepEqual(*m.Notes[0], a) || !reflect.DeepEqual(*m.Notes[1], b) {
+		t.Fatalf("notes = %+v", m.Notes)
+	}
+	if !reflect.DeepEqual(m.Sources, old.Sources) || !reflect.DeepEqual(gotVecs, vecs) || m.ID != "w" || m.Dim != 2 || !m.LastMined.Equal(day) {
+		t.Fatalf("read %+v, vectors %v", m, gotVecs)
+	}
+
+	newPath := filepath.Join(dir, "new.wing")
+	if err := atomicfile.WriteFunc(newPath, 0o600, func(f *os.File) error { return writeWing(f, m, gotVecs) }); err != nil {
+		t.Fatal(err)
+	}
+	newData, err := os.ReadFile(newPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vecBytes := 4 * 2 * 2
+	if !bytes.Equal(newData[len(newData)-vecBytes:], oldData[len(oldData)-vecBytes:]) {
+		t.Fatal("vectors are not written as before")
+	}
+	// What the new encoding wrote, the old layout decodes.
+	var back legacyWingMeta
+	metaLen := binary.LittleEndian.Uint64(newData[8:])
+	if err := gob.NewDecoder(bytes.NewReader(newData[wingHeaderLen : wingHeaderLen+metaLen])).Decode(&back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back.Notes, old.Notes) || !reflect.DeepEqual(back.Sources, old.Sources) {
+		t.Fatalf("old layout decodes %+v", back)
+	}
+}
+
+// A loaded wing holds each repeated string once: the source path, agent
+// and heading path of its notes, the note ids its source lists, and the
+// texts of earlier versions that the current notes have too.
+func TestLoadedWingSharesStrings(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, &embedtest.Hashing{}, false)
+	path := "/h/agents/w/memory.md"
+	first := []Note{note("a", "Build > Web", "alpha", 1), note("b", "Build > Web", "bravo", 2)}
+	if _, err := p.ApplySource(ctx, "w", Source{Path: path, Hash: "h1"}, first); err != nil {
+		t.Fatal(err)
+	}
+	second := []Note{note("a", "Build > Web", "alpha", 1), note("b", "Build > Web", "bravo", 2), note("c", "Build > Web", "charlie", 3)}
+	if _, err := p.ApplySource(ctx, "w", Source{Path: path, Hash: "h2"}, second); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+
+	q := openT(t, dir, &embedtest.Hashing{}, true)
+	w := q.wings["w"]
+	same := func(what, x, y string) {
+		t.Helper()
+		if x != y || unsafe.StringData(x) != unsafe.StringData(y) {
+			t.Errorf("%s: %q and %q are separate copies", what, x, y)
+		}
+	}
+	na, nb := w.notes["a"], w.notes["b"]
+	same("source", na.Source, nb.Source)
+	same("agent", na.Agent, nb.Agent)
+	same("heading", na.Heading, nb.Heading)
+	src := w.sources[path]
+	same("note id", src.NoteIDs[0], na.ID)
+	if len(src.Earlier) != 1 || len(src.Earlier[0].Notes) != 2 {
+		t.Fatalf("earlier = %+v", src.Earlier)
+	}
+	same("earlier text", src.Earlier[0].Notes[0].Text, na.Text)
+	same("earlier heading", src.Earlier[0].Notes[1].Heading, nb.Heading)
+}

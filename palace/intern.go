@@ -1,0 +1,65 @@
+package palace
+
+import "github.com/memminer/memminer/govern"
+
+// interner makes equal strings of a decoded wing share one copy. gob
+// decodes every string on its own, so without it a loaded wing holds its
+// source path, agent and heading path once per note, each note id twice
+// more (in its source's NoteIDs), and the text of every earlier version's
+// notes again, although the current notes mostly have the same.
+type interner map[string]string
+
+func newInterner() interner { return interner{} }
+
+// of returns the shared copy of s.
+func (in interner) of(s string) string {
+	if s == "" {
+		return ""
+	}
+	if c, ok := in[s]; ok {
+		return c
+	}
+	in[s] = s
+	return s
+}
+
+// note shares the strings that repeat from note to note.
+func (in interner) note(n *Note) {
+	n.Wing, n.Agent, n.Source, n.Heading = in.of(n.Wing), in.of(n.Agent), in.of(n.Source), in.of(n.Heading)
+	g := &n.Governance
+	g.Status, g.Reason = govern.Status(in.of(string(g.Status))), in.of(g.Reason)
+	for i, t := range g.Tags {
+		g.Tags[i] = in.of(t)
+	}
+}
+
+// sources makes the sources' note ids the notes' own, and the texts of
+// their earlier versions those of the current notes where they are equal.
+func (in interner) sources(sources map[string]*Source, notes map[string]*Note) {
+	var texts map[string]string
+	for _, s := range sources {
+		s.Agent = in.of(s.Agent)
+		for i, id := range s.NoteIDs {
+			if n, ok := notes[id]; ok {
+				s.NoteIDs[i] = n.ID
+			}
+		}
+		for _, v := range s.Earlier {
+			if texts == nil {
+				texts = make(map[string]string, len(notes))
+				for _, n := range notes {
+					texts[n.Text] = n.Text
+				}
+			}
+			for i := range v.Notes {
+				vn := &v.Notes[i]
+				vn.Heading = in.of(vn.Heading)
+				if t, ok := texts[vn.Text]; ok {
+					vn.Text = t
+				} else {
+					texts[vn.Text] = vn.Text
+				}
+			}
+		}
+	}
+}
