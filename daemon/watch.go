@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/fsnotify/fsnotify"
@@ -27,6 +28,7 @@ type watcher struct {
 	to       watchTarget
 	log      *slog.Logger
 	fw       *fsnotify.Watcher
+	events   <-chan fsnotify.Event // fw.Events, or in tests a channel fed from it
 	hive     *hive.Hive
 	debounce time.Duration
 	// quiet is how long an overflow warning silences the next one: the
@@ -39,7 +41,7 @@ type watcher struct {
 	due   map[string]time.Time // agent directory → when to mine it
 	first map[string]time.Time // agent directory → its first unmined change
 	timer *time.Timer
-	// lastOverflow rate-limits the overflow warning.
+	// lastOverflow rate-limits the overflow warning (readErrors' own).
 	lastOverflow time.Time
 }
 
@@ -74,6 +76,7 @@ func newWatcher(h *hive.Hive, to watchTarget, log *slog.Logger, debounce, quiet 
 		to:       to,
 		log:      log,
 		fw:       fw,
+		events:   fw.Events,
 		hive:     h,
 		debounce: debounce,
 		quiet:    quiet,
@@ -157,14 +160,30 @@ func watchErrHint(err error) string {
 	return msg
 }
 
+// run handles events until ctx ends, then closes the fsnotify watcher.
+//
+// fsnotify's errors are read by a goroutine of their own, which calls no
+// method of the fsnotify watcher: its inotify backend sends some errors
+// (a moved directory's watch that the kernel already dropped) while
+// holding the lock that Add, Remove, WatchList and Close take. Were they
+// read here, between calls to those methods, the watcher and this loop
+// would each wait for the other, and the daemon could never stop.
 func (w *watcher) run(ctx context.Context) {
-	defer w.fw.Close()
-	defer w.timer.Stop()
+	errsDone := make(chan struct{})
+	go func() {
+		defer close(errsDone)
+		w.readErrors()
+	}()
+	defer func() {
+		w.timer.Stop()
+		w.fw.Close() // ends readErrors: fsnotify closes Errors
+		<-errsDone
+	}()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case ev, ok := <-w.fw.Events:
+		case ev, ok := <-w.events:
 			if !ok {
 				w.to.watchDegraded("fsnotify stopped")
 				return
@@ -173,29 +192,44 @@ func (w *watcher) run(ctx context.Context) {
 				continue
 			}
 			w.handle(ev, time.Now())
-		case err, ok := <-w.fw.Errors:
-			if !ok {
-				w.to.watchDegraded("fsnotify stopped")
-				return
-			}
-			w.handleErr(err)
-		case err := <-w.errs:
-			w.handleErr(err)
 		case now := <-w.timer.C:
 			w.fire(now)
 		}
 	}
 }
 
+// readErrors handles fsnotify's errors, and the test hook's, until
+// fsnotify closes its Errors channel (see run).
+func (w *watcher) readErrors() {
+	for {
+		select {
+		case err, ok := <-w.fw.Errors:
+			if !ok {
+				return
+			}
+			w.handleErr(err)
+		case err := <-w.errs:
+			w.handleErr(err)
+		}
+	}
+}
+
+// handleErr counts an fsnotify error and rescans the hive. Only
+// readErrors calls it.
 func (w *watcher) handleErr(err error) {
 	w.to.watchError()
-	if errors.Is(err, fsnotify.ErrEventOverflow) {
+	switch {
+	case errors.Is(err, fsnotify.ErrEventOverflow):
 		// Events were lost: a scan finds whatever they were about.
 		if time.Since(w.lastOverflow) > w.quiet {
 			w.log.Warn("fsnotify queue overflowed; rescanning the hive", "hive", w.hive.Dir())
 		}
 		w.lastOverflow = time.Now()
-	} else {
+	case errors.Is(err, syscall.EINVAL):
+		// inotify_rm_watch of a directory moved away and removed before
+		// fsnotify saw the move: the kernel had dropped the watch already.
+		w.log.Debug("fsnotify could not drop the watch of a directory moved and removed meanwhile; rescanning the hive", "err", err)
+	default:
 		w.log.Warn("fsnotify error; rescanning the hive", "err", err)
 	}
 	w.to.rescan(triggerOverflow)

@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"context"
+	"fmt"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -91,4 +93,94 @@ func TestWatcherEvents(t *testing.T) {
 			}
 		})
 	}
+}
+
+// eventGate stands between fsnotify and the watcher: while it is held, it
+// reads no event, so fsnotify waits to send its next one and handles none
+// after it.
+type eventGate struct {
+	hold, release chan struct{}
+	stop          chan struct{} // closed when the test ends
+}
+
+// newEventGate returns a gate whose install is a Daemon.testWatcher hook.
+// Call it before start, so the gate outlives the daemon.
+func newEventGate(t *testing.T) *eventGate {
+	g := &eventGate{hold: make(chan struct{}), release: make(chan struct{}), stop: make(chan struct{})}
+	t.Cleanup(func() { close(g.stop) })
+	return g
+}
+
+func (g *eventGate) install(w *watcher) {
+	in, out := w.fw.Events, make(chan fsnotify.Event)
+	w.events = out
+	go func() {
+		defer close(out)
+		for {
+			select {
+			case <-g.stop:
+				return
+			case <-g.hold:
+				select {
+				case <-g.release:
+				case <-g.stop:
+					return
+				}
+			case ev, ok := <-in:
+				if !ok {
+					return
+				}
+				select {
+				case out <- ev:
+				case <-g.stop:
+					return
+				}
+			}
+		}
+	}()
+}
+
+// TestStopsAfterAgentMovedOut: a daemon whose agent directories are moved
+// out of the hive, and removed there, goes on watching, and stops when its
+// context ends. Held back by the gate, fsnotify meets the move only after
+// the directory is gone, when the kernel has dropped its watch already:
+// fsnotify then reports an error while it holds the lock its other methods
+// take (see watcher.run).
+func TestStopsAfterAgentMovedOut(t *testing.T) {
+	tmp := t.TempDir()
+	hv := testHive(t, tmp)
+	// Each move is a chance for the watcher to be inside an fsnotify call
+	// when fsnotify reports the error; subdirectories, each a watch to
+	// drop, widen the window.
+	var movers []string
+	for i := range 10 {
+		agent := fmt.Sprintf("mover%d", i)
+		movers = append(movers, agent)
+		for j := range 5 {
+			testutil.WriteFile(t, filepath.Join(hv, "agents", agent, fmt.Sprintf("topic%d", j), "notes.md"), fmt.Sprintf("- Note %d of %s.\n", j, agent))
+		}
+	}
+	gate := newEventGate(t)
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hv}, func(d *Daemon) { d.testWatcher = gate.install })
+	r.idle(t, 1)
+	for _, agent := range movers {
+		gate.hold <- struct{}{}
+		gone := filepath.Join(tmp, agent+"-moved")
+		if err := os.Rename(filepath.Join(hv, "agents", agent), gone); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(gone); err != nil {
+			t.Fatal(err)
+		}
+		gate.release <- struct{}{}
+		// The mine loop never ticks (an hour): only the watcher can notice.
+		waitFor(t, "wing "+agent+" orphaned", func() bool {
+			st, err := r.c.Status(context.Background())
+			w, _ := wingOf(st, agent)
+			return err == nil && w.Orphaned
+		})
+	}
+	testutil.AppendFile(t, filepath.Join(hv, "agents", "pam", "memory.md"), "\n- The kiln schedule moved to Thursdays.\n")
+	waitFor(t, "an edit after the moves", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
+	r.stop(t)
 }
