@@ -251,7 +251,13 @@ func TestGlobAgentBecomesWing(t *testing.T) {
 				t.Fatalf("wing pam's roots: %q", w.Roots)
 			}
 
-			if err := os.RemoveAll(filepath.Join(hive, "bots", "creed")); err != nil {
+			// Moved out in one step, then removed: os.RemoveAll alone
+			// deletes a file at a time, and a mine between two deletions
+			// would keep only the notes not yet deleted.
+			if err := os.Rename(filepath.Join(hive, "bots", "creed"), filepath.Join(tmp, "creed-gone")); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.RemoveAll(filepath.Join(tmp, "creed-gone")); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, "creed orphaned", func() bool {
