@@ -478,7 +478,9 @@ func (d *Daemon) register() (unregister func()) {
 	rec := registry.Record{PID: os.Getpid(), Palace: palaceDir, Hive: d.opts.Hive, Socket: SocketPath(palaceDir), Started: d.started.UTC()}
 	remove, err := registry.Register(d.opts.Registry, rec)
 	if err != nil {
-		d.log.Warn("cannot record the daemon in the registry of running daemons; commands on other palaces will not mention it", "err", err)
+		// Info, not a warning: a sandboxed system service cannot write
+		// there, and serves no user who could follow the advice anyway.
+		d.log.Info("not recorded in the registry of running daemons; commands on other palaces will not mention this daemon", "err", err)
 		return func() {}
 	}
 	return func() {

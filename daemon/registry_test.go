@@ -37,3 +37,18 @@ func TestDaemonRecordsItselfWhileServing(t *testing.T) {
 		t.Fatalf("the stopped daemon left %v", entries)
 	}
 }
+
+// TestDaemonServesWithoutRegistry checks that a registry that cannot be
+// written (a sandboxed system service) keeps no daemon from serving.
+func TestDaemonServesWithoutRegistry(t *testing.T) {
+	tmp := t.TempDir()
+	file := filepath.Join(tmp, "not-a-dir")
+	if err := os.WriteFile(file, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: testHive(t, tmp), Registry: filepath.Join(file, "daemons")})
+	if st := r.idle(t, 1); len(st.Wings) == 0 {
+		t.Fatalf("the daemon mined nothing: %+v", st)
+	}
+	r.stop(t)
+}
