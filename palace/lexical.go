@@ -256,12 +256,13 @@ func isLettersOnly(w string) bool {
 }
 
 func isStopword(w string) bool {
-	_, ok := stopwords[w]
+	_, ok := stopwords()[w]
 	return ok
 }
 
 // stopwords is a short English list: words too common to tell notes apart.
-var stopwords = func() map[string]struct{} {
+// The set is made on first use, not by every command at start-up.
+var stopwords = sync.OnceValue(func() map[string]struct{} {
 	m := map[string]struct{}{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
 	before being below between both but by can could did do does doing down during each few for from further had has
@@ -272,4 +273,4 @@ var stopwords = func() map[string]struct{} {
 		m[w] = struct{}{}
 	}
 	return m
-}()
+})

@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -57,7 +58,7 @@ func newVocab() *vocab {
 func (v *vocab) terms(text string) []int32 {
 	var out []int32
 	for _, w := range words(text) {
-		if stopwords[w] {
+		if stopwords()[w] {
 			continue
 		}
 		s, ok := v.stems[w]
@@ -183,7 +184,8 @@ func isLetters(w string) bool {
 }
 
 // stopwords are English function words, which say nothing about a topic.
-var stopwords = func() map[string]bool {
+// The set is made on first use, not by every command at start-up.
+var stopwords = sync.OnceValue(func() map[string]bool {
 	m := map[string]bool{}
 	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
 before being below between both but by can could did do does doing down during each few for from
@@ -196,4 +198,4 @@ i'm they're isn't aren't wasn't won't can't`) {
 		m[w] = true
 	}
 	return m
-}()
+})
