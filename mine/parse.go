@@ -8,7 +8,6 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
@@ -123,9 +122,13 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 // goldmark parsers keep per-call state in a fresh context, so one parser
 // serves concurrent calls. GFM tables are found by tableStart: goldmark's
 // extension package would compile its linkify regexps at the start-up of
-// every memminer command.
+// every memminer command. The parser is built as goldmark.DefaultParser
+// builds it, from the parser package: goldmark's root package would add the
+// initialisation of its HTML renderer, which mining never uses.
 var markdownParser = sync.OnceValue(func() parser.Parser {
-	return goldmark.New().Parser()
+	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
 })
 
 // tableStart returns the index, among paragraph n's lines, of the header
