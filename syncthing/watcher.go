@@ -145,7 +145,9 @@ type Watcher struct {
 
 	mu          sync.Mutex
 	conn        connState
-	downSince   time.Time
+	downSince   time.Time // when the current outage was noted
+	upSince     time.Time // when the current connection was noted
+	statusAsked time.Time // when the status answer applied last was asked for
 	lastErr     error
 	lastErrTime time.Time
 	startTime   time.Time
@@ -310,17 +312,18 @@ func (w *Watcher) pollLoop(ctx context.Context, stream int, out chan<- ConflictE
 		needCheck = true
 		lastCheck time.Time
 	)
-	fail := func(err error) {
-		w.noteFailure(err)
+	fail := func(asked time.Time, err error) {
+		w.noteFailure(asked, err)
 		needCheck = true
 		w.sleep(ctx, w.backoff(failures))
 		failures++
 	}
 	for ctx.Err() == nil {
 		if needCheck || time.Since(lastCheck) >= w.opts.StatusInterval {
+			asked := time.Now()
 			if err := w.checkRestart(ctx); err != nil {
 				if ctx.Err() == nil {
-					fail(err)
+					fail(asked, err)
 				}
 				continue
 			}
@@ -337,7 +340,7 @@ func (w *Watcher) pollLoop(ctx context.Context, stream int, out chan<- ConflictE
 			if ctx.Err() != nil {
 				return
 			}
-			fail(err)
+			fail(asked, err)
 			continue
 		}
 		w.noteSuccess(asked)
@@ -352,9 +355,10 @@ func (w *Watcher) pollLoop(ctx context.Context, stream int, out chan<- ConflictE
 			// Ids went backwards: Syncthing restarted and has already
 			// logged more events than we had seen.
 			w.log.Debug("event ids went backwards", "stream", streamNames[stream], "since", since, "first", evs[0].ID)
+			asked := time.Now()
 			if err := w.checkRestart(ctx); err != nil {
 				if ctx.Err() == nil {
-					fail(err)
+					fail(asked, err)
 				}
 				continue
 			}
@@ -365,11 +369,12 @@ func (w *Watcher) pollLoop(ctx context.Context, stream int, out chan<- ConflictE
 			continue
 		}
 		for _, ev := range evs {
+			asked := time.Now()
 			cands, err := w.conflictsIn(ctx, ev)
 			if err != nil {
 				// The folder map could not be loaded: retry this event.
 				if ctx.Err() == nil {
-					fail(err)
+					fail(asked, err)
 				}
 				break
 			}
@@ -404,6 +409,13 @@ func (w *Watcher) checkRestart(ctx context.Context) error {
 	w.noteSuccess(asked)
 	w.mu.Lock()
 	defer w.mu.Unlock()
+	// Both streams check; an answer overtaken by one asked for later
+	// (from before a restart, or with a smaller uptime) would otherwise
+	// look like a restart, and then its successor like another.
+	if asked.Before(w.statusAsked) {
+		return nil
+	}
+	w.statusAsked = asked
 	w.tilde = st.Tilde
 	// startTime has one-second resolution in some versions; an uptime
 	// that went backwards catches a restart within the same second.
@@ -432,13 +444,22 @@ func (w *Watcher) setSince(stream, since int) {
 	w.mu.Unlock()
 }
 
-// noteFailure records err and logs the first failure of an outage.
-func (w *Watcher) noteFailure(err error) {
+// noteFailure records err, the failure of a request made at asked, and
+// logs the first failure of an outage. The failure of a request made
+// before the connection was noted (another stream's, dialled while
+// Syncthing was still down) belongs to the outage that has ended, and
+// does not start another: if Syncthing is down again, the next request
+// fails too.
+func (w *Watcher) noteFailure(asked time.Time, err error) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.lastErr = err
 	w.lastErrTime = time.Now()
-	if w.conn != connDown {
+	switch {
+	case w.conn == connDown:
+	case w.conn == connUp && asked.Before(w.upSince):
+		w.log.Debug("failure of a request from before the reconnect", "err", err)
+	default:
 		w.conn = connDown
 		w.downSince = time.Now()
 		w.log.Warn("syncthing unreachable; retrying with backoff", "err", err)
@@ -464,6 +485,7 @@ func (w *Watcher) noteSuccess(asked time.Time) {
 		return
 	}
 	w.conn = connUp
+	w.upSince = time.Now()
 }
 
 // backoff returns the wait before retry number n+1: MinBackoff doubled n

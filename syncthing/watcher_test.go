@@ -479,30 +479,127 @@ func TestBackoff(t *testing.T) {
 	}
 }
 
-// TestLateAnswerDoesNotEndAnOutage: an answer to a request made before an
-// outage was noted (another stream's request, in flight while Syncthing
-// went down) once logged "reachable again" in the middle of the outage,
-// and then "unreachable" a second time. Only a request made after the
-// failure ends it.
-func TestLateAnswerDoesNotEndAnOutage(t *testing.T) {
-	f := newFakeSyncthing(t)
-	var log logBuffer
-	w := NewWatcher(f.client(t), func(context.Context, ConflictEvent) {}, fastOpts(&log))
-	before := time.Now()
-	w.noteSuccess(before)
-	w.noteFailure(errors.New("connection reset"))
-	w.noteSuccess(before) // asked before the failure was noted
-	if st := w.Status(); st.Connected {
-		t.Errorf("an answer from before the outage ended it")
+// TestLateAnswersKeepOneLinePerOutage: the two streams' requests overlap,
+// so one can be answered (or fail) after another stream has already
+// noted the change. An answer to a request made before an outage was
+// noted once logged "reachable again" in the middle of it; a failure of a
+// request dialled during the outage, noted after the reconnect, once
+// logged a second "unreachable" (TestWatcherServerDownThenUp under load).
+// Only a request made after the last change of state changes it again.
+func TestLateAnswersKeepOneLinePerOutage(t *testing.T) {
+	refused := errors.New("connection refused")
+	tests := []struct {
+		name string
+		// run notes outcomes on a watcher that noted first contact for
+		// a request made at connect.
+		run           func(w *Watcher, connect time.Time)
+		wantConnected bool
+		wantDown      int // "unreachable" lines
+		wantBack      int // "reachable again" lines
+	}{
+		{"answer from before the outage", func(w *Watcher, connect time.Time) {
+			w.noteFailure(time.Now(), refused)
+			w.noteSuccess(connect)
+		}, false, 1, 0},
+		{"failure from during the outage, noted after the reconnect", func(w *Watcher, _ time.Time) {
+			w.noteFailure(time.Now(), refused)
+			during := time.Now()
+			w.noteSuccess(time.Now())
+			w.noteFailure(during, refused)
+		}, true, 1, 1},
+		{"failure from before first contact", func(w *Watcher, connect time.Time) {
+			w.noteFailure(connect, refused)
+		}, true, 0, 0},
+		{"a second outage", func(w *Watcher, _ time.Time) {
+			for range 2 {
+				w.noteFailure(time.Now(), refused)
+				w.noteFailure(time.Now(), refused)
+				w.noteSuccess(time.Now())
+			}
+		}, true, 2, 2},
 	}
-	w.noteFailure(errors.New("connection refused"))
-	w.noteSuccess(time.Now())
-	if st := w.Status(); !st.Connected {
-		t.Errorf("an answer after the outage did not end it")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeSyncthing(t)
+			var log logBuffer
+			w := NewWatcher(f.client(t), func(context.Context, ConflictEvent) {}, fastOpts(&log))
+			connect := time.Now()
+			w.noteSuccess(connect)
+			tt.run(w, connect)
+			if st := w.Status(); st.Connected != tt.wantConnected {
+				t.Errorf("connected = %v, want %v", st.Connected, tt.wantConnected)
+			}
+			for line, want := range map[string]int{"syncthing unreachable": tt.wantDown, "syncthing reachable again": tt.wantBack, "connected to syncthing": 1} {
+				if n := log.count(line); n != want {
+					t.Errorf("%d %q lines, want %d\n%s", n, line, want, log.String())
+				}
+			}
+		})
 	}
-	for line, want := range map[string]int{"syncthing unreachable": 1, "syncthing reachable again": 1, "connected to syncthing": 1} {
-		if n := log.count(line); n != want {
-			t.Errorf("%d %q lines, want %d\n%s", n, line, want, log.String())
-		}
+}
+
+// TestStatusAnswersAppliedInOrder: both streams check /rest/system/status,
+// and an answer can arrive after one to a request made later. Applied
+// late, an answer from before a restart looked like a second restart (and
+// the next like a third), and an older, smaller uptime like a restart.
+func TestStatusAnswersAppliedInOrder(t *testing.T) {
+	tests := []struct {
+		name string
+		// change is what happens between the slow request and the fast one.
+		change       func(f *fakeSyncthing)
+		wantRestarts int
+	}{
+		{"answer from before a restart", (*fakeSyncthing).restart, 1},
+		{"answer with a smaller uptime", func(f *fakeSyncthing) { f.age(1) }, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFakeSyncthing(t)
+			var log logBuffer
+			w := NewWatcher(f.client(t), func(context.Context, ConflictEvent) {}, fastOpts(&log))
+			ctx := context.Background()
+			if err := w.checkRestart(ctx); err != nil {
+				t.Fatal(err)
+			}
+			f.age(10)
+
+			// The first status request reads the state, then waits to
+			// be released before it answers.
+			arrived, release := make(chan struct{}), make(chan struct{})
+			var once sync.Once
+			f.setHook(func(rw http.ResponseWriter, r *http.Request) bool {
+				slow := false
+				if r.URL.Path == "/rest/system/status" {
+					once.Do(func() { slow = true })
+				}
+				if !slow {
+					return false
+				}
+				f.mu.Lock()
+				st := map[string]any{"myID": f.myID.String(), "startTime": f.startTime, "uptime": f.uptime}
+				f.mu.Unlock()
+				close(arrived)
+				<-release
+				writeJSON(rw, st)
+				return true
+			})
+			slowDone := make(chan error, 1)
+			go func() { slowDone <- w.checkRestart(ctx) }()
+			<-arrived
+			tt.change(f)
+			if err := w.checkRestart(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := w.Status()
+			close(release)
+			if err := <-slowDone; err != nil {
+				t.Fatal(err)
+			}
+			got := w.Status()
+			if got.Restarts != tt.wantRestarts || !got.StartTime.Equal(want.StartTime) {
+				t.Errorf("after the late answer: restarts %d, start %s; want %d, %s\n%s",
+					got.Restarts, got.StartTime, tt.wantRestarts, want.StartTime, log.String())
+			}
+		})
 	}
 }
