@@ -162,7 +162,8 @@ func TestWatcherDeliversConflicts(t *testing.T) {
 		t.Errorf("unknown short id resolved to %+v", ev.Winner)
 	}
 
-	waitFor(t, "since to advance", func() bool { return w.Status().Since == 5 })
+	// A stream moves since on after the handler took the event.
+	waitFor(t, "since to advance", func() bool { st := w.Status(); return st.Since == 5 && st.ItemSince == 4 })
 	st := w.Status()
 	if !st.Connected || st.LastError != nil || st.ItemSince != 4 || st.Delivered != 3 || st.Restarts != 0 {
 		t.Errorf("status = %+v", st)
@@ -239,6 +240,11 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 			var got collector
 			w := NewWatcher(f.client(t), got.handle, fastOpts(&log))
 			runWatcher(t, w)
+			t.Cleanup(func() {
+				if t.Failed() {
+					t.Logf("status %+v\n%s", w.Status(), log.String())
+				}
+			})
 
 			for i := range 5 {
 				f.emitDisk("hive", filepath.Join("n", strings.Repeat("x", i+1)+".md"), "modified")
@@ -264,9 +270,13 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 			}
 			f.age(30)
 			if tt.sameSecond {
-				// Let the watcher see the old uptime first.
-				n := f.requestCount("/rest/system/status")
-				waitFor(t, "a status check", func() bool { return f.requestCount("/rest/system/status") > n })
+				// Let the watcher see the old uptime first: a request
+				// counted may not have read it yet.
+				waitFor(t, "the watcher to see uptime 30", func() bool {
+					w.mu.Lock()
+					defer w.mu.Unlock()
+					return w.uptime == 30
+				})
 			}
 			if tt.down {
 				f.down()
