@@ -145,12 +145,9 @@ func (d *Daemon) conflictsOpen(ctx context.Context) int {
 }
 
 func (d *Daemon) componentStatus() map[string]any {
-	var out map[string]any
+	out := map[string]any{}
 	for _, c := range d.opts.Components {
 		if sr, ok := c.(StatusReporter); ok {
-			if out == nil {
-				out = map[string]any{}
-			}
 			out[c.Name()] = sr.Status()
 		}
 	}

@@ -134,7 +134,7 @@ func (r *running) idle(t *testing.T, scans int64) Status {
 			return false
 		}
 		i := st.Daemon
-		return i.Scans >= scans && i.Working == "" && len(i.Pending.Wings) == 0 && i.Pending.Requests == 0
+		return i.Scans >= scans && i.Working == nil && len(i.Pending.Wings) == 0 && i.Pending.Requests == 0
 	})
 	return st
 }
@@ -829,8 +829,8 @@ func TestMetrics(t *testing.T) {
 		}
 	}
 	st, err := r.c.Status(context.Background())
-	if err != nil || st.Daemon.Metrics != r.d.MetricsAddr() {
-		t.Fatalf("status metrics address %q, %v", st.Daemon.Metrics, err)
+	if err != nil || st.Daemon.Metrics == nil || *st.Daemon.Metrics != r.d.MetricsAddr() {
+		t.Fatalf("status metrics address %v, %v", st.Daemon.Metrics, err)
 	}
 }
 

@@ -115,7 +115,7 @@ func (m *metrics) syncthingGauges(d *Daemon) []gauge {
 				return nil
 			}
 			r := replication()
-			if r == nil || r.Error != "" {
+			if r == nil || r.Error != nil {
 				return nil
 			}
 			return []sample{{value: f(r)}}
@@ -126,7 +126,7 @@ func (m *metrics) syncthingGauges(d *Daemon) []gauge {
 			if d.opts.Syncthing == nil {
 				return nil
 			}
-			if r := replication(); r == nil || r.Error != "" {
+			if r := replication(); r == nil || r.Error != nil {
 				return []sample{{value: 0}}
 			}
 			return []sample{{value: 1}}

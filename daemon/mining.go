@@ -237,7 +237,7 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 	d.mines++
 	lm := WingMine{At: start.UTC(), Trigger: trigger, Seconds: dur.Seconds(), FilesChanged: s.FilesChanged, NotesAdded: s.NotesAdded, NotesRemoved: s.NotesRemoved}
 	if err != nil {
-		lm.Error = err.Error()
+		lm.Error = new(err.Error())
 	}
 	d.lastMine[wing] = lm
 	for _, m := range s.Migrated {

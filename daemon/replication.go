@@ -40,8 +40,8 @@ type Replication struct {
 	Devices          []ReplicaDevice `json:"devices"`
 	// Error, when set, says why the rest is empty: Syncthing answered
 	// but no folder of it holds the hive, or it refused the API key, or
-	// it is not asked at all (ReplicationOff).
-	Error string `json:"error,omitempty"`
+	// it is not asked at all (ReplicationOff); null otherwise.
+	Error *string `json:"error"`
 }
 
 // ReplicaDevice is another machine sharing the hive's folder.
@@ -54,7 +54,7 @@ type ReplicaDevice struct {
 // ReplicationOff is the replication of a hive whose Syncthing is not
 // asked; off says why ("disabled by --no-syncthing").
 func ReplicationOff(off string) *Replication {
-	return &Replication{Devices: []ReplicaDevice{}, Error: off + ": replication not checked"}
+	return &Replication{Devices: []ReplicaDevice{}, Error: new(off + ": replication not checked")}
 }
 
 // HiveReplication asks Syncthing (c) how the folder holding hive stands.
@@ -70,7 +70,7 @@ func HiveReplication(ctx context.Context, c *syncthing.Client, hive string) *Rep
 	var he *syncthing.HTTPError
 	switch {
 	case errors.Is(err, syncthing.ErrNoFolder) || errors.Is(err, syncthing.ErrUnauthorized) || errors.As(err, &he):
-		return &Replication{Devices: []ReplicaDevice{}, Error: err.Error()}
+		return &Replication{Devices: []ReplicaDevice{}, Error: new(err.Error())}
 	case err != nil:
 		return nil
 	}

@@ -49,13 +49,13 @@ func TestHiveReplication(t *testing.T) {
 	ctx := context.Background()
 	r := HiveReplication(ctx, fakeSyncthing(t, http.StatusOK), "/sync/hive")
 	if r == nil || r.Folder != "hive" || r.Label != "Hive" || r.State != "syncing" || r.InSync || r.InSyncSince != nil ||
-		r.NeedFiles != 4 || r.NeedBytes != 2048 || r.DevicesConnected != 1 || len(r.Devices) != 1 || r.Devices[0].Name != "laptop" || r.Error != "" {
+		r.NeedFiles != 4 || r.NeedBytes != 2048 || r.DevicesConnected != 1 || len(r.Devices) != 1 || r.Devices[0].Name != "laptop" || r.Error != nil {
 		t.Fatalf("replication = %+v", r)
 	}
-	if r := HiveReplication(ctx, fakeSyncthing(t, http.StatusOK), "/elsewhere/hive"); r == nil || !strings.Contains(r.Error, "no Syncthing folder holds it") || r.Devices == nil {
+	if r := HiveReplication(ctx, fakeSyncthing(t, http.StatusOK), "/elsewhere/hive"); r == nil || r.Error == nil || !strings.Contains(*r.Error, "no Syncthing folder holds it") || r.Devices == nil {
 		t.Fatalf("hive in no folder: %+v", r)
 	}
-	if r := HiveReplication(ctx, fakeSyncthing(t, http.StatusForbidden), "/sync/hive"); r == nil || !strings.Contains(r.Error, "API key rejected") {
+	if r := HiveReplication(ctx, fakeSyncthing(t, http.StatusForbidden), "/sync/hive"); r == nil || r.Error == nil || !strings.Contains(*r.Error, "API key rejected") {
 		t.Fatalf("key refused: %+v", r)
 	}
 	// Nothing listens on port 1.

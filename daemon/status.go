@@ -67,10 +67,10 @@ func (d *Daemon) Status(ctx context.Context) Status {
 		LastScan:      d.lastScan.UTC(),
 		Scans:         d.scans,
 		Mines:         d.mines,
-		Working:       working,
+		Working:       optional(working),
 		Pending:       Pending{Wings: sortedKeys(pendingWings), Requests: reqs},
 		Errors:        []FileError{},
-		Metrics:       d.MetricsAddr(),
+		Metrics:       optional(d.MetricsAddr()),
 		Components:    components,
 	}
 	if d.hiveErr != "" {
@@ -104,7 +104,7 @@ func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) Sta
 		Available:   modelErr == "",
 		Enabled:     enabled,
 		Model:       modelSpec,
-		ModelError:  modelErr,
+		ModelError:  optional(modelErr),
 		Palace:      p.Dir(),
 		PalaceBytes: p.Bytes(),
 	}
@@ -131,4 +131,12 @@ func orphaned(roots []string) bool {
 		}
 	}
 	return true
+}
+
+// optional is s for a JSON key that is null when s is empty.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
 }

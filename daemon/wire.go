@@ -179,15 +179,16 @@ type MineReply struct {
 	Reembeds []Reembed  `json:"reembeds,omitempty"`
 }
 
-// Status is the shape of `memminer status --json`. Daemon is set only when
-// a daemon answered.
+// Status is the shape of `memminer status --json`. Every key is always
+// present: what does not apply is null (Daemon when no daemon answered).
 type Status struct {
-	Available     bool         `json:"available"`
-	Enabled       bool         `json:"enabled"`
-	Active        bool         `json:"active"`
-	Initialized   bool         `json:"initialized"`
-	Model         string       `json:"model"`
-	ModelError    string       `json:"model_error,omitempty"`
+	Available   bool   `json:"available"`
+	Enabled     bool   `json:"enabled"`
+	Active      bool   `json:"active"`
+	Initialized bool   `json:"initialized"`
+	Model       string `json:"model"`
+	// ModelError says why the model is unavailable; null when it is available.
+	ModelError    *string      `json:"model_error"`
 	Palace        string       `json:"palace"`
 	PalaceBytes   int64        `json:"palace_bytes"`
 	Notes         int          `json:"notes"`
@@ -196,7 +197,7 @@ type Status struct {
 	// Syncthing is the hive's Syncthing folder; null when Syncthing does
 	// not answer (or no hive or Syncthing is configured).
 	Syncthing *Replication `json:"syncthing"`
-	Daemon    *DaemonInfo  `json:"daemon,omitempty"`
+	Daemon    *DaemonInfo  `json:"daemon"`
 }
 
 // WingStatus is one wing in Status.
@@ -204,9 +205,10 @@ type WingStatus struct {
 	palace.WingInfo
 	// Orphaned is set when every path the wing was mined from is gone (an
 	// agent directory was removed). The wing is kept, never deleted silently.
-	Orphaned bool `json:"orphaned,omitempty"`
-	// LastMine is the daemon's last mine of the wing, when a daemon runs.
-	LastMine *WingMine `json:"last_mine,omitempty"`
+	Orphaned bool `json:"orphaned"`
+	// LastMine is the daemon's last mine of the wing; null when no daemon
+	// runs or it has not mined the wing yet.
+	LastMine *WingMine `json:"last_mine"`
 }
 
 // WingMine describes the daemon's last mine of a wing.
@@ -217,7 +219,8 @@ type WingMine struct {
 	FilesChanged int       `json:"files_changed"`
 	NotesAdded   int       `json:"notes_added"`
 	NotesRemoved int       `json:"notes_removed"`
-	Error        string    `json:"error,omitempty"`
+	// Error is why the mine failed; null when it did not.
+	Error *string `json:"error"`
 }
 
 // DaemonInfo is what a running daemon adds to Status.
@@ -234,16 +237,17 @@ type DaemonInfo struct {
 	Scans    int64     `json:"scans"`
 	Mines    int64     `json:"mines"`
 	// Working is what the mine goroutine does right now: "mining wing ID",
-	// "scanning the hive", or "mining PATH for memminer mine".
-	Working string  `json:"working,omitempty"`
+	// "scanning the hive", or "mining PATH for memminer mine"; null when idle.
+	Working *string `json:"working"`
 	Pending Pending `json:"pending"`
 	// Errors are files (or wings) whose last mine failed; each is retried
 	// when it changes, or after a backoff that doubles with every failure.
 	Errors []FileError `json:"errors"`
-	// Metrics is the address of the Prometheus endpoint, if any.
-	Metrics string `json:"metrics,omitempty"`
-	// Components holds each plugged-in component's own status by name.
-	Components map[string]any `json:"components,omitempty"`
+	// Metrics is the address of the Prometheus endpoint; null when none.
+	Metrics *string `json:"metrics"`
+	// Components holds each plugged-in component's own status by name ({}
+	// when none reports one).
+	Components map[string]any `json:"components"`
 }
 
 // Pending is the work the daemon has queued.

@@ -101,7 +101,7 @@ type WingInfo struct {
 	Model     string    `json:"model"`
 	LastMined time.Time `json:"last_mined"`
 	// Roots are the paths the wing was mined from.
-	Roots []string `json:"roots,omitempty"`
+	Roots []string `json:"roots"`
 }
 
 // NormalizeWingID case-folds id and checks it is a valid wing id:

@@ -342,7 +342,7 @@ func TestConflictSettingsFromConfig(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if st := c.Snapshot(); st.Syncthing.Enabled || !strings.Contains(st.Syncthing.Reason, "disabled") {
+	if st := c.Snapshot(); st.Syncthing.Enabled || st.Syncthing.Reason == nil || !strings.Contains(*st.Syncthing.Reason, "disabled") {
 		t.Fatalf("syncthing: false ignored: %+v", st.Syncthing)
 	}
 

@@ -116,7 +116,7 @@ func (m *machine) settled(ctx context.Context) (bool, error) {
 		return false, err
 	}
 	d := st.Daemon
-	return st.Syncthing != nil && st.Syncthing.InSync && d != nil && d.Scans > 0 && d.Working == "" && len(d.Pending.Wings) == 0, nil
+	return st.Syncthing != nil && st.Syncthing.InSync && d != nil && d.Scans > 0 && d.Working == nil && len(d.Pending.Wings) == 0, nil
 }
 
 // converge waits until every machine is settled and their palaces hold the
@@ -429,10 +429,10 @@ func mustJSON(t *testing.T, v any) string {
 func checkMetrics(t *testing.T, m *machine) {
 	t.Helper()
 	st, err := daemon.NewClient(m.c.palace).Status(context.Background())
-	if err != nil || st.Daemon == nil || st.Daemon.Metrics == "" {
+	if err != nil || st.Daemon == nil || st.Daemon.Metrics == nil {
 		t.Fatalf("status: %+v, %v", st.Daemon, err)
 	}
-	resp, err := http.Get("http://" + st.Daemon.Metrics + "/metrics")
+	resp, err := http.Get("http://" + *st.Daemon.Metrics + "/metrics")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -466,7 +466,7 @@ func TestPrintReplication(t *testing.T) {
 		want string
 	}{
 		{"unreachable", nil, "syncthing:   not reachable (or no hive configured): replication unknown\n"},
-		{"no folder", &daemon.Replication{Error: "/srv/hive: no Syncthing folder holds it"}, "syncthing:   /srv/hive: no Syncthing folder holds it\n"},
+		{"no folder", &daemon.Replication{Error: new("/srv/hive: no Syncthing folder holds it")}, "syncthing:   /srv/hive: no Syncthing folder holds it\n"},
 		{"in sync", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, DevicesConnected: 1,
 			Devices: []daemon.ReplicaDevice{{Name: "laptop", Connected: true}}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     1 of 1 connected: laptop\n"},

@@ -110,7 +110,7 @@ func (r *daemonRun) idle(t *testing.T, c *cli) daemon.Status {
 	waitFor(t, "the daemon to become idle", func() bool {
 		var err error
 		st, err = daemon.NewClient(c.palace).Status(context.Background())
-		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == "" && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
+		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == nil && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
 	})
 	return st
 }
@@ -555,7 +555,7 @@ func TestRunReloadsOnSIGHUP(t *testing.T) {
 	cl := daemon.NewClient(c.palace)
 	wings := func() []string {
 		st, err := cl.Status(context.Background())
-		if err != nil || st.Daemon == nil || st.Daemon.Scans == 0 || st.Daemon.Working != "" {
+		if err != nil || st.Daemon == nil || st.Daemon.Scans == 0 || st.Daemon.Working != nil {
 			return nil
 		}
 		var ids []string

@@ -97,8 +97,8 @@ func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
 
 func printStatus(w io.Writer, st daemon.Status) {
 	model := st.Model
-	if st.ModelError != "" {
-		model += " (unavailable: " + st.ModelError + ")"
+	if st.ModelError != nil {
+		model += " (unavailable: " + *st.ModelError + ")"
 	}
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
 	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
@@ -134,8 +134,8 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 	case r == nil:
 		fmt.Fprintln(w, "syncthing:   not reachable (or no hive configured): replication unknown")
 		return
-	case r.Error != "":
-		fmt.Fprintf(w, "syncthing:   %s\n", r.Error)
+	case r.Error != nil:
+		fmt.Fprintf(w, "syncthing:   %s\n", *r.Error)
 		return
 	}
 	name := r.Folder
@@ -177,8 +177,8 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 	}
 	fmt.Fprintf(w, "last scan:   %s (%d scans, %d mines)\n", last, d.Scans, d.Mines)
 	var pending []string
-	if d.Working != "" {
-		pending = append(pending, d.Working)
+	if d.Working != nil {
+		pending = append(pending, *d.Working)
 	}
 	if n := len(d.Pending.Wings); n > 0 {
 		pending = append(pending, fmt.Sprintf("%d %s queued (%s)", n, plural(n, "wing", "wings"), strings.Join(d.Pending.Wings, ", ")))
@@ -190,8 +190,8 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 		pending = []string{"none"}
 	}
 	fmt.Fprintf(w, "pending:     %s\n", strings.Join(pending, "; "))
-	if d.Metrics != "" {
-		fmt.Fprintf(w, "metrics:     http://%s/metrics\n", d.Metrics)
+	if d.Metrics != nil {
+		fmt.Fprintf(w, "metrics:     http://%s/metrics\n", *d.Metrics)
 	}
 	if len(d.Errors) == 0 {
 		fmt.Fprintln(w, "errors:      none")

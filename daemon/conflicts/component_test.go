@@ -181,7 +181,7 @@ func TestRegistryCorrupt(t *testing.T) {
 			if cnt.total() != 0 || len(logs.records(alertMsg)) != 0 {
 				t.Fatalf("rebuild re-alerted: %d notifications, %d log lines", cnt.total(), len(logs.records(alertMsg)))
 			}
-			if st := comp.Snapshot(); st.RegistryError != "" || st.Open != 1 {
+			if st := comp.Snapshot(); st.RegistryError != nil || st.Open != 1 {
 				t.Fatalf("status after rebuild = %+v", st)
 			}
 			// A new conflict after the rebuild is alerted.
@@ -242,7 +242,7 @@ func TestSyncthingDown(t *testing.T) {
 	}
 
 	st := comp.Snapshot()
-	if !st.Syncthing.Enabled || st.Syncthing.Connected || st.Syncthing.LastError == "" || st.Syncthing.LastErrorTime == nil {
+	if !st.Syncthing.Enabled || st.Syncthing.Connected || st.Syncthing.LastError == nil || st.Syncthing.LastErrorTime == nil {
 		t.Fatalf("syncthing status = %+v", st.Syncthing)
 	}
 	// The daemon's status carries it too, without the key.
@@ -480,7 +480,7 @@ func TestWebhookThroughDaemon(t *testing.T) {
 	if len(l.Conflicts) != 1 || !strings.Contains(body, `"path":"`+l.Conflicts[0].Path+`"`) {
 		t.Fatalf("webhook body %s for %+v", body, l)
 	}
-	if st := comp.Snapshot().Alerts; st.Webhook != srv.URL || st.Failed != 0 {
+	if st := comp.Snapshot().Alerts; st.Webhook == nil || *st.Webhook != srv.URL || st.Failed != 0 {
 		t.Fatalf("alert status = %+v", st)
 	}
 }
