@@ -5,13 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
@@ -94,22 +91,19 @@ The full rules are in docs/mining.md.`,
 			}
 			defer p.Close()
 
-			var bar *progressbar.ProgressBar
-			if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) && !asJSON {
+			var bar *progress
+			if !asJSON {
+				bar = terminalProgress(a.stderr, "mining", false)
+			}
+			if bar != nil {
 				opts.Progress = func(done, total int) {
-					if bar == nil && total >= 20 {
-						bar = progressbar.NewOptions(total, progressbar.OptionSetWriter(f),
-							progressbar.OptionSetDescription("mining"), progressbar.OptionClearOnFinish())
-					}
-					if bar != nil {
-						_ = bar.Set(done)
+					if total >= 20 {
+						bar.set(int64(done), int64(total))
 					}
 				}
 			}
 			s, err := mine.Mine(ctx, p, path, opts)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			bar.finish()
 			return a.finishMine(s, err, wing != "", asJSON)
 		},
 	}

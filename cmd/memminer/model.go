@@ -8,9 +8,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/schollz/progressbar/v3"
 	"github.com/spf13/cobra"
-	"golang.org/x/term"
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/uselite"
@@ -47,20 +45,12 @@ Mirrors, offline installs and the other backends: docs/model.md.`,
 		Args: exactArgs(0, "model fetch takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := uselite.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, Logger: a.log}
-			var bar *progressbar.ProgressBar
-			if f, ok := a.stderr.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-				opts.Progress = func(done, total int64) {
-					if bar == nil {
-						bar = progressbar.NewOptions64(total, progressbar.OptionSetWriter(f), progressbar.OptionShowBytes(true),
-							progressbar.OptionSetDescription("downloading use-lite"), progressbar.OptionClearOnFinish())
-					}
-					_ = bar.Set64(done)
-				}
+			bar := terminalProgress(a.stderr, "downloading use-lite", true)
+			if bar != nil {
+				opts.Progress = bar.set
 			}
 			path, err := uselite.Fetch(cmd.Context(), opts, from)
-			if bar != nil {
-				_ = bar.Finish()
-			}
+			bar.finish()
 			if err != nil {
 				if fix := modelFix(err); fix != "" {
 					return fmt.Errorf("%w; %s", err, fix)
