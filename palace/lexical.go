@@ -28,6 +28,10 @@ type lexIndex struct {
 	byID     map[string]int32
 	live     int
 	totalLen int
+	// words and scratch are add's buffers, kept between calls (the
+	// index is changed under the palace's write lock only).
+	words   []string
+	scratch []int32
 }
 
 type posting struct {
@@ -50,9 +54,9 @@ func (x *lexIndex) add(id, text string) {
 	if _, ok := x.byID[id]; ok {
 		x.remove(id)
 	}
-	words := lexTerms(text)
-	ids := make([]int32, len(words))
-	for i, w := range words {
+	x.words = appendLexTerms(x.words[:0], text)
+	ids := x.scratch[:0]
+	for _, w := range x.words {
 		t, ok := x.termIDs[w]
 		if !ok {
 			t = int32(len(x.postings))
@@ -60,11 +64,14 @@ func (x *lexIndex) add(id, text string) {
 			x.postings = append(x.postings, nil)
 			x.df = append(x.df, 0)
 		}
-		ids[i] = t
+		ids = append(ids, t)
 	}
+	x.scratch = ids
 	slices.Sort(ids)
 	doc := int32(len(x.docs))
-	d := lexDoc{id: id, length: len(ids)}
+	// The note keeps its distinct terms in a slice of just their number:
+	// a large wing has millions of them.
+	d := lexDoc{id: id, length: len(ids), terms: make([]int32, 0, distinct(ids))}
 	for i := 0; i < len(ids); {
 		j := i
 		for j < len(ids) && ids[j] == ids[i] {
@@ -80,6 +87,17 @@ func (x *lexIndex) add(id, text string) {
 	x.byID[id] = doc
 	x.live++
 	x.totalLen += d.length
+}
+
+// distinct counts the distinct values of sorted ids.
+func distinct(ids []int32) int {
+	n := 0
+	for i := range ids {
+		if i == 0 || ids[i] != ids[i-1] {
+			n++
+		}
+	}
+	return n
 }
 
 func (x *lexIndex) remove(id string) {
@@ -153,8 +171,10 @@ func (x *lexIndex) compact() {
 // stopwords. A compound such as "electron-vite", "db-2" or "ERR_NO_SPACE" is
 // kept whole as well as split, so identifiers match exactly and by part.
 // Han, kana and hangul characters are one term each (they have no spaces).
-func lexTerms(text string) []string {
-	var terms []string
+func lexTerms(text string) []string { return appendLexTerms(nil, text) }
+
+// appendLexTerms appends the index terms of text to terms.
+func appendLexTerms(terms []string, text string) []string {
 	emit := func(tok string) {
 		parts := splitCompound(tok)
 		if len(parts) > 1 {

@@ -23,7 +23,8 @@ type Change struct {
 // when no note of the wing has the same embedded text. Note ids must
 // already be set; a note whose id another source holds passes to src.
 // It returns ErrModelMismatch when the wing holds another model's vectors;
-// call Reembed first.
+// call Reembed first. The wing keeps notes, setting their Wing and Source:
+// the caller must not use or change them afterwards.
 func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, notes []Note) (Change, error) {
 	p.mu.RLock()
 	w := p.wings[wingID]
@@ -91,14 +92,16 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	keep := make(map[string]bool, len(notes))
 	src.NoteIDs = make([]string, 0, len(notes))
 	for i := range notes {
-		n := notes[i]
+		// The wing keeps the caller's notes rather than copies, so a
+		// large file's notes are not held twice while it is mined.
+		n := &notes[i]
 		n.Wing, n.Source = wingID, src.Path
 		keep[n.ID] = true
 		src.NoteIDs = append(src.NoteIDs, n.ID)
 		_, had := w.notes[n.ID]
 		// Replaced, never changed in place: a Flush may be encoding the
 		// note it had (snapshot).
-		w.notes[n.ID] = &n
+		w.notes[n.ID] = n
 		if had {
 			ch.Unchanged++
 			continue
