@@ -82,6 +82,15 @@ type ParseOptions struct {
 // newline. The caller should reject input that is not valid UTF-8: Parse
 // does not panic on it, but the notes may then hold invalid UTF-8 too.
 func Parse(src []byte, opts ParseOptions) (*Document, error) {
+	return parse(src, opts, sectionBytes)
+}
+
+// sectionBytes is about how large a section of the body Parse parses at
+// once.
+const sectionBytes = 256 << 10
+
+// parse is Parse with sections of about sectionSize bytes.
+func parse(src []byte, opts ParseOptions, sectionSize int) (*Document, error) {
 	maxRunes := opts.MaxNoteRunes
 	if maxRunes < 0 {
 		return nil, fmt.Errorf("parse markdown: MaxNoteRunes is %d, want zero (default) or more", maxRunes)
@@ -89,7 +98,7 @@ func Parse(src []byte, opts ParseOptions) (*Document, error) {
 	if maxRunes == 0 {
 		maxRunes = DefaultMaxNoteRunes
 	}
-	p := &parseState{src: src, lines: newLineIndex(src), maxRunes: maxRunes}
+	p := &parseState{src: src, lines: newLineIndex(src), maxRunes: maxRunes, sectionSize: max(sectionSize, 1)}
 	doc := &Document{}
 
 	bodyStart := 0
@@ -104,16 +113,100 @@ func Parse(src []byte, opts ParseOptions) (*Document, error) {
 		doc.Frontmatter = fm
 		bodyStart = after
 	}
-	p.base = bodyStart
 	doc.BodyStart = bodyStart
-	body := src[bodyStart:]
-	root := markdownParser().Parse(text.NewReader(body))
-	blocks, headings := p.collect(root, body)
-	doc.Headings = headings
-	for _, b := range blocks {
-		doc.Notes = append(doc.Notes, p.notes(b)...)
+	// The body is parsed a section at a time, and each section's syntax
+	// tree is dropped once its notes are made: the tree of a whole large
+	// file takes many times its size.
+	var path outline
+	for start := bodyStart; start < len(src); {
+		end, root := p.parseSection(start)
+		p.base = start
+		next := p.lines.count()
+		if end < len(src) {
+			next = p.lines.lineOf(end)
+		}
+		blocks, headings := p.collect(root, src[start:end], &path, next)
+		doc.Headings = append(doc.Headings, headings...)
+		for _, b := range blocks {
+			doc.Notes = append(doc.Notes, p.notes(b)...)
+		}
+		start = end
 	}
 	return doc, nil
+}
+
+// parseSection parses the body from byte start of the source to the end
+// of a section: to the first heading after p.sectionSize bytes that starts a
+// line, at column 0, after a blank line, or to the end of the source. It
+// returns where the section ends and its syntax tree.
+//
+// The tree of a section is the tree of the same lines within the whole
+// body: a blank line closes every paragraph, HTML block of types 6 and 7
+// and block quote, and then a heading at column 0 closes every list
+// (whose tightness therefore does not change) and indented code, and
+// every block inside those. Only fenced code and HTML blocks of types 1
+// to 5 at the top level can run on past such a heading; a section that
+// would end inside one is made longer.
+func (p *parseState) parseSection(start int) (int, ast.Node) {
+	for size := p.sectionSize; ; size *= 2 {
+		end := sectionEnd(p.src, start, size)
+		root := markdownParser().Parse(text.NewReader(p.src[start:end]))
+		if end == len(p.src) || !p.openAtEnd(root, start, end) {
+			return end, root
+		}
+	}
+}
+
+// sectionEnd returns the offset of the first line at or after from+size
+// that starts with an ATX heading's "#" and follows a blank line, or the
+// end of src.
+func sectionEnd(src []byte, from, size int) int {
+	for at := from + size; at < len(src); {
+		i := bytes.Index(src[at:], []byte("\n#"))
+		if i < 0 {
+			break
+		}
+		line := at + i + 1
+		at = line
+		prev := bytes.LastIndexByte(src[:line-1], '\n') + 1
+		if prev >= from && isBlankLine(src[prev:line-1]) && isATXStart(src[line:]) {
+			return line
+		}
+	}
+	return len(src)
+}
+
+// isBlankLine reports whether line (without its '\n') holds only spaces,
+// tabs and a carriage return: blank for CommonMark and goldmark alike.
+func isBlankLine(line []byte) bool {
+	return len(bytes.Trim(line, " \t\r")) == 0
+}
+
+// isATXStart reports whether b starts with 1 to 6 '#' and then a space,
+// a tab or the end of the line.
+func isATXStart(b []byte) bool {
+	n := 0
+	for n < len(b) && b[n] == '#' {
+		n++
+	}
+	return n >= 1 && n <= 6 && (n == len(b) || strings.IndexByte(" \t\r\n", b[n]) >= 0)
+}
+
+// openAtEnd reports whether the last top-level block of the section from
+// byte start to end of the source is fenced code or an HTML block of
+// types 1 to 5 still open at the section's end, which the next lines
+// might continue.
+func (p *parseState) openAtEnd(root ast.Node, start, end int) bool {
+	last := p.lines.lineOf(end - 1)
+	switch n := root.LastChild().(type) {
+	case *ast.FencedCodeBlock:
+		lines := n.Lines()
+		// Every line after an open fence is its content, blank ones too.
+		return lines.Len() > 0 && p.lines.lineOf(start+lines.At(lines.Len()-1).Start) >= last
+	case *ast.HTMLBlock:
+		return n.HTMLBlockType <= ast.HTMLBlockType5 && !n.HasClosure()
+	}
+	return false
 }
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -219,6 +312,8 @@ type parseState struct {
 	base     int // byte offset of the markdown body in src
 	lines    lineIndex
 	maxRunes int
+	// sectionSize is about how many bytes of the body are parsed at once.
+	sectionSize int
 }
 
 // line returns source line l without its line ending's '\n' and, on the
@@ -250,19 +345,25 @@ func (p *parseState) startLine(n ast.Node) (int, bool) {
 	return 0, false
 }
 
-// collect turns the top-level nodes of the document into blocks with heading
-// paths and line ranges, and lists the headings.
-func (p *parseState) collect(root ast.Node, body []byte) ([]block, []Heading) {
+// outline is the heading path where a parse has got to.
+type outline struct {
+	headings []headingEntry
+	path     string
+}
+
+// collect turns the top-level nodes of a section of the body into blocks
+// with heading paths and line ranges, and lists the headings. path is the
+// heading path at the section's start, and is moved on to its end; next
+// is the line after the section.
+func (p *parseState) collect(root ast.Node, body []byte, path *outline, next int) ([]block, []Heading) {
 	var (
 		blocks   []block
 		found    []Heading
 		segs     []segment
-		headings []headingEntry
-		path     string
 		attachTo = -1 // block that a following code block joins
 	)
 	add := func(kind blockKind, n ast.Node, start int) int {
-		blocks = append(blocks, block{kind: kind, start: start, heading: path, nodes: []ast.Node{n}})
+		blocks = append(blocks, block{kind: kind, start: start, heading: path.path, nodes: []ast.Node{n}})
 		segs = append(segs, segment{start: start, owner: len(blocks) - 1})
 		return len(blocks) - 1
 	}
@@ -275,8 +376,8 @@ func (p *parseState) collect(root ast.Node, body []byte) ([]block, []Heading) {
 				segs = append(segs, segment{start: start, owner: -1})
 				found = append(found, Heading{Level: n.Level, Text: text, Line: start + 1})
 			}
-			headings = pushHeading(headings, n.Level, text)
-			path = joinHeadings(headings)
+			path.headings = pushHeading(path.headings, n.Level, text)
+			path.path = joinHeadings(path.headings)
 			attachTo = -1
 		case *ast.ThematicBreak:
 			if ok {
@@ -325,7 +426,6 @@ func (p *parseState) collect(root ast.Node, body []byte) ([]block, []Heading) {
 	}
 
 	// A block ends where the next top-level element after it starts.
-	next := p.lines.count()
 	for i := len(segs) - 1; i >= 0; i-- {
 		s := segs[i]
 		if s.owner >= 0 && (i == len(segs)-1 || segs[i+1].owner != s.owner) {

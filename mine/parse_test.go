@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -433,6 +434,11 @@ func FuzzParse(f *testing.F) {
 		}
 		if utf8.Valid(src) {
 			checkInvariants(t, src, doc)
+		}
+		// Parsed a section at every heading where one may end, the same.
+		sections, err := parse(src, ParseOptions{MaxNoteRunes: max}, 1)
+		if err != nil || !reflect.DeepEqual(sections, doc) {
+			t.Fatalf("in sections: %+v, %v\nwhole: %+v", sections, err, doc)
 		}
 	})
 }
