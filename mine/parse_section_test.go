@@ -81,7 +81,7 @@ func TestSectionEnd(t *testing.T) {
 		want []int // section starts after the first
 	}{
 		{"# A\n- a\n\n# B\n- b\n\n## C\n", []int{9, 18}},
-		{"# A\n- a\n# B\n", nil},               // no blank line before
+		{"# A\n- a\n# B\n", nil},                 // no blank line before
 		{"- a\n\n #B\n\n#B\n\n####### C\n", nil}, // not at column 0, no space, seven
 		{"- a\n \t\r\n#\tB\n", []int{8}},
 		{"- a\n\n#\n", []int{5}},
