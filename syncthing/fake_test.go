@@ -2,6 +2,7 @@ package syncthing
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net"
@@ -12,6 +13,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // fakeKey is the API key of the fake Syncthing.
@@ -114,17 +117,12 @@ func (f *fakeSyncthing) down() {
 func (f *fakeSyncthing) upAgain() {
 	f.t.Helper()
 	var ln net.Listener
-	var err error
-	for range 50 { // the port can take a moment to become free
+	// The port can take a moment to become free.
+	testutil.Eventually(f.t, "re-listen on "+f.addr, func(context.Context) (bool, error) {
+		var err error
 		ln, err = net.Listen("tcp", f.addr)
-		if err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	if err != nil {
-		f.t.Fatalf("re-listen on %s: %v", f.addr, err)
-	}
+		return err == nil, err
+	})
 	f.serve(ln)
 }
 
@@ -351,16 +349,4 @@ func (c *countingTransport) RoundTrip(r *http.Request) (*http.Response, error) {
 		c.failed.Add(1)
 	}
 	return resp, err
-}
-
-// waitFor polls cond until it holds or the deadline passes.
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(15 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }

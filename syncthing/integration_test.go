@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
@@ -37,11 +38,11 @@ func (r *recorder) handle(_ context.Context, ev syncthing.ConflictEvent) {
 }
 
 // wait returns the first delivery of path in state action, failing the
-// test when none arrives within timeout.
-func (r *recorder) wait(t *testing.T, path, action string, timeout time.Duration) delivery {
+// test when none arrives before its deadline.
+func (r *recorder) wait(t *testing.T, path, action string) delivery {
 	t.Helper()
 	var found delivery
-	sttest.Eventually(t, timeout, fmt.Sprintf("%s's watcher to report %s %s", r.node, action, path), func(context.Context) (bool, error) {
+	testutil.Eventually(t, fmt.Sprintf("%s's watcher to report %s %s", r.node, action, path), func(context.Context) (bool, error) {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for _, d := range r.all {
@@ -86,9 +87,11 @@ func watch(t *testing.T, n *sttest.Node) (*syncthing.Watcher, *recorder) {
 	}()
 	t.Cleanup(func() {
 		cancel()
+		wait, stop := testutil.CleanupContext(t)
+		defer stop()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-wait.Done():
 			t.Errorf("watcher on %s did not stop", n.Name())
 		}
 	})
@@ -170,12 +173,12 @@ func TestIntegrationConflicts(t *testing.T) {
 	// Conflict 1: alpha wins, so bravo's version becomes the copy.
 	c1 := sttest.ProduceConflict(t, a, b, rel)
 	t.Logf("conflict 1: %s on %s", c1.CopyRel, c1.On.Name())
-	d := recs[c1.On].wait(t, c1.CopyPath, syncthing.ActionModified, 10*time.Second)
+	d := recs[c1.On].wait(t, c1.CopyPath, syncthing.ActionModified)
 	checkConflict(t, c1, d.ev)
 	t.Logf("conflict 1 reported %s after the copy appeared", d.at.Sub(c1.Appeared).Round(time.Microsecond))
 	// Syncthing then replicates the copy; the other side reports it too.
 	far := other(c1.On, a, b)
-	recs[far].wait(t, filepath.Join(far.FolderPath(), filepath.FromSlash(c1.CopyRel)), syncthing.ActionModified, 10*time.Second)
+	recs[far].wait(t, filepath.Join(far.FolderPath(), filepath.FromSlash(c1.CopyRel)), syncthing.ActionModified)
 	sttest.WaitContent(t, a, rel, c1.WinnerContent)
 	sttest.WaitContent(t, b, rel, c1.WinnerContent)
 
@@ -188,12 +191,12 @@ func TestIntegrationConflicts(t *testing.T) {
 	// Conflict 2, the other way round, so the copy appears on alpha.
 	c2 := sttest.ProduceConflict(t, b, a, rel)
 	t.Logf("conflict 2: %s on %s", c2.CopyRel, c2.On.Name())
-	d = recs[c2.On].wait(t, c2.CopyPath, syncthing.ActionModified, 10*time.Second)
+	d = recs[c2.On].wait(t, c2.CopyPath, syncthing.ActionModified)
 	checkConflict(t, c2, d.ev)
 	// Whichever side the copy appeared on first, it reaches alpha, whose
 	// watcher must have survived the restart.
 	recs[restarted].wait(t, filepath.Join(restarted.FolderPath(), filepath.FromSlash(c2.CopyRel)),
-		syncthing.ActionModified, 10*time.Second)
+		syncthing.ActionModified)
 	if st := wa.Status(); st.Restarts < 1 || !st.Connected {
 		t.Errorf("alpha's watcher status after restart = %+v", st)
 	}
@@ -240,7 +243,7 @@ func TestConflictLatency(t *testing.T) {
 		}
 		rel := fmt.Sprintf("agents/agent%02d/memory.md", i)
 		c := sttest.ProduceConflict(t, winner, loser, rel)
-		d := recs[c.On].wait(t, c.CopyPath, syncthing.ActionModified, 10*time.Second)
+		d := recs[c.On].wait(t, c.CopyPath, syncthing.ActionModified)
 		l := d.at.Sub(c.Appeared)
 		t.Logf("conflict %d on %s (%s): %s", i+1, c.On.Name(), d.ev.Source, l.Round(time.Microsecond))
 		lat = append(lat, l)

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
@@ -48,7 +48,7 @@ func TestReplication(t *testing.T) {
 		t.Fatal(err)
 	}
 	var r syncthing.Replication
-	sttest.Eventually(t, 30*time.Second, "alpha's folder in sync with bravo connected", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, "alpha's folder in sync with bravo connected", func(ctx context.Context) (bool, error) {
 		var err error
 		r, err = a.Client().Replication(ctx, hive)
 		return err == nil && r.InSync() && r.Connected() == 1, err
@@ -64,14 +64,14 @@ func TestReplication(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(b.FolderPath(), "memory.md"), []byte("- a fact\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sttest.Eventually(t, 30*time.Second, "alpha paused", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, "alpha paused", func(ctx context.Context) (bool, error) {
 		r, err := a.Client().Replication(ctx, hive)
 		return err == nil && r.Paused && !r.InSync(), err
 	})
 	if err := a.SetPaused(ctx, sttest.FolderID, false); err != nil {
 		t.Fatal(err)
 	}
-	sttest.Eventually(t, 30*time.Second, "alpha to fetch bravo's file", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, "alpha to fetch bravo's file", func(ctx context.Context) (bool, error) {
 		r, err := a.Client().Replication(ctx, hive)
 		if err != nil || !r.InSync() {
 			return false, err

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // collector gathers what a Watcher delivers.
@@ -41,7 +43,7 @@ func (c *collector) waitPath(t *testing.T, path, action string) ConflictEvent {
 			t.Logf("delivered: %+v", c.all())
 		}
 	}()
-	waitFor(t, "delivery of "+action+" "+path, func() bool {
+	testutil.WaitFor(t, "delivery of "+action+" "+path, func() bool {
 		for _, ev := range c.all() {
 			if ev.Path == path && ev.Action == action {
 				found = ev
@@ -72,17 +74,19 @@ func runWatcher(t *testing.T, w *Watcher) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	waitFor(t, "watcher to start", func() bool { return w.Status().Running })
+	testutil.WaitFor(t, "watcher to start", func() bool { return w.Status().Running })
 	var once sync.Once
 	stop = func() {
 		once.Do(func() {
 			cancel()
+			wait, stop := testutil.CleanupContext(t)
+			defer stop()
 			select {
 			case err := <-done:
 				if err != nil {
 					t.Errorf("Run returned %v", err)
 				}
-			case <-time.After(10 * time.Second):
+			case <-wait.Done():
 				t.Fatal("Run did not return after cancel")
 			}
 		})
@@ -163,7 +167,7 @@ func TestWatcherDeliversConflicts(t *testing.T) {
 	}
 
 	// A stream moves since on after the handler took the event.
-	waitFor(t, "since to advance", func() bool { st := w.Status(); return st.Since == 5 && st.ItemSince == 4 })
+	testutil.WaitFor(t, "since to advance", func() bool { st := w.Status(); return st.Since == 5 && st.ItemSince == 4 })
 	st := w.Status()
 	if !st.Connected || st.LastError != nil || st.ItemSince != 4 || st.Delivered != 3 || st.Restarts != 0 {
 		t.Errorf("status = %+v", st)
@@ -253,7 +257,7 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 			touch(t, root, first)
 			f.emitDisk("hive", first, "modified")
 			got.waitPath(t, filepath.Join(root, first), ActionModified)
-			waitFor(t, "since 6", func() bool { return w.Status().Since == 6 })
+			testutil.WaitFor(t, "since 6", func() bool { return w.Status().Since == 6 })
 
 			if tt.emptyBody {
 				var once sync.Once
@@ -272,7 +276,7 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 			if tt.sameSecond {
 				// Let the watcher see the old uptime first: a request
 				// counted may not have read it yet.
-				waitFor(t, "the watcher to see uptime 30", func() bool {
+				testutil.WaitFor(t, "the watcher to see uptime 30", func() bool {
 					w.mu.Lock()
 					defer w.mu.Unlock()
 					return w.uptime == 30
@@ -301,7 +305,7 @@ func TestWatcherRecoversFromRestart(t *testing.T) {
 				f.emitDisk("hive", filepath.Join("m", strings.Repeat("y", i+1)+".md"), "modified")
 			}
 			got.waitPath(t, filepath.Join(root, second), ActionModified)
-			waitFor(t, "restart to be counted", func() bool { return w.Status().Restarts == 1 })
+			testutil.WaitFor(t, "restart to be counted", func() bool { return w.Status().Restarts == 1 })
 			if n := log.count("syncthing restarted"); n != 1 {
 				t.Errorf("%d restart log lines, want 1\n%s", n, log.String())
 			}
@@ -324,7 +328,7 @@ func TestWatcherIDsGoBackwards(t *testing.T) {
 	for i := range 3 {
 		f.emitDisk("hive", strings.Repeat("x", i+1)+".md", "modified")
 	}
-	waitFor(t, "since 3", func() bool { return w.Status().Since == 3 })
+	testutil.WaitFor(t, "since 3", func() bool { return w.Status().Since == 3 })
 
 	// Replace the stream with one whose first id is below since, but make
 	// the answer non-empty by serving it directly.
@@ -352,10 +356,10 @@ func TestWatcherServerDownThenUp(t *testing.T) {
 	tr := &countingTransport{rt: http.DefaultTransport}
 	w := NewWatcher(f.client(t, WithHTTPClient(&http.Client{Transport: tr})), got.handle, fastOpts(&log))
 	runWatcher(t, w)
-	waitFor(t, "first contact", func() bool { return w.Status().Connected })
+	testutil.WaitFor(t, "first contact", func() bool { return w.Status().Connected })
 
 	f.down()
-	waitFor(t, "many failed attempts", func() bool { return tr.failed.Load() >= 10 })
+	testutil.WaitFor(t, "many failed attempts", func() bool { return tr.failed.Load() >= 10 })
 	st := w.Status()
 	if st.Connected || st.LastError == nil {
 		t.Errorf("while down: status = %+v", st)
@@ -365,7 +369,7 @@ func TestWatcherServerDownThenUp(t *testing.T) {
 	touch(t, root, conflictFile+"ABCDEFG.md")
 	f.emitDisk("hive", conflictFile+"ABCDEFG.md", "modified")
 	got.waitPath(t, filepath.Join(root, conflictFile+"ABCDEFG.md"), ActionModified)
-	waitFor(t, "connected again", func() bool { return w.Status().Connected })
+	testutil.WaitFor(t, "connected again", func() bool { return w.Status().Connected })
 
 	if n := log.count("syncthing unreachable"); n != 1 {
 		t.Errorf("%d 'unreachable' lines for one outage, want 1\n%s", n, log.String())
@@ -388,7 +392,7 @@ func TestWatcherWrongKey(t *testing.T) {
 	var got collector
 	w := NewWatcher(c, got.handle, fastOpts(&log))
 	runWatcher(t, w)
-	waitFor(t, "an error", func() bool { return w.Status().LastError != nil })
+	testutil.WaitFor(t, "an error", func() bool { return w.Status().LastError != nil })
 	st := w.Status()
 	if st.Connected || !errors.Is(st.LastError, ErrUnauthorized) {
 		t.Errorf("status = %+v", st)
@@ -416,19 +420,21 @@ func TestWatcherStopsPromptly(t *testing.T) {
 	w := NewWatcher(f.client(t), func(context.Context, ConflictEvent) {}, opts)
 	done := make(chan error, 1)
 	go func() { done <- w.Run(ctx) }()
-	waitFor(t, "both polls in flight", func() bool {
+	testutil.WaitFor(t, "both polls in flight", func() bool {
 		return f.requestCount("/rest/events/disk") > 0 && f.requestCount("/rest/events") > 0
 	})
 	if err := w.Run(ctx); err == nil || !strings.Contains(err.Error(), "already running") {
 		t.Errorf("second Run = %v, want 'already running'", err)
 	}
 	cancel()
+	wait, stop := testutil.WaitContext(t)
+	defer stop()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Errorf("Run = %v", err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-wait.Done():
 		t.Fatal("Run did not return after cancel")
 	}
 	if w.Status().Running {
@@ -436,7 +442,7 @@ func TestWatcherStopsPromptly(t *testing.T) {
 	}
 	// Idle keep-alive connections of the client are not ours; drop them.
 	http.DefaultClient.CloseIdleConnections()
-	waitFor(t, "goroutines to wind down", func() bool {
+	testutil.WaitFor(t, "goroutines to wind down", func() bool {
 		runtime.GC()
 		return runtime.NumGoroutine() <= base+2 // +2: the server's side of closed conns settling
 	})
@@ -462,7 +468,7 @@ func TestWatcherLocalIndexUpdatedSkipsDirs(t *testing.T) {
 	runWatcher(t, w)
 	f.emit("items", EventLocalIndexUpdated, map[string]any{"folder": "hive", "filenames": []string{dirRel, fileRel}})
 	got.waitPath(t, filepath.Join(root, fileRel), ActionModified)
-	waitFor(t, "item since", func() bool { return w.Status().ItemSince == 1 })
+	testutil.WaitFor(t, "item since", func() bool { return w.Status().ItemSince == 1 })
 	if n := len(got.all()); n != 1 {
 		t.Errorf("delivered %d, want 1 (directory must be skipped): %+v", n, got.all())
 	}

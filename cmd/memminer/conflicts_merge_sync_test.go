@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
 
@@ -69,7 +70,7 @@ func TestMergeAcrossTwoMachines(t *testing.T) {
 			}
 
 			if !auto {
-				sttest.Eventually(t, waitTimeout, "the conflict copy on both machines", func(context.Context) (bool, error) {
+				testutil.Eventually(t, "the conflict copy on both machines", func(context.Context) (bool, error) {
 					for _, m := range ms {
 						if len(m.conflictRels(t)) == 0 {
 							return false, nil
@@ -89,7 +90,7 @@ func TestMergeAcrossTwoMachines(t *testing.T) {
 			// Both machines end with one file holding every note, and
 			// no copy anywhere.
 			want := []string{"second floor", "Stand-up", "printer code is 4471 (written on alpha)", "next to the window (written on bravo)"}
-			sttest.Eventually(t, waitTimeout, "the merge on both machines, the copies gone", func(context.Context) (bool, error) {
+			testutil.Eventually(t, "the merge on both machines, the copies gone", func(context.Context) (bool, error) {
 				for _, m := range ms {
 					if cs := copiesOnDisk(t, m); len(cs) > 0 {
 						return false, fmt.Errorf("%s still has %v", m.name, cs)
@@ -150,7 +151,7 @@ func TestMergeAcrossTwoMachines(t *testing.T) {
 // waitMined waits until m's palace holds a note with text.
 func waitMined(t *testing.T, m *machine, text string) {
 	t.Helper()
-	sttest.Eventually(t, waitTimeout, m.name+" to mine its edit", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, m.name+" to mine its edit", func(ctx context.Context) (bool, error) {
 		ns, err := m.notes(ctx)
 		if err != nil {
 			return false, nil // caught mid-write; try again

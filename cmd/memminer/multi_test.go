@@ -125,7 +125,7 @@ func converge(t *testing.T, ms []*machine, since time.Time, what string, want fu
 	t.Helper()
 	var notes []minedNote
 	var took time.Duration
-	sttest.Eventually(t, waitTimeout, what, func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, what, func(ctx context.Context) (bool, error) {
 		var first []minedNote
 		for i, m := range ms {
 			if ok, err := m.settled(ctx); !ok || err != nil {
@@ -287,7 +287,7 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 		if err := m.st.SetPaused(ctx, sttest.FolderID, true); err != nil {
 			t.Fatal(err)
 		}
-		sttest.Eventually(t, waitTimeout, m.name+" to pause the folder", func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, m.name+" to pause the folder", func(ctx context.Context) (bool, error) {
 			// A paused folder has no runner, and so an empty state.
 			st, err := m.st.FolderState(ctx, sttest.FolderID)
 			return st == "", err
@@ -305,7 +305,7 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 		}
 	}
 	var copies []string
-	sttest.Eventually(t, waitTimeout, "the conflict copy reported on every machine", func(context.Context) (bool, error) {
+	testutil.Eventually(t, "the conflict copy reported on every machine", func(context.Context) (bool, error) {
 		copies = alpha.conflictRels(t)
 		if len(copies) == 0 {
 			return false, nil
@@ -325,7 +325,7 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 		t.Fatalf("charlie: conflicts merge --apply: exit %d\n%s%s", code, out, errs)
 	}
 	resolved := time.Now()
-	sttest.Eventually(t, waitTimeout, "the conflict cleared on every machine", func(context.Context) (bool, error) {
+	testutil.Eventually(t, "the conflict cleared on every machine", func(context.Context) (bool, error) {
 		for _, m := range ms {
 			if got := m.conflictRels(t); len(got) != 0 {
 				return false, fmt.Errorf("%s still reports %v", m.name, got)

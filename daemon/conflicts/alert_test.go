@@ -14,6 +14,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // sampleConflict is a conflict as the registry records it.
@@ -135,7 +137,7 @@ func TestWebhookStopsWithContext(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- a.post(ctx, sampleConflict(t.TempDir())) }()
-	waitFor(t, "the first attempt", func() bool { return srv.requests() == 1 })
+	testutil.WaitFor(t, "the first attempt", func() bool { return srv.requests() == 1 })
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("post after cancel: %v", err)

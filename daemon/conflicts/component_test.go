@@ -15,6 +15,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
@@ -85,7 +86,7 @@ func TestRegistryPersists(t *testing.T) {
 		got.Device != "ABCDEFG" || got.DeviceName != "" || got.FoundBy != FoundByScan || got.Detected.IsZero() {
 		t.Fatalf("conflict = %+v", got)
 	}
-	waitFor(t, "the alert command to run", func() bool { return len(hookRuns(t, hookOut)) == 1 })
+	testutil.WaitFor(t, "the alert command to run", func() bool { return len(hookRuns(t, hookOut)) == 1 })
 	if n := len(logs.records(alertMsg)); n != 1 {
 		t.Fatalf("%d alert log lines, want 1", n)
 	}
@@ -164,7 +165,7 @@ func TestRegistryCorrupt(t *testing.T) {
 			if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != copyPath {
 				t.Fatalf("rebuilt registry = %+v", l)
 			}
-			waitFor(t, "a few more scans", func() bool {
+			testutil.WaitFor(t, "a few more scans", func() bool {
 				st, err := r.c.Status(context.Background())
 				return err == nil && st.Daemon.Scans >= 4
 			})
@@ -187,7 +188,7 @@ func TestRegistryCorrupt(t *testing.T) {
 			// A new conflict after the rebuild is alerted.
 			second := filepath.Join(hv, "agents", "pam", copyName)
 			writeFile(t, second, "lost too\n")
-			waitFor(t, "the new conflict's alert", func() bool { return cnt.get(second) == 1 })
+			testutil.WaitFor(t, "the new conflict's alert", func() bool { return cnt.get(second) == 1 })
 			if cnt.total() != 1 {
 				t.Fatalf("alerts = %d, want 1", cnt.total())
 			}
@@ -231,11 +232,11 @@ func TestSyncthingDown(t *testing.T) {
 		Notify:    cnt.notify,
 	})
 	r := startDaemon(t, pal, hv, comp, 20*time.Millisecond, logs.logger())
-	waitFor(t, "many failed attempts", func() bool { return accepts.Load() >= 10 })
+	testutil.WaitFor(t, "many failed attempts", func() bool { return accepts.Load() >= 10 })
 
 	copyPath := filepath.Join(hv, "agents", "pam", copyName)
 	writeFile(t, copyPath, "lost\n")
-	waitFor(t, "the scan to find the copy", func() bool { return cnt.get(copyPath) == 1 })
+	testutil.WaitFor(t, "the scan to find the copy", func() bool { return cnt.get(copyPath) == 1 })
 	l := r.list(t, "pam")
 	if len(l.Conflicts) != 1 || l.Conflicts[0].FoundBy != FoundByScan {
 		t.Fatalf("conflicts = %+v", l)
@@ -302,7 +303,7 @@ func TestListEndpoint(t *testing.T) {
 
 	// A wing the palace keeps after its agent directory went away is
 	// still known.
-	waitFor(t, "pam to be mined", func() bool { return r.d.Palace().HasWing("pam") })
+	testutil.WaitFor(t, "pam to be mined", func() bool { return r.d.Palace().HasWing("pam") })
 	if err := os.RemoveAll(filepath.Join(hv, "agents", "pam")); err != nil {
 		t.Fatal(err)
 	}
@@ -333,7 +334,7 @@ func TestListIsCurrent(t *testing.T) {
 	}
 	// The walk that follows the daemon's start scan would record both
 	// copies below; no other scan comes within the hour.
-	waitFor(t, "the start scan's walk", func() bool { return r.scans.n.Load() >= 1 })
+	testutil.WaitFor(t, "the start scan's walk", func() bool { return r.scans.n.Load() >= 1 })
 
 	dwight := filepath.Join(hv, "agents", "dwight", copyName)
 	pam := filepath.Join(hv, "agents", "pam", copyName)
@@ -347,7 +348,7 @@ func TestListIsCurrent(t *testing.T) {
 	if got := comp.List().Conflicts; len(got) != 1 || got[0].Path != dwight {
 		t.Fatalf("registry after a request for dwight: %+v", got)
 	}
-	waitFor(t, "dwight's alert", func() bool { return cnt.get(dwight) == 1 })
+	testutil.WaitFor(t, "dwight's alert", func() bool { return cnt.get(dwight) == 1 })
 	known, err := ReadRegistry(pal)
 	if err != nil || len(known) != 1 || known[0].Path != dwight {
 		t.Fatalf("registry on disk = %+v, %v", known, err)
@@ -362,7 +363,7 @@ func TestListIsCurrent(t *testing.T) {
 			t.Fatalf("whole hive: %+v", l)
 		}
 	}
-	waitFor(t, "pam's alert", func() bool { return cnt.get(pam) == 1 })
+	testutil.WaitFor(t, "pam's alert", func() bool { return cnt.get(pam) == 1 })
 
 	if err := os.Remove(dwight); err != nil {
 		t.Fatal(err)
@@ -450,7 +451,7 @@ func TestEvents(t *testing.T) {
 				t.Fatalf("%s: conflict = %+v", s.name, c)
 			}
 		}
-		waitFor(t, s.name+": alerts delivered", func() bool { return cnt.total() == s.wantAlert })
+		testutil.WaitFor(t, s.name+": alerts delivered", func() bool { return cnt.total() == s.wantAlert })
 		if n := len(logs.records(alertMsg)); n != s.wantAlert {
 			t.Fatalf("%s: %d alert lines, want %d", s.name, n, s.wantAlert)
 		}
@@ -469,7 +470,7 @@ func TestWebhookThroughDaemon(t *testing.T) {
 	writeFile(t, filepath.Join(hv, "agents", "dwight", copyName), "lost\n")
 	comp := newComponent(t, Options{Webhook: srv.URL + "/hook", WebhookBackoff: time.Millisecond})
 	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
-	waitFor(t, "the webhook to be delivered", func() bool { return comp.Snapshot().Alerts.Sent == 1 })
+	testutil.WaitFor(t, "the webhook to be delivered", func() bool { return comp.Snapshot().Alerts.Sent == 1 })
 	if srv.requests() != 2 {
 		t.Fatalf("%d webhook requests, want 2", srv.requests())
 	}

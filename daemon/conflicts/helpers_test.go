@@ -16,6 +16,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // hookArg is the first argument that makes the test binary act as an
@@ -91,22 +92,6 @@ func hookRuns(t *testing.T, out string) []map[string]string {
 		runs = append(runs, m)
 	}
 	return runs
-}
-
-// waitTimeout bounds every wait: conditions normally hold within
-// milliseconds (seconds with real Syncthing instances).
-const waitTimeout = 20 * time.Second
-
-// waitFor polls cond until it holds, failing the test after waitTimeout.
-func waitFor(t testing.TB, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", waitTimeout, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
 }
 
 // logRecorder is a slog handler that keeps every record (with its
@@ -249,10 +234,12 @@ func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval
 func (r *running) stop(t testing.TB) {
 	t.Helper()
 	r.cancel()
+	wait, stop := testutil.CleanupContext(t)
+	defer stop()
 	select {
 	case <-r.done:
-	case <-time.After(waitTimeout):
-		t.Errorf("daemon did not stop within %s", waitTimeout)
+	case <-wait.Done():
+		t.Errorf("daemon did not stop before the test's deadline")
 	}
 }
 

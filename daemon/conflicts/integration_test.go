@@ -11,12 +11,10 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
-
-// reportTimeout bounds the wait for memminer to report a real conflict.
-const reportTimeout = 10 * time.Second
 
 // syncthingComponent is a component following node's Syncthing, with
 // quick retries so that a restart is noticed promptly.
@@ -34,7 +32,7 @@ func syncthingComponent(t *testing.T, node *sttest.Node, opts Options) *Componen
 func waitReported(t *testing.T, r *running, path string) Conflict {
 	t.Helper()
 	var got Conflict
-	sttest.Eventually(t, reportTimeout, "memminer to report "+path, func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, "memminer to report "+path, func(ctx context.Context) (bool, error) {
 		for _, c := range r.comp.List().Conflicts {
 			if c.Path == path {
 				got = c
@@ -104,7 +102,7 @@ func TestIntegrationSyncthing(t *testing.T) {
 		return startDaemon(t, pal, hive, comp, 0, logs.logger()), comp
 	}
 	r, comp := start()
-	waitFor(t, "the watcher to connect", func() bool { return comp.Snapshot().Syncthing.Connected })
+	testutil.WaitFor(t, "the watcher to connect", func() bool { return comp.Snapshot().Syncthing.Connected })
 
 	// Conflict 1: alpha wins, so the losing text reaches alpha only as
 	// the conflict copy.
@@ -116,7 +114,7 @@ func TestIntegrationSyncthing(t *testing.T) {
 
 	// The copy is never mined: once the winner's text is searchable, the
 	// loser's is nowhere.
-	sttest.Eventually(t, reportTimeout, "the winning version to be mined", func(context.Context) (bool, error) {
+	testutil.Eventually(t, "the winning version to be mined", func(context.Context) (bool, error) {
 		for _, h := range search(t, r, "written by alpha") {
 			if h.Wing == "dwight" && strings.Contains(h.Text, "written by alpha") {
 				return true, nil
@@ -137,7 +135,7 @@ func TestIntegrationSyncthing(t *testing.T) {
 	if err := os.Remove(copy1); err != nil {
 		t.Fatal(err)
 	}
-	sttest.Eventually(t, reportTimeout, "the conflict to clear", func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, "the conflict to clear", func(ctx context.Context) (bool, error) {
 		var l List
 		err := r.c.Get(ctx, "/conflicts", nil, &l)
 		return err == nil && len(l.Conflicts) == 0, err
@@ -157,7 +155,7 @@ func TestIntegrationSyncthing(t *testing.T) {
 	if st := comp.Snapshot().Syncthing; st.Restarts < 1 || !st.Connected {
 		t.Errorf("syncthing status after the restart = %+v", st)
 	}
-	waitFor(t, "both alert commands", func() bool { return len(hookRuns(t, hookOut)) == 2 })
+	testutil.WaitFor(t, "both alert commands", func() bool { return len(hookRuns(t, hookOut)) == 2 })
 
 	// The daemon restarts: conflict 2 is still open, with its record, and
 	// replaying Syncthing's event buffer alerts nobody again.
@@ -166,7 +164,7 @@ func TestIntegrationSyncthing(t *testing.T) {
 	if l := r.list(t, "dwight"); len(l.Conflicts) != 1 || l.Conflicts[0] != got2 {
 		t.Fatalf("after the daemon restart: %+v, want %+v", l, got2)
 	}
-	waitFor(t, "the new watcher to replay Syncthing's events", func() bool { return comp.Snapshot().Syncthing.Events >= 1 })
+	testutil.WaitFor(t, "the new watcher to replay Syncthing's events", func() bool { return comp.Snapshot().Syncthing.Events >= 1 })
 	runs := hookRuns(t, hookOut)
 	if len(runs) != 2 || runs[0][EnvPath] != copy1 || runs[1][EnvPath] != copy2 {
 		t.Fatalf("alert commands ran %d times: %v", len(runs), runs)
@@ -193,7 +191,7 @@ func TestConflictAlertLatency(t *testing.T) {
 		logs[n] = newLogRecorder(t)
 		comp := syncthingComponent(t, n, Options{})
 		startDaemon(t, filepath.Join(t.TempDir(), "palace"), n.FolderPath(), comp, 0, logs[n].logger())
-		waitFor(t, n.Name()+"'s watcher to connect", func() bool { return comp.Snapshot().Syncthing.Connected })
+		testutil.WaitFor(t, n.Name()+"'s watcher to connect", func() bool { return comp.Snapshot().Syncthing.Connected })
 	}
 	const n = 10
 	var lat []time.Duration
@@ -204,7 +202,7 @@ func TestConflictAlertLatency(t *testing.T) {
 		}
 		c := sttest.ProduceConflict(t, winner, loser, fmt.Sprintf("agents/agent%02d/memory.md", i))
 		var alert logRecord
-		sttest.Eventually(t, reportTimeout, "the alert for "+c.CopyPath, func(context.Context) (bool, error) {
+		testutil.Eventually(t, "the alert for "+c.CopyPath, func(context.Context) (bool, error) {
 			for _, rec := range logs[c.On].records(alertMsg) {
 				if rec.Attrs["path"] == c.CopyPath {
 					alert = rec

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing/sttest"
@@ -257,12 +258,12 @@ func TestAutoMerge(t *testing.T) {
 	comp := newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out)})
 	palaceDir := filepath.Join(t.TempDir(), "palace")
 	r := startDaemon(t, palaceDir, hv, comp, 0, newLogRecorder(t).logger())
-	waitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
+	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
 
 	clean := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
 	writeFile(t, clean, mergeBase+"- theirs: tests need -race\n")
 	r.list(t, "") // the walk made for a request finds the copy
-	waitFor(t, "the merged alert", func() bool { return len(hookRuns(t, out)) == 1 })
+	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, out)) == 1 })
 	run := hookRuns(t, out)[0]
 	if run[EnvAction] != ActionMerged || run[EnvPath] != clean {
 		t.Fatalf("alert %v", run)
@@ -286,7 +287,7 @@ func TestAutoMerge(t *testing.T) {
 	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
 	before := readFile(t, memory)
 	r.list(t, "")
-	waitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 2 })
+	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 2 })
 	if run := hookRuns(t, out)[1]; run[EnvAction] != ActionOpen || run[EnvPath] != review {
 		t.Fatalf("alert %v", run)
 	}
@@ -311,7 +312,7 @@ func TestAutoMergeLeavesCopiesToTheDeviceTheyName(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "hook.jsonl")
 	comp := syncthingComponent(t, node, Options{AutoMerge: true, AutoMergeWait: 50 * time.Millisecond, Command: hookCommand(t, out)})
 	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
-	waitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
+	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
 
 	other := "AAAAAAA"
 	if node.Short() == other {
@@ -320,7 +321,7 @@ func TestAutoMergeLeavesCopiesToTheDeviceTheyName(t *testing.T) {
 	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-"+other+".md")
 	writeFile(t, cp, mergeBase+"- theirs\n")
 	r.list(t, "")
-	waitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 1 })
+	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 1 })
 	if run := hookRuns(t, out)[0]; run[EnvAction] != ActionOpen || run[EnvPath] != cp {
 		t.Fatalf("alert %v", run)
 	}

@@ -1,5 +1,5 @@
-// Package testutil holds helpers shared by memminer's tests: golden files
-// and copies of fixture trees.
+// Package testutil holds helpers shared by memminer's tests: golden files,
+// copies of fixture trees, and waits bounded by the test's deadline.
 package testutil
 
 import (

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // Conflict describes a conflict made by [ProduceConflict].
@@ -33,9 +34,6 @@ type Conflict struct {
 	Appeared time.Time
 }
 
-// conflictTimeout bounds how long ProduceConflict waits for the copy.
-const conflictTimeout = 30 * time.Second
-
 // ProduceConflict makes Syncthing create a real conflict copy of rel (a
 // slash-separated path inside [FolderID]): it pauses the folder on both
 // nodes, writes different content on each side (the winner's with the
@@ -43,7 +41,7 @@ const conflictTimeout = 30 * time.Second
 // both and waits until a new conflict copy of rel appears on either disk.
 func ProduceConflict(t testing.TB, winner, loser *Node, rel string) Conflict {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), conflictTimeout)
+	ctx, cancel := testutil.WaitContext(t)
 	defer cancel()
 	nodes := []*Node{winner, loser}
 	before := map[*Node][]string{}
@@ -56,7 +54,7 @@ func ProduceConflict(t testing.TB, winner, loser *Node, rel string) Conflict {
 		}
 	}
 	for _, n := range nodes {
-		Eventually(t, conflictTimeout, n.name+" to pause "+FolderID, func(ctx context.Context) (bool, error) {
+		testutil.Eventually(t, n.name+" to pause "+FolderID, func(ctx context.Context) (bool, error) {
 			// A paused folder has no runner, and so an empty state.
 			st, err := n.FolderState(ctx, FolderID)
 			return st == "", err
@@ -100,7 +98,7 @@ func ProduceConflict(t testing.TB, winner, loser *Node, rel string) Conflict {
 		}
 		select {
 		case <-ctx.Done():
-			t.Fatalf("sttest: no conflict copy of %s appeared within %s", rel, conflictTimeout)
+			t.Fatalf("sttest: no conflict copy of %s appeared before the test's deadline", rel)
 		case <-time.After(2 * time.Millisecond):
 		}
 	}
@@ -110,7 +108,7 @@ func ProduceConflict(t testing.TB, winner, loser *Node, rel string) Conflict {
 func WaitContent(t testing.TB, n *Node, rel string, want []byte) {
 	t.Helper()
 	path := filepath.Join(n.folderPath, filepath.FromSlash(rel))
-	Eventually(t, conflictTimeout, fmt.Sprintf("%s on %s to hold %q", rel, n.name, want), func(context.Context) (bool, error) {
+	testutil.Eventually(t, fmt.Sprintf("%s on %s to hold %q", rel, n.name, want), func(context.Context) (bool, error) {
 		got, err := os.ReadFile(path)
 		if err != nil {
 			return false, err

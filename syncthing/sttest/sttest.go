@@ -30,6 +30,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -39,9 +40,6 @@ const FolderID = "hive"
 // EnvBinary names an environment variable that may point at the syncthing
 // binary to use instead of the one on PATH.
 const EnvBinary = "MEMMINER_TEST_SYNCTHING"
-
-// startTimeout bounds how long a node may take to answer after `serve`.
-const startTimeout = 30 * time.Second
 
 // beforeStart, when set by a test, runs right before each `serve`.
 var beforeStart func(*Node)
@@ -122,7 +120,7 @@ func newNode(t testing.TB, bin, name string) (*Node, error) {
 	if err := os.MkdirAll(n.folderPath, 0o755); err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	ctx, cancel := testutil.WaitContext(t)
 	defer cancel()
 	out, err := exec.CommandContext(ctx, bin, "generate", "--home="+n.home, "--no-default-folder").CombinedOutput()
 	if err != nil {
@@ -177,7 +175,7 @@ func StartCluster(t testing.TB, names ...string) []*Node {
 	if err := errors.Join(errs...); err != nil {
 		t.Fatalf("sttest: %v", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	ctx, cancel := testutil.WaitContext(t)
 	defer cancel()
 	// Of every two nodes only the earlier one dials: when both dial at
 	// once, Syncthing 1.19 can stall for 20 s in the Hello exchange. The
@@ -328,7 +326,7 @@ func (n *Node) start() error {
 // waitStarted waits until the REST API answers and the sync listener is
 // bound.
 func (n *Node) waitStarted(done <-chan struct{}, logPath string, logStart int64) error {
-	ctx, cancel := context.WithTimeout(context.Background(), startTimeout)
+	ctx, cancel := testutil.WaitContext(n.t)
 	defer cancel()
 	for {
 		pctx, pcancel := context.WithTimeout(ctx, time.Second)
@@ -345,7 +343,7 @@ func (n *Node) waitStarted(done <-chan struct{}, logPath string, logStart int64)
 			}
 			return fmt.Errorf("syncthing %s exited during start-up:\n%s", n.name, n.logTail(30))
 		case <-ctx.Done():
-			return fmt.Errorf("syncthing %s did not answer within %s: %w", n.name, startTimeout, err)
+			return fmt.Errorf("syncthing %s did not answer before the test's deadline: %w", n.name, err)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -390,7 +388,7 @@ func (n *Node) waitListening(ctx context.Context) error {
 		}
 		select {
 		case <-ctx.Done():
-			return fmt.Errorf("syncthing %s: listener %s not up within %s: %w", n.name, addr, startTimeout, last)
+			return fmt.Errorf("syncthing %s: listener %s not up before the test's deadline: %w", n.name, addr, last)
 		case <-time.After(50 * time.Millisecond):
 		}
 	}
@@ -579,36 +577,13 @@ func (n *Node) IsConnected(ctx context.Context, peer *Node) (bool, error) {
 // WaitConnected waits until a and b report each other connected.
 func WaitConnected(t testing.TB, a, b *Node) {
 	t.Helper()
-	Eventually(t, startTimeout, fmt.Sprintf("%s and %s to connect", a.name, b.name), func(ctx context.Context) (bool, error) {
+	testutil.Eventually(t, fmt.Sprintf("%s and %s to connect", a.name, b.name), func(ctx context.Context) (bool, error) {
 		ab, err := a.IsConnected(ctx, b)
 		if err != nil || !ab {
 			return false, err
 		}
 		return b.IsConnected(ctx, a)
 	})
-}
-
-// Eventually calls cond every 20 ms until it returns true, failing the test
-// with what and the last error when timeout passes first.
-func Eventually(t testing.TB, timeout time.Duration, what string, cond func(ctx context.Context) (bool, error)) {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	var lastErr error
-	for {
-		ok, err := cond(ctx)
-		if ok {
-			return
-		}
-		if err != nil {
-			lastErr = err
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("sttest: timed out after %s waiting for %s (last error: %v)", timeout, what, lastErr)
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
 }
 
 func (n *Node) logTail(lines int) string {
