@@ -727,7 +727,7 @@ func TestNewRefusesBadOptions(t *testing.T) {
 		{"no hive", Options{Palace: filepath.Join(tmp, "p1")}, "no hive set"},
 		{"missing hive", Options{Palace: filepath.Join(tmp, "p2"), Hive: filepath.Join(tmp, "nope")}, "no such file"},
 		{"hive is a file", Options{Palace: filepath.Join(tmp, "p3"), Hive: file}, "not a directory"},
-		{"remote metrics", Options{Palace: filepath.Join(tmp, "p4"), Hive: hive, MetricsAddr: "0.0.0.0:0"}, "--metrics-allow-remote"},
+		{"remote metrics", Options{Palace: filepath.Join(tmp, "p4"), Hive: hive, MetricsAddr: "0.0.0.0:0"}, `metrics address "0.0.0.0:0" is reachable from other machines; use 127.0.0.1:0 or ::1`},
 		{"bad metrics address", Options{Palace: filepath.Join(tmp, "p5"), Hive: hive, MetricsAddr: "9464"}, "want host:port"},
 		{"long socket path", Options{Palace: filepath.Join(tmp, strings.Repeat("p", 120)), Hive: hive}, "longer than"},
 		{"agents directory as hive", Options{Palace: filepath.Join(tmp, "p6"), Hive: filepath.Join(hive, "agents")}, "has no agents/ directory; it looks like the agents directory of hive " + hive},

@@ -337,7 +337,8 @@ func formatFloat(v float64) string {
 }
 
 // CheckMetricsAddr refuses an address other machines could reach unless
-// allowRemote: metrics name the wings, which is the hive's membership.
+// allowRemote (the error then matches listenaddr.ErrRemote): metrics name
+// the wings, which is the hive's membership.
 func CheckMetricsAddr(addr string, allowRemote bool) error {
-	return listenaddr.Check("metrics", addr, "127.0.0.1:9464", allowRemote, "metrics-allow-remote")
+	return listenaddr.Check("metrics", addr, "127.0.0.1:9464", allowRemote)
 }

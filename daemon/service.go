@@ -41,7 +41,7 @@ func NewProgram(ctx context.Context, opts Options) *Program {
 // Start opens the daemon and runs it in the background.
 func (p *Program) Start(service.Service) error {
 	if p.ctx == nil {
-		return errors.New("memminer: this program only installs; run `memminer run`")
+		return errors.New("daemon: this Program only installs the service; one from NewProgram runs it")
 	}
 	d, err := New(p.ctx, p.opts)
 	if err != nil {

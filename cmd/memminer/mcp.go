@@ -323,8 +323,8 @@ func (s *mcpServer) serveHTTPAndStdio(ctx context.Context, ln net.Listener, in i
 // listenMCP listens on addr for the --http transport, refusing an address
 // other machines can reach unless allowRemote.
 func listenMCP(addr string, allowRemote bool) (net.Listener, error) {
-	if err := listenaddr.Check("--http", addr, "127.0.0.1:8765", allowRemote, "allow-remote"); err != nil {
-		return nil, usagef("%v", err)
+	if err := listenaddr.Check("--http", addr, "127.0.0.1:8765", allowRemote); err != nil {
+		return nil, usagef("%v", allowRemoteAdvice(err, "allow-remote"))
 	}
 	ln, err := net.Listen("tcp", addr)
 	if err != nil {

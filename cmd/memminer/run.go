@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/registry"
+	"github.com/memminer/memminer/internal/listenaddr"
 )
 
 func (a *app) runCmd() *cobra.Command {
@@ -167,7 +169,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	if a.cfg.MetricsAddr != "" {
 		if err := daemon.CheckMetricsAddr(a.cfg.MetricsAddr, metricsAllowRemote); err != nil {
-			return usagef("%s: %v", a.settingFrom(cmd, "metrics_addr"), err)
+			return usagef("%s: %v", a.settingFrom(cmd, "metrics_addr"), allowRemoteAdvice(err, "metrics-allow-remote"))
 		}
 	}
 	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
@@ -206,4 +208,13 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		Registry:           registry.Dir(a.getenv),
 	}
 	return daemon.NewProgram(ctx, opts).Run()
+}
+
+// allowRemoteAdvice adds to a refused remote listen address the flag that
+// allows it.
+func allowRemoteAdvice(err error, flag string) error {
+	if errors.Is(err, listenaddr.ErrRemote) {
+		return fmt.Errorf("%w, or pass --%s", err, flag)
+	}
+	return err
 }

@@ -3,16 +3,20 @@
 package listenaddr
 
 import (
+	"errors"
 	"fmt"
 	"net"
 )
 
+// ErrRemote means an address other machines can reach, which the user
+// did not allow.
+var ErrRemote = errors.New("reachable from other machines")
+
 // Check returns an error unless addr is host:port with a valid port and,
 // unless allowRemote, a host only this machine reaches (localhost, or a
-// loopback IP). what names the server in messages ("metrics"), example is
-// a good address for it, and allowFlag is the flag that allows remote
-// addresses.
-func Check(what, addr, example string, allowRemote bool, allowFlag string) error {
+// loopback IP); that error matches ErrRemote. what names the server in
+// messages ("metrics"), example is a good address for it.
+func Check(what, addr, example string, allowRemote bool) error {
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		return fmt.Errorf("%s address %q: want host:port, e.g. %s: %w", what, addr, example, err)
@@ -23,7 +27,7 @@ func Check(what, addr, example string, allowRemote bool, allowFlag string) error
 	if allowRemote || IsLoopbackHost(host) {
 		return nil
 	}
-	return fmt.Errorf("%s address %q is reachable from other machines; use 127.0.0.1:%s or ::1, or pass --%s", what, addr, port, allowFlag)
+	return fmt.Errorf("%s address %q is %w; use 127.0.0.1:%s or ::1", what, addr, ErrRemote, port)
 }
 
 // IsLoopbackHost reports whether host names this machine only.

@@ -1,6 +1,7 @@
 package listenaddr
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -15,7 +16,7 @@ func TestCheck(t *testing.T) {
 		{"[::1]:8765", false, ""},
 		{"localhost:8765", false, ""},
 		{"127.1.2.3:0", false, ""},
-		{"0.0.0.0:8765", false, `"0.0.0.0:8765" is reachable from other machines; use 127.0.0.1:8765 or ::1, or pass --allow-remote`},
+		{"0.0.0.0:8765", false, `"0.0.0.0:8765" is reachable from other machines; use 127.0.0.1:8765 or ::1`},
 		{":8765", false, "reachable from other machines"},
 		{"192.0.2.1:8765", false, "reachable from other machines"},
 		{"0.0.0.0:8765", true, ""},
@@ -23,7 +24,10 @@ func TestCheck(t *testing.T) {
 		{"127.0.0.1:notaport", false, "bad port"},
 	}
 	for _, tt := range tests {
-		err := Check("mcp", tt.addr, "127.0.0.1:8765", tt.remote, "allow-remote")
+		err := Check("mcp", tt.addr, "127.0.0.1:8765", tt.remote)
+		if remote := strings.Contains(tt.err, "reachable"); errors.Is(err, ErrRemote) != remote {
+			t.Errorf("Check(%q, %t) = %v, matching ErrRemote: want %t", tt.addr, tt.remote, err, remote)
+		}
 		switch {
 		case tt.err == "" && err != nil:
 			t.Errorf("Check(%q, %t) = %v, want nil", tt.addr, tt.remote, err)
