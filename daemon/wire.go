@@ -158,9 +158,22 @@ type MineResult struct {
 	Seconds float64 `json:"seconds"`
 }
 
-// NewMineResult wraps a mine summary for printing.
+// NewMineResult wraps a mine summary for printing. Its lists are [] when
+// empty, never null, like every list memminer prints.
 func NewMineResult(s mine.Summary) MineResult {
+	s.Wings = nonNil(s.Wings)
+	s.Problems = nonNil(s.Problems)
+	s.Warnings = nonNil(s.Warnings)
+	s.Repaired = nonNil(s.Repaired)
+	s.Migrated = nonNil(s.Migrated)
 	return MineResult{Summary: s, Seconds: s.Duration.Seconds()}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
 }
 
 // Reembed tells that a wing's vectors were replaced because the model

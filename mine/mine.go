@@ -78,12 +78,12 @@ type Summary struct {
 	Reembedded     int       `json:"notes_reembedded"`
 	Problems       []Problem `json:"problems"`
 	// Warnings are files mined with something worth fixing (e.g. broken frontmatter).
-	Warnings []Problem  `json:"warnings,omitempty"`
+	Warnings []Problem  `json:"warnings"`
 	DryRun   bool       `json:"dry_run"`
-	Repaired []Repaired `json:"repaired,omitempty"`
+	Repaired []Repaired `json:"repaired"`
 	// Migrated lists the wings whose files were mined again in the current
 	// NoteFormat; a file is migrated once.
-	Migrated []Migration   `json:"migrated,omitempty"`
+	Migrated []Migration   `json:"migrated"`
 	Duration time.Duration `json:"-"`
 
 	embedded int // notes that needed the embedder

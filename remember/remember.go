@@ -149,7 +149,7 @@ type Result struct {
 	// Superseded are the notes marked superseded, as they were before.
 	Superseded []NoteRef `json:"superseded"`
 	// ForcedPast are the open conflict copies written past with Force.
-	ForcedPast []string `json:"forced_past,omitempty"`
+	ForcedPast []string `json:"forced_past"`
 }
 
 // Options configure Remember.
@@ -214,13 +214,13 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Wing: t.wing, File: t.rel, Superseded: []NoteRef{}}
+	res := Result{Wing: t.wing, File: t.rel, Superseded: []NoteRef{}, ForcedPast: []string{}}
 
 	found, err := h.ConflictCopies(ctx, t.wing)
 	if err != nil && len(found) == 0 {
 		return Result{}, fmt.Errorf("remember: check for conflict copies: %w", err)
 	}
-	var copies []string
+	copies := []string{}
 	for _, c := range found {
 		copies = append(copies, filepath.ToSlash(mustRel(h.Dir(), c.Path)))
 	}

@@ -76,8 +76,8 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 			if check && len(l.Conflicts) > 0 {
 				return &codeError{code: exitConflict, msg: conflictsOpenMessage(wing, len(l.Conflicts))}
 			}
-			if l.ScanError != "" {
-				return fmt.Errorf("the scan was incomplete, conflicts may be missing: %w", errors.New(l.ScanError))
+			if l.ScanError != nil {
+				return fmt.Errorf("the scan was incomplete, conflicts may be missing: %w", errors.New(*l.ScanError))
 			}
 			return nil
 		},
@@ -188,7 +188,7 @@ func (a *app) scanFound(ctx context.Context, wing string, roots []conflicts.Wing
 	}
 	l := conflicts.List{Conflicts: found}.Wing(wing)
 	if err != nil {
-		l.ScanError = err.Error()
+		l.ScanError = new(err.Error())
 	}
 	return l, err
 }

@@ -80,8 +80,8 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 			for i := range rep.Merges {
 				m := &rep.Merges[i]
 				m.Copy, m.Original = displayPath(m.Copy), displayPath(m.Original)
-				if m.Backup != "" {
-					m.Backup = displayPath(m.Backup)
+				if m.Backup != nil {
+					m.Backup = new(displayPath(*m.Backup))
 				}
 			}
 			if asJSON {
@@ -175,7 +175,7 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 			fmt.Fprintln(w, "  not a memory file: left alone; merge it by hand")
 			continue
 		case conflicts.StatusFailed:
-			fmt.Fprintf(w, "  cannot merge: %s\n", m.Error)
+			fmt.Fprintf(w, "  cannot merge: %s\n", *m.Error)
 			continue
 		}
 		switch {
@@ -217,9 +217,9 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		switch {
 		case m.Applied:
 			written++
-			fmt.Fprintf(w, "  merged; the copy is removed. Kept the copy and the file's previous content in %s\n", m.Backup)
-		case m.Error != "":
-			fmt.Fprintf(w, "  not written: %s\n", m.Error)
+			fmt.Fprintf(w, "  merged; the copy is removed. Kept the copy and the file's previous content in %s\n", *m.Backup)
+		case m.Error != nil:
+			fmt.Fprintf(w, "  not written: %s\n", *m.Error)
 		case m.Status == conflicts.StatusNeedsReview:
 			fmt.Fprintln(w, "  needs review")
 		default:

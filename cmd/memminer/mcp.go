@@ -234,14 +234,14 @@ func (s *mcpServer) conflicts(ctx context.Context, _ *mcp.CallToolRequest, in co
 	}
 	res := toolText(func(w io.Writer) { printConflicts(w, out.List, wing) })
 	if in.Check {
-		safe := len(out.Conflicts) == 0 && out.ScanError == ""
+		safe := len(out.Conflicts) == 0 && out.ScanError == nil
 		out.SafeToWrite = &safe
 		verdict := "safe to write"
 		switch {
 		case len(out.Conflicts) > 0:
 			verdict = "not safe to write: " + conflictsOpenMessage(wing, len(out.Conflicts))
-		case out.ScanError != "":
-			verdict = "not known to be safe to write: the scan was incomplete: " + out.ScanError
+		case out.ScanError != nil:
+			verdict = "not known to be safe to write: the scan was incomplete: " + *out.ScanError
 		}
 		res.Content = append(res.Content, &mcp.TextContent{Text: verdict})
 	}

@@ -139,9 +139,6 @@ func (a *app) finishMine(s mine.Summary, err error, wingGiven, asJSON bool) erro
 		return err
 	}
 	if asJSON {
-		if s.Problems == nil {
-			s.Problems = []mine.Problem{} // "problems": [] rather than null, like every list we print
-		}
 		return writeJSON(a.stdout, daemon.NewMineResult(s))
 	}
 	printMineSummary(a, s)

@@ -21,7 +21,7 @@ func (c *Component) alert(cf Conflict) {
 		cf.Action = ActionMerged
 		log.Warn("syncthing conflict merged: the copy merged cleanly into the original and was removed; the replaced contents are kept",
 			"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName,
-			"from_copy", len(m.FromCopy), "removed", len(m.Removed), "kept_in", m.Backup)
+			"from_copy", len(m.FromCopy), "removed", len(m.Removed), "kept_in", *m.Backup)
 		c.alerts.enqueue(cf)
 		return
 	case autoMergeElsewhere:
@@ -124,7 +124,7 @@ func (c *Component) autoMerge(cf Conflict) (CopyMerge, autoMergeOutcome) {
 	m := rep.Merges[0]
 	if !m.Applied {
 		if m.Status != StatusNeedsReview {
-			log.Warn("automatic merge of the conflict copy failed; left for a person", "path", cf.Path, "err", m.Error)
+			log.Warn("automatic merge of the conflict copy failed; left for a person", "path", cf.Path, "err", deref(m.Error))
 		}
 		return m, autoMergeNot
 	}
@@ -136,3 +136,11 @@ func (c *Component) autoMerge(cf Conflict) (CopyMerge, autoMergeOutcome) {
 
 // autoMergeTimeout bounds one automatic merge.
 const autoMergeTimeout = 30 * time.Second
+
+// deref is *s, or "" for nil.
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}

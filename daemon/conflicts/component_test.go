@@ -287,7 +287,7 @@ func TestListEndpoint(t *testing.T) {
 	}{{"", 2}, {"dwight", 1}, {"PAM", 1}, {"jim", 0}}
 	for _, tt := range tests {
 		l := r.list(t, tt.wing)
-		if len(l.Conflicts) != tt.want || l.Conflicts == nil || l.ScanError != "" {
+		if len(l.Conflicts) != tt.want || l.Conflicts == nil || l.ScanError != nil {
 			t.Errorf("wing %q: %+v, want %d", tt.wing, l, tt.want)
 		}
 	}

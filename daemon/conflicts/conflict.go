@@ -64,9 +64,9 @@ const (
 // List is the shape of `memminer conflicts --json` and of GET /conflicts.
 type List struct {
 	Conflicts []Conflict `json:"conflicts"`
-	// ScanError, when set, says why the walk of the hive made for this
-	// list was incomplete: conflicts may be missing.
-	ScanError string `json:"scan_error,omitempty"`
+	// ScanError says why the walk of the hive made for this list was
+	// incomplete (conflicts may be missing); null when it was complete.
+	ScanError *string `json:"scan_error"`
 }
 
 // Wing returns the conflicts of wing (every conflict when wing is empty).

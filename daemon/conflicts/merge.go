@@ -87,11 +87,12 @@ type CopyMerge struct {
 	Diff string `json:"diff"`
 	// Applied says the merge was written and the copy removed.
 	Applied bool `json:"applied"`
-	// Backup is where the copy and the file's previous content were kept.
-	Backup string `json:"backup,omitempty"`
+	// Backup is where the copy and the file's previous content were kept;
+	// null when nothing was written.
+	Backup *string `json:"backup"`
 	// Error says why the copy could not be merged, or why a merge needing
-	// review was not written.
-	Error string `json:"error,omitempty"`
+	// review was not written; null otherwise.
+	Error *string `json:"error"`
 }
 
 // MergeReport is the outcome of MergeCopies.
@@ -179,7 +180,7 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 			if m.Status == "" {
 				m.Status = StatusFailed
 			}
-			m.Error = err.Error()
+			m.Error = new(err.Error())
 		}
 		report.Merges = append(report.Merges, m)
 	}
@@ -287,7 +288,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err != nil {
 		return err
 	}
-	m.Backup = backup
+	m.Backup = &backup
 	if !bytes.Equal(res.Merged, before.Data) {
 		if err := memfile.Write(ctx, before, res.Merged); err != nil {
 			return err

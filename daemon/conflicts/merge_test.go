@@ -113,7 +113,7 @@ func TestMergeCopiesApplyKeepsBothContents(t *testing.T) {
 	}
 	rep := f.merge([]Conflict{c}, true, false)
 	m := rep.Merges[0]
-	if m.Status != StatusClean || !m.Applied || m.Error != "" {
+	if m.Status != StatusClean || !m.Applied || m.Error != nil {
 		t.Fatalf("merge %+v", m)
 	}
 	if got, want := readFile(t, f.memory), ours+"- theirs: tests need -race\n"; got != want {
@@ -123,8 +123,8 @@ func TestMergeCopiesApplyKeepsBothContents(t *testing.T) {
 		t.Errorf("copy still there: %v", err)
 	}
 	want := filepath.Join(f.palaceDir, MergedDir, "2026-12-01-"+filepath.Base(c.Path))
-	if m.Backup != want {
-		t.Errorf("backup %s, want %s", m.Backup, want)
+	if m.Backup == nil || *m.Backup != want {
+		t.Errorf("backup %v, want %s", m.Backup, want)
 	}
 	if got := readFile(t, filepath.Join(want, filepath.Base(c.Path))); got != theirs {
 		t.Errorf("kept copy %q", got)
@@ -147,7 +147,7 @@ func TestMergeCopiesNeedingReviewWriteOnlyWhenAccepted(t *testing.T) {
 	c := f.copyOf(t, "20261201-101500", theirs)
 
 	m := f.merge([]Conflict{c}, true, false).Merges[0]
-	if m.Status != StatusNeedsReview || m.Applied || !strings.Contains(m.Error, ErrNeedsReview.Error()) || len(m.Conflicts) != 1 {
+	if m.Status != StatusNeedsReview || m.Applied || (m.Error == nil || !strings.Contains(*m.Error, ErrNeedsReview.Error())) || len(m.Conflicts) != 1 {
 		t.Fatalf("merge %+v", m)
 	}
 	if readFile(t, f.memory) != ours {
@@ -207,7 +207,7 @@ func TestMergeCopiesRefusesWhatIsNotText(t *testing.T) {
 	f := newMergeFixture(t, mergeBase)
 	c := f.copyOf(t, "20261201-101500", "bad \xff byte\n")
 	m := f.merge([]Conflict{c}, true, true).Merges[0]
-	if m.Status != StatusFailed || !strings.Contains(m.Error, "not UTF-8") || m.Applied {
+	if m.Status != StatusFailed || (m.Error == nil || !strings.Contains(*m.Error, "not UTF-8")) || m.Applied {
 		t.Errorf("merge %+v", m)
 	}
 	if _, err := os.Stat(c.Path); err != nil {

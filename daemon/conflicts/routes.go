@@ -113,7 +113,7 @@ func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
 	}
 	l := c.List().Wing(wing)
 	if scanErr != nil {
-		l.ScanError = scanErr.Error()
+		l.ScanError = new(scanErr.Error())
 	}
 	writeJSON(w, http.StatusOK, l)
 }
