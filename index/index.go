@@ -44,8 +44,10 @@ type Wing struct {
 
 // File is one mined memory file.
 type File struct {
-	// Path is relative to the hive, "/"-separated; absolute for a file
-	// mined from outside it.
+	// Source names the file relative to the hive, "/"-separated, as
+	// every command's JSON does (hive.SourceName).
+	Source string `json:"source"`
+	// Path is the file's absolute path.
 	Path string `json:"path"`
 	// Modified is the file's modification time as mined, UTC.
 	Modified time.Time `json:"modified"`
@@ -63,8 +65,8 @@ type Heading struct {
 	Notes   int    `json:"notes"`
 }
 
-// Build makes the catalog of the palace's wings; paths are shown relative
-// to the hive at hiveDir (empty: absolute). readFile reads identity.md
+// Build makes the catalog of the palace's wings; files are named by
+// hive.SourceName with the hive at hiveDir (empty: none known). readFile reads identity.md
 // files as wake-up does (nil: the palace alone).
 func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(string) ([]byte, error)) (Index, error) {
 	var h *hive.Hive
@@ -79,12 +81,7 @@ func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(stri
 		w := Wing{Wing: info.ID, Identity: cut(wakeup.Identity(p, info.ID, readFile).Text), Notes: info.Notes, Files: []File{}}
 		notes := p.Notes(info.ID) // by source, then line
 		for _, s := range p.Sources(info.ID) {
-			f := File{Path: s.Path, Modified: s.Mtime.UTC().Truncate(time.Second), Hash: s.Hash, Headings: []Heading{}}
-			if h != nil {
-				if rel, ok := h.Rel(s.Path); ok {
-					f.Path = filepath.ToSlash(rel)
-				}
-			}
+			f := File{Source: hive.SourceName(h, s.Path), Path: s.Path, Modified: s.Mtime.UTC().Truncate(time.Second), Hash: s.Hash, Headings: []Heading{}}
 			for _, n := range notes {
 				if n.Source != s.Path {
 					continue
@@ -127,7 +124,7 @@ func (x Index) Markdown() string {
 	for _, w := range x.Wings {
 		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", w.Wing, w.Identity)
 		for _, f := range w.Files {
-			fmt.Fprintf(&b, "- [%s](%s): %d %s, changed %s, hash `%.12s`\n", f.Path, linkTarget(f.Path), f.Notes, plural(f.Notes), f.Modified.Format(time.DateOnly), f.Hash)
+			fmt.Fprintf(&b, "- [%s](%s): %d %s, changed %s, hash `%.12s`\n", f.Source, linkTarget(f.Source), f.Notes, plural(f.Notes), f.Modified.Format(time.DateOnly), f.Hash)
 			for _, hd := range f.Headings {
 				name := hd.Heading
 				if name == "" {

@@ -11,7 +11,7 @@ import (
 
 func TestMarkdown(t *testing.T) {
 	x := Index{Wings: []Wing{{Wing: "pam", Identity: "frontend", Notes: 3, Files: []File{{
-		Path: "agents/pam/my notes.md", Modified: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
+		Source: "agents/pam/my notes.md", Path: "/h/agents/pam/my notes.md", Modified: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
 		Hash: "0123456789abcdef0123", Notes: 3,
 		Headings: []Heading{{Heading: "", Notes: 1}, {Heading: "Pam > Build", Notes: 2}},
 	}}}}}

@@ -126,8 +126,11 @@ type Request struct {
 type NoteRef struct {
 	ID   string `json:"id"`
 	Wing string `json:"wing"`
-	// File is the note's file relative to the hive, "/"-separated.
+	// File is the note's file relative to the hive, "/"-separated, as
+	// every command's JSON names files (hive.SourceName).
 	File string `json:"file"`
+	// Path is the note's file, absolute.
+	Path string `json:"path"`
 	Line int    `json:"line"`
 	Text string `json:"text"`
 }
@@ -135,8 +138,12 @@ type NoteRef struct {
 // Result says what Remember did. Its JSON is `remember --json`.
 type Result struct {
 	Wing string `json:"wing"`
-	// File is the memory file relative to the hive, "/"-separated.
+	// File is the memory file relative to the hive, "/"-separated
+	// (hive.SourceName).
 	File string `json:"file"`
+	// Path is the memory file, absolute (symlinks resolved, as the
+	// palace and search name it).
+	Path string `json:"path"`
 	// Line and ID are the new note's, or the existing one's for a duplicate.
 	Line int    `json:"line"`
 	ID   string `json:"id"`
@@ -214,7 +221,7 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Wing: t.wing, File: t.rel, Superseded: []NoteRef{}, ForcedPast: []string{}}
+	res := Result{Wing: t.wing, File: hive.SourceName(t.h, t.file), Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}}
 
 	found, err := h.ConflictCopies(ctx, t.wing)
 	if err != nil && len(found) == 0 {
@@ -518,16 +525,11 @@ func mustRel(base, p string) string {
 
 // ref names a palace note for output.
 func (t target) ref(n palace.Note) NoteRef {
-	return NoteRef{ID: n.ID, Wing: n.Wing, File: t.relOf(n.Source), Line: n.Line, Text: n.Text}
+	return NoteRef{ID: n.ID, Wing: n.Wing, File: t.relOf(n.Source), Path: n.Source, Line: n.Line, Text: n.Text}
 }
 
-// relOf is a palace path relative to the hive, or as it is when outside.
-func (t target) relOf(path string) string {
-	if r, ok := t.h.Rel(path); ok {
-		return filepath.ToSlash(r)
-	}
-	return path
-}
+// relOf names a palace path as output does.
+func (t target) relOf(path string) string { return hive.SourceName(t.h, path) }
 
 // resolveRefs finds the notes refs name, in the wing.
 func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, error) {

@@ -16,6 +16,7 @@ import (
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -43,6 +44,11 @@ type app struct {
 	// in the palace (no wings): run then names the palaces other daemons
 	// serve. Errors say it with nothingFound.
 	foundNothing bool
+
+	// namesHive is the configured hive that sourceName names files by,
+	// opened once.
+	namesOnce sync.Once
+	namesHive *hive.Hive
 }
 
 func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {
@@ -251,25 +257,15 @@ func (a *app) reportReembed(wing, from, to string, n int) {
 	fmt.Fprintf(a.stderr, "memminer: wing %s was embedded with %s; re-embedding its %d notes with %s\n", wing, from, n, to)
 }
 
-// hiveSource is a note's file as JSON gives it, the same from every
-// working directory: relative to the configured hive when it lies in it,
-// else from the agents/ directory that holds its agent directory
-// ("agents/dwight/memory.md"), else absolute.
-func (a *app) hiveSource(path string) string {
-	if a.cfg.Hive != "" {
-		if h, err := filepath.Abs(a.cfg.Hive); err == nil {
-			if rel, err := filepath.Rel(h, path); err == nil && rel != "." && !strings.HasPrefix(rel, "..") {
-				return filepath.ToSlash(rel)
-			}
+// sourceName names a mined file in JSON by hive.SourceName, with the
+// configured hive (none when it is unset or cannot be opened).
+func (a *app) sourceName(path string) string {
+	a.namesOnce.Do(func() {
+		if a.cfg.Hive != "" {
+			a.namesHive, _ = hive.Open(a.cfg.Hive, a.cfg.Agents)
 		}
-	}
-	parts := strings.Split(filepath.ToSlash(path), "/")
-	for i := len(parts) - 3; i >= 0; i-- {
-		if parts[i] == "agents" {
-			return strings.Join(parts[i:], "/")
-		}
-	}
-	return path
+	})
+	return hive.SourceName(a.namesHive, path)
 }
 
 // displayPath shows path relative to the working directory when it lies

@@ -69,7 +69,7 @@ wing").`,
 				return err
 			}
 			if asJSON {
-				return writeJSON(a.stdout, f)
+				return writeJSON(a.stdout, a.forgetOutput(f))
 			}
 			verb := "forgot"
 			if f.DryRun {
@@ -86,4 +86,27 @@ wing").`,
 	fl.BoolVar(&dryRun, "dry-run", false, "say what would be forgotten; change nothing")
 	fl.BoolVar(&asJSON, "json", false, "print what was forgotten as JSON")
 	return cmd
+}
+
+// forgetJSON is forget --json: the files named as in every command's
+// JSON, source relative to the hive and path absolute.
+type forgetJSON struct {
+	Wing    string   `json:"wing"`
+	Notes   int      `json:"notes"`
+	Sources []string `json:"sources"`
+	Paths   []string `json:"paths"`
+	Roots   []string `json:"roots"`
+	DryRun  bool     `json:"dry_run"`
+}
+
+func (a *app) forgetOutput(f mine.Forgotten) forgetJSON {
+	out := forgetJSON{Wing: f.Wing, Notes: f.Notes, Sources: []string{}, Paths: []string{}, Roots: f.Roots, DryRun: f.DryRun}
+	if out.Roots == nil {
+		out.Roots = []string{}
+	}
+	for _, path := range f.Sources {
+		out.Sources = append(out.Sources, a.sourceName(path))
+		out.Paths = append(out.Paths, path)
+	}
+	return out
 }

@@ -76,22 +76,29 @@ docs/remember.md ("index").`,
 }
 
 // buildIndex asks the daemon for the catalog, or builds it from the palace
-// when none serves it.
+// when none serves it. Files are named by the configured hive either way.
 func (a *app) buildIndex(ctx context.Context) (index.Index, error) {
 	x, err := a.client().Index(ctx)
-	if !errors.Is(err, daemon.ErrNotRunning) {
-		return x, err
+	if errors.Is(err, daemon.ErrNotRunning) {
+		x, err = a.readIndex(ctx)
 	}
+	if err != nil {
+		return index.Index{}, err
+	}
+	for _, w := range x.Wings {
+		for i := range w.Files {
+			w.Files[i].Source = a.sourceName(w.Files[i].Path)
+		}
+	}
+	return x, nil
+}
+
+// readIndex builds the catalog from the palace itself.
+func (a *app) readIndex(ctx context.Context) (index.Index, error) {
 	p, err := a.openPalace(ctx, nil, readPalace, nil)
 	if err != nil {
 		return index.Index{}, err
 	}
 	defer p.Close()
-	hive := a.cfg.Hive
-	if hive != "" {
-		if abs, err := filepath.Abs(hive); err == nil {
-			hive = abs
-		}
-	}
-	return index.Build(p, hive, a.cfg.Agents, wakeup.ReadFileLimited)
+	return index.Build(p, a.cfg.Hive, a.cfg.Agents, wakeup.ReadFileLimited)
 }

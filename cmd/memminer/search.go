@@ -184,7 +184,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 		return daemon.SearchResult{}, err
 	}
 	for i := range out.Results {
-		out.Results[i].Source = a.hiveSource(out.Results[i].Path)
+		out.Results[i].Source = a.sourceName(out.Results[i].Path)
 	}
 	return out, nil
 }

@@ -100,7 +100,7 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 		return wakeup.Digest{}, err
 	}
 	for i := range d.Story {
-		d.Story[i].Source = a.hiveSource(d.Story[i].Path)
+		d.Story[i].Source = a.sourceName(d.Story[i].Path)
 	}
 	return d, nil
 }
