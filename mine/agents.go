@@ -27,7 +27,7 @@ func hiveJobs(h *hive.Hive) ([]job, []Problem, error) {
 		skipped = append(skipped, Problem{Path: s.Path, Err: msg})
 	}
 	for _, a := range agents {
-		jobs = append(jobs, job{wing: a.Wing, root: a.Root(), isDir: true, base: a.Root()})
+		jobs = append(jobs, job{wing: a.Wing, root: a.Root(), isDir: true, base: a.Root(), hive: h, place: a.Rel})
 	}
 	if len(jobs) == 0 && len(skipped) == 0 {
 		return nil, nil, fmt.Errorf("%s has no agent directories", filepath.Join(h.Dir(), hive.DefaultDir))

@@ -267,7 +267,34 @@ func wingJob(path, root string, info fs.FileInfo, globs hive.Globs, opts Options
 			return job{}, &needsWingError{path}
 		}
 	}
-	return job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), opts.Hive, opts.Agents)}, nil
+	j := job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), opts.Hive, opts.Agents)}
+	if j.isDir {
+		j.hive, j.place = agentPlace(root, opts)
+	}
+	return j, nil
+}
+
+// agentPlace returns the hive that agent directory root lies in and
+// root's place in it, '/'-separated: the configured hive when root is one
+// of its agent directories, else the hive whose agents/ directory holds
+// root. It returns nil when root is no agent directory of a known hive.
+func agentPlace(root string, opts Options) (*hive.Hive, string) {
+	if opts.Hive != "" {
+		if h, err := hive.Open(opts.Hive, opts.Agents); err == nil {
+			if loc := h.Locate(root); loc.Err == nil && loc.Rel == "" {
+				return h, loc.AgentDir
+			}
+		}
+	}
+	parent := filepath.Dir(root)
+	if filepath.Base(parent) != hive.DefaultDir {
+		return nil, ""
+	}
+	h, err := hive.Open(filepath.Dir(parent), opts.Agents)
+	if err != nil {
+		return nil, ""
+	}
+	return h, hive.DefaultDir + "/" + filepath.Base(root)
 }
 
 type job struct {
@@ -277,6 +304,10 @@ type job struct {
 	// base is the agent directory the job's files are named relative to
 	// in note ids: root for an agent directory.
 	base string
+	// hive is the hive whose agent directory root is, at place in it
+	// ('/'-separated); nil when root is no agent directory of a known hive.
+	hive  *hive.Hive
+	place string
 
 	files    []candidate
 	problems []Problem
@@ -313,7 +344,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 	if err := mineFiles(ctx, p, j, opts, &s); err != nil {
 		return s, err
 	}
-	moved := movedRoots(p, j)
+	moved := formerRoots(p, j)
 	if err := removeGone(p, j, moved, opts, &s); err != nil {
 		return s, err
 	}
@@ -407,17 +438,29 @@ func mineFiles(ctx context.Context, p *palace.Palace, j job, opts Options, s *Su
 	return nil
 }
 
-// movedRoots lists the roots of j's wing that moved: gone, with the name
-// of j's root (a moved or renamed hive, whose notes would otherwise stand
-// twice). A root that is merely out of reach elsewhere (an unmounted disk)
-// keeps its notes, and a damaged wing's roots are left alone.
-func movedRoots(p *palace.Palace, j job) []string {
+// formerRoots lists the roots of j's wing that are earlier places of j's
+// root: gone, with the name of j's root (a moved or renamed hive), or at
+// j's place in another hive (a copy of the hive mined before this one).
+// Their files hold the same note ids as j's, so their notes would
+// otherwise stand twice or be claimed by two files. A root that is merely
+// out of reach elsewhere (an unmounted disk) keeps its notes, and a
+// damaged wing's roots are left alone.
+func formerRoots(p *palace.Palace, j job) []string {
 	if p.IsDamaged(j.wing) {
 		return nil
 	}
 	var out []string
 	for _, r := range p.Roots(j.wing) {
-		if r == j.root || filepath.Base(r) != filepath.Base(j.root) {
+		if r == j.root {
+			continue
+		}
+		if j.hive != nil && strings.HasSuffix(filepath.ToSlash(r), "/"+j.place) {
+			if _, inHive := j.hive.Rel(r); !inHive {
+				out = append(out, r)
+				continue
+			}
+		}
+		if filepath.Base(r) != filepath.Base(j.root) {
 			continue
 		}
 		if _, err := os.Lstat(r); errors.Is(err, fs.ErrNotExist) {
@@ -428,8 +471,8 @@ func movedRoots(p *palace.Palace, j job) []string {
 }
 
 // removeGone removes from j's wing the files mined from j's root, or from
-// a moved root, that j did not find. A file in a directory that could not
-// be read is not gone: its notes stay.
+// a former root (formerRoots), that j did not find. A file in a directory
+// that could not be read is not gone: its notes stay.
 func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summary) error {
 	seen := map[string]bool{}
 	for _, f := range j.files {
@@ -475,7 +518,7 @@ func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summar
 	return nil
 }
 
-// movedTo returns where path, in one of the moved roots, lies now: the
+// movedTo returns where path, in one of the former roots, lies now: the
 // same place below j's root; "" when path is in none.
 func movedTo(j job, moved []string, path string) string {
 	for _, r := range moved {

@@ -143,3 +143,33 @@ func checkIndexNames(t *testing.T, c *cli, doc string) {
 		}
 	}
 }
+
+// TestIndexAfterCopiedHive: a hive mined, copied elsewhere and mined
+// there lists each file once, at its new place, with its notes; the copy
+// left behind is not listed with 0 notes.
+func TestIndexAfterCopiedHive(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	copied := filepath.Join(filepath.Dir(c.hive), "copied-hive")
+	testutil.CopyDir(t, c.hive, copied)
+	c.ok("mine", copied)
+	c.hive = copied
+	var x struct {
+		Wings []struct {
+			Wing  string
+			Files []struct {
+				Source, Path string
+				Notes        int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(c.stdout("index", "--json")), &x); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range x.Wings {
+		if len(w.Files) != 1 || w.Files[0].Notes == 0 || w.Files[0].Path != filepath.Join(copied, "agents", w.Wing, "memory.md") {
+			t.Errorf("wing %s lists %+v; want its memory.md in the copy, with its notes", w.Wing, w.Files)
+		}
+	}
+	checkIndexNames(t, c, c.stdout("index", "--json"))
+}
