@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 func TestNewClient(t *testing.T) {
@@ -97,7 +99,13 @@ func TestClientErrors(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			srv := httptest.NewServer(tt.handler)
 			defer srv.Close()
-			c, err := NewClient(srv.URL, fakeKey, WithRequestTimeout(200*time.Millisecond))
+			// Only a hung server is meant to time out; under load an
+			// answer can take longer than any short timeout.
+			timeout := time.Until(testutil.WaitDeadline(t))
+			if tt.is == ErrTimeout {
+				timeout = 200 * time.Millisecond
+			}
+			c, err := NewClient(srv.URL, fakeKey, WithRequestTimeout(timeout))
 			if err != nil {
 				t.Fatal(err)
 			}
