@@ -66,7 +66,7 @@ Mirrors, offline installs and the other backends: docs/model.md.`,
 }
 
 // modelReport is what model status and model verify print; the JSON keys
-// are stable.
+// are stable and always present, null when they do not apply.
 type modelReport struct {
 	// Spec is the configured model (--model, MEMMINER_EMBEDDING_MODEL, model:).
 	Spec string `json:"spec"`
@@ -74,21 +74,21 @@ type modelReport struct {
 	Model   string `json:"model"`
 	BuiltIn bool   `json:"built_in"`
 	// Package, Path, Cached and Bytes describe the built-in model's cache.
-	Package string `json:"package,omitempty"`
-	Path    string `json:"path,omitempty"`
-	Cached  bool   `json:"cached"`
-	Bytes   int64  `json:"bytes,omitempty"`
+	Package *string `json:"package"`
+	Path    *string `json:"path"`
+	Cached  bool    `json:"cached"`
+	Bytes   *int64  `json:"bytes"`
 	// Checksum is "ok", "failed" or "not checked" (a model not in the
 	// cache, or a backend other than the built-in one).
 	Checksum string `json:"checksum"`
 	// SelfTestCosine is the lowest cosine of the built-in model's vectors
 	// to the TF.js reference ones (model verify only).
-	SelfTestCosine float64 `json:"self_test_cosine,omitempty"`
+	SelfTestCosine *float64 `json:"self_test_cosine"`
 	// Dim is the length of the vectors (model verify only).
-	Dim int `json:"dim,omitempty"`
+	Dim *int `json:"dim"`
 	// OK is set when the model is usable as checked; Error says why not.
-	OK    bool   `json:"ok"`
-	Error string `json:"error,omitempty"`
+	OK    bool    `json:"ok"`
+	Error *string `json:"error"`
 }
 
 // modelCheck describes the configured model. verify also loads it and
@@ -120,35 +120,35 @@ func (a *app) modelCheck(cmd *cobra.Command, verify bool) (modelReport, error) {
 			defer cancel()
 			var vs [][]float32
 			vs, err = e.Embed(ctx, []string{"memminer model verify"})
-			if err == nil && len(vs) == 1 {
-				r.Dim = len(vs[0])
+			if err == nil && len(vs) == 1 && len(vs[0]) > 0 {
+				r.Dim = new(len(vs[0]))
 			}
 		}
 		if err != nil {
-			r.Error = err.Error()
+			r.Error = new(err.Error())
 			return r, nil
 		}
-		r.Model, r.OK = e.Model(), r.Dim > 0
+		r.Model, r.OK = e.Model(), r.Dim != nil
 		return r, nil
 	}
 	r.Model, r.BuiltIn = uselite.ModelID, true
-	r.Package = uselite.PackageName + "@" + uselite.PackageVersion
+	r.Package = new(uselite.PackageName + "@" + uselite.PackageVersion)
 	path, err := uselite.ConvertedPath(uselite.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv})
 	if err != nil {
 		return r, err
 	}
-	r.Path = path
+	r.Path = &path
 	fi, err := os.Stat(path)
 	if err != nil {
-		r.Error = "not in the cache; run memminer model fetch"
+		r.Error = new("not in the cache; run memminer model fetch")
 		if !errors.Is(err, os.ErrNotExist) {
-			r.Error = err.Error()
+			r.Error = new(err.Error())
 		}
 		return r, nil
 	}
-	r.Cached, r.Bytes = true, fi.Size()
+	r.Cached, r.Bytes = true, new(fi.Size())
 	if err := uselite.Verify(path); err != nil {
-		r.Checksum, r.Error = "failed", err.Error()+"; run memminer model fetch to convert it again"
+		r.Checksum, r.Error = "failed", new(err.Error()+"; run memminer model fetch to convert it again")
 		return r, nil
 	}
 	r.Checksum, r.OK = "ok", true
@@ -157,12 +157,15 @@ func (a *app) modelCheck(cmd *cobra.Command, verify bool) (modelReport, error) {
 	}
 	m, err := uselite.Open(path)
 	if err == nil {
-		r.Dim = m.Dim()
-		r.SelfTestCosine, err = uselite.SelfTest(ctx, m)
-		r.SelfTestCosine = float64(int(r.SelfTestCosine*1e6)) / 1e6
+		r.Dim = new(m.Dim())
+		var cos float64
+		cos, err = uselite.SelfTest(ctx, m)
+		if cos > 0 {
+			r.SelfTestCosine = new(float64(int(cos*1e6)) / 1e6)
+		}
 	}
 	if err != nil {
-		r.OK, r.Error = false, err.Error()
+		r.OK, r.Error = false, new(err.Error())
 	}
 	return r, nil
 }
@@ -174,27 +177,29 @@ func (r modelReport) writeText(w io.Writer) {
 	}
 	fmt.Fprintln(w)
 	if r.BuiltIn {
-		fmt.Fprintf(w, "package:   %s\n", r.Package)
+		fmt.Fprintf(w, "package:   %s\n", *r.Package)
 		cached := "no"
-		if r.Cached {
-			cached = bytesize.Format(r.Bytes)
+		if r.Bytes != nil {
+			cached = bytesize.Format(*r.Bytes)
 		}
-		fmt.Fprintf(w, "cache:     %s (%s)\n", r.Path, cached)
+		fmt.Fprintf(w, "cache:     %s (%s)\n", *r.Path, cached)
 		fmt.Fprintf(w, "checksum:  %s\n", r.Checksum)
 	}
-	if r.Dim > 0 {
-		fmt.Fprintf(w, "vectors:   %d dimensions\n", r.Dim)
+	if r.Dim != nil {
+		fmt.Fprintf(w, "vectors:   %d dimensions\n", *r.Dim)
 	}
-	if r.SelfTestCosine > 0 {
-		fmt.Fprintf(w, "self-test: cosine %.6f to the TF.js reference vectors (want ≥ %v)\n", r.SelfTestCosine, uselite.MinSelfTestCosine)
+	if r.SelfTestCosine != nil {
+		fmt.Fprintf(w, "self-test: cosine %.6f to the TF.js reference vectors (want ≥ %v)\n", *r.SelfTestCosine, uselite.MinSelfTestCosine)
 	}
 	switch {
 	case r.Model == embed.Lexical:
 		fmt.Fprintln(w, "state:     no vectors; search is BM25 alone")
 	case r.OK:
 		fmt.Fprintln(w, "state:     ok")
+	case r.Error != nil:
+		fmt.Fprintf(w, "state:     %s\n", *r.Error)
 	default:
-		fmt.Fprintf(w, "state:     %s\n", r.Error)
+		fmt.Fprintln(w, "state:     failed: no vector")
 	}
 }
 

@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -42,8 +44,23 @@ func TestModelStatusAndVerify(t *testing.T) {
 	scrub := func(s string) string { return strings.ReplaceAll(s, cache, "$CACHE") }
 
 	golden(t, "model-status-lexical.txt", c.ok("model", "status"))
+	keys := func(args ...string) []string {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(c.ok(args...)), &m); err != nil {
+			t.Fatal(err)
+		}
+		return slices.Sorted(maps.Keys(m))
+	}
+	// Every key of docs/model.md, whatever the model and its state.
+	want := []string{"built_in", "bytes", "cached", "checksum", "dim", "error", "model", "ok", "package", "path", "self_test_cosine", "spec"}
+	if got := keys("model", "status", "--json"); !slices.Equal(got, want) {
+		t.Errorf("lexical model status keys %v, want %v", got, want)
+	}
 	delete(c.env, "MEMMINER_EMBEDDING_MODEL") // the built-in model
 	golden(t, "model-status-missing.txt", scrub(c.ok("model", "status")))
+	if got := keys("model", "status", "--json"); !slices.Equal(got, want) {
+		t.Errorf("missing model status keys %v, want %v", got, want)
+	}
 	out, stderr, code := c.run("model", "verify")
 	if code != exitError || !strings.Contains(out, "run memminer model fetch") || !strings.Contains(stderr, "failed verification") {
 		t.Fatalf("verify without a model: exit %d, %q %q", code, out, stderr)
@@ -73,7 +90,7 @@ func TestModelStatusAndVerify(t *testing.T) {
 		if err := json.Unmarshal([]byte(c.ok("model", "verify", "--json")), &r); err != nil {
 			t.Fatal(err)
 		}
-		if !r.OK || r.Checksum != "ok" || r.Dim != 512 || r.SelfTestCosine < uselite.MinSelfTestCosine || r.Model != uselite.ModelID {
+		if !r.OK || r.Checksum != "ok" || r.Dim == nil || *r.Dim != 512 || r.SelfTestCosine == nil || *r.SelfTestCosine < uselite.MinSelfTestCosine || r.Model != uselite.ModelID {
 			t.Fatalf("verify of the real model: %+v", r)
 		}
 	})
