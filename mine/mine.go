@@ -62,7 +62,15 @@ type Options struct {
 type Problem struct {
 	Path string `json:"path"`
 	Err  string `json:"error"`
+	// Kind is ProblemVectorsKept for a wing left unmined to keep its
+	// vectors, empty for every other problem.
+	Kind string `json:"kind"`
 }
+
+// ProblemVectorsKept is the Kind of a problem that left a wing unmined
+// because its vectors come from a model that is unavailable: mining it
+// would drop them.
+const ProblemVectorsKept = "vectors_kept"
 
 // Summary reports what a mine did.
 type Summary struct {
@@ -383,8 +391,8 @@ func keepVectors(p *palace.Palace, j job, opts Options) (Problem, bool) {
 	if !ok || opts.ModelUnavailable == "" || from == p.Model() || from == embed.Lexical || len(p.Sources(j.wing)) == 0 {
 		return Problem{}, false
 	}
-	return Problem{Path: j.root, Err: fmt.Sprintf(
-		"wing %s holds %s vectors and that model is unavailable (%s); not mined, so they are kept. Fix the model, or mine with --model lexical to drop them",
+	return Problem{Path: j.root, Kind: ProblemVectorsKept, Err: fmt.Sprintf(
+		"wing %s holds %s vectors and that model is unavailable (%s); not mined, so they are kept",
 		j.wing, from, opts.ModelUnavailable)}, true
 }
 

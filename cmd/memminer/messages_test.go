@@ -112,3 +112,27 @@ func TestModelErrorsSayTheFix(t *testing.T) {
 		}
 	}
 }
+
+// A mine while the model of a wing's vectors is unavailable keeps them
+// and says how to drop them; that advice works as printed.
+func TestVectorsKeptAdviceWorks(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_MODEL_CACHE"] = realModelCache(t)
+	c.ok("mine", c.hive, "--model", "use-lite")
+	offline(t, c)
+	_, stderr, code := c.run("mine", c.hive)
+	fix := "; not mined, so they are kept. Fix the model, or mine with --model lexical to drop them\n"
+	for _, wing := range []string{"angela", "dwight", "jim", "pam"} {
+		want := "memminer: skipped $HIVE/agents/" + wing + ": wing " + wing + " holds use-lite-0.2.0 vectors and that model is unavailable ("
+		if !strings.Contains(strings.ReplaceAll(stderr, c.hive, "$HIVE"), want) {
+			t.Errorf("exit %d, stderr %q, want %q…%q", code, stderr, want, fix)
+		}
+	}
+	if strings.Count(stderr, fix) != 4 {
+		t.Errorf("stderr %q: want the fix once per wing", stderr)
+	}
+	c.ok("mine", c.hive, "--model", "lexical")
+	if out := c.ok("status", "--json"); strings.Contains(out, `"model": "use-lite-0.2.0"`) {
+		t.Errorf("vectors kept after mine --model lexical: %s", out)
+	}
+}

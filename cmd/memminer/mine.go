@@ -133,7 +133,11 @@ func (a *app) finishMine(s mine.Summary, err error, wingGiven, asJSON bool) erro
 		fmt.Fprintf(a.stderr, "memminer: warning: %s: %s\n", displayPath(w.Path), w.Err)
 	}
 	for _, pr := range s.Problems {
-		fmt.Fprintf(a.stderr, "memminer: skipped %s: %s\n", displayPath(pr.Path), pr.Err)
+		fix := ""
+		if pr.Kind == mine.ProblemVectorsKept {
+			fix = ". Fix the model, or mine with --model lexical to drop them"
+		}
+		fmt.Fprintf(a.stderr, "memminer: skipped %s: %s%s\n", displayPath(pr.Path), pr.Err, fix)
 	}
 	if err != nil {
 		return err
