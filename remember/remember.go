@@ -547,7 +547,7 @@ func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, erro
 			continue
 		}
 		if strings.Contains(strings.ToLower(n.Text), "(superseded") {
-			return nil, badRequest("--supersedes %s: %s:%d is already marked superseded", ref, t.relOf(n.Source), n.Line)
+			return nil, badRequest("supersedes %s: %s:%d is already marked superseded", ref, t.relOf(n.Source), n.Line)
 		}
 		out = append(out, n)
 	}
@@ -569,16 +569,16 @@ func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (pa
 			}
 			for _, n := range p.Notes(w.ID) {
 				if n.ID == ref {
-					return palace.Note{}, badRequest("--supersedes %s: that note is in wing %s; an agent supersedes only notes of its own wing", ref, w.ID)
+					return palace.Note{}, badRequest("supersedes %s: that note is in wing %s; an agent supersedes only notes of its own wing", ref, w.ID)
 				}
 			}
 		}
-		return palace.Note{}, badRequest("--supersedes %s: no note of wing %s has that id (ids change when a note is edited; search again)", ref, t.wing)
+		return palace.Note{}, badRequest("supersedes %s: no note of wing %s has that id (ids change when a note is edited; search again)", ref, t.wing)
 	}
 	i := strings.LastIndexByte(ref, ':')
 	line, err := strconv.Atoi(ref[i+1:])
 	if i <= 0 || err != nil || line < 1 {
-		return palace.Note{}, badRequest("--supersedes %q: want a note id from search --json, or FILE:LINE such as memory.md:12", ref)
+		return palace.Note{}, badRequest("supersedes %q: want a note id (search gives each note's), or FILE:LINE such as memory.md:12", ref)
 	}
 	file := filepath.FromSlash(ref[:i])
 	// FILE is relative to the agent directory, or to the hive.
@@ -598,7 +598,7 @@ func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (pa
 			}
 		}
 	}
-	return palace.Note{}, badRequest("--supersedes %s: no note of wing %s starts at that line (search --json gives each note's line)", ref, t.wing)
+	return palace.Note{}, badRequest("supersedes %s: no note of wing %s starts at that line (search gives each note's line)", ref, t.wing)
 }
 
 // mineDir mines the agent directory into p when it holds markdown; a
