@@ -99,3 +99,30 @@ func TestSameNameElsewhereKeepsItsNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestBothPlacesAreHealed: a palace an earlier version left holding both
+// the old copy's files (with 0 notes) and the new ones is cleaned by the
+// next mine of the new place, though no file changed.
+func TestBothPlacesAreHealed(t *testing.T) {
+	tmp := t.TempDir()
+	oldHive, newHive := filepath.Join(tmp, "old"), filepath.Join(tmp, "new")
+	writeFile(t, oldHive, "agents/a/memory.md", dwightMemory)
+	p := openPalace(t, filepath.Join(tmp, "palace"), nil)
+	mineT(t, p, oldHive, Options{})
+	testutil.CopyDir(t, oldHive, newHive)
+	// The earlier version's mine: the job knew no hive, so no place.
+	root := filepath.Join(newHive, "agents", "a")
+	j := job{wing: "a", root: root, isDir: true, base: root}
+	j.files, j.problems = collect(j)
+	if _, err := mineOne(context.Background(), p, j, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Sources("a")) != 2 {
+		t.Fatalf("the earlier state has %d files, want both places'", len(p.Sources("a")))
+	}
+	s := mineT(t, p, newHive, Options{})
+	if s.FilesChanged != 0 || s.FilesRemoved != 1 || s.NotesRemoved != 0 {
+		t.Errorf("healing mine: %+v", s)
+	}
+	checkOnePlace(t, p, "a", newHive)
+}
