@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -27,20 +28,20 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// waitTimeout bounds every poll: a condition not met by then is a failure,
-// not a slow machine (the conditions normally hold within milliseconds).
-const waitTimeout = 30 * time.Second
-
-// waitFor polls cond until it holds, failing the test after waitTimeout.
-func waitFor(t *testing.T, what string, cond func() bool) {
+// receive waits for a value on ch, failing the test at the wait deadline
+// (testutil.WaitDeadline).
+func receive[T any](t *testing.T, what string, ch <-chan T) T {
 	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
+	ctx, cancel := testutil.WaitContext(t)
+	defer cancel()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("timed out waiting for %s", what)
 	}
+	var zero T
+	return zero
 }
 
 // testHive copies the example hive into a temp dir and returns its path.
@@ -64,9 +65,23 @@ type running struct {
 func (r *running) stop(t *testing.T) {
 	t.Helper()
 	r.cancel()
-	<-r.done
+	ctx, cancel := testutil.WaitContext(t)
+	defer cancel()
+	r.wait(ctx, t)
 	if r.err != nil {
 		t.Fatalf("Run: %v", r.err)
+	}
+}
+
+// wait waits for Run to return, failing the test when ctx ends first with
+// every goroutine's stack, which show where the daemon hangs.
+func (r *running) wait(ctx context.Context, t *testing.T) {
+	t.Helper()
+	select {
+	case <-r.done:
+	case <-ctx.Done():
+		buf := make([]byte, 1<<20)
+		t.Fatalf("the daemon did not stop; goroutines:\n%s", buf[:runtime.Stack(buf, true)])
 	}
 }
 
@@ -113,11 +128,9 @@ func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
 	}()
 	t.Cleanup(func() {
 		cancel()
-		select {
-		case <-r.done:
-		case <-time.After(waitTimeout):
-			t.Error("daemon did not stop")
-		}
+		ctx, cancel := testutil.CleanupContext(t)
+		defer cancel()
+		r.wait(ctx, t)
 	})
 	return r
 }
@@ -127,7 +140,7 @@ func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
 func (r *running) idle(t *testing.T, scans int64) Status {
 	t.Helper()
 	var st Status
-	waitFor(t, "the daemon to become idle", func() bool {
+	testutil.WaitFor(t, "the daemon to become idle", func() bool {
 		var err error
 		st, err = r.c.Status(context.Background())
 		if err != nil {
@@ -176,7 +189,7 @@ func TestEditBecomesSearchable(t *testing.T) {
 		t.Fatalf("dwight's last mine: %+v", w.LastMine)
 	}
 	testutil.AppendFile(t, filepath.Join(hive, "agents", "dwight", "memory.md"), "\n- The zebra-quartz rotation runs at noon.\n")
-	waitFor(t, "the edit to be searchable", func() bool { return r.searchFinds(t, "zebra-quartz", "dwight", "zebra-quartz") })
+	testutil.WaitFor(t, "the edit to be searchable", func() bool { return r.searchFinds(t, "zebra-quartz", "dwight", "zebra-quartz") })
 	st = r.idle(t, 1)
 	if w, _ := wingOf(st, "dwight"); w.LastMine == nil || w.LastMine.Trigger != triggerWatch || w.LastMine.NotesAdded != 1 {
 		t.Fatalf("dwight's last mine after the edit: %+v", w.LastMine)
@@ -189,14 +202,14 @@ func TestNewAgentBecomesWing(t *testing.T) {
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive})
 	r.idle(t, 1)
 	testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "# Creed\n\n- The quarry key is under the mat.\n")
-	waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+	testutil.WaitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
 	st := r.idle(t, 1)
 	if w, ok := wingOf(st, "creed"); !ok || w.Notes != 1 || len(w.Roots) != 1 {
 		t.Fatalf("wing creed: %+v (found %t)", w, ok)
 	}
 	// A nested directory created later is watched too.
 	testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "notes", "more.md"), "- Sprinkles was a good cat.\n")
-	waitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
+	testutil.WaitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
 }
 
 // TestGlobAgentBecomesWing: with agents globs, a directory created after
@@ -225,20 +238,20 @@ func TestGlobAgentBecomesWing(t *testing.T) {
 			}
 			testutil.WriteFile(t, filepath.Join(hive, "bots", "creed", "memory.md"), "# Creed\n\n- The quarry key is under the mat.\n")
 			testutil.WriteFile(t, filepath.Join(hive, "teams", "red", "agents", "oscar", "memory.md"), "- Oscar audits the ledger.\n")
-			waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
-			waitFor(t, "wing oscar", func() bool { return r.searchFinds(t, "audits ledger", "oscar", "ledger") })
+			testutil.WaitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+			testutil.WaitFor(t, "wing oscar", func() bool { return r.searchFinds(t, "audits ledger", "oscar", "ledger") })
 			st := r.idle(t, 1)
 			if w, ok := wingOf(st, "creed"); !ok || w.LastMine == nil || w.LastMine.Trigger != tt.trigger || len(w.Roots) != 1 || filepath.Base(filepath.Dir(w.Roots[0])) != "bots" {
 				t.Fatalf("wing creed: %+v (found %t)", w, ok)
 			}
 			// A subdirectory created later in the new agent directory.
 			testutil.WriteFile(t, filepath.Join(hive, "bots", "creed", "notes", "more.md"), "- Sprinkles was a good cat.\n")
-			waitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
+			testutil.WaitFor(t, "a note in a new subdirectory", func() bool { return r.searchFinds(t, "sprinkles", "creed", "Sprinkles") })
 
 			// agents/pam has wing id pam: bots/pam is not mined into it.
 			testutil.WriteFile(t, filepath.Join(hive, "bots", "pam", "memory.md"), "- The forged kiln permit.\n")
 			bots, _ := filepath.EvalSymlinks(filepath.Join(hive, "bots"))
-			waitFor(t, "bots/pam under errors", func() bool {
+			testutil.WaitFor(t, "bots/pam under errors", func() bool {
 				st, err := r.c.Status(context.Background())
 				e, ok := errorAt(st, filepath.Join(bots, "pam"))
 				return err == nil && ok && strings.Contains(e.Error, `wing id "pam" is taken by agent directory agents/pam`)
@@ -260,7 +273,7 @@ func TestGlobAgentBecomesWing(t *testing.T) {
 			if err := os.RemoveAll(filepath.Join(tmp, "creed-gone")); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "creed orphaned", func() bool {
+			testutil.WaitFor(t, "creed orphaned", func() bool {
 				st, err := r.c.Status(context.Background())
 				w, _ := wingOf(st, "creed")
 				return err == nil && w.Orphaned && w.Notes == 2
@@ -279,8 +292,8 @@ func TestMineLoopWithoutWatch(t *testing.T) {
 	}
 	testutil.AppendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), "\n- The kiln schedule moved to Thursdays.\n")
 	testutil.WriteFile(t, filepath.Join(hive, "agents", "toby", "memory.md"), "- Toby keeps the incident binder.\n")
-	waitFor(t, "the edit found by the mine loop", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
-	waitFor(t, "the new agent found by the mine loop", func() bool { return r.searchFinds(t, "incident binder", "toby", "binder") })
+	testutil.WaitFor(t, "the edit found by the mine loop", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
+	testutil.WaitFor(t, "the new agent found by the mine loop", func() bool { return r.searchFinds(t, "incident binder", "toby", "binder") })
 	st = r.idle(t, 1)
 	if w, _ := wingOf(st, "pam"); w.LastMine == nil || w.LastMine.Trigger != triggerTick {
 		t.Fatalf("pam's last mine: %+v", w.LastMine)
@@ -309,7 +322,7 @@ func TestMineLoopRereadsRacilyCleanFile(t *testing.T) {
 	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the same-size, same-mtime edit found by the mine loop", func() bool { return r.searchFinds(t, "oven", "pam", "oven") })
+	testutil.WaitFor(t, "the same-size, same-mtime edit found by the mine loop", func() bool { return r.searchFinds(t, "oven", "pam", "oven") })
 }
 
 // TestSettledFileIsReadOnce: a file mined before it settled is read again
@@ -329,7 +342,7 @@ func TestSettledFileIsReadOnce(t *testing.T) {
 	resolved, _ := filepath.EvalSymlinks(path)
 	// Recorded as settled: mined, or read unchanged, more than two seconds
 	// (mine's racy window) after its last write.
-	waitFor(t, "pam's memory.md recorded as settled", func() bool {
+	testutil.WaitFor(t, "pam's memory.md recorded as settled", func() bool {
 		src, ok := r.d.p.Source("pam", resolved)
 		return ok && src.Mined.Sub(src.Mtime) > 2*time.Second
 	})
@@ -348,7 +361,7 @@ func TestOverflowFallsBackToScan(t *testing.T) {
 	testutil.AppendFile(t, filepath.Join(hive, "agents", "jim", "memory.md"), "\n- The teapot note is in the drawer.\n")
 	// The event was lost; the overflow the kernel reports makes up for it.
 	errs <- fsnotify.ErrEventOverflow
-	waitFor(t, "the change found after the overflow", func() bool { return r.searchFinds(t, "teapot", "jim", "teapot") })
+	testutil.WaitFor(t, "the change found after the overflow", func() bool { return r.searchFinds(t, "teapot", "jim", "teapot") })
 	st := r.idle(t, 2)
 	if w, _ := wingOf(st, "jim"); w.LastMine == nil || w.LastMine.Trigger != triggerOverflow {
 		t.Fatalf("jim's last mine: %+v", w.LastMine)
@@ -364,7 +377,7 @@ func TestRemovedAgentIsOrphanedNotDeleted(t *testing.T) {
 	if err := os.RemoveAll(filepath.Join(hive, "agents", "angela")); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "angela orphaned", func() bool {
+	testutil.WaitFor(t, "angela orphaned", func() bool {
 		st, err := r.c.Status(context.Background())
 		w, _ := wingOf(st, "angela")
 		return err == nil && w.Orphaned
@@ -405,18 +418,31 @@ func TestFailingFileBacksOff(t *testing.T) {
 	if !strings.Contains(fe.Error, "UTF-8") || fe.Wing != "kevin" {
 		t.Fatalf("error entry: %+v", fe)
 	}
-	// Retried at the next tick, then after 1, 3, 7, … skipped ticks: never
-	// once per tick. (The count can grow by one between the ticks and the
-	// status read.)
-	if fe.Failures < 3 || fe.Failures > 8 {
-		t.Fatalf("%d failures in %d scans; want a doubling backoff (3–8)", fe.Failures, st.Daemon.Scans)
-	}
+	checkBackoff(t, fe.Failures, st.Daemon.Scans)
 	testutil.WriteFile(t, bad, "- chili recipe, fixed\n")
-	waitFor(t, "the fixed file to mine", func() bool { return r.searchFinds(t, "chili recipe", "kevin", "fixed") })
-	waitFor(t, "the error to clear", func() bool {
+	testutil.WaitFor(t, "the fixed file to mine", func() bool { return r.searchFinds(t, "chili recipe", "kevin", "fixed") })
+	testutil.WaitFor(t, "the error to clear", func() bool {
 		st, err := r.c.Status(context.Background())
 		return err == nil && len(st.Daemon.Errors) == 0
 	})
+}
+
+// checkBackoff checks that something failing at every try failed as often
+// as the backoff retries it in scans scans of the mine loop (the start
+// scan and its ticks): at the first two, then after 1, 3, 7, … skipped
+// ticks (up to maxRetrySkip-1), never once per tick. The scans are those
+// status reported, not those asked for: under load the loop may run many
+// more before a status read finds the daemon idle. (The count can differ
+// by one when a tick comes between status's reads.)
+func checkBackoff(t *testing.T, failures int, scans int64) {
+	t.Helper()
+	want := 0
+	for at, skip := int64(1), int64(1); at <= scans; at, skip = at+skip, min(2*skip, maxRetrySkip) {
+		want++
+	}
+	if failures < 3 || failures < want-1 || failures > want+1 {
+		t.Fatalf("%d failures in %d scans; want %d (a doubling backoff), and at least 3", failures, scans, want)
+	}
 }
 
 func TestRestartMinesNothingUnchanged(t *testing.T) {
@@ -527,11 +553,7 @@ func TestStopDuringLargeMineLeavesConsistentPalace(t *testing.T) {
 	pal := filepath.Join(tmp, "palace")
 	g := &gatedEmbedder{n: 20, reached: make(chan struct{})}
 	r := start(t, Options{Palace: pal, Hive: hive, Embedder: g, ModelSpec: "test"})
-	select {
-	case <-g.reached:
-	case <-time.After(waitTimeout):
-		t.Fatal("the mine never reached the gate")
-	}
+	receive(t, "the mine to reach the gate", g.reached)
 	r.stop(t)
 	partial := checkConsistent(t, pal, &embedtest.Hashing{})
 	got := 0
@@ -608,7 +630,7 @@ func TestMineRequestsWhileRunning(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, "every concurrent fact", func() bool {
+	testutil.WaitFor(t, "every concurrent fact", func() bool {
 		res, err := r.c.Search(ctx, SearchRequest{Query: "concurrent fact", Wings: []string{"pam"}, Results: 10})
 		n := 0
 		for _, h := range res.Results {
@@ -672,18 +694,15 @@ func TestOneDaemonPerPalace(t *testing.T) {
 	// first one holds for good.
 	done := make(chan error, 1)
 	go func() {
-		d, err := New(context.Background(), Options{Palace: pal, Hive: hive, Logger: testLogger(t), LockTimeout: 2 * waitTimeout})
+		// Longer than the test waits: a daemon that waited for the lock
+		// would time the test out, not fail with ErrLocked.
+		d, err := New(context.Background(), Options{Palace: pal, Hive: hive, Logger: testLogger(t), LockTimeout: 2 * time.Until(testutil.WaitDeadline(t))})
 		if err == nil {
 			d.Close()
 		}
 		done <- err
 	}()
-	var err error
-	select {
-	case err = <-done:
-	case <-time.After(waitTimeout):
-		t.Fatal("the second daemon waits for the palace lock instead of asking the running one")
-	}
+	err := receive(t, "the second daemon to ask the running one (not wait for the palace lock)", done)
 	want := fmt.Sprintf("a memminer daemon (pid %d) already serves this palace", os.Getpid())
 	if !errors.Is(err, ErrAlreadyRunning) || !strings.Contains(err.Error(), want) {
 		t.Fatalf("second daemon: %v; want ErrAlreadyRunning with %q", err, want)
@@ -887,11 +906,7 @@ func TestComponentPlugsIn(t *testing.T) {
 	hive := testHive(t, tmp)
 	c := &testComponent{scanned: make(chan struct{}, 1)}
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Components: []Component{c}})
-	select {
-	case <-c.scanned:
-	case <-time.After(waitTimeout):
-		t.Fatal("component not told of the start scan")
-	}
+	receive(t, "the component to be told of the start scan", c.scanned)
 	st := r.idle(t, 1)
 	if st.ConflictsOpen != 2 || st.Daemon.Components["test"] == nil {
 		t.Fatalf("status: conflicts_open %d, components %v", st.ConflictsOpen, st.Daemon.Components)
@@ -1082,14 +1097,12 @@ func TestFailedReembedBacksOff(t *testing.T) {
 	if !ok || research.Wing != "research" || !strings.Contains(research.Error, "re-embed with model test-hashing: ") || !strings.Contains(research.Error, "unreachable") {
 		t.Fatalf("no re-embed error for wing research in %+v", st.Daemon.Errors)
 	}
-	if research.Failures < 3 || research.Failures > 8 {
-		t.Fatalf("%d failures in %d scans; want a doubling backoff (3–8)", research.Failures, st.Daemon.Scans)
-	}
+	checkBackoff(t, research.Failures, st.Daemon.Scans)
 	if e, ok := errorAt(st, filepath.Join(agents, "dwight")); !ok || !strings.Contains(e.Error, "unreachable") {
 		t.Fatalf("no error for dwight's agent directory in %+v", st.Daemon.Errors)
 	}
 	emb.fail.Store(false)
-	waitFor(t, "the errors to clear", func() bool {
+	testutil.WaitFor(t, "the errors to clear", func() bool {
 		st, err := r.c.Status(context.Background())
 		return err == nil && len(st.Daemon.Errors) == 0
 	})
@@ -1143,10 +1156,10 @@ func TestSymlinkedAgents(t *testing.T) {
 		t.Errorf("errors: %+v", st.Daemon.Errors)
 	}
 	testutil.AppendFile(t, filepath.Join(hive, "agents", "dwight", "memory.md"), "- The boiler room key is blue.\n")
-	waitFor(t, "dwight's edit, beside a link to his directory", func() bool { return r.searchFinds(t, "boiler room key", "dwight", "boiler") })
+	testutil.WaitFor(t, "dwight's edit, beside a link to his directory", func() bool { return r.searchFinds(t, "boiler room key", "dwight", "boiler") })
 	// The mine loop never ticks (an hour): only the watcher can notice.
 	testutil.AppendFile(t, filepath.Join(hive, "agents", "carol", "memory.md"), "- Carol also sells staplers.\n")
-	waitFor(t, "the edit through the link", func() bool { return r.searchFinds(t, "staplers", "carol", "staplers") })
+	testutil.WaitFor(t, "the edit through the link", func() bool { return r.searchFinds(t, "staplers", "carol", "staplers") })
 	w := <-watchers
 	for _, p := range w.fw.WatchList() {
 		if strings.Contains(p, "evil") || strings.Contains(p, filepath.Join("agents", "dw")+string(filepath.Separator)) || strings.HasSuffix(p, filepath.Join("agents", "dw")) || strings.HasPrefix(p, filepath.Join(tmp, "outside")) {
@@ -1168,14 +1181,14 @@ func TestRenamedTeamIsWatched(t *testing.T) {
 		t.Fatal(err)
 	}
 	red, _ := filepath.EvalSymlinks(filepath.Join(hive, "teams", "red", "agents", "oscar"))
-	waitFor(t, "wing oscar mined from its new place", func() bool {
+	testutil.WaitFor(t, "wing oscar mined from its new place", func() bool {
 		st, err := r.c.Status(context.Background())
 		w, _ := wingOf(st, "oscar")
 		return err == nil && slices.Contains(w.Roots, red)
 	})
 	r.idle(t, 1)
 	testutil.AppendFile(t, filepath.Join(red, "memory.md"), "- Oscar moved to the red team.\n")
-	waitFor(t, "the edit below the new name", func() bool { return r.searchFinds(t, "red team", "oscar", "red team") })
+	testutil.WaitFor(t, "the edit below the new name", func() bool { return r.searchFinds(t, "red team", "oscar", "red team") })
 }
 
 func TestBadAgentNamesShowInStatus(t *testing.T) {
@@ -1208,12 +1221,12 @@ func TestBadAgentNamesShowInStatus(t *testing.T) {
 			later := filepath.Join(agents, "Also Bad!")
 			testutil.WriteFile(t, filepath.Join(later, "memory.md"), "- Never mined either.\n")
 			testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
-			waitFor(t, "the new directory under errors", func() bool {
+			testutil.WaitFor(t, "the new directory under errors", func() bool {
 				st, err := r.c.Status(context.Background())
 				e, ok := errorAt(st, later)
 				return err == nil && ok && strings.HasPrefix(e.Error, "not a valid wing id: ")
 			})
-			waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+			testutil.WaitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
 			st = r.idle(t, tt.scans)
 			for _, dir := range []string{"Bad Name", "Also Bad!"} {
 				if n := logs.count("level=WARN", "not a valid wing id", dir); n != 1 {
@@ -1224,7 +1237,7 @@ func TestBadAgentNamesShowInStatus(t *testing.T) {
 			if err := os.RemoveAll(later); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, "the removed directory to leave errors", func() bool {
+			testutil.WaitFor(t, "the removed directory to leave errors", func() bool {
 				st, err := r.c.Status(context.Background())
 				_, ok := errorAt(st, later)
 				return err == nil && !ok && len(st.Daemon.Errors) == 1
@@ -1249,8 +1262,8 @@ func TestHiveWithoutAgents(t *testing.T) {
 		t.Fatalf("%d warnings about the missing agents/ directory; want 1", n)
 	}
 	testutil.WriteFile(t, filepath.Join(hive, "agents", "creed", "memory.md"), "- The quarry key is under the mat.\n")
-	waitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
-	waitFor(t, "the warning to clear", func() bool {
+	testutil.WaitFor(t, "wing creed", func() bool { return r.searchFinds(t, "quarry key", "creed", "quarry") })
+	testutil.WaitFor(t, "the warning to clear", func() bool {
 		st, err := r.c.Status(context.Background())
 		return err == nil && len(st.Daemon.Errors) == 0
 	})

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // rawRequest sends req (a whole HTTP/1.1 request, or the start of one) on
@@ -28,14 +30,14 @@ func rawRequest(t *testing.T, socket, req string) string {
 	defer conn.Close()
 	// Not a timing assertion: a guard so a regression fails instead of
 	// hanging until the test binary's timeout.
-	_ = conn.SetDeadline(time.Now().Add(waitTimeout))
+	_ = conn.SetDeadline(testutil.WaitDeadline(t))
 	if _, err := io.WriteString(conn, req); err != nil {
 		t.Fatal(err)
 	}
 	resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
 	if err != nil {
 		if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			t.Fatalf("no answer and the connection is still open after %s", waitTimeout)
+			t.Fatal("no answer, and the connection is still open at the test's deadline")
 		}
 		return ""
 	}

@@ -174,13 +174,13 @@ func TestStopsAfterAgentMovedOut(t *testing.T) {
 		}
 		gate.release <- struct{}{}
 		// The mine loop never ticks (an hour): only the watcher can notice.
-		waitFor(t, "wing "+agent+" orphaned", func() bool {
+		testutil.WaitFor(t, "wing "+agent+" orphaned", func() bool {
 			st, err := r.c.Status(context.Background())
 			w, _ := wingOf(st, agent)
 			return err == nil && w.Orphaned
 		})
 	}
 	testutil.AppendFile(t, filepath.Join(hv, "agents", "pam", "memory.md"), "\n- The kiln schedule moved to Thursdays.\n")
-	waitFor(t, "an edit after the moves", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
+	testutil.WaitFor(t, "an edit after the moves", func() bool { return r.searchFinds(t, "kiln schedule", "pam", "kiln") })
 	r.stop(t)
 }
