@@ -825,15 +825,7 @@ func TestMetrics(t *testing.T) {
 	if _, err := r.c.Search(context.Background(), SearchRequest{Query: "db-2"}); err != nil {
 		t.Fatal(err)
 	}
-	resp, err := http.Get("http://" + r.d.MetricsAddr() + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	body, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	body := r.metrics(t)
 	for _, want := range []string{
 		`memminer_notes{wing="dwight"} 11`,
 		`memminer_mines_total{result="ok",trigger="start"} 4`,
@@ -851,6 +843,21 @@ func TestMetrics(t *testing.T) {
 	if err != nil || st.Daemon.Metrics == nil || *st.Daemon.Metrics != r.d.MetricsAddr() {
 		t.Fatalf("status metrics address %v, %v", st.Daemon.Metrics, err)
 	}
+}
+
+// metrics scrapes the daemon's metrics endpoint.
+func (r *running) metrics(t *testing.T) string {
+	t.Helper()
+	resp, err := http.Get("http://" + r.d.MetricsAddr() + "/metrics")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(body)
 }
 
 func TestMetricsAddrLoopbackOnly(t *testing.T) {

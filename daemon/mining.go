@@ -48,12 +48,29 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	opts.Wing, opts.Agent, opts.DryRun, opts.Agents, opts.Hive = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents, d.opts.Hive
 	start := time.Now()
 	s, err := mine.Mine(mctx, d.p, j.req.Path, opts)
-	d.metrics.observeMine(triggerRequest, time.Since(start), err, len(s.Problems))
-	d.mu.Lock()
-	d.mines++
-	d.mu.Unlock()
+	if requestMined(s, err) {
+		d.metrics.observeMine(triggerRequest, time.Since(start), err, len(s.Problems))
+		d.mu.Lock()
+		d.mines++
+		d.mu.Unlock()
+	} else {
+		// No mine to count, but a skipped file failed to mine as in any.
+		d.metrics.mineFailures.add(float64(len(s.Problems)))
+	}
 	logMineRequest(d.log, j.req, s, err)
 	j.reply <- mineOutcome{reply: MineReply{Result: NewMineResult(s), Reembeds: reembeds}, err: err}
+}
+
+// requestMined reports whether a mine request counts in the daemon's mine
+// totals (status, metrics): one that failed while mining a wing does, one
+// refused before any wing was mined (no wing follows from its path, a
+// missing path) does not, nor one in which nothing was mined (every file
+// skipped), so a caller's mistakes do not pass for work.
+func requestMined(s mine.Summary, err error) bool {
+	if err != nil {
+		return len(s.Wings) > 0
+	}
+	return len(s.MinedWings()) > 0
 }
 
 // scan stats every memory file of the hive and queues the agents whose

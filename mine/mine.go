@@ -97,6 +97,16 @@ type Summary struct {
 	embedded int // notes that needed the embedder
 }
 
+// MinedWings are the wings the mine put files in (changed, unchanged or
+// removed): none when it saw no file or skipped every one it saw, since
+// no wing is then created or changed.
+func (s Summary) MinedWings() []string {
+	if s.FilesChanged == 0 && s.FilesUnchanged == 0 && s.FilesRemoved == 0 {
+		return nil
+	}
+	return s.Wings
+}
+
 func (s *Summary) add(o Summary) {
 	s.Wings = append(s.Wings, o.Wings...)
 	s.FilesSeen += o.FilesSeen

@@ -155,21 +155,12 @@ func printMineSummary(a *app, s mine.Summary) {
 		verb = "would mine"
 	}
 	fmt.Fprintf(a.stdout, "%s %s: files %d seen, %d changed, %d unchanged, %d skipped, %d removed\n",
-		verb, joinWings(minedWings(s)), s.FilesSeen, s.FilesChanged, s.FilesUnchanged, s.FilesSkipped, s.FilesRemoved)
+		verb, joinWings(s.MinedWings()), s.FilesSeen, s.FilesChanged, s.FilesUnchanged, s.FilesSkipped, s.FilesRemoved)
 	fmt.Fprintf(a.stdout, "notes %d added, %d removed, %d unchanged", s.NotesAdded, s.NotesRemoved, s.NotesUnchanged)
 	if s.Reembedded > 0 {
 		fmt.Fprintf(a.stdout, ", %d re-embedded", s.Reembedded)
 	}
 	fmt.Fprintf(a.stdout, " in %s\n", s.Duration.Round(time.Millisecond))
-}
-
-// minedWings are the wings a mine put files in: none when every file it
-// saw was skipped, since no wing is then created or changed.
-func minedWings(s mine.Summary) []string {
-	if s.FilesChanged == 0 && s.FilesUnchanged == 0 && s.FilesRemoved == 0 {
-		return nil
-	}
-	return s.Wings
 }
 
 func joinWings(ws []string) string {
