@@ -10,11 +10,14 @@ set -eu
 cd "$(dirname "$0")/../.."
 tmp=$(mktemp -d)
 pid=
-trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
+# The daemon is waited for, so it has stopped writing the palace before the
+# directory goes.
+trap 'if [ -n "$pid" ]; then kill "$pid" 2>/dev/null || true; wait "$pid" 2>/dev/null || true; fi; rm -rf "$tmp"' EXIT
 go build -o "$tmp/memminer" ./cmd/memminer
 mkdir "$tmp/hello"
 printf 'package main\n\nimport "fmt"\n\nfunc main() { fmt.Println("hello") }\n' >"$tmp/hello/main.go"
-printf 'module hello\n' >"$tmp/hello/go.mod"
+# The same go line as memminer's, so both get the same GODEBUG defaults.
+{ echo 'module hello'; grep '^go ' go.mod; } >"$tmp/hello/go.mod"
 (cd "$tmp/hello" && go build -o "$tmp/hello-world" .)
 go run ./bench/hivegen/cmd --notes 10000 --agents 100 --out "$tmp/hive" >/dev/null
 export MEMMINER_PALACE_PATH="$tmp/palace" MEMMINER_EMBEDDING_MODEL=lexical XDG_CONFIG_HOME="$tmp/config"
