@@ -389,8 +389,8 @@ func (d *Daemon) Run(ctx context.Context) error {
 
 	// Repair damaged wings before anything else touches them.
 	for _, r := range mine.Repair(ctx, d.p, d.mineOptions(nil)) {
-		if r.Err != "" {
-			d.log.Error("damaged wing could not be rebuilt", "wing", r.Wing, "cause", r.Cause, "err", r.Err)
+		if r.Err != nil {
+			d.log.Error("damaged wing could not be rebuilt", "wing", r.Wing, "cause", r.Cause, "err", *r.Err)
 		} else {
 			d.log.Warn("damaged wing rebuilt from markdown", "wing", r.Wing, "cause", r.Cause, "notes", r.Notes)
 		}

@@ -43,7 +43,7 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	stop := context.AfterFunc(j.ctx, cancel)
 	defer func() { stop(); cancel() }()
 
-	var reembeds []Reembed
+	reembeds := []Reembed{}
 	opts := d.mineOptions(&reembeds)
 	opts.Wing, opts.Agent, opts.DryRun, opts.Agents, opts.Hive = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents, d.opts.Hive
 	start := time.Now()

@@ -189,7 +189,7 @@ type Reembed struct {
 // prints it, and the re-embeds it reports on stderr.
 type MineReply struct {
 	Result   MineResult `json:"result"`
-	Reembeds []Reembed  `json:"reembeds,omitempty"`
+	Reembeds []Reembed  `json:"reembeds"`
 }
 
 // Status is the shape of `memminer status --json`. Every key is always

@@ -303,7 +303,7 @@ func TestCorruptWingIsRebuiltFromMarkdown(t *testing.T) {
 		t.Fatalf("damage not detected: %+v", p.Damaged())
 	}
 	s := mineT(t, p, filepath.Join(hive, "agents/b"), Options{})
-	if len(s.Repaired) != 1 || s.Repaired[0].Wing != "a" || s.Repaired[0].Notes != 4 || !s.Repaired[0].Saved || s.Repaired[0].Err != "" {
+	if len(s.Repaired) != 1 || s.Repaired[0].Wing != "a" || s.Repaired[0].Notes != 4 || !s.Repaired[0].Saved || s.Repaired[0].Err != nil {
 		t.Fatalf("repair: %+v", s.Repaired)
 	}
 	p.Close()
@@ -510,7 +510,7 @@ func TestRepairNeedsReachableMarkdown(t *testing.T) {
 	}
 	q := openPalace(t, dir, nil)
 	s := mineT(t, q, other, Options{})
-	if len(s.Repaired) != 1 || !strings.Contains(s.Repaired[0].Err, "not reachable") || s.Repaired[0].Saved {
+	if len(s.Repaired) != 1 || s.Repaired[0].Err == nil || !strings.Contains(*s.Repaired[0].Err, "not reachable") || s.Repaired[0].Saved {
 		t.Fatalf("repair: %+v", s.Repaired)
 	}
 	if len(q.Damaged()) != 1 {
@@ -615,7 +615,7 @@ func TestRepairOfSeveralRootsIsAllOrNothing(t *testing.T) {
 		t.Fatal(err)
 	}
 	rs := Repair(context.Background(), q, Options{})
-	if len(rs) != 1 || rs[0].Err == "" || rs[0].Saved || len(q.Damaged()) != 1 {
+	if len(rs) != 1 || rs[0].Err == nil || rs[0].Saved || len(q.Damaged()) != 1 {
 		t.Fatalf("partial repair: %+v, damaged %+v", rs, q.Damaged())
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "wings", "w.wing")); string(b) != "junk" {

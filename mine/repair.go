@@ -39,8 +39,8 @@ type Repaired struct {
 	// Saved is false when the palace was read-only: the rebuild lives in
 	// memory until a writer mines.
 	Saved bool `json:"saved"`
-	// Err is set when the rebuild failed too.
-	Err string `json:"error,omitempty"`
+	// Err is why the rebuild failed too; null when it worked.
+	Err *string `json:"error"`
 }
 
 // Repair rebuilds every wing p.Damaged reports from its markdown: the
@@ -50,6 +50,7 @@ func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
 	var out []Repaired
 	for _, d := range p.Damaged() {
 		r := Repaired{Wing: d.Wing, Cause: d.Err.Error()}
+		var failed string // why the rebuild failed
 		paths := d.Roots
 		if len(paths) == 0 {
 			paths = d.Sources
@@ -65,28 +66,31 @@ func Repair(ctx context.Context, p *palace.Palace, opts Options) []Repaired {
 			s, err := minePath(ctx, p, path, o)
 			r.Notes += s.NotesAdded + s.NotesUnchanged
 			if err != nil {
-				r.Err = err.Error()
+				failed = err.Error()
 				break
 			}
 		}
 		switch {
-		case r.Err != "":
+		case failed != "":
 		case len(paths) == 0:
-			r.Err = fmt.Sprintf("no markdown sources recorded for wing %s; mine its directory to rebuild it", d.Wing)
+			failed = fmt.Sprintf("no markdown sources recorded for wing %s; mine its directory to rebuild it", d.Wing)
 		case reachable == 0:
 			// Never replace the wing with nothing because its markdown is
 			// out of reach (an unmounted disk, a moved hive).
-			r.Err = fmt.Sprintf("its markdown (%s) is not reachable; it stays as it is until that comes back or its directory is mined", strings.Join(paths, ", "))
+			failed = fmt.Sprintf("its markdown (%s) is not reachable; it stays as it is until that comes back or its directory is mined", strings.Join(paths, ", "))
 		}
-		if r.Err == "" {
+		if failed == "" {
 			p.ClearDamage(d.Wing)
 			if p.Writable() {
 				if err := p.Flush(); err != nil {
-					r.Err = err.Error()
+					failed = err.Error()
 				} else {
 					r.Saved = true
 				}
 			}
+		}
+		if failed != "" {
+			r.Err = &failed
 		}
 		out = append(out, r)
 	}

@@ -233,8 +233,8 @@ func (a *app) openPalace(ctx context.Context, e embed.Embedder, access palaceAcc
 func (a *app) reportRepairs(rs []mine.Repaired) {
 	for _, r := range rs {
 		switch {
-		case r.Err != "":
-			fmt.Fprintf(a.stderr, "memminer: wing %s is damaged (%s) and could not be rebuilt: %s\n", r.Wing, r.Cause, r.Err)
+		case r.Err != nil:
+			fmt.Fprintf(a.stderr, "memminer: wing %s is damaged (%s) and could not be rebuilt: %s\n", r.Wing, r.Cause, *r.Err)
 		case r.Saved:
 			fmt.Fprintf(a.stderr, "memminer: wing %s was damaged (%s); rebuilt from markdown (%d notes)\n", r.Wing, r.Cause, r.Notes)
 		default:

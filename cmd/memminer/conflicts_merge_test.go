@@ -2,8 +2,10 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -71,6 +73,19 @@ func TestConflictsMerge(t *testing.T) {
 	}
 	if len(rep.Merges) != 1 || rep.Merges[0].Status != conflicts.StatusClean || len(rep.Merges[0].FromCopy) != 1 {
 		t.Fatalf("--json: %+v", rep)
+	}
+	// Every key of docs/conflicts.md, null when it does not apply (a dry
+	// run keeps no backup and has no error).
+	var raw struct {
+		Merges []map[string]any `json:"merges"`
+	}
+	if err := json.Unmarshal([]byte(js), &raw); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"applied", "backup", "base_confirmed", "base_mined", "conflicts", "copy", "device", "diff", "error",
+		"from_copy", "frontmatter", "kept", "original", "removed", "status", "three_way", "wing"}
+	if got := slices.Sorted(maps.Keys(raw.Merges[0])); !slices.Equal(got, want) || raw.Merges[0]["backup"] != nil || raw.Merges[0]["error"] != nil {
+		t.Errorf("--json merge keys %v, want %v with backup and error null: %s", got, want, js)
 	}
 
 	out, errs, code = c.run("conflicts", "merge", "--apply", "--wing", "jim")

@@ -70,8 +70,8 @@ type CopyMerge struct {
 	// ThreeWay is false when there was no usable base and the merge is a
 	// union of both sides.
 	ThreeWay bool `json:"three_way"`
-	// BaseMined is when the base was mined (zero without one).
-	BaseMined time.Time `json:"base_mined,omitzero"`
+	// BaseMined is when the base was mined; null without one.
+	BaseMined *time.Time `json:"base_mined"`
 	// BaseConfirmed says both sides showed they descend from the base;
 	// otherwise removals and one-sided changes are conflicts.
 	BaseConfirmed bool `json:"base_confirmed"`
@@ -243,7 +243,7 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) 
 	}
 	m.ThreeWay, m.BaseConfirmed, m.Kept, m.Frontmatter = res.ThreeWay, res.Confirmed, res.Kept, res.Frontmatter
 	if res.ThreeWay {
-		m.BaseMined = bases[res.Base].Mined
+		m.BaseMined = new(bases[res.Base].Mined)
 	}
 	m.FromCopy = append(m.FromCopy, res.FromTheirs...)
 	m.Removed = append(m.Removed, res.Removed...)
