@@ -6,10 +6,12 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 	"unsafe"
@@ -144,4 +146,38 @@ func TestLoadedWingSharesStrings(t *testing.T) {
 	}
 	same("earlier text", src.Earlier[0].Notes[0].Text, na.Text)
 	same("earlier heading", src.Earlier[0].Notes[1].Heading, nb.Heading)
+}
+
+// A note mined again unchanged keeps the strings the wing holds, which
+// the file's earlier versions share: re-mining a file does not add a copy
+// of its text for every version kept.
+func TestRemineSharesTextsWithEarlierVersions(t *testing.T) {
+	ctx := context.Background()
+	p := openT(t, filepath.Join(t.TempDir(), "palace"), nil, false)
+	path := "/h/agents/w/memory.md"
+	fresh := func(extra ...Note) []Note {
+		// New strings every time, as a parse of the file makes them.
+		text := strings.Clone("alpha is unchanged")
+		return append([]Note{note("a", strings.Clone("Build"), text, 1)}, extra...)
+	}
+	for i, hash := range []string{"h1", "h2", "h3"} {
+		var extra []Note
+		for j := range i {
+			extra = append(extra, note(fmt.Sprint("n", j), "Build", fmt.Sprint("note ", j), j+2))
+		}
+		if _, err := p.ApplySource(ctx, "w", Source{Path: path, Hash: hash}, fresh(extra...)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	w := p.wings["w"]
+	cur := w.notes["a"]
+	earlier := w.sources[path].Earlier
+	if len(earlier) != 2 {
+		t.Fatalf("earlier = %+v", earlier)
+	}
+	for _, v := range earlier {
+		if vn := v.Notes[0]; unsafe.StringData(vn.Text) != unsafe.StringData(cur.Text) || unsafe.StringData(vn.Heading) != unsafe.StringData(cur.Heading) {
+			t.Errorf("version %s holds its own copy of the unchanged note", v.Hash)
+		}
+	}
 }

@@ -98,7 +98,12 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		n.Wing, n.Source = wingID, src.Path
 		keep[n.ID] = true
 		src.NoteIDs = append(src.NoteIDs, n.ID)
-		_, had := w.notes[n.ID]
+		old, had := w.notes[n.ID]
+		if had && old.Text == n.Text && old.Heading == n.Heading {
+			// The strings the wing holds already, which its earlier
+			// versions share: each re-mine would add a copy of them.
+			n.Text, n.Heading = old.Text, old.Heading
+		}
 		// Replaced, never changed in place: a Flush may be encoding the
 		// note it had (snapshot).
 		w.notes[n.ID] = n
