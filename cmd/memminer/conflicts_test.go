@@ -94,7 +94,7 @@ func TestConflictsSameWithAndWithoutDaemon(t *testing.T) {
 		golden(t, s.golden, c.ok(s.args...))
 	}
 	served, _ := c.runRaw("conflicts", "--json")
-	waitFor(t, "the on-conflict command to run for both conflicts", func() bool {
+	testutil.WaitFor(t, "the on-conflict command to run for both conflicts", func() bool {
 		data, _ := os.ReadFile(alerts)
 		return strings.Count(string(data), "\n") == 2
 	})

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // indexOut scrubs what differs between runs from index output.
@@ -73,9 +74,9 @@ func TestIndexThroughDaemon(t *testing.T) {
 	r.idle(t, c)
 	sameAsGolden(t, "index.md", indexOut(c, "index"))
 	path := filepath.Join(c.hive, index.FileName)
-	waitFor(t, "INDEX.md", func() bool { _, err := os.Stat(path); return err == nil })
+	testutil.WaitFor(t, "INDEX.md", func() bool { _, err := os.Stat(path); return err == nil })
 	c.ok("remember", "--wing", "pam", "--heading", "Plants", "The reception ficus needs water on Mondays")
-	waitFor(t, "INDEX.md to list the new heading", func() bool {
+	testutil.WaitFor(t, "INDEX.md to list the new heading", func() bool {
 		data, _ := os.ReadFile(path)
 		return strings.Contains(string(data), "Plants: 1")
 	})

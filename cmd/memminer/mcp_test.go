@@ -16,7 +16,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -547,7 +546,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	c := newMinedCLI(t)
 	server := mcpCommand(c, "--wing", "dwight")
 	argv, _ := json.Marshal(server.Args)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	ctx, cancel := testutil.WaitContext(t)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, filepath.Join("testdata", "mcp-client.cjs"), string(argv))
 	cmd.Env = append(server.Env, "NODE_PATH="+modules, "PATH="+os.Getenv("PATH"))

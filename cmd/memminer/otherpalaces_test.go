@@ -126,7 +126,7 @@ func TestNoteIgnoresKilledDaemon(t *testing.T) {
 	q.env["XDG_RUNTIME_DIR"] = p.env["XDG_RUNTIME_DIR"]
 	dir := registry.Dir(func(k string) string { return p.env[k] })
 	cmd, exited, stderr := startProcess(t, q, "run", "--hive", q.hive)
-	waitFor(t, "the daemon's record", func() bool {
+	testutil.WaitFor(t, "the daemon's record", func() bool {
 		select {
 		case err := <-exited:
 			t.Fatalf("memminer run exited: %v\n%s", err, stderr)

@@ -204,7 +204,7 @@ func TestRememberConcurrent(t *testing.T) {
 			// lock, 400 times: on a loaded machine one can wait longer than
 			// the default lock_timeout for its turn. That is a slow test,
 			// not a failure, so they may wait until the test's deadline.
-			c.env["MEMMINER_LOCK_TIMEOUT"] = untilDeadline(t).String()
+			c.env["MEMMINER_LOCK_TIMEOUT"] = time.Until(testutil.WaitDeadline(t)).String()
 			path := filepath.Join(c.hive, "agents", "jim", "memory.md")
 			before := readFile(t, path)
 			if withDaemon {
@@ -275,15 +275,6 @@ func TestRememberConcurrent(t *testing.T) {
 			}
 		})
 	}
-}
-
-// untilDeadline is the time left before the test binary's -timeout, or an
-// hour without one: a bound for waits that a loaded machine may stretch.
-func untilDeadline(t *testing.T) time.Duration {
-	if d, ok := t.Deadline(); ok {
-		return time.Until(d)
-	}
-	return time.Hour
 }
 
 // repeatMain runs the memminer command line of this process n times, in

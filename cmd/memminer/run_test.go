@@ -37,20 +37,6 @@ func TestMain(m *testing.M) {
 	os.Exit(m.Run())
 }
 
-// waitTimeout bounds every poll; conditions normally hold in milliseconds.
-const waitTimeout = 60 * time.Second
-
-func waitFor(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(waitTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 // syncBuffer is a bytes.Buffer safe for a writer and a reader in two
 // goroutines.
 type syncBuffer struct {
@@ -91,7 +77,7 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 	}()
 	t.Cleanup(func() { r.stop(t) })
 	cl := daemon.NewClient(c.palace)
-	waitFor(t, "the daemon's socket", func() bool {
+	testutil.WaitFor(t, "the daemon's socket", func() bool {
 		select {
 		case <-r.done:
 			t.Fatalf("memminer run exited %d: %s", r.code, r.stderr)
@@ -107,7 +93,7 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 func (r *daemonRun) idle(t *testing.T, c *cli) daemon.Status {
 	t.Helper()
 	var st daemon.Status
-	waitFor(t, "the daemon to become idle", func() bool {
+	testutil.WaitFor(t, "the daemon to become idle", func() bool {
 		var err error
 		st, err = daemon.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == nil && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
@@ -298,6 +284,21 @@ func startProcess(t *testing.T, c *cli, args ...string) (*exec.Cmd, chan error, 
 	return cmd, exited, stderr
 }
 
+// exitAfterSIGTERM waits for a process from startProcess that was sent
+// SIGTERM to exit, and returns Wait's result.
+func exitAfterSIGTERM(t *testing.T, exited <-chan error, stderr *syncBuffer) error {
+	t.Helper()
+	ctx, cancel := testutil.WaitContext(t)
+	defer cancel()
+	select {
+	case err := <-exited:
+		return err
+	case <-ctx.Done():
+		t.Fatalf("memminer run did not exit after SIGTERM:\n%s", stderr.String())
+		return nil
+	}
+}
+
 // TestRunStopsCleanlyOnSIGTERM runs memminer run as a real process, sends
 // SIGTERM in the middle of mining a large hive, and checks it exits 0 and
 // leaves a palace that a restart completes into what one clean mine gives.
@@ -316,7 +317,7 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 	cmd, exited, stderr := startProcess(t, c, "run", "--hive", hive)
 	cl := daemon.NewClient(c.palace)
 	var st daemon.Status
-	waitFor(t, "the daemon to be mining", func() bool {
+	testutil.WaitFor(t, "the daemon to be mining", func() bool {
 		var err error
 		st, err = cl.Status(context.Background())
 		return err == nil && st.Daemon.Mines > 0
@@ -328,12 +329,7 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	var err error
-	select {
-	case err = <-exited:
-	case <-time.After(waitTimeout):
-		t.Fatalf("memminer run did not exit after SIGTERM:\n%s", stderr.String())
-	}
+	err := exitAfterSIGTERM(t, exited, stderr)
 	t.Logf("exited %v after SIGTERM", time.Since(sent).Round(time.Millisecond))
 	if err != nil {
 		t.Fatalf("memminer run: %v\n%s", err, stderr.String())
@@ -414,7 +410,7 @@ func TestRunDisabledIdles(t *testing.T) {
 	go func() {
 		done <- run(ctx, []string{"run", "--hive", c.hive}, &syncBuffer{}, &stderr, func(k string) string { return c.env[k] })
 	}()
-	waitFor(t, "the disabled message", func() bool { return strings.Contains(stderr.String(), "disabled") })
+	testutil.WaitFor(t, "the disabled message", func() bool { return strings.Contains(stderr.String(), "disabled") })
 	if _, err := daemon.NewClient(c.palace).Status(context.Background()); !errors.Is(err, daemon.ErrNotRunning) {
 		t.Fatalf("a disabled daemon answers: %v", err)
 	}
@@ -470,10 +466,12 @@ func TestRunRefusesSecondDaemon(t *testing.T) {
 		code := run(context.Background(), []string{"run", "--hive", c.hive}, &syncBuffer{}, &stderr, func(k string) string { return c.env[k] })
 		done <- result{stderr.String(), code}
 	}()
+	ctx, cancel := testutil.WaitContext(t)
+	defer cancel()
 	var res result
 	select {
 	case res = <-done:
-	case <-time.After(waitTimeout):
+	case <-ctx.Done():
 		t.Fatal("the second run waits for the palace lock instead of asking the running daemon")
 	}
 	want := fmt.Sprintf("memminer: a memminer daemon (pid %d) already serves this palace (%s)", os.Getpid(), c.palace)
@@ -564,13 +562,13 @@ func TestRunReloadsOnSIGHUP(t *testing.T) {
 		}
 		return ids
 	}
-	waitFor(t, "the daemon to mine pam", func() bool { return slices.Equal(wings(), []string{"pam"}) })
+	testutil.WaitFor(t, "the daemon to mine pam", func() bool { return slices.Equal(wings(), []string{"pam"}) })
 
 	testutil.WriteFile(t, cfgFile, "hive: "+hive+"\nagents: [bots/*]\n")
 	if err := cmd.Process.Signal(syscall.SIGHUP); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the reloaded daemon to mine creed", func() bool {
+	testutil.WaitFor(t, "the reloaded daemon to mine creed", func() bool {
 		select {
 		case err := <-exited:
 			t.Fatalf("memminer run exited after SIGHUP: %v\n%s", err, stderr.String())
@@ -585,11 +583,7 @@ func TestRunReloadsOnSIGHUP(t *testing.T) {
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err = <-exited:
-	case <-time.After(waitTimeout):
-		t.Fatalf("memminer run did not exit after SIGTERM:\n%s", stderr.String())
-	}
+	err = exitAfterSIGTERM(t, exited, stderr)
 	if err != nil || !strings.Contains(stderr.String(), "configuration reloaded") {
 		t.Fatalf("memminer run: %v\n%s", err, stderr.String())
 	}
