@@ -189,6 +189,21 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = enc.Encode(v)
 }
 
+// WriteJSON answers a request of a component's route (see Router) with v,
+// as every route of the socket answers.
+func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
+
+// WriteError answers a request of a component's route with the error body
+// every route uses: msg, and code for the client to tell it apart.
+func WriteError(w http.ResponseWriter, status int, code, msg string) {
+	writeError(w, status, code, msg)
+}
+
+// WriteErr answers a component's request with err, its HTTP status and
+// wire code picked as for the daemon's own routes (an unknown wing is 404
+// unknown_wing, …).
+func WriteErr(w http.ResponseWriter, err error) { writeErr(w, err) }
+
 func writeError(w http.ResponseWriter, status int, code, msg string) {
 	writeJSON(w, status, errorBody{Error: msg, Code: code})
 }

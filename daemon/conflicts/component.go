@@ -30,10 +30,6 @@ const requestLookupTimeout = time.Second
 // countTimeout bounds the walk ConflictsOpen makes (it has no context).
 const countTimeout = 5 * time.Second
 
-// codeUnknownWing is the daemon's wire code for an unknown wing; a
-// daemon.Client's error with it matches palace.ErrUnknownWing.
-const codeUnknownWing = "unknown_wing"
-
 // Options configure a Component. The zero value watches no Syncthing and
 // alerts only in the log.
 type Options struct {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -35,13 +36,13 @@ const codeNoCopy = "no_copy"
 func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 	var req MergeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
-		writeJSON(w, http.StatusBadRequest, map[string]string{"error": "merge request: " + err.Error(), "code": "bad_request"})
+		daemon.WriteError(w, http.StatusBadRequest, "bad_request", "merge request: "+err.Error())
 		return
 	}
 	if req.Wing != "" {
 		nw, err := palace.NormalizeWingID(req.Wing)
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "wing: " + err.Error(), "code": "bad_request"})
+			daemon.WriteError(w, http.StatusBadRequest, "bad_request", "wing: "+err.Error())
 			return
 		}
 		req.Wing = nw
@@ -53,17 +54,17 @@ func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 	}
 	if req.Wing != "" {
 		if err := c.checkWing(req.Wing); err != nil {
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeUnknownWing})
+			daemon.WriteErr(w, err)
 			return
 		}
 	}
 	c.scan(r.Context(), req.Wing, requestLookupTimeout)
 	sel, err := Select(c.List().Wing(req.Wing), req.Paths)
 	if err != nil {
-		writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeNoCopy})
+		daemon.WriteError(w, http.StatusNotFound, codeNoCopy, err.Error())
 		return
 	}
-	writeJSON(w, http.StatusOK, c.merge(r.Context(), sel, req.Apply, req.AcceptConflicts))
+	daemon.WriteJSON(w, http.StatusOK, c.merge(r.Context(), sel, req.Apply, req.AcceptConflicts))
 }
 
 // merge merges the copies with the daemon's palace for bases, and, when
@@ -91,7 +92,7 @@ func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
 	if wing != "" {
 		nw, err := palace.NormalizeWingID(wing)
 		if err != nil {
-			writeJSON(w, http.StatusBadRequest, map[string]string{"error": "wing: " + err.Error(), "code": "bad_request"})
+			daemon.WriteError(w, http.StatusBadRequest, "bad_request", "wing: "+err.Error())
 			return
 		}
 		wing = nw
@@ -103,7 +104,7 @@ func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
 	}
 	if wing != "" {
 		if err := c.checkWing(wing); err != nil {
-			writeJSON(w, http.StatusNotFound, map[string]string{"error": err.Error(), "code": codeUnknownWing})
+			daemon.WriteErr(w, err)
 			return
 		}
 	}
@@ -115,7 +116,7 @@ func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
 	if scanErr != nil {
 		l.ScanError = new(scanErr.Error())
 	}
-	writeJSON(w, http.StatusOK, l)
+	daemon.WriteJSON(w, http.StatusOK, l)
 }
 
 // checkWing returns an error matching palace.ErrUnknownWing when wing is
@@ -150,12 +151,4 @@ func (c *Component) checkWing(wing string) error {
 		}
 	}
 	return UnknownWingError(wing, known)
-}
-
-func writeJSON(w http.ResponseWriter, code int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(code)
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	_ = enc.Encode(v)
 }
