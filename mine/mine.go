@@ -605,15 +605,19 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		s.Warnings = append(s.Warnings, Problem{Path: f.path, Err: w})
 	}
 	notes := make([]palace.Note, len(doc.Notes))
-	occurrences := map[string]int{}
+	// Keyed by the note's own strings, not a joined copy of them: a large
+	// file has hundreds of thousands of notes.
+	type content struct{ heading, text string }
+	occurrences := map[content]int{}
 	rel := relPath(j.base, f.path)
 	for i, n := range doc.Notes {
-		key := n.Heading + "\x00" + n.Text
+		key := content{n.Heading, n.Text}
 		id := NoteID(wing, rel, n.Heading, n.Text, occurrences[key])
 		occurrences[key]++
 		notes[i] = palace.Note{ID: id, Wing: wing, Agent: agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
 			Governance: govern.Classify(file, n.Heading, n.Text)}
 	}
+	doc.Notes = nil // notes holds them now
 	s.FilesChanged++
 	if opts.DryRun {
 		s.add(dryRunChange(old.NoteIDs, notes))
