@@ -158,8 +158,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			_ = json.Unmarshal(data, out)
 		}
 		re := &RemoteError{Code: eb.Code, Message: eb.Error}
-		if eb.ModelMismatch != nil {
+		switch {
+		case eb.ModelMismatch != nil:
 			re.detail = eb.ModelMismatch
+		case eb.OtherModel != nil:
+			re.detail = eb.OtherModel
 		}
 		return re
 	}

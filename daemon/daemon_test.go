@@ -676,6 +676,12 @@ func TestClientErrors(t *testing.T) {
 			}
 		})
 	}
+	// The refusal names the daemon's model, so the caller's advice can.
+	_, err := r.c.Search(ctx, SearchRequest{Query: "x", Model: "ollama:other"})
+	var om *OtherModelError
+	if !errors.As(err, &om) || om.Daemon != "lexical" || om.Caller != "ollama:other" || om.PID != os.Getpid() {
+		t.Fatalf("other model: %v; want an *OtherModelError naming lexical and ollama:other", err)
+	}
 	if _, err := r.c.Mine(ctx, MineRequest{Path: "relative/path"}); err == nil || !strings.Contains(err.Error(), "not absolute") {
 		t.Fatalf("relative mine path: %v", err)
 	}

@@ -166,8 +166,7 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 	if spec == "" || spec == d.opts.ModelSpec {
 		return true
 	}
-	writeError(w, http.StatusConflict, codeOtherModel,
-		fmt.Sprintf("the daemon (pid %d) serving this palace uses model %s, not %s", os.Getpid(), d.opts.ModelSpec, spec))
+	writeErr(w, &OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
 	return false
 }
 

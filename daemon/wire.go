@@ -347,11 +347,13 @@ var codeErrors = []struct {
 
 // errorBody is the JSON of a failed request. ModelMismatch, null for
 // other errors, names the wings of a model_mismatch, so a client tells the
-// user what a search in its own process would.
+// user what a search in its own process would; OtherModel, null for other
+// errors, names the daemon's model in an other_model refusal.
 type errorBody struct {
 	Error         string                     `json:"error"`
 	Code          string                     `json:"code"`
 	ModelMismatch *palace.ModelMismatchError `json:"model_mismatch"`
+	OtherModel    *OtherModelError           `json:"other_model"`
 }
 
 // newErrorBody is err as the daemon answers it.
@@ -361,14 +363,36 @@ func newErrorBody(err error) errorBody {
 	if errors.As(err, &mm) {
 		eb.ModelMismatch = mm
 	}
+	var om *OtherModelError
+	if errors.As(err, &om) {
+		eb.OtherModel = om
+	}
 	return eb
 }
+
+// OtherModelError is the daemon's refusal of a caller configured with
+// another embedding model than its own. It matches ErrOtherModel.
+type OtherModelError struct {
+	// PID is the daemon's process id.
+	PID int `json:"pid"`
+	// Daemon is the model spec the daemon serves the palace with.
+	Daemon string `json:"daemon"`
+	// Caller is the model spec the caller asked with.
+	Caller string `json:"caller"`
+}
+
+func (e *OtherModelError) Error() string {
+	return fmt.Sprintf("the daemon (pid %d) serving this palace uses model %s, not %s", e.PID, e.Daemon, e.Caller)
+}
+
+// Is reports whether target is ErrOtherModel.
+func (e *OtherModelError) Is(target error) bool { return target == ErrOtherModel }
 
 // RemoteError is an error the daemon returned. Its text is the daemon's
 // message unchanged, errors.Is matches the sentinel its code stands for
 // (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …), and
 // errors.As finds the typed error the daemon sent the details of (a
-// *palace.ModelMismatchError).
+// *palace.ModelMismatchError or an *OtherModelError).
 type RemoteError struct {
 	Code    string
 	Message string

@@ -36,6 +36,9 @@ type app struct {
 	// modelFromFlag is set when --model chose the model: advice to run
 	// another command then carries it too.
 	modelFromFlag bool
+	// modelWithoutFlag is the model the command would use without --model
+	// (config file, environment or the default).
+	modelWithoutFlag string
 	// modelErr says why the configured model is unavailable (set by embedder).
 	modelErr string
 
@@ -112,6 +115,7 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if err := a.cfg.ApplyEnv(a.getenv); err != nil {
 		return err
 	}
+	a.modelWithoutFlag = a.cfg.Model
 	if err := applySettingFlags(&a.cfg, cmd.Flags()); err != nil {
 		return err
 	}

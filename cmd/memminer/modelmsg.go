@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/uselite"
 	"github.com/memminer/memminer/palace"
@@ -111,12 +112,15 @@ func (a *app) modelMismatchAdvice(err, otherModel error) error {
 		modelFlag = " --model " + a.cfg.Model
 	}
 	if otherModel != nil {
-		// Without --model the configured model (config, environment or
-		// the default) is what differs: dropping a flag that was not given
-		// would change nothing.
+		// Dropping --model helps only when the model without it (config,
+		// environment or the default) is the daemon's.
 		useDaemons := "search with --model set to the daemon's model"
-		if a.modelFromFlag {
-			useDaemons = "search without --model to use the daemon's"
+		var om *daemon.OtherModelError
+		if errors.As(otherModel, &om) {
+			useDaemons = "search with --model " + om.Daemon
+			if a.modelFromFlag && a.modelWithoutFlag == om.Daemon {
+				useDaemons = "search without --model to use the daemon's"
+			}
 		}
 		return fmt.Errorf("%v, and %v: %s, or restart the daemon with --model %s to re-embed the palace", err, otherModel, useDaemons, a.cfg.Model)
 	}

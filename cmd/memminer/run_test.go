@@ -614,7 +614,13 @@ func TestOtherModelThanTheDaemon(t *testing.T) {
 	// The same model from the environment: there is no --model to drop.
 	c.env["MEMMINER_EMBEDDING_MODEL"] = "use-lite"
 	_, stderr, code = c.run("search", "web bundle")
-	if code != exitError || strings.Contains(stderr, "without --model") || !strings.Contains(stderr, "search with --model set to the daemon's model, or restart the daemon with --model use-lite") {
+	if code != exitError || strings.Contains(stderr, "without --model") || !strings.Contains(stderr, "search with --model lexical, or restart the daemon with --model use-lite") {
 		t.Fatalf("search with the model from the environment: exit %d, %q", code, stderr)
+	}
+	// Dropping --model would leave the environment's use-lite, not the
+	// daemon's lexical: the advice names the daemon's model instead.
+	_, stderr, code = c.run("search", "web bundle", "--model", "ollama:nomic")
+	if code != exitError || strings.Contains(stderr, "without --model") || !strings.Contains(stderr, "search with --model lexical, or restart the daemon with --model ollama:nomic") {
+		t.Fatalf("search with --model over the environment's model: exit %d, %q", code, stderr)
 	}
 }
