@@ -68,6 +68,11 @@ type Options struct {
 	Agents []string
 	// Embedder makes vectors; nil means lexical.
 	Embedder embed.Embedder
+	// Prober is the same remote model opened for status probes
+	// (embed.Options.Probe: one short attempt), so status reports a server
+	// that is down at once and with the real cause rather than after the
+	// Embedder's retries; nil means Embedder.
+	Prober embed.Embedder
 	// ModelSpec is the configured model spec, reported in status and
 	// compared with callers' (empty means the Embedder's, or lexical).
 	ModelSpec string

@@ -21,7 +21,11 @@ import (
 func (d *Daemon) Status(ctx context.Context) Status {
 	modelErr := d.opts.ModelError
 	if modelErr == "" && d.opts.Embedder != nil && embed.Remote(d.opts.ModelSpec) {
-		if err := embed.Probe(ctx, d.opts.Embedder, embed.ProbeTimeout); err != nil {
+		prober := d.opts.Prober
+		if prober == nil {
+			prober = d.opts.Embedder
+		}
+		if err := embed.Probe(ctx, prober, embed.ProbeTimeout); err != nil {
 			modelErr = err.Error()
 		}
 	}

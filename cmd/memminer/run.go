@@ -15,6 +15,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/registry"
+	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/internal/listenaddr"
 )
 
@@ -187,11 +188,18 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err != nil {
 		return err
 	}
+	var prober embed.Embedder
+	if e != nil && embed.Remote(a.cfg.Model) {
+		if prober, err = embed.Open(ctx, a.cfg.Model, embed.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, Probe: true}); err != nil {
+			return err
+		}
+	}
 	opts := daemon.Options{
 		Palace:             a.cfg.Palace,
 		Hive:               a.cfg.Hive,
 		Agents:             a.cfg.Agents,
 		Embedder:           e,
+		Prober:             prober,
 		ModelSpec:          ms.Spec,
 		ModelError:         ms.Reason,
 		MineInterval:       a.cfg.MineInterval,

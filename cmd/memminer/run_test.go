@@ -536,6 +536,13 @@ func TestStatusAvailableSameWithDaemon(t *testing.T) {
 	if !strings.Contains(served, `"active": true`) {
 		t.Errorf("status did not come from the daemon:\n%s", served)
 	}
+	// The daemon probes as one short attempt too: the real cause, not its
+	// mining client's retries cut off by the probe's deadline.
+	modelError := regexp.MustCompile(`"model_error": .*`)
+	d, s := modelError.FindString(direct), modelError.FindString(served)
+	if !strings.Contains(d, "connection refused") || s != d {
+		t.Errorf("through the daemon %s, without it %s; want the same, naming the refused connection", s, d)
+	}
 }
 
 // TestRunReloadsOnSIGHUP: SIGHUP once killed the daemon (exit 129, socket
