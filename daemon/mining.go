@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -288,13 +289,15 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 }
 
 // logMineRequest logs a mine handed over through the socket: a dry run as
-// what it is, a refusal (a usage error of the caller) at WARN, a failure
-// at ERROR with its error; a successful mine carries no error attribute.
+// what it is, a refusal (a usage error of the caller: no wing follows, a
+// bad wing id, a path that does not exist) at WARN, a failure at ERROR
+// with its error; a successful mine carries no error attribute.
 func logMineRequest(log *slog.Logger, req MineRequest, s mine.Summary, err error) {
 	attrs := []any{"path", req.Path, "wings", strings.Join(s.Wings, ","), "files_changed", s.FilesChanged,
 		"notes_added", s.NotesAdded, "notes_removed", s.NotesRemoved}
 	switch {
-	case errors.Is(err, mine.ErrNeedsWing):
+	case errors.Is(err, mine.ErrNeedsWing), errors.Is(err, mine.ErrAgentNeedsWing),
+		errors.Is(err, hive.ErrBadWingID), errors.Is(err, fs.ErrNotExist):
 		log.Warn("mine request refused", append(attrs, "err", err)...)
 	case err != nil:
 		log.Error("mine request failed", append(attrs, "err", err)...)
