@@ -30,9 +30,10 @@ hyperfine -N --warmup 10 --runs 100 --export-json "$tmp/times.json" \
 	"$tmp/hello-world" \
 	"$tmp/memminer --help" \
 	"$tmp/memminer search 'postgres backup'"
-echo "medians (ms):"
-grep -E '"(command|median)"' "$tmp/times.json" | sed "s|$tmp/||" |
-	awk -F': ' '/"command"/{c=$2; sub(/,$/, "", c); gsub(/"/, "", c)} /"median"/{sub(",", "", $2); printf "%8.2f  %s\n", $2*1000, c}'
+echo "median (min), ms:"
+grep -E '"(command|median|min)"' "$tmp/times.json" | sed "s|$tmp/||" |
+	awk -F': ' '{sub(/,$/, "", $2)} /"command"/{c=$2; gsub(/"/, "", c)} /"median"/{m=$2}
+		/"min"/{printf "%6.2f (%.2f)  %s\n", m*1000, $2*1000, c}'
 echo "load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 if command -v valgrind >/dev/null; then
 	echo "instructions (callgrind):"
