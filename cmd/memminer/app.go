@@ -95,6 +95,7 @@ rebuilt.`,
 	root.SetOut(a.stdout)
 	root.SetErr(a.stderr)
 	requireShell(root)
+	requireHelpTopic(root)
 	return root
 }
 

@@ -106,11 +106,16 @@ func TestGroupsNeedASubcommand(t *testing.T) {
 		{[]string{"model", "tcsh"}, `unknown memminer model subcommand "tcsh" (want: fetch, status, verify)`},
 		{[]string{"completion"}, "memminer completion needs a subcommand: bash, fish, powershell, zsh"},
 		{[]string{"completion", "tcsh"}, `unknown memminer completion subcommand "tcsh" (want: bash, fish, powershell, zsh)`},
+		{[]string{"help", "serch"}, `unknown help topic "serch" (want: completion, conflicts, forget, index,`},
+		{[]string{"help", "model", "tcsh"}, `unknown help topic "model tcsh" (want: completion,`},
 	}
 	for _, tt := range tests {
 		if _, stderr, code := c.run(tt.args...); code != exitUsage || !strings.Contains(stderr, tt.stderr) {
 			t.Errorf("memminer %s: exit %d, %q; want 2 and %q", strings.Join(tt.args, " "), code, stderr, tt.stderr)
 		}
+	}
+	if out := c.ok("help", "model", "status"); !strings.Contains(out, "memminer model status [flags]") {
+		t.Fatalf("help model status: %.200s", out)
 	}
 	if out := c.ok("completion", "bash"); !strings.Contains(out, "bash completion") {
 		t.Fatalf("completion bash: %.80s", out)

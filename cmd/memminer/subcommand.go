@@ -41,3 +41,23 @@ func requireShell(root *cobra.Command) {
 		}
 	}
 }
+
+// requireHelpTopic makes `memminer help TOPIC` with an unknown topic a
+// usage error naming the commands; cobra's help command prints "Unknown
+// help topic" and the usage, and exits 0.
+func requireHelpTopic(root *cobra.Command) {
+	root.InitDefaultHelpCmd()
+	for _, c := range root.Commands() {
+		if c.Name() != "help" {
+			continue
+		}
+		c.Run = nil
+		c.RunE = func(c *cobra.Command, args []string) error {
+			cmd, rest, err := c.Root().Find(args)
+			if err != nil || cmd == nil || len(rest) > 0 {
+				return usagef("unknown help topic %q (want: %s)", strings.Join(args, " "), subcommandNames(c.Root()))
+			}
+			return cmd.Help()
+		}
+	}
+}
