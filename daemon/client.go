@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/memminer/memminer/wakeup"
@@ -20,6 +21,16 @@ import (
 // accept within it is treated as not running.
 const dialTimeout = 2 * time.Second
 
+// DefaultAnswerTimeout bounds how long a read request (status, search,
+// wake-up, any Get) waits for the daemon to start answering once the
+// socket accepted it. The daemon answers reads from memory in
+// milliseconds; a stopped or wedged daemon still has its socket accepted
+// by the kernel and never answers, and the caller can read the palace
+// itself instead, so a few seconds is long enough to be sure and short
+// enough for an agent waiting on recall. Writes are not bounded: see
+// docs/daemon.md.
+const DefaultAnswerTimeout = 5 * time.Second
+
 // Client talks to the daemon serving a palace, over the palace's control
 // socket. Every method returns an error matching ErrNotRunning when no
 // daemon answers, so a caller can fall back to opening the palace itself;
@@ -27,11 +38,32 @@ const dialTimeout = 2 * time.Second
 type Client struct {
 	socket string
 	hc     *http.Client
+	// answerTimeout bounds reads: see DefaultAnswerTimeout.
+	answerTimeout time.Duration
+	// noAnswer, when set, hears of each read the daemon did not answer.
+	noAnswer func(context.Context, *NoAnswerError)
+}
+
+// ClientOption changes how a Client asks.
+type ClientOption func(*Client)
+
+// WithAnswerTimeout sets how long read requests wait for the daemon to
+// start answering (DefaultAnswerTimeout when not given); d <= 0 waits as
+// long as the request's context allows.
+func WithAnswerTimeout(d time.Duration) ClientOption {
+	return func(c *Client) { c.answerTimeout = d }
+}
+
+// WithNoAnswer makes the client call f, before returning the error, for
+// each read request the daemon did not start answering in time, so a
+// caller can say that it falls back to the palace and why.
+func WithNoAnswer(f func(context.Context, *NoAnswerError)) ClientOption {
+	return func(c *Client) { c.noAnswer = f }
 }
 
 // NewClient returns a client for the daemon of the palace in palaceDir.
 // It does not connect until a method is called.
-func NewClient(palaceDir string) *Client {
+func NewClient(palaceDir string, opts ...ClientOption) *Client {
 	socket := SocketPath(palaceDir)
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
@@ -41,7 +73,11 @@ func NewClient(palaceDir string) *Client {
 		MaxIdleConns:    1,
 		IdleConnTimeout: 30 * time.Second,
 	}
-	return &Client{socket: socket, hc: &http.Client{Transport: tr}}
+	c := &Client{socket: socket, hc: &http.Client{Transport: tr}, answerTimeout: DefaultAnswerTimeout}
+	for _, o := range opts {
+		o(c)
+	}
+	return c
 }
 
 // Status asks the daemon for its status.
@@ -55,7 +91,7 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 // daemon serves another model than req.Model.
 func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
 	var res SearchResult
-	err := c.do(ctx, http.MethodPost, "/search", nil, req, &res, true)
+	err := c.do(ctx, http.MethodPost, "/search", nil, req, &res, read)
 	return res, err
 }
 
@@ -63,7 +99,7 @@ func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, e
 // still holds what was done before the error.
 func (c *Client) Mine(ctx context.Context, req MineRequest) (MineReply, error) {
 	var rep mineErrorReply
-	err := c.do(ctx, http.MethodPost, "/mine", nil, req, &rep, true)
+	err := c.do(ctx, http.MethodPost, "/mine", nil, req, &rep, repeatable)
 	rep.MineReply.Result.Duration = time.Duration(rep.Result.Seconds * float64(time.Second))
 	if err == nil && rep.Error != "" {
 		err = &RemoteError{Code: rep.Code, Message: rep.Error}
@@ -93,22 +129,37 @@ func (c *Client) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest
 // Get fetches a JSON document from the daemon, such as a component's
 // endpoint, decoding it into out.
 func (c *Client) Get(ctx context.Context, path string, query url.Values, out any) error {
-	return c.do(ctx, http.MethodGet, path, query, nil, out, true)
+	return c.do(ctx, http.MethodGet, path, query, nil, out, read)
 }
 
 // Post sends in as JSON to a component's endpoint of the daemon, decoding
 // the answer into out. A post may change things, so one whose answer is
 // cut off is an error, never taken for a daemon gone.
 func (c *Client) Post(ctx context.Context, path string, in, out any) error {
-	return c.do(ctx, http.MethodPost, path, nil, in, out, false)
+	return c.do(ctx, http.MethodPost, path, nil, in, out, write)
 }
 
-// do sends one request. A repeatable one (it only reads, or the caller
-// may do it itself, like a mine) whose connection breaks before the answer
-// is complete fails with an error matching ErrNotRunning: the daemon died
-// or is stopping, and the caller falls back to the palace as when none
-// runs.
-func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any, repeatable bool) error {
+// requestKind says what a request may do, and so how the client treats a
+// daemon that does not answer it.
+type requestKind int
+
+const (
+	// write may change things: an answer cut off is an error.
+	write requestKind = iota
+	// repeatable may write, but the caller can do it itself (a mine): a
+	// connection that breaks is a daemon gone.
+	repeatable
+	// read only reads: besides breaking, no start of an answer within
+	// the answer timeout is a daemon gone too.
+	read
+)
+
+// do sends one request. A repeatable or read one whose connection breaks
+// before the answer is complete, or a read one the daemon does not start
+// answering within c.answerTimeout, fails with an error matching
+// ErrNotRunning: the daemon died, is stopping or is stopped, and the
+// caller falls back to the palace as when none runs.
+func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any, kind requestKind) error {
 	if c == nil {
 		return fmt.Errorf("%w (not asked)", ErrNotRunning)
 	}
@@ -129,21 +180,40 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if in != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
+	var noAnswer atomic.Bool
+	if kind == read && c.answerTimeout > 0 {
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		timer := time.AfterFunc(c.answerTimeout, func() {
+			noAnswer.Store(true)
+			cancel()
+		})
+		defer timer.Stop()
+		req = req.WithContext(rctx)
+	}
 	resp, err := c.hc.Do(req)
+	if err != nil && noAnswer.Load() && ctx.Err() == nil {
+		return c.notAnswered(ctx, path)
+	}
+	fallBack := kind != write
 	if err != nil {
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
 			return fmt.Errorf("%w (%s: %v)", ErrNotRunning, c.socket, op.Err)
 		}
-		if repeatable && ctx.Err() == nil {
+		if fallBack && ctx.Err() == nil {
 			return c.lost(path, err)
 		}
 		return fmt.Errorf("daemon %s: %w", path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
+	if err != nil && noAnswer.Load() && ctx.Err() == nil {
+		// The answer began just as the bound passed: not a daemon to wait for.
+		return c.notAnswered(ctx, path)
+	}
 	if err != nil {
-		if repeatable && ctx.Err() == nil {
+		if fallBack && ctx.Err() == nil {
 			return c.lost(path, err)
 		}
 		return fmt.Errorf("daemon %s: read answer: %w", path, err)
@@ -175,7 +245,35 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	return nil
 }
 
+// notAnswered is the error of a read request the daemon did not answer.
+func (c *Client) notAnswered(ctx context.Context, path string) error {
+	e := &NoAnswerError{Socket: c.socket, After: c.answerTimeout, Path: path}
+	if c.noAnswer != nil {
+		c.noAnswer(ctx, e)
+	}
+	return e
+}
+
 // lost is the error of a repeatable request whose connection broke.
 func (c *Client) lost(path string, err error) error {
 	return fmt.Errorf("%w (the connection to %s broke during %s: %v)", ErrNotRunning, c.socket, path, err)
+}
+
+// NoAnswerError is the error of a read request the daemon accepted and
+// did not start answering in time: a daemon stopped (SIGSTOP) or wedged.
+// It matches ErrNotRunning, so callers fall back to the palace, and
+// ErrNoAnswer, so they can say why.
+type NoAnswerError struct {
+	Socket string        // the control socket asked
+	Path   string        // the request's path
+	After  time.Duration // how long it waited
+}
+
+func (e *NoAnswerError) Error() string {
+	return fmt.Sprintf("%v: the daemon on %s accepted %s and did not answer within %s", ErrNotRunning, e.Socket, e.Path, e.After)
+}
+
+// Is makes the error match ErrNotRunning and ErrNoAnswer.
+func (e *NoAnswerError) Is(target error) bool {
+	return target == ErrNotRunning || target == ErrNoAnswer
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"reflect"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
@@ -59,6 +60,49 @@ func TestClientConnectionLostMidAnswer(t *testing.T) {
 				t.Errorf("forget: %v, want an error that is not ErrNotRunning", err)
 			}
 		})
+	}
+}
+
+// TestClientReadsDoNotWaitForASilentDaemon: a daemon that accepts and
+// never answers (one stopped with SIGSTOP) fails every read with an error
+// matching ErrNotRunning and ErrNoAnswer, so the CLI reads the palace
+// itself; writes are not given up on: they wait as long as their context.
+func TestClientReadsDoNotWaitForASilentDaemon(t *testing.T) {
+	dir, err := os.MkdirTemp("", "mm-silent-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	testutil.SilentServer(t, SocketPath(dir))
+	c := NewClient(dir, WithAnswerTimeout(time.Millisecond))
+	ctx := context.Background()
+	reads := map[string]func() error{
+		"status":    func() error { _, err := c.Status(ctx); return err },
+		"search":    func() error { _, err := c.Search(ctx, SearchRequest{Query: "x"}); return err },
+		"wake-up":   func() error { _, err := c.WakeUp(ctx, wakeup.Options{}); return err },
+		"conflicts": func() error { var out map[string]any; return c.Get(ctx, "/conflicts", nil, &out) },
+		"index":     func() error { _, err := c.Index(ctx); return err },
+	}
+	for call, fn := range reads {
+		err := fn()
+		var na *NoAnswerError
+		if !errors.Is(err, ErrNotRunning) || !errors.Is(err, ErrNoAnswer) || !errors.As(err, &na) || na.Socket != SocketPath(dir) {
+			t.Errorf("%s: %v, want a NoAnswerError on the socket matching ErrNotRunning", call, err)
+		}
+	}
+	// A context that ends is the only end of a write's wait.
+	wctx, cancel := context.WithCancel(ctx)
+	time.AfterFunc(50*time.Millisecond, cancel)
+	writes := map[string]func() error{
+		"mine":     func() error { _, err := c.Mine(wctx, MineRequest{Path: "/hive"}); return err },
+		"forget":   func() error { _, err := c.Forget(wctx, ForgetRequest{Wing: "a"}); return err },
+		"remember": func() error { _, err := c.Remember(wctx, RememberRequest{}); return err },
+		"merge":    func() error { var out map[string]any; return c.Post(wctx, "/conflicts/merge", nil, &out) },
+	}
+	for call, fn := range writes {
+		if err := fn(); !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotRunning) {
+			t.Errorf("%s: %v, want the context's end, not ErrNotRunning", call, err)
+		}
 	}
 }
 

@@ -70,6 +70,6 @@ func (d *Daemon) forgot(wing string) {
 // palace.ErrUnknownWing and mine.ErrAgentExists as mine.Forget's do.
 func (c *Client) Forget(ctx context.Context, req ForgetRequest) (mine.Forgotten, error) {
 	var out mine.Forgotten
-	err := c.do(ctx, http.MethodPost, "/forget", nil, req, &out, false)
+	err := c.do(ctx, http.MethodPost, "/forget", nil, req, &out, write)
 	return out, err
 }

@@ -42,7 +42,7 @@ func (c *Client) Remember(ctx context.Context, req RememberRequest) (remember.Re
 	var rep RememberReply
 	// Not repeatable: a daemon that dies mid-answer may have written the
 	// note, and writing it again here could append it twice.
-	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, false)
+	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, write)
 	return rep.Result, err
 }
 

@@ -287,6 +287,9 @@ type FileError struct {
 var (
 	// ErrNotRunning means no daemon answers on the palace's socket.
 	ErrNotRunning = errors.New("no memminer daemon is running for this palace")
+	// ErrNoAnswer means a daemon accepted a read request on the socket and
+	// did not start answering in time; such errors match ErrNotRunning too.
+	ErrNoAnswer = errors.New("the daemon did not answer")
 	// ErrOtherModel means the daemon serves another embedding model than
 	// the caller is configured with.
 	ErrOtherModel = errors.New("the daemon uses another embedding model")

@@ -15,6 +15,7 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
@@ -136,7 +137,36 @@ func (a *app) client() *daemon.Client {
 	if a.noDaemon {
 		return nil
 	}
-	return daemon.NewClient(a.cfg.Palace)
+	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout), daemon.WithNoAnswer(a.warnNoAnswer))
+}
+
+// daemonAnswerTimeout is how long read requests wait for the daemon to
+// start answering; a variable only so tests need not wait as long.
+var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
+
+// warnNoAnswer says on stderr, naming the daemon's pid when the registry
+// knows it, that the daemon accepted a read and did not answer, so the
+// command reads the palace itself.
+func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
+	who := "the daemon serving this palace"
+	if pid := a.daemonPID(ctx, e.Socket); pid > 0 {
+		who = fmt.Sprintf("the daemon (pid %d) serving this palace", pid)
+	}
+	fmt.Fprintf(a.stderr, "memminer: warning: %s did not answer within %s (stopped or stuck?); reading the palace directly\n", who, e.After)
+}
+
+// daemonPID is the pid the registry records for the daemon listening on
+// socket, or 0 when it records none.
+func (a *app) daemonPID(ctx context.Context, socket string) int {
+	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
+	defer cancel()
+	recs, _ := registry.List(ctx, registry.Dir(a.getenv))
+	for _, r := range recs {
+		if r.Socket == socket || samePalace(r.Palace, a.cfg.Palace) {
+			return r.PID
+		}
+	}
+	return 0
 }
 
 // modelState says whether the configured embedding model is usable.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -15,6 +16,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/internal/testutil"
 )
 
@@ -465,6 +467,46 @@ func TestCLIFallsBackWhenTheDaemonDiesMidAnswer(t *testing.T) {
 		if got != want || gotErr != wantErr || gotCode != wantCode {
 			t.Errorf("memminer %s with a daemon dying mid-answer:\n%s%s(exit %d)\nwant, as with --no-daemon:\n%s%s(exit %d)",
 				strings.Join(args, " "), got, gotErr, gotCode, want, wantErr, wantCode)
+		}
+	}
+}
+
+// TestCLIReadsAroundAStoppedDaemon: a daemon that accepts and never
+// answers (stopped with SIGSTOP: the kernel still accepts on its socket)
+// leaves the read commands to read the palace themselves: the output is
+// that of --no-daemon, plus one warning naming the daemon's pid.
+func TestCLIReadsAroundAStoppedDaemon(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	socket := daemon.SocketPath(c.palace)
+	testutil.SilentServer(t, socket)
+	// The registry names this process as the daemon: it is alive, and
+	// its "socket" accepts.
+	unregister, err := registry.Register(registry.Dir(func(k string) string { return c.env[k] }),
+		registry.Record{PID: os.Getpid(), Palace: c.palace, Hive: c.hive, Socket: socket, Started: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = unregister() })
+	defer func(d time.Duration) { daemonAnswerTimeout = d }(daemonAnswerTimeout)
+	daemonAnswerTimeout = time.Millisecond
+	warning := fmt.Sprintf("memminer: warning: the daemon (pid %d) serving this palace did not answer within %s (stopped or stuck?); reading the palace directly\n",
+		os.Getpid(), daemonAnswerTimeout)
+	for _, args := range [][]string{
+		{"search", "electron-vite"},
+		{"search", "--json", "electron-vite"},
+		{"status", "--json"},
+		{"wake-up"},
+		{"conflicts", "--json"},
+	} {
+		want, wantErr, wantCode := c.run(append([]string{"--no-daemon"}, args...)...)
+		got, gotErr, gotCode := c.run(args...)
+		if got != want || gotErr != warning+wantErr || gotCode != wantCode {
+			t.Errorf("memminer %s with a stopped daemon:\n%s%s(exit %d)\nwant, as with --no-daemon after the warning:\n%s%s%s(exit %d)",
+				strings.Join(args, " "), got, gotErr, gotCode, want, warning, wantErr, wantCode)
+		}
+		if args[0] == "search" && (gotCode != 0 || !strings.Contains(got, "electron-vite")) {
+			t.Errorf("memminer %s with a stopped daemon: exit %d, %q; want the palace's results", strings.Join(args, " "), gotCode, got)
 		}
 	}
 }
