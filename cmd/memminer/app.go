@@ -148,25 +148,29 @@ var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
 // knows it, that the daemon accepted a read and did not answer, so the
 // command reads the palace itself.
 func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
-	who := "the daemon serving this palace"
-	if pid := a.daemonPID(ctx, e.Socket); pid > 0 {
-		who = fmt.Sprintf("the daemon (pid %d) serving this palace", pid)
+	rec, ok := a.daemonRecord(ctx, e.Socket)
+	switch {
+	case ok && rec.Stopped:
+		fmt.Fprintf(a.stderr, "memminer: warning: the daemon (pid %d) serving this palace is stopped and did not answer within %s (kill -CONT %d resumes it); reading the palace directly\n", rec.PID, e.After, rec.PID)
+	case ok:
+		fmt.Fprintf(a.stderr, "memminer: warning: the daemon (pid %d) serving this palace did not answer within %s (stuck?); reading the palace directly\n", rec.PID, e.After)
+	default:
+		fmt.Fprintf(a.stderr, "memminer: warning: the daemon on %s did not answer within %s (stopped or stuck?); reading the palace directly\n", e.Socket, e.After)
 	}
-	fmt.Fprintf(a.stderr, "memminer: warning: %s did not answer within %s (stopped or stuck?); reading the palace directly\n", who, e.After)
 }
 
-// daemonPID is the pid the registry records for the daemon listening on
-// socket, or 0 when it records none.
-func (a *app) daemonPID(ctx context.Context, socket string) int {
+// daemonRecord is the registry's record of the daemon listening on
+// socket, if it has one.
+func (a *app) daemonRecord(ctx context.Context, socket string) (registry.Record, bool) {
 	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
 	defer cancel()
 	recs, _ := registry.List(ctx, registry.Dir(a.getenv))
 	for _, r := range recs {
 		if r.Socket == socket || samePalace(r.Palace, a.cfg.Palace) {
-			return r.PID
+			return r, true
 		}
 	}
-	return 0
+	return registry.Record{}, false
 }
 
 // modelState says whether the configured embedding model is usable.

@@ -474,42 +474,70 @@ func TestCLIFallsBackWhenTheDaemonDiesMidAnswer(t *testing.T) {
 // TestCLIReadsAroundAStoppedDaemon: a daemon that accepts and never
 // answers (stopped with SIGSTOP: the kernel still accepts on its socket)
 // leaves the read commands to read the palace themselves: the output is
-// that of --no-daemon, plus one warning naming the daemon's pid.
+// that of --no-daemon, plus one warning naming the daemon's pid, and
+// saying it is stopped where the system tells (Linux).
 func TestCLIReadsAroundAStoppedDaemon(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
 	socket := daemon.SocketPath(c.palace)
 	testutil.SilentServer(t, socket)
-	// The registry names this process as the daemon: it is alive, and
-	// its "socket" accepts.
-	unregister, err := registry.Register(registry.Dir(func(k string) string { return c.env[k] }),
-		registry.Record{PID: os.Getpid(), Palace: c.palace, Hive: c.hive, Socket: socket, Started: time.Now()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = unregister() })
 	defer func(d time.Duration) { daemonAnswerTimeout = d }(daemonAnswerTimeout)
 	daemonAnswerTimeout = time.Millisecond
-	warning := fmt.Sprintf("memminer: warning: the daemon (pid %d) serving this palace did not answer within %s (stopped or stuck?); reading the palace directly\n",
-		os.Getpid(), daemonAnswerTimeout)
-	for _, args := range [][]string{
-		{"search", "electron-vite"},
-		{"search", "--json", "electron-vite"},
-		{"status", "--json"},
-		{"wake-up"},
-		{"conflicts", "--json"},
-	} {
-		want, wantErr, wantCode := c.run(append([]string{"--no-daemon"}, args...)...)
-		got, gotErr, gotCode := c.run(args...)
-		if got != want || gotErr != warning+wantErr || gotCode != wantCode {
-			t.Errorf("memminer %s with a stopped daemon:\n%s%s(exit %d)\nwant, as with --no-daemon after the warning:\n%s%s%s(exit %d)",
-				strings.Join(args, " "), got, gotErr, gotCode, want, warning, wantErr, wantCode)
-		}
-		if args[0] == "search" && (gotCode != 0 || !strings.Contains(got, "electron-vite")) {
-			t.Errorf("memminer %s with a stopped daemon: exit %d, %q; want the palace's results", strings.Join(args, " "), gotCode, got)
-		}
+	registryDir := registry.Dir(func(k string) string { return c.env[k] })
+
+	type daemonProcess struct {
+		name    string
+		pid     func(t *testing.T) int // the pid the registry records
+		stopped bool                   // as the registry tells
+		warning string                 // after the pid and the bound
+	}
+	processes := []daemonProcess{
+		// This process: alive, not stopped.
+		{"stuck", func(*testing.T) int { return os.Getpid() }, false,
+			"memminer: warning: the daemon (pid %[1]d) serving this palace did not answer within %[2]s (stuck?); reading the palace directly\n"},
+	}
+	if stoppedProcess != nil {
+		processes = append(processes, daemonProcess{"stopped", stoppedProcess, true,
+			"memminer: warning: the daemon (pid %[1]d) serving this palace is stopped and did not answer within %[2]s (kill -CONT %[1]d resumes it); reading the palace directly\n"})
+	}
+	for _, p := range processes {
+		t.Run(p.name, func(t *testing.T) {
+			pid := p.pid(t)
+			unregister, err := registry.Register(registryDir, registry.Record{PID: pid, Palace: c.palace, Hive: c.hive, Socket: socket, Started: time.Now()})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer unregister()
+			testutil.WaitFor(t, "the registry telling the daemon's state", func() bool {
+				recs, err := registry.List(context.Background(), registryDir)
+				return err == nil && len(recs) == 1 && recs[0].Stopped == p.stopped
+			})
+			warning := fmt.Sprintf(p.warning, pid, daemonAnswerTimeout)
+			for _, args := range [][]string{
+				{"search", "electron-vite"},
+				{"search", "--json", "electron-vite"},
+				{"status", "--json"},
+				{"wake-up"},
+				{"conflicts", "--json"},
+			} {
+				want, wantErr, wantCode := c.run(append([]string{"--no-daemon"}, args...)...)
+				got, gotErr, gotCode := c.run(args...)
+				if got != want || gotErr != warning+wantErr || gotCode != wantCode {
+					t.Errorf("memminer %s with a daemon that does not answer:\n%s%s(exit %d)\nwant, as with --no-daemon after the warning:\n%s%s%s(exit %d)",
+						strings.Join(args, " "), got, gotErr, gotCode, want, warning, wantErr, wantCode)
+				}
+				if args[0] == "search" && (gotCode != 0 || !strings.Contains(got, "electron-vite")) {
+					t.Errorf("memminer %s with a daemon that does not answer: exit %d, %q; want the palace's results", strings.Join(args, " "), gotCode, got)
+				}
+			}
+		})
 	}
 }
+
+// stoppedProcess, where the registry can tell a stopped process (Linux),
+// starts a process, stops it with SIGSTOP until the test ends and returns
+// its pid.
+var stoppedProcess func(t *testing.T) int
 
 // TestCLIMineAdvice: mine's errors get the CLI's advice (which flag to
 // pass), the same whether the daemon mined or this process did.

@@ -41,6 +41,10 @@ type Record struct {
 	Socket string `json:"socket"`
 	// Started is when it began to serve.
 	Started time.Time `json:"started"`
+	// Stopped is set by List when the daemon's process is stopped
+	// (SIGSTOP), so its socket accepts and nothing answers until it is
+	// resumed. Only Linux tells; elsewhere it is always false.
+	Stopped bool `json:"-"`
 }
 
 // dialTimeout bounds the check that a record's socket answers: a daemon
@@ -86,7 +90,7 @@ func Register(dir string, rec Record) (unregister func() error, err error) {
 }
 
 // List returns the records in dir of daemons that run and answer on
-// their socket, by palace. The record of a daemon that is gone is
+// their socket, by palace, marking those whose process is stopped. The record of a daemon that is gone is
 // removed; one that cannot be read, or whose socket is not known to be
 // gone by the time ctx ends, is left alone and not returned. A missing
 // dir holds no records.
@@ -113,6 +117,7 @@ func List(ctx context.Context, dir string) ([]Record, error) {
 		}
 		switch state(ctx, rec) {
 		case running:
+			rec.Stopped = processStopped(rec.PID)
 			live = append(live, rec)
 		case gone:
 			_ = os.Remove(path)
