@@ -270,7 +270,7 @@ type NoAnswerError struct {
 }
 
 func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("%v: the daemon on %s accepted %s and did not answer within %s", ErrNotRunning, e.Socket, e.Path, e.After)
+	return fmt.Sprintf("the daemon on %s accepted %s and did not answer within %s", e.Socket, e.Path, e.After)
 }
 
 // Is makes the error match ErrNotRunning and ErrNoAnswer.

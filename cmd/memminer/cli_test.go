@@ -530,6 +530,10 @@ func TestCLIReadsAroundAStoppedDaemon(t *testing.T) {
 					t.Errorf("memminer %s with a daemon that does not answer: exit %d, %q; want the palace's results", strings.Join(args, " "), gotCode, got)
 				}
 			}
+			// service-status reports on the daemon, so it says it did not answer.
+			if out, _, _ := c.run("service-status"); !strings.Contains(out, "daemon:      not answering: the daemon on "+c.scrub(socket)+" accepted /status and did not answer within "+daemonAnswerTimeout.String()+"\n") {
+				t.Errorf("service-status with a daemon that does not answer:\n%s", out)
+			}
 		})
 	}
 }

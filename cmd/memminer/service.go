@@ -220,12 +220,12 @@ manager, e.g. "memminer run" in a container).`,
 				state = err.Error()
 			}
 			fmt.Fprintf(a.stdout, "service:     %s (%s)\n", state, scope)
-			st, err := daemon.NewClient(a.cfg.Palace).Status(cmd.Context())
+			st, err := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout)).Status(cmd.Context())
 			switch {
 			case err == nil:
 				up := time.Duration(st.Daemon.UptimeSeconds * float64(time.Second)).Round(time.Second)
 				fmt.Fprintf(a.stdout, "daemon:      active, pid %d, up %s, socket %s\n", st.Daemon.PID, up, daemon.SocketPath(a.cfg.Palace))
-			case errors.Is(err, daemon.ErrNotRunning):
+			case errors.Is(err, daemon.ErrNotRunning) && !errors.Is(err, daemon.ErrNoAnswer):
 				fmt.Fprintf(a.stdout, "daemon:      not running (nothing answers on %s)\n", daemon.SocketPath(a.cfg.Palace))
 			default:
 				fmt.Fprintf(a.stdout, "daemon:      not answering: %v\n", err)
