@@ -233,6 +233,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			re.detail = eb.ModelMismatch
 		case eb.OtherModel != nil:
 			re.detail = eb.OtherModel
+		case eb.OtherHive != nil:
+			re.detail = eb.OtherHive
 		}
 		return re
 	}

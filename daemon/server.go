@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -103,6 +104,9 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 	}
+	if !d.servesHiveOf(w, req) {
+		return
+	}
 	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
 	if !d.q.addRequest(j) {
 		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
@@ -168,6 +172,29 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 	}
 	writeErr(w, &OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
 	return false
+}
+
+// servesHiveOf answers false, with the refusal, when req mines agent
+// directories of another hive than the daemon's into wings its own hive's
+// agents mine: the daemon's next scan would mine its own places back over
+// them (docs/mining.md, "What is mined").
+func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
+	if d.opts.Hive == "" {
+		return true
+	}
+	own := map[string]bool{}
+	for _, a := range d.listAgents().agents {
+		own[a.wing] = true
+	}
+	for _, hw := range mine.HiveWings(req.Path, mine.Options{Wing: req.Wing, Agents: req.Agents, Hive: d.opts.Hive}) {
+		if !own[hw.Wing] || sameDir(hw.Hive, d.opts.Hive) {
+			continue
+		}
+		d.log.Warn("mine request of another hive refused", "path", req.Path, "hive", hw.Hive, "wing", hw.Wing, "serves", d.opts.Hive)
+		writeErr(w, &OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
+		return false
+	}
+	return true
 }
 
 func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {

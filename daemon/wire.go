@@ -357,6 +357,7 @@ type errorBody struct {
 	Code          string                     `json:"code"`
 	ModelMismatch *palace.ModelMismatchError `json:"model_mismatch"`
 	OtherModel    *OtherModelError           `json:"other_model"`
+	OtherHive     *OtherHiveError            `json:"other_hive"`
 }
 
 // newErrorBody is err as the daemon answers it.
@@ -369,6 +370,10 @@ func newErrorBody(err error) errorBody {
 	var om *OtherModelError
 	if errors.As(err, &om) {
 		eb.OtherModel = om
+	}
+	var oh *OtherHiveError
+	if errors.As(err, &oh) {
+		eb.OtherHive = oh
 	}
 	return eb
 }
@@ -391,11 +396,30 @@ func (e *OtherModelError) Error() string {
 // Is reports whether target is ErrOtherModel.
 func (e *OtherModelError) Is(target error) bool { return target == ErrOtherModel }
 
+// OtherHiveError is the daemon's refusal of a mine of another hive than
+// its own, or of one of that hive's agent directories: its next scan
+// would mine its own hive's places back over it. It matches ErrOtherHive.
+type OtherHiveError struct {
+	// PID is the daemon's process id.
+	PID int `json:"pid"`
+	// Hive is the hive the daemon serves.
+	Hive string `json:"hive"`
+	// Path is the path the caller asked to mine.
+	Path string `json:"path"`
+}
+
+func (e *OtherHiveError) Error() string {
+	return fmt.Sprintf("the running daemon (pid %d) serves hive %s; a mine of %s would be undone at its next scan", e.PID, e.Hive, e.Path)
+}
+
+// Is reports whether target is ErrOtherHive.
+func (e *OtherHiveError) Is(target error) bool { return target == ErrOtherHive }
+
 // RemoteError is an error the daemon returned. Its text is the daemon's
 // message unchanged, errors.Is matches the sentinel its code stands for
 // (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …), and
 // errors.As finds the typed error the daemon sent the details of (a
-// *palace.ModelMismatchError or an *OtherModelError).
+// *palace.ModelMismatchError, an *OtherModelError or an *OtherHiveError).
 type RemoteError struct {
 	Code    string
 	Message string

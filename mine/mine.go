@@ -226,21 +226,9 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 // per agent directory (with the matched directories that are no agents,
 // to report), anything else one job into one wing.
 func planJobs(path string, opts Options) ([]job, []Problem, error) {
-	abs, err := filepath.Abs(path)
+	root, info, globs, err := resolveRoot(path, opts)
 	if err != nil {
-		return nil, nil, fmt.Errorf("mine %s: %w", path, err)
-	}
-	root, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
-	}
-	info, err := os.Stat(root)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
-	}
-	globs, err := hive.NewGlobs(opts.Agents)
-	if err != nil {
-		return nil, nil, fmt.Errorf("mine %s: %w", path, err)
+		return nil, nil, err
 	}
 	if h, isHive := hive.MinedAsHive(root, info, globs, opts.Hive); isHive && opts.Wing == "" {
 		if opts.Agent != "" {
@@ -257,6 +245,56 @@ func planJobs(path string, opts Options) ([]job, []Problem, error) {
 		return nil, nil, err
 	}
 	return []job{j}, nil, nil
+}
+
+// resolveRoot resolves path (symlinks too), stats it and reads the
+// agents globs of opts.
+func resolveRoot(path string, opts Options) (string, fs.FileInfo, hive.Globs, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, err)
+	}
+	root, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
+	}
+	info, err := os.Stat(root)
+	if err != nil {
+		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
+	}
+	globs, err := hive.NewGlobs(opts.Agents)
+	if err != nil {
+		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, err)
+	}
+	return root, info, globs, nil
+}
+
+// HiveWing is a wing a mine mines from an agent directory of a hive.
+type HiveWing struct {
+	// Hive is the hive's directory (absolute, symlinks resolved).
+	Hive string
+	// Wing is the wing the agent directory is mined into.
+	Wing string
+}
+
+// HiveWings lists the wings a mine of path with opts mines from agent
+// directories of a hive, with that hive: every agent of a hive (or of its
+// agents/ directory), or the one agent directory path is. Such a mine
+// takes the wing over from the same place in a copy of the hive mined
+// before it. It is nil when path is mined as any other markdown, or
+// cannot be mined at all.
+func HiveWings(path string, opts Options) []HiveWing {
+	jobs, _, err := planJobs(path, opts)
+	if err != nil {
+		return nil
+	}
+	var out []HiveWing
+	for _, j := range jobs {
+		if j.hive != nil {
+			out = append(out, HiveWing{Hive: j.hive.Dir(), Wing: j.wing})
+		}
+	}
+	return out
 }
 
 // wingJob is the job of a mine of root (resolved; a file or a directory)

@@ -13,6 +13,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
 )
 
 func (a *app) mineCmd() *cobra.Command {
@@ -70,6 +71,8 @@ The full rules are in docs/mining.md.`,
 				// Nobody holds the palace for us: mine it here.
 			case errors.Is(err, daemon.ErrOtherModel):
 				return fmt.Errorf("%v; it holds the palace, so mine with its model or stop it first (memminer stop)", err)
+			case errors.Is(err, daemon.ErrOtherHive):
+				return fmt.Errorf("%v: stop the daemon (memminer stop, or Ctrl-C its run), or mine into another palace with --palace", err)
 			default:
 				for _, r := range rep.Reembeds {
 					a.reportReembed(r.Wing, r.From, r.To, r.Notes)
@@ -86,6 +89,11 @@ The full rules are in docs/mining.md.`,
 				access = dryRunPalace
 			}
 			p, err := a.openPalace(ctx, e, access, nil)
+			if errors.Is(err, palace.ErrLocked) && a.noDaemon {
+				if _, serr := daemon.NewClient(a.cfg.Palace).Status(ctx); serr == nil {
+					return fmt.Errorf("%v; the running daemon holds it: stop it (memminer stop, or Ctrl-C its run) to mine with --no-daemon", err)
+				}
+			}
 			if err != nil {
 				return err
 			}
