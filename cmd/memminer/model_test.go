@@ -102,10 +102,10 @@ func TestGroupsNeedASubcommand(t *testing.T) {
 		args   []string
 		stderr string
 	}{
-		{[]string{"model"}, "memminer model needs a subcommand: fetch, status, verify"},
-		{[]string{"model", "tcsh"}, `unknown memminer model subcommand "tcsh" (want: fetch, status, verify)`},
-		{[]string{"completion"}, "memminer completion needs a subcommand: bash, fish, powershell, zsh"},
-		{[]string{"completion", "tcsh"}, `unknown memminer completion subcommand "tcsh" (want: bash, fish, powershell, zsh)`},
+		{[]string{"model"}, "memminer: model needs a subcommand: fetch, status, verify"},
+		{[]string{"model", "tcsh"}, `memminer: unknown model subcommand "tcsh" (want: fetch, status, verify)`},
+		{[]string{"completion"}, "memminer: completion needs a subcommand: bash, fish, powershell, zsh"},
+		{[]string{"completion", "tcsh"}, `memminer: unknown completion subcommand "tcsh" (want: bash, fish, powershell, zsh)`},
 		{[]string{"help", "serch"}, `unknown help topic "serch" (want: completion, conflicts, forget, index,`},
 		{[]string{"help", "model", "tcsh"}, `unknown help topic "model tcsh" (want: completion,`},
 	}

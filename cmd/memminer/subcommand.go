@@ -12,13 +12,19 @@ import (
 func requireSubcommand(cmd *cobra.Command) {
 	cmd.Args = func(c *cobra.Command, args []string) error {
 		if len(args) > 0 {
-			return usagef("unknown %s subcommand %q (want: %s)", c.CommandPath(), args[0], subcommandNames(c))
+			return usagef("unknown %s subcommand %q (want: %s)", groupName(c), args[0], subcommandNames(c))
 		}
 		return nil
 	}
 	cmd.RunE = func(c *cobra.Command, _ []string) error {
-		return usagef("%s needs a subcommand: %s", c.CommandPath(), subcommandNames(c))
+		return usagef("%s needs a subcommand: %s", groupName(c), subcommandNames(c))
 	}
+}
+
+// groupName is cmd's path without the program's name, which the error's
+// "memminer: " prefix already says.
+func groupName(cmd *cobra.Command) string {
+	return strings.TrimPrefix(cmd.CommandPath(), cmd.Root().Name()+" ")
 }
 
 func subcommandNames(cmd *cobra.Command) string {
