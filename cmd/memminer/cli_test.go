@@ -74,7 +74,7 @@ func (c *cli) ok(args ...string) string {
 
 var (
 	rfc3339  = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)`)
-	duration = regexp.MustCompile(` in [0-9.]+(ns|µs|ms|s|m)+\b`)
+	duration = regexp.MustCompile(` in (<1ms|[0-9.]+(ns|µs|ms|s|m)+\b)`)
 	seconds  = regexp.MustCompile(`"seconds": [0-9.e-]+`)
 	noteID   = regexp.MustCompile(`"id": "[0-9a-f]{32}"`)
 	size     = regexp.MustCompile(`\([0-9.]+ (B|KiB|MiB)\)|"palace_bytes": \d+`)

@@ -168,7 +168,16 @@ func printMineSummary(a *app, s mine.Summary) {
 	if s.Reembedded > 0 {
 		fmt.Fprintf(a.stdout, ", %d re-embedded", s.Reembedded)
 	}
-	fmt.Fprintf(a.stdout, " in %s\n", s.Duration.Round(time.Millisecond))
+	fmt.Fprintf(a.stdout, " in %s\n", elapsedText(s.Duration))
+}
+
+// elapsedText writes how long something took to the millisecond, and a
+// time under half a millisecond as "<1ms" rather than a misleading "0s".
+func elapsedText(d time.Duration) string {
+	if r := d.Round(time.Millisecond); r > 0 || d <= 0 {
+		return r.String()
+	}
+	return "<1ms"
 }
 
 func joinWings(ws []string) string {
