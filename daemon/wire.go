@@ -162,6 +162,7 @@ type MineResult struct {
 // empty, never null, like every list memminer prints.
 func NewMineResult(s mine.Summary) MineResult {
 	s.Wings = nonNil(s.Wings)
+	s.Mined = nonNil(s.Mined)
 	s.Problems = nonNil(s.Problems)
 	s.Warnings = nonNil(s.Warnings)
 	s.Repaired = nonNil(s.Repaired)

@@ -74,7 +74,9 @@ const ProblemVectorsKept = "vectors_kept"
 
 // Summary reports what a mine did.
 type Summary struct {
-	Wings          []string  `json:"wings"`
+	Wings []string `json:"wings"`
+	// Mined are the wings of Wings that got files; see MinedWings.
+	Mined          []string  `json:"mined_wings"`
 	FilesSeen      int       `json:"files_seen"`
 	FilesChanged   int       `json:"files_changed"`
 	FilesUnchanged int       `json:"files_unchanged"`
@@ -98,14 +100,9 @@ type Summary struct {
 }
 
 // MinedWings are the wings the mine put files in (changed, unchanged or
-// removed): none when it saw no file or skipped every one it saw, since
-// no wing is then created or changed.
-func (s Summary) MinedWings() []string {
-	if s.FilesChanged == 0 && s.FilesUnchanged == 0 && s.FilesRemoved == 0 {
-		return nil
-	}
-	return s.Wings
-}
+// removed); a wing whose every file was skipped is not among them, since
+// it got no notes.
+func (s Summary) MinedWings() []string { return s.Mined }
 
 func (s *Summary) add(o Summary) {
 	s.Wings = append(s.Wings, o.Wings...)
@@ -202,6 +199,9 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	for _, j := range jobs {
 		s, err := mineOne(ctx, p, j, opts)
 		total.add(s)
+		if s.FilesChanged+s.FilesUnchanged+s.FilesRemoved > 0 {
+			total.Mined = append(total.Mined, j.wing)
+		}
 		if err != nil {
 			runErr = err
 			break

@@ -1,6 +1,10 @@
 package main
 
 import (
+	"path/filepath"
+	"strings"
+
+	"github.com/memminer/memminer/internal/testutil"
 	"testing"
 	"time"
 )
@@ -20,5 +24,19 @@ func TestElapsedText(t *testing.T) {
 		if got := elapsedText(tt.d); got != tt.want {
 			t.Errorf("elapsedText(%v) = %q, want %q", tt.d, got, tt.want)
 		}
+	}
+}
+
+// TestMineNamesOnlyWingsWithNotes: a mine of agents whose files are all
+// skipped but one names only the wing it mined.
+func TestMineNamesOnlyWingsWithNotes(t *testing.T) {
+	c := newCLI(t)
+	dir := filepath.Join(t.TempDir(), "bad")
+	testutil.WriteFile(t, filepath.Join(dir, "agents", "ok", "memory.md"), "- A good note.\n")
+	testutil.WriteFile(t, filepath.Join(dir, "agents", "bin", "memory.md"), "- a\x00binary\n")
+	testutil.WriteFile(t, filepath.Join(dir, "agents", "utf", "memory.md"), "- bad \xff\xfe utf\n")
+	out, stderr, code := c.run("mine", dir)
+	if code != 0 || !strings.HasPrefix(out, "mined wing ok:") {
+		t.Fatalf("mine: exit %d\nstdout %s\nstderr %s", code, out, stderr)
 	}
 }
