@@ -81,17 +81,14 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 	if spec == "" {
 		spec = Default
 	}
+	if err := CheckSpec(spec); err != nil {
+		return nil, err
+	}
 	name, arg, _ := strings.Cut(spec, ":")
 	switch name {
 	case Lexical:
-		if arg != "" {
-			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, Lexical)
-		}
 		return nil, nil
 	case UseLite:
-		if arg != "" {
-			return nil, fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, UseLite)
-		}
 		uo := uselite.Options{CacheDir: opts.CacheDir, Getenv: opts.Getenv}
 		if opts.NoFetch || opts.Probe {
 			path, err := uselite.ConvertedPath(uo)
@@ -113,9 +110,6 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		}
 		return m, nil
 	case "ollama":
-		if strings.TrimSpace(arg) == "" {
-			return nil, fmt.Errorf("%w %q: want ollama:<model>, e.g. ollama:nomic-embed-text", ErrUnknownModel, spec)
-		}
 		o := ollama.Options{Model: arg}
 		if opts.Probe {
 			probeTuning(&o.Tuning)
@@ -126,9 +120,6 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		}
 		return e, nil
 	case "openai":
-		if strings.TrimSpace(arg) == "" {
-			return nil, fmt.Errorf("%w %q: want openai:<model>, e.g. openai:text-embedding-3-small", ErrUnknownModel, spec)
-		}
 		o := openai.Options{Model: arg}
 		if opts.Probe {
 			probeTuning(&o.Tuning)
@@ -139,7 +130,34 @@ func Open(ctx context.Context, spec string, opts Options) (Embedder, error) {
 		}
 		return e, nil
 	}
-	return nil, fmt.Errorf("%w %q (want %s)", ErrUnknownModel, spec, strings.Join(Specs(), ", "))
+	return nil, fmt.Errorf("%w %q", ErrUnknownModel, spec) // CheckSpec lets no other name through
+}
+
+// CheckSpec returns an error wrapping ErrUnknownModel when no backend
+// accepts spec, without opening anything; "" is the default model.
+func CheckSpec(spec string) error {
+	spec = strings.TrimSpace(spec)
+	if spec == "" {
+		return nil
+	}
+	name, arg, _ := strings.Cut(spec, ":")
+	switch name {
+	case Lexical, UseLite:
+		if arg != "" {
+			return fmt.Errorf("%w %q: %q takes no argument", ErrUnknownModel, spec, name)
+		}
+	case "ollama":
+		if strings.TrimSpace(arg) == "" {
+			return fmt.Errorf("%w %q: want ollama:<model>, e.g. ollama:nomic-embed-text", ErrUnknownModel, spec)
+		}
+	case "openai":
+		if strings.TrimSpace(arg) == "" {
+			return fmt.Errorf("%w %q: want openai:<model>, e.g. openai:text-embedding-3-small", ErrUnknownModel, spec)
+		}
+	default:
+		return fmt.Errorf("%w %q (want %s)", ErrUnknownModel, spec, strings.Join(Specs(), ", "))
+	}
+	return nil
 }
 
 // Remote reports whether spec names a backend reached over the network

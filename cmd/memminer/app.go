@@ -124,6 +124,13 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if f := cmd.Flags().Lookup("model"); f != nil {
 		a.modelFromFlag = f.Changed
 	}
+	if a.modelFromFlag {
+		// Checked before any command looks at the palace, which may be
+		// empty and end the command before a model is opened.
+		if err := embed.CheckSpec(a.cfg.Model); err != nil {
+			return usagef("--model: %v", err)
+		}
+	}
 	if abs, err := filepath.Abs(a.cfg.Palace); err == nil && a.cfg.Palace != "" {
 		a.cfg.Palace = abs
 	}

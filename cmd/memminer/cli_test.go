@@ -138,6 +138,8 @@ func TestCLIErrors(t *testing.T) {
 		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
 		{"unknown flag", []string{"status", "--frob"}, exitUsage, "unknown flag"},
 		{"unknown model", []string{"status", "--model", "nope"}, exitUsage, "unknown embedding model"},
+		{"unknown model, empty palace", []string{"search", "x", "--model", "foo"}, exitUsage, `--model: unknown embedding model "foo" (want lexical`},
+		{"unknown model, empty palace wake-up", []string{"wake-up", "--model", "foo"}, exitUsage, `--model: unknown embedding model "foo" (want lexical`},
 		{"missing config", []string{"status", "--config", filepath.Join(c.hive, "none.yml")}, exitError, "none.yml"},
 	}
 	for _, tt := range tests {
