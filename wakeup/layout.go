@@ -4,12 +4,16 @@ import (
 	"strings"
 )
 
+// EmptyDigest is a digest with nothing in it, its lists empty rather than
+// null, as every digest's are.
+func EmptyDigest() Digest { return Digest{Identity: []IdentityLine{}, Story: []StoryItem{}} }
+
 // layout fills the budget: identity lines first, within a share of the
 // budget when there is a story to tell, then story lines as the ranker
 // yields them. Every line is costed with LineTokens, so the sum never
 // exceeds budget, and EstimateTokens of the whole is at most that sum.
 func layout(budget int, ids []IdentityLine, r *ranker) Digest {
-	d := Digest{Identity: []IdentityLine{}, Story: []StoryItem{}}
+	d := EmptyDigest()
 	used := 0
 
 	share := budget

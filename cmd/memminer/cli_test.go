@@ -3,13 +3,16 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -128,7 +131,7 @@ func TestCLIErrors(t *testing.T) {
 		code   int
 		stderr string
 	}{
-		{"search empty palace", []string{"search", "anything"}, exitError, "no notes yet; mine some memory first"},
+		{"search empty palace", []string{"search", "anything"}, exitError, "no notes yet; start by mining the hive"},
 		{"empty query", []string{"search", "  "}, exitUsage, "search needs a QUERY"},
 		{"no query", []string{"search"}, exitUsage, "search needs a QUERY"},
 		{"bad results", []string{"search", "x", "--results", "0"}, exitUsage, "--results must be between 1 and 1000"},
@@ -617,4 +620,43 @@ func TestJSONSourceIsStable(t *testing.T) {
 		!strings.Contains(outs[0], `"path": "$HIVE/agents/pam/memory.sync-conflict-20261201-120000-ABCDEFG.md"`) {
 		t.Fatalf("source and path:\n%s", outs[0])
 	}
+}
+
+// TestCLIEmptyPalaceJSON: on a palace without notes, search --json and
+// wake-up --json print the keys they print on a mined one, exit 1, and
+// say the same thing on stderr.
+func TestCLIEmptyPalaceJSON(t *testing.T) {
+	c := newCLI(t)
+	cmds := []struct {
+		golden string
+		args   []string
+	}{
+		{"search-empty.json", []string{"search", "db-2", "--json"}},
+		{"wake-up-empty.json", []string{"wake-up", "--json"}},
+	}
+	const said = "memminer: the palace at $PALACE has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)\n"
+	empty := make([]string, len(cmds))
+	for i, cmd := range cmds {
+		out, stderr, code := c.run(cmd.args...)
+		empty[i] = out
+		if code != exitError || stderr != said {
+			t.Fatalf("%s: exit %d, stderr %q; want %d and %q", cmd.args[0], code, stderr, exitError, said)
+		}
+		golden(t, cmd.golden, out)
+	}
+	c.ok("mine", c.hive)
+	for i, cmd := range cmds {
+		if got, want := jsonKeys(t, empty[i]), jsonKeys(t, c.ok(cmd.args...)); !slices.Equal(got, want) {
+			t.Errorf("%s on an empty palace: keys %v, want %v", cmd.args[0], got, want)
+		}
+	}
+}
+
+func jsonKeys(t *testing.T, s string) []string {
+	t.Helper()
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal([]byte(s), &m); err != nil {
+		t.Fatalf("not a JSON object: %v\n%s", err, s)
+	}
+	return slices.Sorted(maps.Keys(m))
 }

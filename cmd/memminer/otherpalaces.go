@@ -27,6 +27,18 @@ func (e *nothingFoundError) Unwrap() error { return e.err }
 // nothingFound marks err as a nothingFoundError.
 func nothingFound(err error) error { return &nothingFoundError{err: err} }
 
+// emptyPalaceError is the answer of a command that reads notes (search,
+// wake-up) on a palace that has none yet.
+type emptyPalaceError struct{ palace string }
+
+func (e *emptyPalaceError) Error() string {
+	return fmt.Sprintf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", e.palace)
+}
+
+// emptyPalace is the nothingFound error of a command that found the
+// palace it opened without notes.
+func (a *app) emptyPalace() error { return nothingFound(&emptyPalaceError{palace: a.cfg.Palace}) }
+
 // otherPalacesNote is the line that names the palaces other than the
 // command's that running daemons serve, with the flag that opens one, or
 // "" when there are none. It depends only on the registry, never on

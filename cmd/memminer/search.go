@@ -56,6 +56,13 @@ filters and the relevance floor: docs/governance.md.`,
 				}
 			}
 			out, err := a.search(cmd.Context(), args)
+			var empty *emptyPalaceError
+			if asJSON && errors.As(err, &empty) {
+				// The shape a script reads is the same with nothing to search.
+				if werr := writeJSON(a.stdout, daemon.NewSearchResult(strings.TrimSpace(args.Query), nil)); werr != nil {
+					return werr
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -177,7 +184,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	case errors.Is(err, palace.ErrModelMismatch):
 		return daemon.SearchResult{}, a.modelMismatchAdvice(err, otherModel)
 	case errors.Is(err, palace.ErrEmpty):
-		return daemon.SearchResult{}, nothingFound(fmt.Errorf("the palace at %s has no notes yet; mine some memory first: memminer mine hive/agents/<id>", a.cfg.Palace))
+		return daemon.SearchResult{}, a.emptyPalace()
 	case errors.Is(err, palace.ErrUnknownWing):
 		return daemon.SearchResult{}, nothingFound(usagef("--wing: %v", err))
 	case err != nil:

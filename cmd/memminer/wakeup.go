@@ -51,6 +51,13 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing})
+			var empty *emptyPalaceError
+			if asJSON && errors.As(err, &empty) {
+				// The shape a script reads is the same with nothing to digest.
+				if werr := writeJSON(a.stdout, wakeup.EmptyDigest()); werr != nil {
+					return werr
+				}
+			}
 			if err != nil {
 				return err
 			}
@@ -93,7 +100,7 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	}
 	switch {
 	case errors.Is(err, wakeup.ErrEmpty):
-		return wakeup.Digest{}, nothingFound(fmt.Errorf("the palace at %s has no notes yet; start by mining the hive: memminer mine path/to/hive (or one agent: memminer mine hive/agents/<id>)", a.cfg.Palace))
+		return wakeup.Digest{}, a.emptyPalace()
 	case errors.Is(err, wakeup.ErrUnknownWing):
 		return wakeup.Digest{}, nothingFound(usagef("--wing: %v", err))
 	case err != nil:
