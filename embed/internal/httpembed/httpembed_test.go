@@ -441,6 +441,9 @@ func TestServerDown(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), srv.URL+"/embed") || !strings.Contains(err.Error(), "giving up after 2 attempts") {
 		t.Errorf("Embed error = %v, want one naming %s after 2 attempts", err, srv.URL)
 	}
+	if n := strings.Count(err.Error(), srv.URL); n != 1 {
+		t.Errorf("Embed error = %v names %s %d times, want once", err, srv.URL, n)
+	}
 	if n := len(sleeps.Got()); n != 1 {
 		t.Errorf("%d waits, want 1", n)
 	}

@@ -169,7 +169,7 @@ func (r *retrier) transportError(ctx, actx context.Context, url string, err erro
 	case errors.Is(actx.Err(), context.DeadlineExceeded):
 		return fmt.Errorf("POST %s: no answer within %s: %w", url, r.timeout, context.DeadlineExceeded)
 	}
-	return fmt.Errorf("POST %s: %w", url, err)
+	return fmt.Errorf("POST %s: %w", url, URLReason(err))
 }
 
 // parseRetryAfter reads how long the server wants us to wait: Retry-After in
