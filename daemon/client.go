@@ -235,6 +235,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			re.detail = eb.OtherModel
 		case eb.OtherHive != nil:
 			re.detail = eb.OtherHive
+		case eb.SupersedesRef != nil:
+			re.detail = eb.SupersedesRef
 		}
 		return re
 	}

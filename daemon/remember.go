@@ -29,6 +29,8 @@ type RememberReply struct {
 	Result remember.Result `json:"result"`
 	Error  string          `json:"error,omitempty"`
 	Code   string          `json:"code,omitempty"`
+	// SupersedesRef is a refused supersedes reference, as in errorBody.
+	SupersedesRef *remember.RefError `json:"supersedes_ref,omitempty"`
 }
 
 // ErrOtherHive means the daemon serving the palace mines another hive than
@@ -95,7 +97,8 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeJSON(w, statusOf(err), RememberReply{Result: res, Error: err.Error(), Code: errorCode(err)})
+		eb := newErrorBody(err)
+		writeJSON(w, statusOf(err), RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
 		return
 	}
 	writeJSON(w, http.StatusOK, RememberReply{Result: res})

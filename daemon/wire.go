@@ -352,13 +352,16 @@ var codeErrors = []struct {
 // errorBody is the JSON of a failed request. ModelMismatch, null for
 // other errors, names the wings of a model_mismatch, so a client tells the
 // user what a search in its own process would; OtherModel, null for other
-// errors, names the daemon's model in an other_model refusal.
+// errors, names the daemon's model in an other_model refusal;
+// SupersedesRef, null for other errors, is remember's refused reference,
+// which the CLI words with its flag's name.
 type errorBody struct {
 	Error         string                     `json:"error"`
 	Code          string                     `json:"code"`
 	ModelMismatch *palace.ModelMismatchError `json:"model_mismatch"`
 	OtherModel    *OtherModelError           `json:"other_model"`
 	OtherHive     *OtherHiveError            `json:"other_hive"`
+	SupersedesRef *remember.RefError         `json:"supersedes_ref"`
 }
 
 // newErrorBody is err as the daemon answers it.
@@ -375,6 +378,10 @@ func newErrorBody(err error) errorBody {
 	var oh *OtherHiveError
 	if errors.As(err, &oh) {
 		eb.OtherHive = oh
+	}
+	var ref *remember.RefError
+	if errors.As(err, &ref) {
+		eb.SupersedesRef = ref
 	}
 	return eb
 }
@@ -420,7 +427,8 @@ func (e *OtherHiveError) Is(target error) bool { return target == ErrOtherHive }
 // message unchanged, errors.Is matches the sentinel its code stands for
 // (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …), and
 // errors.As finds the typed error the daemon sent the details of (a
-// *palace.ModelMismatchError, an *OtherModelError or an *OtherHiveError).
+// *palace.ModelMismatchError, an *OtherModelError, an *OtherHiveError or a
+// *remember.RefError).
 type RemoteError struct {
 	Code    string
 	Message string

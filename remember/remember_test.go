@@ -158,9 +158,11 @@ func TestRememberSupersede(t *testing.T) {
 	if _, err := f.remember(t, Request{Wing: "dwight", Text: "The primary database is db-4", Supersedes: []string{"memory.md:3"}}); !errors.Is(err, ErrBadRequest) {
 		t.Errorf("superseding a superseded note: %v, want ErrBadRequest", err)
 	}
-	for _, ref := range []string{"memory.md:4000", "0123456789abcdef0123456789abcdef", "nonsense"} {
-		if _, err := f.remember(t, Request{Wing: "dwight", Text: "Another fact entirely " + ref, Supersedes: []string{ref}}); !errors.Is(err, ErrBadRequest) {
-			t.Errorf("--supersedes %s: %v, want ErrBadRequest", ref, err)
+	for ref, kind := range map[string]string{"memory.md:4000": RefNoLine, "0123456789abcdef0123456789abcdef": RefNoID, "nonsense": RefMalformed, "memory.md:3": RefSuperseded} {
+		_, err := f.remember(t, Request{Wing: "dwight", Text: "Another fact entirely " + ref, Supersedes: []string{ref}})
+		var re *RefError
+		if !errors.Is(err, ErrBadRequest) || !errors.As(err, &re) || re.Kind != kind || re.Ref != ref {
+			t.Errorf("supersedes %s: %v, want a RefError of kind %s, matching ErrBadRequest", ref, err, kind)
 		}
 	}
 }

@@ -92,6 +92,8 @@ func TestMCPRememberRefuses(t *testing.T) {
 		{jim, map[string]any{"text": "a fact", "expect_hash": "sha256:0000"}, []string{"nothing written", "read the file again"}},
 		{jim, map[string]any{"text": "a fact", "wing": "pam"}, []string{"wing"}},
 		{jim, map[string]any{"text": "a fact", "force": true}, []string{"force"}},
+		// Worded without the CLI's flag, which an MCP client does not have.
+		{jim, map[string]any{"text": "a fact", "supersedes": []string{"nosuch"}}, []string{`supersedes "nosuch": want a note id (search gives each note's)`, "nothing written"}},
 		{nobody, map[string]any{"text": "a fact"}, []string{"needs this server's wing", "--wing ID"}},
 	}
 	for _, tt := range tests {

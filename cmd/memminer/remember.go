@@ -82,7 +82,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			req.Wing = w
 			res, err := a.remember(cmd.Context(), req)
 			if err != nil && !errors.Is(err, remember.ErrNotMined) {
-				return rememberError(err, req.Wing)
+				return rememberError(flagWording(err), req.Wing)
 			}
 			if len(res.ForcedPast) > 0 {
 				fmt.Fprintf(a.stderr, "memminer: wrote past the open conflict copy %s (--force); merge it into the original and delete it\n", strings.Join(res.ForcedPast, ", "))
@@ -163,6 +163,27 @@ func (a *app) remember(ctx context.Context, req remember.Request) (remember.Resu
 		Embedder:     e,
 	})
 }
+
+// flagWording words a refused supersedes reference with the command's
+// flag and the search that prints note ids and lines; other errors are
+// returned as they are.
+func flagWording(err error) error {
+	var ref *remember.RefError
+	if errors.As(err, &ref) {
+		return &flagWordedError{msg: ref.Explain("--supersedes", "search --json"), err: err}
+	}
+	return err
+}
+
+// flagWordedError is an error worded for the command line; it matches
+// what it words.
+type flagWordedError struct {
+	msg string
+	err error
+}
+
+func (e *flagWordedError) Error() string { return e.msg }
+func (e *flagWordedError) Unwrap() error { return e.err }
 
 // rememberError adds the advice to what remember refused.
 func rememberError(err error, wing string) error {

@@ -65,6 +65,10 @@ func rememberSteps(t *testing.T, c *cli) string {
 	}
 	step("remember", "--wing", "kevin", "--supersedes", res.ID, "Chili is brought on the last Friday of the month")
 	step("search", "chili friday", "--wing", "kevin")
+	// A reference that names no note is refused naming the flag.
+	step("remember", "--wing", "kevin", "--supersedes", "nosuch", "Chili is brought on a Monday")
+	step("remember", "--wing", "kevin", "--supersedes", res.ID, "Chili is brought on a Monday")
+	step("remember", "--wing", "kevin", "--supersedes", "memory.md:999", "Chili is brought on a Monday")
 	step("remember", "--wing", "kevin", "--expect-hash", res.Hash, "Oscar handles the accounts payable")
 	// An open conflict copy blocks the write; --force writes past it.
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.sync-conflict-20261201-101010-ABCDEFG.md"), "- lost\n")
