@@ -197,6 +197,11 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	}
 	fallBack := kind != write
 	if err != nil {
+		// The URL is a placeholder the error would only repeat.
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err
+		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
 			return fmt.Errorf("%w (%s: %v)", ErrNotRunning, c.socket, op.Err)

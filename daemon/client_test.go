@@ -7,6 +7,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,8 +57,8 @@ func TestClientConnectionLostMidAnswer(t *testing.T) {
 					t.Errorf("%s: %v, want an error matching ErrNotRunning", call, err)
 				}
 			}
-			if _, err := c.Forget(ctx, ForgetRequest{Wing: "a"}); err == nil || errors.Is(err, ErrNotRunning) {
-				t.Errorf("forget: %v, want an error that is not ErrNotRunning", err)
+			if _, err := c.Forget(ctx, ForgetRequest{Wing: "a"}); err == nil || errors.Is(err, ErrNotRunning) || strings.Count(err.Error(), "/forget") != 1 {
+				t.Errorf("forget: %v, want an error that is not ErrNotRunning, naming /forget once", err)
 			}
 		})
 	}
