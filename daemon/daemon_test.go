@@ -147,7 +147,7 @@ func (r *running) idle(t *testing.T, scans int64) Status {
 			return false
 		}
 		i := st.Daemon
-		return i.Scans >= scans && i.Working == nil && len(i.Pending.Wings) == 0 && i.Pending.Requests == 0
+		return i.Scans >= scans && i.Idle()
 	})
 	return st
 }

@@ -264,6 +264,12 @@ type DaemonInfo struct {
 	Components map[string]any `json:"components"`
 }
 
+// Idle reports whether the daemon has scanned its hive at least once and
+// has nothing working or queued. A nil DaemonInfo (no daemon) is not idle.
+func (d *DaemonInfo) Idle() bool {
+	return d != nil && d.Scans > 0 && d.Working == nil && len(d.Pending.Wings) == 0 && d.Pending.Requests == 0
+}
+
 // Pending is the work the daemon has queued.
 type Pending struct {
 	// Wings waiting to be mined, including those still in their debounce window.

@@ -127,7 +127,7 @@ func waitIdle(cl *daemon.Client, limit time.Duration) error {
 	deadline := time.Now().Add(limit)
 	for time.Now().Before(deadline) {
 		st, err := cl.Status(context.Background())
-		if err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == nil && len(st.Daemon.Pending.Wings) == 0 {
+		if err == nil && st.Daemon.Idle() {
 			return nil
 		}
 		time.Sleep(10 * time.Millisecond)

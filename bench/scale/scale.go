@@ -327,7 +327,7 @@ func waitIdle(ctx context.Context, cl *daemon.Client) error {
 	deadline := time.Now().Add(10 * time.Minute)
 	for time.Now().Before(deadline) {
 		st, err := cl.Status(ctx)
-		if err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == nil && len(st.Daemon.Pending.Wings) == 0 {
+		if err == nil && st.Daemon.Idle() {
 			return nil
 		}
 		select {

@@ -115,8 +115,7 @@ func (m *machine) settled(ctx context.Context) (bool, error) {
 	if err != nil {
 		return false, err
 	}
-	d := st.Daemon
-	return st.Syncthing != nil && st.Syncthing.InSync && d != nil && d.Scans > 0 && d.Working == nil && len(d.Pending.Wings) == 0, nil
+	return st.Syncthing != nil && st.Syncthing.InSync && st.Daemon.Idle(), nil
 }
 
 // converge waits until every machine is settled and their palaces hold the

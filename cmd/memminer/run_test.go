@@ -96,7 +96,7 @@ func (r *daemonRun) idle(t *testing.T, c *cli) daemon.Status {
 	testutil.WaitFor(t, "the daemon to become idle", func() bool {
 		var err error
 		st, err = daemon.NewClient(c.palace).Status(context.Background())
-		return err == nil && st.Daemon.Scans > 0 && st.Daemon.Working == nil && len(st.Daemon.Pending.Wings) == 0 && st.Daemon.Pending.Requests == 0
+		return err == nil && st.Daemon.Idle()
 	})
 	return st
 }
