@@ -33,7 +33,7 @@ func TestIndexGolden(t *testing.T) {
 		t.Errorf("index --write: %q", out)
 	}
 	path := filepath.Join(c.hive, index.FileName)
-	if got := scrubRemember(c.scrub(readFile(t, path))); got != md {
+	if got := scrubRemember(c.scrub(testutil.ReadFile(t, path))); got != md {
 		t.Errorf("INDEX.md differs from index's output:\n%s", got)
 	}
 	old := time.Now().Add(-time.Hour)
@@ -80,7 +80,7 @@ func TestIndexThroughDaemon(t *testing.T) {
 		data, _ := os.ReadFile(path)
 		return strings.Contains(string(data), "Plants: 1")
 	})
-	if got, want := scrubRemember(c.scrub(readFile(t, path))), indexOut(c, "index"); got != want {
+	if got, want := scrubRemember(c.scrub(testutil.ReadFile(t, path))), indexOut(c, "index"); got != want {
 		t.Errorf("INDEX.md is not the current catalog:\n%s\nwant\n%s", got, want)
 	}
 }

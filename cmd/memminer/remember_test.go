@@ -91,7 +91,7 @@ func TestRememberGolden(t *testing.T) {
 	c.ok("mine", c.hive)
 	golden(t, "remember.txt", rememberSteps(t, c))
 	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n"
-	if got := scrubRemember(readFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.md"))); got != want {
+	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.md"))); got != want {
 		t.Errorf("kevin's memory.md =\n%s\nwant\n%s", got, want)
 	}
 }
@@ -108,22 +108,13 @@ func TestRememberSameWithDaemon(t *testing.T) {
 	testutil.Golden(t, filepath.Join("testdata", "golden", "remember.txt"), got, false)
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 func TestRememberStdinAndFile(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.env["MEMMINER_WING"] = "pam"
 	path := filepath.Join(c.hive, "agents", "pam", "memory.md")
 	// CRLF and no final newline: kept byte for byte.
-	before := strings.ReplaceAll(readFile(t, path), "\n", "\r\n")
+	before := strings.ReplaceAll(testutil.ReadFile(t, path), "\n", "\r\n")
 	before = strings.TrimRight(before, "\r\n")
 	testutil.WriteFile(t, path, before)
 
@@ -141,7 +132,7 @@ func TestRememberStdinAndFile(t *testing.T) {
 			t.Errorf("remember --json lacks %q: %s", k, out.String())
 		}
 	}
-	after := readFile(t, path)
+	after := testutil.ReadFile(t, path)
 	if !strings.HasPrefix(after, before) {
 		t.Fatalf("bytes of the file changed")
 	}
@@ -164,12 +155,12 @@ func TestRememberConflictBlocks(t *testing.T) {
 	c.env["MEMMINER_HIVE"] = c.hive
 	path := filepath.Join(c.hive, "agents", "pam", "memory.md")
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "memory.sync-conflict-20261201-101010-ABCDEFG.md"), "- lost\n")
-	before := readFile(t, path)
+	before := testutil.ReadFile(t, path)
 	_, errs, code := c.run("remember", "--wing", "pam", "Angela's cats are named after saints")
 	if code != exitConflict || !strings.Contains(errs, "agents/pam/memory.sync-conflict-20261201-101010-ABCDEFG.md") || !strings.Contains(errs, "memminer conflicts --wing pam") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	if readFile(t, path) != before {
+	if testutil.ReadFile(t, path) != before {
 		t.Fatal("written despite the conflict")
 	}
 	out, errs, code := c.run("remember", "--wing", "pam", "--force", "Angela's cats are named after saints")
@@ -210,7 +201,7 @@ func TestRememberConcurrent(t *testing.T) {
 			// not a failure, so they may wait until the test's deadline.
 			c.env["MEMMINER_LOCK_TIMEOUT"] = time.Until(testutil.WaitDeadline(t)).String()
 			path := filepath.Join(c.hive, "agents", "jim", "memory.md")
-			before := readFile(t, path)
+			before := testutil.ReadFile(t, path)
 			if withDaemon {
 				r := startRun(t, c, c.hive)
 				r.idle(t, c)
@@ -239,7 +230,7 @@ func TestRememberConcurrent(t *testing.T) {
 			for err := range errs {
 				t.Fatal(err)
 			}
-			after := readFile(t, path)
+			after := testutil.ReadFile(t, path)
 			if !strings.HasPrefix(after, before) {
 				t.Fatal("bytes of the file before the notes changed")
 			}
@@ -323,7 +314,7 @@ func TestRememberTwiceInSmallWing(t *testing.T) {
 			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.md:2") {
 				t.Errorf("second remember: %q", out)
 			}
-			if got := readFile(t, path); strings.Count(got, "quokka") != 1 {
+			if got := testutil.ReadFile(t, path); strings.Count(got, "quokka") != 1 {
 				t.Errorf("memory.md = %q", got)
 			}
 		})

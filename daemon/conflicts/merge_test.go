@@ -50,15 +50,6 @@ func newMergeFixture(t *testing.T, ours string) *mergeFixture {
 	return f
 }
 
-func readFile(t *testing.T, path string) string {
-	t.Helper()
-	data, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(data)
-}
-
 // copyOf adds a conflict copy made at stamp (YYYYMMDD-HHMMSS) and returns
 // its conflict.
 func (f *mergeFixture) copyOf(t *testing.T, stamp, content string) Conflict {
@@ -87,7 +78,7 @@ func TestMergeCopiesDryRunChangesNothing(t *testing.T) {
 	if !strings.Contains(m.Diff, "+- theirs: tests need -race\n") {
 		t.Errorf("diff:\n%s", m.Diff)
 	}
-	if got := readFile(t, f.memory); got != ours {
+	if got := testutil.ReadFile(t, f.memory); got != ours {
 		t.Errorf("dry run changed the file:\n%s", got)
 	}
 	if _, err := os.Stat(c.Path); err != nil {
@@ -116,7 +107,7 @@ func TestMergeCopiesApplyKeepsBothContents(t *testing.T) {
 	if m.Status != StatusClean || !m.Applied || m.Error != nil {
 		t.Fatalf("merge %+v", m)
 	}
-	if got, want := readFile(t, f.memory), ours+"- theirs: tests need -race\n"; got != want {
+	if got, want := testutil.ReadFile(t, f.memory), ours+"- theirs: tests need -race\n"; got != want {
 		t.Errorf("file:\n%s\nwant:\n%s", got, want)
 	}
 	if _, err := os.Stat(c.Path); !errors.Is(err, os.ErrNotExist) {
@@ -126,10 +117,10 @@ func TestMergeCopiesApplyKeepsBothContents(t *testing.T) {
 	if m.Backup == nil || *m.Backup != want {
 		t.Errorf("backup %v, want %s", m.Backup, want)
 	}
-	if got := readFile(t, filepath.Join(want, filepath.Base(c.Path))); got != theirs {
+	if got := testutil.ReadFile(t, filepath.Join(want, filepath.Base(c.Path))); got != theirs {
 		t.Errorf("kept copy %q", got)
 	}
-	if got := readFile(t, filepath.Join(want, "memory.md")); got != ours {
+	if got := testutil.ReadFile(t, filepath.Join(want, "memory.md")); got != ours {
 		t.Errorf("kept previous content %q", got)
 	}
 	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
@@ -150,7 +141,7 @@ func TestMergeCopiesNeedingReviewWriteOnlyWhenAccepted(t *testing.T) {
 	if m.Status != StatusNeedsReview || m.Applied || (m.Error == nil || !strings.Contains(*m.Error, ErrNeedsReview.Error())) || len(m.Conflicts) != 1 {
 		t.Fatalf("merge %+v", m)
 	}
-	if readFile(t, f.memory) != ours {
+	if testutil.ReadFile(t, f.memory) != ours {
 		t.Error("a merge needing review was written without --accept-conflicts")
 	}
 	if _, err := os.Stat(c.Path); err != nil {
@@ -163,7 +154,7 @@ func TestMergeCopiesNeedingReviewWriteOnlyWhenAccepted(t *testing.T) {
 	}
 	want := strings.Replace(mergeBase, "- CI runs on two cores\n",
 		"- CI runs on four cores\n- CI runs on eight cores (conflict: from the copy of laptop, 2026-12-01)\n", 1)
-	if got := readFile(t, f.memory); got != want {
+	if got := testutil.ReadFile(t, f.memory); got != want {
 		t.Errorf("file:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -183,7 +174,7 @@ func TestMergeCopiesInTimeOrder(t *testing.T) {
 			t.Errorf("apply %v: second diff:\n%s", apply, last.Diff)
 		}
 	}
-	if got, want := readFile(t, f.memory), mergeBase+"- ours\n- earlier copy\n- later copy\n"; got != want {
+	if got, want := testutil.ReadFile(t, f.memory), mergeBase+"- ours\n- earlier copy\n- later copy\n"; got != want {
 		t.Errorf("file:\n%s\nwant:\n%s", got, want)
 	}
 }
@@ -226,7 +217,7 @@ func TestMergeWithoutBaseIsAUnion(t *testing.T) {
 	if m.ThreeWay || m.Status != StatusClean || !m.Applied {
 		t.Fatalf("merge %+v", m)
 	}
-	if got := readFile(t, other); got != "- Ana owns the palace\n- Bo writes the docs\n" {
+	if got := testutil.ReadFile(t, other); got != "- Ana owns the palace\n- Bo writes the docs\n" {
 		t.Errorf("file %q", got)
 	}
 }
@@ -268,7 +259,7 @@ func TestAutoMerge(t *testing.T) {
 	if run[EnvAction] != ActionMerged || run[EnvPath] != clean {
 		t.Fatalf("alert %v", run)
 	}
-	if got, want := readFile(t, memory), ours+"- theirs: tests need -race\n"; got != want {
+	if got, want := testutil.ReadFile(t, memory), ours+"- theirs: tests need -race\n"; got != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
 	}
 	if _, err := os.Stat(clean); !errors.Is(err, os.ErrNotExist) {
@@ -285,13 +276,13 @@ func TestAutoMerge(t *testing.T) {
 	// A copy with another version of a note: no base tells which is newer.
 	review := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-111500-ABCDEFG.md")
 	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
-	before := readFile(t, memory)
+	before := testutil.ReadFile(t, memory)
 	r.list(t, "")
 	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 2 })
 	if run := hookRuns(t, out)[1]; run[EnvAction] != ActionOpen || run[EnvPath] != review {
 		t.Fatalf("alert %v", run)
 	}
-	if readFile(t, memory) != before {
+	if testutil.ReadFile(t, memory) != before {
 		t.Fatal("a merge needing review was written")
 	}
 	if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != review {
@@ -325,7 +316,7 @@ func TestAutoMergeLeavesCopiesToTheDeviceTheyName(t *testing.T) {
 	if run := hookRuns(t, out)[0]; run[EnvAction] != ActionOpen || run[EnvPath] != cp {
 		t.Fatalf("alert %v", run)
 	}
-	if readFile(t, memory) != ours {
+	if testutil.ReadFile(t, memory) != ours {
 		t.Fatal("merged a copy naming another device")
 	}
 	if _, err := os.Stat(cp); err != nil {

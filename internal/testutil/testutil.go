@@ -57,6 +57,16 @@ func CopyDir(t testing.TB, from, to string) {
 	}
 }
 
+// ReadFile returns the content of the file at path.
+func ReadFile(t testing.TB, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}
+
 // WriteFile writes content to path, creating its directory.
 func WriteFile(t testing.TB, path, content string) {
 	t.Helper()
