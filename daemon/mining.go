@@ -71,7 +71,7 @@ func requestMined(s mine.Summary, err error) bool {
 	if err != nil {
 		return len(s.Wings) > 0
 	}
-	return len(s.MinedWings()) > 0
+	return len(s.Mined) > 0
 }
 
 // scan stats every memory file of the hive and queues the agents whose

@@ -75,7 +75,9 @@ const ProblemVectorsKept = "vectors_kept"
 // Summary reports what a mine did.
 type Summary struct {
 	Wings []string `json:"wings"`
-	// Mined are the wings of Wings that got files; see MinedWings.
+	// Mined are the wings of Wings the mine put files in (changed,
+	// unchanged or removed); a wing whose every file was skipped got no
+	// notes and is not among them.
 	Mined          []string  `json:"mined_wings"`
 	FilesSeen      int       `json:"files_seen"`
 	FilesChanged   int       `json:"files_changed"`
@@ -98,11 +100,6 @@ type Summary struct {
 
 	embedded int // notes that needed the embedder
 }
-
-// MinedWings are the wings the mine put files in (changed, unchanged or
-// removed); a wing whose every file was skipped is not among them, since
-// it got no notes.
-func (s Summary) MinedWings() []string { return s.Mined }
 
 func (s *Summary) add(o Summary) {
 	s.Wings = append(s.Wings, o.Wings...)

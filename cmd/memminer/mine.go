@@ -163,7 +163,7 @@ func printMineSummary(a *app, s mine.Summary) {
 		verb = "would mine"
 	}
 	fmt.Fprintf(a.stdout, "%s %s: files %d seen, %d changed, %d unchanged, %d skipped, %d removed\n",
-		verb, joinWings(s.MinedWings()), s.FilesSeen, s.FilesChanged, s.FilesUnchanged, s.FilesSkipped, s.FilesRemoved)
+		verb, joinWings(s.Mined), s.FilesSeen, s.FilesChanged, s.FilesUnchanged, s.FilesSkipped, s.FilesRemoved)
 	fmt.Fprintf(a.stdout, "notes %d added, %d removed, %d unchanged", s.NotesAdded, s.NotesRemoved, s.NotesUnchanged)
 	if s.Reembedded > 0 {
 		fmt.Fprintf(a.stdout, ", %d re-embedded", s.Reembedded)
