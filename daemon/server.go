@@ -177,17 +177,31 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 // servesHiveOf answers false, with the refusal, when req mines agent
 // directories of another hive than the daemon's into wings its own hive's
 // agents mine: the daemon's next scan would mine its own places back over
-// them (docs/mining.md, "What is mined").
+// them (docs/mining.md, "What is mined"). The daemon's own agents are
+// listed only when the mine takes wings over from another hive, and each
+// hive is compared with the daemon's once.
 func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
 	if d.opts.Hive == "" {
 		return true
 	}
-	own := map[string]bool{}
-	for _, a := range d.listAgents().agents {
-		own[a.wing] = true
-	}
+	var own map[string]bool
+	ours := map[string]bool{}
 	for _, hw := range mine.HiveWings(req.Path, mine.Options{Wing: req.Wing, Agents: req.Agents, Hive: d.opts.Hive}) {
-		if !own[hw.Wing] || sameDir(hw.Hive, d.opts.Hive) {
+		same, seen := ours[hw.Hive]
+		if !seen {
+			same = sameDir(hw.Hive, d.opts.Hive)
+			ours[hw.Hive] = same
+		}
+		if same {
+			continue
+		}
+		if own == nil {
+			own = map[string]bool{}
+			for _, a := range d.listAgents().agents {
+				own[a.wing] = true
+			}
+		}
+		if !own[hw.Wing] {
 			continue
 		}
 		d.log.Warn("mine request of another hive refused", "path", req.Path, "hive", hw.Hive, "wing", hw.Wing, "serves", d.opts.Hive)
