@@ -126,7 +126,7 @@ func TestRemoteErrorKeepsTheModelMismatch(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			rec := httptest.NewRecorder()
-			writeErr(rec, tt.err)
+			WriteErr(rec, tt.err)
 			answer := fmt.Sprintf("HTTP/1.1 %d x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", rec.Code, rec.Body.Len(), rec.Body)
 			_, err := NewClient(brokenDaemon(t, answer)).Search(context.Background(), SearchRequest{Query: "x"})
 			var re *RemoteError

@@ -910,7 +910,7 @@ func (c *testComponent) ConflictsOpen(context.Context) int { return 2 }
 func (c *testComponent) Status() any                       { return map[string]string{"state": "watching"} }
 func (c *testComponent) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /conflicts", func(w http.ResponseWriter, _ *http.Request) {
-		writeJSON(w, http.StatusOK, map[string]int{"open": 2})
+		WriteJSON(w, http.StatusOK, map[string]int{"open": 2})
 	})
 }
 

@@ -24,7 +24,7 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 	}
 	wing, err := palace.NormalizeWingID(req.Wing)
 	if err != nil {
-		writeError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+		WriteError(w, http.StatusBadRequest, codeBadRequest, err.Error())
 		return
 	}
 	var out mine.Forgotten
@@ -41,7 +41,7 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 		return err
 	}
 	if !d.q.addCall(j) {
-		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
 		return
 	}
 	select {
@@ -50,10 +50,10 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		writeErr(w, err)
+		WriteErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, out)
+	WriteJSON(w, http.StatusOK, out)
 }
 
 // forgot drops what the daemon remembers of a wing it no longer has.

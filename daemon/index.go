@@ -18,10 +18,10 @@ func (c *Client) Index(ctx context.Context) (index.Index, error) {
 func (d *Daemon) handleIndex(w http.ResponseWriter, _ *http.Request) {
 	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited)
 	if err != nil {
-		writeErr(w, err)
+		WriteErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, x)
+	WriteJSON(w, http.StatusOK, x)
 }
 
 // refreshIndex rewrites HIVE/INDEX.md when the catalog changed.

@@ -54,7 +54,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !sameDir(req.Hive, d.opts.Hive) {
-		writeError(w, http.StatusConflict, codeOtherHive,
+		WriteError(w, http.StatusConflict, codeOtherHive,
 			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", ErrOtherHive, d.opts.Hive, req.Hive))
 		return
 	}
@@ -87,7 +87,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return err
 	}
 	if !d.q.addCall(j) {
-		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
 		return
 	}
 	var err error
@@ -98,10 +98,10 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		eb := newErrorBody(err)
-		writeJSON(w, statusOf(err), RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
+		WriteJSON(w, statusOf(err), RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
 		return
 	}
-	writeJSON(w, http.StatusOK, RememberReply{Result: res})
+	WriteJSON(w, http.StatusOK, RememberReply{Result: res})
 }
 
 // sameDir reports whether a and b name the same directory.

@@ -40,7 +40,7 @@ var requestReadTimeout = 10 * time.Second
 func (d *Daemon) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
-		writeJSON(w, http.StatusOK, d.Status(r.Context()))
+		WriteJSON(w, http.StatusOK, d.Status(r.Context()))
 	})
 	mux.HandleFunc("POST /search", d.handleSearch)
 	mux.HandleFunc("POST /mine", d.handleMine)
@@ -66,22 +66,22 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	query := strings.TrimSpace(req.Query)
 	if query == "" {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
+		WriteError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
 		return
 	}
 	opts, err := req.Options()
 	if err != nil {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
+		WriteError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
 		return
 	}
 	start := time.Now()
 	hits, err := d.p.Search(r.Context(), query, opts)
 	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
 	if err != nil {
-		writeErr(w, err)
+		WriteErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, NewSearchResult(query, hits))
+	WriteJSON(w, http.StatusOK, NewSearchResult(query, hits))
 }
 
 func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
@@ -93,14 +93,14 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !filepath.IsAbs(req.Path) {
-		writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
+		WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
 		return
 	}
 	if req.Wing != "" {
 		// Checked before queueing, so a bad id is the caller's 400
 		// whatever else the mine would have found first.
 		if _, err := palace.NormalizeWingID(req.Wing); err != nil {
-			writeErr(w, fmt.Errorf("mine: %w", err))
+			WriteErr(w, fmt.Errorf("mine: %w", err))
 			return
 		}
 	}
@@ -109,7 +109,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	}
 	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
 	if !d.q.addRequest(j) {
-		writeErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
 		return
 	}
 	var out mineOutcome
@@ -123,10 +123,10 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	if out.err != nil {
 		// The summary goes along: the caller reports what was done and
 		// which files were skipped before the error.
-		writeJSON(w, statusOf(out.err), mineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: errorCode(out.err)})
+		WriteJSON(w, statusOf(out.err), mineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: errorCode(out.err)})
 		return
 	}
-	writeJSON(w, http.StatusOK, out.reply)
+	WriteJSON(w, http.StatusOK, out.reply)
 }
 
 func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
@@ -135,7 +135,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("tokens"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
+			WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
 			return
 		}
 		opts.Tokens = n
@@ -143,17 +143,17 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("stale_after"); t != "" {
 		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil || (n < 0 && time.Duration(n) != govern.Never) {
-			writeError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
+			WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
 			return
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
 	dg, err := wakeup.Build(d.p, opts)
 	if err != nil {
-		writeErr(w, err)
+		WriteErr(w, err)
 		return
 	}
-	writeJSON(w, http.StatusOK, dg)
+	WriteJSON(w, http.StatusOK, dg)
 }
 
 // mineErrorReply is a failed mine: what was done, and the error.
@@ -170,7 +170,7 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 	if spec == "" || spec == d.opts.ModelSpec {
 		return true
 	}
-	writeErr(w, &OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
+	WriteErr(w, &OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
 	return false
 }
 
@@ -205,7 +205,7 @@ func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
 			continue
 		}
 		d.log.Warn("mine request of another hive refused", "path", req.Path, "hive", hw.Hive, "wing", hw.Wing, "serves", d.opts.Hive)
-		writeErr(w, &OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
+		WriteErr(w, &OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
 		return false
 	}
 	return true
@@ -215,13 +215,15 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		writeError(w, http.StatusBadRequest, codeBadRequest, "bad request: "+err.Error())
+		WriteError(w, http.StatusBadRequest, codeBadRequest, "bad request: "+err.Error())
 		return false
 	}
 	return true
 }
 
-func writeJSON(w http.ResponseWriter, code int, v any) {
+// WriteJSON answers a request with v, as every route of the socket
+// (the daemon's own and its components', see Router) answers.
+func WriteJSON(w http.ResponseWriter, code int, v any) {
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(code)
 	enc := json.NewEncoder(w)
@@ -229,27 +231,16 @@ func writeJSON(w http.ResponseWriter, code int, v any) {
 	_ = enc.Encode(v)
 }
 
-// WriteJSON answers a request of a component's route (see Router) with v,
-// as every route of the socket answers.
-func WriteJSON(w http.ResponseWriter, status int, v any) { writeJSON(w, status, v) }
-
-// WriteError answers a request of a component's route with the error body
-// every route uses: msg, and code for the client to tell it apart.
+// WriteError answers a request with the error body every route uses:
+// msg, and code for the client to tell it apart.
 func WriteError(w http.ResponseWriter, status int, code, msg string) {
-	writeError(w, status, code, msg)
+	WriteJSON(w, status, errorBody{Error: msg, Code: code})
 }
 
-// WriteErr answers a component's request with err, its HTTP status and
-// wire code picked as for the daemon's own routes (an unknown wing is 404
-// unknown_wing, …).
-func WriteErr(w http.ResponseWriter, err error) { writeErr(w, err) }
-
-func writeError(w http.ResponseWriter, status int, code, msg string) {
-	writeJSON(w, status, errorBody{Error: msg, Code: code})
-}
-
-func writeErr(w http.ResponseWriter, err error) {
-	writeJSON(w, statusOf(err), newErrorBody(err))
+// WriteErr answers a request with err, its HTTP status and wire code
+// picked from the error (an unknown wing is 404 unknown_wing, …).
+func WriteErr(w http.ResponseWriter, err error) {
+	WriteJSON(w, statusOf(err), newErrorBody(err))
 }
 
 // statusOf picks the HTTP status for an error.
