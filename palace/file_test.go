@@ -6,11 +6,13 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
+	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +21,7 @@ import (
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // legacyWingMeta is wingMeta as earlier versions encoded it: notes by
@@ -178,6 +181,59 @@ func TestRemineSharesTextsWithEarlierVersions(t *testing.T) {
 	for _, v := range earlier {
 		if vn := v.Notes[0]; unsafe.StringData(vn.Text) != unsafe.StringData(cur.Text) || unsafe.StringData(vn.Heading) != unsafe.StringData(cur.Heading) {
 			t.Errorf("version %s holds its own copy of the unchanged note", v.Hash)
+		}
+	}
+}
+
+// wingDump is what a wing file holds, as testdata/v1/want.json records it.
+type wingDump struct {
+	Meta    *wingMeta   `json:"meta"`
+	Vectors [][]float32 `json:"vectors"`
+}
+
+// testdata/v1 is a palace written by the version 1 wing format (a lexical
+// wing and one of 8-dimension vectors, each with a file mined three times
+// and a second file sharing a note of the first), and want.json what that
+// code read back from it. Palaces written by earlier releases must open
+// the same.
+func TestVersion1WingFilesOpen(t *testing.T) {
+	var want map[string]wingDump
+	if err := json.Unmarshal([]byte(testutil.ReadFile(t, filepath.Join("testdata", "v1", "want.json"))), &want); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(t.TempDir(), "palace")
+	testutil.CopyDir(t, filepath.Join("testdata", "v1"), dir)
+	check := func(when string) {
+		t.Helper()
+		for id, w := range want {
+			m, vecs, err := readWing(filepath.Join(dir, wingsDir, id+wingExt), maxWingFile)
+			if err != nil {
+				t.Fatalf("%s: %v", when, err)
+			}
+			// As JSON: times, nil and empty slices and float32 values
+			// compare as the file holds them.
+			if got, want := testutil.IndentJSON(t, wingDump{m, vecs}), testutil.IndentJSON(t, w); got != want {
+				t.Errorf("%s: wing %s reads\n%s\nwant\n%s", when, id, got, want)
+			}
+		}
+	}
+	check("version 1")
+
+	p := openT(t, dir, &embedtest.Hashing{Dim: 8}, false)
+	if d := p.Damaged(); len(d) > 0 {
+		t.Fatalf("damaged: %+v", d)
+	}
+	for id, w := range want {
+		if got, want := testutil.IndentJSON(t, p.Sources(id)), testutil.IndentJSON(t, w.Meta.Sources); got != want {
+			t.Errorf("sources of %s = %s, want %s", id, got, want)
+		}
+		if n := len(p.Notes(id)); n != len(w.Meta.Notes) {
+			t.Errorf("wing %s has %d notes, want %d", id, n, len(w.Meta.Notes))
+		}
+		for i, vid := range w.Meta.VecIDs {
+			if got := p.Vector(id, vid); !slices.Equal(got, w.Vectors[i]) {
+				t.Errorf("vector of %s/%s = %v, want %v", id, vid, got, w.Vectors[i])
+			}
 		}
 	}
 }

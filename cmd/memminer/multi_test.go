@@ -405,7 +405,7 @@ func checkReplicationStatus(t *testing.T, ms []*machine) {
 		if err := json.Unmarshal([]byte(direct), &dst); err != nil {
 			t.Fatal(err)
 		}
-		if a, b := mustJSON(t, r), mustJSON(t, dst.Syncthing); a != b {
+		if a, b := testutil.IndentJSON(t, r), testutil.IndentJSON(t, dst.Syncthing); a != b {
 			t.Fatalf("%s: status's syncthing part with the daemon:\n%s\nwithout:\n%s", m.name, a, b)
 		}
 		text := m.c.ok("status")
@@ -413,15 +413,6 @@ func checkReplicationStatus(t *testing.T, ms []*machine) {
 			t.Fatalf("%s: status:\n%s", m.name, text)
 		}
 	}
-}
-
-func mustJSON(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.MarshalIndent(v, "", "  ")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // checkMetrics: the daemon's metrics carry the folder's gauges.

@@ -3,6 +3,7 @@
 package testutil
 
 import (
+	"encoding/json"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -55,6 +56,17 @@ func CopyDir(t testing.TB, from, to string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+}
+
+// IndentJSON returns v as indented JSON, for comparing values as they
+// would be stored or printed.
+func IndentJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
 }
 
 // ReadFile returns the content of the file at path.
