@@ -8,33 +8,62 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"hash/maphash"
 	"io"
+	"iter"
 	"math"
 	"os"
+	"reflect"
 	"time"
 )
 
-// A wing file is a small header, a gob of everything but the vectors, and
-// the vectors as raw little-endian float32 (gob is slow for millions of
-// floats). The SHA-256 in the header covers both parts, so truncation or a
-// flipped byte is caught before anything is trusted.
+// A wing file is a small header, the wing's notes and sources as a stream
+// of gob messages, and the vectors as raw little-endian float32 (gob is
+// slow for millions of floats). The SHA-256 in the header covers both
+// parts, so truncation or a flipped byte is caught before anything is
+// decoded.
 //
-//	magic [8]byte "MMWING\x00\x01"
+//	magic [8]byte "MMWING\x00\x02"
 //	metaLen, vecLen uint64
 //	sum [32]byte
-//	meta [metaLen]byte (gob of wingMeta)
+//	meta [metaLen]byte, one gob stream of:
+//	    wingHead
+//	    noteBatch...                         the notes, sorted (compareNotes)
+//	    for each source, sorted by path:
+//	        sourceHead, idBatch...           its NoteIDs
+//	        for each earlier version:
+//	            versionHead, versionBatch...
+//	    idBatch...                           the note ids of the vectors
 //	vecs [vecLen]byte
-var wingMagic = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 1}
+//
+// No message holds more than one batch (batchLen items, about batchBytes
+// of text), so neither a write nor a read holds the wing encoded whole.
+// Note ids are indexes into the notes, and a note of an earlier version
+// is an index of a current note of its file with the same heading and
+// text where there is one, so keeping versions costs little more than
+// their changes. Version 1 ("MMWING\x00\x01", the meta part one gob of
+// wingMeta) is still read; a wing is written as version 2 at its next
+// write.
+var (
+	wingMagic   = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 2}
+	wingMagicV1 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 1}
+)
 
-const wingHeaderLen = 8 + 8 + 8 + 32
+const (
+	wingHeaderLen = 8 + 8 + 8 + 32
+	batchLen      = 2048
+	batchBytes    = 1 << 20
+)
 
 // ErrCorrupt marks a palace file that failed its integrity check.
 var ErrCorrupt = errors.New("corrupt palace file")
 
-// wingMeta is the gob-encoded part of a wing file. Notes are pointers: a
-// snapshot shares the wing's notes, which are never changed in place, and
-// a load keeps the notes it decodes. gob encodes []*Note as it does []Note,
-// so files read and written either way are the same format.
+// wingMeta is everything a wing file holds but the vectors, as writeWing
+// takes it and readWing returns it; in version 1 files it is the meta
+// part. Notes are pointers: a snapshot shares the wing's notes, which are
+// never changed in place, and a load keeps the notes it decodes. gob
+// encodes []*Note as it does []Note, so version 1 files written before
+// notes were pointers read the same.
 type wingMeta struct {
 	ID        string
 	Model     string
@@ -46,6 +75,103 @@ type wingMeta struct {
 	LastMined time.Time
 }
 
+// wingHead opens the meta stream: the wing, and how many notes, sources
+// and vector ids follow.
+type wingHead struct {
+	ID        string
+	Model     string
+	Dim       int
+	Roots     []string
+	LastMined time.Time
+	Notes     int
+	Sources   int
+	Vectors   int
+}
+
+// noteBatch is a batch of notes. Same has a byte of flags per note for
+// the strings it has in common with the note before it (in the stream),
+// which are left out: the notes are sorted by source and line, so most
+// share their wing, agent, source and heading path with the one before.
+type noteBatch struct {
+	Notes []*Note
+	Same  []byte
+}
+
+const (
+	sameWing = 1 << iota
+	sameAgent
+	sameSource
+	sameHeading
+)
+
+// elide leaves out of n, a copy, the strings it has in common with prev,
+// and returns their flags.
+func elide(n, prev *Note) byte {
+	var same byte
+	if n.Wing != "" && n.Wing == prev.Wing {
+		n.Wing, same = "", same|sameWing
+	}
+	if n.Agent != "" && n.Agent == prev.Agent {
+		n.Agent, same = "", same|sameAgent
+	}
+	if n.Source != "" && n.Source == prev.Source {
+		n.Source, same = "", same|sameSource
+	}
+	if n.Heading != "" && n.Heading == prev.Heading {
+		n.Heading, same = "", same|sameHeading
+	}
+	return same
+}
+
+// restore gives n the strings that same says it has in common with prev,
+// and reports whether they were left out.
+func restore(n, prev *Note, same byte) bool {
+	take := func(bit byte, s *string, from string) bool {
+		if same&bit == 0 {
+			return true
+		}
+		ok := *s == ""
+		*s = from
+		return ok
+	}
+	return same < sameHeading<<1 &&
+		take(sameWing, &n.Wing, prev.Wing) && take(sameAgent, &n.Agent, prev.Agent) &&
+		take(sameSource, &n.Source, prev.Source) && take(sameHeading, &n.Heading, prev.Heading)
+}
+
+// idBatch is a batch of note ids: each of Refs is 1 + the index of the
+// note with that id, or 0 for an id no note has, which is then the next
+// of IDs.
+type idBatch struct {
+	Refs []int
+	IDs  []string
+}
+
+// sourceHead is a source without its NoteIDs and Earlier, which follow
+// it: NoteIDs ids, then Earlier versions.
+type sourceHead struct {
+	Source  Source
+	NoteIDs int
+	Earlier int
+}
+
+// versionHead is an earlier version without its notes, Notes of which
+// follow it.
+type versionHead struct {
+	Version Version
+	Notes   int
+}
+
+// versionNote is a note of an earlier version. Ref is 1 + the index of a
+// current note of the same file with the same heading and text, which are
+// then left out of Note; 0 when there is none.
+type versionNote struct {
+	Ref  int
+	Note VersionNote
+}
+
+type versionBatch struct{ Notes []versionNote }
+
 // wingFile is where writeWing writes: a file it can fill in the header of
 // last.
 type wingFile interface {
@@ -55,19 +181,22 @@ type wingFile interface {
 
 // writeWing writes a wing file to f, which must be empty. Both parts are
 // streamed through the checksum and the header is written last, so the
-// file is never built in memory (gob holds only its encoding of the meta).
+// file is never built in memory.
 func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
 	for _, v := range vecs {
 		if len(v) != m.Dim {
 			return fmt.Errorf("encode wing %s: vector of %d dimensions in a %d-dimension wing", m.ID, len(v), m.Dim)
 		}
 	}
+	if len(vecs) != len(m.VecIDs) {
+		return fmt.Errorf("encode wing %s: %d vectors for %d vector ids", m.ID, len(vecs), len(m.VecIDs))
+	}
 	if _, err := f.Write(make([]byte, wingHeaderLen)); err != nil {
 		return err
 	}
 	h := sha256.New()
 	body := &countingWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)}
-	if err := gob.NewEncoder(body).Encode(m); err != nil {
+	if err := encodeMeta(gob.NewEncoder(body), m); err != nil {
 		return fmt.Errorf("encode wing %s: %w", m.ID, err)
 	}
 	metaLen := body.n
@@ -92,6 +221,143 @@ func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
 	return err
 }
 
+// encodeMeta writes m as the meta stream of a version 2 wing file.
+func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
+	index := make(map[string]int, len(m.Notes)) // note id → 1 + its index
+	for i, n := range m.Notes {
+		index[n.ID] = i + 1
+	}
+	head := wingHead{ID: m.ID, Model: m.Model, Dim: m.Dim, Roots: m.Roots, LastMined: m.LastMined,
+		Notes: len(m.Notes), Sources: len(m.Sources), Vectors: len(m.VecIDs)}
+	if err := enc.Encode(&head); err != nil {
+		return err
+	}
+	// The batch's notes are copies, to leave strings out of.
+	copies := make([]Note, batchLen)
+	out := noteBatch{Notes: make([]*Note, batchLen), Same: make([]byte, batchLen)}
+	prev := &Note{}
+	for b := range batches(m.Notes, func(n *Note) int { return len(n.Heading) + len(n.Text) }) {
+		out.Notes, out.Same = out.Notes[:len(b)], out.Same[:len(b)]
+		for i, n := range b {
+			copies[i] = *n
+			out.Notes[i] = &copies[i]
+			out.Same[i] = elide(&copies[i], prev)
+			prev = n
+		}
+		if err := enc.Encode(&out); err != nil {
+			return err
+		}
+	}
+	for i := range m.Sources {
+		s := &m.Sources[i]
+		head := sourceHead{Source: *s, NoteIDs: len(s.NoteIDs), Earlier: len(s.Earlier)}
+		head.Source.NoteIDs, head.Source.Earlier = nil, nil
+		if err := enc.Encode(&head); err != nil {
+			return err
+		}
+		if err := encodeIDs(enc, index, s.NoteIDs); err != nil {
+			return err
+		}
+		if len(s.Earlier) == 0 {
+			continue
+		}
+		same := newSameNotes(m.Notes, index, s.NoteIDs)
+		for _, v := range s.Earlier {
+			head := versionHead{Version: v, Notes: len(v.Notes)}
+			head.Version.Notes = nil
+			if err := enc.Encode(&head); err != nil {
+				return err
+			}
+			for b := range batches(v.Notes, func(n VersionNote) int { return len(n.Heading) + len(n.Text) }) {
+				out := versionBatch{make([]versionNote, len(b))}
+				for j, n := range b {
+					if r := same.find(m.Notes, n); r > 0 {
+						out.Notes[j] = versionNote{Ref: r, Note: VersionNote{Line: n.Line}}
+					} else {
+						out.Notes[j] = versionNote{Note: n}
+					}
+				}
+				if err := enc.Encode(&out); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return encodeIDs(enc, index, m.VecIDs)
+}
+
+// encodeIDs writes note ids as idBatches.
+func encodeIDs(enc *gob.Encoder, index map[string]int, ids []string) error {
+	for b := range batches(ids, func(id string) int { return len(id) }) {
+		out := idBatch{Refs: make([]int, len(b))}
+		for i, id := range b {
+			if out.Refs[i] = index[id]; out.Refs[i] == 0 {
+				out.IDs = append(out.IDs, id)
+			}
+		}
+		if err := enc.Encode(&out); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// batches cuts items into batches of at most batchLen items and, unless
+// one item is larger, about batchBytes as size counts them.
+func batches[T any](items []T, size func(T) int) iter.Seq[[]T] {
+	return func(yield func([]T) bool) {
+		for len(items) > 0 {
+			n, total := 0, 0
+			for n < len(items) && n < batchLen && (n == 0 || total < batchBytes) {
+				total += size(items[n])
+				n++
+			}
+			if !yield(items[:n]) {
+				return
+			}
+			items = items[n:]
+		}
+	}
+}
+
+// sameNotes finds the current note of a file with the heading and text of
+// a note of one of its earlier versions. It keys the notes by a hash of
+// both (a map of the strings would take about as much memory as their
+// headers), and find checks the strings.
+type sameNotes struct {
+	seed maphash.Seed
+	refs map[uint64]int // hash of heading and text → 1 + index among the notes
+}
+
+func newSameNotes(notes []*Note, index map[string]int, ids []string) sameNotes {
+	s := sameNotes{seed: maphash.MakeSeed(), refs: make(map[uint64]int, len(ids))}
+	for _, id := range ids {
+		if r := index[id]; r > 0 {
+			n := notes[r-1]
+			s.refs[s.key(n.Heading, n.Text)] = r
+		}
+	}
+	return s
+}
+
+func (s sameNotes) key(heading, text string) uint64 {
+	var h maphash.Hash
+	h.SetSeed(s.seed)
+	h.WriteString(heading)
+	h.WriteByte(0)
+	h.WriteString(text)
+	return h.Sum64()
+}
+
+// find returns 1 + the index of the note with n's heading and text, or 0.
+func (s sameNotes) find(notes []*Note, n VersionNote) int {
+	r := s.refs[s.key(n.Heading, n.Text)]
+	if r > 0 && notes[r-1].Heading == n.Heading && notes[r-1].Text == n.Text {
+		return r
+	}
+	return 0
+}
+
 // countingWriter counts the bytes written through it.
 type countingWriter struct {
 	w *bufio.Writer
@@ -108,7 +374,8 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 // files are ours, but a runaway file should not take the machine down).
 // A first pass checks the checksum, so nothing is decoded from a damaged
 // file, and a second decodes straight from the file: no copy of the whole
-// file is held in memory.
+// file is held in memory. The strings that repeat from note to note are
+// shared (interner).
 func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -123,7 +390,11 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 		return nil, nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
 	var header [wingHeaderLen]byte
-	if _, err := io.ReadFull(f, header[:]); err != nil || !bytes.Equal(header[:8], wingMagic[:]) {
+	if _, err := io.ReadFull(f, header[:]); err != nil {
+		return nil, nil, fmt.Errorf("%w: bad header", ErrCorrupt)
+	}
+	v1 := bytes.Equal(header[:8], wingMagicV1[:])
+	if !v1 && !bytes.Equal(header[:8], wingMagic[:]) {
 		return nil, nil, fmt.Errorf("%w: bad header", ErrCorrupt)
 	}
 	metaLen := binary.LittleEndian.Uint64(header[8:])
@@ -139,9 +410,14 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	if !bytes.Equal(h.Sum(nil), header[24:56]) {
 		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	var m wingMeta
 	meta := bufio.NewReaderSize(io.NewSectionReader(f, wingHeaderLen, int64(metaLen)), 1<<16)
-	if err := gob.NewDecoder(meta).Decode(&m); err != nil {
+	var m *wingMeta
+	if v1 {
+		m, err = decodeMetaV1(meta)
+	} else {
+		m, err = decodeMeta(meta, int(min(metaLen, math.MaxInt32)))
+	}
+	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	if m.Dim < 0 || (m.Dim == 0 && vecLen > 0) || (m.Dim > 0 && vecLen != 4*uint64(m.Dim)*uint64(len(m.VecIDs))) {
@@ -165,5 +441,182 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	for i := range vecs {
 		vecs[i] = all[i*m.Dim : (i+1)*m.Dim : (i+1)*m.Dim]
 	}
-	return &m, vecs, nil
+	return m, vecs, nil
+}
+
+// decodeMetaV1 decodes the meta part of a version 1 wing file.
+func decodeMetaV1(r io.Reader) (*wingMeta, error) {
+	var m wingMeta
+	if err := gob.NewDecoder(r).Decode(&m); err != nil {
+		return nil, err
+	}
+	in := newInterner()
+	for _, n := range m.Notes {
+		in.note(n)
+	}
+	in.sourcesV1(m.Sources, m.Notes)
+	return &m, nil
+}
+
+// decodeMeta decodes the meta stream of a version 2 wing file of limit
+// bytes, which bounds every count it holds (each item takes a byte at
+// least).
+func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
+	dec := gob.NewDecoder(r)
+	var head wingHead
+	if err := dec.Decode(&head); err != nil {
+		return nil, err
+	}
+	if !counts(limit, head.Notes, head.Sources, head.Vectors) {
+		return nil, fmt.Errorf("wing head counts %d notes, %d sources, %d vectors in %d bytes", head.Notes, head.Sources, head.Vectors, limit)
+	}
+	m := &wingMeta{ID: head.ID, Model: head.Model, Dim: head.Dim, Roots: head.Roots, LastMined: head.LastMined}
+	in := newInterner()
+	m.Notes = makeFor[*Note](head.Notes)
+	prev := &Note{}
+	for len(m.Notes) < head.Notes {
+		var b noteBatch
+		if err := decodeBatch(dec, &b, &b.Notes, head.Notes-len(m.Notes)); err != nil {
+			return nil, fmt.Errorf("notes: %w", err)
+		}
+		if len(b.Same) != len(b.Notes) {
+			return nil, fmt.Errorf("notes: %d flags for %d notes", len(b.Same), len(b.Notes))
+		}
+		for i, n := range b.Notes {
+			if !restore(n, prev, b.Same[i]) {
+				return nil, fmt.Errorf("note %s: bad flags %#x", n.ID, b.Same[i])
+			}
+			in.note(n)
+			prev = n
+		}
+		m.Notes = append(m.Notes, b.Notes...)
+	}
+	m.Sources = makeFor[Source](head.Sources)
+	for range head.Sources {
+		s, err := decodeSource(dec, m.Notes, in, limit)
+		if err != nil {
+			return nil, err
+		}
+		m.Sources = append(m.Sources, s)
+	}
+	var err error
+	if m.VecIDs, err = decodeIDs(dec, m.Notes, head.Vectors); err != nil {
+		return nil, fmt.Errorf("vector ids: %w", err)
+	}
+	if err := dec.DecodeValue(reflect.Value{}); err == nil {
+		return nil, errors.New("data after the wing's last part")
+	} else if err != io.EOF {
+		return nil, err
+	}
+	return m, nil
+}
+
+// decodeSource decodes a sourceHead and what follows it.
+func decodeSource(dec *gob.Decoder, notes []*Note, in interner, limit int) (Source, error) {
+	var head sourceHead
+	if err := dec.Decode(&head); err != nil {
+		return Source{}, fmt.Errorf("source: %w", err)
+	}
+	s := head.Source
+	if !counts(limit, head.NoteIDs, head.Earlier) || s.NoteIDs != nil || s.Earlier != nil {
+		return Source{}, fmt.Errorf("source %s: bad head", s.Path)
+	}
+	s.Path, s.Agent = in.of(s.Path), in.of(s.Agent)
+	var err error
+	if s.NoteIDs, err = decodeIDs(dec, notes, head.NoteIDs); err != nil {
+		return Source{}, fmt.Errorf("source %s: note ids: %w", s.Path, err)
+	}
+	s.Earlier = makeFor[Version](head.Earlier)
+	for range head.Earlier {
+		var vh versionHead
+		if err := dec.Decode(&vh); err != nil {
+			return Source{}, fmt.Errorf("source %s: version: %w", s.Path, err)
+		}
+		v := vh.Version
+		if !counts(limit, vh.Notes) || v.Notes != nil {
+			return Source{}, fmt.Errorf("source %s: version %s: bad head", s.Path, v.Hash)
+		}
+		v.Notes = makeFor[VersionNote](vh.Notes)
+		for len(v.Notes) < vh.Notes {
+			var b versionBatch
+			if err := decodeBatch(dec, &b, &b.Notes, vh.Notes-len(v.Notes)); err != nil {
+				return Source{}, fmt.Errorf("source %s: version %s: %w", s.Path, v.Hash, err)
+			}
+			for _, vn := range b.Notes {
+				n := vn.Note
+				switch {
+				case vn.Ref == 0:
+					// Equal to no current note of the file: it may be to
+					// one of another version.
+					n.Heading, n.Text = in.of(n.Heading), in.of(n.Text)
+				case vn.Ref > 0 && vn.Ref <= len(notes) && n.Heading == "" && n.Text == "":
+					n.Heading, n.Text = notes[vn.Ref-1].Heading, notes[vn.Ref-1].Text
+				default:
+					return Source{}, fmt.Errorf("source %s: version %s: bad note reference %d", s.Path, v.Hash, vn.Ref)
+				}
+				v.Notes = append(v.Notes, n)
+			}
+		}
+		s.Earlier = append(s.Earlier, v)
+	}
+	return s, nil
+}
+
+// decodeIDs decodes n note ids from idBatches.
+func decodeIDs(dec *gob.Decoder, notes []*Note, n int) ([]string, error) {
+	ids := makeFor[string](n)
+	for len(ids) < n {
+		var b idBatch
+		if err := decodeBatch(dec, &b, &b.Refs, n-len(ids)); err != nil {
+			return nil, err
+		}
+		next := 0
+		for _, r := range b.Refs {
+			switch {
+			case r == 0 && next < len(b.IDs):
+				ids = append(ids, b.IDs[next])
+				next++
+			case r > 0 && r <= len(notes):
+				ids = append(ids, notes[r-1].ID)
+			default:
+				return nil, fmt.Errorf("bad note reference %d", r)
+			}
+		}
+		if next != len(b.IDs) {
+			return nil, fmt.Errorf("%d note ids left over", len(b.IDs)-next)
+		}
+	}
+	return ids, nil
+}
+
+// decodeBatch decodes a batch into b, whose items are *items, and checks
+// it holds at least one item and at most left.
+func decodeBatch[B, T any](dec *gob.Decoder, b *B, items *[]T, left int) error {
+	if err := dec.Decode(b); err != nil {
+		return err
+	}
+	if len(*items) == 0 || len(*items) > left {
+		return fmt.Errorf("batch of %d where %d are left", len(*items), left)
+	}
+	return nil
+}
+
+// counts reports whether each of ns could be a count of items in a stream
+// of limit bytes.
+func counts(limit int, ns ...int) bool {
+	for _, n := range ns {
+		if n < 0 || n > limit {
+			return false
+		}
+	}
+	return true
+}
+
+// makeFor returns a slice with room for n items, nil for none: gob decodes
+// an empty slice as nil, and version 1 files load so.
+func makeFor[T any](n int) []T {
+	if n == 0 {
+		return nil
+	}
+	return make([]T, 0, n)
 }

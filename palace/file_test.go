@@ -50,16 +50,22 @@ func legacyWingFile(t *testing.T, m *legacyWingMeta, vecs [][]float32) []byte {
 			vb = binary.LittleEndian.AppendUint32(vb, math.Float32bits(f))
 		}
 	}
-	sum := sha256.Sum256(bytes.Join([][]byte{meta.Bytes(), vb}, nil))
-	out := append([]byte{}, wingMagic[:]...)
-	out = binary.LittleEndian.AppendUint64(out, uint64(meta.Len()))
-	out = binary.LittleEndian.AppendUint64(out, uint64(len(vb)))
-	out = append(out, sum[:]...)
-	return bytes.Join([][]byte{out, meta.Bytes(), vb}, nil)
+	return checksummed(wingMagicV1, meta.Bytes(), vb)
 }
 
-// A wing file written before notes were encoded by pointer reads back the
-// same, and writing it again keeps the vectors byte for byte.
+// checksummed is a wing file of the meta and vector parts given.
+func checksummed(magic [8]byte, meta, vecs []byte) []byte {
+	sum := sha256.Sum256(bytes.Join([][]byte{meta, vecs}, nil))
+	out := append([]byte{}, magic[:]...)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(meta)))
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(vecs)))
+	out = append(out, sum[:]...)
+	return bytes.Join([][]byte{out, meta, vecs}, nil)
+}
+
+// A version 1 wing file written before notes were encoded by pointer reads
+// back the same, and writing it again (as version 2) keeps the vectors
+// byte for byte and reads back the same.
 func TestWingFileOfEarlierVersionsLoads(t *testing.T) {
 	day := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	a := Note{ID: "a", Wing: "w", Agent: "w", Source: "/h/agents/w/memory.md", Line: 3, Heading: "Build", Text: "alpha", Governance: govern.Note{Status: govern.Approved, Date: day, Tags: []string{"infra"}}}
@@ -98,14 +104,15 @@ func TestWingFileOfEarlierVersionsLoads(t *testing.T) {
 	if !bytes.Equal(newData[len(newData)-vecBytes:], oldData[len(oldData)-vecBytes:]) {
 		t.Fatal("vectors are not written as before")
 	}
-	// What the new encoding wrote, the old layout decodes.
-	var back legacyWingMeta
-	metaLen := binary.LittleEndian.Uint64(newData[8:])
-	if err := gob.NewDecoder(bytes.NewReader(newData[wingHeaderLen : wingHeaderLen+metaLen])).Decode(&back); err != nil {
+	if !bytes.Equal(newData[:8], wingMagic[:]) {
+		t.Fatalf("rewritten as %q", newData[:8])
+	}
+	again, againVecs, err := readWing(newPath, maxWingFile)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(back.Notes, old.Notes) || !reflect.DeepEqual(back.Sources, old.Sources) {
-		t.Fatalf("old layout decodes %+v", back)
+	if got, want := testutil.IndentJSON(t, wingDump{again, againVecs}), testutil.IndentJSON(t, wingDump{m, gotVecs}); got != want {
+		t.Fatalf("rewritten wing reads\n%s\nwant\n%s", got, want)
 	}
 }
 
@@ -236,4 +243,19 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 			}
 		}
 	}
+
+	// Their next write is in version 2, which reads back the same.
+	for id := range want {
+		p.wings[id].dirty = true
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	for id := range want {
+		data, err := os.ReadFile(filepath.Join(dir, wingsDir, id+wingExt))
+		if err != nil || !bytes.Equal(data[:8], wingMagic[:]) {
+			t.Fatalf("wing %s written as %q, %v", id, data[:min(8, len(data))], err)
+		}
+	}
+	check("version 2")
 }

@@ -4,9 +4,10 @@ import "github.com/memminer/memminer/govern"
 
 // interner makes equal strings of a decoded wing share one copy. gob
 // decodes every string on its own, so without it a loaded wing holds its
-// source path, agent and heading path once per note, each note id twice
-// more (in its source's NoteIDs), and the text of every earlier version's
-// notes again, although the current notes mostly have the same.
+// source path, agent and heading path once per note, and (from version 1
+// files) each note id twice more, in its source's NoteIDs, and the text of
+// every earlier version's notes again, although the current notes mostly
+// have the same.
 type interner map[string]string
 
 func newInterner() interner { return interner{} }
@@ -33,14 +34,23 @@ func (in interner) note(n *Note) {
 	}
 }
 
-// sources makes the sources' note ids the notes' own, and the texts of
+// sourcesV1 makes the sources' note ids the notes' own, and the texts of
 // their earlier versions those of the current notes where they are equal.
-func (in interner) sources(sources map[string]*Source, notes map[string]*Note) {
+// A version 2 wing file refers to the notes for both (decodeMeta).
+func (in interner) sourcesV1(sources []Source, notes []*Note) {
+	var byID map[string]*Note
 	var texts map[string]string
-	for _, s := range sources {
-		s.Agent = in.of(s.Agent)
+	for i := range sources {
+		s := &sources[i]
+		s.Path, s.Agent = in.of(s.Path), in.of(s.Agent)
+		if byID == nil && len(s.NoteIDs) > 0 {
+			byID = make(map[string]*Note, len(notes))
+			for _, n := range notes {
+				byID[n.ID] = n
+			}
+		}
 		for i, id := range s.NoteIDs {
-			if n, ok := notes[id]; ok {
+			if n, ok := byID[id]; ok {
 				s.NoteIDs[i] = n.ID
 			}
 		}

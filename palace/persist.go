@@ -139,16 +139,13 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 		w.sources[s.Path] = &s
 	}
 	files := map[string]govern.File{}
-	shared := newInterner()
 	for _, n := range m.Notes {
 		if s := w.sources[n.Source]; s != nil && s.Governed != govern.Version {
 			n.Governance = reclassify(files, s, *n)
 		}
-		shared.note(n)
 		w.notes[n.ID] = n
 		w.lex.add(n.ID, n.EmbedText())
 	}
-	shared.sources(w.sources, w.notes)
 	docs := make([]chromem.Document, len(vecs))
 	ids := make(map[string]bool, len(vecs))
 	for i, v := range vecs {

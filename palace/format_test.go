@@ -1,0 +1,251 @@
+package palace
+
+import (
+	"bytes"
+	"context"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/testutil"
+)
+
+// roundTripWing is a wing of more notes, note ids and version notes than
+// fit one batch: two sources, the first listing an id no note has and a
+// note of the second, with three earlier versions (unchanged notes, changed
+// ones, a note moved under another heading, an empty one, a version of no
+// notes); with dim > 0 every note has a vector.
+func roundTripWing(dim int) (*wingMeta, [][]float32) {
+	day := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
+	a, b := "/hive/agents/w/memory.md", "/hive/agents/w/notes/b.md"
+	m := &wingMeta{ID: "w", Model: "lexical", Dim: dim, Roots: []string{"/hive/agents/w"}, LastMined: day}
+	if dim > 0 {
+		m.Model = "test-hashing"
+	}
+	var idsA, idsB []string
+	for i := range 2*batchLen + 500 {
+		src, heading := a, fmt.Sprintf("Infra > Part %d", i/7)
+		if i >= 2*batchLen {
+			src = b
+		}
+		if i%50 == 0 {
+			heading = ""
+		}
+		n := &Note{ID: fmt.Sprintf("%032x", i), Wing: "w", Agent: "w", Source: src, Line: i + 1, Heading: heading,
+			Text: fmt.Sprintf("- fact %d: db-%d runs postgres %d", i, i%9, i)}
+		if i%3 == 0 {
+			n.Governance = govern.Note{Status: govern.Approved, Reason: "approved: in frontmatter", Date: day, Review: day.AddDate(0, 3, 0), StaleAfter: govern.Never, Tags: []string{"db", "infra"}}
+		}
+		m.Notes = append(m.Notes, n)
+		if src == a {
+			idsA = append(idsA, n.ID)
+		} else {
+			idsB = append(idsB, n.ID)
+		}
+	}
+	var same, changed []VersionNote
+	for i, n := range m.Notes[:2*batchLen] {
+		vn := VersionNote{Heading: n.Heading, Text: n.Text, Line: n.Line - 1}
+		same = append(same, vn)
+		if i%10 == 0 {
+			vn.Text += " (before)"
+		}
+		if i%10 == 1 {
+			vn.Heading = "Moved"
+		}
+		changed = append(changed, vn)
+	}
+	changed = append(changed, VersionNote{Line: 9000})
+	fm := map[string]string{"updated": "2026-11-19", "owner": "w"}
+	m.Sources = []Source{
+		{Path: a, Agent: "w", Mtime: day, Size: 1 << 20, Hash: "h3", NoteIDs: append(append(idsA, "no-such-note"), idsB[0]),
+			Frontmatter: fm, Mined: day, Governed: govern.Version, NoteFormat: 2,
+			Earlier: []Version{
+				{Hash: "h2", Mined: day.Add(-time.Hour), Notes: same, Frontmatter: fm},
+				{Hash: "h1", Mined: day.Add(-2 * time.Hour)},
+				{Hash: "h0", Mined: day.Add(-3 * time.Hour), Notes: changed},
+			}},
+		{Path: b, Agent: "w", Mtime: day, Size: 300, Hash: "b1", NoteIDs: idsB, Mined: day, Governed: govern.Version, NoteFormat: 2},
+	}
+	vecs := [][]float32{}
+	if dim > 0 {
+		for i, n := range m.Notes {
+			m.VecIDs = append(m.VecIDs, n.ID)
+			v := make([]float32, dim)
+			for j := range v {
+				v[j] = float32(i*dim+j) / 7
+			}
+			vecs = append(vecs, v)
+		}
+	}
+	return m, vecs
+}
+
+// A wing file reads back what was written: notes, sources, earlier
+// versions and vectors, of a lexical wing and of one with vectors.
+func TestWingFileRoundTrip(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		dim  int
+	}{{"lexical", 0}, {"vectors", 3}} {
+		t.Run(tc.name, func(t *testing.T) {
+			m, vecs := roundTripWing(tc.dim)
+			want := testutil.IndentJSON(t, wingDump{m, vecs})
+			path := filepath.Join(t.TempDir(), "w.wing")
+			if err := atomicfile.WriteFunc(path, 0o600, func(f *os.File) error { return writeWing(f, m, vecs) }); err != nil {
+				t.Fatal(err)
+			}
+			if got := testutil.IndentJSON(t, wingDump{m, vecs}); got != want {
+				t.Fatal("writing the wing changed it")
+			}
+			got, gotVecs, err := readWing(path, maxWingFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := testutil.IndentJSON(t, wingDump{got, gotVecs}); got != want {
+				t.Fatalf("read\n%.3000s\nwant\n%.3000s", got, want)
+			}
+		})
+	}
+}
+
+// Earlier versions refer to the file's current notes: mining a file
+// again adds a version that costs a few bytes a note, not a copy of its
+// texts, and the versions read back whole.
+func TestEarlierVersionsAreStoredByReference(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	path := "/hive/agents/w/memory.md"
+	var notes []Note
+	textBytes := 0
+	for i := range 3000 {
+		n := note(fmt.Sprintf("%032x", i), fmt.Sprintf("Infra > Part %d", i/20), fmt.Sprintf("- postgres-%d runs on db-%d since the migration of its wal archive to the new array (added 2026-01-%02d).", i, i%7, i%28+1), i+1)
+		notes = append(notes, n)
+		textBytes += len(n.Heading) + len(n.Text)
+	}
+	size := func() int64 {
+		t.Helper()
+		if err := p.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		info, err := os.Stat(p.wingPath("w"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return info.Size()
+	}
+	var sizes []int64
+	var mined [][]VersionNote // every content mined, oldest first
+	for v := range MaxEarlierVersions + 1 {
+		if v > 0 {
+			notes = append(notes, note(fmt.Sprint("added-", v), "Infra", fmt.Sprint("- appended note ", v), len(notes)+1))
+		}
+		var content []VersionNote
+		for _, n := range notes {
+			content = append(content, VersionNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
+		}
+		mined = append(mined, content)
+		if _, err := p.ApplySource(ctx, "w", Source{Path: path, Agent: "a", Hash: fmt.Sprint("h", v)}, slices.Clone(notes)); err != nil {
+			t.Fatal(err)
+		}
+		sizes = append(sizes, size())
+	}
+	t.Logf("wing file of %d notes (%d bytes of headings and texts): %d bytes", len(notes), textBytes, sizes[0])
+	for v := 1; v < len(sizes); v++ {
+		grew := sizes[v] - sizes[v-1]
+		t.Logf("earlier version %d: %d bytes more", v, grew)
+		if grew > int64(textBytes/10) {
+			t.Errorf("earlier version %d took %d bytes of the wing file, for %d bytes of headings and texts", v, grew, textBytes)
+		}
+	}
+	q := openT(t, dir, nil, true)
+	got := q.Versions("w", path)
+	if len(got) != len(mined) {
+		t.Fatalf("%d versions read back, want %d", len(got), len(mined))
+	}
+	for i, v := range got {
+		if want := mined[len(mined)-1-i]; v.Hash != fmt.Sprint("h", len(mined)-1-i) || !slices.Equal(v.Notes, want) {
+			t.Errorf("version %d = %s with %d notes, want %d notes", i, v.Hash, len(v.Notes), len(want))
+		}
+	}
+}
+
+// wingFileOf is a version 2 wing file of no vectors whose meta stream is
+// parts, checksummed: what it holds is decoded.
+func wingFileOf(t *testing.T, parts ...any) []byte {
+	t.Helper()
+	var meta bytes.Buffer
+	enc := gob.NewEncoder(&meta)
+	for _, p := range parts {
+		if err := enc.Encode(p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return checksummed(wingMagic, meta.Bytes(), nil)
+}
+
+// A version 2 wing file that checks out but does not hold what its parts
+// say (the writer's bug, or a crafted file) is reported corrupt, never
+// trusted and never a panic.
+func TestInconsistentWingFilesAreCorrupt(t *testing.T) {
+	n := func() *Note { return &Note{ID: "a", Wing: "w", Source: "/m.md", Heading: "H", Text: "alpha"} }
+	head := &wingHead{ID: "w", Model: "lexical", Notes: 1, Sources: 1}
+	notes := &noteBatch{Notes: []*Note{n()}, Same: []byte{0}}
+	source := &sourceHead{Source: Source{Path: "/m.md"}, NoteIDs: 1, Earlier: 1}
+	ids := &idBatch{Refs: []int{1}}
+	version := &versionHead{Version: Version{Hash: "h0"}, Notes: 1}
+	versionNotes := &versionBatch{Notes: []versionNote{{Ref: 1, Note: VersionNote{Line: 2}}}}
+	valid := []any{head, notes, source, ids, version, versionNotes}
+	with := func(i int, part any) []any {
+		parts := slices.Clone(valid)
+		parts[i] = part
+		return parts
+	}
+	cases := map[string][]any{
+		"fewer notes than counted":       {&wingHead{ID: "w", Notes: 2}, notes},
+		"more notes than counted":        with(1, &noteBatch{Notes: []*Note{n(), n()}, Same: []byte{0, 0}}),
+		"a negative count":               {&wingHead{ID: "w", Notes: -1}},
+		"a count larger than the file":   {&wingHead{ID: "w", Sources: 1 << 30}},
+		"an empty batch":                 with(1, &noteBatch{}),
+		"flags missing":                  with(1, &noteBatch{Notes: []*Note{n()}}),
+		"a flag for a string not elided": {&wingHead{ID: "w", Notes: 1}, &noteBatch{Notes: []*Note{n()}, Same: []byte{sameHeading}}},
+		"an unknown flag":                {&wingHead{ID: "w", Notes: 1}, &noteBatch{Notes: []*Note{{ID: "a"}}, Same: []byte{0x80}}},
+		"a note id out of range":         with(3, &idBatch{Refs: []int{2}}),
+		"a note id missing":              with(3, &idBatch{Refs: []int{0}}),
+		"note ids left over":             with(3, &idBatch{Refs: []int{1}, IDs: []string{"x"}}),
+		"a version note out of range":    with(5, &versionBatch{Notes: []versionNote{{Ref: 2}}}),
+		"a version note both ways":       with(5, &versionBatch{Notes: []versionNote{{Ref: 1, Note: VersionNote{Text: "beta"}}}}),
+		"note ids inside the source":     with(2, &sourceHead{Source: Source{Path: "/m.md", NoteIDs: []string{"a"}}, NoteIDs: 1, Earlier: 1}),
+		"a missing version":              valid[:4],
+		"data after the last part":       append(slices.Clone(valid), head),
+		"a part of another type":         with(2, notes),
+	}
+	dir := t.TempDir()
+	read := func(name string, parts []any) error {
+		path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+wingExt)
+		if err := os.WriteFile(path, wingFileOf(t, parts...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		_, _, err := readWing(path, maxWingFile)
+		return err
+	}
+	if err := read("valid", valid); err != nil {
+		t.Fatalf("the valid file: %v", err)
+	}
+	for name, parts := range cases {
+		t.Run(name, func(t *testing.T) {
+			if err := read(name, parts); !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("read = %v, want ErrCorrupt", err)
+			}
+		})
+	}
+}
