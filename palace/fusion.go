@@ -253,9 +253,9 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 			}
 			tfWin[d] += f
 		}
-		for _, p := range x.postings[t] {
+		for p := range x.postings(t) {
 			d := p.doc
-			if x.docs[d].dead || !v.note(d) {
+			if x.docs[d].dead() || !v.note(d) {
 				continue
 			}
 			f := float64(p.tf)
@@ -288,7 +288,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		return 0 // matches only in notes outside the view (cannot happen when the view is current)
 	}
 	var got float64
-	for _, t := range x.docs[best].terms {
+	for _, t := range x.termsOf(v.notes[best].EmbedText()) {
 		got += idfs[t]
 	}
 	return got / total

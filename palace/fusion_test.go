@@ -67,7 +67,7 @@ func viewFor(t *testing.T, p *Palace, wing, path string, notes []Note) testView 
 
 func (tv testView) doc(id string) int32 { return tv.w.lex.byID[id] }
 
-func (tv testView) id(d int32) string { return tv.w.lex.docs[d].id }
+func (tv testView) id(d int32) string { return tv.v.notes[d].ID }
 
 // order lists the note ids in file order.
 func (tv testView) order() []string {

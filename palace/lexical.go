@@ -1,6 +1,8 @@
 package palace
 
 import (
+	"encoding/binary"
+	"iter"
 	"slices"
 	"strings"
 	"sync"
@@ -18,16 +20,26 @@ const (
 
 // lexIndex is a BM25 index over one wing's notes. It is updated in place
 // as notes come and go, so a mine never rebuilds it from scratch. Terms and
-// notes are numbered and postings are flat slices: opening a palace builds
-// every wing's index, and maps of maps made that the slowest step.
+// notes are numbered and postings are flat: opening a palace builds every
+// wing's index, and maps of maps made that the slowest step.
+//
+// What it holds per note is kept small, since a wing may have hundreds of
+// thousands of notes: its length and a checksum of its terms (8 bytes),
+// its entry in byID, and its postings, varint-encoded by gap from the
+// previous note of the term (a byte or two each instead of eight). A note's
+// terms are not kept: remove and relevance derive them again from its text.
 type lexIndex struct {
-	termIDs  map[string]int32
-	postings [][]posting // by term id
-	df       []int32     // live notes per term id
-	docs     []lexDoc    // by doc number; removed ones stay as tombstones
-	byID     map[string]int32
-	live     int
+	termIDs map[string]int32
+	lists   []postingList // by term id
+	df      []int32       // live notes per term id
+	docs    []lexDoc      // by doc number; removed ones stay as tombstones
+	byID    map[string]int32
+	live    int
+	// totalLen is the live notes' total length, for BM25's average.
 	totalLen int
+	// size is the bytes of every list's postings; held is what their
+	// storage takes: the shared block pack made and the lists that left it.
+	size, held int
 	// words and scratch are add's buffers, kept between calls (the
 	// index is changed under the palace's write lock only).
 	words   []string
@@ -39,29 +51,58 @@ type posting struct {
 	tf  int32
 }
 
-type lexDoc struct {
-	id     string
-	length int
-	terms  []int32 // distinct term ids
-	dead   bool
+// postingList is one term's postings in doc order: for each, the gap from
+// the previous doc number (from -1 for the first) shifted left by one, the
+// low bit set when tf is more than 1, and then tf-2; both as uvarints.
+type postingList struct {
+	data []byte
+	last int32 // doc number of the last posting, -1 for none
+	// packed tells that data is part of the block pack made, which the
+	// list keeps alive until it grows out of it.
+	packed bool
 }
+
+// lexDoc is one note: its length in terms, -1 once removed, and the sum of
+// termCheck over its distinct terms, which tells remove whether the text it
+// is given is the one indexed.
+type lexDoc struct {
+	length int32
+	check  uint32
+}
+
+func (d lexDoc) dead() bool { return d.length < 0 }
 
 func newLexIndex() *lexIndex {
 	return &lexIndex{termIDs: map[string]int32{}, byID: map[string]int32{}}
 }
 
+// termCheck mixes a term id and its count in a note into a note's check.
+func termCheck(t, tf int32) uint32 {
+	h := uint64(uint32(t))<<32 | uint64(uint32(tf))
+	h ^= h >> 33
+	h *= 0xff51afd7ed558ccd
+	h ^= h >> 33
+	h *= 0xc4ceb9fe1a85ec53
+	h ^= h >> 33
+	return uint32(h)
+}
+
+// add indexes the note id with text. An id the index has already is
+// replaced.
 func (x *lexIndex) add(id, text string) {
 	if _, ok := x.byID[id]; ok {
-		x.remove(id)
+		// Its old text is not known here: remove finds its terms by their
+		// postings.
+		x.remove(id, "")
 	}
 	x.words = appendLexTerms(x.words[:0], text)
 	ids := x.scratch[:0]
 	for _, w := range x.words {
 		t, ok := x.termIDs[w]
 		if !ok {
-			t = int32(len(x.postings))
+			t = int32(len(x.lists))
 			x.termIDs[w] = t
-			x.postings = append(x.postings, nil)
+			x.lists = append(x.lists, postingList{last: -1})
 			x.df = append(x.df, 0)
 		}
 		ids = append(ids, t)
@@ -69,51 +110,122 @@ func (x *lexIndex) add(id, text string) {
 	x.scratch = ids
 	slices.Sort(ids)
 	doc := int32(len(x.docs))
-	// The note keeps its distinct terms in a slice of just their number:
-	// a large wing has millions of them.
-	d := lexDoc{id: id, length: len(ids), terms: make([]int32, 0, distinct(ids))}
-	for i := 0; i < len(ids); {
-		j := i
-		for j < len(ids) && ids[j] == ids[i] {
-			j++
-		}
-		t := ids[i]
-		x.postings[t] = append(x.postings[t], posting{doc, int32(j - i)})
+	d := lexDoc{length: int32(len(ids))}
+	eachRun(ids, func(t, tf int32) {
+		x.appendPosting(t, posting{doc, tf})
 		x.df[t]++
-		d.terms = append(d.terms, t)
-		i = j
-	}
+		d.check += termCheck(t, tf)
+	})
 	x.docs = append(x.docs, d)
 	x.byID[id] = doc
 	x.live++
-	x.totalLen += d.length
+	x.totalLen += int(d.length)
 }
 
-// distinct counts the distinct values of sorted ids.
-func distinct(ids []int32) int {
-	n := 0
-	for i := range ids {
-		if i == 0 || ids[i] != ids[i-1] {
-			n++
+// eachRun calls f with each distinct value of sorted ids and its count.
+func eachRun(ids []int32, f func(t, n int32)) {
+	for i := 0; i < len(ids); {
+		j := i + 1
+		for j < len(ids) && ids[j] == ids[i] {
+			j++
+		}
+		f(ids[i], int32(j-i))
+		i = j
+	}
+}
+
+// appendPosting adds p, whose doc is the highest in the index, to term t.
+func (x *lexIndex) appendPosting(t int32, p posting) {
+	l := &x.lists[t]
+	old := cap(l.data)
+	n := len(l.data)
+	l.data = encodePosting(l.data, p.doc-l.last, p.tf)
+	l.last = p.doc
+	x.size += len(l.data) - n
+	if cap(l.data) != old {
+		if l.packed {
+			l.packed = false // the block stays held by the other lists
+		} else {
+			x.held -= old
+		}
+		x.held += cap(l.data)
+	}
+}
+
+// encodePosting appends a posting gap docs after the previous one.
+func encodePosting(b []byte, gap, tf int32) []byte {
+	if tf == 1 {
+		return binary.AppendUvarint(b, uint64(gap)<<1)
+	}
+	b = binary.AppendUvarint(b, uint64(gap)<<1|1)
+	return binary.AppendUvarint(b, uint64(tf-2))
+}
+
+// postings yields term t's postings in doc order, removed notes' included.
+func (x *lexIndex) postings(t int32) iter.Seq[posting] {
+	data := x.lists[t].data
+	return func(yield func(posting) bool) {
+		doc := int32(-1)
+		for i := 0; i < len(data); {
+			v, n := binary.Uvarint(data[i:])
+			i += n
+			doc += int32(v >> 1)
+			tf := int32(1)
+			if v&1 != 0 {
+				v, n = binary.Uvarint(data[i:])
+				i += n
+				tf = int32(v) + 2
+			}
+			if !yield(posting{doc, tf}) {
+				return
+			}
 		}
 	}
-	return n
 }
 
-func (x *lexIndex) remove(id string) {
+// termsOf returns the ids of text's distinct terms that the index has, in
+// increasing order: for a note's indexed text, all its terms.
+func (x *lexIndex) termsOf(text string) []int32 {
+	var ids []int32
+	for _, w := range lexTerms(text) {
+		if t, ok := x.termIDs[w]; ok {
+			ids = append(ids, t)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// remove drops the note id, whose text is the one it was added with. A
+// different text is noticed (by the note's length and check) and costs a
+// scan of every posting instead.
+func (x *lexIndex) remove(id, text string) {
 	n, ok := x.byID[id]
 	if !ok {
 		return
 	}
-	d := &x.docs[n]
-	for _, t := range d.terms {
-		x.df[t]--
+	d := x.docs[n]
+	if ids, ok := x.indexedTerms(text, d); ok {
+		eachRun(ids, func(t, _ int32) { x.df[t]-- })
+	} else {
+		for t := range x.lists {
+			if x.lists[t].last < n {
+				continue
+			}
+			for p := range x.postings(int32(t)) {
+				if p.doc >= n {
+					if p.doc == n {
+						x.df[t]--
+					}
+					break
+				}
+			}
+		}
 	}
-	d.dead = true
-	d.terms = nil
+	x.docs[n].length = -1
 	delete(x.byID, id)
 	x.live--
-	x.totalLen -= d.length
+	x.totalLen -= int(d.length)
 	// Compact once tombstones outnumber live notes, so a long-running
 	// daemon's index does not grow without bound.
 	if len(x.docs) > 64 && len(x.docs) > 2*x.live {
@@ -121,35 +233,51 @@ func (x *lexIndex) remove(id string) {
 	}
 }
 
+// indexedTerms returns text's term ids, sorted, when they are those of d.
+func (x *lexIndex) indexedTerms(text string, d lexDoc) ([]int32, bool) {
+	x.words = appendLexTerms(x.words[:0], text)
+	if len(x.words) != int(d.length) {
+		return nil, false
+	}
+	ids := x.scratch[:0]
+	for _, w := range x.words {
+		t, ok := x.termIDs[w]
+		if !ok {
+			return nil, false
+		}
+		ids = append(ids, t)
+	}
+	x.scratch = ids
+	slices.Sort(ids)
+	var check uint32
+	eachRun(ids, func(t, tf int32) { check += termCheck(t, tf) })
+	return ids, check == d.check
+}
+
+// compact drops removed notes, and terms only they had, renumbering the
+// rest in the same order.
 func (x *lexIndex) compact() {
 	renum := make([]int32, len(x.docs))
 	docs := make([]lexDoc, 0, x.live)
 	for i, d := range x.docs {
-		if d.dead {
+		if d.dead() {
 			renum[i] = -1
 			continue
 		}
 		renum[i] = int32(len(docs))
-		x.byID[d.id] = int32(len(docs))
-		docs = append(docs, d)
+		docs = append(docs, lexDoc{length: d.length})
 	}
-	// Terms no live note uses any more go too, and the rest are renumbered.
-	termNum := make([]int32, len(x.postings))
-	var postings [][]posting
+	for id, n := range x.byID {
+		x.byID[id] = renum[n]
+	}
+	termNum := make([]int32, len(x.lists))
 	var df []int32
-	for t, ps := range x.postings {
+	for t := range x.lists {
 		if x.df[t] == 0 {
 			termNum[t] = -1
 			continue
 		}
-		kept := ps[:0]
-		for _, p := range ps {
-			if r := renum[p.doc]; r >= 0 {
-				kept = append(kept, posting{r, p.tf})
-			}
-		}
-		termNum[t] = int32(len(postings))
-		postings = append(postings, kept)
+		termNum[t] = int32(len(df))
 		df = append(df, x.df[t])
 	}
 	for w, t := range x.termIDs {
@@ -159,12 +287,64 @@ func (x *lexIndex) compact() {
 			x.termIDs[w] = termNum[t]
 		}
 	}
-	for i := range docs {
-		for j, t := range docs[i].terms {
-			docs[i].terms[j] = termNum[t]
-		}
+	// The checks are of term ids, which changed.
+	x.relay(termNum, renum, func(t int32, p posting) { docs[p.doc].check += termCheck(t, p.tf) })
+	x.df, x.docs = df, docs
+}
+
+// pack moves the postings into one block of their exact size when growing
+// lists have left more than a quarter of what they hold unused: append's
+// spare capacity, and the parts of an earlier block that lists grew out
+// of. It is called after adding many notes at once (opening or mining a
+// wing); a later append copies only the list it grows.
+func (x *lexIndex) pack() {
+	if x.held-x.size > x.size/4 {
+		x.relay(nil, nil, nil)
 	}
-	x.postings, x.df, x.docs = postings, df, docs
+	if cap(x.docs)-len(x.docs) > len(x.docs)/4 {
+		x.docs = slices.Clone(x.docs)
+	}
+}
+
+// relay encodes the posting lists anew into one block. Term t becomes term
+// termNum[t], and doc d doc docNum[d], each dropped where that is -1; nil
+// keeps the numbers. Each posting kept is passed to kept, if not nil.
+func (x *lexIndex) relay(termNum, docNum []int32, kept func(t int32, p posting)) {
+	block := make([]byte, 0, x.size) // renumbering never lengthens a list
+	var lists []postingList
+	var ends []int
+	for t := range x.lists {
+		nt := int32(t)
+		if termNum != nil {
+			if nt = termNum[t]; nt < 0 {
+				continue
+			}
+		}
+		last := int32(-1)
+		for p := range x.postings(int32(t)) {
+			if docNum != nil {
+				if p.doc = docNum[p.doc]; p.doc < 0 {
+					continue
+				}
+			}
+			block = encodePosting(block, p.doc-last, p.tf)
+			last = p.doc
+			if kept != nil {
+				kept(nt, p)
+			}
+		}
+		lists = append(lists, postingList{last: last, packed: true})
+		ends = append(ends, len(block))
+	}
+	if cap(block)-len(block) > len(block)/8 {
+		block = slices.Clone(block)
+	}
+	start := 0
+	for i, end := range ends {
+		lists[i].data = block[start:end:end]
+		start = end
+	}
+	x.lists, x.size, x.held = lists, len(block), cap(block)
 }
 
 // lexTerms splits text into index terms: lower-cased words, stemmed, without

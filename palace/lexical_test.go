@@ -1,8 +1,17 @@
 package palace
 
 import (
+	"fmt"
+	"maps"
 	"math"
+	"math/rand/v2"
+	"runtime"
+	"slices"
 	"sort"
+	"strings"
+	"testing"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // scored is a note id with a score, higher is better.
@@ -33,15 +42,19 @@ func (x *lexIndex) search(query string, k int) []scored {
 		seen[t] = true
 		df := float64(x.df[t])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range x.postings[t] {
-			if d := &x.docs[p.doc]; !d.dead {
+		for p := range x.postings(t) {
+			if d := x.docs[p.doc]; !d.dead() {
 				acc[p.doc] += bm25(idf, float64(p.tf), float64(d.length), avg)
 			}
 		}
 	}
+	ids := make(map[int32]string, len(x.byID))
+	for id, d := range x.byID {
+		ids[d] = id
+	}
 	out := make([]scored, 0, len(acc))
 	for doc, s := range acc {
-		out = append(out, scored{x.docs[doc].id, s})
+		out = append(out, scored{ids[doc], s})
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].score != out[j].score {
@@ -53,4 +66,231 @@ func (x *lexIndex) search(query string, k int) []scored {
 		out = out[:k]
 	}
 	return out
+}
+
+// lexWords is the vocabulary of the generated notes: compounds, words that
+// stem alike, stopwords, and digits.
+var lexWords = strings.Fields(`postgres db-2 db-1 replica runs running run on the of electron-vite
+	bundle built backup backups nightly wal archive migration migrations port-5432 ERR_NO_SPACE
+	agent's don't v1.2 cache cached terraform grafana sentry 東京 alert alerts is a to 42 2026-01-12`)
+
+// lexText is a random note of up to 15 words, some repeated.
+func lexText(r *rand.Rand) string {
+	n := r.IntN(16)
+	words := make([]string, n)
+	for i := range words {
+		if r.IntN(8) == 0 {
+			words[i] = fmt.Sprintf("rare%d", r.IntN(400)) // terms that come and go
+		} else {
+			words[i] = lexWords[r.IntN(len(lexWords))]
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// After any sequence of adds, replacements, removes (with the indexed text,
+// with another one, or of unknown ids), compactions and packs, the index
+// scores every query exactly as one built afresh from the notes left: the
+// same float64s, bit for bit.
+func TestLexIndexMatchesFreshBuild(t *testing.T) {
+	for seed := range uint64(12) {
+		t.Run(fmt.Sprint("seed", seed), func(t *testing.T) {
+			r := rand.New(rand.NewPCG(seed, 11))
+			x := newLexIndex()
+			texts := map[string]string{}
+			var ids []string // of texts, in no particular order
+			// Phases of mostly adding and of mostly removing, so the index
+			// compacts now and then; the last adds, and the notes that
+			// were compacted and survive are counted.
+			compactions, compacted := 0, map[string]bool{}
+			for step := range 13 * 250 {
+				remove, add := 5, 70 // percent
+				if step/250%2 == 1 {
+					remove, add = 60, 15
+				}
+				switch op := r.IntN(100); {
+				case op < remove && len(ids) > 0:
+					i := r.IntN(len(ids))
+					id := ids[i]
+					text := texts[id]
+					if r.IntN(5) == 0 {
+						text = lexText(r) // not the indexed text: found by the postings
+					}
+					before := len(x.docs)
+					x.remove(id, text)
+					if len(x.docs) < before {
+						compactions++
+						clear(compacted)
+						for id := range x.byID {
+							compacted[id] = true
+						}
+					}
+					delete(texts, id)
+					ids[i] = ids[len(ids)-1]
+					ids = ids[:len(ids)-1]
+				case op < remove+add:
+					id := fmt.Sprint("n", step)
+					texts[id] = lexText(r)
+					ids = append(ids, id)
+					x.add(id, texts[id])
+				case op%3 == 0 && len(ids) > 0:
+					id := ids[r.IntN(len(ids))] // replaced
+					texts[id] = lexText(r)
+					x.add(id, texts[id])
+				case op%3 == 1:
+					x.remove(fmt.Sprint("absent", step), "postgres")
+				default:
+					x.pack()
+				}
+			}
+			survivors := 0
+			for id := range compacted {
+				if _, ok := texts[id]; ok {
+					survivors++
+				}
+			}
+			if compactions == 0 || survivors < 10 {
+				t.Fatalf("%d compactions, %d notes survived the last", compactions, survivors)
+			}
+			fresh := newLexIndex()
+			for _, id := range slices.Sorted(maps.Keys(texts)) {
+				fresh.add(id, texts[id])
+			}
+			if x.live != fresh.live || x.totalLen != fresh.totalLen || len(x.byID) != len(texts) {
+				t.Fatalf("live %d, total length %d, %d ids; fresh: %d, %d, %d", x.live, x.totalLen, len(x.byID), fresh.live, fresh.totalLen, len(texts))
+			}
+			for w, ft := range fresh.termIDs {
+				if df := x.df[x.termIDs[w]]; df != fresh.df[ft] {
+					t.Errorf("df of %q = %d, fresh %d", w, df, fresh.df[ft])
+				}
+			}
+			for id, text := range texts {
+				d := x.docs[x.byID[id]]
+				if d.length != fresh.docs[fresh.byID[id]].length {
+					t.Errorf("length of %s = %d, fresh %d", id, d.length, fresh.docs[fresh.byID[id]].length)
+				}
+				if _, ok := x.indexedTerms(text, d); !ok {
+					t.Errorf("%s's text no longer matches its check", id)
+				}
+			}
+			queries := append(slices.Clone(lexWords), "postgres db-2 replica", "rare7 rare8 rare9 backups", "the of a", "wal archive migration port-5432 東京")
+			for i := range 50 {
+				queries = append(queries, fmt.Sprint("rare", i*8))
+			}
+			for _, q := range queries {
+				got, want := x.search(q, len(texts)), fresh.search(q, len(texts))
+				if !slices.Equal(got, want) {
+					t.Fatalf("search %q:\n got %v\nwant %v", q, got, want)
+				}
+			}
+		})
+	}
+}
+
+// Postings round-trip through their encoding, gaps and counts of any size.
+func TestLexPostingsEncoding(t *testing.T) {
+	x := newLexIndex()
+	x.lists = []postingList{{last: -1}}
+	want := []posting{{0, 1}, {1, 2}, {2, 1}, {130, 1}, {131, 300}, {70_000, 3}, {1 << 30, 1}}
+	for _, p := range want {
+		x.appendPosting(0, p)
+	}
+	if got := slices.Collect(x.postings(0)); !slices.Equal(got, want) {
+		t.Fatalf("postings = %v, want %v", got, want)
+	}
+	if x.size != len(x.lists[0].data) || x.held != cap(x.lists[0].data) {
+		t.Fatalf("size %d held %d for a list of %d bytes, capacity %d", x.size, x.held, len(x.lists[0].data), cap(x.lists[0].data))
+	}
+	x.relay(nil, nil, nil)
+	if got := slices.Collect(x.postings(0)); !slices.Equal(got, want) || !x.lists[0].packed {
+		t.Fatalf("relaid postings = %v, want %v", got, want)
+	}
+}
+
+// benchNote is the text of a generated note like the bullets of a large
+// memory.md: a few hundred subjects and objects, a dozen phrasings, a date.
+func benchNote(i int) string {
+	subjects := []string{"postgres", "db-1", "pgbouncer", "ci-runner", "electron-vite", "wal-archive", "search-index", "auth-service", "tls-certs", "cron-jobs"}
+	objects := []string{"terraform", "grafana", "sentry", "kubernetes", "the-wiki", "prometheus", "vault", "docker-compose", "us-east-1", "port-6379"}
+	verbs := []string{"runs on", "is cached by", "alerts through", "must not touch", "is configured in", "fails when", "replaced", "is rebuilt by"}
+	reasons := []string{"because it kept timing out", "as agreed with the platform team", "since the last migration", "for compliance reasons", "until the next release", "to save cost"}
+	return fmt.Sprintf("Section %d: %s-%d %s %s-%d %s (added 2026-%02d-%02d).",
+		i/25, subjects[i%len(subjects)], i%37, verbs[i/7%len(verbs)], objects[i/3%len(objects)], i%53, reasons[i/11%len(reasons)], i%12+1, i%28+1)
+}
+
+// benchIDs are the ids of n generated notes.
+func benchIDs(n int) []string {
+	ids := make([]string, n)
+	for i := range ids {
+		ids[i] = fmt.Sprintf("%032x", i)
+	}
+	return ids
+}
+
+// benchIndex indexes the generated notes of ids, packed as after opening
+// a wing.
+func benchIndex(ids []string) *lexIndex {
+	x := newLexIndex()
+	for i, id := range ids {
+		x.add(id, benchNote(i))
+	}
+	x.pack()
+	return x
+}
+
+// BenchmarkLexIndexMemory reports what a wing's lexical index holds live
+// per note (bytes-per-note, byID's map included but not the ids, which
+// the wing's notes hold) and per posting (postings-bytes-per-posting), for
+// 585,000 generated notes.
+func BenchmarkLexIndexMemory(b *testing.B) {
+	const n = 585_000
+	ids := benchIDs(n)
+	var held uint64
+	var x *lexIndex
+	for b.Loop() {
+		x = nil
+		runtime.GC()
+		base := testutil.HeapBytes()
+		x = benchIndex(ids)
+		runtime.GC()
+		held = testutil.HeapBytes() - base
+	}
+	postings := 0
+	for t := range x.lists {
+		for range x.postings(int32(t)) {
+			postings++
+		}
+	}
+	b.ReportMetric(float64(held)/n, "bytes-per-note")
+	b.ReportMetric(float64(x.size)/float64(postings), "postings-bytes-per-posting")
+	b.ReportMetric(float64(postings)/n, "postings-per-note")
+}
+
+// BenchmarkLexIndexReplace replaces one note of 585,000 as a re-mine of a
+// changed note does: remove it with its text, add the new text, pack.
+// unknown-text removes it with a text that is not the one indexed, which
+// scans every posting.
+func BenchmarkLexIndexReplace(b *testing.B) {
+	const n = 585_000
+	ids := benchIDs(n)
+	x := benchIndex(ids)
+	for _, tt := range []struct {
+		name  string
+		known bool
+	}{{"indexed-text", true}, {"unknown-text", false}} {
+		b.Run(tt.name, func(b *testing.B) {
+			i := 0
+			for b.Loop() {
+				id := ids[i%n]
+				text := benchNote(i % n)
+				if !tt.known {
+					text = ""
+				}
+				x.remove(id, text)
+				x.add(id, benchNote(i%n))
+				x.pack()
+				i += 7919
+			}
+		})
+	}
 }

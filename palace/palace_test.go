@@ -51,11 +51,11 @@ func TestLexIndexRanksAndForgets(t *testing.T) {
 	if len(got) != 2 || got[0].id != "a" || got[1].id != "c" {
 		t.Fatalf("search = %+v, want a then c", got)
 	}
-	x.remove("a")
+	x.remove("a", "Production Postgres runs on db-2; db-1 is a replica")
 	if got := x.search("db-2", 10); len(got) != 0 {
 		t.Fatalf("after remove, search = %+v", got)
 	}
-	if x.totalLen != x.docs[x.byID["b"]].length+x.docs[x.byID["c"]].length {
+	if x.totalLen != int(x.docs[x.byID["b"]].length+x.docs[x.byID["c"]].length) {
 		t.Fatalf("totalLen %d out of step with docs", x.totalLen)
 	}
 	// Re-adding an id replaces it rather than double counting.
@@ -75,7 +75,7 @@ func TestLexIndexCompacts(t *testing.T) {
 		x.add(fmt.Sprint("n", i), fmt.Sprintf("note %d about topic%d", i, i%7))
 	}
 	for i := range 190 {
-		x.remove(fmt.Sprint("n", i))
+		x.remove(fmt.Sprint("n", i), fmt.Sprintf("note %d about topic%d", i, i%7))
 	}
 	if len(x.docs) >= 200 || x.live != 10 {
 		t.Fatalf("not compacted: %d docs, %d live", len(x.docs), x.live)
@@ -433,12 +433,12 @@ func TestLexIndexCompactionDropsDeadTerms(t *testing.T) {
 		x.add(fmt.Sprint("n", i), fmt.Sprintf("word%d shared", i))
 	}
 	for i := range 299 {
-		x.remove(fmt.Sprint("n", i))
+		x.remove(fmt.Sprint("n", i), fmt.Sprintf("word%d shared", i))
 	}
 	// Tombstones wait for the next compaction (at most 64 of them here); their
 	// terms go with it, so 300 distinct words do not stay for one live note.
-	if len(x.termIDs) > 70 || len(x.postings) != len(x.df) {
-		t.Fatalf("dead terms kept: %d term ids, %d postings, %d df", len(x.termIDs), len(x.postings), len(x.df))
+	if len(x.termIDs) > 70 || len(x.lists) != len(x.df) {
+		t.Fatalf("dead terms kept: %d term ids, %d postings, %d df", len(x.termIDs), len(x.lists), len(x.df))
 	}
 	if got := x.search("word299 shared", 5); len(got) != 1 || got[0].id != "n299" {
 		t.Fatalf("search after compaction = %+v", got)

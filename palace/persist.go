@@ -146,6 +146,7 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 		w.notes[n.ID] = n
 		w.lex.add(n.ID, n.EmbedText())
 	}
+	w.lex.pack()
 	docs := make([]chromem.Document, len(vecs))
 	ids := make(map[string]bool, len(vecs))
 	for i, v := range vecs {

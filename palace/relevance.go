@@ -33,7 +33,8 @@ func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
 	}
 	x, v := ws.w.lex, ws.v
 	var got float64
-	for _, t := range x.docs[d].terms {
+	terms := x.termsOf(v.notes[d].EmbedText())
+	for _, t := range terms {
 		got += q.idf[t]
 	}
 	if got >= q.total {
@@ -47,8 +48,8 @@ func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
 		if nb < 0 || ws.prior != nil && math.IsInf(ws.prior[nb], -1) {
 			continue
 		}
-		for _, t := range x.docs[nb].terms {
-			if w := q.idf[t]; w > 0 && !slices.Contains(x.docs[d].terms, t) && !q.counted(t) {
+		for _, t := range x.termsOf(v.notes[nb].EmbedText()) {
+			if w := q.idf[t]; w > 0 && !slices.Contains(terms, t) && !q.counted(t) {
 				extra += w
 			}
 		}

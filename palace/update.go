@@ -114,6 +114,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		w.lex.add(n.ID, n.EmbedText())
 		ch.Added++
 	}
+	w.lex.pack()
 	if old, ok := w.sources[src.Path]; ok {
 		var gone []string
 		for _, id := range old.NoteIDs {
@@ -222,8 +223,12 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 }
 
 func (w *wing) removeNote(id string) {
+	var text string
+	if n := w.notes[id]; n != nil {
+		text = n.EmbedText()
+	}
 	delete(w.notes, id)
-	w.lex.remove(id)
+	w.lex.remove(id, text)
 	if w.coll != nil {
 		// nil where: an empty map would delete every document (DESIGN.md).
 		_ = w.coll.Delete(context.Background(), nil, nil, id)
