@@ -293,45 +293,46 @@ func (x *lexIndex) compact() {
 }
 
 // pack moves the postings into one block of their exact size when growing
-// lists have left more than a quarter of what they hold unused: append's
+// lists have left more than an eighth of what they hold unused: append's
 // spare capacity, and the parts of an earlier block that lists grew out
 // of. It is called after adding many notes at once (opening or mining a
 // wing); a later append copies only the list it grows.
 func (x *lexIndex) pack() {
-	if x.held-x.size > x.size/4 {
-		x.relay(nil, nil, nil)
+	if x.held-x.size > x.size/8 {
+		block := make([]byte, 0, x.size)
+		for i := range x.lists {
+			l := &x.lists[i]
+			start := len(block)
+			block = append(block, l.data...) // within capacity: earlier lists stay in place
+			l.data, l.packed = block[start:len(block):len(block)], true
+		}
+		x.held = cap(block)
 	}
-	if cap(x.docs)-len(x.docs) > len(x.docs)/4 {
+	if cap(x.docs)-len(x.docs) > len(x.docs)/8 {
 		x.docs = slices.Clone(x.docs)
 	}
 }
 
-// relay encodes the posting lists anew into one block. Term t becomes term
-// termNum[t], and doc d doc docNum[d], each dropped where that is -1; nil
-// keeps the numbers. Each posting kept is passed to kept, if not nil.
+// relay encodes the posting lists anew into one block, term t as term
+// termNum[t] and doc d as doc docNum[d], each dropped where that is -1.
+// Each posting kept is passed to kept.
 func (x *lexIndex) relay(termNum, docNum []int32, kept func(t int32, p posting)) {
 	block := make([]byte, 0, x.size) // renumbering never lengthens a list
 	var lists []postingList
 	var ends []int
 	for t := range x.lists {
-		nt := int32(t)
-		if termNum != nil {
-			if nt = termNum[t]; nt < 0 {
-				continue
-			}
+		nt := termNum[t]
+		if nt < 0 {
+			continue
 		}
 		last := int32(-1)
 		for p := range x.postings(int32(t)) {
-			if docNum != nil {
-				if p.doc = docNum[p.doc]; p.doc < 0 {
-					continue
-				}
+			if p.doc = docNum[p.doc]; p.doc < 0 {
+				continue
 			}
 			block = encodePosting(block, p.doc-last, p.tf)
 			last = p.doc
-			if kept != nil {
-				kept(nt, p)
-			}
+			kept(nt, p)
 		}
 		lists = append(lists, postingList{last: last, packed: true})
 		ends = append(ends, len(block))

@@ -201,9 +201,14 @@ func TestLexPostingsEncoding(t *testing.T) {
 	if x.size != len(x.lists[0].data) || x.held != cap(x.lists[0].data) {
 		t.Fatalf("size %d held %d for a list of %d bytes, capacity %d", x.size, x.held, len(x.lists[0].data), cap(x.lists[0].data))
 	}
-	x.relay(nil, nil, nil)
-	if got := slices.Collect(x.postings(0)); !slices.Equal(got, want) || !x.lists[0].packed {
-		t.Fatalf("relaid postings = %v, want %v", got, want)
+	x.held += x.size // as if an earlier block were left
+	x.pack()
+	if got := slices.Collect(x.postings(0)); !slices.Equal(got, want) || !x.lists[0].packed || x.held != x.size {
+		t.Fatalf("packed postings = %v, want %v; size %d held %d", got, want, x.size, x.held)
+	}
+	x.appendPosting(0, posting{1<<30 + 1, 1})
+	if x.lists[0].packed || x.held != x.size-1+cap(x.lists[0].data) {
+		t.Fatalf("a list that grew out of the block: size %d held %d", x.size, x.held)
 	}
 }
 
