@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	chromem "github.com/philippgille/chromem-go"
@@ -17,38 +18,77 @@ type Change struct {
 	Added, Removed, Unchanged, Embedded int
 }
 
-// ApplySource makes notes the content of src in wing: notes no longer in
+// ApplySource is ApplyNotes with the notes in one slice; the wing keeps
+// pointers into it.
+func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, notes []Note) (Change, error) {
+	ptrs := make([]*Note, len(notes))
+	for i := range notes {
+		ptrs[i] = &notes[i]
+	}
+	return p.ApplyNotes(ctx, wingID, src, ptrs)
+}
+
+// HeldNote returns the note of wing equal to n in every field, nil when
+// the wing holds none. A miner passes it to ApplyNotes in place of its
+// own copy: re-mining a large file then holds its unchanged notes once,
+// not twice.
+func (p *Palace) HeldNote(wingID string, n *Note) *Note {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	if w := p.wings[wingID]; w != nil {
+		if old := w.notes[n.ID]; old != nil && sameNote(old, n) {
+			return old
+		}
+	}
+	return nil
+}
+
+// sameNote reports whether a and b are equal in every field.
+func sameNote(a, b *Note) bool {
+	ga, gb := a.Governance, b.Governance
+	return a.ID == b.ID && a.Wing == b.Wing && a.Agent == b.Agent && a.Source == b.Source && a.Line == b.Line &&
+		a.Heading == b.Heading && a.Text == b.Text && ga.Status == gb.Status && ga.Reason == gb.Reason &&
+		ga.Date == gb.Date && ga.Review == gb.Review && ga.StaleAfter == gb.StaleAfter && slices.Equal(ga.Tags, gb.Tags)
+}
+
+// ApplyNotes makes notes the content of src in wing: notes no longer in
 // the file leave, new ones are added, the rest keep their vectors (their
 // line numbers and source path are updated). A new note is embedded only
 // when no note of the wing has the same embedded text. Note ids must
 // already be set; a note whose id another source holds passes to src.
 // It returns ErrModelMismatch when the wing holds another model's vectors;
 // call Reembed first. The wing keeps notes, setting their Wing and Source:
-// the caller must not use or change them afterwards.
-func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, notes []Note) (Change, error) {
+// the caller must not use or change them afterwards. A note the wing
+// holds already (HeldNote) is kept as it is.
+func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, notes []*Note) (Change, error) {
 	p.mu.RLock()
 	w := p.wings[wingID]
 	var fresh, toEmbed []*Note
 	var reused [][]float32
 	var byText map[string][]string
-	for i := range notes {
+	// Only a palace with a model embeds, and only a wing of its vectors
+	// lends them: a lexical mine of a large file lists nothing here.
+	for _, n := range notes {
+		if p.emb == nil {
+			break
+		}
 		// A note the wing has without a vector (in a wing of vectors) is
 		// embedded again rather than trusted.
-		if w != nil && w.notes[notes[i].ID] != nil && (w.dim == 0 || w.hasVector(notes[i].ID)) {
+		if w != nil && w.notes[n.ID] != nil && (w.dim == 0 || w.hasVector(n.ID)) {
 			continue
 		}
-		fresh = append(fresh, &notes[i])
+		fresh = append(fresh, n)
 		if w != nil && w.dim > 0 && w.model == p.Model() {
 			if byText == nil {
 				byText = w.idsByText()
 			}
-			if v := w.vectorOfText(byText, notes[i].EmbedText()); v != nil {
+			if v := w.vectorOfText(byText, n.EmbedText()); v != nil {
 				reused = append(reused, v)
 				continue
 			}
 		}
 		reused = append(reused, nil)
-		toEmbed = append(toEmbed, &notes[i])
+		toEmbed = append(toEmbed, n)
 	}
 	mismatch := w != nil && w.model != p.Model() && len(w.notes) > 0
 	p.mu.RUnlock()
@@ -89,25 +129,34 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		}
 	}
 	ch := Change{Embedded: len(embedded)}
-	keep := make(map[string]bool, len(notes))
+	old, remined := w.sources[src.Path]
+	var keep map[string]bool
+	if remined {
+		keep = make(map[string]bool, len(notes))
+	}
 	src.NoteIDs = make([]string, 0, len(notes))
-	for i := range notes {
+	for _, n := range notes {
+		if keep != nil {
+			keep[n.ID] = true
+		}
+		src.NoteIDs = append(src.NoteIDs, n.ID)
+		had, ok := w.notes[n.ID]
+		if ok && had == n {
+			ch.Unchanged++
+			continue
+		}
 		// The wing keeps the caller's notes rather than copies, so a
 		// large file's notes are not held twice while it is mined.
-		n := &notes[i]
 		n.Wing, n.Source = wingID, src.Path
-		keep[n.ID] = true
-		src.NoteIDs = append(src.NoteIDs, n.ID)
-		old, had := w.notes[n.ID]
-		if had && old.Text == n.Text && old.Heading == n.Heading {
+		if ok && had.Text == n.Text && had.Heading == n.Heading {
 			// The strings the wing holds already, which its earlier
 			// versions share: each re-mine would add a copy of them.
-			n.Text, n.Heading = old.Text, old.Heading
+			n.Text, n.Heading = had.Text, had.Heading
 		}
 		// Replaced, never changed in place: a Flush may be encoding the
 		// note it had (snapshot).
 		w.notes[n.ID] = n
-		if had {
+		if ok {
 			ch.Unchanged++
 			continue
 		}
@@ -115,7 +164,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 		ch.Added++
 	}
 	w.lex.pack()
-	if old, ok := w.sources[src.Path]; ok {
+	if remined {
 		var gone []string
 		for _, id := range old.NoteIDs {
 			if !keep[id] {
