@@ -4,10 +4,12 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"runtime/debug"
 	"testing"
 
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
 )
@@ -35,6 +37,97 @@ func TestParseMemoryStaysBelowEightTimesTheFile(t *testing.T) {
 	if ratio > 8 {
 		t.Fatalf("parsing %d bytes took up to %.1f times the file on the heap, want at most 8", len(src), ratio)
 	}
+}
+
+// reMineFile writes benchMemory(lines), with frontmatter and notes that
+// have dates and tags, as an agent's memory file and mines it into a
+// palace on disk, which it opens again as the next mine would.
+func reMineFile(t *testing.T, lines int) (p *palace.Palace, path string, src []byte) {
+	t.Helper()
+	src = append(benchMemory(lines), "\n## Dated\n\n- Decision: Postgres moved to db-2 on 2026-11-30 #ops\n- review: 2027-01-15 rotate the keys #security\n"...)
+	dir := t.TempDir()
+	path = writeFile(t, dir, "agents/big/memory.md", string(src))
+	pdir := filepath.Join(dir, "palace")
+	first, err := palace.Open(context.Background(), pdir, palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mineT(t, first, path, Options{})
+	first.Close()
+	return openPalace(t, pdir, nil), path, src
+}
+
+// A re-mine takes every note it finds unchanged from the wing rather
+// than a copy, from a palace read from disk as from one in memory, and
+// the wing ends with the notes a mine of the file into a new palace
+// gives.
+func TestReMineKeepsUnchangedNotes(t *testing.T) {
+	p, path, _ := reMineFile(t, 2000)
+	held := map[string]*palace.Note{}
+	for _, n := range p.Notes("big") {
+		held[n.ID] = p.HeldNote("big", &n)
+	}
+	// The first re-mine finds the notes as read from disk, the second
+	// as the first made them.
+	for round, line := range []string{"- Decision: one more note, appended.\n", "- And another one.\n"} {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.WriteString(line); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		bump(t, path)
+		s := mineT(t, p, path, Options{})
+		if s.FilesChanged != 1 || s.NotesAdded != 1 || s.NotesRemoved != 0 || s.NotesUnchanged != len(held) {
+			t.Fatalf("re-mine %d: %+v, want the appended note added and %d unchanged", round, s, len(held))
+		}
+		for id, want := range held {
+			if got := p.HeldNote("big", want); got != want {
+				t.Fatalf("re-mine %d: note %s is a new copy, want the wing's own", round, id)
+			}
+		}
+		held = map[string]*palace.Note{}
+		for _, n := range p.Notes("big") {
+			held[n.ID] = p.HeldNote("big", &n)
+		}
+	}
+	fresh := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	mineT(t, fresh, path, Options{})
+	if got, want := p.Notes("big"), fresh.Notes("big"); !reflect.DeepEqual(got, want) {
+		t.Fatalf("the re-mined wing holds %d notes unlike the %d of a new mine", len(got), len(want))
+	}
+}
+
+// The notes a re-mine makes of a file it finds unchanged take about a
+// pointer each beyond what the palace holds: a copy of each would take
+// some three times the file.
+func TestReMineHoldsUnchangedNotesOnce(t *testing.T) {
+	p, path, src := reMineFile(t, 40_000)
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	runtime.GC()
+	runtime.GC() // and what the first one's finalizers let go
+	base := testutil.HeapBytes()
+	ps, doc, err := startParse(src, ParseOptions{}, sectionBytes)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file, _ := govern.ParseFile(doc.Frontmatter)
+	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: "big", rel: "memory.md", agent: "big", path: path, govern: file})
+	runtime.GC()
+	ratio := (float64(testutil.HeapBytes()) - float64(base)) / float64(len(src))
+	t.Logf("%d notes of %d bytes, found unchanged, took %.2f times the file beyond the palace", len(notes), len(src), ratio)
+	for _, n := range notes {
+		if p.HeldNote("big", n) != n {
+			t.Fatalf("note %+v is not the wing's own", *n)
+		}
+	}
+	if ratio > 0.5 {
+		t.Fatalf("the notes of a re-mine took %.2f times the file beyond the palace, want at most 0.5", ratio)
+	}
+	runtime.KeepAlive(notes)
+	runtime.KeepAlive(src) // in the base, as is the palace
 }
 
 // BenchmarkMineLargeFile mines one large memory file into a new lexical

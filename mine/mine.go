@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -125,9 +126,15 @@ func (s *Summary) add(o Summary) {
 // a hive that moved, derive the same ids. The occurrence number tells
 // apart identical notes in one file.
 func NoteID(wing, rel, heading, text string, occurrence int) string {
+	sum := noteSum(wing, rel, heading, text, occurrence)
+	return hex.EncodeToString(sum[:])
+}
+
+// noteSum is the hash a NoteID spells out.
+func noteSum(wing, rel, heading, text string, occurrence int) [16]byte {
 	h := sha256.New()
 	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, rel, heading, text, occurrence)
-	return hex.EncodeToString(h.Sum(nil)[:16])
+	return [16]byte(h.Sum(nil))
 }
 
 // NoteFormat is the version of how notes are derived from markdown, kept
@@ -631,7 +638,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		}
 		return nil
 	}
-	doc, err := Parse(data, ParseOptions{MaxNoteRunes: opts.MaxNoteRunes})
+	ps, doc, err := startParse(data, ParseOptions{MaxNoteRunes: opts.MaxNoteRunes}, sectionBytes)
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
 	}
@@ -639,27 +646,14 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	for _, w := range append(doc.Warnings, govWarnings...) {
 		s.Warnings = append(s.Warnings, Problem{Path: f.path, Err: w})
 	}
-	notes := make([]palace.Note, len(doc.Notes))
-	// Keyed by the note's own strings, not a joined copy of them: a large
-	// file has hundreds of thousands of notes.
-	type content struct{ heading, text string }
-	occurrences := map[content]int{}
-	rel := relPath(j.base, f.path)
-	for i, n := range doc.Notes {
-		key := content{n.Heading, n.Text}
-		id := NoteID(wing, rel, n.Heading, n.Text, occurrences[key])
-		occurrences[key]++
-		notes[i] = palace.Note{ID: id, Wing: wing, Agent: agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
-			Governance: govern.Classify(file, n.Heading, n.Text)}
-	}
-	doc.Notes = nil // notes holds them now
+	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file})
 	s.FilesChanged++
 	if opts.DryRun {
 		s.add(dryRunChange(old.NoteIDs, notes))
 		return nil
 	}
 	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, NoteFormat: NoteFormat}
-	ch, err := p.ApplySource(ctx, wing, src, notes)
+	ch, err := p.ApplyNotes(ctx, wing, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
 	}
@@ -682,13 +676,53 @@ func relPath(base, path string) string {
 	return filepath.ToSlash(rel)
 }
 
+// fileOf says what a mined file's notes are: of which wing, agent and
+// file (path, and rel in ids), under which frontmatter.
+type fileOf struct {
+	wing, rel, agent, path string
+	govern                 govern.File
+}
+
+// palaceNotes makes the palace notes of one file from its parsed notes, a
+// section at a time: the parsed notes of the whole file are never held
+// next to the palace's. A note the wing holds unchanged is taken from it
+// (palace.HeldNote), so re-mining a large file does not hold its notes
+// twice.
+func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) []*palace.Note {
+	var notes []*palace.Note
+	// Notes so far by the hash of their first occurrence's id, which names
+	// their heading and text: identical notes of one file are told apart
+	// by their occurrence number. Keyed by the hash, the map holds no id.
+	seen := map[[16]byte]int{}
+	for section := range sections {
+		for _, n := range section {
+			first := noteSum(f.wing, f.rel, n.Heading, n.Text, 0)
+			k := seen[first]
+			seen[first] = k + 1
+			id := hex.EncodeToString(first[:])
+			if k > 0 {
+				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
+			}
+			note := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
+				Governance: govern.Classify(f.govern, n.Heading, n.Text)}
+			if held := p.HeldNote(f.wing, &note); held != nil {
+				notes = append(notes, held)
+				continue
+			}
+			mined := note
+			notes = append(notes, &mined)
+		}
+	}
+	return notes
+}
+
 // palaceError marks a failure of the palace or the embedder while mining a
 // file, which ends the mine instead of skipping the file.
 type palaceError struct{ err error }
 
 func (e *palaceError) Error() string { return e.err.Error() }
 
-func dryRunChange(oldIDs []string, notes []palace.Note) Summary {
+func dryRunChange(oldIDs []string, notes []*palace.Note) Summary {
 	var s Summary
 	had := map[string]bool{}
 	for _, id := range oldIDs {

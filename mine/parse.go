@@ -3,6 +3,7 @@ package mine
 import (
 	"bytes"
 	"fmt"
+	"iter"
 	"sort"
 	"strings"
 	"sync"
@@ -91,9 +92,23 @@ const sectionBytes = 256 << 10
 
 // parse is Parse with sections of about sectionSize bytes.
 func parse(src []byte, opts ParseOptions, sectionSize int) (*Document, error) {
+	p, doc, err := startParse(src, opts, sectionSize)
+	if err != nil {
+		return nil, err
+	}
+	for notes := range p.sections(doc) {
+		doc.Notes = append(doc.Notes, notes...)
+	}
+	return doc, nil
+}
+
+// startParse parses what comes before the markdown body (a byte order
+// mark, frontmatter) with sections of about sectionSize bytes. It returns
+// the document without its notes and headings, which sections yields.
+func startParse(src []byte, opts ParseOptions, sectionSize int) (*parseState, *Document, error) {
 	maxRunes := opts.MaxNoteRunes
 	if maxRunes < 0 {
-		return nil, fmt.Errorf("parse markdown: MaxNoteRunes is %d, want zero (default) or more", maxRunes)
+		return nil, nil, fmt.Errorf("parse markdown: MaxNoteRunes is %d, want zero (default) or more", maxRunes)
 	}
 	if maxRunes == 0 {
 		maxRunes = DefaultMaxNoteRunes
@@ -114,25 +129,36 @@ func parse(src []byte, opts ParseOptions, sectionSize int) (*Document, error) {
 		bodyStart = after
 	}
 	doc.BodyStart = bodyStart
-	// The body is parsed a section at a time, and each section's syntax
-	// tree is dropped once its notes are made: the tree of a whole large
-	// file takes many times its size.
-	var path outline
-	for start := bodyStart; start < len(src); {
-		end, root := p.parseSection(start)
-		p.base = start
-		next := p.lines.count()
-		if end < len(src) {
-			next = p.lines.lineOf(end)
+	return p, doc, nil
+}
+
+// sections parses the body of doc a section at a time, yielding each
+// section's notes and adding its headings to doc. Each section's syntax
+// tree is dropped once its notes are made (the tree of a whole large file
+// takes many times its size), and a caller that keeps the notes in
+// another form holds only one section's as Notes.
+func (p *parseState) sections(doc *Document) iter.Seq[[]Note] {
+	return func(yield func([]Note) bool) {
+		var path outline
+		for start := doc.BodyStart; start < len(p.src); {
+			end, root := p.parseSection(start)
+			p.base = start
+			next := p.lines.count()
+			if end < len(p.src) {
+				next = p.lines.lineOf(end)
+			}
+			blocks, headings := p.collect(root, p.src[start:end], &path, next)
+			doc.Headings = append(doc.Headings, headings...)
+			var notes []Note
+			for _, b := range blocks {
+				notes = append(notes, p.notes(b)...)
+			}
+			if !yield(notes) {
+				return
+			}
+			start = end
 		}
-		blocks, headings := p.collect(root, src[start:end], &path, next)
-		doc.Headings = append(doc.Headings, headings...)
-		for _, b := range blocks {
-			doc.Notes = append(doc.Notes, p.notes(b)...)
-		}
-		start = end
 	}
-	return doc, nil
 }
 
 // parseSection parses the body from byte start of the source to the end
