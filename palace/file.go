@@ -39,11 +39,11 @@ import (
 // No message holds more than one batch (batchLen items, about batchBytes
 // of text), so neither a write nor a read holds the wing encoded whole.
 // Note ids are indexes into the notes, and a note of an earlier version
-// is an index of a current note of its file with the same heading and
-// text where there is one, so keeping versions costs little more than
-// their changes. Version 1 ("MMWING\x00\x01", the meta part one gob of
-// wingMeta) is still read; a wing is written as version 2 at its next
-// write.
+// the index of a current note of its file with the same heading and text
+// where there is one, both coded as differences (refCoder): an earlier
+// version costs about two bytes a note, and its changes. Version 1
+// ("MMWING\x00\x01", the meta part one gob of wingMeta) is still read; a
+// wing is written as version 2 at its next write.
 var (
 	wingMagic   = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 2}
 	wingMagicV1 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 1}
@@ -139,12 +139,13 @@ func restore(n, prev *Note, same byte) bool {
 		take(sameSource, &n.Source, prev.Source) && take(sameHeading, &n.Heading, prev.Heading)
 }
 
-// idBatch is a batch of note ids: each of Refs is 1 + the index of the
-// note with that id, or 0 for an id no note has, which is then the next
-// of IDs.
+// idBatch is a batch of note ids. Most are the ids of notes, which Deltas
+// gives by their indexes (refCoder); the ids no note has are IDs, at the
+// places in the batch that Missing lists.
 type idBatch struct {
-	Refs []int
-	IDs  []string
+	Deltas  []int
+	Missing []int
+	IDs     []string
 }
 
 // sourceHead is a source without its NoteIDs and Earlier, which follow
@@ -162,15 +163,39 @@ type versionHead struct {
 	Notes   int
 }
 
-// versionNote is a note of an earlier version. Ref is 1 + the index of a
-// current note of the same file with the same heading and text, which are
-// then left out of Note; 0 when there is none.
-type versionNote struct {
-	Ref  int
-	Note VersionNote
+// versionBatch is a batch of an earlier version's notes. Those with the
+// heading and text of a current note of the file are given by that note's
+// index (Deltas, refCoder) and their line less its line (Shifts); the rest
+// are Inline, at the places in the batch that InlineAt lists.
+type versionBatch struct {
+	Deltas   []int
+	Shifts   []int
+	InlineAt []int
+	Inline   []VersionNote
 }
 
-type versionBatch struct{ Notes []versionNote }
+// refCoder codes a run of indexes of notes as the difference of each from
+// the index after the one before it: the notes of a file, in order, are
+// a run of zeros, a byte each.
+type refCoder struct{ prev int }
+
+func newRefCoder() refCoder { return refCoder{prev: -1} }
+
+func (c *refCoder) put(i int) int {
+	d := i - c.prev - 1
+	c.prev = i
+	return d
+}
+
+// get returns the index d codes, and false if it is not one of n notes.
+func (c *refCoder) get(d, n int) (int, bool) {
+	i := c.prev + 1 + d
+	if i < 0 || i >= n {
+		return 0, false
+	}
+	c.prev = i
+	return i, true
+}
 
 // wingFile is where writeWing writes: a file it can fill in the header of
 // last.
@@ -223,9 +248,9 @@ func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
 
 // encodeMeta writes m as the meta stream of a version 2 wing file.
 func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
-	index := make(map[string]int, len(m.Notes)) // note id → 1 + its index
+	index := make(map[string]int, len(m.Notes)) // note id → its index
 	for i, n := range m.Notes {
-		index[n.ID] = i + 1
+		index[n.ID] = i
 	}
 	head := wingHead{ID: m.ID, Model: m.Model, Dim: m.Dim, Roots: m.Roots, LastMined: m.LastMined,
 		Notes: len(m.Notes), Sources: len(m.Sources), Vectors: len(m.VecIDs)}
@@ -262,6 +287,7 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
 			continue
 		}
 		same := newSameNotes(m.Notes, index, s.NoteIDs)
+		var out versionBatch // reused, as in encodeIDs
 		for _, v := range s.Earlier {
 			head := versionHead{Version: v, Notes: len(v.Notes)}
 			head.Version.Notes = nil
@@ -269,12 +295,15 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
 				return err
 			}
 			for b := range batches(v.Notes, func(n VersionNote) int { return len(n.Heading) + len(n.Text) }) {
-				out := versionBatch{make([]versionNote, len(b))}
+				out = versionBatch{Deltas: out.Deltas[:0], Shifts: out.Shifts[:0], InlineAt: out.InlineAt[:0], Inline: out.Inline[:0]}
+				refs := newRefCoder()
 				for j, n := range b {
-					if r := same.find(m.Notes, n); r > 0 {
-						out.Notes[j] = versionNote{Ref: r, Note: VersionNote{Line: n.Line}}
+					if i, ok := same.find(m.Notes, n); ok {
+						out.Deltas = append(out.Deltas, refs.put(i))
+						out.Shifts = append(out.Shifts, n.Line-m.Notes[i].Line)
 					} else {
-						out.Notes[j] = versionNote{Note: n}
+						out.InlineAt = append(out.InlineAt, j)
+						out.Inline = append(out.Inline, n)
 					}
 				}
 				if err := enc.Encode(&out); err != nil {
@@ -288,10 +317,15 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
 
 // encodeIDs writes note ids as idBatches.
 func encodeIDs(enc *gob.Encoder, index map[string]int, ids []string) error {
+	var out idBatch // reused: Encode is done with it when it returns
 	for b := range batches(ids, func(id string) int { return len(id) }) {
-		out := idBatch{Refs: make([]int, len(b))}
-		for i, id := range b {
-			if out.Refs[i] = index[id]; out.Refs[i] == 0 {
+		out = idBatch{Deltas: out.Deltas[:0], Missing: out.Missing[:0], IDs: out.IDs[:0]}
+		refs := newRefCoder()
+		for j, id := range b {
+			if i, ok := index[id]; ok {
+				out.Deltas = append(out.Deltas, refs.put(i))
+			} else {
+				out.Missing = append(out.Missing, j)
 				out.IDs = append(out.IDs, id)
 			}
 		}
@@ -325,16 +359,15 @@ func batches[T any](items []T, size func(T) int) iter.Seq[[]T] {
 // both (a map of the strings would take about as much memory as their
 // headers), and find checks the strings.
 type sameNotes struct {
-	seed maphash.Seed
-	refs map[uint64]int // hash of heading and text → 1 + index among the notes
+	seed  maphash.Seed
+	index map[uint64]int // hash of heading and text → index among the notes
 }
 
 func newSameNotes(notes []*Note, index map[string]int, ids []string) sameNotes {
-	s := sameNotes{seed: maphash.MakeSeed(), refs: make(map[uint64]int, len(ids))}
+	s := sameNotes{seed: maphash.MakeSeed(), index: make(map[uint64]int, len(ids))}
 	for _, id := range ids {
-		if r := index[id]; r > 0 {
-			n := notes[r-1]
-			s.refs[s.key(n.Heading, n.Text)] = r
+		if i, ok := index[id]; ok {
+			s.index[s.key(notes[i].Heading, notes[i].Text)] = i
 		}
 	}
 	return s
@@ -349,13 +382,10 @@ func (s sameNotes) key(heading, text string) uint64 {
 	return h.Sum64()
 }
 
-// find returns 1 + the index of the note with n's heading and text, or 0.
-func (s sameNotes) find(notes []*Note, n VersionNote) int {
-	r := s.refs[s.key(n.Heading, n.Text)]
-	if r > 0 && notes[r-1].Heading == n.Heading && notes[r-1].Text == n.Text {
-		return r
-	}
-	return 0
+// find returns the index of the note with n's heading and text.
+func (s sameNotes) find(notes []*Note, n VersionNote) (int, bool) {
+	i, ok := s.index[s.key(n.Heading, n.Text)]
+	return i, ok && notes[i].Heading == n.Heading && notes[i].Text == n.Text
 }
 
 // countingWriter counts the bytes written through it.
@@ -476,7 +506,7 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 	prev := &Note{}
 	for len(m.Notes) < head.Notes {
 		var b noteBatch
-		if err := decodeBatch(dec, &b, &b.Notes, head.Notes-len(m.Notes)); err != nil {
+		if err := decodeBatch(dec, &b, head.Notes-len(m.Notes)); err != nil {
 			return nil, fmt.Errorf("notes: %w", err)
 		}
 		if len(b.Same) != len(b.Notes) {
@@ -539,22 +569,30 @@ func decodeSource(dec *gob.Decoder, notes []*Note, in interner, limit int) (Sour
 		v.Notes = makeFor[VersionNote](vh.Notes)
 		for len(v.Notes) < vh.Notes {
 			var b versionBatch
-			if err := decodeBatch(dec, &b, &b.Notes, vh.Notes-len(v.Notes)); err != nil {
+			if err := decodeBatch(dec, &b, vh.Notes-len(v.Notes)); err != nil {
 				return Source{}, fmt.Errorf("source %s: version %s: %w", s.Path, v.Hash, err)
 			}
-			for _, vn := range b.Notes {
-				n := vn.Note
-				switch {
-				case vn.Ref == 0:
-					// Equal to no current note of the file: it may be to
-					// one of another version.
-					n.Heading, n.Text = in.of(n.Heading), in.of(n.Text)
-				case vn.Ref > 0 && vn.Ref <= len(notes) && n.Heading == "" && n.Text == "":
-					n.Heading, n.Text = notes[vn.Ref-1].Heading, notes[vn.Ref-1].Text
-				default:
-					return Source{}, fmt.Errorf("source %s: version %s: bad note reference %d", s.Path, v.Hash, vn.Ref)
+			if len(b.Shifts) != len(b.Deltas) || len(b.InlineAt) != len(b.Inline) {
+				return Source{}, fmt.Errorf("source %s: version %s: %d shifts for %d notes, %d places for %d", s.Path, v.Hash, len(b.Shifts), len(b.Deltas), len(b.InlineAt), len(b.Inline))
+			}
+			refs := newRefCoder()
+			err := interleave(len(b.Deltas), b.InlineAt, func(k int) error {
+				i, ok := refs.get(b.Deltas[k], len(notes))
+				if !ok {
+					return fmt.Errorf("bad note reference %d", b.Deltas[k])
 				}
+				v.Notes = append(v.Notes, VersionNote{Heading: notes[i].Heading, Text: notes[i].Text, Line: notes[i].Line + b.Shifts[k]})
+				return nil
+			}, func(k int) error {
+				// Equal to no current note of the file: it may be to
+				// one of another version.
+				n := b.Inline[k]
+				n.Heading, n.Text = in.of(n.Heading), in.of(n.Text)
 				v.Notes = append(v.Notes, n)
+				return nil
+			})
+			if err != nil {
+				return Source{}, fmt.Errorf("source %s: version %s: %w", s.Path, v.Hash, err)
 			}
 		}
 		s.Earlier = append(s.Earlier, v)
@@ -567,36 +605,73 @@ func decodeIDs(dec *gob.Decoder, notes []*Note, n int) ([]string, error) {
 	ids := makeFor[string](n)
 	for len(ids) < n {
 		var b idBatch
-		if err := decodeBatch(dec, &b, &b.Refs, n-len(ids)); err != nil {
+		if err := decodeBatch(dec, &b, n-len(ids)); err != nil {
 			return nil, err
 		}
-		next := 0
-		for _, r := range b.Refs {
-			switch {
-			case r == 0 && next < len(b.IDs):
-				ids = append(ids, b.IDs[next])
-				next++
-			case r > 0 && r <= len(notes):
-				ids = append(ids, notes[r-1].ID)
-			default:
-				return nil, fmt.Errorf("bad note reference %d", r)
-			}
+		if len(b.Missing) != len(b.IDs) {
+			return nil, fmt.Errorf("%d places for %d ids", len(b.Missing), len(b.IDs))
 		}
-		if next != len(b.IDs) {
-			return nil, fmt.Errorf("%d note ids left over", len(b.IDs)-next)
+		refs := newRefCoder()
+		err := interleave(len(b.Deltas), b.Missing, func(k int) error {
+			i, ok := refs.get(b.Deltas[k], len(notes))
+			if !ok {
+				return fmt.Errorf("bad note reference %d", b.Deltas[k])
+			}
+			ids = append(ids, notes[i].ID)
+			return nil
+		}, func(k int) error {
+			ids = append(ids, b.IDs[k])
+			return nil
+		})
+		if err != nil {
+			return nil, err
 		}
 	}
 	return ids, nil
 }
 
-// decodeBatch decodes a batch into b, whose items are *items, and checks
-// it holds at least one item and at most left.
-func decodeBatch[B, T any](dec *gob.Decoder, b *B, items *[]T, left int) error {
+// batch is a message of the meta stream that holds len items.
+type batch interface{ len() int }
+
+func (b *noteBatch) len() int    { return len(b.Notes) }
+func (b *idBatch) len() int      { return len(b.Deltas) + len(b.IDs) }
+func (b *versionBatch) len() int { return len(b.Deltas) + len(b.Inline) }
+
+// decodeBatch decodes the next message into b and checks it holds at
+// least one item and at most left.
+func decodeBatch(dec *gob.Decoder, b batch, left int) error {
 	if err := dec.Decode(b); err != nil {
 		return err
 	}
-	if len(*items) == 0 || len(*items) > left {
-		return fmt.Errorf("batch of %d where %d are left", len(*items), left)
+	if n := b.len(); n == 0 || n > left {
+		return fmt.Errorf("batch of %d where %d are left", n, left)
+	}
+	return nil
+}
+
+// interleave calls ref for each of refs items and other for each of the
+// others, in the order of the batch, where at lists the places of the
+// others.
+func interleave(refs int, at []int, ref, other func(k int) error) error {
+	k, j := 0, 0
+	for place := range refs + len(at) {
+		var err error
+		switch {
+		case j < len(at) && at[j] == place:
+			err = other(j)
+			j++
+		case k < refs:
+			err = ref(k)
+			k++
+		default:
+			return fmt.Errorf("bad places %v", at)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if j != len(at) {
+		return fmt.Errorf("bad places %v", at)
 	}
 	return nil
 }

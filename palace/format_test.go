@@ -118,8 +118,9 @@ func TestWingFileRoundTrip(t *testing.T) {
 }
 
 // Earlier versions refer to the file's current notes: mining a file
-// again adds a version that costs a few bytes a note, not a copy of its
-// texts, and the versions read back whole.
+// again adds a version that costs about two bytes a note (a copy of its
+// headings and texts, 120 here, before format 2), and the versions read
+// back whole.
 func TestEarlierVersionsAreStoredByReference(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "palace")
@@ -163,8 +164,8 @@ func TestEarlierVersionsAreStoredByReference(t *testing.T) {
 	for v := 1; v < len(sizes); v++ {
 		grew := sizes[v] - sizes[v-1]
 		t.Logf("earlier version %d: %d bytes more", v, grew)
-		if grew > int64(textBytes/10) {
-			t.Errorf("earlier version %d took %d bytes of the wing file, for %d bytes of headings and texts", v, grew, textBytes)
+		if grew > 3*int64(len(notes)) {
+			t.Errorf("earlier version %d took %d bytes of the wing file for %d notes (%d bytes of headings and texts), want at most 3 a note", v, grew, len(notes), textBytes)
 		}
 	}
 	q := openT(t, dir, nil, true)
@@ -201,15 +202,17 @@ func TestInconsistentWingFilesAreCorrupt(t *testing.T) {
 	head := &wingHead{ID: "w", Model: "lexical", Notes: 1, Sources: 1}
 	notes := &noteBatch{Notes: []*Note{n()}, Same: []byte{0}}
 	source := &sourceHead{Source: Source{Path: "/m.md"}, NoteIDs: 1, Earlier: 1}
-	ids := &idBatch{Refs: []int{1}}
+	ids := &idBatch{Deltas: []int{0}}
 	version := &versionHead{Version: Version{Hash: "h0"}, Notes: 1}
-	versionNotes := &versionBatch{Notes: []versionNote{{Ref: 1, Note: VersionNote{Line: 2}}}}
+	versionNotes := &versionBatch{Deltas: []int{0}, Shifts: []int{1}}
 	valid := []any{head, notes, source, ids, version, versionNotes}
-	with := func(i int, part any) []any {
+	// with replaces the parts at i, i+1, ... of valid.
+	with := func(i int, part ...any) []any {
 		parts := slices.Clone(valid)
-		parts[i] = part
+		copy(parts[i:], part)
 		return parts
 	}
+	twoIDs := &sourceHead{Source: Source{Path: "/m.md"}, NoteIDs: 2}
 	cases := map[string][]any{
 		"fewer notes than counted":       {&wingHead{ID: "w", Notes: 2}, notes},
 		"more notes than counted":        with(1, &noteBatch{Notes: []*Note{n(), n()}, Same: []byte{0, 0}}),
@@ -219,11 +222,15 @@ func TestInconsistentWingFilesAreCorrupt(t *testing.T) {
 		"flags missing":                  with(1, &noteBatch{Notes: []*Note{n()}}),
 		"a flag for a string not elided": {&wingHead{ID: "w", Notes: 1}, &noteBatch{Notes: []*Note{n()}, Same: []byte{sameHeading}}},
 		"an unknown flag":                {&wingHead{ID: "w", Notes: 1}, &noteBatch{Notes: []*Note{{ID: "a"}}, Same: []byte{0x80}}},
-		"a note id out of range":         with(3, &idBatch{Refs: []int{2}}),
-		"a note id missing":              with(3, &idBatch{Refs: []int{0}}),
-		"note ids left over":             with(3, &idBatch{Refs: []int{1}, IDs: []string{"x"}}),
-		"a version note out of range":    with(5, &versionBatch{Notes: []versionNote{{Ref: 2}}}),
-		"a version note both ways":       with(5, &versionBatch{Notes: []versionNote{{Ref: 1, Note: VersionNote{Text: "beta"}}}}),
+		"a note id out of range":         with(3, &idBatch{Deltas: []int{1}}),
+		"a note id before the first":     with(3, &idBatch{Deltas: []int{-1}}),
+		"more note ids than counted":     with(3, &idBatch{Deltas: []int{0, -1}}),
+		"an id without its place":        with(3, &idBatch{IDs: []string{"x"}}),
+		"an id at no place of the batch": with(3, &idBatch{Missing: []int{1}, IDs: []string{"x"}}),
+		"ids out of order":               with(2, twoIDs, &idBatch{Missing: []int{1, 0}, IDs: []string{"x", "y"}}),
+		"a version note out of range":    with(5, &versionBatch{Deltas: []int{1}, Shifts: []int{0}}),
+		"a version note without shift":   with(5, &versionBatch{Deltas: []int{0}}),
+		"a version note without place":   with(5, &versionBatch{Inline: []VersionNote{{Text: "beta"}}}),
 		"note ids inside the source":     with(2, &sourceHead{Source: Source{Path: "/m.md", NoteIDs: []string{"a"}}, NoteIDs: 1, Earlier: 1}),
 		"a missing version":              valid[:4],
 		"data after the last part":       append(slices.Clone(valid), head),
