@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -254,5 +255,30 @@ func TestInconsistentWingFilesAreCorrupt(t *testing.T) {
 				t.Fatalf("read = %v, want ErrCorrupt", err)
 			}
 		})
+	}
+}
+
+// The format names some fields of wingMeta and VersionNote itself: a
+// field added to either must be added to the format too, or it is lost.
+func TestWingFormatCoversEveryField(t *testing.T) {
+	head := reflect.TypeFor[wingHead]()
+	meta := reflect.TypeFor[wingMeta]()
+	for i := range meta.NumField() {
+		f := meta.Field(i)
+		if f.Name == "Notes" || f.Name == "Sources" || f.Name == "VecIDs" {
+			continue // batches of their own
+		}
+		if h, ok := head.FieldByName(f.Name); !ok || h.Type != f.Type {
+			t.Errorf("wingMeta.%s is not in wingHead", f.Name)
+		}
+	}
+	// A version's note that refers to a current note takes its heading
+	// and text from it and its line from the shift: nothing else.
+	var names []string
+	for f := range reflect.TypeFor[VersionNote]().Fields() {
+		names = append(names, f.Name)
+	}
+	if !slices.Equal(names, []string{"Heading", "Text", "Line"}) {
+		t.Errorf("VersionNote has fields %v; versionBatch codes Heading, Text and Line only", names)
 	}
 }
