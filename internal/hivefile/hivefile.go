@@ -46,11 +46,27 @@ func ReadLimited(path string, limit int64) ([]byte, error) {
 		return nil, err
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, limit))
-	if err != nil {
-		return nil, err
+	// Sized by the file, as os.ReadFile does: io.ReadAll would grow its
+	// buffer step by step, allocating more than twice the file.
+	size := max(limit, 0)
+	if fi, err := f.Stat(); err == nil && fi.Size() < limit {
+		size = fi.Size() + 1 // one more byte reads EOF, or what the file grew by
 	}
-	return data, nil
+	data := make([]byte, 0, size)
+	r := io.LimitReader(f, limit)
+	for {
+		n, err := r.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, nil
+		}
+		if err != nil {
+			return nil, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // it grew: let append size the rest
+		}
+	}
 }
 
 // Kind names the type of a file that is not regular, for messages.

@@ -1,9 +1,11 @@
 package hivefile
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"testing"
 	"time"
 )
@@ -59,5 +61,25 @@ func TestReadLimited(t *testing.T) {
 				t.Errorf("read %q, want %q", got, tt.want)
 			}
 		})
+	}
+}
+
+// A read allocates about the file once: io.ReadAll's growing buffer took
+// 2.4 times this file.
+func TestReadLimitedAllocatesTheFileOnce(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.md")
+	data := bytes.Repeat([]byte("- a note of the memory file\n"), 1<<16)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	got, err := ReadLimited(path, int64(len(data))+1)
+	runtime.ReadMemStats(&after)
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("read %d bytes, %v; want the file's %d", len(got), err, len(data))
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > uint64(len(data))*5/4 {
+		t.Fatalf("reading %d bytes allocated %d, want at most 1.25 times the file", len(data), alloc)
 	}
 }
