@@ -3,11 +3,13 @@ package mine
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
 	"iter"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -690,17 +692,12 @@ type fileOf struct {
 // twice.
 func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) []*palace.Note {
 	var notes []*palace.Note
-	// Notes so far by the hash of their first occurrence's id, which names
-	// their heading and text: identical notes of one file are told apart
-	// by their occurrence number. Keyed by the hash, the map holds no id.
-	seen := map[[16]byte]int{}
+	occ := newOccurrences()
 	for section := range sections {
 		for _, n := range section {
 			first := noteSum(f.wing, f.rel, n.Heading, n.Text, 0)
-			k := seen[first]
-			seen[first] = k + 1
 			id := hex.EncodeToString(first[:])
-			if k > 0 {
+			if k := occ.count(notes, first, n.Heading, n.Text); k > 0 {
 				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
 			}
 			note := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
@@ -714,6 +711,39 @@ func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) []*palac
 		}
 	}
 	return notes
+}
+
+// occurrences numbers the notes of one file that have the same heading
+// and text, as NoteID's occurrence. Each heading and text is keyed by
+// four bytes of its first id's hash, at the index of the first note with
+// it: 17 bytes a note, where a map of whole hashes took 48.
+type occurrences struct {
+	first map[uint32]int32 // hash prefix → the first note with it
+	again map[int32]int    // first note → how many like it followed
+	// other counts the notes whose hash prefix is a different note's.
+	other map[[16]byte]int
+}
+
+func newOccurrences() *occurrences {
+	return &occurrences{first: map[uint32]int32{}, again: map[int32]int{}, other: map[[16]byte]int{}}
+}
+
+// count returns how many of notes have heading and text (whose first
+// id's hash is sum), and counts the note with them that notes gets next.
+func (o *occurrences) count(notes []*palace.Note, sum [16]byte, heading, text string) int {
+	key := binary.LittleEndian.Uint32(sum[:])
+	i, ok := o.first[key]
+	switch {
+	case !ok && len(notes) <= math.MaxInt32:
+		o.first[key] = int32(len(notes))
+		return 0
+	case ok && notes[i].Heading == heading && notes[i].Text == text:
+		o.again[i]++
+		return o.again[i]
+	}
+	k := o.other[sum]
+	o.other[sum] = k + 1
+	return k
 }
 
 // palaceError marks a failure of the palace or the embedder while mining a

@@ -378,6 +378,35 @@ func TestNoteIDStable(t *testing.T) {
 	}
 }
 
+// Identical notes of a file are numbered in order, whatever notes share
+// the four bytes of their hash that occurrences keys them by.
+func TestOccurrencesCountEqualNotes(t *testing.T) {
+	sum := func(prefix, rest byte) [16]byte { return [16]byte{prefix, 0, 0, 0, rest} }
+	notes := []struct {
+		sum           [16]byte
+		heading, text string
+		want          int
+	}{
+		{sum(1, 1), "H", "a", 0},
+		{sum(2, 2), "H", "b", 0},
+		{sum(1, 1), "H", "a", 1},
+		{sum(1, 3), "H", "c", 0}, // prefix of "a", another note
+		{sum(1, 4), "G", "a", 0}, // the same text under another heading
+		{sum(1, 3), "H", "c", 1},
+		{sum(1, 1), "H", "a", 2},
+		{sum(2, 2), "H", "b", 1},
+		{sum(1, 4), "G", "a", 1},
+	}
+	occ := newOccurrences()
+	var held []*palace.Note
+	for i, n := range notes {
+		if got := occ.count(held, n.sum, n.heading, n.text); got != n.want {
+			t.Errorf("note %d (%s: %s) is occurrence %d, want %d", i, n.heading, n.text, got, n.want)
+		}
+		held = append(held, &palace.Note{Heading: n.heading, Text: n.text})
+	}
+}
+
 func TestBrokenFrontmatterIsAWarning(t *testing.T) {
 	var huge strings.Builder
 	huge.WriteString("---\n")
