@@ -38,8 +38,9 @@ type lexIndex struct {
 	// totalLen is the live notes' total length, for BM25's average.
 	totalLen int
 	// size is the bytes of every list's postings; held is what their
-	// storage takes: the shared block pack made and the lists that left it.
-	size, held int
+	// storage takes: the shared block pack made and the lists that left
+	// it; grown is the bytes added since pack last ran on many.
+	size, held, grown int
 	// words and scratch are add's buffers, kept between calls (the
 	// index is changed under the palace's write lock only).
 	words   []string
@@ -142,6 +143,7 @@ func (x *lexIndex) appendPosting(t int32, p posting) {
 	l.data = encodePosting(l.data, p.doc-l.last, p.tf)
 	l.last = p.doc
 	x.size += len(l.data) - n
+	x.grown += len(l.data) - n
 	if cap(l.data) != old {
 		if l.packed {
 			l.packed = false // the block stays held by the other lists
@@ -292,26 +294,38 @@ func (x *lexIndex) compact() {
 	x.df, x.docs = df, docs
 }
 
-// pack moves the postings into one block of their exact size when growing
-// lists have left more than an eighth of what they hold unused: append's
+// pack moves the postings into one block after many were added (more than
+// an eighth of them since it last ran, as when a wing is opened or mined),
+// if lists have left more than an eighth of what they hold unused: append's
 // spare capacity, and the parts of an earlier block that lists grew out
-// of. It is called after adding many notes at once (opening or mining a
-// wing); a later append copies only the list it grows.
+// of. In the block each list gets room for a sixteenth more, so the few
+// postings a re-mine adds fit in place rather than copying the long lists
+// of common terms; one that outgrows its room is copied on its own, and
+// the block is made again once the lists hold twice their size.
 func (x *lexIndex) pack() {
-	if x.held-x.size > x.size/8 {
-		block := make([]byte, 0, x.size)
+	many := x.grown > x.size/8
+	if many && x.held-x.size > x.size/8 || x.held > 2*x.size {
+		block := make([]byte, 0, x.size+x.size/listRoom)
 		for i := range x.lists {
 			l := &x.lists[i]
 			start := len(block)
 			block = append(block, l.data...) // within capacity: earlier lists stay in place
-			l.data, l.packed = block[start:len(block):len(block)], true
+			end := len(block)
+			block = block[:end+len(l.data)/listRoom]
+			l.data, l.packed = block[start:end:len(block)], true
 		}
 		x.held = cap(block)
 	}
-	if cap(x.docs)-len(x.docs) > len(x.docs)/8 {
-		x.docs = slices.Clone(x.docs)
+	if many {
+		x.grown = 0
+		if cap(x.docs)-len(x.docs) > len(x.docs)/8 {
+			x.docs = slices.Clone(x.docs)
+		}
 	}
 }
+
+// listRoom is the share of its length a packed list gets to grow into.
+const listRoom = 16
 
 // relay encodes the posting lists anew into one block, term t as term
 // termNum[t] and doc d as doc docNum[d], each dropped where that is -1.
@@ -345,7 +359,7 @@ func (x *lexIndex) relay(termNum, docNum []int32, kept func(t int32, p posting))
 		lists[i].data = block[start:end:end]
 		start = end
 	}
-	x.lists, x.size, x.held = lists, len(block), cap(block)
+	x.lists, x.size, x.held, x.grown = lists, len(block), cap(block), 0
 }
 
 // lexTerms splits text into index terms: lower-cased words, stemmed, without
