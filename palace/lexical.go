@@ -198,40 +198,79 @@ func (x *lexIndex) termsOf(text string) []int32 {
 	return slices.Compact(ids)
 }
 
-// remove drops the note id, whose text is the one it was added with. A
-// different text is noticed (by the note's length and check) and costs a
-// scan of every posting instead.
+// remove drops the note id, whose text is the one it was added with.
 func (x *lexIndex) remove(id, text string) {
-	n, ok := x.byID[id]
-	if !ok {
-		return
-	}
-	d := x.docs[n]
-	if ids, ok := x.indexedTerms(text, d); ok {
-		eachRun(ids, func(t, _ int32) { x.df[t]-- })
-	} else {
-		for t := range x.lists {
-			if x.lists[t].last < n {
-				continue
-			}
-			for p := range x.postings(int32(t)) {
-				if p.doc >= n {
-					if p.doc == n {
-						x.df[t]--
-					}
-					break
-				}
-			}
+	x.removeAll([]string{id}, func(int) string { return text })
+}
+
+// removeAll drops the notes ids; textOf(i) is the text ids[i] was added
+// with. A note's terms, whose df go down, are derived from its text; one
+// whose text is not the indexed one (as its length and check tell), and
+// every note of a batch large enough that one pass over the postings is
+// faster than reading their texts, is found in the postings instead.
+func (x *lexIndex) removeAll(ids []string, textOf func(i int) string) {
+	x.drop(ids, textOf, len(ids)*scanBytesPerNote > x.size)
+}
+
+// drop is removeAll, which finds every note in the postings if scan.
+func (x *lexIndex) drop(ids []string, textOf func(i int) string, scan bool) {
+	var unread []int32
+	for i, id := range ids {
+		n, ok := x.byID[id]
+		if !ok {
+			continue
 		}
+		d := x.docs[n]
+		var terms []int32
+		known := false
+		if !scan {
+			terms, known = x.indexedTerms(textOf(i), d)
+		}
+		if known {
+			eachRun(terms, func(t, _ int32) { x.df[t]-- })
+		} else {
+			unread = append(unread, n)
+		}
+		x.docs[n].length = -1
+		delete(x.byID, id)
+		x.live--
+		x.totalLen -= int(d.length)
 	}
-	x.docs[n].length = -1
-	delete(x.byID, id)
-	x.live--
-	x.totalLen -= int(d.length)
+	if len(unread) > 0 {
+		x.forgetPostings(unread)
+	}
 	// Compact once tombstones outnumber live notes, so a long-running
 	// daemon's index does not grow without bound.
 	if len(x.docs) > 64 && len(x.docs) > 2*x.live {
 		x.compact()
+	}
+}
+
+// scanBytesPerNote is about how many bytes of postings are decoded in the
+// time one note's text is split into terms (BenchmarkLexIndexRemoveAll).
+const scanBytesPerNote = 1024
+
+// forgetPostings takes the removed docs out of their terms' df, found by
+// their postings.
+func (x *lexIndex) forgetPostings(docs []int32) {
+	gone := make([]bool, len(x.docs))
+	first, last := docs[0], docs[0]
+	for _, n := range docs {
+		gone[n] = true
+		first, last = min(first, n), max(last, n)
+	}
+	for t := range x.lists {
+		if x.lists[t].last < first {
+			continue
+		}
+		for p := range x.postings(int32(t)) {
+			if p.doc > last {
+				break
+			}
+			if gone[p.doc] {
+				x.df[t]--
+			}
+		}
 	}
 }
 

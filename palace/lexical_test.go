@@ -106,18 +106,44 @@ func TestLexIndexMatchesFreshBuild(t *testing.T) {
 			for step := range 13 * 250 {
 				remove, add := 5, 70 // percent
 				if step/250%2 == 1 {
-					remove, add = 60, 15
+					remove, add = 40, 30
 				}
 				switch op := r.IntN(100); {
 				case op < remove && len(ids) > 0:
-					i := r.IntN(len(ids))
-					id := ids[i]
-					text := texts[id]
-					if r.IntN(5) == 0 {
-						text = lexText(r) // not the indexed text: found by the postings
+					// One note or a batch; told one by one, at once, or
+					// at once and found in the postings.
+					k := 1
+					if r.IntN(10) == 0 {
+						k = 1 + r.IntN(min(20, len(ids)))
 					}
+					var batch, given []string
+					for range k {
+						i := r.IntN(len(ids))
+						id := ids[i]
+						text := texts[id]
+						if r.IntN(5) == 0 {
+							text = lexText(r) // not the indexed text: found by the postings
+						}
+						batch, given = append(batch, id), append(given, text)
+						delete(texts, id)
+						ids[i] = ids[len(ids)-1]
+						ids = ids[:len(ids)-1]
+					}
+					if r.IntN(8) == 0 {
+						batch, given = append(batch, batch[0]), append(given, given[0]) // twice
+					}
+					textOf := func(i int) string { return given[i] }
 					before := len(x.docs)
-					x.remove(id, text)
+					switch r.IntN(3) {
+					case 0:
+						for i, id := range batch {
+							x.remove(id, given[i])
+						}
+					case 1:
+						x.removeAll(batch, textOf)
+					default:
+						x.drop(batch, textOf, true)
+					}
 					if len(x.docs) < before {
 						compactions++
 						clear(compacted)
@@ -125,9 +151,6 @@ func TestLexIndexMatchesFreshBuild(t *testing.T) {
 							compacted[id] = true
 						}
 					}
-					delete(texts, id)
-					ids[i] = ids[len(ids)-1]
-					ids = ids[:len(ids)-1]
 				case op < remove+add:
 					id := fmt.Sprint("n", step)
 					texts[id] = lexText(r)
@@ -314,5 +337,30 @@ func BenchmarkLexIndexReplace(b *testing.B) {
 		x.add(ids[j], benchNote(j))
 		x.pack()
 		i += 7919
+	}
+}
+
+// BenchmarkLexIndexRemoveAll removes 10,000 notes of 585,000 at once, by
+// their texts and by one pass over the postings, and reports the time per
+// note removed: what scanBytesPerNote weighs.
+func BenchmarkLexIndexRemoveAll(b *testing.B) {
+	const n, k = 585_000, 10_000
+	ids := benchIDs(n)
+	x := benchIndex(ids)
+	for _, scan := range []bool{false, true} {
+		b.Run(map[bool]string{false: "texts", true: "postings"}[scan], func(b *testing.B) {
+			start := 0
+			for b.Loop() {
+				batch := ids[start : start+k]
+				x.drop(batch, func(i int) string { return benchNote(start + i) }, scan)
+				b.StopTimer()
+				for i, id := range batch {
+					x.add(id, benchNote(start+i))
+				}
+				start = (start + k) % (n - k)
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*k), "ns-per-note")
+		})
 	}
 }
