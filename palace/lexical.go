@@ -102,7 +102,8 @@ func (x *lexIndex) add(id, text string) {
 		t, ok := x.termIDs[w]
 		if !ok {
 			t = int32(len(x.lists))
-			x.termIDs[w] = t
+			// A copy: w is part of text, which the key would keep alive.
+			x.termIDs[strings.Clone(w)] = t
 			x.lists = append(x.lists, postingList{last: -1})
 			x.df = append(x.df, 0)
 		}
