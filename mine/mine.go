@@ -655,7 +655,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		return nil
 	}
 	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, NoteFormat: NoteFormat}
-	ch, err := p.ApplyNotes(ctx, wing, src, notes)
+	ch, err := p.ApplySet(ctx, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
 	}
@@ -687,11 +687,11 @@ type fileOf struct {
 
 // palaceNotes makes the palace notes of one file from its parsed notes, a
 // section at a time: the parsed notes of the whole file are never held
-// next to the palace's. A note the wing holds unchanged is taken from it
-// (palace.HeldNote), so re-mining a large file does not hold its notes
-// twice.
-func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) []*palace.Note {
-	var notes []*palace.Note
+// next to the palace's. The set holds them as the palace does, and a note
+// the wing holds unchanged as the wing's own (palace.NoteSet), so
+// re-mining a large file does not hold its notes twice.
+func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) *palace.NoteSet {
+	notes := p.NewNoteSet(f.wing)
 	occ := newOccurrences()
 	for section := range sections {
 		for _, n := range section {
@@ -700,14 +700,8 @@ func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) []*palac
 			if k := occ.count(notes, first, n.Heading, n.Text); k > 0 {
 				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
 			}
-			note := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
-				Governance: govern.Classify(f.govern, n.Heading, n.Text)}
-			if held := p.HeldNote(f.wing, &note); held != nil {
-				notes = append(notes, held)
-				continue
-			}
-			mined := note
-			notes = append(notes, &mined)
+			notes.Add(&palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
+				Governance: govern.Classify(f.govern, n.Heading, n.Text)})
 		}
 	}
 	return notes
@@ -730,14 +724,14 @@ func newOccurrences() *occurrences {
 
 // count returns how many of notes have heading and text (whose first
 // id's hash is sum), and counts the note with them that notes gets next.
-func (o *occurrences) count(notes []*palace.Note, sum [16]byte, heading, text string) int {
+func (o *occurrences) count(notes *palace.NoteSet, sum [16]byte, heading, text string) int {
 	key := binary.LittleEndian.Uint32(sum[:])
 	i, ok := o.first[key]
 	switch {
-	case !ok && len(notes) <= math.MaxInt32:
-		o.first[key] = int32(len(notes))
+	case !ok && notes.Len() <= math.MaxInt32:
+		o.first[key] = int32(notes.Len())
 		return 0
-	case ok && notes[i].Heading == heading && notes[i].Text == text:
+	case ok && notes.Same(int(i), heading, text):
 		o.again[i]++
 		return o.again[i]
 	}
@@ -752,16 +746,16 @@ type palaceError struct{ err error }
 
 func (e *palaceError) Error() string { return e.err.Error() }
 
-func dryRunChange(oldIDs []string, notes []*palace.Note) Summary {
+func dryRunChange(oldIDs []string, notes *palace.NoteSet) Summary {
 	var s Summary
 	had := map[string]bool{}
 	for _, id := range oldIDs {
 		had[id] = true
 	}
 	keep := map[string]bool{}
-	for _, n := range notes {
-		keep[n.ID] = true
-		if had[n.ID] {
+	for id := range notes.IDs() {
+		keep[id] = true
+		if had[id] {
 			s.NotesUnchanged++
 		} else {
 			s.NotesAdded++

@@ -398,12 +398,13 @@ func TestOccurrencesCountEqualNotes(t *testing.T) {
 		{sum(1, 4), "G", "a", 1},
 	}
 	occ := newOccurrences()
-	var held []*palace.Note
+	p := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+	held := p.NewNoteSet("w")
 	for i, n := range notes {
 		if got := occ.count(held, n.sum, n.heading, n.text); got != n.want {
 			t.Errorf("note %d (%s: %s) is occurrence %d, want %d", i, n.heading, n.text, got, n.want)
 		}
-		held = append(held, &palace.Note{Heading: n.heading, Text: n.text})
+		held.Add(&palace.Note{ID: fmt.Sprint(i), Heading: n.heading, Text: n.text})
 	}
 }
 

@@ -59,19 +59,32 @@ const (
 var ErrCorrupt = errors.New("corrupt palace file")
 
 // wingMeta is everything a wing file holds but the vectors, as writeWing
-// takes it and readWing returns it; in version 1 files it is the meta
-// part. Notes are pointers: a snapshot shares the wing's notes, which are
-// never changed in place, and a load keeps the notes it decodes. gob
-// encodes []*Note as it does []Note, so version 1 files written before
-// notes were pointers read the same.
+// takes it and readWing returns it. Notes are stored notes: a snapshot
+// shares the wing's, which are never changed in place, and a load makes
+// each batch of notes it decodes stored notes at once, so it never holds
+// the wing's notes as Notes.
 type wingMeta struct {
 	ID        string
 	Model     string
 	Dim       int
 	Roots     []string
 	Sources   []Source
-	Notes     []*Note
+	Notes     []*storedNote
 	VecIDs    []string // note ids of the vectors, in the order stored
+	LastMined time.Time
+}
+
+// wingMetaV1 is the meta part of a version 1 wing file. gob decodes
+// []*Note as []Note, so files written before notes were pointers read
+// the same.
+type wingMetaV1 struct {
+	ID        string
+	Model     string
+	Dim       int
+	Roots     []string
+	Sources   []Source
+	Notes     []*Note
+	VecIDs    []string
 	LastMined time.Time
 }
 
@@ -250,24 +263,26 @@ func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
 func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
 	index := make(map[string]int, len(m.Notes)) // note id → its index
 	for i, n := range m.Notes {
-		index[n.ID] = i
+		index[n.id] = i
 	}
 	head := wingHead{ID: m.ID, Model: m.Model, Dim: m.Dim, Roots: m.Roots, LastMined: m.LastMined,
 		Notes: len(m.Notes), Sources: len(m.Sources), Vectors: len(m.VecIDs)}
 	if err := enc.Encode(&head); err != nil {
 		return err
 	}
-	// The batch's notes are copies, to leave strings out of.
+	// The batch's notes are made of the stored ones a batch at a time, and
+	// strings are left out of them.
 	copies := make([]Note, batchLen)
 	out := noteBatch{Notes: make([]*Note, batchLen), Same: make([]byte, batchLen)}
-	prev := &Note{}
-	for b := range batches(m.Notes, func(n *Note) int { return len(n.Heading) + len(n.Text) }) {
+	var prev Note
+	for b := range batches(m.Notes, func(n *storedNote) int { return len(n.heading.Value()) + len(n.text) }) {
 		out.Notes, out.Same = out.Notes[:len(b)], out.Same[:len(b)]
 		for i, n := range b {
-			copies[i] = *n
+			whole := n.view()
+			copies[i] = whole
 			out.Notes[i] = &copies[i]
-			out.Same[i] = elide(&copies[i], prev)
-			prev = n
+			out.Same[i] = elide(&copies[i], &prev)
+			prev = whole
 		}
 		if err := enc.Encode(&out); err != nil {
 			return err
@@ -300,7 +315,7 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
 				for j, n := range b {
 					if i, ok := same.find(m.Notes, n); ok {
 						out.Deltas = append(out.Deltas, refs.put(i))
-						out.Shifts = append(out.Shifts, n.Line-m.Notes[i].Line)
+						out.Shifts = append(out.Shifts, n.Line-int(m.Notes[i].line))
 					} else {
 						out.InlineAt = append(out.InlineAt, j)
 						out.Inline = append(out.Inline, n)
@@ -363,11 +378,11 @@ type sameNotes struct {
 	index map[uint64]int // hash of heading and text → index among the notes
 }
 
-func newSameNotes(notes []*Note, index map[string]int, ids []string) sameNotes {
+func newSameNotes(notes []*storedNote, index map[string]int, ids []string) sameNotes {
 	s := sameNotes{seed: maphash.MakeSeed(), index: make(map[uint64]int, len(ids))}
 	for _, id := range ids {
 		if i, ok := index[id]; ok {
-			s.index[s.key(notes[i].Heading, notes[i].Text)] = i
+			s.index[s.key(notes[i].heading.Value(), notes[i].text)] = i
 		}
 	}
 	return s
@@ -383,9 +398,9 @@ func (s sameNotes) key(heading, text string) uint64 {
 }
 
 // find returns the index of the note with n's heading and text.
-func (s sameNotes) find(notes []*Note, n VersionNote) (int, bool) {
+func (s sameNotes) find(notes []*storedNote, n VersionNote) (int, bool) {
 	i, ok := s.index[s.key(n.Heading, n.Text)]
-	return i, ok && notes[i].Heading == n.Heading && notes[i].Text == n.Text
+	return i, ok && notes[i].heading.Value() == n.Heading && notes[i].text == n.Text
 }
 
 // countingWriter counts the bytes written through it.
@@ -476,16 +491,18 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 
 // decodeMetaV1 decodes the meta part of a version 1 wing file.
 func decodeMetaV1(r io.Reader) (*wingMeta, error) {
-	var m wingMeta
-	if err := gob.NewDecoder(r).Decode(&m); err != nil {
+	var v1 wingMetaV1
+	if err := gob.NewDecoder(r).Decode(&v1); err != nil {
 		return nil, err
 	}
-	in := newInterner()
-	for _, n := range m.Notes {
-		in.note(n)
+	m := &wingMeta{ID: v1.ID, Model: v1.Model, Dim: v1.Dim, Roots: v1.Roots, Sources: v1.Sources,
+		Notes: make([]*storedNote, len(v1.Notes)), VecIDs: v1.VecIDs, LastMined: v1.LastMined}
+	var st storer
+	for i, n := range v1.Notes {
+		m.Notes[i] = st.store(n)
 	}
-	in.sourcesV1(m.Sources, m.Notes)
-	return &m, nil
+	newInterner().sourcesV1(m.Sources, m.Notes)
+	return m, nil
 }
 
 // decodeMeta decodes the meta stream of a version 2 wing file of limit
@@ -502,7 +519,8 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 	}
 	m := &wingMeta{ID: head.ID, Model: head.Model, Dim: head.Dim, Roots: head.Roots, LastMined: head.LastMined}
 	in := newInterner()
-	m.Notes = makeFor[*Note](head.Notes)
+	var st storer
+	m.Notes = makeFor[*storedNote](head.Notes)
 	prev := &Note{}
 	for len(m.Notes) < head.Notes {
 		var b noteBatch
@@ -516,10 +534,9 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 			if !restore(n, prev, b.Same[i]) {
 				return nil, fmt.Errorf("note %s: bad flags %#x", n.ID, b.Same[i])
 			}
-			in.note(n)
+			m.Notes = append(m.Notes, st.store(n))
 			prev = n
 		}
-		m.Notes = append(m.Notes, b.Notes...)
 	}
 	m.Sources = makeFor[Source](head.Sources)
 	for range head.Sources {
@@ -542,7 +559,7 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 }
 
 // decodeSource decodes a sourceHead and what follows it.
-func decodeSource(dec *gob.Decoder, notes []*Note, in interner, limit int) (Source, error) {
+func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int) (Source, error) {
 	var head sourceHead
 	if err := dec.Decode(&head); err != nil {
 		return Source{}, fmt.Errorf("source: %w", err)
@@ -581,7 +598,8 @@ func decodeSource(dec *gob.Decoder, notes []*Note, in interner, limit int) (Sour
 				if !ok {
 					return fmt.Errorf("bad note reference %d", b.Deltas[k])
 				}
-				v.Notes = append(v.Notes, VersionNote{Heading: notes[i].Heading, Text: notes[i].Text, Line: notes[i].Line + b.Shifts[k]})
+				n := notes[i]
+				v.Notes = append(v.Notes, VersionNote{Heading: n.heading.Value(), Text: n.text, Line: int(n.line) + b.Shifts[k]})
 				return nil
 			}, func(k int) error {
 				// Equal to no current note of the file: it may be to
@@ -601,7 +619,7 @@ func decodeSource(dec *gob.Decoder, notes []*Note, in interner, limit int) (Sour
 }
 
 // decodeIDs decodes n note ids from idBatches.
-func decodeIDs(dec *gob.Decoder, notes []*Note, n int) ([]string, error) {
+func decodeIDs(dec *gob.Decoder, notes []*storedNote, n int) ([]string, error) {
 	ids := makeFor[string](n)
 	for len(ids) < n {
 		var b idBatch
@@ -617,7 +635,7 @@ func decodeIDs(dec *gob.Decoder, notes []*Note, n int) ([]string, error) {
 			if !ok {
 				return fmt.Errorf("bad note reference %d", b.Deltas[k])
 			}
-			ids = append(ids, notes[i].ID)
+			ids = append(ids, notes[i].id)
 			return nil
 		}, func(k int) error {
 			ids = append(ids, b.IDs[k])

@@ -85,7 +85,7 @@ func TestWingFileOfEarlierVersionsLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Notes) != 2 || !reflect.DeepEqual(*m.Notes[0], a) || !reflect.DeepEqual(*m.Notes[1], b) {
+	if len(m.Notes) != 2 || !reflect.DeepEqual(m.Notes[0].note(), a) || !reflect.DeepEqual(m.Notes[1].note(), b) {
 		t.Fatalf("notes = %+v", m.Notes)
 	}
 	if !reflect.DeepEqual(m.Sources, old.Sources) || !reflect.DeepEqual(gotVecs, vecs) || m.ID != "w" || m.Dim != 2 || !m.LastMined.Equal(day) {
@@ -116,9 +116,10 @@ func TestWingFileOfEarlierVersionsLoads(t *testing.T) {
 	}
 }
 
-// A loaded wing holds each repeated string once: the source path, agent
-// and heading path of its notes, the note ids its source lists, and the
-// texts of earlier versions that the current notes have too.
+// A loaded wing holds each repeated value once: the place (wing, agent,
+// source path), heading path and governance of its notes, the note ids
+// its source lists, and the texts of earlier versions that the current
+// notes have too.
 func TestLoadedWingSharesStrings(t *testing.T) {
 	ctx := context.Background()
 	dir := filepath.Join(t.TempDir(), "palace")
@@ -146,16 +147,16 @@ func TestLoadedWingSharesStrings(t *testing.T) {
 		}
 	}
 	na, nb := w.notes["a"], w.notes["b"]
-	same("source", na.Source, nb.Source)
-	same("agent", na.Agent, nb.Agent)
-	same("heading", na.Heading, nb.Heading)
+	if na.place != nb.place || na.heading != nb.heading || na.gov != nb.gov {
+		t.Errorf("notes a and b hold their place, heading or governance apart: %+v, %+v", na, nb)
+	}
 	src := w.sources[path]
-	same("note id", src.NoteIDs[0], na.ID)
+	same("note id", src.NoteIDs[0], na.id)
 	if len(src.Earlier) != 1 || len(src.Earlier[0].Notes) != 2 {
 		t.Fatalf("earlier = %+v", src.Earlier)
 	}
-	same("earlier text", src.Earlier[0].Notes[0].Text, na.Text)
-	same("earlier heading", src.Earlier[0].Notes[1].Heading, nb.Heading)
+	same("earlier text", src.Earlier[0].Notes[0].Text, na.text)
+	same("earlier heading", src.Earlier[0].Notes[1].Heading, nb.heading.Value())
 }
 
 // A note mined again unchanged keeps the strings the wing holds, which
@@ -186,7 +187,7 @@ func TestRemineSharesTextsWithEarlierVersions(t *testing.T) {
 		t.Fatalf("earlier = %+v", earlier)
 	}
 	for _, v := range earlier {
-		if vn := v.Notes[0]; unsafe.StringData(vn.Text) != unsafe.StringData(cur.Text) || unsafe.StringData(vn.Heading) != unsafe.StringData(cur.Heading) {
+		if vn := v.Notes[0]; unsafe.StringData(vn.Text) != unsafe.StringData(cur.text) || unsafe.StringData(vn.Heading) != unsafe.StringData(cur.heading.Value()) {
 			t.Errorf("version %s holds its own copy of the unchanged note", v.Hash)
 		}
 	}
@@ -196,6 +197,29 @@ func TestRemineSharesTextsWithEarlierVersions(t *testing.T) {
 type wingDump struct {
 	Meta    *wingMeta   `json:"meta"`
 	Vectors [][]float32 `json:"vectors"`
+}
+
+// MarshalJSON writes a stored note as the Note it is, for wingDump.
+func (s *storedNote) MarshalJSON() ([]byte, error) { return json.Marshal(s.note()) }
+
+// UnmarshalJSON reads a stored note written as a Note, for wingDump.
+func (s *storedNote) UnmarshalJSON(data []byte) error {
+	var n Note
+	if err := json.Unmarshal(data, &n); err != nil {
+		return err
+	}
+	*s = *storedNotes(&n)[0]
+	return nil
+}
+
+// storedNotes returns notes as a wing stores them.
+func storedNotes(notes ...*Note) []*storedNote {
+	var st storer
+	out := make([]*storedNote, len(notes))
+	for i, n := range notes {
+		out[i] = st.store(n)
+	}
+	return out
 }
 
 // testdata/v1 is a palace written by the version 1 wing format (a lexical

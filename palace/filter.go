@@ -37,8 +37,8 @@ type Filters struct {
 
 // admits reports whether the filters keep note n of a file last modified
 // at mtime.
-func (f *Filters) admits(n *Note, mtime time.Time) bool {
-	g := &n.Governance
+func (f *Filters) admits(n *storedNote, mtime time.Time) bool {
+	g := n.gov
 	switch {
 	case f.Status != govern.None && g.Status != f.Status:
 		return false
@@ -84,13 +84,13 @@ func (f *Filters) priors(ws *wingScores, channels int) []float64 {
 		n := ws.v.notes[d]
 		p := 0.0
 		var mtime time.Time
-		if s := ws.w.sources[n.Source]; s != nil {
+		if s := ws.w.sources[n.path()]; s != nil {
 			mtime = s.Mtime
 		}
 		switch {
 		case !f.admits(n, mtime):
 			p = math.Inf(-1)
-		case n.Governance.Status == govern.Approved:
+		case n.gov.Status == govern.Approved:
 			p = approvedBonus * float64(channels)
 		}
 		if p != 0 {

@@ -32,6 +32,7 @@ func roundTripWing(dim int) (*wingMeta, [][]float32) {
 		m.Model = "test-hashing"
 	}
 	var idsA, idsB []string
+	var notes []*Note
 	for i := range 2*batchLen + 500 {
 		src, heading := a, fmt.Sprintf("Infra > Part %d", i/7)
 		if i >= 2*batchLen {
@@ -45,7 +46,7 @@ func roundTripWing(dim int) (*wingMeta, [][]float32) {
 		if i%3 == 0 {
 			n.Governance = govern.Note{Status: govern.Approved, Reason: "approved: in frontmatter", Date: day, Review: day.AddDate(0, 3, 0), StaleAfter: govern.Never, Tags: []string{"db", "infra"}}
 		}
-		m.Notes = append(m.Notes, n)
+		notes = append(notes, n)
 		if src == a {
 			idsA = append(idsA, n.ID)
 		} else {
@@ -53,7 +54,8 @@ func roundTripWing(dim int) (*wingMeta, [][]float32) {
 		}
 	}
 	var same, changed []VersionNote
-	for i, n := range m.Notes[:2*batchLen] {
+	m.Notes = storedNotes(notes...)
+	for i, n := range notes[:2*batchLen] {
 		vn := VersionNote{Heading: n.Heading, Text: n.Text, Line: n.Line - 1}
 		same = append(same, vn)
 		if i%10 == 0 {
@@ -79,7 +81,7 @@ func roundTripWing(dim int) (*wingMeta, [][]float32) {
 	vecs := [][]float32{}
 	if dim > 0 {
 		for i, n := range m.Notes {
-			m.VecIDs = append(m.VecIDs, n.ID)
+			m.VecIDs = append(m.VecIDs, n.id)
 			v := make([]float32, dim)
 			for j := range v {
 				v[j] = float32(i*dim+j) / 7

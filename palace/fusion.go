@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"sort"
 	"sync"
+	"unique"
 
 	"github.com/memminer/memminer/govern"
 )
@@ -72,7 +73,7 @@ type wingView struct {
 	vecs [][]float32
 	// notes are the notes themselves; marked are the documents of notes
 	// with a status search treats apart (see Filters.priors).
-	notes  []*Note
+	notes  []*storedNote
 	marked []int32
 }
 
@@ -101,13 +102,13 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 	sort.Strings(paths)
 	x := w.lex
 	n := len(x.docs)
-	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n), notes: make([]*Note, n)}
+	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n), notes: make([]*storedNote, n)}
 	for i := range n {
 		v.prev[i], v.next[i], v.rank[i] = -1, -1, -1
 	}
 	var rank int32
 	for _, path := range paths {
-		last, heading := int32(-1), ""
+		last, heading := int32(-1), unique.Make("")
 		for _, id := range w.sources[path].NoteIDs {
 			d, ok := x.byID[id]
 			n, ok2 := w.notes[id]
@@ -118,13 +119,13 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 			rank++
 			v.vecs[d] = vecs[id]
 			v.notes[d] = n
-			if st := n.Governance.Status; st == govern.Approved || st == govern.Superseded {
+			if st := n.gov.Status; st == govern.Approved || st == govern.Superseded {
 				v.marked = append(v.marked, d)
 			}
-			if last >= 0 && n.Heading == heading {
+			if last >= 0 && n.heading == heading {
 				v.prev[d], v.next[last] = last, d
 			}
-			last, heading = d, n.Heading
+			last, heading = d, n.heading
 		}
 	}
 	return v
@@ -288,7 +289,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		return 0 // matches only in notes outside the view (cannot happen when the view is current)
 	}
 	var got float64
-	for _, t := range x.termsOf(v.notes[best].EmbedText()) {
+	for _, t := range x.termsOf(v.notes[best].embedText()) {
 		got += idfs[t]
 	}
 	return got / total

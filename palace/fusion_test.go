@@ -67,7 +67,7 @@ func viewFor(t *testing.T, p *Palace, wing, path string, notes []Note) testView 
 
 func (tv testView) doc(id string) int32 { return tv.w.lex.byID[id] }
 
-func (tv testView) id(d int32) string { return tv.v.notes[d].ID }
+func (tv testView) id(d int32) string { return tv.v.notes[d].id }
 
 // order lists the note ids in file order.
 func (tv testView) order() []string {
@@ -233,7 +233,7 @@ func TestLexChannels(t *testing.T) {
 	texts := make([]string, len(ids))
 	nbs := make([][]int, len(ids))
 	for i, id := range ids {
-		texts[i] = tv.w.notes[id].EmbedText()
+		texts[i] = tv.w.notes[id].embedText()
 		for _, nb := range tv.neighbours(id) {
 			nbs[i] = append(nbs[i], slices.Index(ids, nb))
 		}

@@ -1,13 +1,11 @@
 package palace
 
-import "github.com/memminer/memminer/govern"
-
-// interner makes equal strings of a decoded wing share one copy. gob
-// decodes every string on its own, so without it a loaded wing holds its
-// source path, agent and heading path once per note, and (from version 1
-// files) each note id twice more, in its source's NoteIDs, and the text of
-// every earlier version's notes again, although the current notes mostly
-// have the same.
+// interner makes equal strings of a decoded wing's sources share one
+// copy (the notes' own are shared by storer). gob decodes every string on
+// its own, so without it a loaded wing holds (from version 1 files) each
+// note id twice more, in its source's NoteIDs, and the text of every
+// earlier version's notes again, although the current notes mostly have
+// the same.
 type interner map[string]string
 
 func newInterner() interner { return interner{} }
@@ -24,41 +22,31 @@ func (in interner) of(s string) string {
 	return s
 }
 
-// note shares the strings that repeat from note to note.
-func (in interner) note(n *Note) {
-	n.Wing, n.Agent, n.Source, n.Heading = in.of(n.Wing), in.of(n.Agent), in.of(n.Source), in.of(n.Heading)
-	g := &n.Governance
-	g.Status, g.Reason = govern.Status(in.of(string(g.Status))), in.of(g.Reason)
-	for i, t := range g.Tags {
-		g.Tags[i] = in.of(t)
-	}
-}
-
 // sourcesV1 makes the sources' note ids the notes' own, and the texts of
 // their earlier versions those of the current notes where they are equal.
 // A version 2 wing file refers to the notes for both (decodeMeta).
-func (in interner) sourcesV1(sources []Source, notes []*Note) {
-	var byID map[string]*Note
+func (in interner) sourcesV1(sources []Source, notes []*storedNote) {
+	var byID map[string]*storedNote
 	var texts map[string]string
 	for i := range sources {
 		s := &sources[i]
 		s.Path, s.Agent = in.of(s.Path), in.of(s.Agent)
 		if byID == nil && len(s.NoteIDs) > 0 {
-			byID = make(map[string]*Note, len(notes))
+			byID = make(map[string]*storedNote, len(notes))
 			for _, n := range notes {
-				byID[n.ID] = n
+				byID[n.id] = n
 			}
 		}
 		for i, id := range s.NoteIDs {
 			if n, ok := byID[id]; ok {
-				s.NoteIDs[i] = n.ID
+				s.NoteIDs[i] = n.id
 			}
 		}
 		for _, v := range s.Earlier {
 			if texts == nil {
 				texts = make(map[string]string, len(notes))
 				for _, n := range notes {
-					texts[n.Text] = n.Text
+					texts[n.text] = n.text
 				}
 			}
 			for i := range v.Notes {

@@ -564,7 +564,7 @@ func TestFailedLoadLeavesNoVectors(t *testing.T) {
 	}
 	// Two notes with zero-length vectors: the file checks out, chromem-go refuses them.
 	a, b := note("a", "", "alpha", 1), note("b", "", "bravo", 2)
-	m := &wingMeta{ID: "w", Model: "test-hashing", Notes: []*Note{&a, &b}, VecIDs: []string{"a", "b"}}
+	m := &wingMeta{ID: "w", Model: "test-hashing", Notes: storedNotes(&a, &b), VecIDs: []string{"a", "b"}}
 	err := atomicfile.WriteFunc(filepath.Join(dir, wingsDir, "w"+wingExt), 0o600, func(f *os.File) error {
 		return writeWing(f, m, [][]float32{{}, {}})
 	})

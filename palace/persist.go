@@ -140,11 +140,13 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 	}
 	files := map[string]govern.File{}
 	for _, n := range m.Notes {
-		if s := w.sources[n.Source]; s != nil && s.Governed != govern.Version {
-			n.Governance = reclassify(files, s, *n)
+		if s := w.sources[n.path()]; s != nil && s.Governed != govern.Version {
+			// The note is the load's own yet: its governance may change.
+			g := reclassify(files, s, n.heading.Value(), n.text)
+			n.gov = internGovernance(&g)
 		}
-		w.notes[n.ID] = n
-		w.lex.add(n.ID, n.EmbedText())
+		w.notes[n.id] = n
+		w.lex.add(n.id, n.embedText())
 	}
 	w.lex.pack()
 	docs := make([]chromem.Document, len(vecs))
@@ -177,7 +179,7 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 // frontmatter scalars. Until the next mine re-classifies the file, reading
 // such a palace thus never lets a superseded note through as current.
 // files caches each file's parsed frontmatter.
-func reclassify(files map[string]govern.File, src *Source, n Note) govern.Note {
+func reclassify(files map[string]govern.File, src *Source, heading, text string) govern.Note {
 	f, ok := files[src.Path]
 	if !ok {
 		fm := make(map[string]any, len(src.Frontmatter))
@@ -191,7 +193,7 @@ func reclassify(files map[string]govern.File, src *Source, n Note) govern.Note {
 		f, _ = govern.ParseFile(fm)
 		files[src.Path] = f
 	}
-	return govern.Classify(f, n.Heading, n.Text)
+	return govern.Classify(f, heading, text)
 }
 
 func readManifest(path string) (manifest, error) {
@@ -362,19 +364,19 @@ func (w *wing) snapshot(ctx context.Context) (*wingMeta, [][]float32, error) {
 		m.Sources = append(m.Sources, *s)
 	}
 	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Path < m.Sources[j].Path })
-	m.Notes = make([]*Note, 0, len(w.notes))
+	m.Notes = make([]*storedNote, 0, len(w.notes))
 	for _, n := range w.notes {
 		m.Notes = append(m.Notes, n)
 	}
-	slices.SortFunc(m.Notes, compareNotes)
+	slices.SortFunc(m.Notes, compareStored)
 	byID, err := w.vectors(ctx)
 	if err != nil {
 		return nil, nil, err
 	}
 	var vecs [][]float32
 	for _, n := range m.Notes {
-		if v, ok := byID[n.ID]; ok {
-			m.VecIDs = append(m.VecIDs, n.ID)
+		if v, ok := byID[n.id]; ok {
+			m.VecIDs = append(m.VecIDs, n.id)
 			vecs = append(vecs, v)
 		}
 	}

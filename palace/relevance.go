@@ -33,7 +33,7 @@ func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
 	}
 	x, v := ws.w.lex, ws.v
 	var got float64
-	terms := x.termsOf(v.notes[d].EmbedText())
+	terms := x.termsOf(v.notes[d].embedText())
 	for _, t := range terms {
 		got += q.idf[t]
 	}
@@ -48,7 +48,7 @@ func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
 		if nb < 0 || ws.prior != nil && math.IsInf(ws.prior[nb], -1) {
 			continue
 		}
-		for _, t := range x.termsOf(v.notes[nb].EmbedText()) {
+		for _, t := range x.termsOf(v.notes[nb].embedText()) {
 			if w := q.idf[t]; w > 0 && !slices.Contains(terms, t) && !q.counted(t) {
 				extra += w
 			}

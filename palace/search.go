@@ -199,12 +199,12 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
 		note := c.ws.v.notes[c.d]
-		hit := Hit{Note: *note, Score: math.Exp((c.score - picked[0].score) / float64(channels)),
+		hit := Hit{Note: note.note(), Score: math.Exp((c.score - picked[0].score) / float64(channels)),
 			Relevance: relevance[candidate{ws: c.ws, d: c.d}]}
-		if s := c.ws.w.sources[note.Source]; s != nil {
+		if s := c.ws.w.sources[hit.Source]; s != nil {
 			hit.Mtime = s.Mtime
 		}
-		hit.Stale, hit.StaleReason = note.Governance.Staleness(hit.Mtime, filters.Now, filters.StaleAfter)
+		hit.Stale, hit.StaleReason = note.gov.Staleness(hit.Mtime, filters.Now, filters.StaleAfter)
 		hits = append(hits, hit)
 	}
 	return hits, nil

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"iter"
 	"math"
-	"slices"
 	"time"
+	"unique"
 
 	chromem "github.com/philippgille/chromem-go"
 )
@@ -18,8 +19,7 @@ type Change struct {
 	Added, Removed, Unchanged, Embedded int
 }
 
-// ApplySource is ApplyNotes with the notes in one slice; the wing keeps
-// pointers into it.
+// ApplySource is ApplyNotes with the notes in one slice.
 func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, notes []Note) (Change, error) {
 	ptrs := make([]*Note, len(notes))
 	for i := range notes {
@@ -28,42 +28,99 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 	return p.ApplyNotes(ctx, wingID, src, ptrs)
 }
 
-// HeldNote returns the note of wing equal to n in every field, nil when
-// the wing holds none. A miner passes it to ApplyNotes in place of its
-// own copy: re-mining a large file then holds its unchanged notes once,
-// not twice.
+// HeldNote returns a copy of the note of wing equal to n in every field,
+// nil when the wing holds none.
 func (p *Palace) HeldNote(wingID string, n *Note) *Note {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if w := p.wings[wingID]; w != nil {
-		if old := w.notes[n.ID]; old != nil && sameNote(old, n) {
-			return old
+		if old := w.notes[n.ID]; old != nil && old.equals(n) {
+			c := old.note()
+			return &c
 		}
 	}
 	return nil
 }
 
-// sameNote reports whether a and b are equal in every field.
-func sameNote(a, b *Note) bool {
-	ga, gb := a.Governance, b.Governance
-	return a.ID == b.ID && a.Wing == b.Wing && a.Agent == b.Agent && a.Source == b.Source && a.Line == b.Line &&
-		a.Heading == b.Heading && a.Text == b.Text && ga.Status == gb.Status && ga.Reason == gb.Reason &&
-		ga.Date == gb.Date && ga.Review == gb.Review && ga.StaleAfter == gb.StaleAfter && slices.Equal(ga.Tags, gb.Tags)
+// ApplyNotes is ApplySet of a NoteSet of notes.
+func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, notes []*Note) (Change, error) {
+	set := p.NewNoteSet(wingID)
+	for _, n := range notes {
+		c := *n
+		c.Wing, c.Source = wingID, src.Path
+		set.Add(&c)
+	}
+	return p.ApplySet(ctx, src, set)
 }
 
-// ApplyNotes makes notes the content of src in wing: notes no longer in
-// the file leave, new ones are added, the rest keep their vectors (their
-// line numbers and source path are updated). A new note is embedded only
-// when no note of the wing has the same embedded text. Note ids must
-// already be set; a note whose id another source holds passes to src.
-// It returns ErrModelMismatch when the wing holds another model's vectors;
-// call Reembed first. The wing keeps notes, setting their Wing and Source:
-// the caller must not use or change them afterwards. A note the wing
-// holds already (HeldNote) is kept as it is.
-func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, notes []*Note) (Change, error) {
+// NoteSet collects the notes of one source on their way into a wing
+// (ApplySet), each as the wing holds notes, a third of a Note's size, and
+// a note the wing holds already, equal in every field, as the wing's own:
+// a miner collects the notes of a large file without holding them twice.
+type NoteSet struct {
+	p     *Palace
+	wing  string
+	notes []*storedNote
+	st    storer
+}
+
+// NewNoteSet returns an empty NoteSet for wing.
+func (p *Palace) NewNoteSet(wingID string) *NoteSet { return &NoteSet{p: p, wing: wingID} }
+
+// Add adds a copy of n; the caller may change or reuse n afterwards.
+func (s *NoteSet) Add(n *Note) {
+	s.p.mu.RLock()
+	var had *storedNote
+	if w := s.p.wings[s.wing]; w != nil {
+		had = w.notes[n.ID]
+	}
+	s.p.mu.RUnlock()
+	if had != nil && had.equals(n) {
+		s.notes = append(s.notes, had)
+		return
+	}
+	sn := s.st.store(n)
+	if had != nil && had.text == n.Text {
+		// The text the wing holds already, which its earlier versions
+		// share: each re-mine would add a copy of it.
+		sn.text = had.text
+	}
+	s.notes = append(s.notes, sn)
+}
+
+// Len is the number of notes added.
+func (s *NoteSet) Len() int { return len(s.notes) }
+
+// Same reports whether the i-th note added has heading and text.
+func (s *NoteSet) Same(i int, heading, text string) bool {
+	n := s.notes[i]
+	return n.text == text && n.heading.Value() == heading
+}
+
+// IDs yields the ids of the notes added, in the order they were.
+func (s *NoteSet) IDs() iter.Seq[string] {
+	return func(yield func(string) bool) {
+		for _, n := range s.notes {
+			if !yield(n.id) {
+				return
+			}
+		}
+	}
+}
+
+// ApplySet makes the notes of set the content of src in the set's wing:
+// notes no longer in the file leave, new ones are added, the rest keep
+// their vectors (their line numbers and source path are updated). A new
+// note is embedded only when no note of the wing has the same embedded
+// text. Note ids must already be set; a note whose id another source
+// holds passes to src. It returns ErrModelMismatch when the wing holds
+// another model's vectors; call Reembed first. The wing's notes get the
+// set's wing as Wing and src.Path as Source.
+func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change, error) {
+	wingID, notes := set.wing, set.notes
 	p.mu.RLock()
 	w := p.wings[wingID]
-	var fresh, toEmbed []*Note
+	var fresh, toEmbed []*storedNote
 	var reused [][]float32
 	var byText map[string][]string
 	// Only a palace with a model embeds, and only a wing of its vectors
@@ -74,7 +131,7 @@ func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, note
 		}
 		// A note the wing has without a vector (in a wing of vectors) is
 		// embedded again rather than trusted.
-		if w != nil && w.notes[n.ID] != nil && (w.dim == 0 || w.hasVector(n.ID)) {
+		if w != nil && w.notes[n.id] != nil && (w.dim == 0 || w.hasVector(n.id)) {
 			continue
 		}
 		fresh = append(fresh, n)
@@ -82,7 +139,7 @@ func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, note
 			if byText == nil {
 				byText = w.idsByText()
 			}
-			if v := w.vectorOfText(byText, n.EmbedText()); v != nil {
+			if v := w.vectorOfText(byText, n.embedText()); v != nil {
 				reused = append(reused, v)
 				continue
 			}
@@ -95,7 +152,11 @@ func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, note
 	if mismatch {
 		return Change{}, fmt.Errorf("%w: wing %s has %s vectors, palace model is %s", ErrModelMismatch, wingID, w.model, p.Model())
 	}
-	embedded, err := p.embedNotes(ctx, toEmbed)
+	texts := make([]string, len(toEmbed))
+	for i, n := range toEmbed {
+		texts[i] = n.embedText()
+	}
+	embedded, err := p.embedTexts(ctx, texts)
 	if err != nil {
 		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
 	}
@@ -137,30 +198,28 @@ func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, note
 	src.NoteIDs = make([]string, 0, len(notes))
 	for _, n := range notes {
 		if keep != nil {
-			keep[n.ID] = true
+			keep[n.id] = true
 		}
-		src.NoteIDs = append(src.NoteIDs, n.ID)
-		had, ok := w.notes[n.ID]
-		if ok && had == n {
+		src.NoteIDs = append(src.NoteIDs, n.id)
+		had, ok := w.notes[n.id]
+		if ok && had.same(n) {
 			ch.Unchanged++
 			continue
 		}
-		// The wing keeps the caller's notes rather than copies, so a
-		// large file's notes are not held twice while it is mined.
-		n.Wing, n.Source = wingID, src.Path
-		if ok && had.Text == n.Text && had.Heading == n.Heading {
-			// The strings the wing holds already, which its earlier
-			// versions share: each re-mine would add a copy of them.
-			n.Text, n.Heading = had.Text, had.Heading
+		if at := n.place.Value(); at.wing != wingID || at.source != src.Path {
+			c := *n
+			at.wing, at.source = wingID, src.Path
+			c.place = unique.Make(at)
+			n = &c
 		}
 		// Replaced, never changed in place: a Flush may be encoding the
 		// note it had (snapshot).
-		w.notes[n.ID] = n
+		w.notes[n.id] = n
 		if ok {
 			ch.Unchanged++
 			continue
 		}
-		w.lex.add(n.ID, n.EmbedText())
+		w.lex.add(n.id, n.embedText())
 		ch.Added++
 	}
 	w.lex.pack()
@@ -173,7 +232,11 @@ func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, note
 		}
 		ch.Removed = w.dropNotes(gone, src.Path)
 	}
-	w.addVectors(p.db, fresh, vecs)
+	ids := make([]string, len(fresh))
+	for i, n := range fresh {
+		ids[i] = n.id
+	}
+	w.addVectors(p.db, ids, vecs)
 	s := src
 	w.sources[src.Path] = &s
 	w.lastMined = time.Now().UTC()
@@ -186,7 +249,7 @@ func (p *Palace) ApplyNotes(ctx context.Context, wingID string, src Source, note
 func (w *wing) idsByText() map[string][]string {
 	out := make(map[string][]string, len(w.notes))
 	for id, n := range w.notes {
-		t := n.EmbedText()
+		t := n.embedText()
 		out[t] = append(out[t], id)
 	}
 	return out
@@ -210,10 +273,10 @@ func (w *wing) vectorOfText(byText map[string][]string, text string) []float32 {
 func (w *wing) dropNotes(ids []string, path string) int {
 	var others map[string]string // note id → another source listing it
 	var gone []string
-	var notes []*Note
+	var notes []*storedNote
 	for _, id := range ids {
 		n, ok := w.notes[id]
-		if !ok || n.Source != path {
+		if !ok || n.path() != path {
 			continue
 		}
 		if others == nil {
@@ -228,7 +291,9 @@ func (w *wing) dropNotes(ids []string, path string) int {
 		}
 		if p, ok := others[id]; ok {
 			c := *n
-			c.Source = p
+			at := n.place.Value()
+			at.source = p
+			c.place = unique.Make(at)
 			w.notes[id] = &c
 			continue
 		}
@@ -237,7 +302,7 @@ func (w *wing) dropNotes(ids []string, path string) int {
 	}
 	// At once: many notes are found faster by their postings than by
 	// their texts.
-	w.lex.removeAll(gone, func(i int) string { return notes[i].EmbedText() })
+	w.lex.removeAll(gone, func(i int) string { return notes[i].embedText() })
 	return len(gone)
 }
 
@@ -300,31 +365,28 @@ func (w *wing) checkDims(vecs [][]float32) error {
 	return nil
 }
 
-// addVectors stores vectors of notes; their dimensions were checked.
-func (w *wing) addVectors(db *chromem.DB, notes []*Note, vecs [][]float32) {
+// addVectors stores the vectors of notes ids; their dimensions were
+// checked.
+func (w *wing) addVectors(db *chromem.DB, ids []string, vecs [][]float32) {
 	if len(vecs) == 0 {
 		return
 	}
 	c := w.collection(db)
-	for i, n := range notes {
+	for i, id := range ids {
 		if w.dim == 0 {
 			w.dim = len(vecs[i])
 		}
 		// AddDocument fails only for an empty id or vector, which cannot
 		// happen here; the vector is normalised, so chromem keeps it as is.
-		_ = c.AddDocument(context.Background(), chromem.Document{ID: n.ID, Embedding: vecs[i]})
+		_ = c.AddDocument(context.Background(), chromem.Document{ID: id, Embedding: vecs[i]})
 	}
 }
 
-// embedNotes embeds notes' texts, returning normalised vectors (nil for a
-// lexical palace).
-func (p *Palace) embedNotes(ctx context.Context, notes []*Note) ([][]float32, error) {
-	if p.emb == nil || len(notes) == 0 {
+// embedTexts embeds notes' texts (Note.EmbedText), returning normalised
+// vectors (nil for a lexical palace).
+func (p *Palace) embedTexts(ctx context.Context, texts []string) ([][]float32, error) {
+	if p.emb == nil || len(texts) == 0 {
 		return nil, nil
-	}
-	texts := make([]string, len(notes))
-	for i, n := range notes {
-		texts[i] = n.EmbedText()
 	}
 	vecs, err := p.emb.Embed(ctx, texts)
 	if err != nil {
@@ -362,18 +424,18 @@ func normalize(v []float32) bool {
 func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
 	p.mu.RLock()
 	w, ok := p.wings[wingID]
-	var notes []*Note
+	var ids, texts []string
 	if ok {
-		for _, n := range w.notes {
-			c := *n
-			notes = append(notes, &c)
+		for id, n := range w.notes {
+			ids = append(ids, id)
+			texts = append(texts, n.embedText())
 		}
 	}
 	p.mu.RUnlock()
 	if !ok {
 		return 0, nil
 	}
-	vecs, err := p.embedNotes(ctx, notes)
+	vecs, err := p.embedTexts(ctx, texts)
 	if err != nil {
 		return 0, fmt.Errorf("re-embed wing %s: %w", wingID, err)
 	}
@@ -391,6 +453,6 @@ func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
 	w.dim = 0
 	w.model = p.Model()
 	w.dirty = true
-	w.addVectors(p.db, notes, vecs)
-	return len(notes), nil
+	w.addVectors(p.db, ids, vecs)
+	return len(ids), nil
 }

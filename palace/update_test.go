@@ -2,15 +2,16 @@ package palace
 
 import (
 	"context"
+	"reflect"
 	"testing"
 	"time"
 
 	"github.com/memminer/memminer/govern"
 )
 
-// HeldNote gives the wing's own note only for a note equal in every
-// field, and ApplyNotes keeps such a note as it is: a re-mine holds an
-// unchanged note once.
+// HeldNote gives a copy of the wing's note only for a note equal in every
+// field, and ApplyNotes keeps the wing's note when given an equal one: a
+// re-mine holds an unchanged note once.
 func TestHeldNote(t *testing.T) {
 	ctx := context.Background()
 	p := openT(t, t.TempDir(), nil, false)
@@ -29,8 +30,9 @@ func TestHeldNote(t *testing.T) {
 	held := p.wings["w"].notes["a"]
 
 	same := mined()
-	if got := p.HeldNote("w", &same); got != held {
-		t.Fatalf("HeldNote of an equal note = %p, want the wing's %p", got, held)
+	copied := p.HeldNote("w", &same)
+	if copied == nil || !reflect.DeepEqual(*copied, same) {
+		t.Fatalf("HeldNote of an equal note = %+v, want %+v", copied, same)
 	}
 	for name, change := range map[string]func(*Note){
 		"id":          func(n *Note) { n.ID = "b" },
@@ -60,15 +62,15 @@ func TestHeldNote(t *testing.T) {
 
 	added := note("b", "Infra", "pgbouncer in transaction mode", 4)
 	src.Hash = "h2"
-	ch, err := p.ApplyNotes(ctx, "w", src, []*Note{held, &added})
+	ch, err := p.ApplyNotes(ctx, "w", src, []*Note{copied, &added})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if want := (Change{Added: 1, Unchanged: 1}); ch != want {
 		t.Errorf("re-applying a held note and a new one: %+v, want %+v", ch, want)
 	}
-	if got, want := p.wings["w"].notes["a"], mined(); got != held || !sameNote(got, &want) {
-		t.Errorf("the held note was replaced or changed: %+v", *got)
+	if got, want := p.wings["w"].notes["a"], mined(); got != held || !got.equals(&want) {
+		t.Errorf("the held note was replaced or changed: %+v", got.note())
 	}
 	if got := p.Sources("w")[0].NoteIDs; len(got) != 2 || got[0] != "a" || got[1] != "b" {
 		t.Errorf("source lists %v, want [a b]", got)

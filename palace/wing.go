@@ -21,7 +21,7 @@ type wing struct {
 	dim     int
 	roots   []string
 	sources map[string]*Source
-	notes   map[string]*Note
+	notes   map[string]*storedNote
 	// coll holds the wing's vectors, the only copy in memory: a wing file
 	// is loaded into it and written from it, and search reads it.
 	coll      *chromem.Collection
@@ -41,7 +41,7 @@ func (p *Palace) newWing(id string) *wing {
 		id:      id,
 		model:   p.Model(),
 		sources: map[string]*Source{},
-		notes:   map[string]*Note{},
+		notes:   map[string]*storedNote{},
 		lex:     newLexIndex(),
 	}
 }
@@ -209,7 +209,7 @@ func (w *wing) versionOf(src *Source) Version {
 	v := Version{Hash: src.Hash, Mined: src.Mined, Frontmatter: src.Frontmatter, Notes: make([]VersionNote, 0, len(src.NoteIDs))}
 	for _, id := range src.NoteIDs {
 		if n, ok := w.notes[id]; ok {
-			v.Notes = append(v.Notes, VersionNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
+			v.Notes = append(v.Notes, VersionNote{Heading: n.heading.Value(), Text: n.text, Line: int(n.line)})
 		}
 	}
 	return v
@@ -251,14 +251,10 @@ func (p *Palace) Notes(wingID string) []Note {
 	}
 	out := make([]Note, 0, len(w.notes))
 	for _, n := range w.notes {
-		out = append(out, *n)
+		out = append(out, n.note())
 	}
-	sortNotes(out)
+	slices.SortFunc(out, func(a, b Note) int { return compareNotes(&a, &b) })
 	return out
-}
-
-func sortNotes(ns []Note) {
-	sort.Slice(ns, func(i, j int) bool { return compareNotes(&ns[i], &ns[j]) < 0 })
 }
 
 // compareNotes orders notes by source path, then line, then id.
