@@ -292,7 +292,7 @@ func FuzzDecodeMeta(f *testing.F) {
 	day := time.Date(2026, 11, 20, 8, 0, 0, 0, time.UTC)
 	a := &Note{ID: "a", Wing: "w", Agent: "w", Source: "/m.md", Line: 1, Heading: "H", Text: "alpha", Governance: govern.Note{Tags: []string{"t"}}}
 	b := &Note{ID: "b", Wing: "w", Agent: "w", Source: "/m.md", Line: 2, Heading: "H", Text: "bravo"}
-	small := &wingMeta{ID: "w", Model: "lexical", Roots: []string{"/r"}, LastMined: day, Notes: []*Note{a, b},
+	small := &wingMeta{ID: "w", Model: "lexical", Roots: []string{"/r"}, LastMined: day, Notes: storedNotes(a, b),
 		Sources: []Source{{Path: "/m.md", Agent: "w", Hash: "h1", NoteIDs: []string{"a", "b", "gone"}, Mined: day,
 			Earlier: []Version{{Hash: "h0", Notes: []VersionNote{{Heading: "H", Text: "alpha", Line: 3}, {Text: "old", Line: 4}}}}}},
 		VecIDs: []string{"b"}}
@@ -328,7 +328,7 @@ func FuzzDecodeMeta(f *testing.F) {
 func describe(m *wingMeta) string {
 	notes := make([]Note, len(m.Notes))
 	for i, n := range m.Notes {
-		notes[i] = *n
+		notes[i] = n.note()
 	}
 	rest := *m
 	rest.Notes = nil
