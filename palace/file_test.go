@@ -146,7 +146,7 @@ func TestLoadedWingSharesStrings(t *testing.T) {
 			t.Errorf("%s: %q and %q are separate copies", what, x, y)
 		}
 	}
-	na, nb := w.notes["a"], w.notes["b"]
+	na, nb := w.note("a"), w.note("b")
 	if na.place != nb.place || na.heading != nb.heading || na.gov != nb.gov {
 		t.Errorf("notes a and b hold their place, heading or governance apart: %+v, %+v", na, nb)
 	}
@@ -181,7 +181,7 @@ func TestRemineSharesTextsWithEarlierVersions(t *testing.T) {
 		}
 	}
 	w := p.wings["w"]
-	cur := w.notes["a"]
+	cur := w.note("a")
 	earlier := w.sources[path].Earlier
 	if len(earlier) != 2 {
 		t.Fatalf("earlier = %+v", earlier)

@@ -111,10 +111,10 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 		last, heading := int32(-1), unique.Make("")
 		for _, id := range w.sources[path].NoteIDs {
 			d, ok := x.byID[id]
-			n, ok2 := w.notes[id]
-			if !ok || !ok2 || v.rank[d] >= 0 {
+			if !ok || x.notes[d] == nil || v.rank[d] >= 0 {
 				continue
 			}
+			n := x.notes[d]
 			v.rank[d] = rank
 			rank++
 			v.vecs[d] = vecs[id]

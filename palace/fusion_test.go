@@ -233,7 +233,7 @@ func TestLexChannels(t *testing.T) {
 	texts := make([]string, len(ids))
 	nbs := make([][]int, len(ids))
 	for i, id := range ids {
-		texts[i] = tv.w.notes[id].embedText()
+		texts[i] = tv.w.note(id).embedText()
 		for _, nb := range tv.neighbours(id) {
 			nbs[i] = append(nbs[i], slices.Index(ids, nb))
 		}

@@ -28,13 +28,17 @@ const (
 // its entry in byID, and its postings, varint-encoded by gap from the
 // previous note of the term (a byte or two each instead of eight). A note's
 // terms are not kept: remove and relevance derive them again from its text.
+// The index is also the wing's table of its notes (note): byID is the one
+// map of a wing's note ids, which a map of its own took 43 bytes a note for.
 type lexIndex struct {
 	termIDs map[string]int32
 	lists   []postingList // by term id
 	df      []int32       // live notes per term id
 	docs    []lexDoc      // by doc number; removed ones stay as tombstones
-	byID    map[string]int32
-	live    int
+	// notes are the notes by doc number (addNote), nil for removed ones.
+	notes []*storedNote
+	byID  map[string]int32
+	live  int
 	// totalLen is the live notes' total length, for BM25's average.
 	totalLen int
 	// size is the bytes of every list's postings; held is what their
@@ -119,9 +123,43 @@ func (x *lexIndex) add(id, text string) {
 		d.check += termCheck(t, tf)
 	})
 	x.docs = append(x.docs, d)
+	x.notes = append(x.notes, nil)
 	x.byID[id] = doc
 	x.live++
 	x.totalLen += int(d.length)
+}
+
+// addNote indexes n, by its embedded text, as the note of its id.
+func (x *lexIndex) addNote(n *storedNote) {
+	x.add(n.id, n.embedText())
+	x.notes[len(x.notes)-1] = n
+}
+
+// setNote makes n the note of its id, which the index holds already with
+// n's text.
+func (x *lexIndex) setNote(n *storedNote) {
+	if d, ok := x.byID[n.id]; ok {
+		x.notes[d] = n
+	}
+}
+
+// note returns the note of id, nil when the index has none.
+func (x *lexIndex) note(id string) *storedNote {
+	if d, ok := x.byID[id]; ok {
+		return x.notes[d]
+	}
+	return nil
+}
+
+// allNotes yields the notes in doc order.
+func (x *lexIndex) allNotes() iter.Seq[*storedNote] {
+	return func(yield func(*storedNote) bool) {
+		for _, n := range x.notes {
+			if n != nil && !yield(n) {
+				return
+			}
+		}
+	}
 }
 
 // eachRun calls f with each distinct value of sorted ids and its count.
@@ -208,14 +246,16 @@ func (x *lexIndex) remove(id, text string) {
 // with. A note's terms, whose df go down, are derived from its text; one
 // whose text is not the indexed one (as its length and check tell), and
 // every note of a batch large enough that one pass over the postings is
-// faster than reading their texts, is found in the postings instead.
-func (x *lexIndex) removeAll(ids []string, textOf func(i int) string) {
-	x.drop(ids, textOf, len(ids)*scanBytesPerNote > x.size)
+// faster than reading their texts, is found in the postings instead. It
+// returns how many of ids it had.
+func (x *lexIndex) removeAll(ids []string, textOf func(i int) string) int {
+	return x.drop(ids, textOf, len(ids)*scanBytesPerNote > x.size)
 }
 
 // drop is removeAll, which finds every note in the postings if scan.
-func (x *lexIndex) drop(ids []string, textOf func(i int) string, scan bool) {
+func (x *lexIndex) drop(ids []string, textOf func(i int) string, scan bool) int {
 	var unread []int32
+	had := 0
 	for i, id := range ids {
 		n, ok := x.byID[id]
 		if !ok {
@@ -232,7 +272,9 @@ func (x *lexIndex) drop(ids []string, textOf func(i int) string, scan bool) {
 		} else {
 			unread = append(unread, n)
 		}
+		had++
 		x.docs[n].length = -1
+		x.notes[n] = nil
 		delete(x.byID, id)
 		x.live--
 		x.totalLen -= int(d.length)
@@ -245,6 +287,7 @@ func (x *lexIndex) drop(ids []string, textOf func(i int) string, scan bool) {
 	if len(x.docs) > 64 && len(x.docs) > 2*x.live {
 		x.compact()
 	}
+	return had
 }
 
 // scanBytesPerNote is about how many bytes of postings are decoded in the
@@ -301,6 +344,7 @@ func (x *lexIndex) indexedTerms(text string, d lexDoc) ([]int32, bool) {
 func (x *lexIndex) compact() {
 	renum := make([]int32, len(x.docs))
 	docs := make([]lexDoc, 0, x.live)
+	notes := make([]*storedNote, 0, x.live)
 	for i, d := range x.docs {
 		if d.dead() {
 			renum[i] = -1
@@ -308,7 +352,9 @@ func (x *lexIndex) compact() {
 		}
 		renum[i] = int32(len(docs))
 		docs = append(docs, lexDoc{length: d.length})
+		notes = append(notes, x.notes[i])
 	}
+	x.notes = notes
 	for id, n := range x.byID {
 		x.byID[id] = renum[n]
 	}
@@ -360,6 +406,9 @@ func (x *lexIndex) pack() {
 		x.grown = 0
 		if cap(x.docs)-len(x.docs) > len(x.docs)/8 {
 			x.docs = slices.Clone(x.docs)
+		}
+		if cap(x.notes)-len(x.notes) > len(x.notes)/8 {
+			x.notes = slices.Clone(x.notes)
 		}
 	}
 }

@@ -155,11 +155,11 @@ func TestLexIndexMatchesFreshBuild(t *testing.T) {
 					id := fmt.Sprint("n", step)
 					texts[id] = lexText(r)
 					ids = append(ids, id)
-					x.add(id, texts[id])
+					x.addNote(storedNotes(&Note{ID: id, Text: texts[id]})[0])
 				case op%3 == 0 && len(ids) > 0:
 					id := ids[r.IntN(len(ids))] // replaced
 					texts[id] = lexText(r)
-					x.add(id, texts[id])
+					x.addNote(storedNotes(&Note{ID: id, Text: texts[id]})[0])
 				case op%3 == 1:
 					x.remove(fmt.Sprint("absent", step), "postgres")
 				default:
@@ -181,6 +181,16 @@ func TestLexIndexMatchesFreshBuild(t *testing.T) {
 			}
 			if x.live != fresh.live || x.totalLen != fresh.totalLen || len(x.byID) != len(texts) {
 				t.Fatalf("live %d, total length %d, %d ids; fresh: %d, %d, %d", x.live, x.totalLen, len(x.byID), fresh.live, fresh.totalLen, len(texts))
+			}
+			// The index is the table of the notes too.
+			held := 0
+			for n := range x.allNotes() {
+				if held++; texts[n.id] != n.text || x.note(n.id) != n {
+					t.Fatalf("note %s holds %q, want %q", n.id, n.text, texts[n.id])
+				}
+			}
+			if held != len(texts) {
+				t.Fatalf("the index holds %d notes, want %d", held, len(texts))
 			}
 			for w, ft := range fresh.termIDs {
 				if df := x.df[x.termIDs[w]]; df != fresh.df[ft] {

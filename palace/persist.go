@@ -145,21 +145,20 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 			g := reclassify(files, s, n.heading.Value(), n.text)
 			n.gov = internGovernance(&g)
 		}
-		w.notes[n.id] = n
-		w.lex.add(n.id, n.embedText())
+		w.lex.addNote(n)
 	}
 	w.lex.pack()
 	docs := make([]chromem.Document, len(vecs))
 	ids := make(map[string]bool, len(vecs))
 	for i, v := range vecs {
-		if _, ok := w.notes[m.VecIDs[i]]; !ok {
+		if w.note(m.VecIDs[i]) == nil {
 			return fmt.Errorf("%w: vector for unknown note %s", ErrCorrupt, m.VecIDs[i])
 		}
 		ids[m.VecIDs[i]] = true
 		docs[i] = chromem.Document{ID: m.VecIDs[i], Embedding: v}
 	}
-	if w.model != embed.Lexical && len(ids) != len(w.notes) {
-		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(ids), len(w.notes))
+	if w.model != embed.Lexical && len(ids) != w.noteCount() {
+		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(ids), w.noteCount())
 	}
 	if len(docs) > 0 {
 		if err := w.collection(p.db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
@@ -364,8 +363,8 @@ func (w *wing) snapshot(ctx context.Context) (*wingMeta, [][]float32, error) {
 		m.Sources = append(m.Sources, *s)
 	}
 	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Path < m.Sources[j].Path })
-	m.Notes = make([]*storedNote, 0, len(w.notes))
-	for _, n := range w.notes {
+	m.Notes = make([]*storedNote, 0, w.noteCount())
+	for n := range w.lex.allNotes() {
 		m.Notes = append(m.Notes, n)
 	}
 	slices.SortFunc(m.Notes, compareStored)
@@ -389,7 +388,7 @@ func (p *Palace) manifestLocked() manifest {
 		if p.isDamagedLocked(w.id) {
 			continue
 		}
-		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: len(w.notes), LastMined: w.lastMined}
+		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined}
 		for _, s := range w.sources {
 			e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: len(s.NoteIDs)})
 		}

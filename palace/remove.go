@@ -35,7 +35,7 @@ func (p *Palace) RemoveWing(id string) (RemovedWing, error) {
 	if !ok {
 		return RemovedWing{}, UnknownWingError(id, slices.Sorted(maps.Keys(p.wings)))
 	}
-	r := RemovedWing{Wing: id, Notes: len(w.notes), Roots: append([]string{}, w.roots...), Sources: []string{}}
+	r := RemovedWing{Wing: id, Notes: w.noteCount(), Roots: append([]string{}, w.roots...), Sources: []string{}}
 	for path := range w.sources {
 		r.Sources = append(r.Sources, path)
 	}

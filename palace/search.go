@@ -151,7 +151,7 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	var scores []*wingScores
 	for _, id := range wings {
 		w := p.wings[id]
-		if w == nil || len(w.notes) == 0 {
+		if w == nil || w.noteCount() == 0 {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -217,7 +217,7 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 	defer p.mu.RUnlock()
 	notes := 0
 	for _, w := range p.wings {
-		notes += len(w.notes)
+		notes += w.noteCount()
 	}
 	known := make([]string, 0, len(p.wings))
 	for id := range p.wings {
@@ -244,7 +244,7 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 		if !ok {
 			return nil, UnknownWingError(id, known)
 		}
-		if p.emb != nil && len(w.notes) > 0 && w.model != p.Model() {
+		if p.emb != nil && w.noteCount() > 0 && w.model != p.Model() {
 			if mismatch == nil {
 				mismatch = &ModelMismatchError{Model: p.Model()}
 			}

@@ -34,7 +34,7 @@ func (p *Palace) HeldNote(wingID string, n *Note) *Note {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if w := p.wings[wingID]; w != nil {
-		if old := w.notes[n.ID]; old != nil && old.equals(n) {
+		if old := w.note(n.ID); old != nil && old.equals(n) {
 			c := old.note()
 			return &c
 		}
@@ -72,7 +72,7 @@ func (s *NoteSet) Add(n *Note) {
 	s.p.mu.RLock()
 	var had *storedNote
 	if w := s.p.wings[s.wing]; w != nil {
-		had = w.notes[n.ID]
+		had = w.note(n.ID)
 	}
 	s.p.mu.RUnlock()
 	if had != nil && had.equals(n) {
@@ -131,7 +131,7 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 		}
 		// A note the wing has without a vector (in a wing of vectors) is
 		// embedded again rather than trusted.
-		if w != nil && w.notes[n.id] != nil && (w.dim == 0 || w.hasVector(n.id)) {
+		if w != nil && w.note(n.id) != nil && (w.dim == 0 || w.hasVector(n.id)) {
 			continue
 		}
 		fresh = append(fresh, n)
@@ -147,7 +147,7 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 		reused = append(reused, nil)
 		toEmbed = append(toEmbed, n)
 	}
-	mismatch := w != nil && w.model != p.Model() && len(w.notes) > 0
+	mismatch := w != nil && w.model != p.Model() && w.noteCount() > 0
 	p.mu.RUnlock()
 	if mismatch {
 		return Change{}, fmt.Errorf("%w: wing %s has %s vectors, palace model is %s", ErrModelMismatch, wingID, w.model, p.Model())
@@ -174,7 +174,7 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	w = p.wingLocked(wingID)
-	if len(w.notes) == 0 {
+	if w.noteCount() == 0 {
 		w.model, w.dim = p.Model(), 0
 	}
 	// Check before changing anything: a failed update leaves the wing as it was.
@@ -201,8 +201,8 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 			keep[n.id] = true
 		}
 		src.NoteIDs = append(src.NoteIDs, n.id)
-		had, ok := w.notes[n.id]
-		if ok && had.same(n) {
+		had := w.note(n.id)
+		if had != nil && had.same(n) {
 			ch.Unchanged++
 			continue
 		}
@@ -214,12 +214,12 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 		}
 		// Replaced, never changed in place: a Flush may be encoding the
 		// note it had (snapshot).
-		w.notes[n.id] = n
-		if ok {
+		if had != nil {
+			w.lex.setNote(n)
 			ch.Unchanged++
 			continue
 		}
-		w.lex.add(n.id, n.embedText())
+		w.lex.addNote(n)
 		ch.Added++
 	}
 	w.lex.pack()
@@ -247,10 +247,10 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 // idsByText maps the embedded text of each of the wing's notes to their
 // ids. The caller holds the palace's lock.
 func (w *wing) idsByText() map[string][]string {
-	out := make(map[string][]string, len(w.notes))
-	for id, n := range w.notes {
+	out := make(map[string][]string, w.noteCount())
+	for n := range w.lex.allNotes() {
 		t := n.embedText()
-		out[t] = append(out[t], id)
+		out[t] = append(out[t], n.id)
 	}
 	return out
 }
@@ -275,8 +275,8 @@ func (w *wing) dropNotes(ids []string, path string) int {
 	var gone []string
 	var notes []*storedNote
 	for _, id := range ids {
-		n, ok := w.notes[id]
-		if !ok || n.path() != path {
+		n := w.note(id)
+		if n == nil || n.path() != path {
 			continue
 		}
 		if others == nil {
@@ -294,16 +294,15 @@ func (w *wing) dropNotes(ids []string, path string) int {
 			at := n.place.Value()
 			at.source = p
 			c.place = unique.Make(at)
-			w.notes[id] = &c
+			w.lex.setNote(&c)
 			continue
 		}
-		w.removeNote(id)
+		w.removeVector(id)
 		gone, notes = append(gone, id), append(notes, n)
 	}
 	// At once: many notes are found faster by their postings than by
 	// their texts.
-	w.lex.removeAll(gone, func(i int) string { return notes[i].embedText() })
-	return len(gone)
+	return w.lex.removeAll(gone, func(i int) string { return notes[i].embedText() })
 }
 
 // TouchSource records a new mtime and size for a source whose content did
@@ -340,10 +339,9 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 	return removed, nil
 }
 
-// removeNote drops a note but not its lexical entry, which the caller
-// removes.
-func (w *wing) removeNote(id string) {
-	delete(w.notes, id)
+// removeVector drops a note's vector; the caller removes the note from
+// the index, which holds it (lexIndex.removeAll).
+func (w *wing) removeVector(id string) {
 	if w.coll != nil {
 		// nil where: an empty map would delete every document (DESIGN.md).
 		_ = w.coll.Delete(context.Background(), nil, nil, id)
@@ -426,8 +424,8 @@ func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
 	w, ok := p.wings[wingID]
 	var ids, texts []string
 	if ok {
-		for id, n := range w.notes {
-			ids = append(ids, id)
+		for n := range w.lex.allNotes() {
+			ids = append(ids, n.id)
 			texts = append(texts, n.embedText())
 		}
 	}

@@ -27,7 +27,7 @@ func TestHeldNote(t *testing.T) {
 	if _, err := p.ApplyNotes(ctx, "w", src, []*Note{&first}); err != nil {
 		t.Fatal(err)
 	}
-	held := p.wings["w"].notes["a"]
+	held := p.wings["w"].note("a")
 
 	same := mined()
 	copied := p.HeldNote("w", &same)
@@ -69,7 +69,7 @@ func TestHeldNote(t *testing.T) {
 	if want := (Change{Added: 1, Unchanged: 1}); ch != want {
 		t.Errorf("re-applying a held note and a new one: %+v, want %+v", ch, want)
 	}
-	if got, want := p.wings["w"].notes["a"], mined(); got != held || !got.equals(&want) {
+	if got, want := p.wings["w"].note("a"), mined(); got != held || !got.equals(&want) {
 		t.Errorf("the held note was replaced or changed: %+v", got.note())
 	}
 	if got := p.Sources("w")[0].NoteIDs; len(got) != 2 || got[0] != "a" || got[1] != "b" {

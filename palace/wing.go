@@ -21,10 +21,11 @@ type wing struct {
 	dim     int
 	roots   []string
 	sources map[string]*Source
-	notes   map[string]*storedNote
 	// coll holds the wing's vectors, the only copy in memory: a wing file
 	// is loaded into it and written from it, and search reads it.
-	coll      *chromem.Collection
+	coll *chromem.Collection
+	// lex is the BM25 index, and the table of the wing's notes by id
+	// (note, allNotes).
 	lex       *lexIndex
 	lastMined time.Time
 	dirty     bool
@@ -41,10 +42,15 @@ func (p *Palace) newWing(id string) *wing {
 		id:      id,
 		model:   p.Model(),
 		sources: map[string]*Source{},
-		notes:   map[string]*storedNote{},
 		lex:     newLexIndex(),
 	}
 }
+
+// note returns the wing's note id, nil when it has none.
+func (w *wing) note(id string) *storedNote { return w.lex.note(id) }
+
+// noteCount is how many notes the wing has.
+func (w *wing) noteCount() int { return w.lex.live }
 
 // collection returns the wing's chromem collection, creating it on first use.
 func (w *wing) collection(db *chromem.DB) *chromem.Collection {
@@ -129,7 +135,7 @@ func (p *Palace) Wings() []WingInfo {
 	defer p.mu.RUnlock()
 	out := make([]WingInfo, 0, len(p.wings))
 	for _, w := range p.wings {
-		out = append(out, WingInfo{ID: w.id, Notes: len(w.notes), Sources: len(w.sources), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
+		out = append(out, WingInfo{ID: w.id, Notes: w.noteCount(), Sources: len(w.sources), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -208,7 +214,7 @@ func (p *Palace) InheritVersions(wingID, from, to string) {
 func (w *wing) versionOf(src *Source) Version {
 	v := Version{Hash: src.Hash, Mined: src.Mined, Frontmatter: src.Frontmatter, Notes: make([]VersionNote, 0, len(src.NoteIDs))}
 	for _, id := range src.NoteIDs {
-		if n, ok := w.notes[id]; ok {
+		if n := w.note(id); n != nil {
 			v.Notes = append(v.Notes, VersionNote{Heading: n.heading.Value(), Text: n.text, Line: int(n.line)})
 		}
 	}
@@ -249,8 +255,8 @@ func (p *Palace) Notes(wingID string) []Note {
 	if !ok {
 		return nil
 	}
-	out := make([]Note, 0, len(w.notes))
-	for _, n := range w.notes {
+	out := make([]Note, 0, w.noteCount())
+	for n := range w.lex.allNotes() {
 		out = append(out, n.note())
 	}
 	slices.SortFunc(out, func(a, b Note) int { return compareNotes(&a, &b) })
