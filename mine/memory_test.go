@@ -2,6 +2,7 @@ package mine
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -174,4 +175,66 @@ func BenchmarkMineLargeFile(b *testing.B) {
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(peak)/float64(info.Size()), "heap/file")
 	b.ReportMetric(float64(held)/(1<<20), "palace-MB")
+}
+
+// BenchmarkReMineLargeFile mines the file of BenchmarkMineLargeFile again
+// after a note is appended to it, in a palace opened from disk as the
+// CLI opens it: peak-heap-MB is the most the heap held beyond the open
+// palace, heap/file that over the file's size.
+func BenchmarkReMineLargeFile(b *testing.B) {
+	dir := b.TempDir()
+	path := filepath.Join(dir, "agents", "big", "memory.md")
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(path, benchMemory(200_000), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	pdir := filepath.Join(dir, "palace")
+	open := func() *palace.Palace {
+		p, err := palace.Open(context.Background(), pdir, palace.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	p := open()
+	if _, err := Mine(context.Background(), p, path, Options{MaxFileBytes: 64 << 20}); err != nil {
+		b.Fatal(err)
+	}
+	p.Close()
+	var peak uint64
+	var size int64
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		b.StopTimer()
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, err = fmt.Fprintf(f, "- Decision: note %d appended by the re-mine benchmark.\n", i)
+		f.Close()
+		if err != nil {
+			b.Fatal(err)
+		}
+		info, err := os.Stat(path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		size = info.Size()
+		p := open()
+		runtime.GC()
+		base := testutil.HeapBytes()
+		b.StartTimer()
+		stop := testutil.HeapPeak()
+		s, err := Mine(context.Background(), p, path, Options{MaxFileBytes: 64 << 20})
+		if err != nil || s.NotesAdded != 1 {
+			b.Fatalf("re-mine: %+v, %v", s, err)
+		}
+		peak = max(peak, stop()-base)
+		p.Close()
+	}
+	b.ReportMetric(float64(size)/(1<<20), "file-MB")
+	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
+	b.ReportMetric(float64(peak)/float64(size), "heap/file")
 }
