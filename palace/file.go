@@ -520,7 +520,7 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 	m := &wingMeta{ID: head.ID, Model: head.Model, Dim: head.Dim, Roots: head.Roots, LastMined: head.LastMined}
 	in := newInterner()
 	var st storer
-	m.Notes = makeFor[*storedNote](head.Notes)
+	m.Notes = makeFor[*storedNote](head.Notes, limit)
 	prev := &Note{}
 	for len(m.Notes) < head.Notes {
 		var b noteBatch
@@ -538,7 +538,7 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 			prev = n
 		}
 	}
-	m.Sources = makeFor[Source](head.Sources)
+	m.Sources = makeFor[Source](head.Sources, limit)
 	for range head.Sources {
 		s, err := decodeSource(dec, m.Notes, in, limit)
 		if err != nil {
@@ -547,7 +547,7 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 		m.Sources = append(m.Sources, s)
 	}
 	var err error
-	if m.VecIDs, err = decodeIDs(dec, m.Notes, head.Vectors); err != nil {
+	if m.VecIDs, err = decodeIDs(dec, m.Notes, head.Vectors, limit); err != nil {
 		return nil, fmt.Errorf("vector ids: %w", err)
 	}
 	if err := dec.DecodeValue(reflect.Value{}); err == nil {
@@ -570,10 +570,10 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 	}
 	s.Path, s.Agent = in.of(s.Path), in.of(s.Agent)
 	var err error
-	if s.NoteIDs, err = decodeIDs(dec, notes, head.NoteIDs); err != nil {
+	if s.NoteIDs, err = decodeIDs(dec, notes, head.NoteIDs, limit); err != nil {
 		return Source{}, fmt.Errorf("source %s: note ids: %w", s.Path, err)
 	}
-	s.Earlier = makeFor[Version](head.Earlier)
+	s.Earlier = makeFor[Version](head.Earlier, limit)
 	for range head.Earlier {
 		var vh versionHead
 		if err := dec.Decode(&vh); err != nil {
@@ -583,7 +583,7 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 		if !counts(limit, vh.Notes) || v.Notes != nil {
 			return Source{}, fmt.Errorf("source %s: version %s: bad head", s.Path, v.Hash)
 		}
-		v.Notes = makeFor[VersionNote](vh.Notes)
+		v.Notes = makeFor[VersionNote](vh.Notes, limit)
 		for len(v.Notes) < vh.Notes {
 			var b versionBatch
 			if err := decodeBatch(dec, &b, vh.Notes-len(v.Notes)); err != nil {
@@ -618,9 +618,9 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 	return s, nil
 }
 
-// decodeIDs decodes n note ids from idBatches.
-func decodeIDs(dec *gob.Decoder, notes []*storedNote, n int) ([]string, error) {
-	ids := makeFor[string](n)
+// decodeIDs decodes n note ids from idBatches of a stream of limit bytes.
+func decodeIDs(dec *gob.Decoder, notes []*storedNote, n, limit int) ([]string, error) {
+	ids := makeFor[string](n, limit)
 	for len(ids) < n {
 		var b idBatch
 		if err := decodeBatch(dec, &b, n-len(ids)); err != nil {
@@ -706,10 +706,15 @@ func counts(limit int, ns ...int) bool {
 }
 
 // makeFor returns a slice with room for n items, nil for none: gob decodes
-// an empty slice as nil, and version 1 files load so.
-func makeFor[T any](n int) []T {
+// an empty slice as nil, and version 1 files load so. The room is at most
+// limit bytes, the size of the stream n was read from: counts only bound
+// how many items a stream can hold, and an item in memory (a Source is 176
+// bytes) can be far larger than on the wire, so a crafted count would
+// otherwise cost its file's size many times over before it is found out.
+func makeFor[T any](n, limit int) []T {
 	if n == 0 {
 		return nil
 	}
-	return make([]T, 0, n)
+	size := max(int(reflect.TypeFor[T]().Size()), 1)
+	return make([]T, 0, min(n, limit/size))
 }

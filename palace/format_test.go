@@ -285,6 +285,47 @@ func TestWingFormatCoversEveryField(t *testing.T) {
 	}
 }
 
+// A count in a file that checks out is only bounded by the file's size,
+// and what it counts can be far larger in memory than on the wire: a file
+// claiming that many sources, earlier versions, notes or ids is corrupt
+// at the cost of a few times its size, not of what the count would take
+// (178 times the file for sources).
+func TestCraftedCountsCostLittleMemory(t *testing.T) {
+	text := strings.Repeat("x", 1<<20) // the bytes that make a count plausible
+	n := &Note{ID: "a", Wing: "w", Source: "/m.md", Heading: "H", Text: text}
+	notes := &noteBatch{Notes: []*Note{n}, Same: []byte{0}}
+	head := &wingHead{ID: "w", Model: "lexical", Notes: 1, Sources: 1}
+	const many = 1 << 20
+	cases := map[string][]any{
+		"sources":       {&wingHead{ID: "w", Notes: 1, Sources: many}, notes},
+		"notes":         {&wingHead{ID: "w", Notes: many, Roots: []string{text}}},
+		"vector ids":    {&wingHead{ID: "w", Vectors: many, Roots: []string{text}}},
+		"note ids":      {head, notes, &sourceHead{Source: Source{Path: "/m.md"}, NoteIDs: many}},
+		"versions":      {head, notes, &sourceHead{Source: Source{Path: "/m.md"}, Earlier: many}},
+		"version notes": {head, notes, &sourceHead{Source: Source{Path: "/m.md"}, Earlier: 1}, &versionHead{Version: Version{Hash: "h"}, Notes: many}},
+	}
+	dir := t.TempDir()
+	for name, parts := range cases {
+		t.Run(name, func(t *testing.T) {
+			data := wingFileOf(t, parts...)
+			path := filepath.Join(dir, strings.ReplaceAll(name, " ", "-")+wingExt)
+			if err := os.WriteFile(path, data, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			before := totalAlloc()
+			_, _, err := readWing(path, maxWingFile)
+			times := float64(totalAlloc()-before) / float64(len(data))
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("read = %v, want ErrCorrupt", err)
+			}
+			t.Logf("allocated %.1f times the file", times)
+			if times > 8 {
+				t.Errorf("reading the file allocated %.1f times its size, want at most 8", times)
+			}
+		})
+	}
+}
+
 // FuzzDecodeMeta: a meta stream (what a crafted file that checks out
 // holds) either decodes, to a wing that encodes and decodes again to the
 // same, or is an error; it never panics.
