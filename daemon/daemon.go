@@ -541,23 +541,28 @@ func (d *Daemon) work(ctx context.Context) {
 			if !ok {
 				break
 			}
-			switch {
-			case w.request != nil:
-				d.doRequest(ctx, w.request)
-			case w.call != nil:
-				w.call.done <- w.call.run(ctx)
-			case w.scan != "":
-				d.scan(ctx, w.scan)
-			case w.reembed != "":
-				d.reembedWing(ctx, w.reembed, w.trigger)
-			default:
-				d.mineAgent(ctx, w.agent, w.trigger)
-			}
+			d.do(ctx, w)
 			d.q.done()
 		}
 		if d.opts.Index && ctx.Err() == nil {
 			// Once the queue is empty: a burst of mines writes it once.
 			d.refreshIndex(ctx)
 		}
+	}
+}
+
+// do runs one piece of work taken from the queue.
+func (d *Daemon) do(ctx context.Context, w work) {
+	switch {
+	case w.request != nil:
+		d.doRequest(ctx, w.request)
+	case w.call != nil:
+		w.call.done <- w.call.run(ctx)
+	case w.scan != "":
+		d.scan(ctx, w.scan)
+	case w.reembed != "":
+		d.reembedWing(ctx, w.reembed, w.trigger)
+	default:
+		d.mineAgent(ctx, w.agent, w.trigger)
 	}
 }
