@@ -137,6 +137,9 @@ type Daemon struct {
 	testErrs chan error
 	// testWatcher, in tests, is given the watcher once it watches.
 	testWatcher func(*watcher)
+	// testActivityGap, in tests, runs in activity between its reads,
+	// where a status caller may be held up for any time.
+	testActivityGap func()
 	// dirChanges counts the watcher's sightings of agent directories (or
 	// directories holding them) coming and going; see isAgent.
 	dirChanges atomic.Uint64

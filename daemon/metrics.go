@@ -69,16 +69,7 @@ func newMetrics(d *Daemon) *metrics {
 			return []sample{{value: float64(d.failures.len() + d.reembedFailures.len())}}
 		}},
 		{"memminer_pending_wings", "Agents waiting to be mined, including those in their debounce window.", "", func() []sample {
-			dirs, _, _ := d.q.pending()
-			d.mu.Lock()
-			defer d.mu.Unlock()
-			n := len(d.debouncing)
-			for _, dir := range dirs {
-				if !d.debouncing[dir] {
-					n++
-				}
-			}
-			return []sample{{value: float64(n)}}
+			return []sample{{value: float64(len(d.activity().agents()))}}
 		}},
 		{"go_goroutines", "Number of goroutines that currently exist.", "", func() []sample {
 			return []sample{{value: float64(runtime.NumGoroutine())}}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"time"
 
@@ -29,6 +30,10 @@ func (d *Daemon) Status(ctx context.Context) Status {
 			modelErr = err.Error()
 		}
 	}
+	// What the daemon has left to do is read before what its work
+	// changes (the palace, the mines' records), so a status that says
+	// idle shows that work done.
+	act := d.activity()
 	st := BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
@@ -37,8 +42,6 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	}
 	st.ConflictsOpen = d.conflictsOpen(ctx)
 	components := d.componentStatus()
-	dirs, reqs, working := d.q.pending()
-	reembeds := d.q.pendingReembeds()
 	now := time.Now()
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -47,36 +50,17 @@ func (d *Daemon) Status(ctx context.Context) Status {
 			st.Wings[i].LastMine = &lm
 		}
 	}
-	pendingWings := map[string]bool{}
-	for _, dir := range dirs {
-		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
-			pendingWings[w] = true
-		}
-	}
-	for dir := range d.debouncing {
-		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
-			pendingWings[w] = true
-		}
-	}
-	for _, w := range reembeds {
-		pendingWings[w] = true
-	}
-	info := &DaemonInfo{
-		PID:           os.Getpid(),
-		Started:       d.started.UTC(),
-		UptimeSeconds: now.Sub(d.started).Seconds(),
-		Hive:          d.opts.Hive,
-		MineInterval:  d.opts.MineInterval.String(),
-		Watch:         d.watchState,
-		LastScan:      d.lastScan.UTC(),
-		Scans:         d.scans,
-		Mines:         d.mines,
-		Working:       optional(working),
-		Pending:       Pending{Wings: sortedKeys(pendingWings), Requests: reqs},
-		Errors:        []FileError{},
-		Metrics:       optional(d.MetricsAddr()),
-		Components:    components,
-	}
+	info := act.info()
+	info.PID = os.Getpid()
+	info.Started = d.started.UTC()
+	info.UptimeSeconds = now.Sub(d.started).Seconds()
+	info.Hive = d.opts.Hive
+	info.MineInterval = d.opts.MineInterval.String()
+	info.Watch = d.watchState
+	info.Mines = d.mines
+	info.Errors = []FileError{}
+	info.Metrics = optional(d.MetricsAddr())
+	info.Components = components
 	if d.hiveErr != "" {
 		info.Errors = append(info.Errors, FileError{Path: d.opts.Hive, Error: d.hiveErr})
 	}
@@ -89,6 +73,67 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	sort.Slice(info.Errors, func(i, j int) bool { return info.Errors[i].Path < info.Errors[j].Path })
 	st.Daemon = info
 	return st
+}
+
+// activity is how far the daemon got and what it has left to do.
+type activity struct {
+	scans    int64
+	lastScan time.Time
+	// debouncing are agent directories in their debounce window, queued
+	// those waiting to be mined; a directory may be in both.
+	debouncing, queued []string
+	reembeds           []string // wings waiting to be re-embedded
+	requests           int      // socket requests waiting
+	working            string   // what the worker does now; "" when nothing
+}
+
+// agents lists the agent directories waiting, in their debounce window or
+// queued, sorted, each once.
+func (a activity) agents() []string {
+	return slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a.debouncing), a.queued...))))
+}
+
+// info is the DaemonInfo of a status with the scans, the current work and
+// the pending work of a.
+func (a activity) info() *DaemonInfo {
+	wings := map[string]bool{}
+	for _, dir := range a.agents() {
+		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
+			wings[w] = true
+		}
+	}
+	for _, w := range a.reembeds {
+		wings[w] = true
+	}
+	return &DaemonInfo{
+		LastScan: a.lastScan.UTC(),
+		Scans:    a.scans,
+		Working:  optional(a.working),
+		Pending:  Pending{Wings: sortedKeys(wings), Requests: a.requests},
+	}
+}
+
+// activity reads the daemon's progress and to-do list without missing
+// work on its way: an agent's change leaves its debounce window only once
+// it is queued, queued work leaves the queue as the worker's current work,
+// and a scan queues what it found before it is counted. So the scan count
+// and the debounce windows are read first, then the queue; one that shows
+// nothing to do after N scans means everything those scans found is done,
+// and what is read after it (the palace, the mines' records) shows it.
+func (d *Daemon) activity() activity {
+	var a activity
+	d.mu.Lock()
+	a.scans, a.lastScan = d.scans, d.lastScan
+	for dir := range d.debouncing {
+		a.debouncing = append(a.debouncing, dir)
+	}
+	d.mu.Unlock()
+	if d.testActivityGap != nil {
+		d.testActivityGap()
+	}
+	a.queued, a.requests, a.working = d.q.pending()
+	a.reembeds = d.q.pendingReembeds()
+	return a
 }
 
 func sortedKeys(m map[string]bool) []string {
