@@ -521,9 +521,16 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 	in := newInterner()
 	var st storer
 	m.Notes = makeFor[*storedNote](head.Notes, limit)
-	prev := &Note{}
+	// The batch is decoded into again, its notes too, so the wing's notes
+	// are not each allocated as a Note before they are stored; gob leaves
+	// out zero fields, so they are zeroed first.
+	var b noteBatch
+	var prev Note
 	for len(m.Notes) < head.Notes {
-		var b noteBatch
+		for _, n := range b.Notes {
+			*n = Note{}
+		}
+		b.Notes, b.Same = b.Notes[:0], b.Same[:0]
 		if err := decodeBatch(dec, &b, head.Notes-len(m.Notes)); err != nil {
 			return nil, fmt.Errorf("notes: %w", err)
 		}
@@ -531,11 +538,11 @@ func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
 			return nil, fmt.Errorf("notes: %d flags for %d notes", len(b.Same), len(b.Notes))
 		}
 		for i, n := range b.Notes {
-			if !restore(n, prev, b.Same[i]) {
+			if !restore(n, &prev, b.Same[i]) {
 				return nil, fmt.Errorf("note %s: bad flags %#x", n.ID, b.Same[i])
 			}
 			m.Notes = append(m.Notes, st.store(n))
-			prev = n
+			prev = *n
 		}
 	}
 	m.Sources = makeFor[Source](head.Sources, limit)
