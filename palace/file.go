@@ -465,7 +465,7 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if m.Dim < 0 || (m.Dim == 0 && vecLen > 0) || (m.Dim > 0 && vecLen != 4*uint64(m.Dim)*uint64(len(m.VecIDs))) {
+	if !vectorsFill(vecLen, m.Dim, len(m.VecIDs)) {
 		return nil, nil, fmt.Errorf("%w: %d vector bytes for %d vectors of %d dimensions", ErrCorrupt, vecLen, len(m.VecIDs), m.Dim)
 	}
 	// One backing array for all vectors keeps the heap small and the GC quiet.
@@ -487,6 +487,20 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 		vecs[i] = all[i*m.Dim : (i+1)*m.Dim : (i+1)*m.Dim]
 	}
 	return m, vecs, nil
+}
+
+// vectorsFill reports whether vecLen bytes are n vectors of dim float32s.
+// It multiplies nothing that could overflow: a crafted dim whose product
+// wrapped around to vecLen would have the vectors sliced past their end.
+func vectorsFill(vecLen uint64, dim, n int) bool {
+	switch {
+	case dim < 0:
+		return false
+	case dim == 0 || n == 0:
+		return vecLen == 0
+	}
+	per := 4 * uint64(n) // bytes of one dimension of every vector
+	return vecLen%per == 0 && vecLen/per == uint64(dim)
 }
 
 // decodeMetaV1 decodes the meta part of a version 1 wing file.

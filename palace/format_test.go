@@ -238,6 +238,7 @@ func TestInconsistentWingFilesAreCorrupt(t *testing.T) {
 		"a missing version":              valid[:4],
 		"data after the last part":       append(slices.Clone(valid), head),
 		"a part of another type":         with(2, notes),
+		"a dimension that overflows":     {&wingHead{ID: "w", Dim: 1 << 62, Vectors: 1}, &idBatch{Missing: []int{0}, IDs: []string{"x"}}},
 	}
 	dir := t.TempDir()
 	read := func(name string, parts []any) error {
