@@ -155,6 +155,10 @@ type wingScores struct {
 	chans [numChannels]channel
 	// matched lists the notes whose window holds a query term.
 	matched []int32
+	// found tells which query terms each note holds, as lexChannels saw
+	// them in the postings, so that coverage need not split notes' texts
+	// again (see queryTerms).
+	found queryTerms
 	// lexWeight scales the BM25 channels (see lexicalTrust).
 	lexWeight float64
 	// prior is added to a note's fused score, by document number; -Inf
@@ -230,7 +234,8 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 	var touched []int32
 	seen := map[string]bool{}
 	idfs := map[int32]float64{}
-	var total float64 // idf of every distinct query term, unknown ones as if in no note
+	var total float64  // idf of every distinct query term, unknown ones as if in no note
+	var inWing []int32 // the distinct query terms some note of the wing has, in query order
 	for _, term := range terms {
 		if seen[term] {
 			continue
@@ -238,13 +243,18 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		seen[term] = true
 		t, df, idf := x.idf(term)
 		total += idf
-		if df == 0 {
-			continue
+		if df > 0 {
+			idfs[t] = idf
+			inWing = append(inWing, t)
 		}
-		idfs[t] = idf
-		if note == nil {
-			note, win, tfWin = make(channel, len(v.rank)), make(channel, len(v.rank)), make(channel, len(v.rank))
-		}
+	}
+	if len(inWing) == 0 {
+		return 0
+	}
+	note, win, tfWin = make(channel, len(v.rank)), make(channel, len(v.rank)), make(channel, len(v.rank))
+	ws.found = newQueryTerms(inWing, len(v.rank))
+	for _, t := range inWing {
+		idf, bit := idfs[t], ws.found.bit(t)
 		add := func(d int32, f float64) {
 			if d < 0 {
 				return
@@ -261,6 +271,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 			}
 			f := float64(p.tf)
 			note[d] += bm25(idf, f, length(d), avg)
+			ws.found.set(d, bit)
 			add(d, f)
 			add(v.prev[d], neighbourWeight*f)
 			add(v.next[d], neighbourWeight*f)
@@ -275,9 +286,6 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		}
 		touched = touched[:0]
 	}
-	if note == nil {
-		return 0
-	}
 	ws.chans[chanLexNote], ws.chans[chanLexWin] = note, win
 	best := -1
 	for d, s := range note {
@@ -289,7 +297,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		return 0 // matches only in notes outside the view (cannot happen when the view is current)
 	}
 	var got float64
-	for _, t := range x.termsOf(v.notes[best].embedText()) {
+	for t := range ws.found.of(int32(best)) {
 		got += idfs[t]
 	}
 	return got / total

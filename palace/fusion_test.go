@@ -642,3 +642,102 @@ func BenchmarkVectorChannel(b *testing.B) {
 		})
 	}
 }
+
+// textTerms returns the ids of the terms of document d's text, split
+// again, in increasing order.
+func textTerms(ws *wingScores, d int32) []int32 {
+	var ids []int32
+	for _, w := range lexTerms(ws.v.notes[d].embedText()) {
+		if t, ok := ws.w.lex.termIDs[w]; ok {
+			ids = append(ids, t)
+		}
+	}
+	slices.Sort(ids)
+	return slices.Compact(ids)
+}
+
+// textCoverage is coverage as found from the texts of d and its
+// neighbours rather than from the postings.
+func textCoverage(ws *wingScores, q *queryWeights, d int32) float64 {
+	v := ws.v
+	if q.total == 0 {
+		return 0
+	}
+	var got float64
+	terms := textTerms(ws, d)
+	for _, t := range terms {
+		got += q.idf[t]
+	}
+	if got >= q.total {
+		return 1
+	}
+	var extra float64
+	counted := map[int32]bool{}
+	for _, nb := range [2]int32{v.prev[d], v.next[d]} {
+		if nb < 0 {
+			continue
+		}
+		for _, t := range textTerms(ws, nb) {
+			if w := q.idf[t]; w > 0 && !slices.Contains(terms, t) && !counted[t] {
+				counted[t] = true
+				extra += w
+			}
+		}
+	}
+	return min(1, (got+neighbourWeight*extra)/q.total)
+}
+
+// TestCoverageMatchesNoteTexts checks that the query terms search records
+// from the postings give every note the coverage, bit for bit, that its
+// text and its neighbours' do, also for a query of more than 64 terms.
+func TestCoverageMatchesNoteTexts(t *testing.T) {
+	p := hivePalace(t, 600, 3)
+	var long []string
+	for w := range p.wings["agent-000"].lex.termIDs {
+		long = append(long, w)
+	}
+	slices.Sort(long)
+	if len(long) < 70 {
+		t.Fatalf("only %d terms in the wing", len(long))
+	}
+	queries := []string{
+		"pgbouncer depends on vault after the incident review",
+		"electron-vite staging-db port-5432",
+		"nothing matches zzz",
+		"redis qqq unknown",
+		strings.Join(long[:70], " "),
+	}
+	for _, query := range queries {
+		terms := lexTerms(query)
+		for id, w := range p.wings {
+			v, err := viewOf(context.Background(), w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			ws := &wingScores{w: w, v: v}
+			best := ws.lexChannels(terms)
+			q := weightsOf(w.lex, terms)
+			wantBest := 0.0
+			if note := ws.chans[chanLexNote]; note != nil {
+				top := -1
+				for d, s := range note {
+					if s > 0 && (top < 0 || s > note[top] || s == note[top] && v.rank[d] < v.rank[top]) {
+						top = d
+					}
+				}
+				for _, t := range textTerms(ws, int32(top)) {
+					wantBest += q.idf[t]
+				}
+				wantBest /= q.total
+			}
+			if best != wantBest {
+				t.Errorf("%q in %s: coverage of the best note %v, its text gives %v", query, id, best, wantBest)
+			}
+			for _, d := range v.docs() {
+				if got, want := ws.coverage(q, d), textCoverage(ws, q, d); got != want {
+					t.Errorf("%q in %s: coverage of %s = %v, its text gives %v", query, id, v.notes[d].id, got, want)
+				}
+			}
+		}
+	}
+}

@@ -27,7 +27,8 @@ const (
 // thousands of notes: its length and a checksum of its terms (8 bytes),
 // its entry in byID, and its postings, varint-encoded by gap from the
 // previous note of the term (a byte or two each instead of eight). A note's
-// terms are not kept: remove and relevance derive them again from its text.
+// terms are not kept: remove derives them again from its text, and search
+// learns which query terms a note has from the postings (queryTerms).
 // The index is also the wing's table of its notes (note): byID is the one
 // map of a wing's note ids, which a map of its own took 43 bytes a note for.
 type lexIndex struct {
@@ -222,19 +223,6 @@ func (x *lexIndex) postings(t int32) iter.Seq[posting] {
 			}
 		}
 	}
-}
-
-// termsOf returns the ids of text's distinct terms that the index has, in
-// increasing order: for a note's indexed text, all its terms.
-func (x *lexIndex) termsOf(text string) []int32 {
-	var ids []int32
-	for _, w := range lexTerms(text) {
-		if t, ok := x.termIDs[w]; ok {
-			ids = append(ids, t)
-		}
-	}
-	slices.Sort(ids)
-	return slices.Compact(ids)
 }
 
 // remove drops the note id, whose text is the one it was added with.
