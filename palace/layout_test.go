@@ -88,3 +88,84 @@ func savedPalace(t *testing.T, dir string) Source {
 	p.Close()
 	return src
 }
+
+// TestWingFileOfTheWrongKindIsRepaired: a directory where a wing file
+// should be was reported as a missing wing file, and no writer could
+// rename the rebuilt wing over it. A reader names the damage; the writer
+// lock moves the directory aside within wings/ (its contents kept, under
+// a name the palace ignores), and the rebuilt wing is written in its place.
+func TestWingFileOfTheWrongKindIsRepaired(t *testing.T) {
+	testWrongKindOfWingFile(t, "directory", func(path string) error {
+		if err := os.Mkdir(path, 0o700); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(path, "keep.txt"), []byte("mine"), 0o600)
+	}, func(t *testing.T, aside string) {
+		if data, err := os.ReadFile(filepath.Join(aside, "keep.txt")); err != nil || string(data) != "mine" {
+			t.Errorf("contents of the directory set aside: %q, %v", data, err)
+		}
+	})
+}
+
+// testWrongKindOfWingFile replaces the file of wing a with what make
+// makes (kind), and checks that a reader locking late and a writer each
+// report it, rebuild the wing and keep it aside (check looks at it).
+func testWrongKindOfWingFile(t *testing.T, kind string, make func(path string) error, check func(t *testing.T, aside string)) {
+	tests := []struct {
+		name string
+		// lockLate: a reader that takes the lock after loading (a search
+		// saving its repair); else a writer from the start (a mine).
+		lockLate bool
+		cause    string
+	}{
+		{"reader locking late", true, "is a " + kind + ", not a wing file"},
+		{"writer", false, "was a " + kind + ", not a wing file; moved aside to"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			ctx := context.Background()
+			dir := filepath.Join(t.TempDir(), "palace")
+			src := savedPalace(t, dir)
+			wingFile := filepath.Join(dir, wingsDir, "a.wing")
+			if err := os.Remove(wingFile); err != nil {
+				t.Fatal(err)
+			}
+			if err := make(wingFile); err != nil {
+				t.Fatal(err)
+			}
+
+			p := openT(t, dir, nil, tt.lockLate)
+			if tt.lockLate {
+				if err := p.Lock(ctx, 0); err != nil {
+					t.Fatalf("Lock: %v", err)
+				}
+			}
+			d := p.Damaged()
+			if len(d) != 1 || d[0].Wing != "a" || !strings.Contains(d[0].Err.Error(), tt.cause) || len(d[0].Sources) != 1 {
+				t.Fatalf("damaged %+v, want wing a whose cause says %q", d, tt.cause)
+			}
+			// What mine.Repair does: the wing again from its markdown.
+			if _, err := p.ApplySource(ctx, "a", src, []Note{note("n1", "", "a note", 1)}); err != nil {
+				t.Fatal(err)
+			}
+			p.ClearDamage("a")
+			if err := p.Flush(); err != nil {
+				t.Fatalf("Flush after the repair: %v", err)
+			}
+			p.Close()
+
+			if fi, err := os.Lstat(wingFile); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("wing file after the repair: %v, %v", fi, err)
+			}
+			asides, _ := filepath.Glob(filepath.Join(dir, wingsDir, "a.wing.damaged-*"))
+			if len(asides) != 1 {
+				t.Fatalf("set aside: %v, want one", asides)
+			}
+			check(t, asides[0])
+			q := openT(t, dir, nil, true)
+			if len(q.Damaged()) != 0 || len(q.Notes("a")) != 1 || len(q.Wings()) != 1 {
+				t.Errorf("after the repair: damaged %+v, notes %+v, wings %v", q.Damaged(), q.Notes("a"), q.Wings())
+			}
+		})
+	}
+}

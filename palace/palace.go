@@ -84,6 +84,15 @@ type Palace struct {
 	// removed are wings RemoveWing took out since the last Flush, whose
 	// files Flush deletes.
 	removed map[string]bool
+	// setAside are the wing files of the wrong kind the writer lock moved
+	// aside before load, by wing id: load names them as the damage.
+	setAside map[string]setAsideWing
+}
+
+// setAsideWing is a wing file of the wrong kind that was moved aside.
+type setAsideWing struct {
+	kind string // what it was: "directory"
+	to   string // where it is now
 }
 
 // Open opens the palace in dir. A writer creates dir (0700) on first use and
@@ -162,34 +171,64 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 }
 
 // repairLayout, with the lock taken, moves aside a wings/ that is not a
-// directory and a manifest.json that is not a regular file (kept, not
-// deleted: they are not ours to destroy), and makes wings/. The wings are
+// directory, a manifest.json that is not a regular file and wing files
+// that cannot be read as files (kept, not deleted: they are not ours to
+// destroy), and makes wings/. The wings are
 // then rebuilt from markdown and the manifest from the wing files, as for
 // any damage.
 func (p *Palace) repairLayout() error {
 	wings, man := filepath.Join(p.dir, wingsDir), filepath.Join(p.dir, manifestName)
 	if fi, err := os.Lstat(wings); err == nil && !fi.IsDir() {
-		if err := p.moveAside(wings); err != nil {
+		if _, err := p.moveAside(wings); err != nil {
 			return err
 		}
 	}
 	if fi, err := os.Lstat(man); err == nil && !fi.Mode().IsRegular() {
-		if err := p.moveAside(man); err != nil {
+		if _, err := p.moveAside(man); err != nil {
 			return err
 		}
 		p.manifestDirty = true
 	}
-	return os.MkdirAll(wings, 0o700)
+	if err := os.MkdirAll(wings, 0o700); err != nil {
+		return err
+	}
+	return p.repairWingFiles()
 }
 
-// moveAside renames path to path.damaged-TIME and says so.
-func (p *Palace) moveAside(path string) error {
+// repairWingFiles moves aside, within wings/, each entry named as a wing
+// file that cannot be one (a directory, a FIFO): no rebuilt wing could be
+// renamed over it. What was moved is recorded for load to report.
+func (p *Palace) repairWingFiles() error {
+	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		id, ok := wingFileID(e.Name())
+		if !ok || notWingFile(e.Type()) == "" {
+			continue
+		}
+		aside, err := p.moveAside(p.wingPath(id))
+		if err != nil {
+			return err
+		}
+		if p.setAside == nil {
+			p.setAside = map[string]setAsideWing{}
+		}
+		p.setAside[id] = setAsideWing{kind: notWingFile(e.Type()), to: aside}
+	}
+	return nil
+}
+
+// moveAside renames path to path.damaged-TIME, a name the palace ignores,
+// says so and returns the new name.
+func (p *Palace) moveAside(path string) (string, error) {
 	aside := fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
 	if err := os.Rename(path, aside); err != nil {
-		return fmt.Errorf("move damaged %s aside: %w", path, err)
+		return "", fmt.Errorf("move damaged %s aside: %w", path, err)
 	}
 	p.log.Warn("palace file of the wrong kind moved aside; it is rebuilt", "path", path, "moved_to", aside)
-	return nil
+	return aside, nil
 }
 
 // CheckDir reports, for a palace holding the writer lock, whether its

@@ -20,6 +20,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
 )
 
 // Damage describes a wing whose file could not be read. Its roots and
@@ -78,12 +79,15 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 	want := func(id string) bool { return len(only) == 0 || slices.Contains(only, id) }
 	onDisk := map[string]bool{}
 	p.known = onDisk
+	wrongKind := map[string]string{}
 	for _, e := range entries {
-		id, ok := strings.CutSuffix(e.Name(), wingExt)
-		if !ok || e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+		id, ok := wingFileID(e.Name())
+		if !ok {
 			continue
 		}
-		if _, err := NormalizeWingID(id); err != nil {
+		if kind := notWingFile(e.Type()); kind != "" {
+			// Never opened: a FIFO would block the read.
+			wrongKind[id] = kind
 			continue
 		}
 		onDisk[id] = true
@@ -99,12 +103,42 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 	}
 	// A wing in the manifest without a file was lost (or its write never landed).
 	for id := range man.Wings {
-		if !onDisk[id] && want(id) {
-			p.markDamaged(id, fmt.Errorf("%w: wing file missing", ErrCorrupt), man)
+		if onDisk[id] || !want(id) {
+			continue
 		}
+		cause := fmt.Errorf("%w: wing file missing", ErrCorrupt)
+		if kind := wrongKind[id]; kind != "" {
+			cause = fmt.Errorf("%w: %s is a %s, not a wing file", ErrCorrupt, p.wingPath(id), kind)
+		} else if a, ok := p.setAside[id]; ok {
+			cause = fmt.Errorf("%w: %s was a %s, not a wing file; moved aside to %s", ErrCorrupt, p.wingPath(id), a.kind, a.to)
+		}
+		p.markDamaged(id, cause, man)
 	}
 	sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
 	return nil
+}
+
+// wingFileID is the id of the wing whose file is named name in wings/,
+// if it is one: dot-prefixed names are the palace's temp files.
+func wingFileID(name string) (string, bool) {
+	id, ok := strings.CutSuffix(name, wingExt)
+	if !ok || strings.HasPrefix(name, ".") {
+		return "", false
+	}
+	if _, err := NormalizeWingID(id); err != nil {
+		return "", false
+	}
+	return id, true
+}
+
+// notWingFile names the type t of an entry named as a wing file when it
+// cannot be read as one ("directory"), or is "" when it can: a regular
+// file, or a symlink, which is followed.
+func notWingFile(t fs.FileMode) string {
+	if t.IsRegular() || t&fs.ModeSymlink != 0 {
+		return ""
+	}
+	return hivefile.Kind(t)
 }
 
 func (p *Palace) markDamaged(id string, err error, man manifest) {

@@ -95,7 +95,7 @@ func HasWings(dir string) bool {
 		return !errors.Is(err, fs.ErrNotExist)
 	}
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), wingExt) && !strings.HasPrefix(e.Name(), ".") {
+		if _, ok := wingFileID(e.Name()); ok {
 			return true
 		}
 	}
