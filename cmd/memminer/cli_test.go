@@ -198,43 +198,124 @@ func TestCLIRebuildsCorruptWing(t *testing.T) {
 	}
 }
 
-// TestCLIDamagedWingOnUnwritablePalace: when the palace cannot be written
-// (a read-only disk; here its lock cannot be opened, which root cannot
-// get around either), search, status and wake-up report the damaged wing,
-// rebuild it in memory and serve every wing instead of failing.
-func TestCLIDamagedWingOnUnwritablePalace(t *testing.T) {
-	c := newCLI(t)
-	c.ok("mine", c.hive)
-	wing := filepath.Join(c.palace, "wings", "pam.wing")
-	if err := os.WriteFile(wing, []byte("garbage"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	lock := filepath.Join(c.palace, "lock")
-	if err := os.Remove(lock); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Mkdir(lock, 0o755); err != nil {
-		t.Fatal(err)
-	}
+// TestCLIRepairsDirectoryForWingFile: a directory where a wing file
+// should be made every search exit 1 (the rebuild could not be saved over
+// it) and was never repaired. The first command to take the writer lock,
+// a search saving its rebuild or a mine, names the damage, moves the
+// directory aside within wings/ (its contents kept) and writes the wing.
+func TestCLIRepairsDirectoryForWingFile(t *testing.T) {
 	for _, args := range [][]string{
 		{"search", "electron-vite", "--json"},
-		{"status", "--json"},
-		{"wake-up", "--json"},
+		{"mine", "HIVE"},
 	} {
-		out, stderr, code := c.run(args...)
-		if code != 0 || !strings.Contains(stderr, "wing pam was damaged") || !strings.Contains(stderr, "in memory") {
-			t.Fatalf("%s: exit %d, stderr %q", args[0], code, stderr)
-		}
-		served := strings.Contains(out, `"pam"`)
-		if args[0] != "search" { // the query matches pam's notes only
-			served = served && strings.Contains(out, `"dwight"`)
-		}
-		if !served {
-			t.Errorf("%s: not every wing served:\n%s", args[0], out)
-		}
+		t.Run(args[0], func(t *testing.T) {
+			c := newCLI(t)
+			c.ok("mine", c.hive)
+			wing := filepath.Join(c.palace, "wings", "pam.wing")
+			if err := os.Remove(wing); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(wing, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(wing, "keep.txt"), []byte("the user's"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			args = slices.Clone(args)
+			if args[1] == "HIVE" {
+				args[1] = c.hive
+			}
+			out, stderr, code := c.run(args...)
+			if code != 0 || !strings.Contains(stderr, "wing pam was damaged") ||
+				!strings.Contains(stderr, "wings/pam.wing") || !strings.Contains(stderr, "a directory, not a wing file") ||
+				!strings.Contains(stderr, "moved aside") || !strings.Contains(stderr, "rebuilt from markdown (") {
+				t.Fatalf("%s: exit %d, stderr %q", args[0], code, stderr)
+			}
+			if args[0] == "search" && (!strings.Contains(out, `"wing": "pam"`) || !strings.Contains(out, "electron-vite")) {
+				t.Fatalf("rebuilt wing not searched: %s", out)
+			}
+			if fi, err := os.Lstat(wing); err != nil || !fi.Mode().IsRegular() {
+				t.Fatalf("wing file after %s: %v, %v", args[0], fi, err)
+			}
+			asides, _ := filepath.Glob(wing + ".damaged-*")
+			if len(asides) != 1 {
+				t.Fatalf("set aside: %v, want one", asides)
+			}
+			if data, err := os.ReadFile(filepath.Join(asides[0], "keep.txt")); err != nil || string(data) != "the user's" {
+				t.Errorf("what the directory held: %q, %v", data, err)
+			}
+			out, stderr, code = c.run("status", "--json")
+			if code != 0 || stderr != "" || !strings.Contains(out, `"pam"`) {
+				t.Fatalf("status after the repair: exit %d, stderr %q\n%s", code, stderr, out)
+			}
+			out = c.ok("search", "electron-vite", "--json")
+			if !strings.Contains(out, `"wing": "pam"`) {
+				t.Errorf("search after the repair: %s", out)
+			}
+		})
 	}
-	if data, err := os.ReadFile(wing); err != nil || string(data) != "garbage" {
-		t.Errorf("the unwritable palace was written: %q, %v", data, err)
+}
+
+// TestCLIDamagedWingOnUnwritablePalace: when the palace cannot be written
+// (a read-only disk; here its lock cannot be opened, which root cannot
+// get around either), search, status and wake-up report the damaged wing
+// (a garbage file, or a directory in its place), rebuild it in memory and
+// serve every wing instead of failing, and leave the damage as it was.
+func TestCLIDamagedWingOnUnwritablePalace(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(wing string) error
+		cause  string
+	}{
+		{"garbage", func(wing string) error { return os.WriteFile(wing, []byte("garbage"), 0o600) }, "bad header"},
+		{"directory", func(wing string) error {
+			if err := os.Remove(wing); err != nil {
+				return err
+			}
+			return os.Mkdir(wing, 0o700)
+		}, "is a directory, not a wing file"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCLI(t)
+			c.ok("mine", c.hive)
+			wing := filepath.Join(c.palace, "wings", "pam.wing")
+			if err := tt.damage(wing); err != nil {
+				t.Fatal(err)
+			}
+			before, err := os.Lstat(wing)
+			if err != nil {
+				t.Fatal(err)
+			}
+			lock := filepath.Join(c.palace, "lock")
+			if err := os.Remove(lock); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Mkdir(lock, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			for _, args := range [][]string{
+				{"search", "electron-vite", "--json"},
+				{"status", "--json"},
+				{"wake-up", "--json"},
+			} {
+				out, stderr, code := c.run(args...)
+				if code != 0 || !strings.Contains(stderr, "wing pam was damaged") || !strings.Contains(stderr, tt.cause) || !strings.Contains(stderr, "in memory") {
+					t.Fatalf("%s: exit %d, stderr %q", args[0], code, stderr)
+				}
+				served := strings.Contains(out, `"pam"`)
+				if args[0] != "search" { // the query matches pam's notes only
+					served = served && strings.Contains(out, `"dwight"`)
+				}
+				if !served {
+					t.Errorf("%s: not every wing served:\n%s", args[0], out)
+				}
+			}
+			after, err := os.Lstat(wing)
+			if err != nil || !os.SameFile(before, after) || after.Size() != before.Size() || !after.ModTime().Equal(before.ModTime()) {
+				t.Errorf("the unwritable palace was written: %v, %v", after, err)
+			}
+		})
 	}
 }
 
