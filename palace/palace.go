@@ -220,10 +220,16 @@ func (p *Palace) repairWingFiles() error {
 	return nil
 }
 
-// moveAside renames path to path.damaged-TIME, a name the palace ignores,
-// says so and returns the new name.
+// AsideName returns the name a damaged file or directory at path is moved
+// aside to: path.damaged-TIME, which the palace ignores and which is new
+// at every move, so an earlier one is never overwritten.
+func AsideName(path string) string {
+	return fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+}
+
+// moveAside renames path to [AsideName], says so and returns the new name.
 func (p *Palace) moveAside(path string) (string, error) {
-	aside := fmt.Sprintf("%s.damaged-%s", path, time.Now().UTC().Format("20060102T150405.000000000"))
+	aside := AsideName(path)
 	if err := os.Rename(path, aside); err != nil {
 		return "", fmt.Errorf("move damaged %s aside: %w", path, err)
 	}
