@@ -17,6 +17,7 @@ import (
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -255,12 +256,73 @@ func TestConflictsErrors(t *testing.T) {
 	if !strings.Contains(stderr, "moved the corrupt registry aside") {
 		t.Fatalf("corrupt registry not moved aside: %q", stderr)
 	}
-	if data, err := os.ReadFile(filepath.Join(c.palace, "conflicts.json.corrupt")); err != nil || string(data) != "{" {
+	if data, err := os.ReadFile(registryAside(t, c.palace)); err != nil || string(data) != "{" {
 		t.Fatalf("corrupt registry not kept: %q, %v", data, err)
 	}
 	out, stderr, code = c.run("conflicts", "--hive", c.hive)
 	if code != 0 || stderr != "" || !strings.Contains(out, "2 open conflicts") {
 		t.Fatalf("after the corrupt registry was set aside: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+}
+
+// registryAside returns the one place the conflict registry of palaceDir
+// was moved aside to.
+func registryAside(t *testing.T, palaceDir string) string {
+	t.Helper()
+	asides, err := filepath.Glob(filepath.Join(palaceDir, "conflicts.json.damaged-*"))
+	if err != nil || len(asides) != 1 {
+		t.Fatalf("registry set aside as %v (%v), want one", asides, err)
+	}
+	return asides[0]
+}
+
+// TestConflictsRegistryDirectory: a directory where conflicts.json should
+// be is said by commands while another writer holds the palace, moved
+// aside with its contents by the next command that may write, and the
+// command after that is quiet.
+func TestConflictsRegistryDirectory(t *testing.T) {
+	c := newCLI(t)
+	registry := filepath.Join(c.palace, "conflicts.json")
+	testutil.WriteFile(t, filepath.Join(registry, "kept.txt"), "kept\n")
+	addConflictCopies(t, c.hive)
+
+	// Another writer holds the palace: the registry is left as it is.
+	ctx := context.Background()
+	p, err := palace.Open(ctx, c.palace, palace.Options{ReadOnly: true, Wings: []string{"-"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Lock(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		out, stderr, code := c.run("conflicts", "--hive", c.hive)
+		if code != 0 || !strings.Contains(stderr, "not a regular file (directory)") || !strings.Contains(out, "2 open conflicts") {
+			t.Fatalf("registry directory: exit %d, stdout %q, stderr %q", code, out, stderr)
+		}
+		if strings.Contains(stderr, "moved the corrupt registry aside") {
+			t.Fatalf("moved aside while another writer holds the palace: %q", stderr)
+		}
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	// The next command may write: it says so once and moves it aside.
+	out, stderr, code := c.run("conflicts", "--hive", c.hive)
+	if code != 0 || strings.Count(stderr, "not a regular file (directory)") != 1 || !strings.Contains(out, "2 open conflicts") {
+		t.Fatalf("registry directory: exit %d, stdout %q, stderr %q", code, out, stderr)
+	}
+	aside := registryAside(t, c.palace)
+	if !strings.Contains(stderr, "moved the corrupt registry aside to $PALACE/"+filepath.Base(aside)+";") {
+		t.Fatalf("registry directory not moved aside: %q", stderr)
+	}
+	if data, err := os.ReadFile(filepath.Join(aside, "kept.txt")); err != nil || string(data) != "kept\n" {
+		t.Fatalf("registry directory's contents not kept: %q, %v", data, err)
+	}
+	out, stderr, code = c.run("conflicts", "--hive", c.hive)
+	if code != 0 || stderr != "" || !strings.Contains(out, "2 open conflicts") {
+		t.Fatalf("after the registry directory was set aside: exit %d, stdout %q, stderr %q", code, out, stderr)
 	}
 }
 

@@ -103,6 +103,8 @@ type Component struct {
 	// adopt is set while the registry is being rebuilt after corruption:
 	// the rebuild's finds are not alerted again.
 	adopt bool
+	// movedTo is where the corrupt registry was moved aside ("" if not).
+	movedTo string
 	// saveFailing is set while saving the registry fails (logged once).
 	saveFailing bool
 	// runCtx is Run's context; alerts left for another device's merge
@@ -151,13 +153,14 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 	}
 	reg := newRegistry(RegistryPath(h.Palace().Dir()), hv)
 	reg.checkDir = h.Palace().CheckDir
-	corrupt, loadErr := reg.load()
+	corrupt, movedTo, loadErr := reg.load()
 	c.mu.Lock()
 	c.log, c.reg = log, reg
 	c.alerts.log = log
 	if corrupt != nil {
 		c.adopt = true
 		c.loadErr = corrupt.Error()
+		c.movedTo = movedTo
 	}
 	if loadErr != nil {
 		c.loadErr = loadErr.Error()
@@ -244,7 +247,7 @@ func (c *Component) ConflictsOpen(ctx context.Context) int {
 // walk was incomplete, if it was.
 func (c *Component) scan(ctx context.Context, wing string, lookupTimeout time.Duration) error {
 	c.mu.Lock()
-	reg, log, adopt := c.reg, c.log, c.adopt
+	reg, log, adopt, movedTo := c.reg, c.log, c.adopt, c.movedTo
 	c.mu.Unlock()
 	if reg == nil {
 		return nil // Run failed before loading the registry
@@ -295,7 +298,7 @@ func (c *Component) scan(ctx context.Context, wing string, lookupTimeout time.Du
 	}
 	if adopt {
 		log.Warn("conflict registry was unreadable; rebuilt it from a scan of the hive (its conflicts are not alerted again; see memminer conflicts)",
-			"registry", reg.path, "moved_to", reg.path+".corrupt", "open", reg.count(), "err", loadErr)
+			"registry", reg.path, "moved_to", movedTo, "open", reg.count(), "err", loadErr)
 		return err
 	}
 	for _, a := range added {

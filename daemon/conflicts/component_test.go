@@ -3,6 +3,7 @@ package conflicts
 import (
 	"context"
 	"errors"
+	"log/slog"
 	"net"
 	"net/url"
 	"os"
@@ -144,55 +145,72 @@ func TestRegistryCorrupt(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			hv := newHiveDir(t)
-			pal := filepath.Join(t.TempDir(), "palace")
-			if err := os.MkdirAll(pal, 0o700); err != nil {
-				t.Fatal(err)
-			}
-			copyPath := filepath.Join(hv, "agents", "dwight", copyName)
-			writeFile(t, copyPath, "lost\n")
-			if err := os.WriteFile(RegistryPath(pal), []byte(tt.content), 0o600); err != nil {
-				t.Fatal(err)
-			}
-			if _, err := ReadRegistry(pal); !errors.Is(err, ErrCorruptRegistry) {
-				t.Fatalf("ReadRegistry = %v, want ErrCorruptRegistry", err)
-			}
-			logs := newLogRecorder(t)
-			var cnt counter
-			comp := newComponent(t, Options{Notify: cnt.notify})
-			// A short mine interval: several scans run during the test.
-			r := startDaemon(t, pal, hv, comp, 20*time.Millisecond, logs.logger())
-			if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != copyPath {
-				t.Fatalf("rebuilt registry = %+v", l)
-			}
-			testutil.WaitFor(t, "a few more scans", func() bool {
-				st, err := r.c.Status(context.Background())
-				return err == nil && st.Daemon.Scans >= 4
+			testRegistryRebuilt(t, func(path string) error {
+				return os.WriteFile(path, []byte(tt.content), 0o600)
+			}, func(aside string) {
+				if data, err := os.ReadFile(aside); err != nil || string(data) != tt.content {
+					t.Fatalf("corrupt registry not kept aside: %q, %v", data, err)
+				}
 			})
-			if n := len(logs.records("conflict registry was unreadable")); n != 1 {
-				t.Fatalf("corruption reported %d times, want once", n)
-			}
-			if data, err := os.ReadFile(RegistryPath(pal) + ".corrupt"); err != nil || string(data) != tt.content {
-				t.Fatalf("corrupt registry not kept aside: %q, %v", data, err)
-			}
-			known, err := ReadRegistry(pal)
-			if err != nil || len(known) != 1 || known[0].Path != copyPath {
-				t.Fatalf("registry on disk after rebuild = %+v, %v", known, err)
-			}
-			if cnt.total() != 0 || len(logs.records(alertMsg)) != 0 {
-				t.Fatalf("rebuild re-alerted: %d notifications, %d log lines", cnt.total(), len(logs.records(alertMsg)))
-			}
-			if st := comp.Snapshot(); st.RegistryError != nil || st.Open != 1 {
-				t.Fatalf("status after rebuild = %+v", st)
-			}
-			// A new conflict after the rebuild is alerted.
-			second := filepath.Join(hv, "agents", "pam", copyName)
-			writeFile(t, second, "lost too\n")
-			testutil.WaitFor(t, "the new conflict's alert", func() bool { return cnt.get(second) == 1 })
-			if cnt.total() != 1 {
-				t.Fatalf("alerts = %d, want 1", cnt.total())
-			}
 		})
+	}
+}
+
+// testRegistryRebuilt makes a bad registry file with bad, starts a daemon
+// and checks that it is moved aside (check sees what was kept), said once
+// in a WARN naming both paths, and rebuilt from a scan without alerting
+// its conflicts again; a conflict that appears later is alerted as usual.
+func testRegistryRebuilt(t *testing.T, bad func(path string) error, check func(aside string)) {
+	hv := newHiveDir(t)
+	pal := filepath.Join(t.TempDir(), "palace")
+	if err := os.MkdirAll(pal, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	copyPath := filepath.Join(hv, "agents", "dwight", copyName)
+	writeFile(t, copyPath, "lost\n")
+	if err := bad(RegistryPath(pal)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ReadRegistry(pal); !errors.Is(err, ErrCorruptRegistry) {
+		t.Fatalf("ReadRegistry = %v, want ErrCorruptRegistry", err)
+	}
+	logs := newLogRecorder(t)
+	var cnt counter
+	comp := newComponent(t, Options{Notify: cnt.notify})
+	// A short mine interval: several scans run during the test.
+	r := startDaemon(t, pal, hv, comp, 20*time.Millisecond, logs.logger())
+	if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != copyPath {
+		t.Fatalf("rebuilt registry = %+v", l)
+	}
+	testutil.WaitFor(t, "a few more scans", func() bool {
+		st, err := r.c.Status(context.Background())
+		return err == nil && st.Daemon.Scans >= 4
+	})
+	aside := registryAside(t, pal)
+	recs := logs.records("conflict registry was unreadable")
+	if len(recs) != 1 {
+		t.Fatalf("corruption reported %d times, want once", len(recs))
+	}
+	if recs[0].Level != slog.LevelWarn || recs[0].Attrs["registry"] != RegistryPath(pal) || recs[0].Attrs["moved_to"] != aside {
+		t.Fatalf("warning %+v, want a WARN naming %s and %s", recs[0], RegistryPath(pal), aside)
+	}
+	check(aside)
+	known, err := ReadRegistry(pal)
+	if err != nil || len(known) != 1 || known[0].Path != copyPath {
+		t.Fatalf("registry on disk after rebuild = %+v, %v", known, err)
+	}
+	if cnt.total() != 0 || len(logs.records(alertMsg)) != 0 {
+		t.Fatalf("rebuild re-alerted: %d notifications, %d log lines", cnt.total(), len(logs.records(alertMsg)))
+	}
+	if st := comp.Snapshot(); st.RegistryError != nil || st.Open != 1 {
+		t.Fatalf("status after rebuild = %+v", st)
+	}
+	// A new conflict after the rebuild is alerted.
+	second := filepath.Join(hv, "agents", "pam", copyName)
+	writeFile(t, second, "lost too\n")
+	testutil.WaitFor(t, "the new conflict's alert", func() bool { return cnt.get(second) == 1 })
+	if cnt.total() != 1 {
+		t.Fatalf("alerts = %d, want 1", cnt.total())
 	}
 }
 
@@ -498,4 +516,15 @@ func TestNewChecksCommand(t *testing.T) {
 	if _, err := New(Options{Command: []string{"memminer-no-such-command-here"}}); err == nil || !strings.Contains(err.Error(), "on-conflict command") {
 		t.Fatalf("New with a missing program: %v", err)
 	}
+}
+
+// registryAside returns the one place the registry of the palace in pal
+// was moved aside to.
+func registryAside(t *testing.T, pal string) string {
+	t.Helper()
+	asides, err := filepath.Glob(RegistryPath(pal) + ".damaged-*")
+	if err != nil || len(asides) != 1 {
+		t.Fatalf("registry set aside as %v (%v), want one", asides, err)
+	}
+	return asides[0]
 }

@@ -13,6 +13,8 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/palace"
 )
 
 // RegistryFile is the registry's file name in the palace directory.
@@ -37,13 +39,13 @@ type registryFile struct {
 }
 
 // ErrCorruptRegistry is returned by ReadRegistry for a registry file that
-// is not valid.
+// is not valid, or not a regular file (a directory, a FIFO).
 var ErrCorruptRegistry = errors.New("conflict registry is corrupt")
 
 // ReadRegistry returns the open conflicts recorded in the registry of the
 // palace in palaceDir, as the daemon last saved them. A missing file is an
-// empty registry; a file that cannot be decoded is an error matching
-// [ErrCorruptRegistry].
+// empty registry; a file that cannot be decoded, or that is not a regular
+// file, is an error matching [ErrCorruptRegistry].
 func ReadRegistry(palaceDir string) ([]Conflict, error) {
 	f, err := readRegistryFile(RegistryPath(palaceDir))
 	if err != nil {
@@ -52,34 +54,36 @@ func ReadRegistry(palaceDir string) ([]Conflict, error) {
 	return f.Conflicts, nil
 }
 
-// SetAsideCorrupt moves the registry of the palace in palaceDir aside to
-// conflicts.json.corrupt when it is corrupt, as the daemon does when it
-// loads it, so that it is reported once and the registry starts again
-// from what is on disk. Only the palace's writer-lock holder may call it.
-// It returns the path it moved the file to, or "" when the file is fine
-// or missing.
+// SetAsideCorrupt moves the registry of the palace in palaceDir aside, with
+// its contents, to the name [palace.AsideName] gives when it is corrupt or
+// not a regular file, as the daemon does when it loads it, so that it is
+// reported once and the registry starts again from what is on disk. Only
+// the palace's writer-lock holder may call it. It returns the path it moved
+// the file to, or "" when the file is fine or missing.
 func SetAsideCorrupt(palaceDir string) (string, error) {
 	path := RegistryPath(palaceDir)
 	if _, err := readRegistryFile(path); !errors.Is(err, ErrCorruptRegistry) {
 		return "", nil
 	}
-	if err := moveCorrupt(path); err != nil {
-		return "", err
-	}
-	return path + ".corrupt", nil
+	return moveCorrupt(path)
 }
 
-func moveCorrupt(path string) error {
-	if err := os.Rename(path, path+".corrupt"); err != nil {
-		return fmt.Errorf("move corrupt registry aside: %w", err)
+func moveCorrupt(path string) (string, error) {
+	aside := palace.AsideName(path)
+	if err := os.Rename(path, aside); err != nil {
+		return "", fmt.Errorf("move corrupt registry aside: %w", err)
 	}
-	return nil
+	return aside, nil
 }
 
 func readRegistryFile(path string) (registryFile, error) {
-	fh, err := os.Open(path)
+	// hivefile.Open: a FIFO must not block the reader.
+	fh, err := hivefile.Open(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return registryFile{Version: registryVersion}, nil
+	}
+	if errors.Is(err, hivefile.ErrNotRegular) {
+		return registryFile{}, fmt.Errorf("%w: %w", ErrCorruptRegistry, err)
 	}
 	if err != nil {
 		return registryFile{}, fmt.Errorf("read conflict registry: %w", err)
@@ -132,19 +136,17 @@ func newRegistry(path string, h *hive.Hive) *registry {
 	return &registry{path: path, hive: h, open: map[string]Conflict{}, names: map[string]string{}}
 }
 
-// load reads the file. A corrupt file is moved aside to path+".corrupt"
-// and reported as corrupt (the registry starts empty); any other error
-// leaves the registry empty too.
-func (r *registry) load() (corrupt error, err error) {
+// load reads the file. A corrupt or non-regular file is moved aside (to
+// movedTo) and reported as corrupt (the registry starts empty); any other
+// error leaves the registry empty too.
+func (r *registry) load() (corrupt error, movedTo string, err error) {
 	f, err := readRegistryFile(r.path)
 	if errors.Is(err, ErrCorruptRegistry) {
-		if rerr := moveCorrupt(r.path); rerr != nil {
-			return err, rerr
-		}
-		return err, nil
+		movedTo, rerr := moveCorrupt(r.path)
+		return err, movedTo, rerr
 	}
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -155,7 +157,7 @@ func (r *registry) load() (corrupt error, err error) {
 		r.open[c.Path] = c
 		r.learnLocked(c.Device, c.DeviceName)
 	}
-	return nil, nil
+	return nil, "", nil
 }
 
 func (r *registry) learnLocked(short, name string) {
