@@ -84,6 +84,21 @@ type File struct {
 	Tags       []string
 }
 
+// Key identifies f under the current rules (Version): Classify gives a
+// note the same governance, field by field, under two Files whose keys
+// are equal. A miner records it to reuse the governance of a note whose
+// heading and text did not change.
+func (f File) Key() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "v%d %q %q %d", Version, f.Status, f.Reason, f.StaleAfter)
+	for _, t := range []time.Time{f.Date, f.Review} {
+		// The location too: Classify copies the times as they are.
+		fmt.Fprintf(&b, " %s %q", t.Format(time.RFC3339Nano), t.Location())
+	}
+	fmt.Fprintf(&b, " %q", f.Tags)
+	return b.String()
+}
+
 // ParseFile reads the governance keys of a file's frontmatter: status,
 // superseded_by, review_date / next_review, stale_after, updated / date and
 // tags. Values it cannot read are left out and described in the returned

@@ -209,3 +209,37 @@ func TestParseStatus(t *testing.T) {
 		t.Error("ParseStatus(draft) accepted")
 	}
 }
+
+// Files that differ in anything Classify reads have different keys.
+func TestFileKey(t *testing.T) {
+	first := day("2026-11-01")
+	base := File{Status: Approved, Reason: "frontmatter status: approved", Date: first, Review: first.AddDate(0, 2, 0), StaleAfter: 30 * 24 * time.Hour, Tags: []string{"infra", "ops"}}
+	edits := map[string]func(*File){
+		"status":      func(f *File) { f.Status = Superseded },
+		"reason":      func(f *File) { f.Reason = "frontmatter status: Approved" },
+		"date":        func(f *File) { f.Date = first.AddDate(0, 0, 1) },
+		"no date":     func(f *File) { f.Date = time.Time{} },
+		"date's zone": func(f *File) { f.Date = first.In(time.FixedZone("X", 0)) },
+		"review":      func(f *File) { f.Review = time.Time{} },
+		"stale_after": func(f *File) { f.StaleAfter = Never },
+		"tags":        func(f *File) { f.Tags = []string{"infra"} },
+		"tag split":   func(f *File) { f.Tags = []string{"infra ops"} },
+		"no tags":     func(f *File) { f.Tags = nil },
+	}
+	same := base
+	same.Tags = slices.Clone(base.Tags)
+	if base.Key() != same.Key() {
+		t.Fatalf("equal files have keys %q and %q", base.Key(), same.Key())
+	}
+	for name, edit := range edits {
+		f := base
+		f.Tags = slices.Clone(base.Tags)
+		edit(&f)
+		if f.Key() == base.Key() {
+			t.Errorf("%s: key %q unchanged", name, f.Key())
+		}
+	}
+	if (File{}).Key() == "" {
+		t.Error("the empty file's key is empty, which means not recorded")
+	}
+}

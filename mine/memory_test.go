@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"runtime"
 	"runtime/debug"
+	"strings"
 	"testing"
 
 	"github.com/memminer/memminer/govern"
@@ -237,4 +238,84 @@ func BenchmarkReMineLargeFile(b *testing.B) {
 	b.ReportMetric(float64(size)/(1<<20), "file-MB")
 	b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MB")
 	b.ReportMetric(float64(peak)/float64(size), "heap/file")
+}
+
+// A re-mine reuses the governance of a note it finds unchanged only under
+// the frontmatter it was classified with: whatever changes in the
+// frontmatter or in a note, the re-mined wing holds the notes, governance
+// and all, that a mine of the file into a new palace gives.
+func TestReMineClassifiesWhatChanged(t *testing.T) {
+	const body = `
+# Memory
+
+## Infra
+- Production Postgres runs on db-2.
+- Backups run nightly at 02:00.
+
+## Decisions
+- Decision: use Go for the daemon.
+`
+	const front = "---\nstatus: approved\ntags: [ops, infra]\nstale_after: 30d\nreview_date: 2027-01-01\nupdated: 2026-11-01\n---\n"
+	edits := []struct {
+		name, from, to string
+	}{
+		{"status", "status: approved", "status: superseded"},
+		{"tags", "tags: [ops, infra]", "tags: [ops]"},
+		{"stale_after", "stale_after: 30d", "stale_after: never"},
+		{"review_date", "review_date: 2027-01-01", "review_date: 2027-02-01"},
+		{"updated", "updated: 2026-11-01", "updated: 2026-11-20"},
+		{"frontmatter removed", front, ""},
+		{"note gains a date", "runs on db-2.", "runs on db-2 since 2026-11-30."},
+		{"note gains a tag", "nightly at 02:00.", "nightly at 02:00. #backup"},
+		{"note superseded", "use Go for the daemon.", "use Go for the daemon. (superseded)"},
+		{"heading superseded", "## Decisions", "## Superseded decisions"},
+		{"unchanged", "", ""},
+	}
+	for _, e := range edits {
+		t.Run(e.name, func(t *testing.T) {
+			dir := t.TempDir()
+			path := writeFile(t, dir, "agents/big/memory.md", front+body)
+			pdir := filepath.Join(dir, "palace")
+			first := openPalace(t, pdir, nil)
+			mineT(t, first, path, Options{})
+			before := first.Notes("big")
+			first.Close()
+			p := openPalace(t, pdir, nil)
+			edited := front + body
+			if e.from != "" {
+				edited = strings.Replace(edited, e.from, e.to, 1)
+			}
+			edited += "- An appended note.\n"
+			writeFile(t, dir, "agents/big/memory.md", edited)
+			bump(t, path)
+			mineT(t, p, path, Options{})
+			fresh := openPalace(t, filepath.Join(t.TempDir(), "palace"), nil)
+			mineT(t, fresh, path, Options{})
+			got, want := p.Notes("big"), fresh.Notes("big")
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("re-mined wing:\n%+v\nwant, as a new mine gives:\n%+v", got, want)
+			}
+			if e.from == "" {
+				return
+			}
+			// The edit changes some note's governance, else the case
+			// tests nothing.
+			was := map[string]govern.Note{}
+			for _, n := range before {
+				was[n.Heading+"\x00"+n.Text] = n.Governance
+			}
+			changed := false
+			for _, n := range want {
+				if g, ok := was[n.Heading+"\x00"+n.Text]; ok && !reflect.DeepEqual(g, n.Governance) {
+					changed = true
+				}
+				if _, ok := was[n.Heading+"\x00"+n.Text]; !ok && !strings.Contains(n.Text, "appended") {
+					changed = true
+				}
+			}
+			if !changed {
+				t.Fatalf("edit %q changes no note's governance", e.name)
+			}
+		})
+	}
 }

@@ -648,13 +648,18 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	for _, w := range append(doc.Warnings, govWarnings...) {
 		s.Warnings = append(s.Warnings, Problem{Path: f.path, Err: w})
 	}
-	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file})
+	// Classify depends on nothing but the file's governance and a note's
+	// heading and text: a note the wing holds of this file, classified
+	// under the same rules and frontmatter, keeps its governance.
+	fileKey := file.Key()
+	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
+	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
 	s.FilesChanged++
 	if opts.DryRun {
 		s.add(dryRunChange(old.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, NoteFormat: NoteFormat}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
 	ch, err := p.ApplySet(ctx, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
@@ -679,10 +684,12 @@ func relPath(base, path string) string {
 }
 
 // fileOf says what a mined file's notes are: of which wing, agent and
-// file (path, and rel in ids), under which frontmatter.
+// file (path, and rel in ids), under which frontmatter; heldGoverned
+// when the wing's notes of the file were classified under the same.
 type fileOf struct {
 	wing, rel, agent, path string
 	govern                 govern.File
+	heldGoverned           bool
 }
 
 // palaceNotes makes the palace notes of one file from its parsed notes, a
@@ -700,8 +707,15 @@ func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) *palace.
 			if k := occ.count(notes, first, n.Heading, n.Text); k > 0 {
 				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
 			}
-			notes.Add(&palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text,
-				Governance: govern.Classify(f.govern, n.Heading, n.Text)})
+			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
+			held := false
+			if f.heldGoverned {
+				pn.Governance, held = notes.HeldGovernance(&pn)
+			}
+			if !held {
+				pn.Governance = govern.Classify(f.govern, n.Heading, n.Text)
+			}
+			notes.Add(&pn)
 		}
 	}
 	return notes

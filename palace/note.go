@@ -60,6 +60,10 @@ type Source struct {
 	// Governed is the govern.Version the file's notes were classified
 	// with; zero for a file mined before notes had a governance.
 	Governed int
+	// GovernedFile is the key (govern.File.Key) of the frontmatter
+	// governance the file's notes were classified with; empty when not
+	// recorded.
+	GovernedFile string
 	// NoteFormat is the version of how the miner derived the file's notes
 	// (ids, fields); zero in palaces written before it was recorded. The
 	// miner decides what versions mean and mines older ones again.

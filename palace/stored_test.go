@@ -148,6 +148,56 @@ func TestNoteSetKeepsHeldNotes(t *testing.T) {
 	}
 }
 
+// A NoteSet finds the governance of a held note only for the same id,
+// source, heading and text, and hands out Tags of its own; the source
+// records the key of the governance its notes were classified under.
+func TestNoteSetHeldGovernance(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	src := Source{Path: "/hive/agents/w/memory.md", Agent: "w", Hash: "h1", Governed: govern.Version, GovernedFile: "key"}
+	held := governedNotes(src.Path)
+	if _, err := p.ApplySource(ctx, "w", src, held); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	p = openT(t, dir, nil, false)
+	if s, ok := p.Source("w", src.Path); !ok || s.GovernedFile != "key" {
+		t.Fatalf("source read back = %+v, %v; want GovernedFile %q", s, ok, "key")
+	}
+	set := p.NewNoteSet("w")
+	n := held[0]
+	g, ok := set.HeldGovernance(&n)
+	if !ok || !reflect.DeepEqual(g, held[0].Governance) {
+		t.Fatalf("HeldGovernance = %+v, %v; want %+v", g, ok, held[0].Governance)
+	}
+	g.Tags[0] = "changed"
+	if again, _ := set.HeldGovernance(&n); again.Tags[0] != "db" {
+		t.Fatalf("changing the Tags handed out changed the held note's: %v", again.Tags)
+	}
+	for _, c := range []struct {
+		name string
+		edit func(*Note)
+	}{
+		{"other id", func(n *Note) { n.ID = "z" }},
+		{"other text", func(n *Note) { n.Text += " #new" }},
+		{"other heading", func(n *Note) { n.Heading = "Superseded" }},
+		{"other source", func(n *Note) { n.Source = "/hive/agents/w/other.md" }},
+	} {
+		n := held[0]
+		c.edit(&n)
+		if g, ok := set.HeldGovernance(&n); ok {
+			t.Errorf("%s: HeldGovernance = %+v, want none", c.name, g)
+		}
+	}
+	if _, ok := p.NewNoteSet("nowing").HeldGovernance(&n); ok {
+		t.Errorf("a wing the palace lacks held governance")
+	}
+}
+
 // A loaded wing holds its notes in about 470 bytes each (88 bytes of
 // text, a 32-byte id and terms of their own here): the stored note, its
 // text and id, and the BM25 index, whose map of ids is the wing's only

@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"iter"
 	"math"
+	"slices"
 	"time"
 	"unique"
 
 	chromem "github.com/philippgille/chromem-go"
+
+	"github.com/memminer/memminer/govern"
 )
 
 // Change counts what one update did to a wing's notes. Embedded counts
@@ -86,6 +89,24 @@ func (s *NoteSet) Add(n *Note) {
 		sn.text = had.text
 	}
 	s.notes = append(s.notes, sn)
+}
+
+// HeldGovernance returns the governance of the note the wing holds with
+// n's id, source, heading and text; false when it holds none.
+func (s *NoteSet) HeldGovernance(n *Note) (govern.Note, bool) {
+	s.p.mu.RLock()
+	defer s.p.mu.RUnlock()
+	w := s.p.wings[s.wing]
+	if w == nil {
+		return govern.Note{}, false
+	}
+	had := w.note(n.ID)
+	if had == nil || had.text != n.Text || had.heading.Value() != n.Heading || had.path() != n.Source {
+		return govern.Note{}, false
+	}
+	g := *had.gov
+	g.Tags = slices.Clone(g.Tags)
+	return g, true
 }
 
 // Len is the number of notes added.
