@@ -1,6 +1,7 @@
 package govern
 
 import (
+	"reflect"
 	"slices"
 	"testing"
 	"time"
@@ -241,5 +242,10 @@ func TestFileKey(t *testing.T) {
 	}
 	if (File{}).Key() == "" {
 		t.Error("the empty file's key is empty, which means not recorded")
+	}
+	// A field added to File must be added to Key, and to the edits above:
+	// a re-mine would otherwise keep governance the new field changes.
+	if n := reflect.TypeFor[File]().NumField(); n != 6 {
+		t.Errorf("File has %d fields; Key and this test know 6", n)
 	}
 }
