@@ -136,17 +136,6 @@ func TestEarlierVersionsAreStoredByReference(t *testing.T) {
 		notes = append(notes, n)
 		textBytes += len(n.Heading) + len(n.Text)
 	}
-	size := func() int64 {
-		t.Helper()
-		if err := p.Flush(); err != nil {
-			t.Fatal(err)
-		}
-		info, err := os.Stat(p.wingPath("w"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return info.Size()
-	}
 	var sizes []int64
 	var mined [][]VersionNote // every content mined, oldest first
 	for v := range MaxEarlierVersions + 1 {
@@ -161,7 +150,7 @@ func TestEarlierVersionsAreStoredByReference(t *testing.T) {
 		if _, err := p.ApplySource(ctx, "w", Source{Path: path, Agent: "a", Hash: fmt.Sprint("h", v)}, slices.Clone(notes)); err != nil {
 			t.Fatal(err)
 		}
-		sizes = append(sizes, size())
+		sizes = append(sizes, flushedSize(t, p, "w"))
 	}
 	t.Logf("wing file of %d notes (%d bytes of headings and texts): %d bytes", len(notes), textBytes, sizes[0])
 	for v := 1; v < len(sizes); v++ {

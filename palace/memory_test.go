@@ -29,10 +29,16 @@ func largeWing(tb testing.TB, dir string, n int) int64 {
 	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/hive/agents/w/memory.md", Agent: "w", Governed: govern.Version}, notes); err != nil {
 		tb.Fatal(err)
 	}
+	return flushedSize(tb, p, "w")
+}
+
+// flushedSize flushes p and returns the size of the file of wing.
+func flushedSize(tb testing.TB, p *Palace, wing string) int64 {
+	tb.Helper()
 	if err := p.Flush(); err != nil {
 		tb.Fatal(err)
 	}
-	info, err := os.Stat(p.wingPath("w"))
+	info, err := os.Stat(p.wingPath(wing))
 	if err != nil {
 		tb.Fatal(err)
 	}
