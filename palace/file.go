@@ -28,7 +28,7 @@ import (
 //	sum [32]byte
 //	meta [metaLen]byte, one gob stream of:
 //	    wingHead
-//	    noteBatch...                         the notes, sorted (compareNotes)
+//	    noteBatch...                         the notes, sorted (compareStored)
 //	    for each source, sorted by path:
 //	        sourceHead, idBatch...           its NoteIDs
 //	        for each earlier version:

@@ -77,7 +77,7 @@ func (s *storedNote) same(o *storedNote) bool {
 		s.place == o.place && s.gov == o.gov
 }
 
-// compareStored orders notes as compareNotes does.
+// compareStored orders notes by source path, then line, then id.
 func compareStored(a, b *storedNote) int {
 	if a.place != b.place {
 		if c := strings.Compare(a.path(), b.path()); c != 0 {

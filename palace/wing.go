@@ -1,14 +1,12 @@
 package palace
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -255,17 +253,12 @@ func (p *Palace) Notes(wingID string) []Note {
 	if !ok {
 		return nil
 	}
-	out := make([]Note, 0, w.noteCount())
-	for n := range w.lex.allNotes() {
-		out = append(out, n.note())
+	notes := slices.SortedFunc(w.lex.allNotes(), compareStored)
+	out := make([]Note, len(notes))
+	for i, n := range notes {
+		out[i] = n.note()
 	}
-	slices.SortFunc(out, func(a, b Note) int { return compareNotes(&a, &b) })
 	return out
-}
-
-// compareNotes orders notes by source path, then line, then id.
-func compareNotes(a, b *Note) int {
-	return cmp.Or(strings.Compare(a.Source, b.Source), cmp.Compare(a.Line, b.Line), strings.Compare(a.ID, b.ID))
 }
 
 // Vector returns the stored vector of a note, or nil in a lexical wing.
