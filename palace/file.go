@@ -420,7 +420,7 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 // A first pass checks the checksum, so nothing is decoded from a damaged
 // file, and a second decodes straight from the file: no copy of the whole
 // file is held in memory. The strings that repeat from note to note are
-// shared (interner).
+// shared (storer for the notes, interner for the sources).
 func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	f, err := os.Open(path)
 	if err != nil {
