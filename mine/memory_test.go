@@ -50,10 +50,7 @@ func reMineFile(t *testing.T, lines int) (p *palace.Palace, path string, src []b
 	dir := t.TempDir()
 	path = writeFile(t, dir, "agents/big/memory.md", string(src))
 	pdir := filepath.Join(dir, "palace")
-	first, err := palace.Open(context.Background(), pdir, palace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	first := openPalace(t, pdir, nil)
 	mineT(t, first, path, Options{})
 	first.Close()
 	return openPalace(t, pdir, nil), path, src

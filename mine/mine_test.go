@@ -526,10 +526,7 @@ func TestRepairNeedsReachableMarkdown(t *testing.T) {
 	writeFile(t, hive, "agents/a/memory.md", dwightMemory)
 	other := writeFile(t, tmp, "other/b/memory.md", "- other\n")
 	dir := filepath.Join(tmp, "palace")
-	p, err := palace.Open(context.Background(), dir, palace.Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := openPalace(t, dir, nil)
 	mineT(t, p, hive, Options{})
 	p.Close()
 	if err := os.WriteFile(filepath.Join(dir, "wings", "a.wing"), []byte("junk"), 0o600); err != nil {
