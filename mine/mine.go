@@ -602,7 +602,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	mtime, size := f.info.ModTime().UTC(), f.info.Size()
 	old, known := p.Source(wing, f.path)
 	// A file mined in an older note format is mined again, unchanged or
-	// not; its unchanged texts keep their vectors (palace.ApplySource).
+	// not; its unchanged texts keep their vectors (palace.ApplySet).
 	remine := known && old.NoteFormat < NoteFormat && !opts.DryRun
 	// The cheap check is trusted only for a settled file; others are read
 	// and hashed again.
