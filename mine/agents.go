@@ -60,19 +60,15 @@ func (e *needsWingError) Is(target error) bool { return target == ErrNeedsWing }
 // root when root lies in the configured hive, so mining a part of an agent
 // directory derives the ids a mine of all of it does; otherwise root (a
 // file's directory).
-func agentBase(root string, isDir bool, configured string, agents []string) string {
+func agentBase(root string, isDir bool, configured *hive.Hive) string {
 	base := root
 	if !isDir {
 		base = filepath.Dir(root)
 	}
-	if configured == "" {
+	if configured == nil {
 		return base
 	}
-	h, err := hive.Open(configured, agents)
-	if err != nil {
-		return base
-	}
-	loc := h.Locate(base)
+	loc := configured.Locate(base)
 	if loc.Err != nil || loc.Rel == "" {
 		return base
 	}

@@ -329,30 +329,37 @@ func wingJob(path, root string, info fs.FileInfo, globs hive.Globs, opts Options
 			return job{}, &needsWingError{path}
 		}
 	}
-	j := job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), opts.Hive, opts.Agents)}
+	// The configured hive, opened once for both: nil when none is, or it
+	// cannot be opened.
+	var configured *hive.Hive
+	if opts.Hive != "" {
+		if h, err := hive.Open(opts.Hive, opts.Agents); err == nil {
+			configured = h
+		}
+	}
+	j := job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), configured)}
 	if j.isDir {
-		j.hive, j.place = agentPlace(root, opts)
+		j.hive, j.place = agentPlace(root, configured, opts.Agents)
 	}
 	return j, nil
 }
 
 // agentPlace returns the hive that agent directory root lies in and
-// root's place in it, '/'-separated: the configured hive when root is one
-// of its agent directories, else the hive whose agents/ directory holds
-// root. It returns nil when root is no agent directory of a known hive.
-func agentPlace(root string, opts Options) (*hive.Hive, string) {
-	if opts.Hive != "" {
-		if h, err := hive.Open(opts.Hive, opts.Agents); err == nil {
-			if loc := h.Locate(root); loc.Err == nil && loc.Rel == "" {
-				return h, loc.AgentDir
-			}
+// root's place in it, '/'-separated: the configured hive (nil when none)
+// when root is one of its agent directories, else the hive whose agents/
+// directory holds root, with the agents globs. It returns nil when root
+// is no agent directory of a known hive.
+func agentPlace(root string, configured *hive.Hive, agents []string) (*hive.Hive, string) {
+	if configured != nil {
+		if loc := configured.Locate(root); loc.Err == nil && loc.Rel == "" {
+			return configured, loc.AgentDir
 		}
 	}
 	parent := filepath.Dir(root)
 	if filepath.Base(parent) != hive.DefaultDir {
 		return nil, ""
 	}
-	h, err := hive.Open(filepath.Dir(parent), opts.Agents)
+	h, err := hive.Open(filepath.Dir(parent), agents)
 	if err != nil {
 		return nil, ""
 	}
