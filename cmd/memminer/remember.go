@@ -170,20 +170,10 @@ func (a *app) remember(ctx context.Context, req remember.Request) (remember.Resu
 func flagWording(err error) error {
 	var ref *remember.RefError
 	if errors.As(err, &ref) {
-		return &flagWordedError{msg: ref.Explain("--supersedes", "search --json"), err: err}
+		return advised(err, "%s", ref.Explain("--supersedes", "search --json"))
 	}
 	return err
 }
-
-// flagWordedError is an error worded for the command line; it matches
-// what it words.
-type flagWordedError struct {
-	msg string
-	err error
-}
-
-func (e *flagWordedError) Error() string { return e.msg }
-func (e *flagWordedError) Unwrap() error { return e.err }
 
 // rememberError adds the advice to what remember refused.
 func rememberError(err error, wing string) error {
