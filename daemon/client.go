@@ -232,18 +232,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		if out != nil {
 			_ = json.Unmarshal(data, out)
 		}
-		re := &RemoteError{Code: eb.Code, Message: eb.Error}
-		switch {
-		case eb.ModelMismatch != nil:
-			re.detail = eb.ModelMismatch
-		case eb.OtherModel != nil:
-			re.detail = eb.OtherModel
-		case eb.OtherHive != nil:
-			re.detail = eb.OtherHive
-		case eb.SupersedesRef != nil:
-			re.detail = eb.SupersedesRef
-		}
-		return re
+		return &RemoteError{Code: eb.Code, Message: eb.Error, detail: eb.detail()}
 	}
 	if out == nil {
 		return nil

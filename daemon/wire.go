@@ -392,6 +392,22 @@ func newErrorBody(err error) errorBody {
 	return eb
 }
 
+// detail is the typed error eb sends the details of, as newErrorBody set
+// it, or nil.
+func (eb errorBody) detail() error {
+	switch {
+	case eb.ModelMismatch != nil:
+		return eb.ModelMismatch
+	case eb.OtherModel != nil:
+		return eb.OtherModel
+	case eb.OtherHive != nil:
+		return eb.OtherHive
+	case eb.SupersedesRef != nil:
+		return eb.SupersedesRef
+	}
+	return nil
+}
+
 // OtherModelError is the daemon's refusal of a caller configured with
 // another embedding model than its own. It matches ErrOtherModel.
 type OtherModelError struct {
