@@ -1,0 +1,39 @@
+#!/usr/bin/env bash
+# setup-agent-clients.sh installs the real agent CLIs the `memminer connect`
+# end-to-end tests drive, Claude Code and Codex, pinned, from the npm
+# registry into the user's cache (never into the repository). It is
+# idempotent: a second run with both packages in place does nothing. Under
+# CI=true those tests fail without them, so scripts/test calls this script
+# before `go test`. Both together are about 660 MB.
+#
+# The directory is $MEMMINER_AGENT_CLIENTS_DIR, default
+# ${XDG_CACHE_HOME:-$HOME/.cache}/memminer/agent-clients (where the tests look).
+set -euo pipefail
+
+claude_version=2.1.197
+codex_version=0.171.0
+dir="${MEMMINER_AGENT_CLIENTS_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/memminer/agent-clients}"
+
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+	echo "setup-agent-clients: node and npm are needed (Debian: apt-get install nodejs npm)" >&2
+	exit 1
+fi
+
+installed() { # installed PACKAGE VERSION
+	local pkg="$dir/node_modules/$1/package.json"
+	[ -f "$pkg" ] && grep -q "\"version\": \"$2\"" "$pkg"
+}
+
+if installed @anthropic-ai/claude-code "$claude_version" && installed @openai/codex "$codex_version" &&
+	[ -x "$dir/node_modules/.bin/claude" ] && [ -x "$dir/node_modules/.bin/codex" ]; then
+	echo "setup-agent-clients: claude-code $claude_version and codex $codex_version already in $dir"
+	exit 0
+fi
+mkdir -p "$dir"
+echo "setup-agent-clients: installing claude-code $claude_version and codex $codex_version into $dir"
+# A package.json of our own keeps npm from looking upwards for a project;
+# the lock file npm writes pins what was installed.
+[ -f "$dir/package.json" ] || echo '{"name":"memminer-agent-clients-test","private":true}' >"$dir/package.json"
+npm install --prefix "$dir" --no-audit --no-fund --loglevel=error \
+	"@anthropic-ai/claude-code@$claude_version" "@openai/codex@$codex_version"
+echo "setup-agent-clients: installed claude-code $claude_version and codex $codex_version"

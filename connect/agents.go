@@ -1,0 +1,200 @@
+// Package connect wires memminer into an agent client's own files: a
+// session-start hook (wake-up), a prompt hook (recall), the MCP server and
+// the memory protocol in the agent's instructions file. It edits each file
+// so that everything else in it stays as it was (other keys, their order,
+// comments), keeps a backup of each file it changed until Disconnect, and
+// Disconnect restores each file byte for byte apart from what Connect
+// added. The agents it knows are the table in this file; the rules are in
+// docs/connect.md.
+package connect
+
+import (
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+)
+
+// Scope says whose files an agent's configuration is in: the user's
+// (Project empty) or one project's.
+type Scope struct {
+	// Home is the user's home directory.
+	Home string
+	// ClaudeConfigDir is $CLAUDE_CONFIG_DIR, where Claude Code keeps its
+	// user files instead of ~/.claude and ~/.claude.json when it is set.
+	ClaudeConfigDir string
+	// CodexHome is $CODEX_HOME, default ~/.codex.
+	CodexHome string
+	// Project, when set, is the project directory whose files are edited
+	// instead of the user's.
+	Project string
+}
+
+// Name is the scope as status and the JSON show it: "user" or the
+// project directory.
+func (s Scope) Name() string {
+	if s.Project != "" {
+		return s.Project
+	}
+	return "user"
+}
+
+// Install is what Connect installs: the memminer program and the flags
+// every command it installs carries.
+type Install struct {
+	// Exe is the memminer program, an absolute path.
+	Exe string
+	// Flags are the settings the installed commands are given: --wing ID,
+	// and --hive, --palace, --model when the user chose them.
+	Flags []string
+	// Protocol is the memory protocol, put in the instructions file.
+	Protocol string
+}
+
+// Roles of the files an agent's connection touches.
+const (
+	RoleHooks        = "hooks"
+	RoleMCP          = "mcp"
+	RoleInstructions = "instructions"
+)
+
+// file is one file of an agent's connection and how it is edited.
+type file struct {
+	path string
+	role string
+	edit edit
+}
+
+// Agent is one agent client memminer connects to.
+type Agent struct {
+	// ID is the name `memminer connect ID` takes.
+	ID string
+	// Name is the client's name, for messages.
+	Name string
+	// files lists the files connecting touches in scope s.
+	files func(s Scope, in Install) []file
+}
+
+// Agents are the agent clients memminer connects to. A third is an entry
+// here: its files and the edit each needs.
+var Agents = []Agent{
+	{ID: "claude-code", Name: "Claude Code", files: claudeFiles},
+	{ID: "codex", Name: "Codex", files: codexFiles},
+}
+
+// AgentIDs lists the ids of Agents, for messages.
+func AgentIDs() []string {
+	ids := make([]string, len(Agents))
+	for i, a := range Agents {
+		ids[i] = a.ID
+	}
+	return ids
+}
+
+// Lookup returns the agent with id.
+func Lookup(id string) (Agent, bool) {
+	i := slices.IndexFunc(Agents, func(a Agent) bool { return a.ID == id })
+	if i < 0 {
+		return Agent{}, false
+	}
+	return Agents[i], true
+}
+
+// serverName is the name memminer's MCP server is registered under; the
+// clients offer its tools to the model as mcp__memminer__TOOL.
+const serverName = "memminer"
+
+// hookCommands are the shell commands of the session-start and the prompt
+// hook for agent id.
+func hookCommands(id string, in Install) (sessionStart, prompt string) {
+	return shellJoin(append([]string{in.Exe, "wake-up", "--hook", id}, in.Flags...)),
+		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...))
+}
+
+// mcpArgs are the arguments of the MCP server's command.
+func mcpArgs(in Install) []string { return append([]string{"mcp"}, in.Flags...) }
+
+// ourHook recognises a hook command connect installed for agent id, under
+// any wing or program path.
+func ourHook(id string) *regexp.Regexp {
+	return regexp.MustCompile(`memminer\S*'? (wake-up|recall) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
+}
+
+func claudeFiles(s Scope, in Install) []file {
+	start, prompt := hookCommands("claude-code", in)
+	hooks := hooksEdit{
+		ours: ourHook("claude-code"),
+		events: []hookEvent{
+			{name: "SessionStart", command: start},
+			{name: "UserPromptSubmit", command: prompt},
+		},
+	}
+	server := stdioServer{Type: "stdio", Command: in.Exe, Args: mcpArgs(in), Env: map[string]string{}}
+	instructions := markdownBlock(in.Protocol)
+	if s.Project != "" {
+		settings := hooks.json()
+		// Allowing the server's tools lets `claude -p` call them; a
+		// project's .mcp.json servers also need approving.
+		settings.appends = append(settings.appends,
+			jsonAppend{path: "permissions.allow", value: `"mcp__` + serverName + `"`, ours: equalString("mcp__" + serverName)},
+			jsonAppend{path: "enabledMcpjsonServers", value: `"` + serverName + `"`, ours: equalString(serverName)})
+		return []file{
+			{path: filepath.Join(s.Project, ".claude", "settings.json"), role: RoleHooks, edit: settings},
+			{path: filepath.Join(s.Project, ".mcp.json"), role: RoleMCP, edit: mcpServersEdit(server)},
+			{path: filepath.Join(s.Project, "CLAUDE.md"), role: RoleInstructions, edit: instructions},
+		}
+	}
+	dir, state := filepath.Join(s.Home, ".claude"), filepath.Join(s.Home, ".claude.json")
+	if s.ClaudeConfigDir != "" {
+		dir, state = s.ClaudeConfigDir, filepath.Join(s.ClaudeConfigDir, ".claude.json")
+	}
+	settings := hooks.json()
+	settings.appends = append(settings.appends,
+		jsonAppend{path: "permissions.allow", value: `"mcp__` + serverName + `"`, ours: equalString("mcp__" + serverName)})
+	return []file{
+		{path: filepath.Join(dir, "settings.json"), role: RoleHooks, edit: settings},
+		{path: state, role: RoleMCP, edit: mcpServersEdit(server)},
+		{path: filepath.Join(dir, "CLAUDE.md"), role: RoleInstructions, edit: instructions},
+	}
+}
+
+func codexFiles(s Scope, in Install) []file {
+	start, prompt := hookCommands("codex", in)
+	hooks := hooksEdit{
+		ours: ourHook("codex"),
+		events: []hookEvent{
+			{name: "SessionStart", command: start},
+			{name: "UserPromptSubmit", command: prompt},
+		},
+	}
+	dir, instructions := s.CodexHome, filepath.Join(s.CodexHome, "AGENTS.md")
+	if dir == "" {
+		dir, instructions = filepath.Join(s.Home, ".codex"), filepath.Join(s.Home, ".codex", "AGENTS.md")
+	}
+	if s.Project != "" {
+		dir, instructions = filepath.Join(s.Project, ".codex"), filepath.Join(s.Project, "AGENTS.md")
+	}
+	return []file{
+		{path: filepath.Join(dir, "hooks.json"), role: RoleHooks, edit: hooks.json()},
+		{path: filepath.Join(dir, "config.toml"), role: RoleMCP, edit: codexMCPEdit(in)},
+		{path: instructions, role: RoleInstructions, edit: markdownBlock(in.Protocol)},
+	}
+}
+
+// shellJoin quotes args for sh, as the clients run hook commands.
+func shellJoin(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shellQuote(a)
+	}
+	return strings.Join(q, " ")
+}
+
+var shellSafe = regexp.MustCompile(`^[A-Za-z0-9_@%+=:,./-]+$`)
+
+func shellQuote(s string) string {
+	if shellSafe.MatchString(s) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

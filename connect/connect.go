@@ -1,0 +1,482 @@
+package connect
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/udiff"
+)
+
+// Errors callers tell apart.
+var (
+	// ErrUnknownAgent means no entry of Agents has the id.
+	ErrUnknownAgent = errors.New("unknown agent")
+	// ErrNotConnected means Disconnect found no record of a connection.
+	ErrNotConnected = errors.New("not connected")
+	// ErrUnparsable is matched by a *FormatError.
+	ErrUnparsable = errors.New("cannot parse")
+	// ErrTaken is matched by a *TakenError.
+	ErrTaken = errors.New("already taken")
+)
+
+// FormatError is a file connect cannot parse (or whose edit would break
+// it): nothing was written.
+type FormatError struct {
+	Path   string
+	Format string
+	Err    error
+}
+
+func (e *FormatError) Error() string {
+	return fmt.Sprintf("%s: not %s connect can edit: %v", e.Path, e.Format, e.Err)
+}
+
+// Is makes a *FormatError match ErrUnparsable.
+func (e *FormatError) Is(target error) bool { return target == ErrUnparsable }
+
+func (e *FormatError) Unwrap() error { return e.Err }
+
+// TakenError is a key connect would set that holds someone else's value
+// (an MCP server named memminer that is not `memminer mcp`).
+type TakenError struct {
+	Path string
+	Key  string
+}
+
+func (e *TakenError) Error() string {
+	return fmt.Sprintf("%s: %s is already set, and not by memminer connect; remove it or rename it", e.Path, e.Key)
+}
+
+// Is makes a *TakenError match ErrTaken.
+func (e *TakenError) Is(target error) bool { return target == ErrTaken }
+
+// edit is how connect changes one file format.
+type edit interface {
+	// apply returns cur with memminer's entries in place of any earlier
+	// ones; cur is empty when the file does not exist.
+	apply(cur []byte) ([]byte, error)
+	// remove returns cur without memminer's entries, keeping whatever orig
+	// (the file before the first connect) had.
+	remove(cur, orig []byte) ([]byte, error)
+	// empty reports whether a file connect created holds nothing else.
+	empty(b []byte) bool
+	format() string
+}
+
+// Actions on a file, as Result reports them.
+const (
+	Created   = "created"
+	Changed   = "changed"
+	Unchanged = "unchanged"
+	Restored  = "restored" // disconnect put the backup back
+	Cleaned   = "cleaned"  // disconnect removed memminer's entries from a file changed since
+	Deleted   = "deleted"  // disconnect deleted a file connect created
+	Missing   = "missing"  // disconnect found the file gone
+)
+
+// FileResult is what connect did (or would do) to one file.
+type FileResult struct {
+	Path   string `json:"path"`
+	Role   string `json:"role"`
+	Action string `json:"action"`
+	// Diff is the unified diff of the change (what --dry-run prints).
+	Diff string `json:"-"`
+}
+
+// Result says what Connect or Disconnect did.
+type Result struct {
+	Agent  string       `json:"agent"`
+	Wing   string       `json:"wing"`
+	Scope  string       `json:"scope"`
+	DryRun bool         `json:"dry_run"`
+	Files  []FileResult `json:"files"`
+}
+
+// Options configure Connect and Disconnect.
+type Options struct {
+	Scope Scope
+	// Wing is the agent's wing (recorded for status).
+	Wing string
+	// Install is what the hooks and the MCP server run.
+	Install Install
+	// StateDir keeps each connection's record and backups (StateDir()).
+	StateDir string
+	// DryRun computes every change and writes nothing.
+	DryRun bool
+	// Now stamps the record; nil means time.Now.
+	Now func() time.Time
+}
+
+// StateDir is where connections are recorded: $XDG_STATE_HOME/memminer/
+// connect, by default ~/.local/state/memminer/connect.
+func StateDir(getenv func(string) string, home string) string {
+	if d := getenv("XDG_STATE_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "memminer", "connect")
+	}
+	return filepath.Join(home, ".local", "state", "memminer", "connect")
+}
+
+// Connection is the record of one agent connected in one scope.
+type Connection struct {
+	Agent string `json:"agent"`
+	Wing  string `json:"wing"`
+	// Scope is "user" or the project directory.
+	Scope       string      `json:"scope"`
+	ConnectedAt time.Time   `json:"connected_at"`
+	Files       []fileState `json:"files"`
+	dir         string
+}
+
+type fileState struct {
+	Path string `json:"path"`
+	Role string `json:"role"`
+	// Existed says whether the file was there before the first connect;
+	// its content then is in Backup, a file of the record's directory.
+	Existed bool   `json:"existed"`
+	Backup  string `json:"backup,omitempty"`
+	Mode    uint32 `json:"mode,omitempty"`
+	// After is the SHA-256 of the file as connect last wrote it: a file
+	// still so is restored from its backup byte for byte.
+	After string `json:"after"`
+	// Dirs are directories connect created for it, deepest first.
+	Dirs []string `json:"dirs,omitempty"`
+}
+
+// Connect installs memminer for agent in opts.Scope. Every file is read
+// and edited first; if one cannot be, nothing is written. Connecting again
+// changes nothing unless the settings changed.
+func Connect(agentID string, opts Options) (Result, error) {
+	ag, ok := Lookup(agentID)
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q (want one of: %s)", ErrUnknownAgent, agentID, strings.Join(AgentIDs(), ", "))
+	}
+	res := Result{Agent: ag.ID, Wing: opts.Wing, Scope: opts.Scope.Name(), DryRun: opts.DryRun}
+	dir := connectionDir(opts.StateDir, ag.ID, opts.Scope)
+	rec, _ := readRecord(dir)
+	type plan struct {
+		f        file
+		path     string // symlinks resolved
+		cur, new []byte
+		existed  bool
+		mode     fs.FileMode
+	}
+	var plans []plan
+	for _, f := range ag.files(opts.Scope, opts.Install) {
+		p := plan{f: f, path: resolve(f.path), mode: 0o644}
+		cur, err := os.ReadFile(p.path)
+		switch {
+		case err == nil:
+			p.existed = true
+			if st, err := os.Stat(p.path); err == nil {
+				p.mode = st.Mode().Perm()
+			}
+		case errors.Is(err, fs.ErrNotExist):
+		default:
+			return res, fmt.Errorf("connect %s: %w", ag.Name, err)
+		}
+		p.cur = cur
+		if p.new, err = f.edit.apply(cur); err != nil {
+			return res, withPath(err, f.path)
+		}
+		action := Changed
+		switch {
+		case bytes.Equal(p.new, cur) && p.existed:
+			action = Unchanged
+		case !p.existed:
+			action = Created
+		}
+		res.Files = append(res.Files, FileResult{Path: f.path, Role: f.role, Action: action,
+			Diff: diff(f.path, p.existed, cur, p.new)})
+		plans = append(plans, p)
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	now := time.Now
+	if opts.Now != nil {
+		now = opts.Now
+	}
+	if rec.Agent == "" {
+		rec = Connection{Agent: ag.ID, Scope: opts.Scope.Name(), ConnectedAt: now().UTC()}
+	}
+	rec.Wing = opts.Wing
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return res, fmt.Errorf("connect: keep backups: %w", err)
+	}
+	// Backups first: a file is changed only once its original is safe.
+	for i, p := range plans {
+		if rec.index(p.f.path) >= 0 {
+			continue
+		}
+		st := fileState{Path: p.f.path, Role: p.f.role, Existed: p.existed, Mode: uint32(p.mode)}
+		if p.existed {
+			st.Backup = strconv.Itoa(len(rec.Files)) + "-" + filepath.Base(p.f.path) + ".orig"
+			if err := atomicfile.Write(filepath.Join(dir, st.Backup), p.cur, 0o600); err != nil {
+				return res, fmt.Errorf("connect: back up %s: %w", p.f.path, err)
+			}
+		} else {
+			st.Dirs = missingDirs(filepath.Dir(p.path))
+		}
+		st.After = sum(plans[i].cur)
+		rec.Files = append(rec.Files, st)
+	}
+	if err := writeRecord(dir, rec); err != nil {
+		return res, err
+	}
+	for _, p := range plans {
+		i := rec.index(p.f.path)
+		if !bytes.Equal(p.new, p.cur) || !p.existed {
+			if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
+				return res, fmt.Errorf("connect: %w", err)
+			}
+			if err := atomicfile.Write(p.path, p.new, p.mode); err != nil {
+				return res, fmt.Errorf("connect: write %s: %w", p.f.path, err)
+			}
+		}
+		rec.Files[i].After = sum(p.new)
+	}
+	return res, writeRecord(dir, rec)
+}
+
+// Disconnect removes what Connect installed for agent in opts.Scope: a
+// file unchanged since is restored from its backup byte for byte (or
+// deleted, when connect created it); a file changed since loses only
+// memminer's entries. The record and backups go last.
+func Disconnect(agentID string, opts Options) (Result, error) {
+	ag, ok := Lookup(agentID)
+	if !ok {
+		return Result{}, fmt.Errorf("%w %q (want one of: %s)", ErrUnknownAgent, agentID, strings.Join(AgentIDs(), ", "))
+	}
+	res := Result{Agent: ag.ID, Scope: opts.Scope.Name(), DryRun: opts.DryRun}
+	dir := connectionDir(opts.StateDir, ag.ID, opts.Scope)
+	rec, err := readRecord(dir)
+	if err != nil {
+		return res, fmt.Errorf("%s in %s: %w", ag.Name, opts.Scope.Name(), ErrNotConnected)
+	}
+	res.Wing = rec.Wing
+	edits := map[string]edit{}
+	for _, f := range ag.files(opts.Scope, opts.Install) {
+		edits[f.path] = f.edit
+	}
+	type plan struct {
+		st      fileState
+		path    string
+		new     []byte
+		delete  bool
+		skip    bool
+		mode    fs.FileMode
+		changed bool
+	}
+	var plans []plan
+	for _, st := range rec.Files {
+		p := plan{st: st, path: resolve(st.Path), mode: fs.FileMode(st.Mode)}
+		if p.mode == 0 {
+			p.mode = 0o644
+		}
+		cur, err := os.ReadFile(p.path)
+		if errors.Is(err, fs.ErrNotExist) {
+			p.skip = true
+			res.Files = append(res.Files, FileResult{Path: st.Path, Role: st.Role, Action: Missing})
+			plans = append(plans, p)
+			continue
+		}
+		if err != nil {
+			return res, fmt.Errorf("disconnect %s: %w", ag.Name, err)
+		}
+		var orig []byte
+		if st.Existed {
+			if orig, err = os.ReadFile(filepath.Join(dir, st.Backup)); err != nil {
+				return res, fmt.Errorf("disconnect %s: read the backup of %s: %w", ag.Name, st.Path, err)
+			}
+		}
+		action := Restored
+		switch {
+		case sum(cur) == st.After && st.Existed:
+			p.new = orig
+		case sum(cur) == st.After:
+			p.delete, action = true, Deleted
+		default:
+			e := edits[st.Path]
+			if e == nil {
+				return res, fmt.Errorf("disconnect %s: %s is not one of its files", ag.Name, st.Path)
+			}
+			if p.new, err = e.remove(cur, orig); err != nil {
+				return res, withPath(err, st.Path)
+			}
+			action = Cleaned
+			if !st.Existed && e.empty(p.new) {
+				p.delete, action = true, Deleted
+			}
+		}
+		to := p.new
+		if p.delete {
+			to = nil
+		}
+		res.Files = append(res.Files, FileResult{Path: st.Path, Role: st.Role, Action: action, Diff: diff(st.Path, true, cur, to)})
+		plans = append(plans, p)
+	}
+	if opts.DryRun {
+		return res, nil
+	}
+	for _, p := range plans {
+		switch {
+		case p.skip:
+		case p.delete:
+			if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+				return res, fmt.Errorf("disconnect: %w", err)
+			}
+			for _, d := range p.st.Dirs {
+				os.Remove(d) // only when empty
+			}
+		default:
+			if err := atomicfile.Write(p.path, p.new, p.mode); err != nil {
+				return res, fmt.Errorf("disconnect: write %s: %w", p.st.Path, err)
+			}
+		}
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return res, fmt.Errorf("disconnect: remove the record: %w", err)
+	}
+	return res, nil
+}
+
+// Connections lists the recorded connections in stateDir, by agent and
+// scope.
+func Connections(stateDir string) ([]Connection, error) {
+	entries, err := os.ReadDir(stateDir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var out []Connection
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		if rec, err := readRecord(filepath.Join(stateDir, e.Name())); err == nil {
+			out = append(out, rec)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Agent != out[j].Agent {
+			return out[i].Agent < out[j].Agent
+		}
+		return out[i].Scope < out[j].Scope
+	})
+	return out, nil
+}
+
+// Paths are the connection's files.
+func (c Connection) Paths() []string {
+	out := make([]string, len(c.Files))
+	for i, f := range c.Files {
+		out[i] = f.Path
+	}
+	return out
+}
+
+func (c Connection) index(path string) int {
+	for i, f := range c.Files {
+		if f.Path == path {
+			return i
+		}
+	}
+	return -1
+}
+
+const recordName = "connection.json"
+
+func connectionDir(stateDir, agent string, s Scope) string {
+	h := sha256.Sum256([]byte(s.Name()))
+	return filepath.Join(stateDir, agent+"-"+hex.EncodeToString(h[:6]))
+}
+
+func readRecord(dir string) (Connection, error) {
+	b, err := os.ReadFile(filepath.Join(dir, recordName))
+	if err != nil {
+		return Connection{}, err
+	}
+	var c Connection
+	if err := json.Unmarshal(b, &c); err != nil {
+		return Connection{}, fmt.Errorf("%s: %w", filepath.Join(dir, recordName), err)
+	}
+	c.dir = dir
+	return c, nil
+}
+
+func writeRecord(dir string, c Connection) error {
+	b, err := json.MarshalIndent(c, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, recordName), append(b, '\n'), 0o600); err != nil {
+		return fmt.Errorf("connect: record the connection: %w", err)
+	}
+	return nil
+}
+
+// resolve follows a symlinked configuration file to the file it names, so
+// the link stays a link.
+func resolve(path string) string {
+	if r, err := filepath.EvalSymlinks(path); err == nil {
+		return r
+	}
+	return path
+}
+
+// missingDirs lists dir and its ancestors that do not exist, deepest first.
+func missingDirs(dir string) []string {
+	var out []string
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Lstat(d); err == nil || d == filepath.Dir(d) {
+			return out
+		}
+		out = append(out, d)
+	}
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:])
+}
+
+func withPath(err error, path string) error {
+	var fe *FormatError
+	if errors.As(err, &fe) {
+		fe.Path = path
+		return fe
+	}
+	var te *TakenError
+	if errors.As(err, &te) {
+		te.Path = path
+		return te
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}
+
+// diff is the unified diff of a file's change; /dev/null stands for a
+// file that is not there before or after.
+func diff(path string, existed bool, a, b []byte) string {
+	from, to := path, path
+	if !existed {
+		from = "/dev/null"
+	}
+	if b == nil {
+		to = "/dev/null"
+	}
+	return udiff.Diff(from, to, a, b)
+}
