@@ -118,3 +118,12 @@ func cutWords(words []string, n int) string {
 	s = strings.TrimRightFunc(s, func(r rune) bool { return unicode.IsPunct(r) && r != ')' && r != '`' && r != '"' })
 	return s + ellipsis
 }
+
+// Truncate returns the longest prefix of text, cut at a word boundary and
+// ended with an ellipsis, whose rendering costs at most limit tokens by
+// LineTokens; false when not even one word fits. Text that fits whole is
+// returned unchanged. The digest cuts its story lines with it; the prompt
+// hook cuts its notes the same way.
+func Truncate(text string, limit int, render func(string) string) (string, bool) {
+	return truncate(text, limit, render)
+}

@@ -141,6 +141,9 @@ type StoryItem struct {
 
 // Digest is a wake-up digest. Its fields are everything Markdown renders.
 type Digest struct {
+	// Handoffs are the open handoffs addressed to Options.Wing, shown
+	// first; empty without a wing.
+	Handoffs []Handoff      `json:"handoffs"`
 	Identity []IdentityLine `json:"identity"`
 	// MoreWings counts wings whose identity line did not fit the budget.
 	MoreWings int         `json:"more_wings"`
@@ -149,11 +152,18 @@ type Digest struct {
 	Tokens int `json:"tokens"`
 }
 
-// Markdown renders the digest: "## Identity" with one line per wing, then
+// Markdown renders the digest: the open handoffs to the wing, if any, then "## Identity" with one line per wing, then
 // "## Essential story" with one line per note, grouped by wing. A section
 // with no lines is left out.
 func (d Digest) Markdown() string {
 	var b strings.Builder
+	if len(d.Handoffs) > 0 {
+		b.WriteString(handoffsHeader + "\n")
+		for _, h := range d.Handoffs {
+			b.WriteString(handoffLine(h, h.Summary) + "\n")
+		}
+		b.WriteString("\n")
+	}
 	if len(d.Identity) > 0 || d.MoreWings > 0 {
 		b.WriteString(identityHeader + "\n")
 		for _, l := range d.Identity {
@@ -293,8 +303,10 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
 	}
 
+	handoffs, used := layoutHandoffs(budget, openHandoffs(infos, notes, sources, opts.Wing))
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(budget, ids, rank)
+	d := layout(budget-used, ids, rank)
+	d.Handoffs = handoffs
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }

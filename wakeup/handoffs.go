@@ -1,0 +1,94 @@
+package wakeup
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/handoff"
+	"github.com/memminer/memminer/palace"
+)
+
+// Handoff is an open handoff addressed to the digest's wing: a note in
+// the sender's memory file that no note of the receiver's accepts yet.
+type Handoff struct {
+	Ref string `json:"ref"`
+	// From is the sender's wing, To the receiver's.
+	From    string `json:"from"`
+	To      string `json:"to"`
+	Summary string `json:"summary"`
+	// Date is the handoff note's date, YYYY-MM-DD.
+	Date string `json:"date"`
+	// Source is the note's file as the palace knows it (absolute; the CLI
+	// prints it relative to the hive), Path the same, absolute.
+	Source string `json:"source"`
+	Path   string `json:"path"`
+	Line   int    `json:"line"`
+}
+
+const handoffsHeader = "## Open handoffs to you (accept one with: memminer handoff --accept REF)"
+
+func handoffLine(h Handoff, summary string) string {
+	return "- " + h.Ref + " from " + h.From + ", " + h.Date + ": " + summary
+}
+
+// openHandoffs lists the handoffs addressed to wing that no wing's note
+// accepts, oldest first. Superseded handoff notes are withdrawn.
+func openHandoffs(infos []palace.WingInfo, notes [][]palace.Note, sources []map[string]palace.Source, wing string) []Handoff {
+	if wing == "" {
+		return nil
+	}
+	accepted := map[string]bool{}
+	var open []Handoff
+	for i, info := range infos {
+		for _, n := range notes[i] {
+			if ref, ok := handoff.ParseAccept(n.Text); ok && info.ID == wing {
+				accepted[ref] = true
+				continue
+			}
+			h, ok := handoff.Parse(n.Text)
+			if !ok || h.To != wing || n.Governance.Status == govern.Superseded {
+				continue
+			}
+			date := ""
+			if when := n.Governance.When(sources[i][n.Source].Mtime); !when.IsZero() {
+				date = when.UTC().Format("2006-01-02")
+			}
+			open = append(open, Handoff{Ref: h.Ref, From: info.ID, To: h.To, Summary: h.Summary, Date: date, Source: n.Source, Path: n.Source, Line: n.Line})
+		}
+	}
+	open = slices.DeleteFunc(open, func(h Handoff) bool { return accepted[h.Ref] })
+	slices.SortStableFunc(open, func(a, b Handoff) int {
+		if c := strings.Compare(a.Date, b.Date); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Ref, b.Ref)
+	})
+	return open
+}
+
+// layoutHandoffs keeps the handoffs that fit within half the budget, each
+// cut to a story line's length, and returns them with what they cost
+// (the blank line after them included).
+func layoutHandoffs(budget int, open []Handoff) ([]Handoff, int) {
+	if len(open) == 0 {
+		return []Handoff{}, 0
+	}
+	share := budget / 2
+	used := LineTokens(handoffsHeader) + LineTokens("")
+	kept := []Handoff{}
+	for _, h := range open {
+		render := func(t string) string { return handoffLine(h, t) }
+		text, ok := truncate(h.Summary, min(maxItemTokens, share-used), render)
+		if !ok {
+			break
+		}
+		h.Summary = text
+		kept = append(kept, h)
+		used += LineTokens(render(text))
+	}
+	if len(kept) == 0 {
+		return kept, 0
+	}
+	return kept, used
+}
