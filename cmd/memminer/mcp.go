@@ -137,6 +137,11 @@ func (s *mcpServer) addTools() {
 		OutputSchema: objectSchema,
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "handoff",
+		Description:  "Hand work to another agent (to, summary), noted in " + who + " memory file; or accept an open handoff addressed to you (accept: REF). wake_up lists open handoffs first.",
+		OutputSchema: objectSchema,
+	}, s.handoff)
+	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "conflicts",
 		Description:  "Open Syncthing conflict copies. check: say whether the wing is safe to write.",
 		OutputSchema: objectSchema,

@@ -34,26 +34,9 @@ protocol it describes: docs/remember.md.`,
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
 			}
-			p := protocolParams{Wing: "<wing>", Hive: "<hive>", Palace: a.cfg.Palace}
-			if a.cfg.Hive != "" {
-				p.Hive = a.cfg.Hive
-			}
-			p.File = p.Hive + "/agents/" + p.Wing + "/" + hive.MemoryFileName
-			if a.cfg.Wing != "" {
-				w, err := normalizeWing(a.cfg.Wing)
-				if err != nil {
-					return err
-				}
-				p.Wing, p.WingFlag = w, " --wing "+w
-				if a.cfg.Hive != "" {
-					rel, err := remember.FileOf(a.cfg.Hive, a.cfg.Agents, w)
-					if err != nil {
-						return err
-					}
-					p.File = strings.TrimSuffix(a.cfg.Hive, "/") + "/" + rel
-				} else {
-					p.File = "<hive>/agents/" + w + "/" + hive.MemoryFileName
-				}
+			p, err := a.protocolParams()
+			if err != nil {
+				return err
 			}
 			return writeProtocol(a.stdout, p)
 		},
@@ -61,6 +44,33 @@ protocol it describes: docs/remember.md.`,
 	cmd.Flags().StringVar(&wing, "wing", "", "the agent's own wing, filled in (env MEMMINER_WING, config wing:)")
 	settingFlags(cmd.Flags(), "hive")
 	return cmd
+}
+
+// protocolParams fills in the protocol for the configured wing, hive and
+// palace; an unset wing or hive stays a placeholder.
+func (a *app) protocolParams() (protocolParams, error) {
+	p := protocolParams{Wing: "<wing>", Hive: "<hive>", Palace: a.cfg.Palace}
+	if a.cfg.Hive != "" {
+		p.Hive = a.cfg.Hive
+	}
+	p.File = p.Hive + "/agents/" + p.Wing + "/" + hive.MemoryFileName
+	if a.cfg.Wing != "" {
+		w, err := normalizeWing(a.cfg.Wing)
+		if err != nil {
+			return p, err
+		}
+		p.Wing, p.WingFlag = w, " --wing "+w
+		if a.cfg.Hive != "" {
+			rel, err := remember.FileOf(a.cfg.Hive, a.cfg.Agents, w)
+			if err != nil {
+				return p, err
+			}
+			p.File = strings.TrimSuffix(a.cfg.Hive, "/") + "/" + rel
+		} else {
+			p.File = "<hive>/agents/" + w + "/" + hive.MemoryFileName
+		}
+	}
+	return p, nil
 }
 
 // protocolParams are what the protocol text fills in.

@@ -23,6 +23,8 @@ func (a *app) wakeupCmd() *cobra.Command {
 		tokens int
 		wing   string
 		asJSON bool
+		hook   string
+		preErr error
 	)
 	cmd := &cobra.Command{
 		Use:     "wake-up",
@@ -41,6 +43,9 @@ palace, not the clock, so the same palace gives the same digest.
 Tokens are estimated as max(words, ceil(runes/3)), which never counts fewer
 tokens than words; --tokens is a hard budget on the whole Markdown output.
 
+With --hook AGENT it is that client's session-start hook, as memminer
+connect installs it: any error prints nothing and exits 0.
+
 When the daemon (memminer run) serves the palace, it computes the digest;
 otherwise the command reads the palace itself. Both give the same digest.
 
@@ -50,6 +55,14 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
   memminer wake-up --json`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if hook != "" {
+				return a.runHook(cmd, "wake-up", hook, preErr, func(ctx context.Context, _ hookInput) (string, error) {
+					return a.wakeupHook(ctx, wakeupArgs{Tokens: tokens, Wing: wing})
+				})
+			}
+			if preErr != nil {
+				return preErr
+			}
 			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing})
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
@@ -72,6 +85,8 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, fmt.Sprintf("hard budget of the digest, in estimated tokens (at least %d)", minWakeupTokens))
 	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
+	a.hookable(cmd, &hook, &preErr)
+	settingFlags(f, "hive")
 	return cmd
 }
 
@@ -108,6 +123,9 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	}
 	for i := range d.Story {
 		d.Story[i].Source = a.sourceName(d.Story[i].Path)
+	}
+	for i := range d.Handoffs {
+		d.Handoffs[i].Source = a.sourceName(d.Handoffs[i].Path)
 	}
 	return d, nil
 }

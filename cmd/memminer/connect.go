@@ -1,0 +1,240 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/connect"
+)
+
+// connectExe is the memminer program the installed hooks and MCP server
+// run; a variable so in-process tests can name a built binary.
+var connectExe = func() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", err
+	}
+	return filepath.EvalSymlinks(exe)
+}
+
+// connectFlags are the flags connect and disconnect share.
+type connectFlags struct {
+	wing    string
+	project string
+	dryRun  bool
+	asJSON  bool
+}
+
+func (f *connectFlags) add(cmd *cobra.Command, withWing bool) {
+	fs := cmd.Flags()
+	if withWing {
+		fs.StringVar(&f.wing, "wing", "", "the agent's own wing (env MEMMINER_WING, config wing:)")
+		settingFlags(fs, "hive")
+	}
+	fs.StringVar(&f.project, "project", "", "edit this project directory's files instead of the user's")
+	fs.BoolVar(&f.dryRun, "dry-run", false, "print the diff of every file it would change; write nothing")
+	fs.BoolVar(&f.asJSON, "json", false, "print what was done as JSON")
+}
+
+func (a *app) connectCmd() *cobra.Command {
+	var f connectFlags
+	cmd := &cobra.Command{
+		Use:   "connect AGENT",
+		Short: "Give an agent client its memory: hooks, MCP server, protocol",
+		Long: `Wire memminer into an agent client's own files, so that every session of the
+agent starts with its wake-up digest and every prompt brings the notes
+relevant to it. AGENT is ` + strings.Join(connect.AgentIDs(), " or ") + `. It installs:
+
+  - a session-start hook: memminer wake-up --hook AGENT for the wing;
+  - a prompt hook: memminer recall --hook AGENT, the notes relevant to the
+    prompt (nothing when nothing is);
+  - the MCP server: memminer mcp --wing ID;
+  - the memory protocol (memminer protocol) in CLAUDE.md or AGENTS.md,
+    between begin and end markers.
+
+The user's files are edited unless --project DIR names a project's. --wing,
+and --hive, --palace and --model when given, are written into the installed
+commands. Running connect again changes nothing, or updates what it added.
+
+Everything else in each file stays as it was: other settings, hooks and MCP
+servers, their order, and comments. A file it cannot parse is refused (exit
+1) and nothing is written. A backup of each changed file is kept until
+memminer disconnect AGENT, which restores the files byte for byte apart from
+what connect added, and deletes the files connect created.
+
+Which files, and how each is edited: docs/connect.md.`,
+		Example: `  memminer connect claude-code --wing dwight
+  memminer connect codex --wing pam --dry-run
+  memminer connect claude-code --wing dwight --project . --json`,
+		Args: exactArgs(1, "connect needs the AGENT: "+strings.Join(connect.AgentIDs(), " or ")),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("wing") {
+				a.cfg.Wing = f.wing
+			}
+			if a.cfg.Wing == "" {
+				return usagef("connect needs the agent's wing: pass --wing ID or set MEMMINER_WING")
+			}
+			w, err := normalizeWing(a.cfg.Wing)
+			if err != nil {
+				return err
+			}
+			a.cfg.Wing = w
+			opts, err := a.connectOptions(cmd, args[0], f)
+			if err != nil {
+				return err
+			}
+			res, err := connect.Connect(args[0], opts)
+			if err != nil {
+				return connectError(err)
+			}
+			return a.printConnect(res, f, "connected")
+		},
+	}
+	f.add(cmd, true)
+	return cmd
+}
+
+func (a *app) disconnectCmd() *cobra.Command {
+	var f connectFlags
+	cmd := &cobra.Command{
+		Use:   "disconnect AGENT",
+		Short: "Undo memminer connect: restore the agent client's files",
+		Long: `Remove what memminer connect installed for AGENT (` + strings.Join(connect.AgentIDs(), " or ") + `) in the
+user's files, or a project's with --project DIR. A file nobody changed since
+connect is restored from its backup byte for byte, or deleted when connect
+created it; a file changed since (clients rewrite their own state) keeps the
+changes and loses only memminer's entries. The backups go last.
+
+Details: docs/connect.md.`,
+		Example: `  memminer disconnect claude-code
+  memminer disconnect codex --project . --dry-run`,
+		Args: exactArgs(1, "disconnect needs the AGENT: "+strings.Join(connect.AgentIDs(), " or ")),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts, err := a.connectOptions(cmd, args[0], f)
+			if err != nil {
+				return err
+			}
+			res, err := connect.Disconnect(args[0], opts)
+			if err != nil {
+				return connectError(err)
+			}
+			return a.printConnect(res, f, "disconnected")
+		},
+	}
+	f.add(cmd, false)
+	return cmd
+}
+
+// connectOptions are the options of connect and disconnect: the scope from
+// the environment and --project, what the installed commands run.
+func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (connect.Options, error) {
+	if _, ok := connect.Lookup(agent); !ok {
+		return connect.Options{}, usagef("unknown agent %q (want: %s)", agent, strings.Join(connect.AgentIDs(), ", "))
+	}
+	home := a.home()
+	if home == "" {
+		return connect.Options{}, errors.New("no home directory: set HOME")
+	}
+	scope := connect.Scope{Home: home, ClaudeConfigDir: a.getenv("CLAUDE_CONFIG_DIR"), CodexHome: a.getenv("CODEX_HOME")}
+	if f.project != "" {
+		dir, err := filepath.Abs(f.project)
+		if err != nil {
+			return connect.Options{}, err
+		}
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return connect.Options{}, usagef("--project %s: not a directory", f.project)
+		}
+		scope.Project = dir
+	}
+	opts := connect.Options{Scope: scope, Wing: a.cfg.Wing, StateDir: connect.StateDir(a.getenv, home), DryRun: f.dryRun}
+	if cmd.Name() != "connect" {
+		return opts, nil
+	}
+	exe, err := connectExe()
+	if err != nil {
+		return opts, fmt.Errorf("find the memminer program: %w", err)
+	}
+	flags := []string{"--wing", a.cfg.Wing}
+	if cmd.Flags().Changed("hive") {
+		hive, err := filepath.Abs(a.cfg.Hive)
+		if err != nil {
+			return opts, err
+		}
+		flags = append(flags, "--hive", hive)
+	}
+	if cmd.Flags().Changed("palace") {
+		flags = append(flags, "--palace", a.cfg.Palace)
+	}
+	if cmd.Flags().Changed("model") {
+		flags = append(flags, "--model", a.cfg.Model)
+	}
+	p, err := a.protocolParams()
+	if err != nil {
+		return opts, err
+	}
+	var b strings.Builder
+	if err := writeProtocol(&b, p); err != nil {
+		return opts, err
+	}
+	opts.Install = connect.Install{Exe: exe, Flags: flags, Protocol: b.String()}
+	return opts, nil
+}
+
+// home is the user's home directory, from HOME as the clients read it.
+func (a *app) home() string {
+	if h := a.getenv("HOME"); h != "" {
+		return h
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+// connectError adds what to do to connect's refusals.
+func connectError(err error) error {
+	switch {
+	case errors.Is(err, connect.ErrUnknownAgent):
+		return usagef("%v", err)
+	case errors.Is(err, connect.ErrUnparsable), errors.Is(err, connect.ErrTaken):
+		return fmt.Errorf("%v; nothing written", err)
+	case errors.Is(err, connect.ErrNotConnected):
+		return fmt.Errorf("%v: no connection recorded (memminer status lists them)", err)
+	}
+	return err
+}
+
+func (a *app) printConnect(res connect.Result, f connectFlags, done string) error {
+	if f.asJSON {
+		if res.Files == nil {
+			res.Files = []connect.FileResult{}
+		}
+		return writeJSON(a.stdout, res)
+	}
+	if f.dryRun {
+		for _, fr := range res.Files {
+			io.WriteString(a.stdout, fr.Diff)
+		}
+		fmt.Fprintf(a.stdout, "dry run: nothing written (%s %s, wing %s, %s files)\n", strings.TrimSuffix(done, "ed"), res.Agent, res.Wing, res.Scope)
+		return nil
+	}
+	fmt.Fprintf(a.stdout, "%s %s (wing %s, %s files)\n", done, res.Agent, res.Wing, res.Scope)
+	for _, fr := range res.Files {
+		fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", fr.Action, fr.Role, fr.Path)
+	}
+	if done == "connected" {
+		fmt.Fprintf(a.stdout, "backups are kept until: memminer disconnect %s%s\n", res.Agent, projectFlag(res.Scope))
+	}
+	return nil
+}
+
+func projectFlag(scope string) string {
+	if scope == "user" {
+		return ""
+	}
+	return " --project " + scope
+}
