@@ -1,0 +1,159 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// mockModel is a model API on 127.0.0.1 that the real agent clients talk
+// to in tests: Anthropic's Messages API (Claude Code) and OpenAI's
+// Responses API (Codex), both streamed as server-sent events. It records
+// every request body. Its script: when the request offers memminer's
+// search tool and holds no result of it yet, it calls search for five
+// hits of searchQuery; otherwise it answers with text.
+type mockModel struct {
+	URL         string
+	searchQuery string
+
+	mu       sync.Mutex
+	requests []string
+}
+
+func newMockModel(t *testing.T, searchQuery string) *mockModel {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &mockModel{URL: "http://" + ln.Addr().String(), searchQuery: searchQuery}
+	mux := http.NewServeMux()
+	mux.HandleFunc("/v1/messages", m.messages)
+	mux.HandleFunc("/v1/responses", m.responses)
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodHead || r.URL.Path == "/" {
+			w.WriteHeader(http.StatusOK)
+			return
+		}
+		m.record(r)
+		http.NotFound(w, r)
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(ln)
+	t.Cleanup(func() { srv.Close() })
+	return m
+}
+
+func (m *mockModel) record(r *http.Request) []byte {
+	body, _ := io.ReadAll(r.Body)
+	m.mu.Lock()
+	m.requests = append(m.requests, r.URL.Path+" "+string(body))
+	m.mu.Unlock()
+	return body
+}
+
+// Requests returns the bodies received so far, each after its path.
+func (m *mockModel) Requests() []string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]string(nil), m.requests...)
+}
+
+// firstWith returns the first request containing every one of subs.
+func (m *mockModel) firstWith(subs ...string) (string, bool) {
+	for _, r := range m.Requests() {
+		all := true
+		for _, s := range subs {
+			all = all && strings.Contains(r, s)
+		}
+		if all {
+			return r, true
+		}
+	}
+	return "", false
+}
+
+func sse(w http.ResponseWriter, events ...any) {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	for _, e := range events {
+		b, _ := json.Marshal(e)
+		var typ struct{ Type string }
+		json.Unmarshal(b, &typ)
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", typ.Type, b)
+	}
+	if f, ok := w.(http.Flusher); ok {
+		f.Flush()
+	}
+}
+
+type obj = map[string]any
+
+// messages answers Anthropic's POST /v1/messages.
+func (m *mockModel) messages(w http.ResponseWriter, r *http.Request) {
+	body := m.record(r)
+	var req struct {
+		Model    string
+		Tools    []struct{ Name string }
+		Messages []struct {
+			Content json.RawMessage
+		}
+	}
+	json.Unmarshal(body, &req)
+	offered := false
+	for _, t := range req.Tools {
+		offered = offered || t.Name == "mcp__memminer__search"
+	}
+	answered := strings.Contains(string(body), `"tool_result"`)
+	usage := obj{"input_tokens": 10, "output_tokens": 1}
+	start := obj{"type": "message_start", "message": obj{"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
+		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}}
+	if offered && !answered {
+		input, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
+		sse(w, start,
+			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": "toolu_mock1", "name": "mcp__memminer__search", "input": obj{}}},
+			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(input)}},
+			obj{"type": "content_block_stop", "index": 0},
+			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
+			obj{"type": "message_stop"})
+		return
+	}
+	sse(w, start,
+		obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "text", "text": ""}},
+		obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "text_delta", "text": "mock answer: done"}},
+		obj{"type": "content_block_stop", "index": 0},
+		obj{"type": "message_delta", "delta": obj{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
+		obj{"type": "message_stop"})
+}
+
+// responses answers OpenAI's POST /v1/responses.
+func (m *mockModel) responses(w http.ResponseWriter, r *http.Request) {
+	body := m.record(r)
+	s := string(body)
+	offered := strings.Contains(s, `"mcp__memminer"`)
+	answered := strings.Contains(s, `"function_call_output"`)
+	resp := func(status string, output []any) obj {
+		return obj{"id": "resp_mock", "object": "response", "created_at": 0, "status": status, "model": "mock-model", "output": output,
+			"usage": obj{"input_tokens": 10, "input_tokens_details": obj{"cached_tokens": 0}, "output_tokens": 5,
+				"output_tokens_details": obj{"reasoning_tokens": 0}, "total_tokens": 15}}
+	}
+	var item obj
+	if offered && !answered {
+		args, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
+		item = obj{"type": "function_call", "id": "fc_mock1", "call_id": "call_mock1", "name": "search", "namespace": "mcp__memminer",
+			"arguments": string(args), "status": "completed"}
+	} else {
+		item = obj{"type": "message", "id": "msg_mock1", "role": "assistant", "status": "completed",
+			"content": []any{obj{"type": "output_text", "text": "mock answer: done", "annotations": []any{}}}}
+	}
+	sse(w,
+		obj{"type": "response.created", "response": resp("in_progress", []any{})},
+		obj{"type": "response.output_item.added", "output_index": 0, "item": item},
+		obj{"type": "response.output_item.done", "output_index": 0, "item": item},
+		obj{"type": "response.completed", "response": resp("completed", []any{item})})
+}
