@@ -41,8 +41,9 @@ remember, conflicts and status, and read-only resources for each wing's
 memory files (memminer://wing/<id>/<file>) and the wake-up digest
 (memminer://wake-up).
 
-Each tool runs the code of the command of the same name and returns what its
---json prints, with the command's text output beside it. When the daemon
+Each tool runs the code of the command of the same name and returns its text
+output, with a compact form of what its --json prints as structured content
+(sources relative to the hive; no absolute paths, null or empty keys). When the daemon
 (memminer run) serves the palace, the tools ask it and the server loads no
 model or palace; otherwise each call reads the palace itself, read-only.
 
@@ -176,7 +177,7 @@ func toolText(render func(io.Writer)) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: b.String()}}}
 }
 
-func (s *mcpServer) search(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, daemon.SearchResult, error) {
+func (s *mcpServer) search(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, mcpSearchResult, error) {
 	var out daemon.SearchResult
 	err := s.call(func() (err error) {
 		if in.Results == 0 {
@@ -186,12 +187,12 @@ func (s *mcpServer) search(ctx context.Context, _ *mcp.CallToolRequest, in searc
 		return err
 	})
 	if err != nil {
-		return nil, out, err
+		return nil, mcpSearchResult{}, err
 	}
-	return toolText(func(w io.Writer) { printHits(w, out) }), out, nil
+	return toolText(func(w io.Writer) { printHits(w, out) }), compactSearch(out), nil
 }
 
-func (s *mcpServer) wakeUp(ctx context.Context, _ *mcp.CallToolRequest, in wakeupArgs) (*mcp.CallToolResult, wakeup.Digest, error) {
+func (s *mcpServer) wakeUp(ctx context.Context, _ *mcp.CallToolRequest, in wakeupArgs) (*mcp.CallToolResult, mcpDigest, error) {
 	var d wakeup.Digest
 	err := s.call(func() (err error) {
 		if in.Tokens == 0 {
@@ -201,9 +202,9 @@ func (s *mcpServer) wakeUp(ctx context.Context, _ *mcp.CallToolRequest, in wakeu
 		return err
 	})
 	if err != nil {
-		return nil, d, err
+		return nil, mcpDigest{}, err
 	}
-	return toolText(func(w io.Writer) { io.WriteString(w, d.Markdown()) }), d, nil
+	return toolText(func(w io.Writer) { io.WriteString(w, d.Markdown()) }), compactDigest(d), nil
 }
 
 // conflictsArgs is a call of the conflicts tool.

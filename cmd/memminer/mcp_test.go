@@ -19,6 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/wakeup"
@@ -55,7 +56,7 @@ func checkToolsMatchCLI(t *testing.T, cs *mcp.ClientSession, c *cli) {
 		}
 		wantJSON := c.stdout(append(tc.cli, "--json")...)
 		wantText := c.stdout(tc.cli...)
-		got, want := canonicalJSON(t, res.StructuredContent), canonicalJSON(t, json.RawMessage(wantJSON))
+		got, want := canonicalJSON(t, res.StructuredContent), canonicalJSON(t, mcpForm(t, tc.tool, wantJSON))
 		gotText := resultText(t, res)
 		if tc.tool == "status" {
 			got, want = dropDaemonTimes(got), dropDaemonTimes(want)
@@ -68,6 +69,28 @@ func checkToolsMatchCLI(t *testing.T, cs *mcp.ClientSession, c *cli) {
 			t.Errorf("%s: text is not the CLI's output:\n--- mcp\n%s\n--- cli\n%s", name, gotText, wantText)
 		}
 	}
+}
+
+// mcpForm is what a tool's structured content holds for the CLI's --json
+// output cliJSON: the compact form for search and wake_up, the same JSON
+// for the others.
+func mcpForm(t *testing.T, tool, cliJSON string) any {
+	t.Helper()
+	switch tool {
+	case "search":
+		var out daemon.SearchResult
+		if err := json.Unmarshal([]byte(cliJSON), &out); err != nil {
+			t.Fatal(err)
+		}
+		return compactSearch(out)
+	case "wake_up":
+		var d wakeup.Digest
+		if err := json.Unmarshal([]byte(cliJSON), &d); err != nil {
+			t.Fatal(err)
+		}
+		return compactDigest(d)
+	}
+	return json.RawMessage(cliJSON)
 }
 
 // stdout runs memminer and returns its stdout unscrubbed; exit status 1
@@ -200,7 +223,7 @@ func TestMCPToolsListIsSmall(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"conflicts", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
+	if want := []string{"conflicts", "handoff", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	data, err := json.Marshal(res)
@@ -575,7 +598,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node client output: %v\n%s", err, out)
 	}
-	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "remember", "search", "status", "wake_up"}) {
+	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "handoff", "remember", "search", "status", "wake_up"}) {
 		t.Errorf("server %q, tools %v", got.Server.Name, got.Tools)
 	}
 	for name, cli := range map[string][]string{
@@ -586,7 +609,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 		call := got.Calls[name]
 		wantJSON, _ := c.runRaw(append(cli, "--json")...)
 		wantText, _ := c.runRaw(cli...)
-		if call.IsError || canonicalJSON(t, call.StructuredContent) != canonicalJSON(t, json.RawMessage(wantJSON)) || len(call.Content) == 0 || call.Content[0].Text != wantText {
+		if call.IsError || canonicalJSON(t, call.StructuredContent) != canonicalJSON(t, mcpForm(t, name, wantJSON)) || len(call.Content) == 0 || call.Content[0].Text != wantText {
 			t.Errorf("%s through the TypeScript client: %+v\nwant %s", name, call, wantJSON)
 		}
 	}
