@@ -21,7 +21,7 @@ func (a *app) handoffCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   `handoff --to ID "SUMMARY" | handoff --accept REF`,
-		Short: "Hand work to another agent, or accept a handoff addressed to you",
+		Short: "Hand work to another agent, or accept a handoff to you",
 		Long: `memminer handoff --to ID "SUMMARY" records, in your own memory file only, a
 dated note handing the work SUMMARY describes to wing ID:
 
@@ -35,7 +35,7 @@ receiver's own memory file, a note accepting it; it no longer leads the
 digest. Both go through remember (refused on an open conflict, mined at
 once), with the daemon or without. Your wing is --wing or MEMMINER_WING.
 Details: docs/connect.md.`,
-		Example: `  memminer handoff --wing dwight --to pam "Finish the db-2 failover runbook; draft in ops/failover.md"
+		Example: `  memminer handoff --wing dwight --to pam "Finish the db-2 runbook (ops/db2.md)"
   memminer handoff --wing pam --accept ho-1a2b3c4d`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("wing") {

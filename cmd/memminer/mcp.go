@@ -42,8 +42,9 @@ memory files (memminer://wing/<id>/<file>) and the wake-up digest
 (memminer://wake-up).
 
 Each tool runs the code of the command of the same name and returns its text
-output, with a compact form of what its --json prints as structured content
-(sources relative to the hive; no absolute paths, null or empty keys). When the daemon
+output, with what its --json prints as structured content (for search and
+wake_up a compact form: sources relative to the hive, no absolute paths, no
+null or empty keys). When the daemon
 (memminer run) serves the palace, the tools ask it and the server loads no
 model or palace; otherwise each call reads the palace itself, read-only.
 

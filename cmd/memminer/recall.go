@@ -43,7 +43,7 @@ func (a *app) recallCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "recall [PROMPT]",
-		Short: "Print the notes relevant to a prompt, for an agent's prompt hook",
+		Short: "Print the notes relevant to a prompt: an agent's prompt hook",
 		Long: `Search the hive's memory with PROMPT and print the notes that pass search's
 relevance decision, within a small budget (--tokens, 300 by default, counted
 as wake-up counts), each with its wing, source, line, date and any

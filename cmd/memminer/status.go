@@ -30,7 +30,8 @@ func (a *app) statusCmd() *cobra.Command {
 When the local Syncthing answers, status also shows the folder holding the
 hive: in sync or not (and since when), files and bytes still needed, and
 which other devices are connected; "syncthing": null in --json when it does
-not answer. Details: docs/search.md and docs/several-machines.md.`,
+not answer. Last, the agents memminer connect wired in, with their wing and
+files. Details: docs/search.md, docs/several-machines.md and docs/connect.md.`,
 		Args: exactArgs(0, "status takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			st, err := a.status(cmd.Context())
@@ -38,10 +39,12 @@ not answer. Details: docs/search.md and docs/several-machines.md.`,
 				return err
 			}
 			a.foundNothing = len(st.Wings) == 0
+			agents := a.connectedAgents()
 			if asJSON {
-				return writeJSON(a.stdout, st)
+				return writeJSON(a.stdout, statusOutput{Status: st, Agents: agents})
 			}
 			printStatus(a.stdout, st)
+			printAgents(a.stdout, agents)
 			return nil
 		},
 	}

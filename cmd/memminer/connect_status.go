@@ -1,0 +1,55 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/daemon"
+)
+
+// statusOutput is status --json: the palace's status and the agents
+// memminer connect wired in.
+type statusOutput struct {
+	daemon.Status
+	Agents []connectedAgent `json:"agents"`
+}
+
+// connectedAgent is one connection status lists.
+type connectedAgent struct {
+	Agent string `json:"agent"`
+	Wing  string `json:"wing"`
+	// Scope is "user" or the project directory.
+	Scope string   `json:"scope"`
+	Files []string `json:"files"`
+}
+
+// connectedAgents lists the connections recorded for this user; none when
+// there is no home or nothing is recorded.
+func (a *app) connectedAgents() []connectedAgent {
+	out := []connectedAgent{}
+	home := a.home()
+	if home == "" {
+		return out
+	}
+	cs, err := connect.Connections(connect.StateDir(a.getenv, home))
+	if err != nil {
+		fmt.Fprintf(a.stderr, "memminer: cannot list connected agents: %v\n", err)
+	}
+	for _, c := range cs {
+		out = append(out, connectedAgent{Agent: c.Agent, Wing: c.Wing, Scope: c.Scope, Files: c.Paths()})
+	}
+	return out
+}
+
+func printAgents(w io.Writer, agents []connectedAgent) {
+	if len(agents) == 0 {
+		fmt.Fprintln(w, "agents:      none connected (memminer connect claude-code|codex --wing ID)")
+		return
+	}
+	fmt.Fprintf(w, "agents:      %d connected\n", len(agents))
+	for _, ag := range agents {
+		fmt.Fprintf(w, "  %s, wing %s, %s files: %s\n", ag.Agent, ag.Wing, ag.Scope, strings.Join(ag.Files, ", "))
+	}
+}
