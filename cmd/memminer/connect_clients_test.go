@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -111,10 +112,22 @@ func (h *e2eHive) connect(files ...string) connectResultJSON {
 			h.t.Errorf("connecting twice changed %s (%s)", f.Path, f.Action)
 		}
 	}
-	h.memminer("disconnect", h.connectedAgentID)
+	h.disconnect()
 	h.checkRestored(files...)
 	h.memminer(h.connectArgs...)
 	return first
+}
+
+// disconnect disconnects the agent from the scope connectArgs named.
+func (h *e2eHive) disconnect() {
+	h.t.Helper()
+	args := []string{"disconnect", h.connectedAgentID}
+	for i, a := range h.connectArgs {
+		if a == "--project" {
+			args = append(args, "--project", h.connectArgs[i+1])
+		}
+	}
+	h.memminer(args...)
 }
 
 // checkRestored checks that files are as they were before connect.
@@ -194,6 +207,9 @@ func (h *e2eHive) checkModelSaw(m *mockModel, kind, field string) string {
 	if _, ok := m.firstWith("Notes from the hive", "Production Postgres runs on db-2"); !ok {
 		h.t.Errorf("no request held the prompt hook's notes")
 	}
+	if _, ok := m.firstWith("# Memory protocol", "Your wing: `pam`"); !ok {
+		h.t.Errorf("no request held the memory protocol from the instructions file")
+	}
 	for _, r := range m.Requests() {
 		if got := findToolResult(r, kind, field); strings.Contains(got, "Production Postgres runs on db-2") {
 			return got
@@ -204,6 +220,12 @@ func (h *e2eHive) checkModelSaw(m *mockModel, kind, field string) string {
 	}
 	h.t.Errorf("no request held memminer's search result")
 	return ""
+}
+
+// claudeEnv is Claude Code's offline environment (../shared/AGENT-CLIENTS.md).
+func (h *e2eHive) claudeEnv(m *mockModel) []string {
+	return append(append([]string(nil), h.env...), "ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY=test", "DISABLE_TELEMETRY=1",
+		"DISABLE_AUTOUPDATER=1", "DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
 }
 
 func runClient(t *testing.T, dir string, env []string, name string, args ...string) string {
@@ -232,9 +254,7 @@ func TestConnectClaudeCodeEndToEnd(t *testing.T) {
 	h.connect(settings, instructions, state)
 
 	m := newMockModel(t, "db-2 primary")
-	env := append(h.env, "ANTHROPIC_BASE_URL="+m.URL, "ANTHROPIC_API_KEY=test", "DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1",
-		"DISABLE_ERROR_REPORTING=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	out := runClient(t, h.work, env, filepath.Join(bin, "claude"), "-p", "Which server runs the production Postgres?", "--output-format", "json")
+	out := runClient(t, h.work, h.claudeEnv(m), filepath.Join(bin, "claude"), "-p", "Which server runs the production Postgres?", "--output-format", "json")
 	var res struct {
 		IsError bool `json:"is_error"`
 		Result  string
@@ -245,12 +265,39 @@ func TestConnectClaudeCodeEndToEnd(t *testing.T) {
 	got := h.checkModelSaw(m, "tool_result", "content")
 	t.Logf("search result as Claude Code hands it to the model: %d hits, %d bytes, %d tokens (wake-up's estimate)", strings.Count(got, `"text"`), len(got), wakeup.EstimateTokens(got))
 
-	h.memminer("disconnect", "claude-code")
+	h.disconnect()
 	h.checkRestored(settings, instructions)
 	b, _ := os.ReadFile(state)
 	if bytes.Contains(b, []byte(`"memminer"`)) {
 		t.Errorf("~/.claude.json still names memminer:\n%s", b)
 	}
+}
+
+// TestConnectClaudeCodeProjectEndToEnd connects a project's files
+// (--project): .claude/settings.json, .mcp.json and CLAUDE.md. Claude Code
+// applies a project's permission rules (the allowed MCP tools) only in a
+// project the user trusts; the test trusts it as the interactive trust
+// dialog would, in ~/.claude.json, which connect does not touch here.
+func TestConnectClaudeCodeProjectEndToEnd(t *testing.T) {
+	bin := agentClientsBin(t)
+	h := newE2EHive(t, "claude-code")
+	trusted, _ := json.Marshal(map[string]any{"projects": map[string]any{h.work: map[string]any{"hasTrustDialogAccepted": true}}})
+	testutil.WriteFile(t, filepath.Join(h.home, ".claude.json"), string(trusted))
+	h.connectArgs = append(h.connectArgs, "--project", h.work)
+	settings := filepath.Join(h.work, ".claude", "settings.json")
+	mcpJSON, instructions := filepath.Join(h.work, ".mcp.json"), filepath.Join(h.work, "CLAUDE.md")
+	testutil.WriteFile(t, mcpJSON, `{"mcpServers": {}}`+"\n")
+	testutil.WriteFile(t, instructions, "# Project rules\n")
+	h.connect(settings, mcpJSON, instructions)
+
+	m := newMockModel(t, "db-2 primary")
+	out := runClient(t, h.work, h.claudeEnv(m), filepath.Join(bin, "claude"), "-p", "Which server runs the production Postgres?", "--output-format", "json")
+	if !strings.Contains(out, "mock answer") {
+		t.Errorf("claude -p: %s", out)
+	}
+	h.checkModelSaw(m, "tool_result", "content")
+	h.disconnect()
+	h.checkRestored(settings, mcpJSON, instructions)
 }
 
 func TestConnectCodexEndToEnd(t *testing.T) {
@@ -259,16 +306,44 @@ func TestConnectCodexEndToEnd(t *testing.T) {
 	m := newMockModel(t, "db-2 primary")
 	codexHome := filepath.Join(h.home, ".codex")
 	config := filepath.Join(codexHome, "config.toml")
-	// The offline set-up of ../shared/AGENT-CLIENTS.md, with a comment
-	// connect must keep.
-	testutil.WriteFile(t, config, `# the mock model on loopback
+	testutil.WriteFile(t, config, codexOffline(m))
+	hooks, instructions := filepath.Join(codexHome, "hooks.json"), filepath.Join(codexHome, "AGENTS.md")
+	h.connect(config, hooks, instructions)
+	got := h.runCodex(bin, m, codexHome)
+	t.Logf("search result as Codex hands it to the model: %d hits, %d bytes, %d tokens (wake-up's estimate)", strings.Count(got, `\"text\"`)+strings.Count(got, `"text"`), len(got), wakeup.EstimateTokens(got))
+	h.disconnect()
+	h.checkRestored(config, hooks, instructions)
+}
+
+// TestConnectCodexProjectEndToEnd connects a project's files: Codex reads
+// DIR/.codex/ of a project the user trusts (trust_level in the user's
+// config.toml, which connect does not touch here).
+func TestConnectCodexProjectEndToEnd(t *testing.T) {
+	bin := agentClientsBin(t)
+	h := newE2EHive(t, "codex")
+	h.connectArgs = append(h.connectArgs, "--project", h.work)
+	m := newMockModel(t, "db-2 primary")
+	codexHome := filepath.Join(h.home, ".codex")
+	testutil.WriteFile(t, filepath.Join(codexHome, "config.toml"), codexOffline(m)+"\n[projects."+strconv.Quote(h.work)+"]\ntrust_level = \"trusted\"\n")
+	config, hooks, instructions := filepath.Join(h.work, ".codex", "config.toml"), filepath.Join(h.work, ".codex", "hooks.json"), filepath.Join(h.work, "AGENTS.md")
+	testutil.WriteFile(t, instructions, "# Project rules\n")
+	h.connect(config, hooks, instructions)
+	h.runCodex(bin, m, codexHome)
+	h.disconnect()
+	h.checkRestored(config, hooks, instructions)
+}
+
+// codexOffline is the offline configuration of ../shared/AGENT-CLIENTS.md,
+// with a comment connect must keep.
+func codexOffline(m *mockModel) string {
+	return `# the mock model on loopback
 model = "mock-model"
 model_provider = "mock"
 check_for_update_on_startup = false
 
 [model_providers.mock]
 name = "mock"
-base_url = "`+m.URL+`/v1"
+base_url = "` + m.URL + `/v1"
 env_key = "MOCK_API_KEY"
 wire_api = "responses"
 request_max_retries = 0
@@ -284,19 +359,18 @@ apps = false
 plugin_sharing = false
 tool_suggest = false
 skill_mcp_dependency_install = false
-`)
-	hooks, instructions := filepath.Join(codexHome, "hooks.json"), filepath.Join(codexHome, "AGENTS.md")
-	h.connect(config, hooks, instructions)
+`
+}
 
-	env := append(h.env, "CODEX_HOME="+codexHome, "MOCK_API_KEY=test")
-	out := runClient(t, h.work, env, filepath.Join(bin, "codex"), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
+// runCodex runs one codex exec session and checks what the model saw; it
+// returns the search result as the model got it.
+func (h *e2eHive) runCodex(bin string, m *mockModel, codexHome string) string {
+	h.t.Helper()
+	env := append(append([]string(nil), h.env...), "CODEX_HOME="+codexHome, "MOCK_API_KEY=test")
+	out := runClient(h.t, h.work, env, filepath.Join(bin, "codex"), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check",
 		"--json", "Which server runs the production Postgres?")
 	if !strings.Contains(out, "turn.completed") || !strings.Contains(out, "mock answer") {
-		t.Errorf("codex exec: %s", out)
+		h.t.Errorf("codex exec: %s", out)
 	}
-	got := h.checkModelSaw(m, "function_call_output", "output")
-	t.Logf("search result as Codex hands it to the model: %d hits, %d bytes, %d tokens (wake-up's estimate)", strings.Count(got, `\"text\"`)+strings.Count(got, `"text"`), len(got), wakeup.EstimateTokens(got))
-
-	h.memminer("disconnect", "codex")
-	h.checkRestored(config, hooks, instructions)
+	return h.checkModelSaw(m, "function_call_output", "output")
 }
