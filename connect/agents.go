@@ -104,6 +104,19 @@ func Lookup(id string) (Agent, bool) {
 // clients offer its tools to the model as mcp__memminer__TOOL.
 const serverName = "memminer"
 
+// clientHooks are agent id's session-start and prompt hooks, in the
+// hooks shape both clients read.
+func clientHooks(id string, in Install) hooksEdit {
+	start, prompt := hookCommands(id, in)
+	return hooksEdit{
+		ours: ourHook(id),
+		events: []hookEvent{
+			{name: "SessionStart", command: start},
+			{name: "UserPromptSubmit", command: prompt},
+		},
+	}
+}
+
 // hookCommands are the shell commands of the session-start and the prompt
 // hook for agent id.
 func hookCommands(id string, in Install) (sessionStart, prompt string) {
@@ -121,14 +134,7 @@ func ourHook(id string) *regexp.Regexp {
 }
 
 func claudeFiles(s Scope, in Install) []file {
-	start, prompt := hookCommands("claude-code", in)
-	hooks := hooksEdit{
-		ours: ourHook("claude-code"),
-		events: []hookEvent{
-			{name: "SessionStart", command: start},
-			{name: "UserPromptSubmit", command: prompt},
-		},
-	}
+	hooks := clientHooks("claude-code", in)
 	server := stdioServer{Type: "stdio", Command: in.Exe, Args: mcpArgs(in), Env: map[string]string{}}
 	instructions := markdownBlock(in.Protocol)
 	if s.Project != "" {
@@ -159,14 +165,7 @@ func claudeFiles(s Scope, in Install) []file {
 }
 
 func codexFiles(s Scope, in Install) []file {
-	start, prompt := hookCommands("codex", in)
-	hooks := hooksEdit{
-		ours: ourHook("codex"),
-		events: []hookEvent{
-			{name: "SessionStart", command: start},
-			{name: "UserPromptSubmit", command: prompt},
-		},
-	}
+	hooks := clientHooks("codex", in)
 	dir, instructions := s.CodexHome, filepath.Join(s.CodexHome, "AGENTS.md")
 	if dir == "" {
 		dir, instructions = filepath.Join(s.Home, ".codex"), filepath.Join(s.Home, ".codex", "AGENTS.md")

@@ -101,7 +101,8 @@ type handoffResult struct {
 	ID   string `json:"id"`
 }
 
-// ownWing is the configured wing of the agent writing, checked.
+// ownWing is the configured wing of the agent writing (remember, handoff),
+// checked, with the hive it writes in.
 func (a *app) ownWing(verb string) (string, error) {
 	if a.cfg.Wing == "" {
 		return "", usagef("%s needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)", verb)

@@ -69,13 +69,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
 			}
-			if a.cfg.Wing == "" {
-				return usagef("remember needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)")
-			}
-			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
-			}
-			w, err := normalizeWing(a.cfg.Wing)
+			w, err := a.ownWing("remember")
 			if err != nil {
 				return err
 			}
