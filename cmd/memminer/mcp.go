@@ -258,16 +258,17 @@ func (s *mcpServer) conflicts(ctx context.Context, _ *mcp.CallToolRequest, in co
 // statusArgs is a call of the status tool, which takes no arguments.
 type statusArgs struct{}
 
-func (s *mcpServer) status(ctx context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, daemon.Status, error) {
-	var st daemon.Status
+func (s *mcpServer) status(ctx context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, statusOutput, error) {
+	var out statusOutput
 	err := s.call(func() (err error) {
-		st, err = s.a.status(ctx)
+		out.Status, err = s.a.status(ctx)
+		out.Agents = s.a.connectedAgents()
 		return err
 	})
 	if err != nil {
-		return nil, st, err
+		return nil, out, err
 	}
-	return toolText(func(w io.Writer) { printStatus(w, st) }), st, nil
+	return toolText(func(w io.Writer) { printStatus(w, out.Status); printAgents(w, out.Agents) }), out, nil
 }
 
 // serveStdio serves one MCP session over in and out until the client
