@@ -51,6 +51,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing})
+			err = a.duringFirstMine(cmd.Context(), err)
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
 				// The shape a script reads is the same with nothing to digest.
