@@ -23,6 +23,9 @@ type heldOllama struct {
 	hold    string
 	release chan struct{}
 	once    sync.Once
+	// reached, when set, is closed when the first call is held.
+	reached     chan struct{}
+	reachedOnce sync.Once
 }
 
 // free lets every held call, and all later ones, through.
@@ -41,6 +44,9 @@ func (h *heldOllama) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		held = held || strings.Contains(text, h.hold)
 	}
 	if held {
+		if h.reached != nil {
+			h.reachedOnce.Do(func() { close(h.reached) })
+		}
 		select {
 		case <-h.release:
 		case <-r.Context().Done():
