@@ -71,7 +71,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, fmt.Sprintf("hard budget of the digest, in estimated tokens (at least %d)", minWakeupTokens))
-	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
+	f.StringVar(&wing, "wing", "", "tell the story of this wing only (other wings' identities in one line)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
 	return cmd
 }
