@@ -360,7 +360,13 @@ func (d *Daemon) Close() error {
 // nil after a stop by ctx.
 func (d *Daemon) Run(ctx context.Context) error {
 	d.started = time.Now()
-	d.first = &firstMine{started: d.started, left: map[string]int{}}
+	if !hasNotes(d.p) {
+		// A palace with notes is not mined for the first time: a restart
+		// has nothing of the kind to report.
+		d.mu.Lock()
+		d.first = &firstMine{started: d.started, left: map[string]int{}}
+		d.mu.Unlock()
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	d.abort = cancel

@@ -2,7 +2,19 @@ package daemon
 
 import (
 	"time"
+
+	"github.com/memminer/memminer/palace"
 )
+
+// hasNotes reports whether any wing of p holds a note.
+func hasNotes(p *palace.Palace) bool {
+	for _, w := range p.Wings() {
+		if w.Notes > 0 {
+			return true
+		}
+	}
+	return false
+}
 
 // firstMine follows the daemon's first mine of its hive, so status can say
 // how far it got while commands answer from the wings mined so far.

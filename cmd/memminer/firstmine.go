@@ -11,11 +11,10 @@ import (
 // firstMineProgress is how far the first mine of the daemon serving the
 // palace got, or nil when no daemon serves it or its first mine is over.
 func (a *app) firstMineProgress(ctx context.Context) *daemon.MineProgress {
-	c := a.client()
-	if c == nil {
+	if a.noDaemon || a.daemonSilent {
 		return nil
 	}
-	p, err := c.Progress(ctx)
+	p, err := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout)).Progress(ctx)
 	if err != nil {
 		return nil
 	}
