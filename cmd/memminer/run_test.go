@@ -77,14 +77,16 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 	}()
 	t.Cleanup(func() { r.stop(t) })
 	cl := daemon.NewClient(c.palace)
-	testutil.WaitFor(t, "the daemon's socket", func() bool {
+	// Its first scan done: until then a command on an empty palace hears
+	// that the daemon is mining it, as it may be.
+	testutil.WaitFor(t, "the daemon's socket and first scan", func() bool {
 		select {
 		case <-r.done:
 			t.Fatalf("memminer run exited %d: %s", r.code, r.stderr)
 		default:
 		}
-		_, err := cl.Status(context.Background())
-		return err == nil
+		st, err := cl.Status(context.Background())
+		return err == nil && st.Daemon.Scans > 0
 	})
 	return r
 }
