@@ -1,8 +1,10 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/memminer/memminer/govern"
@@ -45,6 +47,9 @@ type SearchRequest struct {
 	// MinRelevance is the relevance floor; nil means
 	// palace.DefaultMinRelevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty"`
+	// Explain asks for each hit's evidence and, for what the floor
+	// dropped, the near misses (SearchResult.Explanation).
+	Explain bool `json:"explain,omitempty"`
 }
 
 // Options returns the palace search the request asks for, or an error
@@ -94,6 +99,50 @@ func CheckMinRelevance(m float64) error {
 type SearchResult struct {
 	Query   string `json:"query"`
 	Results []Hit  `json:"results"`
+	// Explanation is set when the request asked for it.
+	Explanation *Explanation `json:"explanation,omitempty"`
+}
+
+// Explanation is palace.Explanation as printed, figures rounded like
+// scores.
+type Explanation struct {
+	Words             []palace.QueryWord `json:"words"`
+	Grounding         float64            `json:"grounding"`
+	Vectors           bool               `json:"vectors"`
+	MissingIdentifier string             `json:"missing_identifier,omitempty"`
+	Parts             [][]string         `json:"parts,omitempty"`
+	MinRelevance      float64            `json:"min_relevance"`
+	NearMisses        []Hit              `json:"near_misses"`
+}
+
+// Search runs req's search in p: the one way the daemon and a direct
+// search do it, so both answer alike.
+func Search(ctx context.Context, p *palace.Palace, req SearchRequest) (SearchResult, error) {
+	opts, err := req.Options()
+	if err != nil {
+		return SearchResult{}, err
+	}
+	query := strings.TrimSpace(req.Query)
+	if !req.Explain {
+		hits, err := p.Search(ctx, query, opts)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		return NewSearchResult(query, hits), nil
+	}
+	hits, ex, err := p.Explain(ctx, query, opts)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out := NewSearchResult(query, hits)
+	words := make([]palace.QueryWord, len(ex.Words))
+	for i, w := range ex.Words {
+		w.Cosine = roundScore(w.Cosine)
+		words[i] = w
+	}
+	out.Explanation = &Explanation{Words: words, Grounding: roundScore(ex.Grounding), Vectors: ex.Vectors, MissingIdentifier: ex.MissingIdentifier,
+		Parts: ex.Parts, MinRelevance: ex.MinRelevance, NearMisses: NewSearchResult(query, ex.NearMisses).Results}
+	return out, nil
 }
 
 // Hit is one search result as printed.
@@ -117,6 +166,8 @@ type Hit struct {
 	// Mtime is the source file's modification time as mined, RFC 3339 UTC.
 	Mtime string `json:"mtime"`
 	govern.Fields
+	// Evidence is what Relevance was decided from, when explained.
+	Evidence *palace.Evidence `json:"evidence,omitempty"`
 }
 
 // NewSearchResult converts palace hits into the printed shape. Sources stay
@@ -129,6 +180,12 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
 			Mtime:  h.Mtime.UTC().Format(time.RFC3339),
 			Fields: h.Governance.Fields(h.Mtime, h.Stale, h.StaleReason),
+		}
+		if e := h.Evidence; e != nil {
+			r := *e
+			r.Coverage, r.Cosine, r.Semantic, r.Standout, r.Relevance = roundScore(r.Coverage), roundScore(r.Cosine),
+				roundScore(r.Semantic), roundScore(r.Standout), roundScore(r.Relevance)
+			out.Results[i].Evidence = &r
 		}
 	}
 	return out

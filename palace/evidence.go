@@ -110,10 +110,14 @@ type Explanation struct {
 	// two best words' Cosine.
 	Words     []QueryWord `json:"words"`
 	Grounding float64     `json:"grounding"`
+	// Vectors tells that the search used vectors; without them there is
+	// no grounding, and relevance is lexical coverage alone.
+	Vectors bool `json:"vectors"`
 	// MissingIdentifier is an identifier of the query no searched note
 	// has: the search then returns nothing.
 	MissingIdentifier string `json:"missing_identifier,omitempty"`
-	// Parts are the query's coherent parts that count on their own.
+	// Parts are the query's coherent parts that count on their own, as
+	// the query spells their words.
 	Parts [][]string `json:"parts,omitempty"`
 	// MinRelevance is the floor the hits were held to.
 	MinRelevance float64 `json:"min_relevance"`
@@ -181,6 +185,9 @@ func identifierLike(tok string) bool {
 	if n := len(tok); n >= 2 && tok[n-1] == 's' && unicode.IsUpper(rune(tok[n-2])) {
 		tok = tok[:n-1] // a plural acronym: PRs, URLs
 	}
+	if quantity(tok) {
+		return false
+	}
 	var letters, digits, upper int
 	camel := false
 	var prev, prev2 rune
@@ -205,12 +212,19 @@ func identifierLike(tok string) bool {
 		}
 		prev2, prev = prev, r
 	}
-	return letters > 0 && digits > 0 || camel || upper >= 5 && upper == letters || letters == 0 && digits >= 3
+	return letters > 0 && digits > 0 || camel || upper >= 5 && upper == letters || letters == 0 && digits >= 3 && !year(tok)
+}
+
+// year tells whether tok is a year (1000 to 2999): a question may name one
+// its answer only implies ("in 2021" for "last summer").
+func year(tok string) bool {
+	return len(tok) == 4 && (tok[0] == '1' || tok[0] == '2') && strings.Trim(tok, "0123456789") == ""
 }
 
 // decider decides the relevance of a search's candidates.
 type decider struct {
 	useLex    bool
+	vectors   bool
 	words     []QueryWord
 	grounding float64
 	veto      string
@@ -232,6 +246,7 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 		}
 		return n
 	}
+	d.vectors = wordVecs != nil
 	if wordVecs == nil {
 		wordVecs = make([][]float32, len(toks))
 	}
@@ -283,7 +298,7 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 			partOf[term] = len(partWeights)
 		}
 		partWeights = append(partWeights, w)
-		d.parts = append(d.parts, part)
+		d.parts = append(d.parts, spelled(part, toks))
 	}
 	for _, ws := range scores {
 		q := &queryWeights{idf: map[int32]float64{}, seen: map[int32]bool{}, total: total, part: map[int32]int{}, parts: partWeights}
@@ -413,14 +428,16 @@ func (d *decider) judge(c candidate, floor float64) Evidence {
 		}
 	}
 	e.Relevance = max(e.Coverage, e.Semantic)
+	if d.veto != "" {
+		e.Relevance = 0
+	}
+	e.Passed = e.Relevance >= floor // a floor of 0 keeps every hit
 	switch {
 	case d.veto != "":
-		e.Relevance = 0
 		e.Reason = fmt.Sprintf("no searched note has the identifier %s", d.veto)
-	case e.Relevance < floor:
+	case !e.Passed:
 		e.Reason = fmt.Sprintf("relevance %.2f below the floor %.2f: %s", e.Relevance, floor, d.strongest(e))
 	default:
-		e.Passed = true
 		e.Reason = d.strongest(e)
 	}
 	return e
@@ -442,7 +459,7 @@ func (d *decider) strongest(e Evidence) string {
 
 // explanation returns the query's evidence; the caller adds the near misses.
 func (d *decider) explanation(floor float64) *Explanation {
-	return &Explanation{Words: d.words, Grounding: d.grounding, MissingIdentifier: d.veto, Parts: d.parts, MinRelevance: floor}
+	return &Explanation{Words: d.words, Grounding: d.grounding, Vectors: d.vectors, MissingIdentifier: d.veto, Parts: d.parts, MinRelevance: floor}
 }
 
 // wordVectors embeds alone the query's tokens that ground it; the others
@@ -464,4 +481,30 @@ func (p *Palace) wordVectors(ctx context.Context, toks []queryToken) ([][]float3
 		out[i] = vecs[k]
 	}
 	return out, nil
+}
+
+// quantity tells whether tok is a number with a suffix of one or two
+// letters: an ordinal, a unit, a time or a decade (18th, 5K, 10am, 90s).
+func quantity(tok string) bool {
+	i := strings.IndexFunc(tok, func(r rune) bool { return !unicode.IsDigit(r) })
+	if i <= 0 {
+		return false
+	}
+	rest := tok[i:]
+	return len(rest) <= 2 && strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsLetter(r) }) < 0
+}
+
+// spelled returns terms as the query spells them, where a token has them.
+func spelled(terms []string, toks []queryToken) []string {
+	out := make([]string, len(terms))
+	for i, t := range terms {
+		out[i] = t
+		for _, tok := range toks {
+			if tok.term == t {
+				out[i] = tok.raw
+				break
+			}
+		}
+	}
+	return out
 }
