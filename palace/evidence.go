@@ -1,10 +1,12 @@
 package palace
 
 import (
+	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"slices"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -86,6 +88,7 @@ type Evidence struct {
 	// Part, a coherent part of it, whichever is larger.
 	Coverage float64  `json:"coverage"`
 	Part     []string `json:"part,omitempty"`
+	part     int      // Part's number, -1 for none
 	// Cosine is the hit's cosine to the query.
 	Cosine float64 `json:"cosine"`
 	// Semantic is Cosine scaled by the query's grounding (semantic).
@@ -250,7 +253,7 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 	if wordVecs == nil {
 		wordVecs = make([][]float32, len(toks))
 	}
-	cosines := wordCosines(scores, wordVecs)
+	cosines := wordCosines(groundingPool(scores), wordVecs)
 	for i, tok := range toks {
 		w := QueryWord{Word: tok.raw, Term: tok.term, InPalace: df(tok.term) > 0, Identifier: tok.identifier, Cosine: cosines[i]}
 		if tok.identifier && !w.InPalace && d.veto == "" {
@@ -315,16 +318,68 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 	return d
 }
 
-// wordCosines returns, for each of vecs (nil ones 0), its best cosine to a
-// note of the searched wings.
-func wordCosines(scores []*wingScores, vecs [][]float32) []float64 {
-	out := make([]float64, len(vecs))
+// groundPool is how many notes, those nearest the query's vector,
+// grounding compares the query's words with.
+const groundPool = 200
+
+// groundingPool returns the vectors of the groundPool notes of the
+// searched wings nearest the query. Comparing each word with every note
+// cost a search of 100,000 notes five times the time of the rest
+// (BENCHMARKS.md); picking the nearest notes is one comparison a note.
+func groundingPool(scores []*wingScores) [][]float32 {
+	h := &nearHeap{}
 	for _, ws := range scores {
-		for _, v := range ws.v.vecs {
-			for i, w := range vecs {
-				if w != nil && len(v) == len(w) {
-					out[i] = max(out[i], float64(dot(v, w)))
-				}
+		ch := ws.chans[chanVecNote]
+		if ch == nil {
+			continue
+		}
+		for d, v := range ws.v.vecs {
+			if v == nil || !ws.v.note(int32(d)) {
+				continue
+			}
+			if h.Len() < groundPool {
+				heap.Push(h, nearNote{ch[d], v})
+			} else if ch[d] > (*h)[0].cos {
+				(*h)[0] = nearNote{ch[d], v}
+				heap.Fix(h, 0)
+			}
+		}
+	}
+	out := make([][]float32, h.Len())
+	for i, n := range *h {
+		out[i] = n.vec
+	}
+	return out
+}
+
+// nearNote is a note's vector and its cosine to the query; nearHeap keeps
+// the nearest, the least near on top.
+type nearNote struct {
+	cos float64
+	vec []float32
+}
+
+type nearHeap []nearNote
+
+func (h nearHeap) Len() int           { return len(h) }
+func (h nearHeap) Less(i, j int) bool { return h[i].cos < h[j].cos }
+func (h nearHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *nearHeap) Push(x any)        { *h = append(*h, x.(nearNote)) }
+func (h *nearHeap) Pop() any {
+	old := *h
+	n := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return n
+}
+
+// wordCosines returns, for each of vecs (nil ones 0), its best cosine to
+// one of notes.
+func wordCosines(notes [][]float32, vecs [][]float32) []float64 {
+	out := make([]float64, len(vecs))
+	for _, v := range notes {
+		for i, w := range vecs {
+			if w != nil && len(v) == len(w) {
+				out[i] = max(out[i], float64(dot(v, w)))
 			}
 		}
 	}
@@ -400,13 +455,13 @@ func groundingCredit(grounding float64) float64 {
 
 // judge decides c's relevance at floor.
 func (d *decider) judge(c candidate, floor float64) Evidence {
-	var e Evidence
+	e := Evidence{part: -1}
 	ws := c.ws
 	if d.useLex {
 		whole, part, k := ws.coverages(d.weights[ws], c.d)
 		e.Coverage = whole
 		if part > whole {
-			e.Coverage, e.Part = part, d.parts[k]
+			e.Coverage, e.Part, e.part = part, d.parts[k], k
 		}
 	}
 	if ch := ws.chans[chanVecNote]; ch != nil {
@@ -507,4 +562,54 @@ func spelled(terms []string, toks []queryToken) []string {
 		}
 	}
 	return out
+}
+
+// coverParts makes sure the results answer every coherent part of the
+// query some relevant candidate answers: when no picked result covers a
+// part, its best candidate takes the place of the last result of a part
+// that has several (or of none). The vectors may rank every note of one
+// part above the other's ("kestrel queue osprey shard" finds a dozen
+// kestrel notes first), and a multi-topic query wants both topics.
+func coverParts(picked, kept []candidate, ev map[candidate]Evidence, parts int) []candidate {
+	if parts < 2 || len(picked) < 2 {
+		return picked
+	}
+	key := func(c candidate) candidate { return candidate{ws: c.ws, d: c.d} }
+	partOf := func(c candidate) int { return ev[key(c)].part }
+	count := make([]int, parts)
+	taken := map[candidate]bool{}
+	for _, c := range picked {
+		if k := partOf(c); k >= 0 {
+			count[k]++
+		}
+		taken[key(c)] = true
+	}
+	for k := range parts {
+		if count[k] > 0 {
+			continue
+		}
+		best := -1
+		for i, c := range kept {
+			if partOf(c) == k && !taken[key(c)] && (best < 0 || better(&c, &kept[best])) {
+				best = i
+			}
+		}
+		if best < 0 {
+			continue
+		}
+		for j := len(picked) - 1; j > 0; j-- {
+			if old := partOf(picked[j]); old < 0 || count[old] > 1 {
+				if old >= 0 {
+					count[old]--
+				}
+				delete(taken, key(picked[j]))
+				picked[j] = kept[best]
+				taken[key(kept[best])] = true
+				count[k]++
+				break
+			}
+		}
+	}
+	sort.SliceStable(picked, func(i, j int) bool { return better(&picked[i], &picked[j]) })
+	return picked
 }

@@ -7,25 +7,13 @@ import (
 	"slices"
 )
 
-// How Search tells how relevant a hit is, the same way for every query.
-//
-// A hit's Score is relative to the first hit, so it cannot say that nothing
-// matched. Relevance is absolute, in [0, 1], from two measures that do not
-// depend on the other notes' scores:
-//
-//   - lexical: how much of the query the note holds, the share of the
-//     query's weight (summed idf of its distinct terms, a term no note has
-//     counting as the rarest) found in the note, a term found only in a
-//     neighbour of the note (its window, see fusion.go) counting
-//     neighbourWeight, unless the search leaves that neighbour out;
-//   - vector: the note's cosine to the query (negative counts as 0).
-//
-// A hit's relevance is the larger of the two. Rescaling the cosine by the
-// query's or the wing's typical cosine, or by the note's own, separated
-// unrelated queries from paraphrases worse on the built-in model; models
-// differ in their typical cosine, so with another model the floor
-// (SearchOptions.MinRelevance) may need to change. BENCHMARKS.md has the
-// measurements behind the default floor.
+// Lexical coverage, one of the pieces of evidence relevance is decided
+// from (evidence.go): how much of the query a note holds, the share of the
+// query's weight (summed idf of its distinct terms over the searched notes,
+// a term no note has counting as the rarest) found in the note, a term
+// found only in a neighbour of the note (its window, see fusion.go)
+// counting neighbourWeight, unless the search leaves that neighbour out;
+// and the same share of each coherent part of the query.
 
 // coverage is the share of the query's weight that document d holds,
 // counting a term found only in its neighbours neighbourWeight.

@@ -34,12 +34,14 @@ type SearchOptions struct {
 	// superseded notes only.
 	Filters
 	// MinRelevance drops hits whose Relevance is below it; zero keeps
-	// every hit. DefaultMinRelevance is the floor the CLI uses.
+	// every hit, those of a query naming an identifier no note has too.
+	// DefaultMinRelevance is the floor the CLI uses.
 	MinRelevance float64
 }
 
 // DefaultMinRelevance is the relevance below which search reports no
-// match. BENCHMARKS.md has the measurements it was chosen from.
+// match: lexical coverage or grounded cosine (evidence.go). BENCHMARKS.md,
+// "Relevance", has the measurements it was chosen with.
 const DefaultMinRelevance = 0.22
 
 // Mode selects which retrievers a search uses.
@@ -89,7 +91,7 @@ type Hit struct {
 	// Mtime is the source file's modification time when mined.
 	Mtime time.Time
 	// Relevance is absolute, in [0, 1], comparable across queries (see
-	// relevance.go), unlike Score.
+	// evidence.go), unlike Score.
 	Relevance float64
 	// Stale tells that the note may be out of date, and StaleReason why
 	// (govern.Note.Staleness at the search's Now).
@@ -225,6 +227,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		return h
 	}
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
+	picked = coverParts(picked, kept, evidence, len(dec.parts))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
 		hits = append(hits, hit(c, picked[0].score))

@@ -31,18 +31,23 @@ an embedding model is configured. With the lexical model it is BM25 alone.
 Search is governed: superseded notes are left out (--include-superseded shows
 them, marked), stale notes are marked with why (not updated for stale_after,
 90 days by default, or past their review date), and every hit has an absolute
-relevance in [0, 1]. Hits below --min-relevance are dropped; when none is
-left, search prints "no matching notes" and exits 1, like grep.
+relevance in [0, 1]: the note's share of the query's words (or of one topic of
+it), or its cosine as far as the query's words are near the palace's notes; a
+query naming an identifier (JIRA-1234, ECONNRESET) no note has finds nothing.
+Hits below --min-relevance are dropped; when none is left, search prints
+"no matching notes" and exits 1, like grep. --explain says why, per hit and
+for the best near misses.
 
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
-How the scores are computed and fused: docs/search.md; statuses, dates, the
-filters and the relevance floor: docs/governance.md.`,
+How the scores are computed and fused, and relevance: docs/search.md;
+statuses, dates and the filters: docs/governance.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --results 10 --json
   memminer search "release process" --status approved --fresh
-  memminer search "incidents" --since 2w --tag postgres --tag incident`,
+  memminer search "incidents" --since 2w --tag postgres --tag incident
+  memminer search "JIRA-1234" --explain`,
 		RunE: func(cmd *cobra.Command, words []string) error {
 			args.Query = strings.Join(words, " ")
 			if !cmd.Flags().Changed("min-relevance") {
