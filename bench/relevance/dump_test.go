@@ -8,7 +8,6 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/bench/paraphrase"
-	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -22,10 +21,7 @@ func TestDumpSignals(t *testing.T) {
 		t.Skip("RELEVANCE_DUMP not set")
 	}
 	ctx := context.Background()
-	e, err := embed.Open(ctx, embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
-	if err != nil {
-		t.Skip(err)
-	}
+	e := builtinModel(t)
 	p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{Embedder: e})
 	if err != nil {
 		t.Fatal(err)

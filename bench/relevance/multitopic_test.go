@@ -48,13 +48,7 @@ func writeTwoWings(t *testing.T, dir string) {
 // nothing.
 func TestMultiTopic(t *testing.T) {
 	ctx := context.Background()
-	e, err := embed.Open(ctx, embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("built-in model unavailable: %v", err)
-		}
-		t.Fatal(err)
-	}
+	e := builtinModel(t)
 	hive := filepath.Join(t.TempDir(), "hive")
 	writeTwoWings(t, hive)
 	for _, emb := range []embed.Embedder{nil, e} {

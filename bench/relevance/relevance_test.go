@@ -19,13 +19,7 @@ const hiveDir = "../../examples/hive"
 // (BENCHMARKS.md, "Relevance"), the lexical mode to what it did before.
 func TestFloor(t *testing.T) {
 	ctx := context.Background()
-	e, err := embed.Open(ctx, embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("built-in model unavailable: %v", err)
-		}
-		t.Fatal(err)
-	}
+	e := builtinModel(t)
 	// The least that must return nothing (or paraphrase targets kept).
 	// Hybrid: ≥ 32/36 nonsense, ≥ 85% of the blind set, every identifier,
 	// at most 2 of the 36 targets lost; lexical: as before issue 26.
@@ -64,4 +58,18 @@ func TestFloor(t *testing.T) {
 			t.Errorf("%s: the default floor keeps %d of the %d paraphrase targets found, want at least %d", r.Mode, r.Targets-r.Lost, r.Targets, need)
 		}
 	}
+}
+
+// builtinModel opens the built-in model; the test is skipped without it,
+// unless under CI.
+func builtinModel(t *testing.T) embed.Embedder {
+	t.Helper()
+	e, err := embed.Open(context.Background(), embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
+	if err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("built-in model unavailable: %v", err)
+		}
+		t.Fatal(err)
+	}
+	return e
 }
