@@ -141,25 +141,6 @@ func (q *queryWeights) counted(t int32) bool {
 
 func (q *queryWeights) reset() { clear(q.seen) }
 
-// weightsOf returns the idf of the query's distinct terms in wing x, and
-// their total, a term the wing lacks counting as if in no note.
-func weightsOf(x *lexIndex, terms []string) *queryWeights {
-	q := &queryWeights{idf: map[int32]float64{}, seen: map[int32]bool{}}
-	seen := map[string]bool{}
-	for _, term := range terms {
-		if seen[term] {
-			continue
-		}
-		seen[term] = true
-		t, df, idf := x.idf(term)
-		q.total += idf
-		if df > 0 {
-			q.idf[t] = idf
-		}
-	}
-	return q
-}
-
 // docs returns the document numbers of the view's notes.
 func (v *wingView) docs() []int32 {
 	out := make([]int32, 0, len(v.notes))
