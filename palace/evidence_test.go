@@ -196,3 +196,27 @@ func TestExplainMatchesSearch(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchEmbedsQueryWordsOnce: a hybrid search embeds the query and,
+// in one call marked embed.ForWords, each content word it grounds with
+// (not identifiers, numbers or short words); a lexical search embeds
+// nothing.
+func TestSearchEmbedsQueryWordsOnce(t *testing.T) {
+	emb := &embedtest.Hashing{Dim: 4096}
+	p := twoWings(t, emb)
+	emb.Reset()
+	if _, err := p.Search(context.Background(), "does the kestrel queue 7 drain at night on db-2?", SearchOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	// kestrel, queue, drain, night: "7" and "db-2" are not embedded alone.
+	if emb.Calls() != 1 || emb.Texts() != 1 || emb.Words() != 4 {
+		t.Errorf("embedded %d texts in %d calls and %d words; want the query once and 4 words", emb.Texts(), emb.Calls(), emb.Words())
+	}
+	emb.Reset()
+	if _, err := p.Search(context.Background(), "kestrel queue", SearchOptions{Mode: LexicalOnly}); err != nil {
+		t.Fatal(err)
+	}
+	if emb.Calls() != 0 || emb.Words() != 0 {
+		t.Errorf("a lexical search embedded %d texts and %d words", emb.Texts(), emb.Words())
+	}
+}
