@@ -76,9 +76,10 @@ type QueryWord struct {
 	InPalace bool `json:"in_palace"`
 	// Identifier tells that the word looks like an identifier.
 	Identifier bool `json:"identifier,omitempty"`
-	// Cosine is the word's best cosine, embedded alone, to a searched
-	// note (0 without vectors, and for identifiers, numbers and words of
-	// fewer than three letters, which are not embedded alone).
+	// Cosine is the word's best cosine, embedded alone, to one of the
+	// groundPool searched notes nearest the query (0 without vectors, and
+	// for identifiers, numbers and words of fewer than three letters,
+	// which are not embedded alone).
 	Cosine float64 `json:"cosine"`
 }
 
