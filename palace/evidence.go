@@ -55,8 +55,9 @@ const minPartShare = 1.0 / 3
 const agreeZ = 1.0
 
 // The grounding at which semantic starts to credit the cosine, and at
-// which it credits it in full; fitted on the committed sets of bench/
-// (BENCHMARKS.md, "Relevance"), rounded.
+// which it credits it in full; fitted with the built-in model on the
+// committed sets of bench/ (BENCHMARKS.md, "Relevance"), rounded. Another
+// model's cosines run on another scale.
 const (
 	groundLow  = 0.52
 	groundHigh = 0.60
