@@ -3,10 +3,13 @@ package relevance
 import (
 	"context"
 	"os"
+	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -56,6 +59,43 @@ func TestFloor(t *testing.T) {
 		t.Logf("%-7s paraphrase target relevance, sorted: %.3f", r.Mode, found)
 		if need := want[r.Mode]["paraphrase"]; r.Targets-r.Lost < need {
 			t.Errorf("%s: the default floor keeps %d of the %d paraphrase targets found, want at least %d", r.Mode, r.Targets-r.Lost, r.Targets, need)
+		}
+	}
+}
+
+// TestIssueExamples: the queries issue 26 was filed with find nothing in
+// examples/hive with the built-in model (ECONNRESET aside: that hive has
+// it), and the hive's own identifiers and words still find their notes.
+func TestIssueExamples(t *testing.T) {
+	ctx := context.Background()
+	p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{Embedder: builtinModel(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := mine.Mine(ctx, p, hiveDir, mine.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		query, want string // want: a snippet of the first hit, "" for none
+	}{
+		{"kubernetes", ""},
+		{"JIRA-1234", ""},
+		{"asdfghjkl", ""},
+		{"xyzzy plugh frobnicate", ""},
+		{"ECONNRESET", "pgbouncer hit max_client_conn"},
+		{"db-2", "db-2"},
+		{"how is the web bundle built?", "electron-vite"},
+	} {
+		hits, err := p.Search(ctx, tt.query, palace.SearchOptions{MinRelevance: palace.DefaultMinRelevance})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tt.want == "" && len(hits) > 0:
+			t.Errorf("%q: %d hits, first %q at relevance %.2f; want none", tt.query, len(hits), hits[0].Text, hits[0].Relevance)
+		case tt.want != "" && (len(hits) == 0 || !strings.Contains(hits[0].Text, tt.want)):
+			t.Errorf("%q: hits %v; want %q first", tt.query, hits, tt.want)
 		}
 	}
 }
