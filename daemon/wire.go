@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -103,16 +104,11 @@ type SearchResult struct {
 	Explanation *Explanation `json:"explanation,omitempty"`
 }
 
-// Explanation is palace.Explanation as printed, figures rounded like
-// scores.
+// Explanation is palace.Explanation as printed: figures rounded like
+// scores, near misses as hits are.
 type Explanation struct {
-	Words             []palace.QueryWord `json:"words"`
-	Grounding         float64            `json:"grounding"`
-	Vectors           bool               `json:"vectors"`
-	MissingIdentifier string             `json:"missing_identifier,omitempty"`
-	Parts             [][]string         `json:"parts,omitempty"`
-	MinRelevance      float64            `json:"min_relevance"`
-	NearMisses        []Hit              `json:"near_misses"`
+	palace.Explanation
+	NearMisses []Hit `json:"near_misses"`
 }
 
 // Search runs req's search in p: the one way the daemon and a direct
@@ -135,13 +131,14 @@ func Search(ctx context.Context, p *palace.Palace, req SearchRequest) (SearchRes
 		return SearchResult{}, err
 	}
 	out := NewSearchResult(query, hits)
-	words := make([]palace.QueryWord, len(ex.Words))
-	for i, w := range ex.Words {
-		w.Cosine = roundScore(w.Cosine)
-		words[i] = w
+	e := &Explanation{Explanation: *ex, NearMisses: NewSearchResult(query, ex.NearMisses).Results}
+	e.Explanation.NearMisses = nil
+	e.Words = slices.Clone(ex.Words)
+	for i := range e.Words {
+		e.Words[i].Cosine = roundScore(e.Words[i].Cosine)
 	}
-	out.Explanation = &Explanation{Words: words, Grounding: roundScore(ex.Grounding), Vectors: ex.Vectors, MissingIdentifier: ex.MissingIdentifier,
-		Parts: ex.Parts, MinRelevance: ex.MinRelevance, NearMisses: NewSearchResult(query, ex.NearMisses).Results}
+	e.Grounding = roundScore(e.Grounding)
+	out.Explanation = e
 	return out, nil
 }
 
