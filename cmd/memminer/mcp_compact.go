@@ -17,6 +17,8 @@ import (
 type mcpSearchResult struct {
 	Query   string   `json:"query"`
 	Results []mcpHit `json:"results"`
+	// Explanation is the search's, as --json has it, when asked for.
+	Explanation *daemon.Explanation `json:"explanation,omitempty"`
 }
 
 // mcpHit is one search hit: what a model needs to use the note, cite it
@@ -64,7 +66,7 @@ func compactGovernance(g govern.Fields) govCompact {
 }
 
 func compactSearch(out daemon.SearchResult) mcpSearchResult {
-	res := mcpSearchResult{Query: out.Query, Results: make([]mcpHit, len(out.Results))}
+	res := mcpSearchResult{Query: out.Query, Results: make([]mcpHit, len(out.Results)), Explanation: out.Explanation}
 	for i, h := range out.Results {
 		hit := mcpHit{ID: h.ID, Wing: h.Wing, Source: h.Source, Line: h.Line, Heading: h.Heading, Text: h.Text,
 			Relevance: h.Relevance, govCompact: compactGovernance(h.Fields)}
