@@ -206,6 +206,17 @@ func TestRecallHook(t *testing.T) {
 	if digest := c.ok("wake-up", "--wing", "pam"); code != 0 || out != wakeupHeader+digest {
 		t.Errorf("wake-up --hook: exit %d\n%s", code, out)
 	}
+	// Through a daemon: the same notes, the same digest.
+	direct := c.ok("recall", "which server runs the production Postgres?")
+	startRun(t, c, c.hive)
+	out, _, code = c.runStdin(`{"prompt":"which server runs the production Postgres?"}`, "recall", "--hook", "claude-code")
+	if code != 0 || out != direct {
+		t.Errorf("recall through the daemon:\n%s\nwant\n%s", out, direct)
+	}
+	out, _, _ = c.runStdin("", "wake-up", "--hook", "claude-code", "--wing", "pam")
+	if digest := c.ok("wake-up", "--wing", "pam"); out != wakeupHeader+digest {
+		t.Errorf("wake-up --hook through the daemon:\n%s", out)
+	}
 }
 
 var handoffRefRe = regexp.MustCompile(`ho-[0-9a-f]{8}`)
