@@ -21,7 +21,7 @@ func (c *Component) alert(cf Conflict) {
 		cf.Action = ActionMerged
 		log.Warn("syncthing conflict merged: the copy merged cleanly into the original and was removed; the replaced contents are kept",
 			"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName,
-			"from_copy", len(m.FromCopy), "removed", len(m.Removed), "kept_in", *m.Backup)
+			"from_copy", len(m.FromCopy), "removals_declined", len(m.ProposedRemovals), "kept_in", *m.Backup)
 		c.alerts.enqueue(cf)
 		return
 	case autoMergeElsewhere:

@@ -49,6 +49,10 @@ type MergeOptions struct {
 	Apply bool
 	// AcceptConflicts lets Apply write merges that need review.
 	AcceptConflicts bool
+	// AcceptRemovals lets the merge remove what the copy removed (notes,
+	// frontmatter); without it they are kept and proposed. A person's
+	// choice: the automatic merge never sets it.
+	AcceptRemovals bool
 	// PalaceDir is where MergedDir lives (required with Apply).
 	PalaceDir string
 	// MaxFileBytes bounds the files read (config.DefaultMaxFileBytes when 0).
@@ -79,10 +83,17 @@ type CopyMerge struct {
 	Kept int `json:"kept"`
 	// FromCopy are the copy's notes the merge brings in.
 	FromCopy []merge.Note `json:"from_copy"`
-	// Removed are the file's notes the merge removes (the copy removed them).
-	Removed     []merge.Note     `json:"removed"`
-	Conflicts   []merge.Conflict `json:"conflicts"`
-	Frontmatter string           `json:"frontmatter"`
+	// Removed are the file's notes the merge removes (the copy removed
+	// them); empty unless AcceptRemovals.
+	Removed []merge.Note `json:"removed"`
+	// ProposedRemovals are the file's notes the copy removed (or cut
+	// short) that the merge keeps: removed only with AcceptRemovals.
+	ProposedRemovals []merge.Note     `json:"proposed_removals"`
+	Conflicts        []merge.Conflict `json:"conflicts"`
+	Frontmatter      string           `json:"frontmatter"`
+	// ProposedFrontmatter says the copy's frontmatter drops some of the
+	// file's, which is kept: taken only with AcceptRemovals.
+	ProposedFrontmatter bool `json:"proposed_frontmatter"`
 	// Diff is the unified diff of the file (empty when unchanged).
 	Diff string `json:"diff"`
 	// Applied says the merge was written and the copy removed.
@@ -160,7 +171,7 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 		if ctx.Err() != nil {
 			break
 		}
-		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, Conflicts: []merge.Conflict{}}
+		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, ProposedRemovals: []merge.Note{}, Conflicts: []merge.Conflict{}}
 		if c.Wing == "" || !hive.IsMemoryFile(c.Original) {
 			m.Status = StatusNotMemory
 			report.Merges = append(report.Merges, m)
@@ -218,7 +229,7 @@ func dryMerge(p *palace.Palace, c Conflict, opts MergeOptions, ours []byte, m *C
 	if err != nil {
 		return nil, err
 	}
-	res, err := mergeInto(p, c, ours, theirs, m)
+	res, err := mergeInto(p, c, ours, theirs, opts.AcceptRemovals, m)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +237,7 @@ func dryMerge(p *palace.Palace, c Conflict, opts MergeOptions, ours []byte, m *C
 }
 
 // mergeInto merges theirs into ours and fills m in.
-func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) (*merge.Result, error) {
+func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals bool, m *CopyMerge) (*merge.Result, error) {
 	var bases []merge.Base
 	if p != nil {
 		for _, v := range p.Versions(c.Wing, c.Original) {
@@ -237,7 +248,7 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) 
 			bases = append(bases, b)
 		}
 	}
-	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly)})
+	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly), AcceptRemovals: acceptRemovals})
 	if err != nil {
 		return nil, err
 	}
@@ -247,6 +258,8 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) 
 	}
 	m.FromCopy = append(m.FromCopy, res.FromTheirs...)
 	m.Removed = append(m.Removed, res.Removed...)
+	m.ProposedRemovals = append(m.ProposedRemovals, res.ProposedRemovals...)
+	m.ProposedFrontmatter = res.ProposedFrontmatter
 	m.Conflicts = append(m.Conflicts, res.Conflicts...)
 	m.Status = StatusClean
 	if res.NeedsReview {
@@ -277,7 +290,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err != nil {
 		return err
 	}
-	res, err := mergeInto(p, c, before.Data, theirs, m)
+	res, err := mergeInto(p, c, before.Data, theirs, opts.AcceptRemovals, m)
 	if err != nil {
 		return err
 	}
@@ -381,6 +394,7 @@ type MergeRequest struct {
 	Paths           []string `json:"paths,omitempty"`
 	Apply           bool     `json:"apply"`
 	AcceptConflicts bool     `json:"accept_conflicts"`
+	AcceptRemovals  bool     `json:"accept_removals"`
 }
 
 // NoCopyError names paths that are neither an open conflict copy nor a

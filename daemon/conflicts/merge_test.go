@@ -26,6 +26,13 @@ type mergeFixture struct {
 
 func newMergeFixture(t *testing.T, ours string) *mergeFixture {
 	t.Helper()
+	return newMergeHistory(t, mergeBase, ours)
+}
+
+// newMergeHistory is a hive with one agent whose memory.md was mined at
+// each of contents in turn, as the daemon mines every write.
+func newMergeHistory(t *testing.T, contents ...string) *mergeFixture {
+	t.Helper()
 	f := &mergeFixture{dir: t.TempDir()}
 	f.hive = filepath.Join(f.dir, "hive")
 	agent := filepath.Join(f.hive, "agents", "dwight")
@@ -41,7 +48,7 @@ func newMergeFixture(t *testing.T, ours string) *mergeFixture {
 	}
 	t.Cleanup(func() { p.Close() })
 	f.p = p
-	for _, content := range []string{mergeBase, ours} {
+	for _, content := range contents {
 		writeFile(t, f.memory, content)
 		if _, err := mine.Mine(ctx, p, f.hive, mine.Options{}); err != nil {
 			t.Fatal(err)
