@@ -281,10 +281,18 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirs
 // unconfirmed resolves a base unit one side removed or changed when the
 // base is not confirmed: the removal or change may be the other side's
 // edit seen backwards, so nothing either side has is dropped, and the
-// copy's version, when it differs from this file's, follows it marked.
+// copy's version, when it differs from this file's, follows it marked. A
+// note only the copy lacks simply stays.
 func (res *Result) unconfirmed(b unit, ours, theirs *side, o, t int, ko, kt opKind) []item {
-	if ko == deleted && kt == deleted {
+	switch {
+	case ko == deleted && kt == deleted:
 		return nil // removed on both sides
+	case ko != deleted && kt == deleted:
+		// The copy lacks it: a removal there, or this file's own note
+		// that the copy never had. Either way it stays, and a merge never
+		// deletes: nothing to decide.
+		res.Kept++
+		return []item{{ours: o, theirs: -1}}
 	}
 	var items []item
 	oursText, theirsText := "", ""

@@ -445,11 +445,10 @@ func TestUnconfirmedBase(t *testing.T) {
 			want:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- tests need -race\n", 1) + "- Bo writes the docs\n",
 		},
 		{
-			name:   "a removal in the copy is not taken",
+			name:   "a note the copy lacks stays, and is no conflict",
 			ours:   baseFile + "- Bo writes the docs\n",
 			theirs: strings.Replace(baseFile, "- run make before pushing\n", "", 1),
 			want:   baseFile + "- Bo writes the docs\n",
-			kinds:  []ConflictKind{UnconfirmedRemoval},
 		},
 		{
 			name:   "a removal here keeps the copy's note, marked",

@@ -104,6 +104,9 @@ type CopyMerge struct {
 	// Error says why the copy could not be merged, or why a merge needing
 	// review was not written; null otherwise.
 	Error *string `json:"error"`
+	// err is Error's error, for the automatic merge to tell a passing
+	// failure from one that needs a person.
+	err error
 }
 
 // MergeReport is the outcome of MergeCopies.
@@ -191,7 +194,7 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 			if m.Status == "" {
 				m.Status = StatusFailed
 			}
-			m.Error = new(err.Error())
+			m.Error, m.err = new(err.Error()), err
 		}
 		report.Merges = append(report.Merges, m)
 	}
@@ -307,6 +310,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 			return err
 		}
 	}
+	testHookMerged(c)
 	// The copy goes only if it is still what was merged.
 	now, err := readText(c.Path, opts.MaxFileBytes)
 	if err != nil {
@@ -321,6 +325,10 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	m.Applied = true
 	return nil
 }
+
+// testHookMerged runs after a merge is written and before the copy is
+// checked again; tests change the copy there.
+var testHookMerged = func(Conflict) {}
 
 // keepContents writes the copy and the file's previous content to a new
 // directory under dir/MergedDir, prunes directories there older than
