@@ -32,9 +32,10 @@ three-way merge of notes, with the file's contents as the palace mined them
 for the common ancestor. A note either side added is kept, in its section
 and order; one changed on one side takes the change. A merge never deletes
 on its own: a note (or frontmatter) the copy removed is kept and the
-removal proposed; --accept-removals, with --apply, carries it out. A note both sides changed is a
-conflict: the file's version stays and the copy's is put right after it,
-marked "(conflict: from the copy of <device>, <date>)". Without a usable
+removal proposed; --accept-removals, with --apply, carries it out. A note
+both sides changed is a conflict: the file's version stays and the copy's
+is put right after it, marked "(conflict: from the copy of <device>,
+<date>)". Without a usable
 ancestor (a file never mined) the merge is a union of both sides that drops
 no note, and says so. Several copies of one file merge in the order of the
 times in their names; a copy of a file that is not memory is listed and

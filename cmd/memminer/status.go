@@ -143,19 +143,31 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 		name = fmt.Sprintf("%s (%s)", r.Label, r.Folder)
 	}
 	state := fmt.Sprintf("%s since %s", r.State, r.StateChanged.UTC().Format(time.RFC3339))
-	if r.InSync {
-		state = "in sync since " + r.InSyncSince.UTC().Format(time.RFC3339)
+	switch {
+	case !r.StateKnown && r.IsolatedSince != nil:
+		// Nothing needed only means nothing this machine has heard of.
+		fmt.Fprintf(w, "syncthing:   folder %s: state unknown, isolated for %s (no other device connected since %s); this machine's memory may be behind\n",
+			name, isolatedFor(*r.IsolatedSeconds), r.IsolatedSince.UTC().Format(time.RFC3339))
+	default:
+		if r.InSync {
+			state = "in sync since " + r.InSyncSince.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "syncthing:   folder %s %s; %d %s (%s) still needed", name, state, r.NeedFiles, plural(r.NeedFiles, "file", "files"), bytesize.Format(r.NeedBytes))
+		if r.Errors > 0 {
+			fmt.Fprintf(w, "; %d %s failing", r.Errors, plural(r.Errors, "item", "items"))
+		}
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "syncthing:   folder %s %s; %d %s (%s) still needed", name, state, r.NeedFiles, plural(r.NeedFiles, "file", "files"), bytesize.Format(r.NeedBytes))
-	if r.Errors > 0 {
-		fmt.Fprintf(w, "; %d %s failing", r.Errors, plural(r.Errors, "item", "items"))
-	}
-	fmt.Fprintln(w)
 	var names []string
 	for _, d := range r.Devices {
 		n := d.Name
-		if !d.Connected {
-			n += " (not connected)"
+		switch {
+		case !d.Connected && d.LastSeen != nil:
+			n += " (not connected; last seen " + d.LastSeen.UTC().Format(time.RFC3339) + ")"
+		case !d.Connected:
+			n += " (not connected; never seen)"
+		case d.Completion != nil && *d.Completion < 100:
+			n += fmt.Sprintf(" (%.0f%% synced)", *d.Completion)
 		}
 		names = append(names, n)
 	}
@@ -164,6 +176,15 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 		devices = strings.Join(names, ", ")
 	}
 	fmt.Fprintf(w, "devices:     %d of %d connected: %s\n", r.DevicesConnected, len(r.Devices), devices)
+}
+
+// isolatedFor renders how long a machine has been cut off, to the minute.
+func isolatedFor(secs int64) string {
+	d := time.Duration(secs) * time.Second
+	if d < time.Minute {
+		return d.String()
+	}
+	return strings.TrimSuffix(d.Truncate(time.Minute).String(), "0s")
 }
 
 // printDaemon prints what a running daemon adds to status.
