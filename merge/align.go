@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -45,6 +46,28 @@ func diff(base, side []unit) edits {
 			e.kind[p[0]], e.to[p[0]] = kept, p[1]
 		}
 		b, s = p[0]+1, p[1]+1
+	}
+	return e
+}
+
+// additions is diff without pairing: every side unit not matched to a
+// base unit is an addition, never a change of one.
+func additions(base, side []unit) edits {
+	e := diff(base, side)
+	for b, k := range e.kind {
+		if k != changed {
+			continue
+		}
+		at := len(base)
+		for c := b + 1; c < len(base); c++ {
+			if e.kind[c] == kept {
+				at = c
+				break
+			}
+		}
+		e.inserts[at] = append(e.inserts[at], e.to[b])
+		slices.Sort(e.inserts[at])
+		e.kind[b], e.to[b] = deleted, -1
 	}
 	return e
 }

@@ -61,6 +61,13 @@ type Input struct {
 	// merge never deletes; it proposes (Result.ProposedRemovals,
 	// Result.ProposedFrontmatter). Only a person sets it.
 	AcceptRemovals bool
+	// AppendOnly says every note the file is known to have held (the
+	// palace's Source.Dropped, its mined versions) is in Ours: this
+	// side only ever added. Without a confirmed base the merge is then a
+	// union that takes each note of the copy that Ours lacks for an
+	// addition, never for another version of one of Ours' notes: both
+	// sides' additions merge cleanly, however many there are.
+	AppendOnly bool
 }
 
 // Note is a note as the result reports it.
@@ -117,8 +124,11 @@ const (
 type Result struct {
 	// Merged is the merged file.
 	Merged []byte
-	// ThreeWay is false for a two-way union (no usable base).
+	// ThreeWay is false for a two-way union (no usable base, or an
+	// append-only file without a confirmed one).
 	ThreeWay bool
+	// AppendOnly is set when the merge was the union of Input.AppendOnly.
+	AppendOnly bool
 	// Confirmed is true when both sides showed they descend from the
 	// base (see ChooseBase); without that, removals and one-sided changes
 	// are conflicts rather than taken.
@@ -182,11 +192,18 @@ func Merge(in Input) (*Result, error) {
 		eo = diff(base, base)
 	}
 	et := diff(base, theirs.units)
+	if in.AppendOnly && !res.Confirmed {
+		// Both sides only added: nothing of ours goes, and what the copy
+		// has that ours lacks is new, whatever it resembles.
+		res = &Result{Base: -1, AppendOnly: true}
+		base = ours.units
+		eo, et = diff(base, base), additions(base, theirs.units)
+	}
 	// The copy's additions go after this file's at the same place; when
 	// that cannot be laid out (a code block of one side right after a
 	// paragraph of the other would join it), before them.
 	for _, theirsFirst := range []bool{false, true} {
-		try := &Result{Base: res.Base, ThreeWay: res.ThreeWay, Confirmed: res.Confirmed}
+		try := &Result{Base: res.Base, ThreeWay: res.ThreeWay, Confirmed: res.Confirmed, AppendOnly: res.AppendOnly}
 		items := try.combine(base, ours, theirs, eo, et, theirsFirst, in.AcceptRemovals)
 		var baseFM *Base
 		if try.ThreeWay {

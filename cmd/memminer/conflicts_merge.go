@@ -186,6 +186,8 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 			continue
 		}
 		switch {
+		case m.AppendOnly:
+			fmt.Fprintln(w, "  append-only: the palace has seen this file lose no note, so both sides only added; a union of both sides, the copy's new notes added")
 		case m.ThreeWay && m.BaseConfirmed:
 			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
 		case m.ThreeWay:

@@ -19,6 +19,7 @@ import (
 	"github.com/memminer/memminer/internal/udiff"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/merge"
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -79,6 +80,10 @@ type CopyMerge struct {
 	// BaseConfirmed says both sides showed they descend from the base;
 	// otherwise removals and one-sided changes are conflicts.
 	BaseConfirmed bool `json:"base_confirmed"`
+	// AppendOnly says the file only ever grew (the palace saw it lose no
+	// note) and the merge, without a confirmed base, took the copy's new
+	// notes as additions.
+	AppendOnly bool `json:"append_only"`
 	// Kept counts the file's notes kept as they are.
 	Kept int `json:"kept"`
 	// FromCopy are the copy's notes the merge brings in.
@@ -251,11 +256,12 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals
 			bases = append(bases, b)
 		}
 	}
-	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly), AcceptRemovals: acceptRemovals})
+	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly),
+		AcceptRemovals: acceptRemovals, AppendOnly: appendOnly(p, c, ours)})
 	if err != nil {
 		return nil, err
 	}
-	m.ThreeWay, m.BaseConfirmed, m.Kept, m.Frontmatter = res.ThreeWay, res.Confirmed, res.Kept, res.Frontmatter
+	m.ThreeWay, m.BaseConfirmed, m.Kept, m.Frontmatter, m.AppendOnly = res.ThreeWay, res.Confirmed, res.Kept, res.Frontmatter, res.AppendOnly
 	if res.ThreeWay {
 		m.BaseMined = new(bases[res.Base].Mined)
 	}
@@ -271,6 +277,36 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals
 	name := filepath.ToSlash(filepath.Base(c.Original))
 	m.Diff = udiff.Diff("a/"+name, "b/"+name, ours, res.Merged)
 	return res, nil
+}
+
+// appendOnly reports whether ours holds every note the palace has seen in
+// c's file: its mined contents' notes and the ones it dropped from older
+// contents (palace.Source.Dropped). A file the palace does not know is not
+// known to be append-only.
+func appendOnly(p *palace.Palace, c Conflict, ours []byte) bool {
+	if p == nil {
+		return false
+	}
+	src, ok := p.Source(c.Wing, c.Original)
+	if !ok || len(src.Dropped) > 0 {
+		return false
+	}
+	doc, err := mine.Parse(ours, mine.ParseOptions{})
+	if err != nil {
+		return false
+	}
+	have := make(map[uint64]bool, len(doc.Notes))
+	for _, n := range doc.Notes {
+		have[palace.SeenKey(n.Heading, n.Text)] = true
+	}
+	for _, v := range p.Versions(c.Wing, c.Original) {
+		for _, n := range v.Notes {
+			if !have[palace.SeenKey(n.Heading, n.Text)] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // applyMerge merges c under the lock of the file's directory and, when

@@ -79,7 +79,7 @@ func TestMergeCopiesDryRunChangesNothing(t *testing.T) {
 		t.Fatalf("%d merges", len(rep.Merges))
 	}
 	m := rep.Merges[0]
-	if m.Status != StatusClean || !m.ThreeWay || m.Applied || len(m.FromCopy) != 1 || m.Kept != 3 {
+	if m.Status != StatusClean || !m.AppendOnly || m.Applied || len(m.FromCopy) != 1 || m.Kept != 3 {
 		t.Errorf("merge %+v", m)
 	}
 	if !strings.Contains(m.Diff, "+- theirs: tests need -race\n") {
@@ -280,10 +280,12 @@ func TestAutoMerge(t *testing.T) {
 		t.Fatalf("kept contents %v, %v", kept, err)
 	}
 
-	// A copy with another version of a note: no base tells which is newer.
+	// A note changed here and, differently, in a copy.
+	before := strings.Replace(testutil.ReadFile(t, memory), "two cores", "four cores", 1)
+	writeFile(t, memory, before)
+	waitMined(t, r, "dwight", memory, before)
 	review := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-111500-ABCDEFG.md")
 	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
-	before := testutil.ReadFile(t, memory)
 	r.list(t, "")
 	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 2 })
 	if run := hookRuns(t, out)[1]; run[EnvAction] != ActionOpen || run[EnvPath] != review {

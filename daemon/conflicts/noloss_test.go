@@ -146,3 +146,31 @@ func TestAutoMergeOnlyAdds(t *testing.T) {
 		t.Fatalf("copy: %v", err)
 	}
 }
+
+// TestAppendOnlyMergesWithoutBase is issue 23's fifth case through the
+// palace: six notes written (and mined) on this side since the split, so
+// the five contents the palace keeps no longer reach the common ancestor,
+// and two notes worded alike in the copy. The merge used to need review;
+// the palace has seen the file lose no note, so both sides only added and
+// the merge is clean, every note of both in the file.
+func TestAppendOnlyMergesWithoutBase(t *testing.T) {
+	head := "# Memory\n\n## Deploys\n\n- 2026-11-30: deployed api v1 to staging\n"
+	day := func(side string, i int) string {
+		return fmt.Sprintf("- 2026-12-%02d: deployed api v%d to production from %s\n", i+1, i+2, side)
+	}
+	history := []string{head}
+	for i := range 6 {
+		history = append(history, history[len(history)-1]+day("the server", i))
+	}
+	f := newMergeHistory(t, history...)
+	ours := history[len(history)-1]
+	c := f.copyOf(t, "20261204-120000", head+day("the laptop", 0)+day("the laptop", 1))
+	m := f.merge([]Conflict{c}, true, false).Merges[0]
+	if m.Status != StatusClean || !m.AppendOnly || !m.Applied || len(m.FromCopy) != 2 || len(m.Conflicts) != 0 {
+		t.Fatalf("merge %+v", m)
+	}
+	got := testutil.ReadFile(t, f.memory)
+	if want := ours + day("the laptop", 0) + day("the laptop", 1); got != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
+	}
+}

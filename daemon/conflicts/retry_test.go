@@ -93,6 +93,10 @@ func TestAutoMergeStatusSaysWhich(t *testing.T) {
 		t.Fatalf("alerted while retrying: %v", hookRuns(t, out))
 	}
 
+	// A note changed here and, differently, in a copy.
+	edited := strings.Replace(mergeBase, "two cores", "four cores", 1) + "- ours\n"
+	writeFile(t, memory, edited)
+	waitMined(t, r, "dwight", memory, edited)
 	review := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-111500-ABCDEFG.md")
 	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
 	r.list(t, "")
