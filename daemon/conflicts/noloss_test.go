@@ -39,6 +39,15 @@ func elevenNotes(n int) string {
 	return b.String()
 }
 
+// issueHistory is issue 23's file as mined: 11 notes, then one deleted,
+// then one appended.
+func issueHistory() (full, deleted, appended string) {
+	full = elevenNotes(11)
+	lines := strings.SplitAfter(full, "\n")
+	deleted = strings.Join(append(append([]string{}, lines[:8]...), lines[9:]...), "")
+	return full, deleted, deleted + "- Deploys go through the staging cluster first\n"
+}
+
 // TestEmptyOrTruncatedCopyDeletesNothing is issue 23's repro: an 11-note
 // file mined, a note deleted and mined, one appended and mined; then an
 // empty (or truncated) conflict copy. The merge is clean and adds nothing,
@@ -46,10 +55,7 @@ func elevenNotes(n int) string {
 // notes); the removals are proposed, and only AcceptRemovals carries them
 // out.
 func TestEmptyOrTruncatedCopyDeletesNothing(t *testing.T) {
-	full := elevenNotes(11)
-	lines := strings.SplitAfter(full, "\n")
-	deleted := strings.Join(append(append([]string{}, lines[:8]...), lines[9:]...), "")
-	appended := deleted + "- Deploys go through the staging cluster first\n"
+	full, deleted, appended := issueHistory()
 	for _, tc := range []struct {
 		name, copy string
 		proposed   int
@@ -115,31 +121,21 @@ func waitMined(t *testing.T, r *running, wing, path, content string) {
 // (the file mined with 11 notes, one deleted, one appended) without
 // removing anything: 11 notes before, 11 after (it used to leave 1).
 func TestAutoMergeOnlyAdds(t *testing.T) {
-	hv := filepath.Join(t.TempDir(), "hive")
-	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
-	full := elevenNotes(11)
-	lines := strings.SplitAfter(full, "\n")
-	deleted := strings.Join(append(append([]string{}, lines[:8]...), lines[9:]...), "")
-	appended := deleted + "- Deploys go through the staging cluster first\n"
-	writeFile(t, memory, full)
-	out := filepath.Join(t.TempDir(), "hook.jsonl")
-	comp := newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out)})
-	palaceDir := filepath.Join(t.TempDir(), "palace")
-	r := startDaemon(t, palaceDir, hv, comp, 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
+	full, deleted, appended := issueHistory()
+	a := startAutoMerge(t, full, Options{})
 	for _, c := range []string{full, deleted, appended} {
-		writeFile(t, memory, c)
-		waitMined(t, r, "dwight", memory, c)
+		writeFile(t, a.memory, c)
+		waitMined(t, a.r, "dwight", a.memory, c)
 	}
 
-	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261204-120000-ABCDEFG.md")
+	cp := a.copyPath("20261204-120000")
 	writeFile(t, cp, "")
-	r.list(t, "")
-	testutil.WaitFor(t, "the alert", func() bool { return len(hookRuns(t, out)) == 1 })
-	if got := testutil.ReadFile(t, memory); got != appended {
+	a.r.list(t, "")
+	testutil.WaitFor(t, "the alert", func() bool { return len(hookRuns(t, a.out)) == 1 })
+	if got := testutil.ReadFile(t, a.memory); got != appended {
 		t.Fatalf("the automatic merge changed the file:\n%s", got)
 	}
-	if run := hookRuns(t, out)[0]; run[EnvAction] != ActionMerged {
+	if run := hookRuns(t, a.out)[0]; run[EnvAction] != ActionMerged {
 		t.Fatalf("alert %v", run)
 	}
 	if _, err := os.Stat(cp); !errors.Is(err, os.ErrNotExist) {

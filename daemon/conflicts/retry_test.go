@@ -12,6 +12,43 @@ import (
 	"github.com/memminer/memminer/internal/testutil"
 )
 
+// autoMerging is a daemon with AutoMerge (and opts) over a hive whose
+// agent dwight's memory.md holds content; its alerts go to out.
+type autoMerging struct {
+	memory, out string
+	r           *running
+	comp        *Component
+}
+
+func startAutoMerge(t *testing.T, content string, opts Options) *autoMerging {
+	t.Helper()
+	hv := filepath.Join(t.TempDir(), "hive")
+	a := &autoMerging{memory: filepath.Join(hv, "agents", "dwight", "memory.md"), out: filepath.Join(t.TempDir(), "hook.jsonl")}
+	writeFile(t, a.memory, content)
+	opts.AutoMerge, opts.Command = true, hookCommand(t, a.out)
+	a.comp = newComponent(t, opts)
+	a.r = startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, a.comp, 0, newLogRecorder(t).logger())
+	testutil.WaitFor(t, "the first scan", func() bool { return a.r.scans.n.Load() > 0 })
+	return a
+}
+
+// copyPath is the path of a conflict copy of the memory file made at stamp.
+func (a *autoMerging) copyPath(stamp string) string {
+	return filepath.Join(filepath.Dir(a.memory), "memory.sync-conflict-"+stamp+"-ABCDEFG.md")
+}
+
+// reviewCopy changes a note here (waiting for the daemon to mine it) and
+// makes a copy changing it otherwise: a merge that needs a person.
+func (a *autoMerging) reviewCopy(t *testing.T) string {
+	t.Helper()
+	edited := strings.Replace(testutil.ReadFile(t, a.memory), "two cores", "four cores", 1)
+	writeFile(t, a.memory, edited)
+	waitMined(t, a.r, "dwight", a.memory, edited)
+	review := a.copyPath("20261201-111500")
+	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
+	return review
+}
+
 // TestAutoMergeRetriesACopyThatChanged: the copy changes while it is
 // merged ("the conflict copy changed while it was merged"); the automatic
 // merge used to give up there and leave the copy open for a person. It is
@@ -19,37 +56,26 @@ import (
 // holds still it merges, every note of both versions of the copy in the
 // file, alerted as merged.
 func TestAutoMergeRetriesACopyThatChanged(t *testing.T) {
-	hv := filepath.Join(t.TempDir(), "hive")
-	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
 	ours := mergeBase + "- ours: lint with vet\n"
-	writeFile(t, memory, ours)
-	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
+	a := startAutoMerge(t, ours, Options{AutoMergeRetry: 20 * time.Millisecond, AutoMergeMaxRetry: 20 * time.Millisecond})
+	cp := a.copyPath("20261201-101500")
 	first := mergeBase + "- theirs: tests need -race\n"
 	second := first + "- theirs: and -count=1\n"
-
 	var calls atomic.Int32
 	testHookMerged = func(c Conflict) {
-		if c.Path != cp {
-			return
-		}
-		if calls.Add(1) == 1 {
+		if c.Path == cp && calls.Add(1) == 1 {
 			writeFile(t, cp, second) // Syncthing writes the copy again
 		}
 	}
 	t.Cleanup(func() { testHookMerged = func(Conflict) {} })
 
-	out := filepath.Join(t.TempDir(), "hook.jsonl")
-	comp := newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out), AutoMergeRetry: 20 * time.Millisecond, AutoMergeMaxRetry: 20 * time.Millisecond})
-	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
-
 	writeFile(t, cp, first)
-	r.list(t, "") // the walk for the request finds the copy and merges it
-	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, out)) == 1 })
-	if run := hookRuns(t, out)[0]; run[EnvAction] != ActionMerged {
+	a.r.list(t, "") // the walk for the request finds the copy and merges it
+	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, a.out)) == 1 })
+	if run := hookRuns(t, a.out)[0]; run[EnvAction] != ActionMerged {
 		t.Fatalf("alert %v", run)
 	}
-	if got, want := testutil.ReadFile(t, memory), ours+"- theirs: tests need -race\n- theirs: and -count=1\n"; got != want {
+	if got, want := testutil.ReadFile(t, a.memory), ours+"- theirs: tests need -race\n- theirs: and -count=1\n"; got != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
 	}
 	if _, err := os.Stat(cp); !errors.Is(err, os.ErrNotExist) {
@@ -64,10 +90,8 @@ func TestAutoMergeRetriesACopyThatChanged(t *testing.T) {
 // conflict and the component's status say "retrying" and why; a copy
 // whose merge needs review says "needs_person", and so does its alert.
 func TestAutoMergeStatusSaysWhich(t *testing.T) {
-	hv := filepath.Join(t.TempDir(), "hive")
-	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
-	writeFile(t, memory, mergeBase+"- ours\n")
-	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
+	a := startAutoMerge(t, mergeBase+"- ours\n", Options{AutoMergeRetry: time.Hour})
+	cp := a.copyPath("20261201-101500")
 	changing := mergeBase + "- theirs\n"
 	var n atomic.Int32
 	testHookMerged = func(c Conflict) {
@@ -77,35 +101,26 @@ func TestAutoMergeStatusSaysWhich(t *testing.T) {
 	}
 	t.Cleanup(func() { testHookMerged = func(Conflict) {} })
 
-	out := filepath.Join(t.TempDir(), "hook.jsonl")
-	comp := newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out), AutoMergeRetry: time.Hour})
-	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
 	writeFile(t, cp, changing)
-	r.list(t, "")
-	testutil.WaitFor(t, "the retry", func() bool { return comp.Snapshot().AutoMerge.Retrying == 1 })
-	l := r.list(t, "")
+	a.r.list(t, "")
+	testutil.WaitFor(t, "the retry", func() bool { return a.comp.Snapshot().AutoMerge.Retrying == 1 })
+	l := a.r.list(t, "")
 	if len(l.Conflicts) != 1 || l.Conflicts[0].AutoMerge == nil || l.Conflicts[0].AutoMerge.State != AutoMergeRetrying ||
 		!strings.Contains(l.Conflicts[0].AutoMerge.Reason, ErrCopyChanged.Error()) || l.Conflicts[0].AutoMerge.NextAttempt == nil {
 		t.Fatalf("listed %+v", l.Conflicts)
 	}
-	if len(hookRuns(t, out)) != 0 {
-		t.Fatalf("alerted while retrying: %v", hookRuns(t, out))
+	if len(hookRuns(t, a.out)) != 0 {
+		t.Fatalf("alerted while retrying: %v", hookRuns(t, a.out))
 	}
 
-	// A note changed here and, differently, in a copy.
-	edited := strings.Replace(mergeBase, "two cores", "four cores", 1) + "- ours\n"
-	writeFile(t, memory, edited)
-	waitMined(t, r, "dwight", memory, edited)
-	review := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-111500-ABCDEFG.md")
-	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
-	r.list(t, "")
-	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 1 })
-	run := hookRuns(t, out)[0]
+	a.reviewCopy(t)
+	a.r.list(t, "")
+	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, a.out)) == 1 })
+	run := hookRuns(t, a.out)[0]
 	if run[EnvAction] != ActionOpen || !strings.Contains(run[EnvJSON], `"auto_merge":{"state":"needs_person","reason":"the merge needs review: 1 conflict"`) {
 		t.Fatalf("alert %v", run)
 	}
-	if st := comp.Snapshot().AutoMerge; st.NeedsPerson != 1 || st.Retrying != 1 || !st.Enabled {
+	if st := a.comp.Snapshot().AutoMerge; st.NeedsPerson != 1 || st.Retrying != 1 || !st.Enabled {
 		t.Fatalf("status %+v", st)
 	}
 }
