@@ -186,6 +186,45 @@ func (c *Component) retryMerge(cf Conflict, reason string) {
 	})
 }
 
+// mergeLeftOpen tries, in the background, the automatic merge of the
+// copies the registry held open when the daemon started (they were
+// alerted before and are not again): one merged is alerted as merged, one
+// failing in a passing way retried, one needing a person marked so.
+func (c *Component) mergeLeftOpen(ctx context.Context) {
+	c.mu.Lock()
+	reg := c.reg
+	c.mu.Unlock()
+	if reg == nil {
+		return
+	}
+	var left []Conflict
+	c.mu.Lock()
+	for _, cf := range reg.list() {
+		if _, tried := c.merging[cf.Path]; !tried {
+			left = append(left, cf)
+		}
+	}
+	c.mu.Unlock()
+	if len(left) == 0 {
+		return
+	}
+	c.bg.Go(func() {
+		for _, cf := range left {
+			if ctx.Err() != nil {
+				return
+			}
+			switch m, outcome, reason := c.autoMerge(cf); outcome {
+			case autoMerged:
+				c.alertMerged(cf, m, 1)
+			case autoMergeRetry:
+				c.retryMerge(cf, reason)
+			case autoMergeNeedsPerson:
+				c.setMergeState(cf.Path, AutoMergeNeedsPerson, reason, 1, nil)
+			}
+		}
+	})
+}
+
 // setMergeState records what the automatic merge does with the copy at
 // path and returns a copy of the record.
 func (c *Component) setMergeState(path, state, reason string, attempts int, next *time.Time) *AutoMergeState {

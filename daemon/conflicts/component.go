@@ -185,6 +185,9 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 
 	c.scan(ctx, "", deviceLookupTimeout)
 	c.markReady()
+	if c.opts.AutoMerge {
+		c.mergeLeftOpen(ctx)
+	}
 
 	if c.opts.Syncthing == nil {
 		if c.opts.SyncthingOff != "" {

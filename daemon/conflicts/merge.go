@@ -358,6 +358,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("merged, but the copy could not be removed: %w", err)
 	}
+	testHookRemoved(c)
 	m.Applied = true
 	return nil
 }
@@ -365,6 +366,10 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 // testHookMerged runs after a merge is written and before the copy is
 // checked again; tests change the copy there.
 var testHookMerged = func(Conflict) {}
+
+// testHookRemoved runs after the merged copy is removed; tests make it
+// reappear there, as Syncthing may.
+var testHookRemoved = func(Conflict) {}
 
 // keepContents writes the copy and the file's previous content to a new
 // directory under dir/MergedDir, prunes directories there older than

@@ -86,6 +86,37 @@ func TestAutoMergeRetriesACopyThatChanged(t *testing.T) {
 	}
 }
 
+// TestAutoMergeRetriesACopyThatReappears: Syncthing brings the copy back
+// (with more in it) right after its merge removed it. The merge used to
+// count as done and the copy stayed open; it is merged again.
+func TestAutoMergeRetriesACopyThatReappears(t *testing.T) {
+	ours := mergeBase + "- ours: lint with vet\n"
+	a := startAutoMerge(t, ours, Options{AutoMergeRetry: 20 * time.Millisecond, AutoMergeMaxRetry: 20 * time.Millisecond})
+	cp := a.copyPath("20261201-101500")
+	first := mergeBase + "- theirs: tests need -race\n"
+	again := first + "- theirs: and -count=1\n"
+	var calls atomic.Int32
+	testHookRemoved = func(c Conflict) {
+		if c.Path == cp && calls.Add(1) == 1 {
+			writeFile(t, cp, again)
+		}
+	}
+	t.Cleanup(func() { testHookRemoved = func(Conflict) {} })
+
+	writeFile(t, cp, first)
+	a.r.list(t, "")
+	want := ours + "- theirs: tests need -race\n- theirs: and -count=1\n"
+	// No request walks the hive from here on: the retry alone merges it.
+	testutil.WaitFor(t, "the reappeared copy merged", func() bool {
+		_, err := os.Stat(cp)
+		return errors.Is(err, os.ErrNotExist) && testutil.ReadFile(t, a.memory) == want
+	})
+	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, a.out)) == 1 })
+	if run := hookRuns(t, a.out)[0]; run[EnvAction] != ActionMerged {
+		t.Fatalf("alert %v", run)
+	}
+}
+
 // TestAutoMergeStatusSaysWhich: while a merge is retried, the listed
 // conflict and the component's status say "retrying" and why; a copy
 // whose merge needs review says "needs_person", and so does its alert.
@@ -122,5 +153,37 @@ func TestAutoMergeStatusSaysWhich(t *testing.T) {
 	}
 	if st := a.comp.Snapshot().AutoMerge; st.NeedsPerson != 1 || st.Retrying != 1 || !st.Enabled {
 		t.Fatalf("status %+v", st)
+	}
+}
+
+// TestAutoMergeAfterRestart: a copy the registry held open when the
+// daemon stopped (found by a daemon without --auto-merge, say) is merged
+// when a daemon with AutoMerge starts, although it is not alerted as new.
+func TestAutoMergeAfterRestart(t *testing.T) {
+	hv := filepath.Join(t.TempDir(), "hive")
+	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
+	ours := mergeBase + "- ours\n"
+	writeFile(t, memory, ours)
+	pal := filepath.Join(t.TempDir(), "palace")
+	first := startDaemon(t, pal, hv, newComponent(t, Options{}), 0, newLogRecorder(t).logger())
+	testutil.WaitFor(t, "the first scan", func() bool { return first.scans.n.Load() > 0 })
+	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
+	writeFile(t, cp, mergeBase+"- theirs\n")
+	if l := first.list(t, ""); len(l.Conflicts) != 1 {
+		t.Fatalf("listed %+v", l)
+	}
+	first.stop(t)
+
+	out := filepath.Join(t.TempDir(), "hook.jsonl")
+	second := startDaemon(t, pal, hv, newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out)}), 0, newLogRecorder(t).logger())
+	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, out)) == 1 })
+	if run := hookRuns(t, out)[0]; run[EnvAction] != ActionMerged {
+		t.Fatalf("alert %v", run)
+	}
+	if got := testutil.ReadFile(t, memory); got != ours+"- theirs\n" {
+		t.Fatalf("file:\n%s", got)
+	}
+	if l := second.list(t, ""); len(l.Conflicts) != 0 {
+		t.Fatalf("still listed %+v", l)
 	}
 }
