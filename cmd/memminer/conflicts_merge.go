@@ -191,7 +191,7 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		case m.ThreeWay && m.BaseConfirmed:
 			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
 		case m.ThreeWay:
-			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: removals and one-sided changes are left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: additions taken, what the copy lacks kept, other changes left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
 		default:
 			fmt.Fprintln(w, "  no base (the palace has no earlier content of this file): a union of both sides, no note dropped; removals on either side are not carried over")
 		}
