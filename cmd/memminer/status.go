@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
 )
 
@@ -101,7 +103,7 @@ func printStatus(w io.Writer, st daemon.Status) {
 		model += " (unavailable: " + *st.ModelError + ")"
 	}
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
-	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
+	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open%s\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen, autoMergeNote(st.Daemon))
 	printReplication(w, st.Syncthing)
 	if len(st.Wings) == 0 {
 		fmt.Fprintln(w, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
@@ -176,6 +178,30 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 		devices = strings.Join(names, ", ")
 	}
 	fmt.Fprintf(w, "devices:     %d of %d connected: %s\n", r.DevicesConnected, len(r.Devices), devices)
+}
+
+// autoMergeNote says what the daemon's automatic merge is doing with the
+// open conflicts: how many it retries, how many need a person.
+func autoMergeNote(d *daemon.DaemonInfo) string {
+	if d == nil || d.Components[conflicts.Name] == nil {
+		return ""
+	}
+	raw, err := json.Marshal(d.Components[conflicts.Name])
+	var st conflicts.Status
+	if err != nil || json.Unmarshal(raw, &st) != nil || !st.AutoMerge.Enabled {
+		return ""
+	}
+	var parts []string
+	if n := st.AutoMerge.Retrying; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d being merged again automatically", n))
+	}
+	if n := st.AutoMerge.NeedsPerson; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s a person (memminer conflicts merge)", n, plural(n, "needs", "need")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // isolatedFor renders how long a machine has been cut off, to the minute.
