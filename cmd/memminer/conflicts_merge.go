@@ -258,6 +258,9 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 	case review > 0 && written < len(rep.Merges):
 		fmt.Fprintln(w, "Merges that need review were not written: check the diff, then run with --apply --accept-conflicts, or merge by hand.")
 	}
+	if rep.Apply && proposals > 0 && written > 0 {
+		fmt.Fprintln(w, "What the copies removed was kept (without --accept-removals); the copies are kept where each merge says, to remove it by hand if it should go.")
+	}
 }
 
 func conflictKindText(k string) string {
