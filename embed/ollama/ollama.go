@@ -6,8 +6,9 @@
 // full URL, defaulting to http://127.0.0.1:11434.
 //
 // Requests are batched, each attempt has its own timeout, and transient
-// failures (408, 425, 429, 5xx, network errors, timeouts: internal/backoff) are retried with exponential
-// backoff and jitter, honouring Retry-After. Every vector is checked to have
+// failures (408, 425, 429, 5xx, network errors, timeouts) are retried
+// with exponential backoff and jitter, honouring Retry-After
+// (internal/backoff). Every vector is checked to have
 // the length of the first vector this embedder ever returned. That machinery
 // is shared with the other HTTP backends; this package holds Ollama's wire
 // format and address rules.

@@ -8,8 +8,9 @@
 // sent as a bearer token and never appears in errors or logs.
 //
 // Requests are batched, each attempt has its own timeout, and transient
-// failures (408, 425, 429, 5xx, network errors, timeouts: internal/backoff) are retried with exponential
-// backoff and jitter, honouring Retry-After. Every vector is checked to have
+// failures (408, 425, 429, 5xx, network errors, timeouts) are retried
+// with exponential backoff and jitter, honouring Retry-After
+// (internal/backoff). Every vector is checked to have
 // the length of the first vector this embedder ever returned. That machinery
 // is shared with the other HTTP backends; this package holds the OpenAI wire
 // format and base URL rules.
