@@ -173,6 +173,10 @@ func (c *Component) retryMerge(cf Conflict, reason string) {
 				c.clearMergeState(cf.Path)
 				log.Info("conflict copy gone before its merge was retried", "path", cf.Path)
 				return
+			case outcome == autoMergeElsewhere:
+				c.clearMergeState(cf.Path)
+				c.alertUnlessMerged(cf)
+				return
 			case outcome == autoMergeRetry && time.Since(start) < giveUp:
 				reason = why
 				continue
