@@ -56,6 +56,8 @@ func (a *autoMerging) reviewCopy(t *testing.T) string {
 // holds still it merges, every note of both versions of the copy in the
 // file, alerted as merged.
 func TestAutoMergeRetriesACopyThatChanged(t *testing.T) {
+	// Restored after the daemon (started below) stops.
+	t.Cleanup(func() { testHookMerged = func(Conflict) {} })
 	ours := mergeBase + "- ours: lint with vet\n"
 	a := startAutoMerge(t, ours, Options{AutoMergeRetry: 20 * time.Millisecond, AutoMergeMaxRetry: 20 * time.Millisecond})
 	cp := a.copyPath("20261201-101500")
@@ -67,7 +69,6 @@ func TestAutoMergeRetriesACopyThatChanged(t *testing.T) {
 			writeFile(t, cp, second) // Syncthing writes the copy again
 		}
 	}
-	t.Cleanup(func() { testHookMerged = func(Conflict) {} })
 
 	writeFile(t, cp, first)
 	a.r.list(t, "") // the walk for the request finds the copy and merges it
@@ -90,6 +91,8 @@ func TestAutoMergeRetriesACopyThatChanged(t *testing.T) {
 // (with more in it) right after its merge removed it. The merge used to
 // count as done and the copy stayed open; it is merged again.
 func TestAutoMergeRetriesACopyThatReappears(t *testing.T) {
+	// Restored after the daemon (started below) stops.
+	t.Cleanup(func() { testHookRemoved = func(Conflict) {} })
 	ours := mergeBase + "- ours: lint with vet\n"
 	a := startAutoMerge(t, ours, Options{AutoMergeRetry: 20 * time.Millisecond, AutoMergeMaxRetry: 20 * time.Millisecond})
 	cp := a.copyPath("20261201-101500")
@@ -101,7 +104,6 @@ func TestAutoMergeRetriesACopyThatReappears(t *testing.T) {
 			writeFile(t, cp, again)
 		}
 	}
-	t.Cleanup(func() { testHookRemoved = func(Conflict) {} })
 
 	writeFile(t, cp, first)
 	a.r.list(t, "")
@@ -121,6 +123,8 @@ func TestAutoMergeRetriesACopyThatReappears(t *testing.T) {
 // conflict and the component's status say "retrying" and why; a copy
 // whose merge needs review says "needs_person", and so does its alert.
 func TestAutoMergeStatusSaysWhich(t *testing.T) {
+	// Restored after the daemon (started below) stops.
+	t.Cleanup(func() { testHookMerged = func(Conflict) {} })
 	a := startAutoMerge(t, mergeBase+"- ours\n", Options{AutoMergeRetry: time.Hour})
 	cp := a.copyPath("20261201-101500")
 	changing := mergeBase + "- theirs\n"
@@ -130,7 +134,6 @@ func TestAutoMergeStatusSaysWhich(t *testing.T) {
 			writeFile(t, cp, changing+strings.Repeat("- again\n", int(n.Add(1)))) // never holds still
 		}
 	}
-	t.Cleanup(func() { testHookMerged = func(Conflict) {} })
 
 	writeFile(t, cp, changing)
 	a.r.list(t, "")
