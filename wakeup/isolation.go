@@ -19,13 +19,19 @@ type Isolation struct {
 	Devices int `json:"devices"`
 }
 
+// For says how long the machine has been isolated, to the minute once it
+// is a minute or more ("42s", "2h5m"), as wake-up and status write it.
+func (is Isolation) For() string {
+	d := time.Duration(is.Seconds) * time.Second
+	if d < time.Minute {
+		return d.String()
+	}
+	return strings.TrimSuffix(d.Truncate(time.Minute).String(), "0s")
+}
+
 // isolationLine is the digest's first line for an isolated machine.
 func isolationLine(is Isolation) string {
-	d := time.Duration(is.Seconds) * time.Second
-	dur := d.String()
-	if d >= time.Minute {
-		dur = strings.TrimSuffix(d.Truncate(time.Minute).String(), "0s")
-	}
+	dur := is.For()
 	machines := "the other machine"
 	if is.Devices != 1 {
 		machines = fmt.Sprintf("the %d other machines", is.Devices)

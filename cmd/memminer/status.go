@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/wakeup"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -158,7 +159,7 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 	case !r.StateKnown && r.IsolatedSince != nil:
 		// Nothing needed only means nothing this machine has heard of.
 		fmt.Fprintf(w, "syncthing:   folder %s: state unknown, isolated for %s (no other device connected since %s); this machine's memory may be behind\n",
-			name, isolatedFor(*r.IsolatedSeconds), r.IsolatedSince.UTC().Format(time.RFC3339))
+			name, wakeup.Isolation{Seconds: *r.IsolatedSeconds}.For(), r.IsolatedSince.UTC().Format(time.RFC3339))
 	default:
 		if r.InSync {
 			state = "in sync since " + r.InSyncSince.UTC().Format(time.RFC3339)
@@ -211,15 +212,6 @@ func autoMergeNote(d *daemon.DaemonInfo) string {
 		return ""
 	}
 	return " (" + strings.Join(parts, "; ") + ")"
-}
-
-// isolatedFor renders how long a machine has been cut off, to the minute.
-func isolatedFor(secs int64) string {
-	d := time.Duration(secs) * time.Second
-	if d < time.Minute {
-		return d.String()
-	}
-	return strings.TrimSuffix(d.Truncate(time.Minute).String(), "0s")
 }
 
 // printDaemon prints what a running daemon adds to status.
