@@ -141,3 +141,21 @@ func TestReplicationPartition(t *testing.T) {
 		return err == nil && r.InSync() && r.Connected() == 2, err
 	})
 }
+
+// BenchmarkReplication is what status and every wake-up pay to ask a real
+// Syncthing how the hive's folder stands (two other devices).
+func BenchmarkReplication(b *testing.B) {
+	nodes := sttest.StartCluster(b, "alpha", "bravo", "charlie")
+	a := nodes[0]
+	ctx := context.Background()
+	testutil.Eventually(b, "alpha connected to both", func(ctx context.Context) (bool, error) {
+		r, err := a.Client().Replication(ctx, a.FolderPath())
+		return err == nil && r.Connected() == 2, err
+	})
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := a.Client().Replication(ctx, a.FolderPath()); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
