@@ -80,10 +80,12 @@ func compactSearch(out daemon.SearchResult) mcpSearchResult {
 
 // mcpDigest is the wake_up tool's structured result.
 type mcpDigest struct {
-	Handoffs  []mcpHandoff   `json:"handoffs,omitempty"`
-	Identity  []mcpIdentity  `json:"identity"`
-	MoreWings int            `json:"more_wings,omitempty"`
-	Story     []mcpStoryItem `json:"story"`
+	// Isolated says this machine's memory may be behind, when it is.
+	Isolated  *wakeup.Isolation `json:"isolated,omitempty"`
+	Handoffs  []mcpHandoff      `json:"handoffs,omitempty"`
+	Identity  []mcpIdentity     `json:"identity"`
+	MoreWings int               `json:"more_wings,omitempty"`
+	Story     []mcpStoryItem    `json:"story"`
 }
 
 type mcpIdentity struct {
@@ -111,7 +113,7 @@ type mcpStoryItem struct {
 }
 
 func compactDigest(d wakeup.Digest) mcpDigest {
-	out := mcpDigest{Identity: make([]mcpIdentity, len(d.Identity)), MoreWings: d.MoreWings, Story: make([]mcpStoryItem, len(d.Story))}
+	out := mcpDigest{Identity: make([]mcpIdentity, len(d.Identity)), MoreWings: d.MoreWings, Story: make([]mcpStoryItem, len(d.Story)), Isolated: d.Isolated}
 	for i, l := range d.Identity {
 		out.Identity[i] = mcpIdentity{Wing: l.Wing, Text: l.Text}
 	}
