@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/daemon/registry"
+	"github.com/memminer/memminer/internal/quote"
 )
 
 // otherPalacesTimeout bounds reading the registry of running daemons and
@@ -69,14 +70,14 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	case 1:
 		r := others[0]
 		return fmt.Sprintf("memminer: note: a running daemon (pid %d) serves palace %s, not %s; pass --palace %s to use it",
-			r.PID, r.Palace, a.cfg.Palace, shellQuote(r.Palace))
+			r.PID, quote.Line(r.Palace), quote.Line(a.cfg.Palace), quote.Line(shellQuote(r.Palace)))
 	}
 	list := make([]string, len(others))
 	for i, r := range others {
-		list[i] = fmt.Sprintf("%s (pid %d)", r.Palace, r.PID)
+		list[i] = fmt.Sprintf("%s (pid %d)", quote.Line(r.Palace), r.PID)
 	}
 	return fmt.Sprintf("memminer: note: running daemons serve other palaces than %s: %s; pass --palace DIR to use one",
-		a.cfg.Palace, strings.Join(list, ", "))
+		quote.Line(a.cfg.Palace), strings.Join(list, ", "))
 }
 
 // samePalace reports whether two palace paths name one directory: the
