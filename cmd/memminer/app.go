@@ -44,6 +44,8 @@ type app struct {
 	modelErr string
 
 	warnOnce sync.Once
+	// registryOnce says once that the daemon registry is ignored.
+	registryOnce sync.Once
 	// foundNothing is set by a command that succeeded but found nothing
 	// in the palace (no wings): run then names the palaces other daemons
 	// serve. Errors say it with nothingFound.
@@ -171,7 +173,7 @@ func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
 func (a *app) daemonRecord(ctx context.Context, socket string) (registry.Record, bool) {
 	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
 	defer cancel()
-	recs, _ := registry.List(ctx, registry.Dir(a.getenv))
+	recs, _ := a.runningDaemons(ctx)
 	for _, r := range recs {
 		if r.Socket == socket || samePalace(r.Palace, a.cfg.Palace) {
 			return r, true

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,7 +52,7 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
 	defer cancel()
-	recs, err := registry.List(ctx, registry.Dir(a.getenv))
+	recs, err := a.runningDaemons(ctx)
 	if err != nil {
 		return ""
 	}
@@ -92,4 +93,15 @@ func samePalace(a, b string) bool {
 	}
 	ib, err := os.Stat(b)
 	return err == nil && os.SameFile(ia, ib)
+}
+
+// runningDaemons lists the registry of running daemons. A registry
+// directory that is not the user's alone is ignored, and the command
+// says so once: its records could be another user's inventions.
+func (a *app) runningDaemons(ctx context.Context) ([]registry.Record, error) {
+	recs, err := registry.List(ctx, registry.Dir(a.getenv))
+	if errors.Is(err, registry.ErrUnsafeDir) {
+		a.registryOnce.Do(func() { fmt.Fprintf(a.stderr, "memminer: warning: %s\n", quote.Line(err.Error())) })
+	}
+	return recs, err
 }
