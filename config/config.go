@@ -82,6 +82,8 @@ type Config struct {
 	AutoMerge bool
 	// MetricsAddr is the loopback host:port of the daemon's Prometheus metrics; empty: none.
 	MetricsAddr string
+	// MetricsToken has scrapes of MetricsAddr send the HTTP bearer token.
+	MetricsToken bool
 	// LogFormat is the daemon's log format: text or json.
 	LogFormat string
 	// LogLevel is the daemon's log level: debug, info, warn or error.

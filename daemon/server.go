@@ -35,6 +35,7 @@ var requestReadTimeout = 10 * time.Second
 //	POST /remember      RememberRequest → RememberReply
 //	GET  /index         index.Index
 //	POST /forget        ForgetRequest → mine.Forgotten
+//	GET  /metrics       the Prometheus text exposition (as on MetricsAddr)
 //
 // Components add their own routes (see Router).
 func (d *Daemon) routes() http.Handler {
@@ -48,6 +49,9 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("POST /forget", d.handleForget)
 	mux.HandleFunc("POST /remember", d.handleRemember)
 	mux.HandleFunc("GET /index", d.handleIndex)
+	// The socket is in the palace directory (0700): metrics here are the
+	// user's alone, wing names included (docs/security.md).
+	mux.HandleFunc("GET /metrics", d.metrics.serve)
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)
