@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // TestCLIDamagedWingImmutableWings: one byte flipped in one wing file of
@@ -13,12 +15,7 @@ import (
 // taken, no wing can be written). search, status and wake-up serve every
 // wing, the damaged one rebuilt in memory, and say so.
 func TestCLIDamagedWingImmutableWings(t *testing.T) {
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("chattr +i needs root under CI")
-		}
-		t.Skip("chattr +i needs root")
-	}
+	testutil.NeedRoot(t, "chattr +i")
 	c := newCLI(t)
 	c.ok("mine", c.hive)
 	wing := filepath.Join(c.palace, "wings", "pam.wing")

@@ -69,15 +69,18 @@ func (a *app) prepareHTTP(o *httpOptions) error {
 		fmt.Fprintln(a.stderr, "memminer: warning: --no-auth: every local user can read and write this hive's memory over HTTP")
 		return nil
 	}
+	token, err := a.token()
+	o.token = token
+	return err
+}
+
+// token loads the HTTP bearer token, making it on first use and saying so.
+func (a *app) token() (string, error) {
 	token, created, err := bearer.Load(a.tokenFile())
-	if err != nil {
-		return err
-	}
-	if created {
+	if err == nil && created {
 		fmt.Fprintf(a.stderr, "memminer: made a bearer token for HTTP clients in %s\n", a.tokenFile())
 	}
-	o.token = token
-	return nil
+	return token, err
 }
 
 func (a *app) mcpTokenCmd() *cobra.Command {
@@ -104,12 +107,9 @@ Client set-up with the header: docs/mcp.md.`,
 				_, err := fmt.Fprintln(a.stdout, a.tokenFile())
 				return err
 			}
-			token, created, err := bearer.Load(a.tokenFile())
+			token, err := a.token()
 			if err != nil {
 				return err
-			}
-			if created {
-				fmt.Fprintf(a.stderr, "memminer: made a bearer token in %s\n", a.tokenFile())
 			}
 			_, err = fmt.Fprintln(a.stdout, token)
 			return err

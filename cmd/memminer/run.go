@@ -16,7 +16,6 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/internal/bearer"
 	"github.com/memminer/memminer/internal/listenaddr"
 )
 
@@ -176,7 +175,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	var metricsToken string
 	if a.cfg.MetricsAddr != "" && a.cfg.MetricsToken {
-		token, _, err := bearer.Load(a.tokenFile())
+		token, err := a.token()
 		if err != nil {
 			return err
 		}

@@ -18,12 +18,7 @@ import (
 // unless CI is set, when it fails (CI must run it).
 func OtherUser(t testing.TB) (uid, gid uint32) {
 	t.Helper()
-	if os.Geteuid() != 0 {
-		if os.Getenv("CI") != "" {
-			t.Fatal("this test runs a second user (nobody) and needs root under CI")
-		}
-		t.Skip("runs a second user (nobody): needs root")
-	}
+	NeedRoot(t, "runs a second user (nobody)")
 	u, err := user.Lookup("nobody")
 	if err != nil {
 		t.Fatalf("user nobody: %v", err)
@@ -34,6 +29,18 @@ func OtherUser(t testing.TB) (uid, gid uint32) {
 		t.Fatalf("user nobody: uid %q gid %q", u.Uid, u.Gid)
 	}
 	return uint32(id), uint32(g)
+}
+
+// NeedRoot skips the test, saying why it needs root, when it does not
+// run as root, unless CI is set: then it fails, since CI must run it.
+func NeedRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s: needs root, and CI must run it", why)
+		}
+		t.Skipf("%s: needs root", why)
+	}
 }
 
 // AsOtherUser makes cmd run as OtherUser, with no supplementary groups.
