@@ -39,3 +39,13 @@ func TestCLITextOutputIsData(t *testing.T) {
 		t.Errorf("search --json does not keep the note as written:\n%s", out)
 	}
 }
+
+// TestCLIErrorsAreEscaped: an error naming a file with control
+// characters in its name prints them escaped.
+func TestCLIErrorsAreEscaped(t *testing.T) {
+	c := newCLI(t)
+	_, stderr, code := c.run("mine", filepath.Join(c.hive, "agents", "no\x1b[2Jsuch"))
+	if code == 0 || strings.Contains(stderr, "\x1b") || !strings.Contains(stderr, `no\x1b[2Jsuch`) {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
