@@ -182,3 +182,29 @@ func otherUserCalls(t *testing.T) {
 	}
 	t.Logf("refused: %d", code)
 }
+
+// TestMCPHTTPNoAuth: --no-auth serves without the token, and warns.
+func TestMCPHTTPNoAuth(t *testing.T) {
+	c := newMinedCLI(t)
+	s := newMCPServerFor(t, c, "jim")
+	o := defaultHTTPOptions()
+	o.noAuth = true
+	var warned strings.Builder
+	s.a.stderr = &warned
+	if err := s.a.prepareHTTP(&o); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(warned.String(), "every local user can read and write") {
+		t.Errorf("no warning: %q", warned.String())
+	}
+	hs := httptest.NewServer(s.httpHandler(o))
+	defer hs.Close()
+	if code, body := post(t, hs.URL+"/mcp", initializeBody, nil); code != http.StatusOK {
+		t.Errorf("--no-auth: %d %s", code, body)
+	}
+	for _, bad := range []httpOptions{{idle: 0, maxSessions: 1}, {idle: time.Minute, maxSessions: 0}, {idle: time.Minute, maxSessions: 1, origins: []string{"localhost:6274"}}} {
+		if err := s.a.prepareHTTP(&bad); err == nil {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
