@@ -35,6 +35,7 @@ var requestReadTimeout = 10 * time.Second
 //	GET  /wakeup        ?tokens=N&wing=ID → wakeup.Digest
 //	POST /remember      RememberRequest → RememberReply
 //	GET  /index         index.Index
+//	GET  /progress      Progress
 //	POST /forget        ForgetRequest → mine.Forgotten
 //	GET  /metrics       the Prometheus text exposition (as on MetricsAddr)
 //	GET  /debug/pprof/heap, /debug/pprof/goroutine   runtime profiles
@@ -44,6 +45,12 @@ func (d *Daemon) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		WriteJSON(w, http.StatusOK, d.Status(r.Context()))
+	})
+	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		p := Progress{FirstMine: d.firstMineProgress(time.Now())}
+		d.mu.Unlock()
+		WriteJSON(w, http.StatusOK, p)
 	})
 	mux.HandleFunc("POST /search", d.handleSearch)
 	mux.HandleFunc("POST /mine", d.handleMine)

@@ -50,6 +50,9 @@ type app struct {
 	// in the palace (no wings): run then names the palaces other daemons
 	// serve. Errors say it with nothingFound.
 	foundNothing bool
+	// daemonSilent is set when the daemon accepted a read and did not
+	// answer: the command asks it nothing more.
+	daemonSilent bool
 
 	// namesHive is the configured hive that sourceName names files by,
 	// opened once.
@@ -157,6 +160,7 @@ var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
 // knows it, that the daemon accepted a read and did not answer, so the
 // command reads the palace itself.
 func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
+	a.daemonSilent = true
 	rec, ok := a.daemonRecord(ctx, e.Socket)
 	switch {
 	case ok && rec.Stopped:
