@@ -97,8 +97,11 @@ func unsafe(r rune) bool {
 
 // markup matches text that imitates an agent client's framing:
 //   - tags of the clients' own markup and of memminer's, opening or closing,
-//     even cut short (a digest cuts long notes): <system-reminder>,
-//     </tool_result>, <function_calls>, <invoke>, <user-prompt-submit-hook>;
+//     even cut short (a digest cuts long notes): any tag whose name holds
+//     a word of theirs, as <system-reminder>, </tool_result>,
+//     <function_calls>, <invoke>, <user-prompt-submit-hook>,
+//     <user_instructions>, <environment_context>; <div> or Vec<String>
+//     are left alone;
 //   - chat-template tokens: <|im_start|>, <|endoftext|>;
 //   - turn markers: "Human:", "Assistant:", "System:" (the colon is what
 //     makes one);
@@ -106,14 +109,10 @@ func unsafe(r rune) bool {
 //     "SessionStart:startup hook success:", "SessionStart hook additional
 //     context:", "PreToolUse:Bash hook error:".
 var markup = regexp.MustCompile(
-	`(?i:<\s*/?\s*(?:` +
-		`[a-z]+:[a-z_-]+|` + // namespaced tags: antml:invoke, antml:parameter
-		`system[-_ ]?reminder|system|user|human|assistant|developer|` +
-		`tool[-_ ]?(?:use|result|results|call|calls|output)|function[-_ ]?(?:calls?|results?)|invoke|parameter|` +
-		`command[-_ ](?:name|message|args|stdout|stderr)|local[-_]command[-_]std(?:out|err)|` +
-		`user[-_]prompt[-_]submit[-_]hook|[a-z]+[-_]hook|` +
-		`memory[-_ ]?note|memory|env|context|document|documents|instructions?` +
-		`)\b[^<>\n]{0,200}>?|` +
+	`(?i:<\s*/?\s*[a-z0-9_:-]*(?:` +
+		`system|user|human|assistant|developer|tool|function|invoke|parameter|antml|` +
+		`command|hook|memory|env|context|document|instruction|reminder|result|turn|message|prompt` +
+		`)[a-z0-9_:-]*\b[^<>\n]{0,200}>?|` +
 		`<\|[a-z_]*\|?>?)|` +
 		`(?:Human|Assistant|System)\s*:|` + // no \b: an escaped newline precedes a word
 		`(?:SessionStart|SessionEnd|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification|PreCompact)(?::\w+)?\s+hook\s+(?:success|additional\s+context|blocking\s+error|error|feedback)\s*:`)
