@@ -208,3 +208,30 @@ func TestMCPHTTPNoAuth(t *testing.T) {
 		}
 	}
 }
+
+// TestRunMetricsToken: run --metrics-token serves the metrics port only
+// to scrapes that send the token memminer mcp token prints.
+func TestRunMetricsToken(t *testing.T) {
+	c := newCLI(t)
+	r := startRun(t, c, c.hive, "--metrics-addr", "127.0.0.1:0", "--metrics-token")
+	st := r.idle(t, c)
+	if st.Daemon == nil || st.Daemon.Metrics == nil {
+		t.Fatalf("status: %+v", st.Daemon)
+	}
+	url := "http://" + *st.Daemon.Metrics + "/metrics"
+	token := strings.TrimSpace(c.ok("mcp", "token"))
+	for _, tt := range []struct {
+		client *http.Client
+		code   int
+	}{{http.DefaultClient, http.StatusUnauthorized}, {bearerClient(token), http.StatusOK}} {
+		resp, err := tt.client.Get(url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != tt.code || (tt.code == http.StatusOK && !strings.Contains(string(body), `memminer_notes{wing="dwight"}`)) {
+			t.Errorf("scrape: %s\n%.300s", resp.Status, body)
+		}
+	}
+}
