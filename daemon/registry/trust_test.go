@@ -64,14 +64,7 @@ func TestListIgnoresOtherUsersDaemons(t *testing.T) {
 		return
 	}
 	uid, gid := testutil.OtherUser(t)
-	shared, err := os.MkdirTemp("", "memminer-registry-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(shared) })
-	if err := os.Chmod(shared, 0o777); err != nil {
-		t.Fatal(err)
-	}
+	shared := testutil.SharedDir(t, 0o777)
 	// A daemon of the other user, on a real socket.
 	theirs := filepath.Join(shared, "theirs.sock")
 	cmd := testutil.HelperAsOtherUser(t, "TestListIgnoresOtherUsersDaemons", "MEMMINER_OTHER_USER_SOCKET="+theirs)

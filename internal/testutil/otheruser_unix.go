@@ -65,20 +65,29 @@ func HelperAsOtherUser(t testing.TB, helper string, env ...string) *exec.Cmd {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dir, err := os.MkdirTemp("", "memminer-otheruser-")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	if err := os.Chmod(dir, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	dir := SharedDir(t, 0o755)
 	bin := filepath.Join(dir, "test.bin")
 	copyExecutable(t, self, bin)
 	cmd := exec.Command(bin, "-test.run=^"+helper+"$", "-test.count=1", "-test.v")
 	cmd.Env = append([]string{"HOME=" + dir, "PATH=/usr/bin:/bin"}, env...)
 	cmd.Dir = dir
 	return AsOtherUser(t, cmd)
+}
+
+// SharedDir is a new directory with mode perm outside the test's own
+// temporary directory (which other users cannot enter), removed when the
+// test ends: where the other user may read (0755) or write (0777).
+func SharedDir(t testing.TB, perm os.FileMode) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "memminer-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, perm); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func copyExecutable(t testing.TB, from, to string) {
