@@ -87,7 +87,7 @@ rebuilt.`,
 	pf.StringVar(&a.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/memminer/config.yml, optional)")
 	pf.BoolVar(&a.noDaemon, "no-daemon", false, "do not ask a running daemon; open the palace directly")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
-	root.AddCommand(a.mineCmd(), a.forgetCmd(), a.searchCmd(), a.statusCmd())
+	root.AddCommand(a.mineCmd(), a.forgetCmd(), a.searchCmd(), a.statusCmd(), a.doctorCmd())
 	root.AddCommand(a.wakeupCmd())
 	root.AddCommand(a.conflictsCmd())
 	root.AddCommand(a.mcpCmd())
