@@ -94,6 +94,9 @@ type Options struct {
 	// wing's single mined file but was not mined itself (ReadFileLimited
 	// suits). Nil keeps Build a function of the palace alone.
 	ReadFile func(path string) ([]byte, error)
+	// Isolated, when set, says this machine is cut off from the others
+	// sharing the hive: the digest opens with a line saying since when.
+	Isolated *Isolation
 }
 
 // IdentityLine is one wing's identity.
@@ -148,17 +151,27 @@ type Digest struct {
 	Story     []StoryItem `json:"story"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
+	// Isolated is Options.Isolated: absent unless the machine is cut off.
+	Isolated *Isolation `json:"isolated,omitempty"`
 }
 
 // Markdown renders the digest: quote.Preamble, "## Identity" with one line
 // per wing, then "## Essential story" with one line per note, grouped by
 // wing. A section with no lines is left out, and so is the preamble of a
-// digest with neither. Every text read from the palace is rendered with
+// digest with neither. An isolated machine's digest opens with a line
+// saying its memory may be behind, before the preamble: that line is
+// memminer's, not quoted. Every text read from the palace is rendered with
 // quote.Inline: it stays on its line and cannot pose as the client's
 // markup (docs/security.md).
 func (d Digest) Markdown() string {
 	var b strings.Builder
+	if d.Isolated != nil {
+		b.WriteString(isolationLine(*d.Isolated) + "\n")
+	}
 	if len(d.Identity) > 0 || d.MoreWings > 0 || len(d.Story) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
 		b.WriteString(quote.Preamble + "\n")
 	}
 	if len(d.Identity) > 0 || d.MoreWings > 0 {
@@ -317,7 +330,18 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	}
 
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(budget, ids, hidden, rank)
+	var head int
+	if opts.Isolated != nil {
+		// The warning comes first; the rest fits in what is left.
+		head = LineTokens(isolationLine(*opts.Isolated)) + LineTokens("")
+		if head >= budget {
+			head = 0 // too small a budget to warn and say anything
+		}
+	}
+	d := layout(budget-head, ids, hidden, rank)
+	if head > 0 {
+		d.Isolated = opts.Isolated
+	}
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }
