@@ -174,6 +174,9 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		case conflicts.StatusNotMemory:
 			fmt.Fprintln(w, "  not a memory file: left alone; merge it by hand")
 			continue
+		case conflicts.StatusMarkers:
+			fmt.Fprintln(w, "  holds Git conflict markers: no copy to merge; resolve it in Git (remove the markers, keep both sides' notes, git add)")
+			continue
 		case conflicts.StatusFailed:
 			fmt.Fprintf(w, "  cannot merge: %s\n", *m.Error)
 			continue

@@ -66,6 +66,7 @@ filters and the relevance floor: docs/governance.md.`,
 			if err != nil {
 				return err
 			}
+			a.saveLastSearch(out)
 			if asJSON {
 				err = writeJSON(a.stdout, out)
 			} else {

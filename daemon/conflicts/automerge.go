@@ -36,7 +36,11 @@ func (c *Component) alertOpen(cf Conflict) {
 	c.mu.Lock()
 	log := c.log
 	c.mu.Unlock()
-	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it with memminer conflicts merge, or by hand and delete the copy",
+	msg := "syncthing conflict: a memory file has a conflict copy; merge it with memminer conflicts merge, or by hand and delete the copy"
+	if cf.Markers {
+		msg = "git conflict: a memory file holds conflict markers; resolve them in Git (memminer git setup merges memory files note by note)"
+	}
+	log.Warn(msg,
 		"wing", cf.Wing, "path", cf.Path, "original", cf.Original, "device", cf.Device, "device_name", cf.DeviceName, "found_by", cf.FoundBy)
 	c.alerts.enqueue(cf)
 }
@@ -91,7 +95,7 @@ const DefaultAutoMergeWait = 30 * time.Second
 // merge it, and the merge is clean (the copy is then resolved in the
 // registry).
 func (c *Component) autoMerge(cf Conflict) (CopyMerge, autoMergeOutcome) {
-	if !c.opts.AutoMerge || !hive.IsMemoryFile(cf.Original) || cf.Wing == "" {
+	if !c.opts.AutoMerge || cf.Markers || !hive.IsMemoryFile(cf.Original) || cf.Wing == "" {
 		return CopyMerge{}, autoMergeNot
 	}
 	c.mu.Lock()
