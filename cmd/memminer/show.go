@@ -16,6 +16,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/config"
@@ -312,4 +313,23 @@ func printShown(w io.Writer, n ShownNote, history bool) {
 	for _, c := range n.History {
 		fmt.Fprintf(w, "  %s %s %s  %s\n", c.Hash[:min(12, len(c.Hash))], c.Date.UTC().Format(time.DateOnly), c.Author, c.Subject)
 	}
+}
+
+// readNoteArgs is a call of MCP's read_note tool.
+type readNoteArgs struct {
+	Ref     string `json:"ref" jsonschema:"a note id (search gives each note's), FILE:LINE, or N for the Nth hit of the last CLI search"`
+	History bool   `json:"history,omitempty" jsonschema:"list the Git commits that touched the note"`
+}
+
+// readNote is MCP's read_note: what memminer show --json prints.
+func (s *mcpServer) readNote(ctx context.Context, _ *mcp.CallToolRequest, in readNoteArgs) (*mcp.CallToolResult, ShownNote, error) {
+	var out ShownNote
+	err := s.call(func() (err error) {
+		out, err = s.a.showNote(ctx, in.Ref, in.History)
+		return err
+	})
+	if err != nil {
+		return nil, out, err
+	}
+	return toolText(func(w io.Writer) { printShown(w, out, in.History) }), out, nil
 }
