@@ -31,7 +31,7 @@ type MarkerBlock struct {
 // an optional line of as many "|" between the first two. Markers sit at
 // the start of a line; indented ones (an example in a list item) are text.
 // A "=======" line outside such a block is a heading underline, not a
-// marker. The rule is in docs/several-machines.md ("Conflict markers").
+// marker. The rule is in docs/several-machines.md ("Conflict markers are conflicts").
 func ConflictBlocks(data []byte) []MarkerBlock {
 	var blocks []MarkerBlock
 	cur := MarkerBlock{Start: -1, Base: -1, Mid: -1}

@@ -205,38 +205,57 @@ func (a *app) resolveShowRef(p *palace.Palace, ref string) (palace.Note, error) 
 			c = r
 		}
 		for _, w := range p.Wings() {
-			var best *palace.Note
-			for _, n := range p.Notes(w.ID) {
-				// The note that covers the line: the last one starting at
-				// or before it.
-				if n.Source == c && n.Line <= line && (best == nil || n.Line > best.Line) {
-					best = &n
-				}
-			}
-			if best != nil {
-				return *best, nil
+			if n, ok := coveringNote(p.Notes(w.ID), func(src string) bool { return src == c }, line); ok {
+				return n, nil
 			}
 		}
 	}
-	// FILE may name an agent directory's file: look for a unique source
+	// FILE may name an agent directory's file: take the one source
 	// ending in it.
-	var found []palace.Note
 	suffix := string(filepath.Separator) + filepath.Clean(file)
+	var found []palace.Note
 	for _, w := range p.Wings() {
-		var best *palace.Note
-		for _, n := range p.Notes(w.ID) {
-			if strings.HasSuffix(n.Source, suffix) && n.Line <= line && (best == nil || n.Source == best.Source && n.Line > best.Line) {
-				best = &n
+		notes := p.Notes(w.ID)
+		sources := map[string]bool{}
+		for _, n := range notes {
+			if strings.HasSuffix(n.Source, suffix) {
+				sources[n.Source] = true
 			}
 		}
-		if best != nil {
-			found = append(found, *best)
+		for src := range sources {
+			if n, ok := coveringNote(notes, func(s string) bool { return s == src }, line); ok {
+				found = append(found, n)
+			}
 		}
 	}
 	if len(found) == 1 {
 		return found[0], nil
 	}
 	return palace.Note{}, fmt.Errorf("show %s: %w at that line (search gives each note's file and line)", ref, errNoNote)
+}
+
+// coveringNote returns the note of a source in notes that holds line: the
+// last one starting at or before it, as long as the line is not past the
+// end of the source's last note.
+func coveringNote(notes []palace.Note, source func(string) bool, line int) (palace.Note, bool) {
+	var best *palace.Note
+	last := true
+	for i := range notes {
+		n := &notes[i]
+		if !source(n.Source) {
+			continue
+		}
+		switch {
+		case n.Line <= line && (best == nil || n.Line > best.Line):
+			best = n
+		case n.Line > line:
+			last = false
+		}
+	}
+	if best == nil || last && line > best.Line+strings.Count(best.Text, "\n") {
+		return palace.Note{}, false
+	}
+	return *best, true
 }
 
 // lastSearchFile is where search keeps the ids of its hits for show N:
