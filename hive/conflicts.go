@@ -94,11 +94,11 @@ func scanConflicts(ctx context.Context, root string) ([]ConflictCopy, error) {
 		}
 		cn, ok := ParseConflictName(d.Name())
 		if !ok {
-			rel, _ := within(root, path)
-			if IsMemoryFile(path) && !IsHiddenPath(rel) && FileHasConflictMarkers(path) {
-				if info, err := d.Info(); err == nil {
-					found = append(found, ConflictCopy{Path: path, Original: path, ModTime: info.ModTime(), Markers: true})
-				}
+			if rel, _ := within(root, path); !IsMemoryFile(path) || IsHiddenPath(rel) {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && fileHasMarkers(path, info) {
+				found = append(found, ConflictCopy{Path: path, Original: path, ModTime: info.ModTime(), Markers: true})
 			}
 			return nil
 		}

@@ -3,7 +3,9 @@ package hive
 import (
 	"bytes"
 	"io"
+	"io/fs"
 	"os"
+	"sync"
 )
 
 // markerLen is the length of Git's conflict markers (conflict-marker-size).
@@ -102,13 +104,59 @@ func markerRun(line []byte, c byte, n int, label bool) int {
 // FileHasConflictMarkers reports whether the regular file at path holds
 // Git conflict markers, reading at most maxMarkerScan bytes of it.
 func FileHasConflictMarkers(path string) bool {
+	info, err := os.Stat(path)
+	return err == nil && fileHasMarkers(path, info)
+}
+
+// fileHasMarkers is FileHasConflictMarkers for a file whose info is known.
+// A file whose size and modification time are what they were at its last
+// check is not read again: every conflict scan checks every memory file.
+func fileHasMarkers(path string, info fs.FileInfo) bool {
+	if !info.Mode().IsRegular() {
+		return false
+	}
+	key := markerKey{size: info.Size(), mtime: info.ModTime().UnixNano()}
+	markerCache.Lock()
+	c, ok := markerCache.m[path]
+	markerCache.Unlock()
+	if ok && c.markerKey == key {
+		return c.has
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return false
 	}
 	defer f.Close()
 	data, err := io.ReadAll(io.LimitReader(f, maxMarkerScan))
-	return err == nil && HasConflictMarkers(data)
+	if err != nil {
+		return false
+	}
+	has := HasConflictMarkers(data)
+	markerCache.Lock()
+	if markerCache.m == nil || len(markerCache.m) >= maxMarkerCache {
+		markerCache.m = map[string]markerEntry{}
+	}
+	markerCache.m[path] = markerEntry{key, has}
+	markerCache.Unlock()
+	return has
+}
+
+// markerCache remembers, per path, what the last check of a file found.
+var markerCache struct {
+	sync.Mutex
+	m map[string]markerEntry
+}
+
+// maxMarkerCache bounds markerCache; past it, it starts again.
+const maxMarkerCache = 1 << 17
+
+type markerKey struct {
+	size, mtime int64
+}
+
+type markerEntry struct {
+	markerKey
+	has bool
 }
 
 // maxMarkerScan bounds how much of a file the scan for conflict markers
