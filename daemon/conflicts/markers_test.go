@@ -10,8 +10,8 @@ import (
 )
 
 // TestMarkersAreAlerted: a memory file with Git conflict markers is an
-// open conflict of the daemon: listed, counted, alerted once with the
-// markers message, and resolved when the markers are gone.
+// open conflict of the daemon: alerted once, at once, with the markers
+// message, listed, counted, and resolved when the markers are gone.
 func TestMarkersAreAlerted(t *testing.T) {
 	hv := newHiveDir(t)
 	pal := filepath.Join(t.TempDir(), "palace")
@@ -20,7 +20,11 @@ func TestMarkersAreAlerted(t *testing.T) {
 	comp := newComponent(t, Options{Notify: cnt.notify})
 	r := startDaemon(t, pal, hv, comp, time.Hour, logs.logger())
 	mem := filepath.Join(hv, "agents", "dwight", "memory.md")
+	testutil.WaitFor(t, "the start scan", func() bool { return r.scans.n.Load() >= 1 })
 	writeFile(t, mem, "# dwight\n<<<<<<< HEAD\n- likes beets\n=======\n- loves beets\n>>>>>>> other\n")
+	// No tick for an hour and no request: the mine of the changed file
+	// has the component scan.
+	testutil.WaitFor(t, "the alert", func() bool { return cnt.get(mem) == 1 })
 	l := r.list(t, "dwight")
 	if len(l.Conflicts) != 1 || l.Conflicts[0].Path != mem || l.Conflicts[0].Original != mem || !l.Conflicts[0].Markers {
 		t.Fatalf("list: %+v", l)
