@@ -78,7 +78,7 @@ func readMemory(t *testing.T, dir string) string {
 func TestGitMergeDriver(t *testing.T) {
 	cs := gitHives(t, 2)
 	a, b := cs[0], cs[1]
-	a.ok("git", "setup", "--hive", a.hive)
+	golden(t, "git-setup.txt", a.ok("git", "setup", "--hive", a.hive))
 	if out := a.ok("git", "setup", "--hive", a.hive); !strings.Contains(out, "already set up") {
 		t.Fatalf("second setup: %s", out)
 	}
@@ -185,6 +185,10 @@ func TestGitRawMarkers(t *testing.T) {
 		t.Fatalf("no raw markers:\n%s", readMemory(t, a.hive))
 	}
 	checkMarkersAreConflicts(t, a)
+	stdout, _, _ := a.run("conflicts", "--hive", a.hive)
+	golden(t, "conflicts-markers.txt", stdout)
+	stdout, _, _ = a.run("conflicts", "merge", "--hive", a.hive)
+	golden(t, "conflicts-merge-markers.txt", stdout)
 }
 
 // TestGitCommitAndHistory: run --git-commit commits what remember writes,

@@ -37,6 +37,7 @@ func TestShow(t *testing.T) {
 		t.Fatalf("show 1: %s", byNumber)
 	}
 	text, _ := c.runRaw("show", "1")
+	golden(t, "show.txt", c.ok("show", "1"))
 	if !strings.Contains(text, "[dwight] ") || !strings.Contains(text, "id "+hit.ID) || !strings.Contains(text, "before: ") || !strings.Contains(text, "after: ") {
 		t.Fatalf("show 1:\n%s", text)
 	}
