@@ -150,7 +150,7 @@ func checkMarkersAreConflicts(t *testing.T, c *cli) {
 		t.Fatalf("conflicts: %s", stdout)
 	}
 	before := readMemory(t, c.hive)
-	if _, stderr, code := c.run("remember", "--hive", c.hive, "--wing", "dwight", "Mose lives on the farm."); code != exitConflict || !strings.Contains(stderr, "open conflict") {
+	if _, stderr, code := c.run("remember", "--hive", c.hive, "--wing", "dwight", "Mose lives on the farm."); code != exitConflict || !strings.Contains(stderr, "open conflict") || !strings.Contains(stderr, "resolve the Git conflict in it") {
 		t.Fatalf("remember past conflict markers: exit %d\n%s", code, stderr)
 	}
 	if readMemory(t, c.hive) != before {
