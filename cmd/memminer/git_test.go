@@ -10,6 +10,7 @@ import (
 
 	"github.com/memminer/memminer/githive/gittest"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // gitHives makes a bare repository holding a hive with dwight's memory
@@ -209,6 +210,23 @@ func TestGitCommitAndHistory(t *testing.T) {
 	if st := gittest.Git(t, c.hive, nil, "status", "--porcelain"); st != "?? agents/dwight/draft.md\n" {
 		t.Fatalf("git status after the commit: %q", st)
 	}
+	// A conflict merge the daemon writes is committed too, under the wing.
+	copyPath := filepath.Join(c.hive, "agents", "dwight", "memory.sync-conflict-20261204-101010-ABCDEFG.md")
+	if err := os.WriteFile(copyPath, []byte(readMemory(t, c.hive)+"- Mose grows beets too.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.ok("conflicts", "merge", "--apply")
+	if log := gittest.Git(t, c.hive, nil, "log", "-1", "--format=%an|%s"); log != "dwight|merge: the conflict copy from ABCDEFG\n" {
+		t.Fatalf("commit of the merge: %q", log)
+	}
+	if !strings.Contains(readMemory(t, c.hive), "- Mose grows beets too.") {
+		t.Fatalf("the merge did not bring the copy's note:\n%s", readMemory(t, c.hive))
+	}
+
+	testutil.WaitFor(t, "the daemon to mine the merge", func() bool {
+		out, _, code := c.run("show", "agents/dwight/memory.md:8", "--hive", c.hive)
+		return code == 0 && strings.Contains(out, "Mose grows beets too.")
+	})
 	stdout := c.ok("search", "birthday", "--json")
 	if !strings.Contains(stdout, "birthday is in March") {
 		t.Fatalf("search: %s", stdout)
@@ -229,7 +247,7 @@ func TestGitCommitAndHistory(t *testing.T) {
 		shown.History[0].Author != "dwight" || shown.History[0].Subject != "remember: Michael's birthday is in March." {
 		t.Fatalf("show 1 --history: %s", stdout)
 	}
-	if shown.Before == nil || shown.Before.Text != "Bears eat beets." || shown.After != nil {
+	if shown.Before == nil || shown.Before.Text != "Bears eat beets." || shown.After == nil || shown.After.Text != "Mose grows beets too." {
 		t.Fatalf("neighbours: %s", stdout)
 	}
 	stdout = c.ok("show", "agents/dwight/memory.md:6", "--hive", c.hive, "--history")
