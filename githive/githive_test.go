@@ -40,7 +40,7 @@ func TestSetupIdempotentAndRemove(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := githive.Setup(ctx, dir, globs)
+	res, err := githive.Setup(ctx, dir, globs, "memminer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestSetupIdempotentAndRemove(t *testing.T) {
 			t.Errorf("%s: merge attribute %q, want %q", path, got, want)
 		}
 	}
-	again, err := githive.Setup(ctx, dir, globs)
+	again, err := githive.Setup(ctx, dir, globs, "memminer")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,12 +91,18 @@ func TestSetupIdempotentAndRemove(t *testing.T) {
 	}
 }
 
+func TestDriverQuotesAPath(t *testing.T) {
+	if got, want := githive.Driver("/opt/it's here/memminer"), `'/opt/it'\''s here/memminer' git merge-file %O %A %B %P`; got != want {
+		t.Fatalf("Driver = %q, want %q", got, want)
+	}
+}
+
 func TestSetupOutsideRepo(t *testing.T) {
 	gittest.Require(t)
 	tmp := t.TempDir()
 	gittest.Setenv(t, tmp)
 	t.Setenv("GIT_CEILING_DIRECTORIES", tmp)
-	if _, err := githive.Setup(context.Background(), tmp, hive.Globs{}); err == nil || !strings.Contains(err.Error(), githive.ErrNotRepo.Error()) {
+	if _, err := githive.Setup(context.Background(), tmp, hive.Globs{}, "memminer"); err == nil || !strings.Contains(err.Error(), githive.ErrNotRepo.Error()) {
 		t.Fatalf("err = %v, want %v", err, githive.ErrNotRepo)
 	}
 }

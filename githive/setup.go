@@ -18,10 +18,21 @@ import (
 // (merge.<name>.driver) and in .gitattributes (merge=<name>).
 const DriverName = "memminer"
 
-// DriverCommand is the command Git runs to merge a memory file: %O the
-// common ancestor, %A ours (overwritten with the result), %B theirs, %P
-// the path in the work tree.
-const DriverCommand = "memminer git merge-file %O %A %B %P"
+// DriverCommand is the command Git runs to merge a memory file when
+// memminer is on PATH: %O the common ancestor, %A ours (overwritten with
+// the result), %B theirs, %P the path in the work tree.
+const DriverCommand = "memminer " + driverArgs
+
+const driverArgs = "git merge-file %O %A %B %P"
+
+// Driver returns the driver command that runs program (DriverCommand for
+// "memminer"); a program path is quoted for the shell Git runs it with.
+func Driver(program string) string {
+	if program == "memminer" {
+		return DriverCommand
+	}
+	return "'" + strings.ReplaceAll(program, "'", `'\''`) + "' " + driverArgs
+}
 
 // driverLabel is merge.memminer.name, which Git shows.
 const driverLabel = "memminer: merge memory files note by note"
@@ -42,6 +53,8 @@ type SetupResult struct {
 	Repo string `json:"repo"`
 	// Attributes is the .gitattributes file written (or left alone).
 	Attributes string `json:"attributes"`
+	// Driver is the driver command registered; "" after Remove.
+	Driver string `json:"driver"`
 	// Patterns are the patterns marked merge=memminer.
 	Patterns []string `json:"patterns"`
 	// ConfigChanged and AttributesChanged say whether anything was
@@ -50,18 +63,20 @@ type SetupResult struct {
 	AttributesChanged bool `json:"attributes_changed"`
 }
 
-// Setup registers the merge driver in the repository's config
-// (merge.memminer.name and .driver) and marks the hive's memory files
+// Setup registers the merge driver, running program (see Driver), in the
+// repository's config (merge.memminer.name and .driver) and marks the
+// hive's memory files
 // merge=memminer in the hive's .gitattributes, inside a block of its own
 // that it replaces on a later run: running it twice changes nothing.
 // Lines of .gitattributes outside the block are kept byte for byte.
-func Setup(ctx context.Context, hiveDir string, globs hive.Globs) (SetupResult, error) {
+func Setup(ctx context.Context, hiveDir string, globs hive.Globs, program string) (SetupResult, error) {
 	r, err := Open(ctx, hiveDir)
 	if err != nil {
 		return SetupResult{}, err
 	}
 	res := SetupResult{Repo: r.Top, Attributes: filepath.Join(hiveDir, AttributesFile)}
-	for _, kv := range [][2]string{{"name", driverLabel}, {"driver", DriverCommand}} {
+	res.Driver = Driver(program)
+	for _, kv := range [][2]string{{"name", driverLabel}, {"driver", res.Driver}} {
 		key := "merge." + DriverName + "." + kv[0]
 		cur, _ := git(ctx, r.Top, nil, "config", "--local", "--get", key)
 		if strings.TrimSuffix(cur, "\n") == kv[1] {

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -39,7 +42,8 @@ func (a *app) gitSetupCmd() *cobra.Command {
 		Short: "Register the merge driver and mark the memory files in .gitattributes",
 		Long: `Register memminer's merge driver in the configuration of the Git repository
 the hive lies in (merge.memminer.driver = "` + githive.DriverCommand + `",
-and merge.memminer.name), and mark the hive's memory files merge=memminer
+with this program's absolute path for memminer when memminer on PATH is
+another program or none, and merge.memminer.name), and mark the hive's memory files merge=memminer
 in the hive's .gitattributes, in a block of its own: the markdown files of
 every agent directory (agents/<id>/ and those the agents globs match),
 hidden files and Syncthing conflict copies excepted. Running it again
@@ -71,7 +75,7 @@ current directory. The JSON: docs/several-machines.md.`,
 			if remove {
 				res, err = githive.Remove(cmd.Context(), h.Dir())
 			} else {
-				res, err = githive.Setup(cmd.Context(), h.Dir(), h.Globs())
+				res, err = githive.Setup(cmd.Context(), h.Dir(), h.Globs(), driverProgram())
 			}
 			switch {
 			case errors.Is(err, githive.ErrNotRepo):
@@ -93,6 +97,29 @@ current directory. The JSON: docs/several-machines.md.`,
 	return cmd
 }
 
+// driverProgram is what the merge driver runs: memminer from PATH when
+// that is this program (or this is no installed memminer: a test binary,
+// go run's), else this program's absolute path, so that Git does not fail
+// to run the driver and leave only this side's version in the work tree.
+func driverProgram() string {
+	self, err := os.Executable()
+	if err != nil {
+		return "memminer"
+	}
+	if r, err := filepath.EvalSymlinks(self); err == nil {
+		self = r
+	}
+	if strings.TrimSuffix(filepath.Base(self), ".exe") != "memminer" || strings.Contains(self, "go-build") {
+		return "memminer"
+	}
+	if onPath, err := exec.LookPath("memminer"); err == nil {
+		if r, err := filepath.EvalSymlinks(onPath); err == nil && r == self {
+			return "memminer"
+		}
+	}
+	return self
+}
+
 func printSetup(a *app, res githive.SetupResult, remove bool) {
 	w := a.stdout
 	switch {
@@ -103,7 +130,7 @@ func printSetup(a *app, res githive.SetupResult, remove bool) {
 	case !res.ConfigChanged && !res.AttributesChanged:
 		fmt.Fprintf(w, "already set up: Git merges the memory files of %s note by note\n", displayPath(res.Repo))
 	default:
-		fmt.Fprintf(w, "registered the merge driver in %s (merge.%s.driver)\n", displayPath(res.Repo), githive.DriverName)
+		fmt.Fprintf(w, "registered the merge driver in %s (merge.%s.driver = %s)\n", displayPath(res.Repo), githive.DriverName, res.Driver)
 		fmt.Fprintf(w, "marked in %s:\n", displayPath(res.Attributes))
 		for _, p := range res.Patterns {
 			fmt.Fprintf(w, "  %s merge=%s\n", p, githive.DriverName)
