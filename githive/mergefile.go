@@ -66,7 +66,7 @@ func MergeFile(ctx context.Context, base, ours, theirs, path string, now time.Ti
 		b = []byte{}
 	}
 	reason := "not a memory file"
-	if hive.IsMemoryFile(path) {
+	if hive.IsMemoryFile(path) && !hive.IsHiddenPath(path) {
 		out, res, err := mergeNotes(b, o, t, now)
 		if err == nil {
 			if err := atomicfile.Write(ours, out, fileMode(ours)); err != nil {
