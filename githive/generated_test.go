@@ -1,10 +1,13 @@
 package githive_test
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/githive/gittest"
@@ -102,4 +105,33 @@ func TestMergeFileGenerated(t *testing.T) {
 		}
 	}
 	t.Logf("%d of 300 left conflicts marked, %d merged line by line", conflicted, byLines)
+}
+
+// BenchmarkMergeFile merges a 5,000-note memory file both sides appended
+// to and edited, as a git pull runs the driver.
+func BenchmarkMergeFile(b *testing.B) {
+	var base []string
+	for i := range 5000 {
+		base = append(base, fmt.Sprintf("fact number %d about beets, bears and Battlestar Galactica", i))
+	}
+	ours := append(append([]string(nil), base...), "ours adds this")
+	theirs := append(append([]string(nil), base...), "theirs adds that")
+	ours[100] += " (edited here)"
+	theirs[4000] += " (edited there)"
+	dir := b.TempDir()
+	write := func(name, content string) string {
+		p := dir + "/" + name
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		return p
+	}
+	bp, tp := write("base", render(base)), write("theirs", render(theirs))
+	for b.Loop() {
+		op := write("ours", render(ours))
+		out, err := githive.MergeFile(context.Background(), bp, op, tp, "agents/dwight/memory.md", time.Now())
+		if err != nil || !out.Clean || out.Method != githive.ByNotes {
+			b.Fatalf("%+v, %v", out, err)
+		}
+	}
 }
