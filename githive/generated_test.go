@@ -107,17 +107,23 @@ func TestMergeFileGenerated(t *testing.T) {
 	t.Logf("%d of 300 left conflicts marked, %d merged line by line", conflicted, byLines)
 }
 
-// BenchmarkMergeFile merges a 5,000-note memory file both sides appended
-// to and edited, as a git pull runs the driver.
+// BenchmarkMergeFile merges a memory file of 300 and of 5,000 notes both
+// sides appended to and edited, as a git pull runs the driver.
 func BenchmarkMergeFile(b *testing.B) {
+	for _, n := range []int{300, 5000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) { benchMergeFile(b, n) })
+	}
+}
+
+func benchMergeFile(b *testing.B, n int) {
 	var base []string
-	for i := range 5000 {
+	for i := range n {
 		base = append(base, fmt.Sprintf("fact number %d about beets, bears and Battlestar Galactica", i))
 	}
 	ours := append(append([]string(nil), base...), "ours adds this")
 	theirs := append(append([]string(nil), base...), "theirs adds that")
-	ours[100] += " (edited here)"
-	theirs[4000] += " (edited there)"
+	ours[n/50] += " (edited here)"
+	theirs[n*4/5] += " (edited there)"
 	dir := b.TempDir()
 	write := func(name, content string) string {
 		p := dir + "/" + name
