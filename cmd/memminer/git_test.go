@@ -255,3 +255,21 @@ func TestGitCommitAndHistory(t *testing.T) {
 		t.Fatalf("show FILE:LINE --history:\n%s", stdout)
 	}
 }
+
+// TestGitOutsideARepo: git setup and run --git-commit refuse a hive that
+// is not in a Git work tree, saying to git init it.
+func TestGitOutsideARepo(t *testing.T) {
+	gittest.Require(t)
+	c := newCLI(t)
+	gittest.Setenv(t, filepath.Dir(c.hive))
+	t.Setenv("GIT_CEILING_DIRECTORIES", filepath.Dir(c.hive))
+	for _, args := range [][]string{{"git", "setup", "--hive", c.hive}, {"run", "--hive", c.hive, "--git-commit"}} {
+		_, stderr, code := c.run(args...)
+		if code == 0 || !strings.Contains(stderr, "is not in a Git repository; run git init there first") {
+			t.Errorf("%v: exit %d\n%s", args, code, stderr)
+		}
+	}
+	if _, stderr, code := c.run("git", "merge-file", "a", "b"); code != exitUsage || !strings.Contains(stderr, "BASE OURS THEIRS PATH") {
+		t.Errorf("merge-file with two arguments: exit %d\n%s", code, stderr)
+	}
+}
