@@ -11,6 +11,9 @@ import (
 // markerLen is the length of Git's conflict markers (conflict-marker-size).
 const markerLen = 7
 
+// openMarker is what every block of markers holds.
+var openMarker = []byte("<<<<<<<")
+
 // MarkerBlock is one block of Git conflict markers in a file, by 0-based
 // line index: Git writes
 //
@@ -35,6 +38,9 @@ type MarkerBlock struct {
 // A "=======" line outside such a block is a heading underline, not a
 // marker. The rule is in docs/several-machines.md ("Conflict markers are conflicts").
 func ConflictBlocks(data []byte) []MarkerBlock {
+	if !bytes.Contains(data, openMarker) {
+		return nil // the common case, without splitting the file
+	}
 	var blocks []MarkerBlock
 	cur := MarkerBlock{Start: -1, Base: -1, Mid: -1}
 	n := 0 // the open block's marker length
