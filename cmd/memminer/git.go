@@ -41,13 +41,14 @@ func (a *app) gitSetupCmd() *cobra.Command {
 		Use:   "setup [--hive DIR] [--remove]",
 		Short: "Register the merge driver and mark the memory files in .gitattributes",
 		Long: `Register memminer's merge driver in the configuration of the Git repository
-the hive lies in (merge.memminer.driver = "` + githive.DriverCommand + `",
-with this program's absolute path for memminer when memminer on PATH is
-another program or none, and merge.memminer.name), and mark the hive's memory files merge=memminer
-in the hive's .gitattributes, in a block of its own: the markdown files of
-every agent directory (agents/<id>/ and those the agents globs match),
-hidden files and Syncthing conflict copies excepted. Running it again
-changes nothing; --remove takes both out again.
+the hive lies in (merge.memminer.name, and merge.memminer.driver =
+"` + githive.DriverCommand + `", with this program's
+absolute path for memminer when memminer on PATH is another program or
+none), and mark the hive's memory files merge=memminer in the hive's
+.gitattributes, in a block of its own: the markdown files of every agent
+directory (agents/<id>/ and those the agents globs match), hidden files and
+Syncthing conflict copies excepted. Running it again changes nothing;
+--remove takes both out again.
 
 The config is this clone's; commit .gitattributes so that every clone marks
 the same files, and run memminer git setup in each clone. A clone without
