@@ -131,7 +131,8 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(c.hive, "junk", "bad.md"), "not \xff utf-8\n")
 		testutil.WriteFile(t, filepath.Join(c.hive, "junk", "good.md"), "- The junk drawer holds the spare keys.\n")
 	}
-	startRun(t, served, emptyHive)
+	// Idle: while its first scan runs, a command says the daemon is mining.
+	startRun(t, served, emptyHive).idle(t, served)
 
 	steps := []struct {
 		golden string // the direct CLI's golden file, if any
@@ -173,8 +174,12 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	}
 	golden(t, "daemon-status.txt", scrub(served.ok("status")))
 	golden(t, "daemon-status.json", scrub(served.ok("status", "--json")))
-	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+	// Active means a daemon serves the palace, whether or not it is asked.
+	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      true") || strings.Contains(out, "daemon:") {
 		t.Fatalf("--no-daemon status: %s", out)
+	}
+	if out := direct.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+		t.Fatalf("--no-daemon status without a daemon: %s", out)
 	}
 }
 
