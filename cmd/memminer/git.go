@@ -162,6 +162,10 @@ Exit status 0 when the merge is clean, 1 when conflicts are left marked
 (Git then reports the conflict and memminer conflicts lists the file).`,
 		Example: `  git config merge.memminer.driver "` + githive.DriverCommand + `"`,
 		Args:    exactArgs(4, "git merge-file takes BASE OURS THEIRS PATH, as Git passes %O %A %B %P"),
+		// The driver needs no setting: a config file that does not load
+		// must not fail every merge, which would leave only this side's
+		// version in the work tree.
+		PersistentPreRunE: func(*cobra.Command, []string) error { return nil },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			out, err := githive.MergeFile(cmd.Context(), args[0], args[1], args[2], args[3], time.Now())
 			if err != nil {

@@ -273,3 +273,25 @@ func TestGitOutsideARepo(t *testing.T) {
 		t.Errorf("merge-file with two arguments: exit %d\n%s", code, stderr)
 	}
 }
+
+// TestGitMergeFileIgnoresConfig: the driver merges even when the config
+// file does not load.
+func TestGitMergeFileIgnoresConfig(t *testing.T) {
+	c := newCLI(t)
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "config.yml")
+	files := map[string]string{"base": "- a\n", "ours": "- a\n- b\n", "theirs": "- a\n- c\n", "config.yml": "wnig: [\n"}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c.env["XDG_CONFIG_HOME"] = dir
+	if _, stderr, code := c.run("--config", bad, "status"); code == 0 {
+		t.Fatalf("the bad config loads: %s", stderr)
+	}
+	c.ok("--config", bad, "git", "merge-file", filepath.Join(dir, "base"), filepath.Join(dir, "ours"), filepath.Join(dir, "theirs"), "agents/dwight/memory.md")
+	if got, _ := os.ReadFile(filepath.Join(dir, "ours")); string(got) != "- a\n- b\n- c\n" {
+		t.Fatalf("merged %q", got)
+	}
+}
