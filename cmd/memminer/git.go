@@ -21,7 +21,7 @@ import (
 func (a *app) gitCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "git",
-		Short: "Keep the hive in Git: a note-by-note merge driver for memory files",
+		Short: "Keep the hive in Git: merge memory files note by note",
 		Long: `Keep the hive in a Git repository. memminer git setup makes Git merge the
 memory files note by note (git merge-file is the driver Git then runs);
 memminer run --git-commit commits every change memminer writes, and
@@ -39,7 +39,7 @@ func (a *app) gitSetupCmd() *cobra.Command {
 	var remove, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "setup [--hive DIR] [--remove]",
-		Short: "Register the merge driver and mark the memory files in .gitattributes",
+		Short: "Register the merge driver, mark memory files in .gitattributes",
 		Long: `Register memminer's merge driver in the configuration of the Git repository
 the hive lies in (merge.memminer.name, and merge.memminer.driver =
 "` + githive.DriverCommand + `", with this program's

@@ -61,7 +61,7 @@ func (a *app) showCmd() *cobra.Command {
 	var asJSON, history bool
 	cmd := &cobra.Command{
 		Use:   "show REF",
-		Short: "Print one note with its heading path, neighbours, governance and history",
+		Short: "Print one note: heading path, neighbours, governance, history",
 		Long: `Print one note of the palace: its wing, file and line, heading path,
 governance (status, date, review date, staleness, tags), the notes before
 and after it in its file and, with --history, the Git commits that touched
