@@ -203,6 +203,9 @@ func gitRepoOf(cmd *cobra.Command, dir string) (*githive.Repo, error) {
 	return r, err
 }
 
+// commitTimeout bounds one commit of --git-commit.
+const commitTimeout = time.Minute
+
 // commitWrites has every memory file the daemon writes inside the hive
 // committed to the Git work tree the hive lies in (run --git-commit),
 // until remove is called.
@@ -223,6 +226,10 @@ func (a *app) commitWrites(cmd *cobra.Command, log *slog.Logger) (remove func(),
 		if _, ok := r.Rel(c.Path); !ok {
 			return
 		}
+		// A writer whose request ends must not kill git half-way through
+		// a commit (and leave .git/index.lock behind).
+		ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
+		defer cancel()
 		ok, err := r.Commit(ctx, c.Path, c.Author, c.Message)
 		switch {
 		case err != nil:
