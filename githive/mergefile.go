@@ -94,7 +94,9 @@ func mergeNotes(base, ours, theirs []byte, now time.Time) ([]byte, *merge.Result
 			return nil, nil, errors.New("a side already holds conflict markers")
 		}
 	}
-	res, err := merge.Merge(merge.Input{Ancestor: base, Ours: ours, Theirs: theirs, Device: TheirSide, Date: now.Format(time.DateOnly)})
+	// Git's base is the sides' real ancestor: what the other side removed
+	// from it, a person removed in a commit, as this side's removals are.
+	res, err := merge.Merge(merge.Input{Ancestor: base, Ours: ours, Theirs: theirs, Device: TheirSide, Date: now.Format(time.DateOnly), AcceptRemovals: true})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,7 +18,7 @@ func TestMergeWithAncestor(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			res, err := Merge(Input{Ancestor: []byte(tt.ancestor), Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "d", Date: "2026-12-04"})
+			res, err := Merge(Input{Ancestor: []byte(tt.ancestor), Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "d", Date: "2026-12-04", AcceptRemovals: true})
 			if err != nil {
 				t.Fatal(err)
 			}
