@@ -6,6 +6,7 @@ import (
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/handoff"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -29,7 +30,7 @@ type Handoff struct {
 const handoffsHeader = "## Open handoffs to you (accept one with: memminer handoff --accept REF)"
 
 func handoffLine(h Handoff, summary string) string {
-	return "- " + h.Ref + " from " + h.From + ", " + h.Date + ": " + summary
+	return "- " + h.Ref + " from " + quote.Inline(h.From) + ", " + h.Date + ": " + quote.Inline(summary)
 }
 
 // openHandoffs lists the handoffs addressed to wing that no wing's note
@@ -75,7 +76,8 @@ func layoutHandoffs(budget int, open []Handoff) ([]Handoff, int) {
 		return []Handoff{}, 0
 	}
 	share := budget / 2
-	used := LineTokens(handoffsHeader) + LineTokens("")
+	// The preamble is counted here too: it is printed for handoffs alone.
+	used := LineTokens(quote.Preamble) + LineTokens(handoffsHeader) + LineTokens("")
 	kept := []Handoff{}
 	for _, h := range open {
 		render := func(t string) string { return handoffLine(h, t) }

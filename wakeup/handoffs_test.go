@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -23,7 +24,7 @@ func TestOpenHandoffsLeadTheDigest(t *testing.T) {
 	if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != "ho-0a1b2c3d" || d.Handoffs[0].From != "dwight" || d.Handoffs[0].Date != "2026-10-01" || d.Handoffs[0].Line != 3 {
 		t.Fatalf("handoffs to pam: %+v", d.Handoffs)
 	}
-	if md := d.Markdown(); !strings.HasPrefix(md, handoffsHeader+"\n- ho-0a1b2c3d from dwight, 2026-10-01: Finish the db-2 failover runbook\n\n## Identity\n") {
+	if md := d.Markdown(); !strings.HasPrefix(md, quote.Preamble+"\n"+handoffsHeader+"\n- ho-0a1b2c3d from dwight, 2026-10-01: Finish the db-2 failover runbook\n\n## Identity\n") {
 		t.Errorf("digest:\n%s", md)
 	}
 	if d := build(t, p, Options{}); len(d.Handoffs) != 0 {
@@ -37,7 +38,7 @@ func TestOpenHandoffsLeadTheDigest(t *testing.T) {
 	for _, tokens := range []int{100, 150, 300, 800} {
 		d := build(t, p, Options{Wing: "pam", Tokens: tokens, Isolated: iso})
 		md := d.Markdown()
-		if d.Isolated != nil && !strings.HasPrefix(md, isolationLine(*iso)+"\n\n"+handoffsHeader) && len(d.Handoffs) > 0 {
+		if d.Isolated != nil && !strings.HasPrefix(md, isolationLine(*iso)+"\n\n"+quote.Preamble+"\n"+handoffsHeader) && len(d.Handoffs) > 0 {
 			t.Errorf("budget %d: isolation, then handoffs:\n%s", tokens, md)
 		}
 	}

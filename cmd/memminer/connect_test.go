@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -252,7 +253,7 @@ func TestHandoff(t *testing.T) {
 				t.Errorf("handoff wrote the receiver's file")
 			}
 			digest := c.ok("wake-up", "--wing", "pam")
-			if !strings.HasPrefix(digest, "## Open handoffs to you (accept one with: memminer handoff --accept REF)\n- "+ref+" from dwight, ") {
+			if !strings.HasPrefix(digest, quote.Preamble+"\n## Open handoffs to you (accept one with: memminer handoff --accept REF)\n- "+ref+" from dwight, ") {
 				t.Errorf("pam's wake-up does not lead with the handoff:\n%s", digest)
 			}
 			if strings.Contains(c.ok("wake-up", "--wing", "jim"), ref) {
@@ -308,7 +309,7 @@ func TestMCPHandoff(t *testing.T) {
 	ref := handoffRefRe.FindString(resultText(t, res))
 	wake := connectInMemory(t, newMCPServerFor(t, c, "angela"))
 	got := callTool(t, wake, "wake_up", map[string]any{"wing": "angela"})
-	if !strings.HasPrefix(resultText(t, got), "## Open handoffs to you") || !strings.Contains(canonicalJSON(t, got.StructuredContent), `"ref": "`+ref+`"`) {
+	if !strings.HasPrefix(resultText(t, got), quote.Preamble+"\n## Open handoffs to you") || !strings.Contains(canonicalJSON(t, got.StructuredContent), `"ref": "`+ref+`"`) {
 		t.Errorf("wake_up for angela: %s\n%s", resultText(t, got), canonicalJSON(t, got.StructuredContent))
 	}
 	if res := callTool(t, wake, "handoff", map[string]any{"accept": ref}); res.IsError || !strings.Contains(resultText(t, res), "accepted handoff "+ref+" from jim") {
