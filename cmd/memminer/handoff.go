@@ -80,9 +80,9 @@ Details: docs/connect.md.`,
 
 // handoffArgs is a call of the MCP handoff tool.
 type handoffArgs struct {
-	To      string `json:"to,omitempty" jsonschema:"hand work to this wing (agent id), with summary"`
-	Summary string `json:"summary,omitempty" jsonschema:"what the receiver takes over: state, next steps, where things are"`
-	Accept  string `json:"accept,omitempty" jsonschema:"accept the open handoff with this reference (ho-...), addressed to you"`
+	To      string `json:"to,omitempty" jsonschema:"the wing (agent id) to hand work to"`
+	Summary string `json:"summary,omitempty" jsonschema:"what is handed over: state, next steps"`
+	Accept  string `json:"accept,omitempty" jsonschema:"ref (ho-...) of an open handoff to you"`
 }
 
 // handoffResult is what handoff prints with --json.

@@ -149,7 +149,7 @@ func (s *mcpServer) addTools() {
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "handoff",
-		Description:  "Hand work to another agent (to, summary), noted in " + who + " memory file; or accept an open handoff addressed to you (accept: REF). wake_up lists open handoffs first.",
+		Description:  "Hand work to another wing (to, summary), noted in " + who + " memory file; or accept one to you (accept).",
 		OutputSchema: objectSchema,
 	}, s.handoff)
 	mcp.AddTool(s.srv, &mcp.Tool{
