@@ -52,11 +52,7 @@ func TestSearchFlagsSameWithDaemon(t *testing.T) {
 	served.ok("mine", served.hive)
 	for _, tc := range searchFlagCases {
 		name := strings.Join(tc.args, " ")
-		dOut, dErr, dCode := direct.run(tc.args...)
-		sOut, sErr, sCode := served.run(tc.args...)
-		if dOut != sOut || dErr != sErr || dCode != sCode {
-			t.Fatalf("memminer %s differs with a daemon:\n--- direct (exit %d)\n%s%s\n--- daemon (exit %d)\n%s%s", name, dCode, dOut, dErr, sCode, sOut, sErr)
-		}
+		dOut, dErr, dCode := runBoth(t, direct, served, tc.args...)
 		if dCode != tc.code || !strings.Contains(dErr, tc.stderr) || (tc.stderr == "" && dErr != "") {
 			t.Errorf("memminer %s: exit %d, stderr %q; want exit %d and %q", name, dCode, dErr, tc.code, tc.stderr)
 		}
@@ -66,6 +62,20 @@ func TestSearchFlagsSameWithDaemon(t *testing.T) {
 			t.Errorf("memminer %s printed %q, want nothing", name, dOut)
 		}
 	}
+}
+
+// runBoth runs memminer with args on direct and on served (whose palace a
+// daemon serves), fails the test when the two differ in stdout, stderr or
+// exit code, and returns direct's.
+func runBoth(t *testing.T, direct, served *cli, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	dOut, dErr, dCode := direct.run(args...)
+	sOut, sErr, sCode := served.run(args...)
+	if dOut != sOut || dErr != sErr || dCode != sCode {
+		t.Errorf("memminer %s differs with a daemon:\n--- direct (exit %d)\n%s%s\n--- daemon (exit %d)\n%s%s",
+			strings.Join(args, " "), dCode, dOut, dErr, sCode, sOut, sErr)
+	}
+	return dOut, dErr, dCode
 }
 
 // TestSearchOutputsAgree checks that the other outputs are views of the
