@@ -3,6 +3,7 @@ package palace
 import (
 	"context"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -74,6 +75,27 @@ func TestSearchWingSelection(t *testing.T) {
 					t.Fatalf("explain %t: hits in wings %v, want %v", explain, got, tt.want)
 				}
 			}
+		})
+	}
+}
+
+// BenchmarkSearchResults times a hybrid search of 20 wings of 1,000 notes
+// asking for the default 5 hits and for the 1000 that search -l and -c ask
+// for, in one run so the pair compares under the same load.
+func BenchmarkSearchResults(b *testing.B) {
+	p := benchPalaceWith(b, hashVectors{}, 20, 1000)
+	for _, n := range []int{DefaultResults, 1000} {
+		b.Run(fmt.Sprintf("results=%d", n), func(b *testing.B) {
+			b.ReportAllocs()
+			hits := 0
+			for b.Loop() {
+				hs, err := p.Search(context.Background(), "pgbouncer release staging timeout", SearchOptions{Results: n})
+				if err != nil {
+					b.Fatal(err)
+				}
+				hits = len(hs)
+			}
+			b.ReportMetric(float64(hits), "hits")
 		})
 	}
 }
