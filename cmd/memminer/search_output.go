@@ -139,6 +139,9 @@ func normalizeWings(flag string, ids []string) ([]string, error) {
 			continue
 		}
 		w, err := palace.NormalizeWingID(id)
+		if err != nil && strings.Contains(id, ",") {
+			return nil, usagef("%s: %v; give one wing to each %s, repeated", flag, err, flag)
+		}
 		if err != nil {
 			return nil, usagef("%s: %v", flag, err)
 		}

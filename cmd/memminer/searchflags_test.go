@@ -32,6 +32,7 @@ var searchFlagCases = []struct {
 	{"", []string{"search", "release", "--exclude-wing", "zed"}, exitUsage, `--exclude-wing: unknown wing "zed" (known wings: angela, dwight, jim, pam)`},
 	{"", []string{"search", "release", "--wing", "pam", "--wing", "zed", "--exclude-wing", "nobody"}, exitUsage, `--wing: unknown wing "zed" (known wings: angela, dwight, jim, pam)`},
 	{"", []string{"search", "release", "--exclude-wing", "../x"}, exitUsage, `--exclude-wing: wing id "../x" is not valid`},
+	{"", []string{"search", "release", "--wing", "pam,angela"}, exitUsage, "give one wing to each --wing, repeated"},
 	{"", []string{"search", "release", "-l", "-c"}, exitUsage, "-l/--files-with-matches and -c/--count cannot be combined"},
 	{"", []string{"search", "release", "--json", "--jsonl"}, exitUsage, "--json and --jsonl cannot be combined"},
 	{"", []string{"search", "release", "--jsonl", "--count"}, exitUsage, "--jsonl and -c/--count cannot be combined"},
