@@ -54,6 +54,7 @@ statuses, dates and the filters: docs/governance.md.`,
   memminer search "db-2 failover" --wing dwight --wing pam --results 10 --json
   memminer search "release process" --exclude-wing jim -l
   memminer search "postgres" -c
+  memminer search "release process" --status approved --fresh
   memminer search "incidents" --since 2w --tag postgres --tag incident --jsonl
   memminer search "JIRA-1234" --explain`,
 		RunE: func(cmd *cobra.Command, words []string) error {
