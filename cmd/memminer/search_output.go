@@ -13,6 +13,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -82,13 +83,14 @@ func writeJSONLines(w io.Writer, hits []daemon.Hit) error {
 }
 
 // printFiles prints each file with a hit once, in the order of its best
-// hit, named as the JSON's source is.
+// hit, named as the JSON's source is; escaped like every text field, so a
+// file name cannot print a second line or drive the terminal.
 func printFiles(w io.Writer, hits []daemon.Hit) {
 	seen := map[string]bool{}
 	for _, h := range hits {
 		if !seen[h.Source] {
 			seen[h.Source] = true
-			fmt.Fprintln(w, h.Source)
+			fmt.Fprintln(w, quote.Line(h.Source))
 		}
 	}
 }
@@ -100,7 +102,7 @@ func printCounts(w io.Writer, hits []daemon.Hit) {
 		counts[h.Wing]++
 	}
 	for _, wing := range slices.Sorted(maps.Keys(counts)) {
-		fmt.Fprintf(w, "%s:%d\n", wing, counts[wing])
+		fmt.Fprintf(w, "%s:%d\n", quote.Line(wing), counts[wing])
 	}
 }
 

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // searchFlagCases are search's wing and output flags: each one's golden
@@ -178,5 +180,17 @@ func TestMCPSearchWings(t *testing.T) {
 		if text := resultText(t, res); !res.IsError || !strings.Contains(text, tc.want) {
 			t.Errorf("search %v: error %t %q, want an error with %q", tc.args, res.IsError, text, tc.want)
 		}
+	}
+}
+
+// TestSearchFilesEscaped: -l prints a file name holding control
+// characters escaped, as every text output does, so it stays one line.
+func TestSearchFilesEscaped(t *testing.T) {
+	c := newCLI(t)
+	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "odd\x1b[2J\nname.md"), "- The zebracorn stable is behind the barn.\n")
+	c.ok("mine", c.hive)
+	out := c.ok("search", "zebracorn", "-l")
+	if out != "agents/pam/odd\\x1b[2J\\nname.md\n" {
+		t.Errorf("-l printed %q, want the name escaped on one line", out)
 	}
 }
