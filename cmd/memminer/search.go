@@ -88,6 +88,10 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err != nil {
 				return err
 			}
+			if !out.summary() {
+				// -l and -c show no hit numbers for show to refer to.
+				a.saveLastSearch(res)
+			}
 			if err := out.print(a.stdout, res); err != nil {
 				return err
 			}

@@ -194,3 +194,21 @@ func TestSearchFilesEscaped(t *testing.T) {
 		t.Errorf("-l printed %q, want the name escaped on one line", out)
 	}
 }
+
+// TestSearchSummaryKeepsLastHits: -l and -c number no hits, so show N
+// still reads the hits of the last search that listed them.
+func TestSearchSummaryKeepsLastHits(t *testing.T) {
+	c := newCLI(t)
+	c.ok("mine", c.hive)
+	c.ok("search", "release")
+	first := c.ok("show", "1")
+	c.ok("search", "database", "-c")
+	c.ok("search", "database", "-l")
+	if got := c.ok("show", "1"); got != first {
+		t.Errorf("show 1 after -c and -l:\n%s\nwant the first hit of the listing search:\n%s", got, first)
+	}
+	c.ok("search", "database", "--jsonl")
+	if got := c.ok("show", "1"); got == first {
+		t.Errorf("show 1 after search --jsonl still shows the earlier search's hit:\n%s", got)
+	}
+}
