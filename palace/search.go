@@ -26,6 +26,9 @@ const DefaultResults = 5
 type SearchOptions struct {
 	// Wings limits the search to these wings; empty means all.
 	Wings []string
+	// ExcludeWings leaves these wings out of the search; each must be a
+	// wing of the palace. Leaving out every wing finds nothing.
+	ExcludeWings []string
 	// Results is the number of hits wanted; zero means DefaultResults.
 	Results int
 	// Mode picks the retrievers; the zero value is Hybrid.
@@ -126,7 +129,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	if n <= 0 {
 		n = DefaultResults
 	}
-	wings, err := p.searchWings(opts.Wings)
+	wings, err := p.searchWings(opts.Wings, opts.ExcludeWings)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -243,9 +246,10 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	return hits, ex, nil
 }
 
-// searchWings resolves the wings to search and checks their vectors match
-// the palace's model.
-func (p *Palace) searchWings(requested []string) ([]string, error) {
+// searchWings resolves the wings to search, sorted and each once, and
+// checks their vectors match the palace's model. The requested wings are
+// checked before the excluded ones.
+func (p *Palace) searchWings(requested, excluded []string) ([]string, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	notes := 0
@@ -269,14 +273,22 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 		for id := range p.wings {
 			requested = append(requested, id)
 		}
-		sort.Strings(requested)
 	}
-	var mismatch *ModelMismatchError
+	requested = slices.Compact(slices.Sorted(slices.Values(requested)))
 	for _, id := range requested {
-		w, ok := p.wings[id]
-		if !ok {
+		if _, ok := p.wings[id]; !ok {
 			return nil, UnknownWingError(id, known)
 		}
+	}
+	for _, id := range excluded {
+		if _, ok := slices.BinarySearch(known, id); !ok {
+			return nil, UnknownWingError(id, known)
+		}
+	}
+	requested = slices.DeleteFunc(requested, func(id string) bool { return slices.Contains(excluded, id) })
+	var mismatch *ModelMismatchError
+	for _, id := range requested {
+		w := p.wings[id]
 		if p.emb != nil && w.noteCount() > 0 && w.model != p.Model() {
 			if mismatch == nil {
 				mismatch = &ModelMismatchError{Model: p.Model()}
