@@ -37,8 +37,7 @@ type Filters struct {
 
 // admits reports whether the filters keep note n of a file last modified
 // at mtime.
-func (f *Filters) admits(n *storedNote, mtime time.Time) bool {
-	g := n.gov
+func (f *Filters) admits(g *govern.Note, mtime time.Time) bool {
 	switch {
 	case f.Status != govern.None && g.Status != f.Status:
 		return false
@@ -81,21 +80,18 @@ func (f *Filters) priors(ws *wingScores, channels int) []float64 {
 		docs = ws.v.docs()
 	}
 	for _, d := range docs {
-		n := ws.v.notes[d]
+		g := ws.v.govAt(d)
+		mtime := ws.w.mtimeOf(ws.v.pathAt(d))
 		p := 0.0
-		var mtime time.Time
-		if s := ws.w.sources[n.path()]; s != nil {
-			mtime = s.Mtime
-		}
 		switch {
-		case !f.admits(n, mtime):
+		case !f.admits(g, mtime):
 			p = math.Inf(-1)
-		case n.gov.Status == govern.Approved:
+		case g.Status == govern.Approved:
 			p = approvedBonus * float64(channels)
 		}
 		if p != 0 {
 			if prior == nil {
-				prior = make([]float64, len(ws.v.notes))
+				prior = make([]float64, len(ws.v.rank))
 			}
 			prior[d] = p
 		}

@@ -162,9 +162,9 @@ func (c candidate) relevance(q *queryWeights, useLex bool) float64 {
 
 // docs returns the document numbers of the view's notes.
 func (v *wingView) docs() []int32 {
-	out := make([]int32, 0, len(v.notes))
-	for d, n := range v.notes {
-		if n != nil {
+	out := make([]int32, 0, len(v.rank))
+	for d := range v.rank {
+		if v.note(int32(d)) {
 			out = append(out, int32(d))
 		}
 	}

@@ -198,12 +198,13 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
-		note := c.ws.v.notes[c.d]
+		note, err := c.ws.v.noteAt(c.d)
+		if err != nil {
+			return nil, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
+		}
 		hit := Hit{Note: note.note(), Score: math.Exp((c.score - picked[0].score) / float64(channels)),
 			Relevance: relevance[candidate{ws: c.ws, d: c.d}]}
-		if s := c.ws.w.sources[hit.Source]; s != nil {
-			hit.Mtime = s.Mtime
-		}
+		hit.Mtime = c.ws.w.mtimeOf(hit.Source)
 		hit.Stale, hit.StaleReason = note.gov.Staleness(hit.Mtime, filters.Now, filters.StaleAfter)
 		hits = append(hits, hit)
 	}

@@ -29,6 +29,29 @@ type wing struct {
 	dirty     bool
 	// view is the search view of the notes (fusion.go), nil after a change.
 	view atomic.Pointer[wingView]
+	// fz is set while the wing is frozen (frozen.go): lex and view read
+	// it, sources and coll are empty, and anything but a search thaws the
+	// wing first (Palace.thaw).
+	fz *frozenWing
+}
+
+// sourceCount is how many sources the wing has.
+func (w *wing) sourceCount() int {
+	if w.fz != nil {
+		return w.fz.sources
+	}
+	return len(w.sources)
+}
+
+// mtimeOf is the modification time of the wing's source at path as mined.
+func (w *wing) mtimeOf(path string) time.Time {
+	if w.fz != nil {
+		return w.fz.mtimes[path]
+	}
+	if s := w.sources[path]; s != nil {
+		return s.Mtime
+	}
+	return time.Time{}
 }
 
 // invalidate drops the wing's search view after its notes changed. The
@@ -64,6 +87,9 @@ func (w *wing) collection(db *chromem.DB) *chromem.Collection {
 
 // vectorCount is how many vectors the wing's collection holds.
 func (w *wing) vectorCount() int {
+	if w.fz != nil {
+		return w.fz.nVecs
+	}
 	if w.coll == nil {
 		return 0
 	}
@@ -133,7 +159,7 @@ func (p *Palace) Wings() []WingInfo {
 	defer p.mu.RUnlock()
 	out := make([]WingInfo, 0, len(p.wings))
 	for _, w := range p.wings {
-		out = append(out, WingInfo{ID: w.id, Notes: w.noteCount(), Sources: len(w.sources), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
+		out = append(out, WingInfo{ID: w.id, Notes: w.noteCount(), Sources: w.sourceCount(), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
 	return out
@@ -149,6 +175,7 @@ func (p *Palace) HasWing(id string) bool {
 
 // Source returns what the palace knows of the file at path in wing.
 func (p *Palace) Source(wingID, path string) (Source, bool) {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -165,6 +192,7 @@ func (p *Palace) Source(wingID, path string) (Source, bool) {
 // Versions returns the contents of the file at path in wing as mined, the
 // latest first, then Source.Earlier; nil when the palace does not know it.
 func (p *Palace) Versions(wingID, path string) []Version {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -185,6 +213,7 @@ func (p *Palace) Versions(wingID, path string) []Version {
 func (p *Palace) InheritVersions(wingID, from, to string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	w, ok := p.wings[wingID]
 	if !ok {
 		return
@@ -231,6 +260,7 @@ func pushVersion(earlier []Version, v Version) []Version {
 
 // Sources lists the paths of wing's sources, sorted.
 func (p *Palace) Sources(wingID string) []Source {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -247,6 +277,7 @@ func (p *Palace) Sources(wingID string) []Source {
 
 // Notes returns wing's notes in source order (by source path, then line).
 func (p *Palace) Notes(wingID string) []Note {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -263,6 +294,7 @@ func (p *Palace) Notes(wingID string) []Note {
 
 // Vector returns the stored vector of a note, or nil in a lexical wing.
 func (p *Palace) Vector(wingID, noteID string) []float32 {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if w, ok := p.wings[wingID]; ok {
@@ -288,6 +320,7 @@ func (p *Palace) ModelOf(wingID string) (string, bool) {
 func (p *Palace) AddRoot(wingID, root string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	w := p.wingLocked(wingID)
 	if !slices.Contains(w.roots, root) {
 		w.roots = append(w.roots, root)
@@ -300,6 +333,7 @@ func (p *Palace) AddRoot(wingID, root string) {
 func (p *Palace) RemoveRoot(wingID, root string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	if w, ok := p.wings[wingID]; ok {
 		if i := slices.Index(w.roots, root); i >= 0 {
 			w.roots = slices.Delete(w.roots, i, i+1)
@@ -309,6 +343,7 @@ func (p *Palace) RemoveRoot(wingID, root string) {
 }
 
 func (p *Palace) wingLocked(id string) *wing {
+	p.thawLocked(id)
 	w, ok := p.wings[id]
 	if !ok {
 		w = p.newWing(id)
