@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/mmapfile"
 )
 
 // Wing file version 3 puts first what search reads, in the form it reads
@@ -197,7 +198,7 @@ func openWingFile(f *os.File, path string, limit int64) (*wingFileV3, error) {
 	}
 	// Mapped, not read: a search touches only the pages it needs, and
 	// the arrays are used in place (the index starts 8-aligned).
-	data, release, err := mapFile(f, int(wingHeaderLenV3+idxLen))
+	data, release, err := mmapfile.Map(f, int(wingHeaderLenV3+idxLen))
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}

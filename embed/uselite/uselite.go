@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 const (
@@ -58,17 +59,27 @@ type Model struct {
 	path string
 }
 
-// Open loads a converted model file (see ConvertedPath).
+// Open loads a converted model file (see ConvertedPath). It maps the
+// packed file beside it when that was made from the file as it is now
+// (packed.go): no checksum of the weights, no packing. Otherwise it reads
+// and checks the converted file, packs the weights, and writes the packed
+// file and its record for the next load.
 func Open(path string) (*Model, error) {
+	if m, ok := openPacked(path); ok {
+		return m, nil
+	}
 	b, err := readBundleFile(path)
 	if err != nil {
 		return nil, err
 	}
+	verified := time.Now()
 	m, err := fromBundle(b)
 	if err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
 	m.path = path
+	// Best effort: a read-only cache only costs the next load the check.
+	_ = writePacked(path, b, m.net, verified)
 	return m, nil
 }
 

@@ -1,15 +1,15 @@
 //go:build !unix
 
-package palace
+package mmapfile
 
 import (
 	"os"
 	"unsafe"
 )
 
-// mapFile reads the first size bytes of f into memory aligned to 8 bytes
+// Map reads the first size bytes of f into memory aligned to 8 bytes
 // (there is no mapping on this system); release does nothing.
-func mapFile(f *os.File, size int) (data []byte, release func(), err error) {
+func Map(f *os.File, size int) (data []byte, release func(), err error) {
 	words := make([]uint64, (size+7)/8)
 	if size > 0 {
 		data = unsafe.Slice((*byte)(unsafe.Pointer(&words[0])), size)

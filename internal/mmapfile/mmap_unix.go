@@ -1,15 +1,15 @@
 //go:build unix
 
-package palace
+package mmapfile
 
 import (
 	"os"
 	"syscall"
 )
 
-// mapFile maps the first size bytes of f read-only. The mapping outlives
+// Map maps the first size bytes of f read-only. The mapping outlives
 // f; release unmaps it, and nothing may read it after.
-func mapFile(f *os.File, size int) (data []byte, release func(), err error) {
+func Map(f *os.File, size int) (data []byte, release func(), err error) {
 	if size == 0 {
 		return nil, func() {}, nil
 	}
