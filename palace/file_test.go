@@ -271,6 +271,7 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 
 	// Their next write is in version 3, which reads back the same.
 	for id := range want {
+		p.thaw(id)
 		p.wings[id].dirty = true
 	}
 	if err := p.Flush(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -320,6 +321,27 @@ func newNoteTables(notes []*storedNote) *noteTables {
 	return t
 }
 
+// writeSourceHead codes src without its NoteIDs and Earlier, and how
+// many notes it has.
+func writeSourceHead(h *headWriter, src *Source) {
+	h.str(src.Path)
+	h.str(src.Agent)
+	h.time(src.Mtime)
+	h.int(src.Size)
+	h.str(src.Hash)
+	h.time(src.Mined)
+	h.int(int64(src.Governed))
+	h.str(src.GovernedFile)
+	h.int(int64(src.NoteFormat))
+	keys := slices.Sorted(maps.Keys(src.Frontmatter))
+	h.uint(uint64(len(keys)))
+	for _, k := range keys {
+		h.str(k)
+		h.str(src.Frontmatter[k])
+	}
+	h.uint(uint64(len(src.NoteIDs)))
+}
+
 // head codes the head array of the snapshot's index section: the wing's
 // fields and the tables.
 func (s *wingSnapshot) head(t *noteTables) []byte {
@@ -329,6 +351,9 @@ func (s *wingSnapshot) head(t *noteTables) []byte {
 	h.uint(uint64(max(s.dim, 0)))
 	h.time(s.lastMined)
 	h.uint(uint64(len(s.sources)))
+	for i := range s.sources {
+		writeSourceHead(h, &s.sources[i])
+	}
 	h.uint(uint64(s.governed))
 	h.uint(uint64(len(s.roots)))
 	for _, r := range s.roots {

@@ -33,7 +33,7 @@ type frozenWing struct {
 	dim       int
 	roots     []string
 	lastMined time.Time
-	sources   int
+	sources   []SourceHead // sorted by path
 	// governed is the govern.Version every source was classified with, 0
 	// when not all were the same: such a wing is thawed at open, which
 	// classifies its notes again.
@@ -46,10 +46,13 @@ type frozenWing struct {
 	headIdx, placeIdx     []uint32
 	govIdx, idEnd, strEnd []uint32
 	strs                  []byte // each note's id then its text
-	headings              []unique.Handle[string]
-	places                []unique.Handle[notePlace]
-	placeMtime            []time.Time
-	govs                  []*govern.Note
+	// tablesRaw codes headings, places and govs, which loadTables reads.
+	tablesRaw  []byte
+	tablesOnce sync.Once
+	tablesErr  error
+	headings   []unique.Handle[string]
+	places     []unique.Handle[notePlace]
+	govs       []*govern.Note
 	// mtimes are the sources' modification times by path.
 	mtimes map[string]time.Time
 	// vecs holds dim floats per document; hasVec tells which have one.
@@ -319,6 +322,19 @@ func (r *headReader) time() time.Time {
 	return t
 }
 
+func readSourceHead(r *headReader) SourceHead {
+	s := Source{Path: r.str(), Agent: r.str(), Mtime: r.time(), Size: r.int(), Hash: r.str(), Mined: r.time(),
+		Governed: int(r.int()), GovernedFile: r.str(), NoteFormat: int(r.int())}
+	if n := r.count(); n > 0 {
+		s.Frontmatter = make(map[string]string, n)
+		for range n {
+			k := r.str()
+			s.Frontmatter[k] = r.str()
+		}
+	}
+	return SourceHead{Source: s, Notes: int(r.uint())}
+}
+
 func writeGovernance(w *headWriter, g *govern.Note) {
 	w.str(string(g.Status))
 	w.str(g.Reason)
@@ -389,7 +405,11 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 	a := &arr.data
 	r := &headReader{b: a[secHead]}
 	f := &frozenWing{id: r.str(), model: r.str(), dim: int(r.uint()), lastMined: r.time(),
-		sources: int(r.uint()), governed: int(r.uint())}
+		sources: make([]SourceHead, r.count())}
+	for i := range f.sources {
+		f.sources[i] = readSourceHead(r)
+	}
+	f.governed = int(r.uint())
 	if n := r.count(); n > 0 {
 		f.roots = make([]string, n)
 		for i := range f.roots {
@@ -397,24 +417,15 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 		}
 	}
 	live, totalLen := int(r.uint()), int(r.uint())
-	f.headings = make([]unique.Handle[string], r.count())
-	for i := range f.headings {
-		f.headings[i] = unique.Make(r.str())
-	}
-	f.places = make([]unique.Handle[notePlace], r.count())
-	f.placeMtime = make([]time.Time, len(f.places))
-	f.mtimes = make(map[string]time.Time, len(f.places))
-	for i := range f.places {
-		p := notePlace{wing: r.str(), agent: r.str(), source: r.str()}
-		f.places[i], f.placeMtime[i] = unique.Make(p), r.time()
-		f.mtimes[p.source] = f.placeMtime[i]
-	}
-	f.govs = make([]*govern.Note, r.count())
-	for i := range f.govs {
-		f.govs[i] = readGovernance(r)
-	}
 	if r.err != nil {
 		return nil, r.err
+	}
+	// The tables the notes refer to are read when a search or a thaw first
+	// needs them (loadTables): a mine of other wings never does.
+	f.tablesRaw = r.b
+	f.mtimes = make(map[string]time.Time, len(f.sources))
+	for _, s := range f.sources {
+		f.mtimes[s.Path] = s.Mtime
 	}
 	ok := true
 	take := func(v []int32, good bool) []int32 { ok = ok && good; return v }
@@ -451,8 +462,7 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 	}
 	if !checkOffsets(f.lex.termEnd, len(f.lex.terms)) || !checkOffsets(f.lex.listEnd, len(f.lex.post)) ||
 		!checkDocs(f.prev, n, true) || !checkDocs(f.next, n, true) ||
-		!checkDocs(f.rank, n, true) || !checkDocs(f.marked, n, false) || !checkDocs(f.lex.listLast, n, true) ||
-		!checkIndexes(f.govIdx, len(f.govs)) {
+		!checkDocs(f.rank, n, true) || !checkDocs(f.marked, n, false) || !checkDocs(f.lex.listLast, n, true) {
 		return nil, errors.New("index offset or number out of range")
 	}
 	for d := range n {
@@ -478,6 +488,9 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 // checkHits checks, once, the arrays a hit reads (hitArrays): their CRCs,
 // and that their offsets and indexes are in range.
 func (f *frozenWing) checkHits() error {
+	if err := f.loadTables(); err != nil {
+		return err
+	}
 	f.hitsOnce.Do(func() {
 		if f.hitsErr = f.arrays.check(hitArrays); f.hitsErr != nil {
 			return
@@ -497,6 +510,35 @@ func (f *frozenWing) checkHits() error {
 	return f.hitsErr
 }
 
+// loadTables reads, once, the tables of heading paths, places and
+// governances the notes refer to, and checks the governance of every note
+// refers to one (the head's CRC was checked at open).
+func (f *frozenWing) loadTables() error {
+	f.tablesOnce.Do(func() {
+		r := &headReader{b: f.tablesRaw}
+		f.headings = make([]unique.Handle[string], r.count())
+		for i := range f.headings {
+			f.headings[i] = unique.Make(r.str())
+		}
+		f.places = make([]unique.Handle[notePlace], r.count())
+		for i := range f.places {
+			f.places[i] = unique.Make(notePlace{wing: r.str(), agent: r.str(), source: r.str()})
+			r.time() // the source's mtime, which sources have too
+		}
+		f.govs = make([]*govern.Note, r.count())
+		for i := range f.govs {
+			f.govs[i] = readGovernance(r)
+		}
+		switch {
+		case r.err != nil:
+			f.tablesErr = fmt.Errorf("%w: %v", ErrCorrupt, r.err)
+		case !checkIndexes(f.govIdx, len(f.govs)):
+			f.tablesErr = fmt.Errorf("%w: index governance out of range", ErrCorrupt)
+		}
+	})
+	return f.tablesErr
+}
+
 // checkStrings checks the CRCs of the blocks of the notes' strings that
 // [start, end) spans.
 func (f *frozenWing) checkStrings(start, end uint32) error {
@@ -507,14 +549,6 @@ func (f *frozenWing) checkStrings(start, end uint32) error {
 		}
 	}
 	return nil
-}
-
-// checkAll checks every array of the section, for a thaw.
-func (f *frozenWing) checkAll() error {
-	if err := f.checkHits(); err != nil {
-		return err
-	}
-	return f.checkStrings(0, uint32(len(f.strs)))
 }
 
 // lexIndex is set by parseFrozen: the frozen index as a lexIndex whose

@@ -72,6 +72,7 @@ func TestWingFilesAreStreamed(t *testing.T) {
 	t.Logf("wing file of %d notes: %d bytes", notes, size)
 
 	p := openT(t, dir, nil, false)
+	p.thaw("w")
 	p.wings["w"].dirty = true
 	before := totalAlloc()
 	if err := p.Flush(); err != nil {

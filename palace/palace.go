@@ -290,8 +290,6 @@ func (p *Palace) Lock(ctx context.Context, timeout time.Duration) error {
 		return err
 	}
 	p.lockedLate = true
-	// A writer changes wings, which frozen ones cannot be.
-	p.thaw()
 	return nil
 }
 

@@ -97,9 +97,10 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		// A reader keeps the wing frozen, as search reads it; a writer
-		// needs it whole.
-		if err := p.loadWing(ctx, id, p.lock == nil); err != nil {
+		// Frozen, as search reads it: whatever reads more of it, or
+		// changes it, thaws it first, so a mine reads whole only the
+		// wings whose files changed.
+		if err := p.loadWing(ctx, id, true); err != nil {
 			p.markDamaged(id, err, man)
 		}
 	}
@@ -182,6 +183,11 @@ func (p *Palace) loadWing(ctx context.Context, id string, frozen bool) error {
 		return fmt.Errorf("%w: file of wing %q holds wing %q", ErrCorrupt, id, fz.id)
 	}
 	if frozen && fz.governed == govern.Version {
+		if p.lock != nil {
+			if err := v.verify(); err != nil {
+				return err
+			}
+		}
 		w := &wing{id: id, model: fz.model, dim: fz.dim, roots: fz.roots, lastMined: fz.lastMined, lex: fz.index, fz: fz}
 		w.view.Store(fz.view)
 		p.wings[id] = w
@@ -392,9 +398,6 @@ func (p *Palace) Flush() error {
 	if err := p.CheckDir(); err != nil {
 		return err
 	}
-	// The manifest is made of whole wings (Lock thaws them; this is for
-	// safety).
-	p.thaw()
 	type pending struct {
 		w    *wing
 		snap *wingSnapshot
@@ -404,7 +407,8 @@ func (p *Palace) Flush() error {
 	p.mu.Lock()
 	var todo []pending
 	for _, w := range p.wings {
-		if w.dirty && !p.isDamagedLocked(w.id) {
+		// A frozen wing is never dirty: changing it thaws it.
+		if w.dirty && w.fz == nil && !p.isDamagedLocked(w.id) {
 			s, err := w.freezeSnapshot(context.Background())
 			if err != nil {
 				for _, t := range todo {
@@ -500,6 +504,11 @@ func (p *Palace) manifestLocked() manifest {
 		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined}
 		for _, s := range w.sources {
 			e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: len(s.NoteIDs)})
+		}
+		if w.fz != nil {
+			for _, s := range w.fz.sources {
+				e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: s.Notes})
+			}
 		}
 		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
 		m.Wings[w.id] = e

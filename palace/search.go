@@ -165,6 +165,11 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if err != nil {
 			return nil, err
 		}
+		if v.fz != nil {
+			if err := v.fz.loadTables(); err != nil {
+				return nil, fmt.Errorf("wing %s: %w", id, err)
+			}
+		}
 		ws := &wingScores{w: w, v: v, lexWeight: 1}
 		if useLex {
 			coverage := ws.lexChannels(terms)

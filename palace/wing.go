@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -38,9 +39,66 @@ type wing struct {
 // sourceCount is how many sources the wing has.
 func (w *wing) sourceCount() int {
 	if w.fz != nil {
-		return w.fz.sources
+		return len(w.fz.sources)
 	}
 	return len(w.sources)
+}
+
+// SourceHead is what the palace records of a mined file but its notes:
+// the Source without NoteIDs and Earlier, and how many notes it has. It
+// is what mine's change check needs, and a wing that was not changed since
+// the palace was opened gives it without reading its sources whole.
+type SourceHead struct {
+	Source
+	// Notes is how many notes the file has (len(Source.NoteIDs)).
+	Notes int
+}
+
+// headOf is src's head.
+func headOf(src *Source) SourceHead {
+	s := *src
+	s.NoteIDs, s.Earlier = nil, nil
+	return SourceHead{Source: s, Notes: len(src.NoteIDs)}
+}
+
+// SourceHeads lists the heads of wing's sources, sorted by path.
+func (p *Palace) SourceHeads(wingID string) []SourceHead {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	switch {
+	case !ok:
+		return nil
+	case w.fz != nil:
+		return slices.Clone(w.fz.sources)
+	}
+	out := make([]SourceHead, 0, len(w.sources))
+	for _, s := range w.sources {
+		out = append(out, headOf(s))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// SourceHead returns the head of the file at path in wing.
+func (p *Palace) SourceHead(wingID, path string) (SourceHead, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return SourceHead{}, false
+	}
+	if w.fz != nil {
+		i, ok := slices.BinarySearchFunc(w.fz.sources, path, func(s SourceHead, p string) int { return strings.Compare(s.Path, p) })
+		if !ok {
+			return SourceHead{}, false
+		}
+		return w.fz.sources[i], true
+	}
+	if s, ok := w.sources[path]; ok {
+		return headOf(s), true
+	}
+	return SourceHead{}, false
 }
 
 // mtimeOf is the modification time of the wing's source at path as mined.
@@ -162,6 +220,23 @@ func (p *Palace) Wings() []WingInfo {
 		out = append(out, WingInfo{ID: w.id, Notes: w.noteCount(), Sources: w.sourceCount(), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// WholeWings lists, sorted, the wings read whole since the palace was
+// opened (notes and sources decoded; the rest are frozen, read in place
+// as search reads them): what a command paid for, for tests and
+// diagnostics.
+func (p *Palace) WholeWings() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	var out []string
+	for id, w := range p.wings {
+		if w.fz == nil {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -320,6 +395,9 @@ func (p *Palace) ModelOf(wingID string) (string, bool) {
 func (p *Palace) AddRoot(wingID, root string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if w := p.wings[wingID]; w != nil && slices.Contains(w.roots, root) {
+		return // a frozen wing stays so
+	}
 	p.thawLocked(wingID)
 	w := p.wingLocked(wingID)
 	if !slices.Contains(w.roots, root) {

@@ -222,15 +222,11 @@ func openWingFile(f *os.File, path string, limit int64) (*wingFileV3, error) {
 // readMeta reads and checks the meta part, whose notes are the frozen
 // wing's: it returns the wing's meta with them as stored notes.
 func (v *wingFileV3) readMeta() (*wingMeta, error) {
-	h := sha256.New()
-	if n, err := io.Copy(h, io.NewSectionReader(v.f, v.metaOff, v.metaLen)); err != nil || n != v.metaLen {
-		return nil, fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, v.metaLen, err)
-	}
-	if !bytes.Equal(h.Sum(nil), v.metaSum) {
-		return nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	if err := v.verify(); err != nil {
+		return nil, err
 	}
 	fz := v.fz
-	if err := fz.checkAll(); err != nil {
+	if err := fz.checkHits(); err != nil {
 		return nil, err
 	}
 	// One copy of the strings, which the notes share: the section may be
@@ -254,6 +250,23 @@ func (v *wingFileV3) readMeta() (*wingMeta, error) {
 		return nil, fmt.Errorf("%w: index and meta parts disagree", ErrCorrupt)
 	}
 	return m, nil
+}
+
+// verify checks every checksum of the file: the index section's arrays
+// and the meta part. A writer does at open what a reader does as it
+// reads, so that the damage is rebuilt from markdown before it mines.
+func (v *wingFileV3) verify() error {
+	h := sha256.New()
+	if n, err := io.Copy(h, io.NewSectionReader(v.f, v.metaOff, v.metaLen)); err != nil || n != v.metaLen {
+		return fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, v.metaLen, err)
+	}
+	if !bytes.Equal(h.Sum(nil), v.metaSum) {
+		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	if err := v.fz.arrays.check(hitArrays); err != nil {
+		return err
+	}
+	return v.fz.checkStrings(0, uint32(len(v.fz.strs)))
 }
 
 // wingMeta reads the wing as readWing returns one of version 2: its notes
