@@ -65,6 +65,8 @@ type frozenWing struct {
 	arrays   *sectionArrays
 	hitsOnce sync.Once
 	hitsErr  error
+	vecsOnce sync.Once
+	vecsErr  error
 	// index is the BM25 index over the section, view the search view.
 	index *lexIndex
 	view  *wingView
@@ -148,12 +150,13 @@ const tocLen = numSecs * 16
 const strBlock = 1 << 16
 
 // Which arrays are checked when: those of eager at open, since every
-// search reads them; the notes' fields but governance (hitArrays) at the
-// first hit; the strings a block at a time as hits read them.
+// search reads them; the vectors when a search first compares them; the
+// notes' fields but governance (hitArrays) at the first hit; the strings
+// a block at a time as hits read them.
 var (
 	hitArrays = []int{secLine, secHeadIdx, secPlaceIdx, secIDEnd, secStrEnd}
 	eager     = []int{secHead, secDocs, secDF, secListEnd, secListLast, secPost, secTermEnd, secTerms,
-		secPrev, secNext, secRank, secMarked, secGovIdx, secStrCRC, secVecs, secHasVec}
+		secPrev, secNext, secRank, secMarked, secGovIdx, secStrCRC, secHasVec}
 )
 
 // littleEndian tells that arrays can be used in place: the file's
@@ -508,6 +511,12 @@ func (f *frozenWing) checkHits() error {
 		}
 	})
 	return f.hitsErr
+}
+
+// checkVectors checks, once, the CRC of the vectors.
+func (f *frozenWing) checkVectors() error {
+	f.vecsOnce.Do(func() { f.vecsErr = f.arrays.check([]int{secVecs}) })
+	return f.vecsErr
 }
 
 // loadTables reads, once, the tables of heading paths, places and

@@ -241,3 +241,28 @@ func TestOldWingFileRewrittenAtNextWrite(t *testing.T) {
 		t.Fatalf("rewritten wing holds\n%s\nwant\n%s", got, want)
 	}
 }
+
+// A flipped byte in a frozen wing's vectors is found when a search first
+// compares them, not by a lexical search, which never reads them; a
+// writer finds it at open.
+func TestFrozenVectorDamageIsDetected(t *testing.T) {
+	e := &embedtest.Hashing{Dim: 16}
+	dir := frozenPalace(t, e)
+	path := filepath.Join(dir, wingsDir, "alpha"+wingExt)
+	flipByte(t, path, arrayAt(t, path, secVecs)+7)
+	r := openT(t, dir, e, true)
+	if d := r.Damaged(); len(d) != 0 {
+		t.Fatalf("damaged at open: %+v", d)
+	}
+	opts := SearchOptions{Wings: []string{"alpha"}, Mode: LexicalOnly}
+	if _, err := r.Search(context.Background(), "pgbouncer", opts); err != nil {
+		t.Fatalf("lexical search: %v", err)
+	}
+	opts.Mode = Hybrid
+	if _, err := r.Search(context.Background(), "pgbouncer", opts); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("hybrid search of damaged vectors: %v, want ErrCorrupt", err)
+	}
+	if d := openT(t, dir, e, false).Damaged(); len(d) != 1 || d[0].Wing != "alpha" {
+		t.Fatalf("writer's damage %+v", d)
+	}
+}

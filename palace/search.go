@@ -178,6 +178,11 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 			}
 		}
 		if useVec && hasVecs {
+			if v.fz != nil {
+				if err := v.fz.checkVectors(); err != nil {
+					return nil, fmt.Errorf("wing %s: %w", id, err)
+				}
+			}
 			ws.vecChannels(qvec)
 		}
 		ws.prior = filters.priors(ws, channels)

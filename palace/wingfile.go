@@ -263,7 +263,7 @@ func (v *wingFileV3) verify() error {
 	if !bytes.Equal(h.Sum(nil), v.metaSum) {
 		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	if err := v.fz.arrays.check(hitArrays); err != nil {
+	if err := v.fz.arrays.check(append([]int{secVecs}, hitArrays...)); err != nil {
 		return err
 	}
 	return v.fz.checkStrings(0, uint32(len(v.fz.strs)))
