@@ -143,7 +143,7 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 	lens := [numSecs]int64{secHead: int64(len(head)), secDocs: 8 * int64(n), secDF: 4 * int64(len(order)),
 		secListEnd: 4 * int64(len(order)), secListLast: 4 * int64(len(order)), secPost: int64(len(post)),
 		secTermEnd: 4 * int64(len(order)), secTerms: termsLen, secMarked: 4 * int64(len(marked)), secStrs: strsLen,
-		secStrCRC: 4 * ((strsLen + strBlock - 1) / strBlock), secVecs: 4 * int64(n) * int64(dim), secHasVec: int64(n)}
+		secStrCRC: 4 * ((strsLen + strBlock - 1) / strBlock), secVecs: 4 * int64(n) * int64(dim), secHasVec: int64(n), secStatus: int64(n)}
 	if lens[secStrs] > math.MaxUint32 || lens[secVecs] > math.MaxUint32 {
 		return nil, 0, 0, fmt.Errorf("wing %s is too large for one file", s.id)
 	}
@@ -225,6 +225,10 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 		case secGovIdx:
 			for _, nt := range notes {
 				w.u32(tables.govs[nt.gov])
+			}
+		case secStatus:
+			for _, nt := range notes {
+				w.write([]byte{statusCode(nt.gov.Status)})
 			}
 		case secIDEnd, secStrEnd:
 			end := uint32(0)

@@ -67,6 +67,9 @@ type frozenWing struct {
 	hitsErr  error
 	vecsOnce sync.Once
 	vecsErr  error
+	// status is each note's status as statusCode codes it: what a search
+	// with the default filters needs of governance, without the tables.
+	status []byte
 	// index is the BM25 index over the section, view the search view.
 	index *lexIndex
 	view  *wingView
@@ -138,6 +141,7 @@ const (
 	secStrCRC
 	secVecs
 	secHasVec
+	secStatus
 	numSecs
 )
 
@@ -156,7 +160,7 @@ const strBlock = 1 << 16
 var (
 	hitArrays = []int{secLine, secHeadIdx, secPlaceIdx, secIDEnd, secStrEnd}
 	eager     = []int{secHead, secDocs, secDF, secListEnd, secListLast, secPost, secTermEnd, secTerms,
-		secPrev, secNext, secRank, secMarked, secGovIdx, secStrCRC, secHasVec}
+		secPrev, secNext, secRank, secMarked, secGovIdx, secStrCRC, secHasVec, secStatus}
 )
 
 // littleEndian tells that arrays can be used in place: the file's
@@ -444,7 +448,7 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 	f.marked, f.line = take(int32s(a[secMarked])), take(int32s(a[secLine]))
 	f.headIdx, f.placeIdx, f.govIdx = takeU(uint32s(a[secHeadIdx])), takeU(uint32s(a[secPlaceIdx])), takeU(uint32s(a[secGovIdx]))
 	f.idEnd, f.strEnd = takeU(uint32s(a[secIDEnd])), takeU(uint32s(a[secStrEnd]))
-	f.strs, f.arrays = a[secStrs], arr
+	f.strs, f.arrays, f.status = a[secStrs], arr, a[secStatus]
 	f.strCRC = takeU(uint32s(a[secStrCRC]))
 	vecs, good := float32s(a[secVecs])
 	f.vecs, f.hasVec = vecs, a[secHasVec]
@@ -459,7 +463,7 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 		ok = ok && len(l) == n
 	}
 	ok = ok && len(f.lex.termEnd) == terms && len(f.lex.listEnd) == terms && len(f.lex.listLast) == terms &&
-		len(f.hasVec) == n && len(f.strCRC) == (len(f.strs)+strBlock-1)/strBlock && f.dim >= 0 && (f.dim == 0 && len(vecs) == 0 || f.dim > 0 && len(vecs) == n*f.dim)
+		len(f.hasVec) == n && len(f.status) == n && len(f.strCRC) == (len(f.strs)+strBlock-1)/strBlock && f.dim >= 0 && (f.dim == 0 && len(vecs) == 0 || f.dim > 0 && len(vecs) == n*f.dim)
 	if !ok {
 		return nil, fmt.Errorf("index arrays do not match its %d notes and %d terms", n, terms)
 	}
@@ -511,6 +515,28 @@ func (f *frozenWing) checkHits() error {
 		}
 	})
 	return f.hitsErr
+}
+
+// statusCode codes the statuses search treats apart (Filters.priors).
+func statusCode(st govern.Status) byte {
+	switch st {
+	case govern.Approved:
+		return 1
+	case govern.Superseded:
+		return 2
+	}
+	return 0
+}
+
+// statusOf is the status statusCode coded as c; other statuses are "".
+func statusOf(c byte) govern.Status {
+	switch c {
+	case 1:
+		return govern.Approved
+	case 2:
+		return govern.Superseded
+	}
+	return ""
 }
 
 // checkVectors checks, once, the CRC of the vectors.

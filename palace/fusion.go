@@ -88,7 +88,17 @@ func (v *wingView) noteAt(d int32) (*storedNote, error) {
 	return v.notes[d], nil
 }
 
-// govAt returns the governance of the note of document d.
+// statusAt returns the status of the note of document d if search treats
+// it apart (approved, superseded), else "" (see statusCode).
+func (v *wingView) statusAt(d int32) govern.Status {
+	if v.fz != nil {
+		return statusOf(v.fz.status[d])
+	}
+	return statusOf(statusCode(v.notes[d].gov.Status))
+}
+
+// govAt returns the governance of the note of document d; for a frozen
+// view the caller has loaded its tables.
 func (v *wingView) govAt(d int32) *govern.Note {
 	if v.fz != nil {
 		return v.fz.govs[v.fz.govIdx[d]]

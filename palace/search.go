@@ -165,7 +165,9 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if err != nil {
 			return nil, err
 		}
-		if v.fz != nil {
+		// Filters that narrow read every note's governance; otherwise
+		// only hits need the tables.
+		if v.fz != nil && filters.narrows() {
 			if err := v.fz.loadTables(); err != nil {
 				return nil, fmt.Errorf("wing %s: %w", id, err)
 			}
