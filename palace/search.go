@@ -34,12 +34,14 @@ type SearchOptions struct {
 	// superseded notes only.
 	Filters
 	// MinRelevance drops hits whose Relevance is below it; zero keeps
-	// every hit. DefaultMinRelevance is the floor the CLI uses.
+	// every hit, those of a query naming an identifier no note has too.
+	// DefaultMinRelevance is the floor the CLI uses.
 	MinRelevance float64
 }
 
 // DefaultMinRelevance is the relevance below which search reports no
-// match. BENCHMARKS.md has the measurements it was chosen from.
+// match: lexical coverage or grounded cosine (evidence.go). BENCHMARKS.md,
+// "Relevance", has the measurements it was chosen with.
 const DefaultMinRelevance = 0.22
 
 // Mode selects which retrievers a search uses.
@@ -89,12 +91,14 @@ type Hit struct {
 	// Mtime is the source file's modification time when mined.
 	Mtime time.Time
 	// Relevance is absolute, in [0, 1], comparable across queries (see
-	// relevance.go), unlike Score.
+	// evidence.go), unlike Score.
 	Relevance float64
 	// Stale tells that the note may be out of date, and StaleReason why
 	// (govern.Note.Staleness at the search's Now).
 	Stale       bool
 	StaleReason string
+	// Evidence is what Relevance was decided from; set by Explain only.
+	Evidence *Evidence
 }
 
 // Search finds the notes most relevant to query: BM25 over the notes and
@@ -102,9 +106,21 @@ type Hit struct {
 // vector similarity too, the retrievers' scores standardised per wing and
 // summed (see fusion.go for how and why).
 func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
+	hits, _, err := p.search(ctx, query, opts, false)
+	return hits, err
+}
+
+// Explain searches as Search does and says why: each hit carries its
+// Evidence, and the explanation holds the query's evidence and the best
+// candidates the relevance floor dropped.
+func (p *Palace) Explain(ctx context.Context, query string, opts SearchOptions) ([]Hit, *Explanation, error) {
+	return p.search(ctx, query, opts, true)
+}
+
+func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, explain bool) ([]Hit, *Explanation, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
-		return nil, errors.New("empty query")
+		return nil, nil, errors.New("empty query")
 	}
 	n := opts.Results
 	if n <= 0 {
@@ -112,21 +128,26 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	}
 	wings, err := p.searchWings(opts.Wings)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opts.Mode == VectorOnly && p.emb == nil {
-		return nil, errors.New("vector search needs an embedding model; this palace is lexical")
+		return nil, nil, errors.New("vector search needs an embedding model; this palace is lexical")
 	}
 	var qvec []float32
+	toks := queryTokens(query)
+	var wordVecs [][]float32
 	if p.emb != nil && opts.Mode != LexicalOnly {
 		vs, err := p.emb.Embed(ctx, []string{query})
 		if err != nil {
-			return nil, fmt.Errorf("embed query: %w", err)
+			return nil, nil, fmt.Errorf("embed query: %w", err)
 		}
 		if len(vs) != 1 || !normalize(vs[0]) {
-			return nil, errors.New("embed query: embedder returned no usable vector")
+			return nil, nil, errors.New("embed query: embedder returned no usable vector")
 		}
 		qvec = vs[0]
+		if wordVecs, err = p.wordVectors(ctx, toks); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	terms := lexTerms(query)
@@ -155,21 +176,21 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hasVecs := w.vectorCount() > 0
 		if useVec && hasVecs && w.dim != len(qvec) {
-			return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
+			return nil, nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
 		}
 		v, err := viewOf(ctx, w)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// Filters that narrow read every note's governance; otherwise
 		// only hits need the tables.
 		if v.fz != nil && filters.narrows() {
 			if err := v.fz.loadTables(); err != nil {
-				return nil, fmt.Errorf("wing %s: %w", id, err)
+				return nil, nil, fmt.Errorf("wing %s: %w", id, err)
 			}
 		}
 		ws := &wingScores{w: w, v: v, lexWeight: 1}
@@ -182,7 +203,7 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		if useVec && hasVecs {
 			if v.fz != nil {
 				if err := v.fz.checkVectors(); err != nil {
-					return nil, fmt.Errorf("wing %s: %w", id, err)
+					return nil, nil, fmt.Errorf("wing %s: %w", id, err)
 				}
 			}
 			ws.vecChannels(qvec)
@@ -191,36 +212,56 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		scores = append(scores, ws)
 	}
 	cands := fuse(scores, keep)
-	weights := map[*wingScores]*queryWeights{}
-	relevance := make(map[candidate]float64, len(cands))
+	dec := newDecider(scores, toks, wordVecs, terms, useLex)
+	evidence := make(map[candidate]Evidence, len(cands))
+	var missed []candidate
 	kept := cands[:0]
 	for _, c := range cands {
-		q := weights[c.ws]
-		if q == nil {
-			q = weightsOf(c.ws.w.lex, terms)
-			weights[c.ws] = q
-		}
-		r := c.relevance(q, useLex)
-		if r < opts.MinRelevance {
+		e := dec.judge(c, opts.MinRelevance)
+		evidence[candidate{ws: c.ws, d: c.d}] = e
+		if !e.Passed {
+			missed = append(missed, c)
 			continue
 		}
-		relevance[candidate{ws: c.ws, d: c.d}] = r
 		kept = append(kept, c)
 	}
-	picked := pick(kept, n, adjacencyPenalty*float64(channels))
-	hits := make([]Hit, 0, len(picked))
-	for _, c := range picked {
+	hit := func(c candidate, best float64) (Hit, error) {
 		note, err := c.ws.v.noteAt(c.d)
 		if err != nil {
-			return nil, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
+			return Hit{}, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
 		}
-		hit := Hit{Note: note.note(), Score: math.Exp((c.score - picked[0].score) / float64(channels)),
-			Relevance: relevance[candidate{ws: c.ws, d: c.d}]}
-		hit.Mtime = c.ws.w.mtimeOf(hit.Source)
-		hit.Stale, hit.StaleReason = note.gov.Staleness(hit.Mtime, filters.Now, filters.StaleAfter)
-		hits = append(hits, hit)
+		e := evidence[candidate{ws: c.ws, d: c.d}]
+		h := Hit{Note: note.note(), Score: math.Exp((c.score - best) / float64(channels)), Relevance: e.Relevance}
+		h.Mtime = c.ws.w.mtimeOf(h.Source)
+		h.Stale, h.StaleReason = note.gov.Staleness(h.Mtime, filters.Now, filters.StaleAfter)
+		if explain {
+			h.Evidence = &e
+		}
+		return h, nil
 	}
-	return hits, nil
+	picked := pick(kept, n, adjacencyPenalty*float64(channels))
+	picked = coverParts(picked, kept, evidence, len(dec.parts))
+	hits := make([]Hit, 0, len(picked))
+	for _, c := range picked {
+		h, err := hit(c, picked[0].score)
+		if err != nil {
+			return nil, nil, err
+		}
+		hits = append(hits, h)
+	}
+	if !explain {
+		return hits, nil, nil
+	}
+	ex := dec.explanation(opts.MinRelevance)
+	missed = pick(missed, min(nearMisses, len(missed)), 0)
+	for _, c := range missed {
+		h, err := hit(c, missed[0].score)
+		if err != nil {
+			return nil, nil, err
+		}
+		ex.NearMisses = append(ex.NearMisses, h)
+	}
+	return hits, ex, nil
 }
 
 // searchWings resolves the wings to search and checks their vectors match

@@ -93,6 +93,9 @@ type Options struct {
 	// wing's single mined file but was not mined itself (ReadFileLimited
 	// suits). Nil keeps Build a function of the palace alone.
 	ReadFile func(path string) ([]byte, error)
+	// Isolated, when set, says this machine is cut off from the others
+	// sharing the hive: the digest opens with a line saying since when.
+	Isolated *Isolation
 }
 
 // IdentityLine is one wing's identity.
@@ -147,14 +150,23 @@ type Digest struct {
 	Story     []StoryItem `json:"story"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
+	// Isolated is Options.Isolated: absent unless the machine is cut off.
+	Isolated *Isolation `json:"isolated,omitempty"`
 }
 
 // Markdown renders the digest: "## Identity" with one line per wing, then
 // "## Essential story" with one line per note, grouped by wing. A section
-// with no lines is left out.
+// with no lines is left out. An isolated machine's digest opens with a
+// line saying its memory may be behind.
 func (d Digest) Markdown() string {
 	var b strings.Builder
+	if d.Isolated != nil {
+		b.WriteString(isolationLine(*d.Isolated) + "\n")
+	}
 	if len(d.Identity) > 0 || d.MoreWings > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
 		b.WriteString(identityHeader + "\n")
 		for _, l := range d.Identity {
 			b.WriteString(identityLine(l.Wing, l.Text) + "\n")
@@ -201,6 +213,13 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
 	b.WriteString(it.DateText())
+	if it.Stale {
+		// As search marks them: the digest is what agents paste.
+		b.WriteString("; STALE")
+		if it.StaleReason != nil && *it.StaleReason != "" {
+			b.WriteString(": " + *it.StaleReason)
+		}
+	}
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
 		b.WriteString(strings.Join(it.Also, ", "))
@@ -286,15 +305,33 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		notes[i] = p.Notes(info.ID)
 	}
 
+	// With a wing, other wings' identities cost one line in all: the
+	// budget goes to the wing's own story.
 	var ids []IdentityLine
+	hidden := 0
 	for i, info := range infos {
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
+		if opts.Wing != "" && info.ID != opts.Wing {
+			hidden++
+			continue
+		}
 		text, from := wingIdentity(info, srcLists[i], notes[i], opts.ReadFile)
 		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
-		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
 	}
 
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(budget, ids, rank)
+	var head int
+	if opts.Isolated != nil {
+		// The warning comes first; the rest fits in what is left.
+		head = LineTokens(isolationLine(*opts.Isolated)) + LineTokens("")
+		if head >= budget {
+			head = 0 // too small a budget to warn and say anything
+		}
+	}
+	d := layout(budget-head, ids, hidden, rank)
+	if head > 0 {
+		d.Isolated = opts.Isolated
+	}
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }
