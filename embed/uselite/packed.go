@@ -1,6 +1,7 @@
 package uselite
 
 import (
+	"bytes"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -111,17 +112,18 @@ func openPacked(path string) (*Model, bool) {
 
 // parsePacked reads a packed file's bundle, its arrays in place in data.
 func parsePacked(data []byte) (*bundle, error) {
-	r := &byteReader{b: data}
+	// The head through the converted file's reader; the arrays in place.
+	r := &reader{r: bytes.NewReader(data), left: int64(len(data))}
 	if !littleEndian {
 		return nil, errors.New("packed file is little-endian, this machine is not")
 	}
-	if string(r.next(len(packedMagic))) != packedMagic {
+	if string(r.bytes(len(packedMagic))) != packedMagic {
 		return nil, errors.New("bad header")
 	}
 	b := &bundle{}
 	nt := r.u32()
 	for i := uint32(0); i < nt && r.err == nil; i++ {
-		name := string(r.next(int(r.u16())))
+		name := string(r.bytes(int(r.u16())))
 		shape := make([]int, r.u8())
 		for j := range shape {
 			shape[j] = int(r.u32())
@@ -139,7 +141,7 @@ func parsePacked(data []byte) (*bundle, error) {
 	np := r.u32()
 	for i := uint32(0); i < np && r.err == nil; i++ {
 		score := math.Float64frombits(r.u64())
-		b.vocab = append(b.vocab, Piece{Text: string(r.next(int(r.u16()))), Score: score})
+		b.vocab = append(b.vocab, Piece{Text: string(r.bytes(int(r.u16()))), Score: score})
 	}
 	return b, r.err
 }
@@ -234,48 +236,3 @@ func encodePacked(w io.Writer, tensors []tensor, vocab []Piece) error {
 }
 
 func align(n int) int { return (n + packedAlign - 1) / packedAlign * packedAlign }
-
-// byteReader reads little-endian values from a byte slice and remembers
-// the first overrun.
-type byteReader struct {
-	b   []byte
-	err error
-}
-
-func (r *byteReader) next(n int) []byte {
-	if r.err != nil || n > len(r.b) {
-		r.err = io.ErrUnexpectedEOF
-		return nil
-	}
-	out := r.b[:n]
-	r.b = r.b[n:]
-	return out
-}
-
-func (r *byteReader) u8() uint8 {
-	if b := r.next(1); b != nil {
-		return b[0]
-	}
-	return 0
-}
-
-func (r *byteReader) u16() uint16 {
-	if b := r.next(2); b != nil {
-		return binary.LittleEndian.Uint16(b)
-	}
-	return 0
-}
-
-func (r *byteReader) u32() uint32 {
-	if b := r.next(4); b != nil {
-		return binary.LittleEndian.Uint32(b)
-	}
-	return 0
-}
-
-func (r *byteReader) u64() uint64 {
-	if b := r.next(8); b != nil {
-		return binary.LittleEndian.Uint64(b)
-	}
-	return 0
-}
