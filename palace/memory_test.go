@@ -56,14 +56,14 @@ func totalAlloc() uint64 {
 // holds the wing encoded whole (issue 11), so what they allocate is
 // proportional to the notes. The bytes allocated are the same on every
 // run, so the bounds are exact enough to hold without timing. Per note (of
-// 88 bytes of text), writing allocates about 235 bytes: the numbers the
+// 88 bytes of text), writing allocates about 235 bytes (265 with -race): the numbers the
 // index section holds per note and the postings, which are written once
 // all are known, the snapshot of the term dictionary (these notes have two
 // terms no other note has, "postgres-N" and "N") and the index of note ids
 // of the meta part (80 bytes in all for version 2, which held no index;
 // 1,320 when gob built the notes as one message, 2,800 before the file was
-// streamed). Opening allocates about 240, the index section itself: no
-// note is decoded (1,670 for version 2, which built the notes and their
+// streamed). Opening allocates next to nothing: the index section is
+// mapped, no note is decoded (1,670 for version 2, which built the notes and their
 // BM25 index; 5,400 before the file was streamed).
 func TestWingFilesAreStreamed(t *testing.T) {
 	const notes = 50_000
@@ -80,8 +80,8 @@ func TestWingFilesAreStreamed(t *testing.T) {
 	}
 	perNote := float64(totalAlloc()-before) / notes
 	t.Logf("writing the wing file allocated %.0f bytes a note", perNote)
-	if perNote > 260 {
-		t.Errorf("writing the wing file allocated %.0f bytes a note, want at most 260", perNote)
+	if perNote > 300 {
+		t.Errorf("writing the wing file allocated %.0f bytes a note, want at most 300", perNote)
 	}
 	p.Close()
 
@@ -89,8 +89,8 @@ func TestWingFilesAreStreamed(t *testing.T) {
 	q := openT(t, dir, nil, true)
 	perNote = float64(totalAlloc()-before) / notes
 	t.Logf("opening the wing allocated %.0f bytes a note", perNote)
-	if perNote > 300 {
-		t.Errorf("opening the wing allocated %.0f bytes a note, want at most 300", perNote)
+	if perNote > 50 {
+		t.Errorf("opening the wing allocated %.0f bytes a note, want at most 50", perNote)
 	}
 	if n := len(q.Notes("w")); n != notes {
 		t.Fatalf("opened %d notes", n)
