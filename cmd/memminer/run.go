@@ -77,7 +77,7 @@ setting: docs/configuration.md.`,
 		},
 	}
 	f := cmd.Flags()
-	settingFlags(f, "hive", "mine_interval", "metrics_addr", "log_format", "log_level",
+	settingFlags(f, "hive", "mine_interval", "metrics_addr", "metrics_token", "log_format", "log_level",
 		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge", "index")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
@@ -173,6 +173,14 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 			return usagef("%s: %v", a.settingFrom(cmd, "metrics_addr"), allowRemoteAdvice(err, "metrics-allow-remote"))
 		}
 	}
+	var metricsToken string
+	if a.cfg.MetricsAddr != "" && a.cfg.MetricsToken {
+		token, err := a.token()
+		if err != nil {
+			return err
+		}
+		metricsToken = token
+	}
 	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 		return err
 	}
@@ -208,6 +216,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		MaxFileBytes:       a.cfg.MaxFileBytes,
 		MetricsAddr:        a.cfg.MetricsAddr,
 		MetricsAllowRemote: metricsAllowRemote,
+		MetricsToken:       metricsToken,
 		Logger:             log,
 		Components:         []daemon.Component{conflictsComp},
 		Index:              a.cfg.Index,
