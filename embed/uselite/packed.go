@@ -149,12 +149,13 @@ func parsePacked(data []byte) (*bundle, error) {
 // writePacked writes the packed file of b, whose network is net, beside
 // the converted file at path, and the record; best effort, as the cache
 // may be read-only: a load that cannot pack still works.
-func writePacked(path string, b *bundle, net *network, verified time.Time) error {
+func writePacked(path string, b *bundle, net *network, tok *Tokenizer, verified time.Time) error {
 	tensors := append([]tensor{}, b.tensors...)
 	for name, mat := range net.matrices() {
 		tensors = append(tensors, tensor{name: name + panelsSuffix, shape: []int{mat.k, mat.n}, data: mat.data})
 	}
 	tensors = append(tensors, tensor{name: timingTable, shape: []int{net.maxLen, net.dEmb}, data: net.timing})
+	tensors = append(tensors, tok.tensors()...)
 	err := atomicfile.WriteFunc(path+packedSuffix, 0o644, func(f *os.File) error { return encodePacked(f, tensors, b.vocab) })
 	if err != nil {
 		return err
@@ -233,6 +234,59 @@ func encodePacked(w io.Writer, tensors []tensor, vocab []Piece) error {
 		pos += len(raw)
 	}
 	return nil
+}
+
+// The tokenizer's trie in a packed file: its arrays as float32 tensors
+// of the same bytes.
+const (
+	trieKeys  = "tokenizer#keys"
+	trieChild = "tokenizer#child"
+	trieID    = "tokenizer#id"
+	trieScore = "tokenizer#score"
+)
+
+// asFloats views the bytes of v as float32s.
+func asFloats[T uint64 | int32 | float64](v []T) []float32 {
+	if len(v) == 0 {
+		return nil
+	}
+	n := len(v) * int(unsafe.Sizeof(v[0])) / 4
+	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), n)
+}
+
+// fromFloats views the bytes of f as Ts, false when they do not divide.
+func fromFloats[T uint64 | int32 | float64](f []float32) ([]T, bool) {
+	var zero T
+	size := int(unsafe.Sizeof(zero)) / 4
+	if len(f)%size != 0 {
+		return nil, false
+	}
+	if len(f) == 0 {
+		return nil, true
+	}
+	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(f))), len(f)/size), true
+}
+
+func (t *Tokenizer) tensors() []tensor {
+	one := func(name string, d []float32) tensor { return tensor{name: name, shape: []int{len(d)}, data: d} }
+	return []tensor{one(trieKeys, asFloats(t.keys)), one(trieChild, asFloats(t.child)), one(trieID, asFloats(t.id)), one(trieScore, asFloats(t.score))}
+}
+
+// packedTokenizer makes the tokenizer of a packed bundle's trie, false
+// when it has none (a converted file) or a bad one.
+func packedTokenizer(b *bundle) (*Tokenizer, bool) {
+	get := func(name string) []float32 {
+		t, _ := b.get(name)
+		return t.data
+	}
+	keys, ok1 := fromFloats[uint64](get(trieKeys))
+	child, ok2 := fromFloats[int32](get(trieChild))
+	id, ok3 := fromFloats[int32](get(trieID))
+	score, ok4 := fromFloats[float64](get(trieScore))
+	if !ok1 || !ok2 || !ok3 || !ok4 {
+		return nil, false
+	}
+	return newTokenizerFrom(b.vocab, keys, child, id, score)
 }
 
 func align(n int) int { return (n + packedAlign - 1) / packedAlign * packedAlign }

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/memminer/memminer/internal/atomicfile"
 )
@@ -65,6 +66,32 @@ func TestPackedModelLoads(t *testing.T) {
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatal("the packed model embeds other vectors than the converted one")
+	}
+	raw, err := os.ReadFile(path + packedSuffix)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Copied to 64-aligned memory, as a mapping is.
+	aligned := make([]uint64, (len(raw)+7)/8)
+	buf := unsafe.Slice((*byte)(unsafe.Pointer(&aligned[0])), len(raw))
+	copy(buf, raw)
+	pb, err := parsePacked(buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := packedTokenizer(pb); !ok {
+		t.Fatal("the packed file holds no tokenizer")
+	}
+	if _, ok := packedTokenizer(&bundle{}); ok {
+		t.Fatal("a bundle without a trie gives a tokenizer")
+	}
+	if !reflect.DeepEqual(packed.tok.keys, first.tok.keys) || !reflect.DeepEqual(packed.tok.id, first.tok.id) {
+		t.Fatal("the packed model's tokenizer is not the converted one's")
+	}
+	for _, text := range append(texts, "naïve café — 東京 db-2 ERR_NO_SPACE", "aaaaaaaaaaaaaaaa b") {
+		if g, w := packed.Tokenize(text), first.Tokenize(text); !reflect.DeepEqual(g, w) {
+			t.Fatalf("packed tokenizer: %q → %v, want %v", text, g, w)
+		}
 	}
 	// Its time changed: checked again, and the damage found.
 	later := info.ModTime().Add(time.Second)

@@ -79,7 +79,7 @@ func Open(path string) (*Model, error) {
 	}
 	m.path = path
 	// Best effort: a read-only cache only costs the next load the check.
-	_ = writePacked(path, b, m.net, verified)
+	_ = writePacked(path, b, m.net, m.tok, verified)
 	return m, nil
 }
 
@@ -91,7 +91,11 @@ func fromBundle(b *bundle) (*Model, error) {
 	if len(b.vocab) <= reservedPieces {
 		return nil, fmt.Errorf("%w: vocabulary of %d pieces", ErrCorrupt, len(b.vocab))
 	}
-	return &Model{tok: NewTokenizer(b.vocab), net: net}, nil
+	tok, ok := packedTokenizer(b)
+	if !ok {
+		tok = NewTokenizer(b.vocab)
+	}
+	return &Model{tok: tok, net: net}, nil
 }
 
 // Load returns the model from opts.CacheDir, fetching and converting it
