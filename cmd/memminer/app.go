@@ -32,6 +32,8 @@ type app struct {
 	// flags that are not settings (settingFlags makes those)
 	configFile string
 	noDaemon   bool
+	// gitCommit is run's --git-commit.
+	gitCommit bool
 
 	cfg config.Config
 	// modelFromFlag is set when --model chose the model: advice to run
@@ -93,7 +95,7 @@ rebuilt.`,
 	root.AddCommand(a.mcpCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
-	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd())
+	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd(), a.gitCmd(), a.showCmd())
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
 	root.SetUsageFunc(writeUsage)

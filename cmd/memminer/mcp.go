@@ -152,6 +152,12 @@ func (s *mcpServer) addTools() {
 		Annotations:  readOnly,
 	}, s.conflicts)
 	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "read_note",
+		Description:  "One note by id or FILE:LINE: its heading path, governance, neighbours; history: its Git commits.",
+		OutputSchema: objectSchema,
+		Annotations:  readOnly,
+	}, s.readNote)
+	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "status",
 		Description:  "Palace state: model, wings, notes, open conflicts, daemon.",
 		OutputSchema: objectSchema,

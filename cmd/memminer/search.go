@@ -73,6 +73,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err != nil {
 				return err
 			}
+			a.saveLastSearch(out)
 			if asJSON {
 				err = writeJSON(a.stdout, out)
 			} else {
