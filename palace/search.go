@@ -189,6 +189,13 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		if err != nil {
 			return nil, nil, err
 		}
+		// Filters that narrow read every note's governance; otherwise
+		// only hits need the tables.
+		if v.fz != nil && filters.narrows() {
+			if err := v.fz.loadTables(); err != nil {
+				return nil, nil, fmt.Errorf("wing %s: %w", id, err)
+			}
+		}
 		ws := &wingScores{w: w, v: v, lexWeight: 1}
 		if useLex {
 			coverage := ws.lexChannels(terms)
@@ -197,6 +204,11 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 			}
 		}
 		if useVec && hasVecs {
+			if v.fz != nil {
+				if err := v.fz.checkVectors(); err != nil {
+					return nil, nil, fmt.Errorf("wing %s: %w", id, err)
+				}
+			}
 			ws.vecChannels(qvec)
 		}
 		ws.prior = filters.priors(ws, channels)
@@ -216,24 +228,29 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		}
 		kept = append(kept, c)
 	}
-	hit := func(c candidate, best float64) Hit {
-		note := c.ws.v.notes[c.d]
+	hit := func(c candidate, best float64) (Hit, error) {
+		note, err := c.ws.v.noteAt(c.d)
+		if err != nil {
+			return Hit{}, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
+		}
 		e := evidence[candidate{ws: c.ws, d: c.d}]
 		h := Hit{Note: note.note(), Score: math.Exp((c.score - best) / float64(channels)), Relevance: e.Relevance}
-		if s := c.ws.w.sources[h.Source]; s != nil {
-			h.Mtime = s.Mtime
-		}
+		h.Mtime = c.ws.w.mtimeOf(h.Source)
 		h.Stale, h.StaleReason = note.gov.Staleness(h.Mtime, filters.Now, filters.StaleAfter)
 		if explain {
 			h.Evidence = &e
 		}
-		return h
+		return h, nil
 	}
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
 	picked = coverParts(picked, kept, evidence, len(dec.parts))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
-		hits = append(hits, hit(c, picked[0].score))
+		h, err := hit(c, picked[0].score)
+		if err != nil {
+			return nil, nil, err
+		}
+		hits = append(hits, h)
 	}
 	if !explain {
 		return hits, nil, nil
@@ -241,7 +258,11 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	ex := dec.explanation(opts.MinRelevance)
 	missed = pick(missed, min(nearMisses, len(missed)), 0)
 	for _, c := range missed {
-		ex.NearMisses = append(ex.NearMisses, hit(c, missed[0].score))
+		h, err := hit(c, missed[0].score)
+		if err != nil {
+			return nil, nil, err
+		}
+		ex.NearMisses = append(ex.NearMisses, h)
 	}
 	return hits, ex, nil
 }
