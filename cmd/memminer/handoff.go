@@ -80,9 +80,11 @@ Details: docs/connect.md.`,
 
 // handoffArgs is a call of the MCP handoff tool.
 type handoffArgs struct {
-	To      string `json:"to,omitempty" jsonschema:"the wing (agent id) to hand work to"`
-	Summary string `json:"summary,omitempty" jsonschema:"what is handed over: state, next steps"`
-	Accept  string `json:"accept,omitempty" jsonschema:"ref (ho-...) of an open handoff to you"`
+	// To and Summary say themselves; descriptions would cost every
+	// session tokens (TestMCPToolsListIsSmall).
+	To      string `json:"to,omitempty"`
+	Summary string `json:"summary,omitempty"`
+	Accept  string `json:"accept,omitempty" jsonschema:"ho-... ref to accept"`
 }
 
 // handoffResult is what handoff prints with --json.

@@ -150,7 +150,7 @@ func (s *mcpServer) addTools() {
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "handoff",
-		Description:  "Hand work to another wing (to, summary), noted in " + who + " memory file; or accept one to you (accept).",
+		Description:  "Hand work to a wing (to, summary), or accept a handoff to you (accept).",
 		OutputSchema: objectSchema,
 	}, s.handoff)
 	mcp.AddTool(s.srv, &mcp.Tool{

@@ -159,7 +159,7 @@ func TestMCPSearchWings(t *testing.T) {
 		if res.IsError {
 			t.Fatalf("%s: tool error: %s", name, resultText(t, res))
 		}
-		got, want := canonicalJSON(t, res.StructuredContent), canonicalJSON(t, json.RawMessage(c.stdout(append(tc.cli, "--json")...)))
+		got, want := canonicalJSON(t, res.StructuredContent), canonicalJSON(t, mcpForm(t, "search", c.stdout(append(tc.cli, "--json")...)))
 		if got != want {
 			t.Errorf("%s: structured output is not the CLI's --json:\n--- mcp\n%s\n--- cli\n%s", name, got, want)
 		}
