@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-
 	"github.com/memminer/memminer/internal/testutil"
 )
 
