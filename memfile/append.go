@@ -1,0 +1,124 @@
+package memfile
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/memminer/memminer/internal/atomicfile"
+)
+
+// ErrReplaced means the file was replaced (renamed over, or removed) while
+// it was appended to: the appended bytes may be in the file that was
+// displaced, not in the one the path names now. Read it again.
+var ErrReplaced = errors.New("file replaced while it was appended to")
+
+// AppendEnd appends tail to the end of the file s was read from with a
+// single O_APPEND write and an fsync: no rename, so a line another
+// appender writes at the same time (an agent's `echo >> memory.md`) cannot
+// be lost, and the file keeps its inode, mode and owner. Before writing it
+// checks, on the open descriptor, that the file is still what s holds, and
+// fails with ErrChanged if not (nothing is written: read again, since the
+// item's place depends on the content). A file s found missing is created
+// (NewFileMode) only if it still does not exist. After the write it checks
+// that the path still names the file written, and fails with ErrReplaced
+// if it does not.
+func AppendEnd(ctx context.Context, s Snapshot, tail []byte) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	flags := os.O_WRONLY | os.O_APPEND | syscall.O_NONBLOCK
+	if !s.Exists {
+		flags |= os.O_CREATE | os.O_EXCL
+	}
+	f, err := os.OpenFile(s.Path, flags, NewFileMode)
+	switch {
+	case errors.Is(err, fs.ErrExist):
+		return fmt.Errorf("append to %s: %w (it was created)", s.Path, ErrChanged)
+	case errors.Is(err, fs.ErrNotExist) && s.Exists:
+		return fmt.Errorf("append to %s: %w (it was removed)", s.Path, ErrChanged)
+	case err != nil:
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return fmt.Errorf("append to %s: %w", s.Path, ErrNotRegular)
+	}
+	if s.Exists {
+		if err := sameContent(s, info.Size()); err != nil {
+			return err
+		}
+	}
+	if _, err := f.Write(tail); err != nil {
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	if err := f.Sync(); err != nil {
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	if !s.Exists {
+		if err := atomicfile.SyncDir(filepath.Dir(s.Path)); err != nil {
+			return fmt.Errorf("append to %s: sync directory: %w", s.Path, err)
+		}
+	}
+	now, err := os.Stat(s.Path)
+	if err != nil || !os.SameFile(now, info) {
+		return fmt.Errorf("append to %s: %w", s.Path, ErrReplaced)
+	}
+	return nil
+}
+
+// sameContent checks that the file at s.Path, of size bytes on the
+// descriptor just opened, holds exactly s.Data. The descriptor is write
+// only, so the content is read through another; a file replaced in
+// between is caught by AppendEnd's check after the write.
+func sameContent(s Snapshot, size int64) error {
+	if size != int64(len(s.Data)) {
+		return fmt.Errorf("append to %s: %w (%d bytes, not %d)", s.Path, ErrChanged, size, len(s.Data))
+	}
+	return unchanged(s)
+}
+
+// recoverTail copies to path what other writers appended to old, the
+// descriptor of the file a rename displaced, after the first n bytes (the
+// content checked before the rename), when old still starts with want: an
+// append that landed between the check and the rename is kept. It reports
+// whether old holds anything but want followed by appended bytes.
+func recoverTail(old *os.File, want []byte, path string) (foreign bool, err error) {
+	data, err := io.ReadAll(io.NewSectionReader(old, 0, 1<<62))
+	if err != nil {
+		return false, err
+	}
+	if !bytes.HasPrefix(data, want) {
+		return true, nil
+	}
+	tail := data[len(want):]
+	if len(tail) == 0 {
+		return false, nil
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	if _, err := f.Write(tail); err != nil {
+		return false, err
+	}
+	return false, f.Sync()
+}
+
+func rename(tmp, path string) error {
+	if err := os.Rename(tmp, path); err != nil {
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
