@@ -316,6 +316,8 @@ const (
 	codeRememberBad       = "remember_bad_request"
 	codeNoHive            = "no_hive"
 	codeOutsideHive       = "outside_hive"
+	codeOutsideAgentDir   = "outside_agent_dir"
+	codeNotMarked         = "not_marked"
 	codeConflict          = "conflict"
 	codeHashMismatch      = "hash_mismatch"
 	codeBusy              = "busy"
@@ -344,10 +346,12 @@ var codeErrors = []struct {
 	{codeRememberBad, remember.ErrBadRequest},
 	{codeNoHive, remember.ErrNoHive},
 	{codeOutsideHive, remember.ErrOutsideHive},
+	{codeOutsideAgentDir, remember.ErrOutsideAgentDir},
 	{codeConflict, remember.ErrConflict},
 	{codeHashMismatch, remember.ErrHashMismatch},
 	{codeBusy, remember.ErrBusy},
 	{codeNotMined, remember.ErrNotMined},
+	{codeNotMarked, remember.ErrNotMarked},
 	{codeOtherHive, ErrOtherHive},
 	{codeNeedsWing, mine.ErrNeedsWing},
 	{codeAgentNeedsWing, mine.ErrAgentNeedsWing},

@@ -12,6 +12,7 @@ import (
 	"syscall"
 
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
 )
 
 // ErrReplaced means the file was replaced (renamed over, or removed) while
@@ -23,13 +24,15 @@ var ErrReplaced = errors.New("file replaced while it was appended to")
 // single O_APPEND write and an fsync: no rename, so a line another
 // appender writes at the same time (an agent's `echo >> memory.md`) cannot
 // be lost, and the file keeps its inode, mode and owner. Before writing it
-// checks, on the open descriptor, that the file is still what s holds, and
-// fails with ErrChanged if not (nothing is written: read again, since the
-// item's place depends on the content). A file s found missing is created
-// (NewFileMode) only if it still does not exist. After the write it checks
-// that the path still names the file written, and fails with ErrReplaced
-// if it does not.
-func AppendEnd(ctx context.Context, s Snapshot, tail []byte) error {
+// checks that the file is still what s holds, and fails with ErrChanged if
+// not (nothing is written: read again, since the item's place depends on
+// the content). With afterLines, for a tail of whole lines that may follow
+// any line, the file may also have grown by whole lines another appender
+// wrote since s was read: the tail then follows them. A file s found
+// missing is created (NewFileMode) only if it still does not exist. After
+// the write it checks that the path still names the file written, and
+// fails with ErrReplaced if it does not.
+func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -55,7 +58,7 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte) error {
 		return fmt.Errorf("append to %s: %w", s.Path, ErrNotRegular)
 	}
 	if s.Exists {
-		if err := sameContent(s, info.Size()); err != nil {
+		if err := sameContent(s, info.Size(), afterLines); err != nil {
 			return err
 		}
 	}
@@ -78,14 +81,26 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte) error {
 }
 
 // sameContent checks that the file at s.Path, of size bytes on the
-// descriptor just opened, holds exactly s.Data. The descriptor is write
-// only, so the content is read through another; a file replaced in
-// between is caught by AppendEnd's check after the write.
-func sameContent(s Snapshot, size int64) error {
-	if size != int64(len(s.Data)) {
+// descriptor just opened, holds exactly s.Data, or with afterLines s.Data
+// (ending a line) followed by whole lines. The descriptor is write only,
+// so the content is read through another; a file replaced in between is
+// caught by AppendEnd's check after the write.
+func sameContent(s Snapshot, size int64, afterLines bool) error {
+	if size == int64(len(s.Data)) {
+		return unchanged(s)
+	}
+	grown := afterLines && size > int64(len(s.Data)) && (len(s.Data) == 0 || s.Data[len(s.Data)-1] == '\n')
+	if !grown {
 		return fmt.Errorf("append to %s: %w (%d bytes, not %d)", s.Path, ErrChanged, size, len(s.Data))
 	}
-	return unchanged(s)
+	data, err := hivefile.ReadLimited(s.Path, size+1)
+	if err != nil {
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
+	if !bytes.HasPrefix(data, s.Data) || data[len(data)-1] != '\n' {
+		return fmt.Errorf("append to %s: %w", s.Path, ErrChanged)
+	}
+	return nil
 }
 
 // recoverTail copies to path what other writers appended to old, the

@@ -38,7 +38,7 @@ func TestAppendEndKeepsOtherAppenders(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		err = AppendEnd(context.Background(), s, []byte(fmt.Sprintf("- remembered %d\n", i)))
+		err = AppendEnd(context.Background(), s, []byte(fmt.Sprintf("- remembered %d\n", i)), true)
 		if errors.Is(err, ErrChanged) {
 			continue
 		}
@@ -69,23 +69,32 @@ func TestAppendEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendEnd(ctx, s, []byte("# m\n- a\n")); err != nil {
+	if err := AppendEnd(ctx, s, []byte("# m\n- a\n"), false); err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendEnd(ctx, s, []byte("# m\n- b\n")); !errors.Is(err, ErrChanged) {
+	if err := AppendEnd(ctx, s, []byte("# m\n- b\n"), false); !errors.Is(err, ErrChanged) {
 		t.Fatalf("creating a file created meanwhile: %v, want ErrChanged", err)
 	}
+	s, _ = Read(path, 0)
 	if err := os.WriteFile(path, []byte("# m\n- a\n- x\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.Chmod(path, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := AppendEnd(ctx, s, []byte("- c\n")); !errors.Is(err, ErrChanged) {
-		t.Fatalf("a changed file: %v, want ErrChanged", err)
+	if err := AppendEnd(ctx, s, []byte("- c\n"), false); !errors.Is(err, ErrChanged) {
+		t.Fatalf("a grown file, tail not after lines: %v, want ErrChanged", err)
 	}
-	s, _ = Read(path, 0)
-	if err := AppendEnd(ctx, s, []byte("- c\n")); err != nil {
+	if err := os.WriteFile(path, []byte("# m\n- z\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendEnd(ctx, s, []byte("- c\n"), true); !errors.Is(err, ErrChanged) {
+		t.Fatalf("a rewritten file: %v, want ErrChanged", err)
+	}
+	if err := os.WriteFile(path, []byte("# m\n- a\n- x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := AppendEnd(ctx, s, []byte("- c\n"), true); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := os.ReadFile(path)

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/remember"
 )
 
@@ -81,7 +82,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			}
 			req.Wing = w
 			res, err := a.remember(cmd.Context(), req)
-			if err != nil && !errors.Is(err, remember.ErrNotMined) {
+			if err != nil && !errors.Is(err, remember.ErrNotMined) && !errors.Is(err, remember.ErrNotMarked) {
 				return rememberError(flagWording(err), req.Wing)
 			}
 			if len(res.ForcedPast) > 0 {
@@ -141,10 +142,13 @@ func (a *app) remember(ctx context.Context, req remember.Request) (remember.Resu
 	if err != nil {
 		return remember.Result{}, err
 	}
-	res, err := a.client().Remember(ctx, daemon.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes})
+	res, err := a.client().Remember(ctx, daemon.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes, Machine: a.cfg.Machine})
 	if !errors.Is(err, daemon.ErrNotRunning) {
 		return res, err
 	}
+	// A daemon that died answering may have written the note: the write
+	// here then finds it instead of writing it twice (docs/remember.md).
+	req.Retry = req.Retry || errors.Is(err, daemon.ErrConnectionLost)
 	e, _, err := a.embedder(ctx)
 	if err != nil {
 		return remember.Result{}, err
@@ -158,6 +162,7 @@ func (a *app) remember(ctx context.Context, req remember.Request) (remember.Resu
 	return remember.Remember(ctx, p, req, remember.Options{
 		Hive:         hive,
 		Agents:       a.cfg.Agents,
+		Machine:      a.cfg.Machine,
 		MaxNoteBytes: a.cfg.MaxNoteBytes,
 		Mine:         mopts,
 		Embedder:     e,
@@ -186,6 +191,8 @@ func rememberError(err error, wing string) error {
 		return &codeError{code: exitUsage, msg: fmt.Sprintf("%v; nothing written", err)}
 	case errors.Is(err, remember.ErrOutsideHive):
 		return fmt.Errorf("%v; nothing written: an agent writes only inside the hive", err)
+	case errors.Is(err, remember.ErrOutsideAgentDir):
+		return fmt.Errorf("%v; nothing written", err)
 	case errors.Is(err, daemon.ErrOtherHive):
 		return fmt.Errorf("%v; run remember with the daemon's hive, or stop the daemon (memminer stop)", err)
 	}
@@ -201,4 +208,14 @@ func printRemembered(w io.Writer, res remember.Result) {
 		return
 	}
 	fmt.Fprintf(w, "remembered in %s:%d (note %s)\n", res.File, res.Line, res.ID)
+	if s := res.SimilarTo; s != nil {
+		fmt.Fprintf(w, "similar to note %s; use --supersedes %s if it replaces it (%s:%d: %s)\n", s.ID, s.ID, s.File, s.Line, firstLine(s.Text))
+	}
 }
+
+// firstLine is the first line of a note's text, for a reminder of it.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(govern.WithoutAdded(text), "\n")
+	return strings.TrimSpace(line)
+}
+
