@@ -272,7 +272,9 @@ func (e *lostError) Error() string {
 	return fmt.Sprintf("%v (the connection to %s broke during %s: %v)", ErrNotRunning, e.socket, e.path, e.err)
 }
 
-func (e *lostError) Is(target error) bool { return target == ErrNotRunning || target == ErrConnectionLost }
+func (e *lostError) Is(target error) bool {
+	return target == ErrNotRunning || target == ErrConnectionLost
+}
 
 // NoAnswerError is the error of a read request the daemon accepted and
 // did not start answering in time: a daemon stopped (SIGSTOP) or wedged.

@@ -218,4 +218,3 @@ func firstLine(text string) string {
 	line, _, _ := strings.Cut(govern.WithoutAdded(text), "\n")
 	return strings.TrimSpace(line)
 }
-
