@@ -29,10 +29,13 @@ func (a *app) rememberCmd() *cobra.Command {
 		Use:   "remember TEXT",
 		Short: "Append one note to your own memory file, searchable at once",
 		Long: `Append TEXT as one dated list item, "- TEXT (added YYYY-MM-DD)", to your
-own memory file: HIVE/agents/<wing>/memory.md, or the memory.md of the
-directory an agents glob names for that wing. The file and its directory
-are created when missing. Every byte of the file outside the new lines is
-kept; the write is atomic. Without --heading the item goes at the end of
+own memory file on this machine: HIVE/agents/<wing>/memory.<machine>.md, or
+that file in the directory an agents glob names for that wing. <machine> is
+the machine setting (MEMMINER_MACHINE), by default the host name: each
+machine writes only its own file, so Syncthing never has two versions of
+one to conflict over. The file and its directory are created when missing.
+Every byte of the file outside the new lines is kept; a note at the end is
+one O_APPEND write, so another appender's line is never lost. Without --heading the item goes at the end of
 the file, unless the last section is one that would hide or mark it
 (## Superseded, ## Archive, ## Done…): then it goes under "## Notes".
 
@@ -43,9 +46,14 @@ Nothing is written, and remember says why, when:
   - the wing has an open Syncthing conflict copy (exit status 3; --force
     writes anyway and says so);
   - --expect-hash is not the file's hash (exit status 4): read it again;
-  - the wing already holds the same fact: remember prints where it is and
-    exits 0 (--allow-duplicate appends anyway);
+  - the wing already holds the same fact (the same words, numbers,
+    identifiers and negations; not merely a similar sentence): remember
+    prints where it is and exits 0 (--allow-duplicate appends anyway);
+  - a file to write is a symlink out of the wing's agent directory;
   - TEXT is empty, over max_note_bytes, or not UTF-8 text (exit status 2).
+
+A new note that resembles one of the wing's is written, and remember says
+"similar to note ID; use --supersedes ID if it replaces it".
 
 --supersedes REF (a note id from search --json, or FILE:LINE such as
 memory.md:12) marks the old note "(superseded YYYY-MM-DD)" at the end of its
@@ -54,7 +62,9 @@ it out.
 
 When the daemon serves the palace it writes and mines the file before it
 answers; otherwise remember does both itself under the palace lock. Either
-way the note is in the next search, and the output is the same.
+way the note is in the next search, and the output is the same. A daemon
+that dies while it answers is no failure: remember then finds the note it
+wrote, or writes it, once.
 
 Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 		Example: `  memminer remember --wing dwight "db-2 is the primary since the failover"
