@@ -166,7 +166,7 @@ func (t *target) inside(path string) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("remember: %w", err)
 	}
-	if !within(t.realDir, r) {
+	if !hive.Inside(t.realDir, r) {
 		link := path
 		if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink == 0 {
 			link = t.linkTo(r) // a palace path, resolved already
@@ -193,11 +193,6 @@ func (t *target) linkTo(real string) string {
 	return found
 }
 
-// within reports whether path lies strictly below dir.
-func within(dir, path string) bool {
-	rel, err := filepath.Rel(dir, path)
-	return err == nil && rel != "." && rel != ".." && !filepath.IsAbs(rel) && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
-}
 
 func mustRel(base, p string) string {
 	r, err := filepath.Rel(base, p)
