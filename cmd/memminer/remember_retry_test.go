@@ -57,3 +57,50 @@ func TestRememberDaemonDiesAnswering(t *testing.T) {
 		t.Errorf("search: %s", out)
 	}
 }
+
+// TestRememberDifferentFactsWithTheModel: with the built-in model, pairs
+// of different facts that read alike are all written (issue 23, item 1:
+// 7 of 10 were dropped as "already remembered"); the same fact restated
+// is not.
+func TestRememberDifferentFactsWithTheModel(t *testing.T) {
+	tmp := t.TempDir()
+	c := newCLIAt(t, tmp, filepath.Join(tmp, "hive"))
+	c.env["MEMMINER_MODEL_CACHE"] = realModelCache(t)
+	c.env["MEMMINER_EMBEDDING_MODEL"] = "use-lite"
+	c.env["MEMMINER_HIVE"] = c.hive
+	if err := os.MkdirAll(filepath.Join(c.hive, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	pairs := [][2]string{
+		{"Deploy to production with make deploy", "Do NOT deploy to production with make deploy"},
+		{"db-2 is the primary", "db-3 is the primary since the failover"},
+		{"The API listens on port 8080", "The API listens on port 9090"},
+		{"Backups run nightly at 02:00", "Backups run nightly at 04:00"},
+		{"Alice owns the billing service", "Bob owns the billing service"},
+		{"Releases ship on Tuesdays", "Releases ship on Thursdays"},
+		{"The staging cache is enabled", "The staging cache is disabled"},
+		{"Use Node 18 for the web build", "Use Node 20 for the web build"},
+		{"The VPN certificate expires in March", "The VPN certificate expires in June"},
+		{"Tests run on every push", "Tests never run on every push"},
+	}
+	similar := 0
+	for _, p := range pairs {
+		if out, errs, code := c.run("remember", "--wing", "b", p[0]); code != 0 {
+			t.Fatalf("remember %q: exit %d: %s%s", p[0], code, out, errs)
+		}
+		out := c.ok("remember", "--wing", "b", p[1])
+		if !strings.HasPrefix(out, "remembered in agents/b/memory.laptop.md:") {
+			t.Errorf("%q after %q: %q, want it written", p[1], p[0], out)
+		}
+		if strings.Contains(out, "\nsimilar to note ") {
+			similar++
+		}
+	}
+	if similar == 0 {
+		t.Error("no new fact was said to be similar to its older one")
+	}
+	if out := c.ok("remember", "--wing", "b", "db-2 is the PRIMARY."); !strings.HasPrefix(out, "already remembered: agents/b/memory.laptop.md:") {
+		t.Errorf("the same fact restated: %q", out)
+	}
+	t.Logf("%d of %d new facts written with a similar-to hint", similar, len(pairs))
+}
