@@ -244,9 +244,11 @@ type Options struct {
 // every command would pay for it at start-up.
 var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_/-]*$`) })
 
-// Remember appends req's note to the wing's memory file and mines the file
-// into p, which must be writable (the caller holds the palace lock). On
-// ErrNotMined the Result is filled: the note is in the file.
+// Remember appends req's note to this machine's memory file of the wing
+// (memory.<Options.Machine>.md) and mines the agent directory into p,
+// which must be writable (the caller holds the palace lock). The rules:
+// docs/remember.md. On ErrNotMined and ErrNotMarked the Result is filled:
+// the note is in the file.
 func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) (Result, error) {
 	if opts.Hive == "" {
 		return Result{}, ErrNoHive
