@@ -1,6 +1,11 @@
 package hive
 
-import "testing"
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+)
 
 func TestMachineFiles(t *testing.T) {
 	tests := []struct {
@@ -42,5 +47,33 @@ func TestMachineFiles(t *testing.T) {
 	}
 	if m, err := NormalizeMachine(" Laptop_2 "); err != nil || m != "laptop_2" {
 		t.Errorf("NormalizeMachine = %q, %v", m, err)
+	}
+}
+
+// TestMachineFileMakesAnAgentDirectory: a directory holding only a
+// machine's memory file is known as an agent directory, as one holding
+// memory.md is.
+func TestMachineFileMakesAnAgentDirectory(t *testing.T) {
+	dir := t.TempDir()
+	agent := filepath.Join(dir, "pam")
+	if err := os.MkdirAll(agent, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, self := InAgentDir(agent, Globs{}, ""); self {
+		t.Fatal("an empty directory is an agent directory")
+	}
+	if err := os.WriteFile(filepath.Join(agent, MachineFileName("laptop")), []byte("- x\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, self := InAgentDir(agent, Globs{}, ""); !self {
+		t.Error("a directory holding memory.laptop.md is not an agent directory")
+	}
+	h, err := Open(agent, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var nh *NotHiveError
+	if err := h.Check(); !errors.As(err, &nh) || nh.Looks != HoldsMemory {
+		t.Errorf("Check of a directory holding memory.laptop.md: %v, want HoldsMemory", err)
 	}
 }

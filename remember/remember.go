@@ -304,7 +304,7 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err := t.confine(); err != nil {
 		return Result{}, err
 	}
-	res.Path = t.file
+	res.Path, res.File = t.file, t.relOf(t.file)
 	if err := memfile.RemoveStale(t.file); err != nil {
 		return Result{}, fmt.Errorf("remember: remove the leftovers of an interrupted write: %w", err)
 	}
