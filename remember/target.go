@@ -193,7 +193,6 @@ func (t *target) linkTo(real string) string {
 	return found
 }
 
-
 func mustRel(base, p string) string {
 	r, err := filepath.Rel(base, p)
 	if err != nil {
