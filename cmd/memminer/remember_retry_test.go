@@ -104,3 +104,46 @@ func TestRememberDifferentFactsWithTheModel(t *testing.T) {
 	}
 	t.Logf("%d of %d new facts written with a similar-to hint", similar, len(pairs))
 }
+
+// TestMachineFilesAreTheAgentsMemory: the files several machines wrote
+// for one agent are one wing's memory to search, index, status and
+// wake-up, beside an older memory.md.
+func TestMachineFilesAreTheAgentsMemory(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	c.env["MEMMINER_MACHINE"] = "server"
+	c.ok("remember", "--wing", "pam", "The zeppelin hangar opens at dawn")
+	c.env["MEMMINER_MACHINE"] = "laptop"
+	c.ok("remember", "--wing", "pam", "Pinned: the yurt key is under the mat")
+	out := c.ok("search", "zeppelin hangar", "--wing", "pam", "-n", "1")
+	if !strings.Contains(out, "agents/pam/memory.server.md:3") {
+		t.Errorf("search: %s", out)
+	}
+	var idx struct {
+		Wings []struct {
+			Wing  string `json:"wing"`
+			Files []struct {
+				Source string `json:"source"`
+			} `json:"files"`
+		} `json:"wings"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("index", "--json")), &idx); err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, w := range idx.Wings {
+		if w.Wing == "pam" {
+			for _, f := range w.Files {
+				files = append(files, f.Source)
+			}
+		}
+	}
+	for _, want := range []string{"agents/pam/memory.md", "agents/pam/memory.laptop.md", "agents/pam/memory.server.md"} {
+		if !strings.Contains(strings.Join(files, " "), want) {
+			t.Errorf("index lists %v for pam, want %s among them", files, want)
+		}
+	}
+	if out := c.ok("wake-up", "--wing", "pam"); !strings.Contains(out, "yurt key") {
+		t.Errorf("wake-up leaves out the pinned note of the laptop's file:\n%s", out)
+	}
+}
