@@ -19,12 +19,21 @@ import (
 // of wording or of vectors, never makes two notes the same fact: "Do NOT
 // deploy with make deploy" is news after "Deploy with make deploy", and
 // "db-3 is the primary" after "db-2 is the primary".
-func SameFact(a, b string) bool { return factKey(a) == factKey(b) }
+func SameFact(a, b string) bool {
+	k := keyer{}
+	return k.key(a, tagsOf(a)) == k.key(b, tagsOf(b))
+}
 
-// factKey is the normalised form SameFact compares.
-func factKey(text string) string {
+// keyer makes the keys SameFact compares, each word's term looked up once.
+type keyer map[string]string
+
+// tagsOf is the #tags governance finds in text.
+func tagsOf(text string) []string { return govern.Classify(govern.File{}, "", text).Tags }
+
+// key is the normalised form SameFact compares; tags are text's #tags
+// (tagsOf, or a mined note's Governance.Tags).
+func (k keyer) key(text string, tags []string) string {
 	text = govern.WithoutAdded(text)
-	tags := govern.Classify(govern.File{}, "", text).Tags
 	var terms []string
 	negations := 0
 	for _, field := range strings.Fields(text) {
@@ -36,7 +45,14 @@ func factKey(text string) string {
 				negations++
 				continue
 			}
-			if t, ok := wakeup.Term(w); ok {
+			t, seen := k[w]
+			if !seen {
+				if term, ok := wakeup.Term(w); ok {
+					t = term
+				}
+				k[w] = t
+			}
+			if t != "" {
 				terms = append(terms, t)
 			}
 		}
@@ -62,12 +78,13 @@ func isNegation(w string) bool {
 // Superseded notes, by governance, and those in except are left out:
 // restating a superseded fact is news.
 func findSame(p *palace.Palace, wing, text string, vec []float32, except []string) (same, similar *palace.Note) {
-	key := factKey(text)
+	k := keyer{}
+	key := k.key(text, tagsOf(text))
 	for _, n := range p.Notes(wing) {
 		if n.Governance.Status == govern.Superseded || slices.Contains(except, n.ID) {
 			continue
 		}
-		if factKey(n.Text) == key {
+		if k.key(n.Text, n.Governance.Tags) == key {
 			return &n, nil
 		}
 	}
