@@ -35,9 +35,10 @@ the machine setting (MEMMINER_MACHINE), by default the host name: each
 machine writes only its own file, so Syncthing never has two versions of
 one to conflict over. The file and its directory are created when missing.
 Every byte of the file outside the new lines is kept; a note at the end is
-one O_APPEND write, so another appender's line is never lost. Without --heading the item goes at the end of
-the file, unless the last section is one that would hide or mark it
-(## Superseded, ## Archive, ## Done…): then it goes under "## Notes".
+one O_APPEND write, so another appender's line is never lost. Without
+--heading the item goes at the end of the file, unless the last section is
+one that would hide or mark it (## Superseded, ## Archive, ## Done…): then
+it goes under "## Notes".
 
 The wing is --wing or MEMMINER_WING (a harness sets it per agent); remember
 never guesses it. The hive is --hive, MEMMINER_HIVE or hive: in the config.
