@@ -73,12 +73,19 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) er
 			return fmt.Errorf("append to %s: sync directory: %w", s.Path, err)
 		}
 	}
+	if afterAppend != nil {
+		afterAppend(s.Path)
+	}
 	now, err := os.Stat(s.Path)
 	if err != nil || !os.SameFile(now, info) {
 		return fmt.Errorf("append to %s: %w", s.Path, ErrReplaced)
 	}
 	return nil
 }
+
+// afterAppend, when set by a test, runs right after AppendEnd's write:
+// another writer's atomic save landing then.
+var afterAppend func(path string)
 
 // sameContent checks that the file at s.Path, of size bytes on the
 // descriptor just opened, holds exactly s.Data, or with afterLines s.Data

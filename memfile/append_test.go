@@ -154,3 +154,25 @@ func TestWriteWindow(t *testing.T) {
 		}
 	}
 }
+
+// TestAppendEndReplaced: an editor's atomic save that lands while the note
+// is appended (the note then went to the displaced file) is reported.
+func TestAppendEndReplaced(t *testing.T) {
+	t.Cleanup(func() { afterAppend = nil })
+	path := filepath.Join(t.TempDir(), "memory.md")
+	if err := os.WriteFile(path, []byte("- a\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, _ := Read(path, 0)
+	afterAppend = func(p string) {
+		if err := os.WriteFile(p+".new", []byte("- a\n- saved by an editor\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(p+".new", p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := AppendEnd(context.Background(), s, []byte("- b\n"), true); !errors.Is(err, ErrReplaced) {
+		t.Fatalf("err = %v, want ErrReplaced", err)
+	}
+}
