@@ -201,6 +201,13 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
 	b.WriteString(it.DateText())
+	if it.Stale {
+		// As search marks them: the digest is what agents paste.
+		b.WriteString("; STALE")
+		if it.StaleReason != nil && *it.StaleReason != "" {
+			b.WriteString(": " + *it.StaleReason)
+		}
+	}
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
 		b.WriteString(strings.Join(it.Also, ", "))
@@ -286,15 +293,22 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		notes[i] = p.Notes(info.ID)
 	}
 
+	// With a wing, other wings' identities cost one line in all: the
+	// budget goes to the wing's own story.
 	var ids []IdentityLine
+	hidden := 0
 	for i, info := range infos {
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
+		if opts.Wing != "" && info.ID != opts.Wing {
+			hidden++
+			continue
+		}
 		text, from := wingIdentity(info, srcLists[i], notes[i], opts.ReadFile)
 		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
-		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
 	}
 
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(budget, ids, rank)
+	d := layout(budget, ids, hidden, rank)
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }
