@@ -45,7 +45,7 @@ func (d *Daemon) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
-		p := Progress{FirstMine: d.firstMineProgress(time.Now())}
+		p := Progress{FirstMine: d.firstMineProgress(time.Now()), Request: d.request}
 		d.mu.Unlock()
 		WriteJSON(w, http.StatusOK, p)
 	})

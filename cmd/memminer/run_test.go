@@ -174,8 +174,12 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	}
 	golden(t, "daemon-status.txt", scrub(served.ok("status")))
 	golden(t, "daemon-status.json", scrub(served.ok("status", "--json")))
-	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+	// Active means a daemon serves the palace, whether or not it is asked.
+	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      true") || strings.Contains(out, "daemon:") {
 		t.Fatalf("--no-daemon status: %s", out)
+	}
+	if out := direct.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+		t.Fatalf("--no-daemon status without a daemon: %s", out)
 	}
 }
 
