@@ -83,6 +83,10 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) er
 	return nil
 }
 
+// maxGrowth bounds what AppendEnd reads of lines other appenders added
+// since the snapshot; more is a file to read again.
+const maxGrowth = 1 << 20
+
 // afterAppend, when set by a test, runs right after AppendEnd's write:
 // another writer's atomic save landing then.
 var afterAppend func(path string)
@@ -100,11 +104,13 @@ func sameContent(s Snapshot, size int64, afterLines bool) error {
 	if !grown {
 		return fmt.Errorf("append to %s: %w (%d bytes, not %d)", s.Path, ErrChanged, size, len(s.Data))
 	}
-	data, err := hivefile.ReadLimited(s.Path, size+1)
+	// All of it, not size bytes: it may have grown again since the stat,
+	// and a cut at size would end inside a line.
+	data, err := hivefile.ReadLimited(s.Path, size+maxGrowth)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", s.Path, err)
 	}
-	if !bytes.HasPrefix(data, s.Data) || data[len(data)-1] != '\n' {
+	if int64(len(data)) == size+maxGrowth || !bytes.HasPrefix(data, s.Data) || data[len(data)-1] != '\n' {
 		return fmt.Errorf("append to %s: %w", s.Path, ErrChanged)
 	}
 	return nil
