@@ -76,19 +76,19 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
 		return
 	}
-	opts, err := req.Options()
-	if err != nil {
+	if _, err := req.Options(); err != nil {
 		WriteError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
 		return
 	}
+	req.Query = query
 	start := time.Now()
-	hits, err := d.p.Search(r.Context(), query, opts)
+	out, err := Search(r.Context(), d.p, req)
 	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
 	if err != nil {
 		WriteErr(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, NewSearchResult(query, hits))
+	WriteJSON(w, http.StatusOK, out)
 }
 
 func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
@@ -155,6 +155,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
+	opts.Isolated = WakeupIsolation(HiveReplication(r.Context(), d.opts.Syncthing, d.opts.Hive))
 	dg, err := wakeup.Build(d.p, opts)
 	if err != nil {
 		WriteErr(w, err)

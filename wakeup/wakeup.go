@@ -93,6 +93,9 @@ type Options struct {
 	// wing's single mined file but was not mined itself (ReadFileLimited
 	// suits). Nil keeps Build a function of the palace alone.
 	ReadFile func(path string) ([]byte, error)
+	// Isolated, when set, says this machine is cut off from the others
+	// sharing the hive: the digest opens with a line saying since when.
+	Isolated *Isolation
 }
 
 // IdentityLine is one wing's identity.
@@ -147,14 +150,23 @@ type Digest struct {
 	Story     []StoryItem `json:"story"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
+	// Isolated is Options.Isolated: absent unless the machine is cut off.
+	Isolated *Isolation `json:"isolated,omitempty"`
 }
 
 // Markdown renders the digest: "## Identity" with one line per wing, then
 // "## Essential story" with one line per note, grouped by wing. A section
-// with no lines is left out.
+// with no lines is left out. An isolated machine's digest opens with a
+// line saying its memory may be behind.
 func (d Digest) Markdown() string {
 	var b strings.Builder
+	if d.Isolated != nil {
+		b.WriteString(isolationLine(*d.Isolated) + "\n")
+	}
 	if len(d.Identity) > 0 || d.MoreWings > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
 		b.WriteString(identityHeader + "\n")
 		for _, l := range d.Identity {
 			b.WriteString(identityLine(l.Wing, l.Text) + "\n")
@@ -308,7 +320,18 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	}
 
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(budget, ids, hidden, rank)
+	var head int
+	if opts.Isolated != nil {
+		// The warning comes first; the rest fits in what is left.
+		head = LineTokens(isolationLine(*opts.Isolated)) + LineTokens("")
+		if head >= budget {
+			head = 0 // too small a budget to warn and say anything
+		}
+	}
+	d := layout(budget-head, ids, hidden, rank)
+	if head > 0 {
+		d.Isolated = opts.Isolated
+	}
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }
