@@ -114,7 +114,7 @@ Run ` + "`memminer wake-up{{.WingFlag}}`" + `: who is who, and the notes that ma
 - Write only into your own wing. Never edit another agent's files.
 - One small, durable fact per note: decisions, preferences, how things work, what changed. No transcripts, no secrets.
 - A fact changed? ` + "`memminer remember{{.WingFlag}} --supersedes REF \"NEW FACT\"`" + ` (REF: a note id from ` + "`search --json`" + `, or ` + "`FILE:LINE`" + `). Do not edit or delete old notes: they stay as history.
-- ` + "`already remembered`" + ` means the fact is there already. ` + "`similar to note ID`" + `: written; repeat with ` + "`--supersedes ID`" + ` if it replaces it.
+- ` + "`already remembered`" + `: it is there. ` + "`similar to note ID`" + `: written; to replace that, repeat with ` + "`--supersedes ID`" + `.
 - Read, think, then write: pass ` + "`--expect-hash HASH`" + ` (from ` + "`remember --json`" + ` or ` + "`index --json`" + `); exit 4 means the file changed, so read it again.
 
 ## Conflicts
@@ -127,5 +127,5 @@ Exit 3 from remember means a Syncthing conflict copy (` + "`*.sync-conflict-*`" 
 - ` + "`review: YYYY-MM-DD`" + ` past, or stale: check the fact before you rely on it.
 
 ## Without memminer
-If the ` + "`memminer`" + ` command is missing, read ` + "`{{.Hive}}/INDEX.md`" + ` (only there once ` + "`memminer index --write`" + ` or ` + "`memminer run --index`" + ` wrote it; otherwise list ` + "`{{.Hive}}/agents/`" + `), then your memory files. Append notes by hand as ` + "`- FACT (added YYYY-MM-DD)`" + ` at the end of your memory file, never rewrite a line, and write nothing while a ` + "`.sync-conflict-`" + ` copy of it exists.
+If the ` + "`memminer`" + ` command is missing, read ` + "`{{.Hive}}/INDEX.md`" + ` (only there once ` + "`memminer index --write`" + ` or ` + "`memminer run --index`" + ` wrote it; otherwise list ` + "`{{.Hive}}/agents/`" + `), then your memory files. Append ` + "`- FACT (added YYYY-MM-DD)`" + ` by hand at the end of yours, never rewrite a line, and write nothing while a ` + "`.sync-conflict-`" + ` copy of it exists.
 `
