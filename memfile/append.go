@@ -80,6 +80,7 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) er
 	if err != nil || !os.SameFile(now, info) {
 		return fmt.Errorf("append to %s: %w", s.Path, ErrReplaced)
 	}
+	runHooks(ctx, s.Path)
 	return nil
 }
 

@@ -103,7 +103,8 @@ func CheckText(data []byte) error {
 // between that check and the rename is closed as far as the platform
 // allows: lines appended to the file in it are carried over to the new
 // one, and on Linux the rename is an exchange that finds a file another
-// writer renamed into place in it (ErrChanged, their file put back).
+// writer renamed into place in it (ErrChanged, their file put back). Once
+// the file is replaced, the hooks (AddHook) are told.
 func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -171,6 +172,7 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync directory: %w", s.Path, err)
 	}
+	runHooks(ctx, s.Path)
 	return nil
 }
 

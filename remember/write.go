@@ -84,6 +84,7 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 	if int64(len(out)) > maxFile {
 		return badRequest("%s would grow past max_file_bytes (%d bytes) and stop being mined; split it", t.rel, maxFile)
 	}
+	ctx = memfile.Describe(ctx, t.wing, "remember: "+memfile.FirstWords(item.Text))
 	if !edited && bytes.HasPrefix(out, snap.Data) {
 		// Lines another appender added since the read may come before
 		// the note's, when it is a plain item at the end of the file.
@@ -137,6 +138,7 @@ func markOthers(ctx context.Context, t target, old []palace.Note, date string, m
 }
 
 func markFile(ctx context.Context, t target, path string, notes []palace.Note, date string, maxFile int64) error {
+	ctx = memfile.Describe(ctx, t.wing, "remember: supersede "+memfile.FirstWords(notes[0].Text))
 	bo := newBackoff()
 	for attempt := 1; ; attempt++ {
 		s, err := memfile.Read(path, maxFile)

@@ -44,6 +44,8 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 	switch {
 	case err != nil:
 		return nil, res, err
+	case errors.Is(remErr, remember.ErrConflict) && gitMarkersOnly(remErr):
+		return nil, res, fmt.Errorf("%v\nnothing written; the file holds Git conflict markers: resolve the merge (the conflicts tool lists it), then remember again", remErr)
 	case errors.Is(remErr, remember.ErrConflict):
 		return nil, res, fmt.Errorf("%v\nnothing written; merge the copy into the original and delete it (the conflicts tool lists it), then remember again", remErr)
 	case errors.Is(remErr, remember.ErrHashMismatch):

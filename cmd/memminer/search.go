@@ -12,6 +12,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -72,6 +73,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err != nil {
 				return err
 			}
+			a.saveLastSearch(out)
 			if asJSON {
 				err = writeJSON(a.stdout, out)
 			} else {
@@ -225,6 +227,11 @@ func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemo
 	return daemon.Search(ctx, p, req)
 }
 
+// printHits prints the text output of a search: per hit a header naming
+// its source, then the note's lines indented, so no line of a note starts
+// a line of the output. What the palace holds is rendered with quote:
+// escaped for the terminal, and defused where it imitates an agent
+// client's markup (docs/security.md).
 func printHits(w io.Writer, out daemon.SearchResult) {
 	if len(out.Results) == 0 {
 		fmt.Fprintln(w, "no matching notes")
@@ -240,12 +247,10 @@ func printHits(w io.Writer, out daemon.SearchResult) {
 func printHit(w io.Writer, prefix string, h daemon.Hit) {
 	heading := ""
 	if h.Heading != "" {
-		heading = "  " + h.Heading
+		heading = "  " + quote.Inline(h.Heading)
 	}
-	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, h.Wing, displayPath(h.Path), h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
-	for _, line := range strings.Split(h.Text, "\n") {
-		fmt.Fprintln(w, "   "+line)
-	}
+	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, quote.Inline(h.Wing), quote.Inline(displayPath(h.Path)), h.Line, heading, h.Score, h.Relevance, quote.Inline(marks(h.Fields)))
+	fmt.Fprintln(w, quote.Body(h.Text, "   "))
 	if e := h.Evidence; e != nil {
 		fmt.Fprintf(w, "   why: %s\n", e.Reason)
 		vectors := ""
