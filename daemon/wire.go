@@ -26,6 +26,8 @@ type SearchRequest struct {
 	Query string `json:"query"`
 	// Wings limits the search; empty means every wing.
 	Wings []string `json:"wings,omitempty"`
+	// ExcludeWings leaves these wings out (palace.SearchOptions.ExcludeWings).
+	ExcludeWings []string `json:"exclude_wings,omitempty"`
 	// Results is the number of hits wanted; zero means palace.DefaultResults.
 	Results int `json:"results,omitempty"`
 	// Model is the model spec the caller is configured with. The daemon
@@ -56,7 +58,7 @@ type SearchRequest struct {
 // Options returns the palace search the request asks for, or an error
 // naming a field it cannot read.
 func (r SearchRequest) Options() (palace.SearchOptions, error) {
-	opts := palace.SearchOptions{Wings: r.Wings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
+	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
 	f := &opts.Filters
 	f.IncludeSuperseded, f.Fresh, f.Tags = r.IncludeSuperseded, r.Fresh, r.Tags
 	if r.Status != "" {
