@@ -375,6 +375,8 @@ const (
 	codeRememberBad       = "remember_bad_request"
 	codeNoHive            = "no_hive"
 	codeOutsideHive       = "outside_hive"
+	codeOutsideAgentDir   = "outside_agent_dir"
+	codeNotMarked         = "not_marked"
 	codeConflict          = "conflict"
 	codeHashMismatch      = "hash_mismatch"
 	codeBusy              = "busy"
@@ -403,10 +405,12 @@ var codeErrors = []struct {
 	{codeRememberBad, remember.ErrBadRequest},
 	{codeNoHive, remember.ErrNoHive},
 	{codeOutsideHive, remember.ErrOutsideHive},
+	{codeOutsideAgentDir, remember.ErrOutsideAgentDir},
 	{codeConflict, remember.ErrConflict},
 	{codeHashMismatch, remember.ErrHashMismatch},
 	{codeBusy, remember.ErrBusy},
 	{codeNotMined, remember.ErrNotMined},
+	{codeNotMarked, remember.ErrNotMarked},
 	{codeOtherHive, ErrOtherHive},
 	{codeNeedsWing, mine.ErrNeedsWing},
 	{codeAgentNeedsWing, mine.ErrAgentNeedsWing},

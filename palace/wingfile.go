@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/gob"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -210,7 +211,7 @@ func openWingFile(f *os.File, path string, limit int64) (*wingFileV3, error) {
 	fz, err := parseFrozen(idx)
 	if err != nil {
 		release()
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, corrupt(err)
 	}
 	// Everything made of the section for use beyond the frozen wing is a
 	// copy (notes, thawed indexes, vectors), and whatever reads it in
@@ -244,7 +245,7 @@ func (v *wingFileV3) readMeta() (*wingMeta, error) {
 	r := bufio.NewReaderSize(io.NewSectionReader(v.f, v.metaOff, v.metaLen), 1<<16)
 	m, err := decodeMetaWith(r, int(min(v.metaLen, 1<<31-1)), notes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+		return nil, corrupt(err)
 	}
 	if m.ID != fz.id || m.Model != fz.model || m.Dim != fz.dim {
 		return nil, fmt.Errorf("%w: index and meta parts disagree", ErrCorrupt)
@@ -312,4 +313,12 @@ func (fz *frozenWing) thawIndex(notes []*storedNote) *lexIndex {
 		x.byID[n.id] = int32(d)
 	}
 	return x
+}
+
+// corrupt marks err as ErrCorrupt, once.
+func corrupt(err error) error {
+	if errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
 }
