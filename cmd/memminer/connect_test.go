@@ -238,19 +238,21 @@ func TestHandoff(t *testing.T) {
 			if withDaemon {
 				startRun(t, c, c.hive)
 			}
-			dwight := filepath.Join(c.hive, "agents", "dwight", "memory.md")
-			pam := filepath.Join(c.hive, "agents", "pam", "memory.md")
-			pamBefore := testutil.ReadFile(t, pam)
+			// Each agent writes its own memory file of this machine.
+			written := regexp.MustCompile(`in (agents/(dwight|pam)/memory\.[^:]+):`)
+			pamBefore := snapshot(t, []string{filepath.Join(c.hive, "agents", "pam", "memory.md")})
 			out := c.ok("handoff", "--wing", "dwight", "--to", "pam", "Finish the db-2 failover runbook")
 			ref := handoffRefRe.FindString(out)
-			if ref == "" || !strings.Contains(out, "recorded in agents/dwight/memory.md:") {
+			m := written.FindStringSubmatch(out)
+			if ref == "" || m == nil || m[2] != "dwight" {
 				t.Fatalf("handoff: %s", out)
 			}
+			dwight := filepath.Join(c.hive, m[1])
 			if !strings.Contains(testutil.ReadFile(t, dwight), "- handoff "+ref+" to pam: Finish the db-2 failover runbook (added ") {
 				t.Errorf("dwight's file lacks the handoff")
 			}
-			if testutil.ReadFile(t, pam) != pamBefore {
-				t.Errorf("handoff wrote the receiver's file")
+			if entries, _ := os.ReadDir(filepath.Join(c.hive, "agents", "pam")); len(entries) != 1 || snapshot(t, []string{filepath.Join(c.hive, "agents", "pam", "memory.md")})[filepath.Join(c.hive, "agents", "pam", "memory.md")] != pamBefore[filepath.Join(c.hive, "agents", "pam", "memory.md")] {
+				t.Errorf("handoff wrote into the receiver's directory")
 			}
 			digest := c.ok("wake-up", "--wing", "pam")
 			if !strings.HasPrefix(digest, quote.Preamble+"\n## Open handoffs to you (accept one with: memminer handoff --accept REF)\n- "+ref+" from dwight, ") {
@@ -261,7 +263,7 @@ func TestHandoff(t *testing.T) {
 			}
 			var d wakeup.Digest
 			json.Unmarshal([]byte(c.ok("wake-up", "--wing", "pam", "--json")), &d)
-			if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != ref || d.Handoffs[0].From != "dwight" || d.Handoffs[0].Source != "agents/dwight/memory.md" {
+			if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != ref || d.Handoffs[0].From != "dwight" || d.Handoffs[0].Source != m[1] {
 				t.Errorf("wake-up --json handoffs: %+v", d.Handoffs)
 			}
 
@@ -269,10 +271,11 @@ func TestHandoff(t *testing.T) {
 				t.Errorf("jim accepting pam's handoff: exit %d, %s", code, stderr)
 			}
 			out = c.ok("handoff", "--wing", "pam", "--accept", ref)
-			if !strings.Contains(out, "accepted handoff "+ref+" from dwight in agents/pam/memory.md:") {
-				t.Errorf("accept: %s", out)
+			am := written.FindStringSubmatch(out)
+			if !strings.Contains(out, "accepted handoff "+ref+" from dwight in ") || am == nil || am[2] != "pam" {
+				t.Fatalf("accept: %s", out)
 			}
-			if !strings.Contains(testutil.ReadFile(t, pam), "- accepted handoff "+ref+" from dwight: Finish the db-2 failover runbook (added ") {
+			if !strings.Contains(testutil.ReadFile(t, filepath.Join(c.hive, am[1])), "- accepted handoff "+ref+" from dwight: Finish the db-2 failover runbook (added ") {
 				t.Errorf("pam's file lacks the acceptance")
 			}
 			if strings.Contains(c.ok("wake-up", "--wing", "pam"), "Open handoffs") {
