@@ -49,8 +49,8 @@ func (a *app) doctorCmd() *cobra.Command {
 		Long: `Check that everything memminer relies on is in order, and say what to run
 for each problem: the hive and its agents, the palace against the markdown
 (every file mined and current, no wing without its agent, every wing file's
-checksum), the model, the daemon, Syncthing and the permissions of the
-palace and the memory files.
+checksum), the model, the daemon, Syncthing, the agents memminer connect
+wired in, and the permissions of the palace and the memory files.
 
 doctor changes nothing (a damaged wing is reported, not rebuilt). It exits 1
 when a check failed; warnings alone exit 0.`,
@@ -89,6 +89,7 @@ func (a *app) doctor(cmd *cobra.Command) doctorReport {
 	add(a.checkModel(cmd))
 	add(a.checkDaemon(ctx))
 	add(a.checkSyncthing(ctx))
+	add(a.checkConnected(agents))
 	add(a.checkPermissions(agents)...)
 
 	r := doctorReport{OK: true, Checks: checks}
@@ -264,6 +265,39 @@ func (a *app) checkSyncthing(ctx context.Context) check {
 		return c
 	}
 	c.Detail = fmt.Sprintf("folder %s %s", r.Folder, r.State)
+	return c
+}
+
+// checkConnected checks the agents memminer connect wired in: each one's
+// wing has an agent directory in the hive and its files are still there.
+func (a *app) checkConnected(agents []hive.Agent) check {
+	c := check{Name: "agents", State: checkOK}
+	conns := a.connectedAgents()
+	if len(conns) == 0 {
+		c.Detail = "none connected (memminer connect claude-code|codex --wing ID)"
+		return c
+	}
+	wings := map[string]bool{}
+	for _, ag := range agents {
+		wings[ag.Wing] = true
+	}
+	var problems, names []string
+	for _, conn := range conns {
+		names = append(names, conn.Agent+" ("+conn.Wing+")")
+		if agents != nil && !wings[conn.Wing] {
+			problems = append(problems, fmt.Sprintf("%s's wing %s has no agent directory in the hive", conn.Agent, conn.Wing))
+		}
+		for _, f := range conn.Files {
+			if _, err := os.Stat(f); err != nil {
+				problems = append(problems, fmt.Sprintf("%s's %s: %v", conn.Agent, f, err))
+			}
+		}
+	}
+	c.Detail = fmt.Sprintf("%d connected: %s", len(conns), strings.Join(names, ", "))
+	if len(problems) > 0 {
+		c.State, c.Detail = checkWarn, c.Detail+"; "+strings.Join(problems, "; ")
+		c.Fix = "memminer connect AGENT --wing ID again, or memminer disconnect AGENT"
+	}
 	return c
 }
 

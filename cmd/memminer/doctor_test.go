@@ -67,5 +67,10 @@ func TestDoctor(t *testing.T) {
 
 	startRun(t, c, c.hive).idle(t, c)
 	step(0)
+
+	// Connected agents: one whose wing is there, one whose agent is gone.
+	c.ok("connect", "claude-code", "--wing", "dwight")
+	c.ok("connect", "codex", "--wing", "angela")
+	step(0)
 	golden(t, "doctor.txt", all.String())
 }
