@@ -34,6 +34,7 @@ type SearchRequest struct {
 	// Governance filters; see palace.Filters. Since and Until are
 	// absolute, so "7d" means the same to the caller and the daemon.
 	IncludeSuperseded bool       `json:"include_superseded,omitempty"`
+	IncludeInbox      bool       `json:"include_inbox,omitempty"`
 	Status            string     `json:"status,omitempty"`
 	Fresh             bool       `json:"fresh,omitempty"`
 	Since             *time.Time `json:"since,omitempty"`
@@ -52,7 +53,7 @@ type SearchRequest struct {
 func (r SearchRequest) Options() (palace.SearchOptions, error) {
 	opts := palace.SearchOptions{Wings: r.Wings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
 	f := &opts.Filters
-	f.IncludeSuperseded, f.Fresh, f.Tags = r.IncludeSuperseded, r.Fresh, r.Tags
+	f.IncludeSuperseded, f.IncludeInbox, f.Fresh, f.Tags = r.IncludeSuperseded, r.IncludeInbox, r.Fresh, r.Tags
 	if r.Status != "" {
 		st, err := govern.ParseStatus(r.Status)
 		if err != nil {

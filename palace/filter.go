@@ -19,6 +19,9 @@ const approvedBonus = 0.25
 type Filters struct {
 	// IncludeSuperseded keeps superseded notes (marked as such).
 	IncludeSuperseded bool
+	// IncludeInbox keeps unapproved notes, those waiting in an agent's
+	// inbox (marked as such).
+	IncludeInbox bool
 	// Status, when set, keeps only notes of this status.
 	Status govern.Status
 	// Fresh leaves out stale notes.
@@ -43,6 +46,8 @@ func (f *Filters) admits(n *storedNote, mtime time.Time) bool {
 	case f.Status != govern.None && g.Status != f.Status:
 		return false
 	case g.Status == govern.Superseded && !f.IncludeSuperseded && f.Status != govern.Superseded:
+		return false
+	case g.Status == govern.Unapproved && !f.IncludeInbox && f.Status != govern.Unapproved:
 		return false
 	}
 	if !f.Since.IsZero() || !f.Until.IsZero() {

@@ -119,7 +119,7 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 			rank++
 			v.vecs[d] = vecs[id]
 			v.notes[d] = n
-			if st := n.gov.Status; st == govern.Approved || st == govern.Superseded {
+			if st := n.gov.Status; st == govern.Approved || st == govern.Superseded || st == govern.Unapproved {
 				v.marked = append(v.marked, d)
 			}
 			if last >= 0 && n.heading == heading {

@@ -33,7 +33,7 @@ func Duplicate(p *palace.Palace, wing, text string, vec []float32, except ...str
 		if slices.Contains(except, n.ID) || n.Governance.Status == govern.Superseded {
 			continue
 		}
-		c := &cand{note: n, text: flatten(govern.WithoutAdded(n.Text))}
+		c := &cand{note: n, text: flatten(govern.WithoutInboxMarkers(n.Text))}
 		if c.text == "" {
 			continue
 		}

@@ -6,7 +6,9 @@ import (
 
 // EmptyDigest is a digest with nothing in it, its lists empty rather than
 // null, as every digest's are.
-func EmptyDigest() Digest { return Digest{Identity: []IdentityLine{}, Story: []StoryItem{}} }
+func EmptyDigest() Digest {
+	return Digest{Identity: []IdentityLine{}, Story: []StoryItem{}, Notices: []string{}}
+}
 
 // layout fills the budget: identity lines first, within a share of the
 // budget when there is a story to tell, then story lines as the ranker

@@ -93,6 +93,13 @@ type Options struct {
 	// wing's single mined file but was not mined itself (ReadFileLimited
 	// suits). Nil keeps Build a function of the palace alone.
 	ReadFile func(path string) ([]byte, error)
+	// IncludeInbox lets notes waiting in an agent's inbox (unapproved)
+	// into the story, marked; by default they are left out and counted.
+	IncludeInbox bool
+	// Notices are lines the digest's attention section carries before
+	// everything else (a pack that needs review, say), as the caller
+	// words them.
+	Notices []string
 }
 
 // IdentityLine is one wing's identity.
@@ -145,6 +152,11 @@ type Digest struct {
 	// MoreWings counts wings whose identity line did not fit the budget.
 	MoreWings int         `json:"more_wings"`
 	Story     []StoryItem `json:"story"`
+	// Pending counts the notes waiting in the hive's inboxes for a person
+	// to approve them; Notices are Options.Notices. Both open the digest,
+	// under "## Attention", when there are any.
+	Pending int      `json:"pending"`
+	Notices []string `json:"notices"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
 }
@@ -154,7 +166,11 @@ type Digest struct {
 // with no lines is left out.
 func (d Digest) Markdown() string {
 	var b strings.Builder
+	b.WriteString(attention(d.Pending, d.Notices))
 	if len(d.Identity) > 0 || d.MoreWings > 0 {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
 		b.WriteString(identityHeader + "\n")
 		for _, l := range d.Identity {
 			b.WriteString(identityLine(l.Wing, l.Text) + "\n")
@@ -175,8 +191,33 @@ func (d Digest) Markdown() string {
 	return b.String()
 }
 
+// attention renders the section that opens a digest: what waits for a
+// person. Empty when nothing does.
+func attention(pending int, notices []string) string {
+	if pending == 0 && len(notices) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(attentionHeader + "\n")
+	if pending > 0 {
+		b.WriteString(pendingLine(pending) + "\n")
+	}
+	for _, n := range notices {
+		b.WriteString("- " + n + "\n")
+	}
+	return b.String()
+}
+
+func pendingLine(n int) string {
+	if n == 1 {
+		return "- 1 note waits for approval in the inbox (memminer inbox)"
+	}
+	return fmt.Sprintf("- %d notes wait for approval in the inbox (memminer inbox)", n)
+}
+
 const (
-	identityHeader = "## Identity"
+	attentionHeader = "## Attention"
+	identityHeader  = "## Identity"
 	storyHeader    = "## Essential story"
 )
 
@@ -290,19 +331,37 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	for i, info := range infos {
 		text, from := wingIdentity(info, srcLists[i], notes[i], opts.ReadFile)
 		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
-		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter, opts.IncludeInbox)}
 	}
 
+	pending := 0
+	for i := range infos {
+		for _, n := range notes[i] {
+			if n.Governance.Status == govern.Unapproved {
+				pending++
+			}
+		}
+	}
+	notices := slices.Clone(opts.Notices)
+	if notices == nil {
+		notices = []string{}
+	}
+	head := attention(pending, notices)
+	if head != "" {
+		budget -= EstimateTokens(head + "\n")
+	}
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(budget, ids, rank)
+	d := layout(max(budget, 0), ids, rank)
+	d.Pending, d.Notices = pending, notices
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }
 
 // candidates returns a wing's notes that may enter the story, with their
 // per-note signals. Left out: identity.md and the Identity/Role/About
-// sections (they are the identity line), and superseded notes.
-func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time, staleAfter time.Duration) []*cand {
+// sections (they are the identity line), superseded notes, and unless
+// inbox is set the notes waiting in the inbox.
+func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time, staleAfter time.Duration, inbox bool) []*cand {
 	var out []*cand
 	// Notes share headings; what a heading says is worked out once.
 	type headingSignals struct {
@@ -319,7 +378,7 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 			h.mark, h.pinned = headingMarker(n.Heading)
 			headings[n.Heading] = h
 		}
-		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded {
+		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded || n.Governance.Status == govern.Unapproved && !inbox {
 			continue
 		}
 		text := flatten(n.Text)

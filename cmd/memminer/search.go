@@ -29,7 +29,8 @@ Search is hybrid: BM25 over the notes' words, fused with vector similarity when
 an embedding model is configured. With the lexical model it is BM25 alone.
 
 Search is governed: superseded notes are left out (--include-superseded shows
-them, marked), stale notes are marked with why (not updated for stale_after,
+them, marked), so are notes waiting in an agent's inbox (--include-inbox
+shows them, marked unapproved), stale notes are marked with why (not updated for stale_after,
 90 days by default, or past their review date), and every hit has an absolute
 relevance in [0, 1]. Hits below --min-relevance are dropped; when none is
 left, search prints "no matching notes" and exits 1, like grep.
@@ -83,7 +84,8 @@ filters and the relevance floor: docs/governance.md.`,
 	f.IntVarP(&args.Results, "results", "n", palace.DefaultResults, "number of results")
 	f.BoolVar(&asJSON, "json", false, "print results as JSON")
 	f.BoolVar(&args.IncludeSuperseded, "include-superseded", false, "also show superseded notes, marked")
-	f.StringVar(&args.Status, "status", "", "only notes of this status: approved, stale or superseded")
+	f.BoolVar(&args.IncludeInbox, "include-inbox", false, "also show notes waiting in an agent's inbox, marked unapproved")
+	f.StringVar(&args.Status, "status", "", "only notes of this status: approved, stale, superseded or unapproved")
 	f.BoolVar(&args.Fresh, "fresh", false, "leave out stale notes")
 	f.StringVar(&args.Since, "since", "", "only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD")
 	f.StringVar(&args.Until, "until", "", "only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD")
@@ -101,7 +103,8 @@ type searchArgs struct {
 	Results int    `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
 
 	IncludeSuperseded bool     `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
-	Status            string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale or superseded"`
+	IncludeInbox      bool     `json:"include_inbox,omitempty" jsonschema:"also return notes waiting in an agent's inbox for approval, marked unapproved"`
+	Status            string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale, superseded or unapproved"`
 	Fresh             bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
 	Since             string   `json:"since,omitempty" jsonschema:"only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD"`
 	Until             string   `json:"until,omitempty" jsonschema:"only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD"`
@@ -115,7 +118,7 @@ type searchArgs struct {
 // "7d" alike.
 func (args searchArgs) request(query string, wings []string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
 	req := daemon.SearchRequest{Query: query, Wings: wings, Results: args.Results, Model: model,
-		IncludeSuperseded: args.IncludeSuperseded, Status: args.Status, Fresh: args.Fresh,
+		IncludeSuperseded: args.IncludeSuperseded, IncludeInbox: args.IncludeInbox, Status: args.Status, Fresh: args.Fresh,
 		StaleAfter: staleAfter, MinRelevance: args.MinRelevance}
 	for _, t := range args.Tags {
 		t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))
