@@ -218,7 +218,7 @@ func pendingLine(n int) string {
 const (
 	attentionHeader = "## Attention"
 	identityHeader  = "## Identity"
-	storyHeader    = "## Essential story"
+	storyHeader     = "## Essential story"
 )
 
 func identityLine(wing, text string) string { return "- " + wing + ": " + text }
