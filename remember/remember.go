@@ -23,6 +23,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -168,6 +169,14 @@ type Request struct {
 	Force bool `json:"force,omitempty"`
 	// AllowDuplicate appends even when the wing holds the same fact.
 	AllowDuplicate bool `json:"allow_duplicate,omitempty"`
+	// Confidence is "verified" (the default) or "hypothesis", and Risk
+	// "low" (the default) or "high": a hypothesis or a high-risk note goes
+	// to the agent's inbox, not its memory (package inbox).
+	Confidence string `json:"confidence,omitempty"`
+	Risk       string `json:"risk,omitempty"`
+	// TTL, for a verified low-risk note, is how long it holds before it is
+	// stale until reviewed ("30d"; govern.ParseAge).
+	TTL string `json:"ttl,omitempty"`
 }
 
 // NoteRef names one note of the palace.
@@ -205,6 +214,9 @@ type Result struct {
 	Superseded []NoteRef `json:"superseded"`
 	// ForcedPast are the open conflict copies written past with Force.
 	ForcedPast []string `json:"forced_past"`
+	// Pending is set when the note went to the agent's inbox, to wait for
+	// a person's approval (memminer inbox).
+	Pending bool `json:"pending"`
 }
 
 // Options configure Remember.
@@ -237,6 +249,7 @@ type target struct {
 	realDir string // with symlinks resolved, as the palace records paths
 	file    string // memory file, symlinks resolved
 	rel     string // memory file relative to the hive, for display
+	title   string // the first line of a file the write creates
 	hive    string // hive, symlinks resolved
 	h       *hive.Hive
 }
@@ -260,16 +273,29 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err != nil {
 		return Result{}, err
 	}
-	item.Date = date
+	class, err := inbox.ParseClass(req.Confidence, req.Risk, req.TTL)
+	if err != nil {
+		return Result{}, badRequest("%v", err)
+	}
+	if class.Pending() && len(req.Supersedes) > 0 {
+		return Result{}, badRequest("a %s %s-risk note waits in the inbox and supersedes nothing until a person approves it; leave out supersedes", class.Confidence, class.Risk)
+	}
+	// The fact as the agent stated it is what the duplicate check compares.
+	fact := item.Text
+	item.Text, item.Date = class.Text(item.Text, now()), date
 	h, err := hive.Open(opts.Hive, opts.Agents)
 	if err != nil {
 		return Result{}, fmt.Errorf("remember: %w", err)
 	}
-	t, err := locate(h, req.Wing)
+	name := hive.MemoryFileName
+	if class.Pending() {
+		name = hive.InboxFileName
+	}
+	t, err := locate(h, req.Wing, name)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Wing: t.wing, File: hive.SourceName(t.h, t.file), Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}}
+	res := Result{Wing: t.wing, File: hive.SourceName(t.h, t.file), Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}, Pending: class.Pending()}
 
 	found, err := h.ConflictCopies(ctx, t.wing)
 	if err != nil && len(found) == 0 {
@@ -328,13 +354,18 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		}
 		if !req.AllowDuplicate {
 			if vec == nil && opts.Embedder != nil {
-				vec = embedProbe(ctx, p, opts.Embedder, t.wing, heading, item.Text)
+				vec = embedProbe(ctx, p, opts.Embedder, t.wing, heading, fact)
 			}
 			except := make([]string, len(old))
 			for i, n := range old {
 				except[i] = n.ID
 			}
-			if n, ok := wakeup.Duplicate(p, t.wing, item.Text, vec, except...); ok {
+			if !class.Pending() {
+				// What waits in the inbox is no memory: a fact written
+				// (or approved) into memory does not duplicate it.
+				except = append(except, inbox.PendingIDs(p.Notes(t.wing))...)
+			}
+			if n, ok := wakeup.Duplicate(p, t.wing, fact, vec, except...); ok {
 				ref := t.ref(n)
 				res.Line, res.ID, res.Hash, res.DuplicateOf = n.Line, n.ID, snap.Hash, &ref
 				res.File = ref.File
@@ -375,7 +406,7 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 func write(ctx context.Context, t target, snap memfile.Snapshot, heading string, item memfile.Item, old []palace.Note, date string, maxFile int64, res *Result) error {
 	data := snap.Data
 	if !snap.Exists {
-		data = []byte("# " + t.wing + "'s memory\n\n")
+		data = []byte(t.title + "\n\n")
 	}
 	var others []palace.Note
 	for _, n := range old {
@@ -509,7 +540,7 @@ func FileOf(hiveDir string, agents []string, wing string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	t, err := locate(h, wing)
+	t, err := locate(h, wing, hive.MemoryFileName)
 	if err != nil {
 		return "", err
 	}
@@ -518,9 +549,9 @@ func FileOf(hiveDir string, agents []string, wing string) (string, error) {
 
 // locate finds the wing's agent directory: the one the hive gives that
 // wing (agents/<id>/ or a directory the agents globs match), else
-// agents/<id>/ to be created. Neither it nor its memory file may lead out
-// of the hive.
-func locate(h *hive.Hive, wing string) (target, error) {
+// agents/<id>/ to be created, and its file name (memory.md, or the inbox).
+// Neither the directory nor the file may lead out of the hive.
+func locate(h *hive.Hive, wing, name string) (target, error) {
 	abs := h.Dir()
 	realHive, err := filepath.EvalSymlinks(abs)
 	if err != nil {
@@ -541,8 +572,12 @@ func locate(h *hive.Hive, wing string) (target, error) {
 	default:
 		return target{}, fmt.Errorf("remember: %w", err)
 	}
-	file := filepath.Join(t.dir, hive.MemoryFileName)
+	file := filepath.Join(t.dir, name)
 	t.rel = filepath.ToSlash(mustRel(abs, file))
+	t.title = "# " + wing + "'s memory"
+	if hive.IsInboxFile(name) {
+		t.title = inbox.Title(wing)
+	}
 	// The deepest part of the path that exists must not lead out of the
 	// hive (a symlinked agents/, say); nor may the memory file.
 	for p := file; ; p = filepath.Dir(p) {
