@@ -70,6 +70,8 @@ type InboxItem struct {
 	Decision string
 	On       time.Time
 	By, Note string
+	// Added is the date of its AddedMarker (zero without one).
+	Added time.Time
 }
 
 // ReadInboxItem reads the markers of an inbox item's text.
@@ -83,13 +85,21 @@ func ReadInboxItem(text string) InboxItem {
 		it.On, _ = time.Parse(time.DateOnly, m[2])
 		it.Note = m[4] + m[5]
 	}
+	if m := addedRe().FindString(text); m != "" {
+		it.Added, _ = time.Parse(time.DateOnly, Dates(m)[0])
+	}
 	return it
 }
 
 // WithoutInboxMarkers returns an inbox item's text as the agent wrote it:
-// without its confidence and risk marker and its AddedMarker date.
+// without its confidence and risk marker, a decision's marker and its
+// AddedMarker date.
 func WithoutInboxMarkers(text string) string {
-	return strings.TrimSpace(WithoutAdded(inboxItemRe().ReplaceAllString(text, "")))
+	if !strings.Contains(text, "(inbox: ") {
+		return strings.TrimSpace(WithoutAdded(text))
+	}
+	text = inboxDoneRe().ReplaceAllString(inboxItemRe().ReplaceAllString(text, ""), "")
+	return strings.TrimSpace(WithoutAdded(text))
 }
 
 // inboxDone reports whether text is an inbox item marked done, and why.

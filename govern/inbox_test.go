@@ -39,7 +39,7 @@ func TestReadInboxItem(t *testing.T) {
 		t.Errorf("WithoutInboxMarkers = %q", got)
 	}
 	done := ReadInboxItem(text + RejectedInboxMarker("2026-12-04", "pam", "it is warm"))
-	want := InboxItem{Confidence: Hypothesis, Risk: HighRisk, Decision: "rejected", On: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC), By: "pam", Note: "it is warm"}
+	want := InboxItem{Confidence: Hypothesis, Risk: HighRisk, Decision: "rejected", On: time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC), By: "pam", Note: "it is warm", Added: time.Date(2026, 12, 1, 0, 0, 0, 0, time.UTC)}
 	if done != want {
 		t.Errorf("rejected item read as %+v, want %+v", done, want)
 	}

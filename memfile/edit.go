@@ -271,11 +271,5 @@ func MarkSuperseded(data []byte, line int, date string) ([]byte, error) {
 	if bytes.Contains(bytes.ToLower(l), []byte("(superseded")) {
 		return nil, fmt.Errorf("mark line %d superseded: %w", line, ErrAlreadySuperseded)
 	}
-	end := starts[line-1] + len(bytes.TrimRight(l, " \t\r\n"))
-	marker := SupersededMarker(date)
-	out := make([]byte, 0, len(data)+len(marker))
-	out = append(out, data[:end]...)
-	out = append(out, marker...)
-	out = append(out, data[end:]...)
-	return out, nil
+	return MarkLine(data, line, SupersededMarker(date))
 }
