@@ -242,6 +242,9 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
 	b.WriteString(it.DateText())
+	if it.Status != nil && *it.Status == string(govern.Unapproved) {
+		b.WriteString(", unapproved")
+	}
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
 		b.WriteString(strings.Join(it.Also, ", "))

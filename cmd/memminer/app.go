@@ -89,7 +89,7 @@ rebuilt.`,
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
 	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd())
-	root.AddCommand(a.inboxCmd())
+	root.AddCommand(a.inboxCmd(), a.packCmd())
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
 	root.SetUsageFunc(writeUsage)

@@ -23,6 +23,7 @@ func (a *app) wakeupCmd() *cobra.Command {
 		tokens int
 		wing   string
 		asJSON bool
+		inbox  bool
 	)
 	cmd := &cobra.Command{
 		Use:     "wake-up",
@@ -34,7 +35,9 @@ then the essential story, the notes that matter most now, within a token budget.
 Notes are ranked by recency (file mtime and dates written in the note),
 explicit markers (decision, rule, important, pinned, "!"), centrality in their
 wing, corroboration by other wings, and diversity; superseded notes never
-appear and stale ones are penalised (the same status model as search:
+appear, notes waiting in an inbox only with --include-inbox (the digest opens
+with how many wait, and with the packs that need review), and stale ones are
+penalised (the same status model as search:
 docs/governance.md). Staleness is measured from the newest file mtime in the
 palace, not the clock, so the same palace gives the same digest.
 
@@ -50,7 +53,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
   memminer wake-up --json`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing})
+			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox})
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
 				// The shape a script reads is the same with nothing to digest.
@@ -72,6 +75,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, fmt.Sprintf("hard budget of the digest, in estimated tokens (at least %d)", minWakeupTokens))
 	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
+	f.BoolVar(&inbox, "include-inbox", false, "let notes waiting in an agent's inbox into the story, marked unapproved")
 	return cmd
 }
 
@@ -80,6 +84,8 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 type wakeupArgs struct {
 	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget of the digest, at least 100 (default 800)"`
 	Wing   string `json:"wing,omitempty" jsonschema:"tell only this wing's story (agent id)"`
+
+	IncludeInbox bool `json:"include_inbox,omitempty" jsonschema:"let notes waiting in an agent's inbox for approval into the story, marked unapproved"`
 }
 
 // wakeUp builds the digest as the wake-up command does: from the daemon
@@ -93,7 +99,8 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	if err != nil {
 		return wakeup.Digest{}, err
 	}
-	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter}
+	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter,
+		IncludeInbox: args.IncludeInbox, Notices: a.packNotices()}
 	d, err := a.client().WakeUp(ctx, opts)
 	if errors.Is(err, daemon.ErrNotRunning) {
 		d, err = a.wakeup(ctx, opts)
