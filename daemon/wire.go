@@ -208,7 +208,12 @@ type Status struct {
 	PalaceBytes   int64        `json:"palace_bytes"`
 	Notes         int          `json:"notes"`
 	ConflictsOpen int          `json:"conflicts_open"`
-	Wings         []WingStatus `json:"wings"`
+	// InboxPending counts the notes waiting in the hive's inboxes for a
+	// person's approval; PacksReviewNeeded names the packs flagged
+	// "review needed". The CLI fills both, with or without a daemon.
+	InboxPending      int          `json:"inbox_pending"`
+	PacksReviewNeeded []string     `json:"packs_review_needed"`
+	Wings             []WingStatus `json:"wings"`
 	// Syncthing is the hive's Syncthing folder; null when Syncthing does
 	// not answer (or no hive or Syncthing is configured).
 	Syncthing *Replication `json:"syncthing"`

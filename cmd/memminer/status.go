@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/bytesize"
 )
 
@@ -37,6 +38,7 @@ not answer. Details: docs/search.md and docs/several-machines.md.`,
 			if err != nil {
 				return err
 			}
+			a.attention(cmd.Context(), &st)
 			a.foundNothing = len(st.Wings) == 0
 			if asJSON {
 				return writeJSON(a.stdout, st)
@@ -103,6 +105,12 @@ func printStatus(w io.Writer, st daemon.Status) {
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
 	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
 	printReplication(w, st.Syncthing)
+	if st.InboxPending > 0 {
+		fmt.Fprintf(w, "inbox:       %d %s for approval (memminer inbox)\n", st.InboxPending, plural(st.InboxPending, "note waits", "notes wait"))
+	}
+	if len(st.PacksReviewNeeded) > 0 {
+		fmt.Fprintf(w, "packs:       review needed: %s (memminer pack --list)\n", strings.Join(st.PacksReviewNeeded, ", "))
+	}
 	if len(st.Wings) == 0 {
 		fmt.Fprintln(w, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
 		return
@@ -212,4 +220,22 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// attention fills what status says waits for a person: the inbox's
+// pending notes, read from the palace, and the packs that need review,
+// from the hive. The same with and without a daemon.
+func (a *app) attention(ctx context.Context, st *daemon.Status) {
+	st.PacksReviewNeeded = []string{}
+	if rows, err := a.packRows(); err == nil && a.cfg.Hive != "" {
+		for _, r := range rows {
+			if r.ReviewNeeded {
+				st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)
+			}
+		}
+	}
+	if p, err := a.inboxPalace(ctx); err == nil && p != nil {
+		st.InboxPending = inbox.Count(p)
+		p.Close()
+	}
 }
