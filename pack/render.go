@@ -127,7 +127,7 @@ func Render(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) (Rend
 	if staleAfter == 0 {
 		staleAfter = govern.DefaultStaleAfter
 	}
-	sel, err := selectNotes(ctx, p, pk, opts)
+	sel, err := selectNotes(ctx, p, pk, opts, now, staleAfter)
 	if err != nil {
 		return Rendered{}, err
 	}
@@ -177,7 +177,7 @@ type selection struct {
 // selectNotes applies use: then avoid: (avoid wins), leaves out what
 // governance leaves out of recall, and puts approved notes first, keeping
 // the order of use: otherwise.
-func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) (selection, error) {
+func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, now time.Time, staleAfter time.Duration) (selection, error) {
 	s := selection{entry: map[string]string{}, mtime: map[string]time.Time{}}
 	wings := p.Wings()
 	all := func(yield func(palace.Note) bool) {
@@ -221,6 +221,11 @@ func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) 
 		case Tag:
 			return slices.Contains(n.Governance.Tags, e.Value), nil
 		case Status:
+			if e.Value == string(govern.Stale) {
+				// Stale by age or review date too, as search's --fresh.
+				stale, _ := n.Governance.Staleness(s.mtime[n.Source], now, staleAfter)
+				return stale, nil
+			}
 			return string(n.Governance.Status) == e.Value, nil
 		case Query:
 			r, err := search(e.Value)

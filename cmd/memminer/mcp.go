@@ -37,9 +37,11 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the hive's memory to an agent over MCP",
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
-remember, conflicts and status, and read-only resources for each wing's
-memory files (memminer://wing/<id>/<file>) and the wake-up digest
-(memminer://wake-up).
+remember, pack, conflicts and status, and read-only resources for each
+wing's memory files (memminer://wing/<id>/<file>; inboxes left out), each
+Context Pack rendered (memminer://pack/<name>) and the wake-up digest
+(memminer://wake-up). Approving the inbox is a person's CLI command, never
+a tool.
 
 Each tool runs the code of the command of the same name and returns what its
 --json prints, with the command's text output beside it. When the daemon

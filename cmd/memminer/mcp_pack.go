@@ -1,0 +1,131 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/memminer/memminer/pack"
+)
+
+const packURIPrefix = "memminer://pack/"
+
+// packArgs is a call of the pack tool: render a pack, mark it, or list
+// the packs.
+type packArgs struct {
+	Name   string `json:"name,omitempty" jsonschema:"the pack to render or mark (list gives the names)"`
+	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget of the rendering (default 800)"`
+	Mark   string `json:"mark,omitempty" jsonschema:"instead of rendering, mark the pack after using it: good, bad or reviewed"`
+	Note   string `json:"note,omitempty" jsonschema:"why, with mark"`
+	List   bool   `json:"list,omitempty" jsonschema:"list every pack with its last use, marks and state"`
+}
+
+// packMarked is what the pack tool returns for a mark.
+type packMarked struct {
+	Pack   string `json:"pack"`
+	Marked string `json:"marked"`
+	pack.State
+}
+
+func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArgs) (*mcp.CallToolResult, any, error) {
+	var (
+		out  any
+		text string
+	)
+	err := s.call(func() error {
+		if s.a.cfg.Hive == "" {
+			return errors.New("no hive: start the server with --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		}
+		switch {
+		case in.List:
+			rows, err := s.a.packRows()
+			out = struct {
+				Packs []packRow `json:"packs"`
+			}{rows}
+			var b strings.Builder
+			for _, r := range rows {
+				b.WriteString(r.Name + "\n")
+			}
+			text = b.String()
+			return err
+		case in.Name == "":
+			return errors.New("pack needs a name (list: true gives them)")
+		case in.Mark != "":
+			kind, err := pack.ParseMark(in.Mark)
+			if err != nil {
+				return err
+			}
+			by := s.wing
+			if by == "" {
+				by = "mcp"
+			}
+			pk, err := s.a.loadPack(in.Name)
+			if err != nil {
+				return err
+			}
+			if err := pack.AddMark(ctx, s.a.cfg.Hive, in.Name, pack.Mark{Time: time.Now(), Kind: kind, By: by, Note: in.Note}); err != nil {
+				return err
+			}
+			marks, err := pack.Marks(s.a.cfg.Hive, in.Name)
+			st := pack.StateOf(pk, marks)
+			out, text = packMarked{Pack: in.Name, Marked: kind, State: st}, "marked pack "+in.Name+" "+kind
+			return err
+		}
+		tokens := in.Tokens
+		if tokens <= 0 {
+			tokens = pack.DefaultTokens
+		}
+		r, err := s.a.renderPack(ctx, in.Name, tokens, false)
+		out, text = r, r.Text()
+		return err
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return toolText(func(w io.Writer) { io.WriteString(w, text) }), out, nil
+}
+
+// packResources lists the hive's packs as resources.
+func (s *mcpServer) packResources() []*mcp.Resource {
+	var out []*mcp.Resource
+	s.call(func() error {
+		if s.a.cfg.Hive == "" {
+			return nil
+		}
+		names, _ := pack.Names(s.a.cfg.Hive)
+		for _, n := range names {
+			out = append(out, &mcp.Resource{URI: packURIPrefix + url.PathEscape(n), Name: "pack " + n, MIMEType: markdownMIME, Description: "Context Pack " + n + ", rendered"})
+		}
+		return nil
+	})
+	return out
+}
+
+// readPack serves a pack rendered with the default budget.
+func (s *mcpServer) readPack(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	uri := req.Params.URI
+	name, err := url.PathUnescape(strings.TrimPrefix(uri, packURIPrefix))
+	if err != nil || pack.CheckName(name) != nil {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	var r pack.Rendered
+	err = s.call(func() (err error) {
+		if s.a.cfg.Hive == "" {
+			return errors.New("no hive configured")
+		}
+		r, err = s.a.renderPack(ctx, name, pack.DefaultTokens, false)
+		return err
+	})
+	if errors.Is(err, pack.ErrNoPack) {
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: markdownMIME, Text: r.Text()}}}, nil
+}
