@@ -255,7 +255,11 @@ func printInbox(w io.Writer, items []inbox.Item) {
 		state := fmt.Sprintf("%s, risk %s, %d %s old", it.Confidence, it.Risk, it.AgeDays, plural(it.AgeDays, "day", "days"))
 		if it.State != inbox.Pending {
 			state = fmt.Sprintf("%s %s by %s", it.State, *it.On, *it.By)
-			if *it.Note != "" {
+			switch {
+			case *it.Note == "":
+			case it.State == inbox.Approved:
+				state += " into " + *it.Note
+			default:
 				state += ": " + *it.Note
 			}
 		}

@@ -135,9 +135,14 @@ func (s *mcpServer) addTools() {
 	}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "remember",
-		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy.",
+		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy. A hypothesis or high-risk note waits in the inbox for a person's approval.",
 		OutputSchema: objectSchema,
 	}, s.remember)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "pack",
+		Description:  "Render a Context Pack (the notes a task needs, governed); mark it good, bad or reviewed after use; list the packs.",
+		OutputSchema: objectSchema,
+	}, s.pack)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "conflicts",
 		Description:  "Open Syncthing conflict copies. check: say whether the wing is safe to write.",
