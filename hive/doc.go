@@ -11,7 +11,8 @@
 // Nested, OutsideHive, Aliased), Hive.Locate (the wing of any path),
 // MinedAsHive (whether a directory given to mine is a hive), Hive.Check
 // (a directory that is no hive), NormalizeWingID (wing ids), IsHidden and
-// IsMemoryFile (what is mined), and ParseConflictName, the one parser of
+// IsMemoryFile (what is mined), PacksDir (never an agent: the hive's
+// Context Packs), IsInboxFile (an agent's inbox), and ParseConflictName, the one parser of
 // conflict-copy names: what it recognises is exactly what mine skips and
 // the conflict watcher reports.
 package hive
