@@ -25,7 +25,7 @@ func (a *app) packCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "pack NAME",
-		Short: "Render a Context Pack: the notes a task needs, governed, within a budget",
+		Short: "Render a Context Pack: the notes one task needs, governed",
 		Long: `Render the Context Pack HIVE/packs/NAME.md: its task (the pack's body), then
 the notes its use: entries select (wing:ID, file:PATH, tag:T, query:TEXT)
 less those its avoid: entries exclude (the same, and status:S; avoid wins),
@@ -49,7 +49,7 @@ The format and the rules: docs/packs.md.`,
   memminer pack deploy --tokens 400 --json
   memminer pack deploy --mark bad --note "missed the db-2 failover"
   memminer pack --list
-  memminer pack new deploy --use wing:dwight --use tag:deploy --avoid status:stale`,
+  memminer pack new deploy --use wing:dwight --avoid status:stale`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.cfg.Hive == "" {
 				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
@@ -115,8 +115,8 @@ wing:ID, file:PATH (relative to the hive), tag:T or query:TEXT, and --avoid
 also status:S; both repeat. The file is checked as pack reads it before it
 is written, atomically; an existing pack is never replaced. Edit its body
 afterwards to say the task it is for. The format: docs/packs.md.`,
-		Example: `  memminer pack new deploy --use wing:dwight --use "query:release process" --avoid status:stale
-  memminer pack new onboarding --use tag:onboarding --stale-after 30d --block-stale`,
+		Example: `  memminer pack new deploy --use wing:dwight --use "query:release process"
+  memminer pack new onboarding --use tag:onboarding --stale-after 30d`,
 		Args: exactArgs(1, "pack new takes the pack's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.cfg.Hive == "" {

@@ -64,7 +64,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
   memminer remember --wing pam --heading Travel --tag travel "Aisle seats"
   echo "Deploys need two approvals" | memminer remember --stdin --json
   memminer remember --wing dwight --supersedes memory.md:12 "db-3 is primary"
-  memminer remember --wing dwight --confidence hypothesis "db-2 may flap under load"`,
+  memminer remember --wing dwight --confidence hypothesis "db-2 may flap"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := rememberText(cmd.InOrStdin(), args, fromStdin, a.cfg.MaxNoteBytes)
 			if err != nil {

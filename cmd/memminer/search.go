@@ -30,10 +30,11 @@ an embedding model is configured. With the lexical model it is BM25 alone.
 
 Search is governed: superseded notes are left out (--include-superseded shows
 them, marked), so are notes waiting in an agent's inbox (--include-inbox
-shows them, marked unapproved), stale notes are marked with why (not updated for stale_after,
-90 days by default, or past their review date), and every hit has an absolute
-relevance in [0, 1]. Hits below --min-relevance are dropped; when none is
-left, search prints "no matching notes" and exits 1, like grep.
+shows them, marked unapproved), stale notes are marked with why (not updated
+for stale_after, 90 days by default, or past their review date), and every
+hit has an absolute relevance in [0, 1]. Hits below --min-relevance are
+dropped; when none is left, search prints "no matching notes" and exits 1,
+like grep.
 
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
