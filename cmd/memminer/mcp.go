@@ -135,12 +135,12 @@ func (s *mcpServer) addTools() {
 	}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "remember",
-		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy. A hypothesis or high-risk note waits in the inbox for a person's approval.",
+		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy. A hypothesis or high risk waits in the inbox for approval.",
 		OutputSchema: objectSchema,
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "pack",
-		Description:  "Render a Context Pack (the notes a task needs, governed); mark it good, bad or reviewed after use; list the packs.",
+		Description:  "Render a Context Pack, the notes a task needs; mark it after use; list packs.",
 		OutputSchema: objectSchema,
 	}, s.pack)
 	mcp.AddTool(s.srv, &mcp.Tool{
@@ -261,7 +261,9 @@ type statusArgs struct{}
 func (s *mcpServer) status(ctx context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, daemon.Status, error) {
 	var st daemon.Status
 	err := s.call(func() (err error) {
-		st, err = s.a.status(ctx)
+		if st, err = s.a.status(ctx); err == nil {
+			s.a.attention(ctx, &st)
+		}
 		return err
 	})
 	if err != nil {

@@ -18,11 +18,11 @@ const packURIPrefix = "memminer://pack/"
 // packArgs is a call of the pack tool: render a pack, mark it, or list
 // the packs.
 type packArgs struct {
-	Name   string `json:"name,omitempty" jsonschema:"the pack to render or mark (list gives the names)"`
-	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget of the rendering (default 800)"`
-	Mark   string `json:"mark,omitempty" jsonschema:"instead of rendering, mark the pack after using it: good, bad or reviewed"`
+	Name   string `json:"name,omitempty" jsonschema:"the pack"`
+	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget (default 800)"`
+	Mark   string `json:"mark,omitempty" jsonschema:"good, bad or reviewed: mark it, not render"`
 	Note   string `json:"note,omitempty" jsonschema:"why, with mark"`
-	List   bool   `json:"list,omitempty" jsonschema:"list every pack with its last use, marks and state"`
+	List   bool   `json:"list,omitempty" jsonschema:"list the packs"`
 }
 
 // packMarked is what the pack tool returns for a mark.

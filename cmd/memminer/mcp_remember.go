@@ -20,9 +20,9 @@ type rememberArgs struct {
 	Supersedes     []string `json:"supersedes,omitempty" jsonschema:"notes it replaces: ids from search, or FILE:LINE"`
 	ExpectHash     string   `json:"expect_hash,omitempty" jsonschema:"refuse unless the file still has this hash"`
 	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"append even when the wing holds the same fact"`
-	Confidence     string   `json:"confidence,omitempty" jsonschema:"verified (default) or hypothesis: a hypothesis waits in the inbox for a person's approval"`
-	Risk           string   `json:"risk,omitempty" jsonschema:"low (default) or high: a high-risk note waits in the inbox for a person's approval"`
-	TTL            string   `json:"ttl,omitempty" jsonschema:"a verified low-risk note is stale after this long until reviewed: 30d, 2w"`
+	Confidence     string   `json:"confidence,omitempty" jsonschema:"verified (default) or hypothesis"`
+	Risk           string   `json:"risk,omitempty" jsonschema:"low (default) or high"`
+	TTL            string   `json:"ttl,omitempty" jsonschema:"stale after this long (30d) until reviewed"`
 }
 
 func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememberArgs) (*mcp.CallToolResult, remember.Result, error) {

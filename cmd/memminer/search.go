@@ -104,7 +104,7 @@ type searchArgs struct {
 	Results int    `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
 
 	IncludeSuperseded bool     `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
-	IncludeInbox      bool     `json:"include_inbox,omitempty" jsonschema:"also return notes waiting in an agent's inbox for approval, marked unapproved"`
+	IncludeInbox      bool     `json:"include_inbox,omitempty" jsonschema:"also return unapproved inbox notes, marked"`
 	Status            string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale, superseded or unapproved"`
 	Fresh             bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
 	Since             string   `json:"since,omitempty" jsonschema:"only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD"`
