@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -58,28 +57,19 @@ func inboxSteps(t *testing.T, c *cli) string {
 // goes to the inbox too and a rejection keeps it as history. The same
 // with and without the daemon.
 func TestInboxRoundTrip(t *testing.T) {
-	for _, withDaemon := range []bool{false, true} {
-		t.Run(fmt.Sprintf("daemon=%v", withDaemon), func(t *testing.T) {
-			c := newPackCLI(t)
-			if withDaemon {
-				r := startRun(t, c, c.hive)
-				r.idle(t, c)
-			}
-			got := inboxSteps(t, c)
-			testutil.Golden(t, filepath.Join("testdata", "golden", "inbox.txt"), got, *update && !withDaemon)
-			mem := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "memory.md"))))
-			if !strings.Contains(mem, "- The load balancer drops idle connections after ten minutes (status: approved $MTIME_DATE by pam) — seen in the proxy logs (added $MTIME_DATE)\n") {
-				t.Errorf("memory.md:\n%s", mem)
-			}
-			box := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "inbox.md"))))
-			want := "# ops's inbox (waiting for approval)\n\n" +
-				"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.md:11)\n" +
-				"- Drop the audit table before the migration (inbox: verified, risk high) (added $MTIME_DATE) (inbox: rejected $MTIME_DATE by angela: the audit table is kept [legal])\n"
-			if box != want {
-				t.Errorf("inbox.md =\n%s\nwant\n%s", box, want)
-			}
-		})
-	}
+	withAndWithoutDaemon(t, "inbox.txt", inboxSteps, func(t *testing.T, c *cli) {
+		mem := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "memory.md"))))
+		if !strings.Contains(mem, "- The load balancer drops idle connections after ten minutes (status: approved $MTIME_DATE by pam) — seen in the proxy logs (added $MTIME_DATE)\n") {
+			t.Errorf("memory.md:\n%s", mem)
+		}
+		box := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "inbox.md"))))
+		want := "# ops's inbox (waiting for approval)\n\n" +
+			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.md:11)\n" +
+			"- Drop the audit table before the migration (inbox: verified, risk high) (added $MTIME_DATE) (inbox: rejected $MTIME_DATE by angela: the audit table is kept [legal])\n"
+		if box != want {
+			t.Errorf("inbox.md =\n%s\nwant\n%s", box, want)
+		}
+	})
 }
 
 // TestInboxOverMCP: the MCP remember tool may write a hypothesis, which

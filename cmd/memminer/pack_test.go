@@ -76,19 +76,26 @@ func packSteps(t *testing.T, c *cli) string {
 // three times (review needed), then reviewed; with and without the
 // daemon, the same cmdLog.
 func TestPackGolden(t *testing.T) {
+	withAndWithoutDaemon(t, "pack.txt", packSteps, func(t *testing.T, c *cli) {
+		log := testutil.ReadFile(t, filepath.Join(c.hive, "packs", "deploy.marks"))
+		if n := strings.Count(log, " bad tester: missed the rollback rule"); n != 3 {
+			t.Errorf("deploy.marks has %d bad marks, want 3:\n%s", n, log)
+		}
+	})
+}
+
+// withAndWithoutDaemon runs steps on the pack fixture without a daemon
+// and with one, checks their transcript against the same golden file, and
+// then what check checks.
+func withAndWithoutDaemon(t *testing.T, name string, steps func(*testing.T, *cli) string, check func(*testing.T, *cli)) {
 	for _, withDaemon := range []bool{false, true} {
 		t.Run(fmt.Sprintf("daemon=%v", withDaemon), func(t *testing.T) {
 			c := newPackCLI(t)
 			if withDaemon {
-				r := startRun(t, c, c.hive)
-				r.idle(t, c)
+				startRun(t, c, c.hive).idle(t, c)
 			}
-			got := packSteps(t, c)
-			testutil.Golden(t, filepath.Join("testdata", "golden", "pack.txt"), got, *update && !withDaemon)
-			log := testutil.ReadFile(t, filepath.Join(c.hive, "packs", "deploy.marks"))
-			if n := strings.Count(log, " bad tester: missed the rollback rule"); n != 3 {
-				t.Errorf("deploy.marks has %d bad marks, want 3:\n%s", n, log)
-			}
+			testutil.Golden(t, filepath.Join("testdata", "golden", name), steps(t, c), *update && !withDaemon)
+			check(t, c)
 		})
 	}
 }
