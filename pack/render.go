@@ -180,9 +180,18 @@ type selection struct {
 func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, now time.Time, staleAfter time.Duration) (selection, error) {
 	s := selection{entry: map[string]string{}, mtime: map[string]time.Time{}}
 	wings := p.Wings()
+	held := map[string][]palace.Note{} // p.Notes copies: each wing once
+	notesOf := func(wing string) []palace.Note {
+		ns, ok := held[wing]
+		if !ok {
+			ns = p.Notes(wing)
+			held[wing] = ns
+		}
+		return ns
+	}
 	all := func(yield func(palace.Note) bool) {
 		for _, w := range wings {
-			for _, n := range p.Notes(w.ID) {
+			for _, n := range notesOf(w.ID) {
 				if !yield(n) {
 					return
 				}
@@ -260,7 +269,11 @@ func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, 
 			}
 			slices.SortStableFunc(found, func(a, b palace.Note) int { return r[a.ID] - r[b.ID] })
 		} else {
-			for n := range all {
+			candidates := all
+			if e.Kind == Wing {
+				candidates = slices.Values(notesOf(e.Value))
+			}
+			for n := range candidates {
 				if ok, _ := matches(e, n); ok {
 					found = append(found, n)
 				}
@@ -311,11 +324,16 @@ func sameFile(hiveDir, rel, path string) bool {
 // later) older than staleAfter, or its review date passed.
 func staleFiles(p *palace.Palace, pk *Pack, notes []palace.Note, hiveDir string, now time.Time, staleAfter time.Duration, name func(string) string) []Warning {
 	used := map[string]bool{}
+	wings := map[string]bool{}
 	for _, n := range notes {
 		used[n.Source] = true
+		wings[n.Wing] = true
 	}
 	var out []Warning
 	for _, w := range p.Wings() {
+		if !wings[w.ID] && !slices.ContainsFunc(pk.Use, func(e Entry) bool { return e.Kind == File }) {
+			continue // none of its files is used
+		}
 		newest := map[string]time.Time{}
 		for _, n := range p.Notes(w.ID) {
 			if n.Governance.Date.After(newest[n.Source]) {
