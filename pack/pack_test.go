@@ -159,6 +159,10 @@ func TestRender(t *testing.T) {
 	if err != nil || small.Tokens > budget || small.LeftOut == 0 || len(small.Notes) == 0 {
 		t.Errorf("budget %d: %d tokens, %d notes, %d left out, %v", budget, small.Tokens, len(small.Notes), small.LeftOut, err)
 	}
+	typo := &Pack{Name: "t", File: "packs/t.md", Use: []Entry{{Kind: File, Value: "agents/a/memroy.md", Line: 3}}}
+	if r, err := Render(ctx, p, typo, Options{Hive: hive, Now: now}); err != nil || len(r.Warnings) != 1 || r.Warnings[0].Kind != WarnMissing || len(r.Notes) != 0 {
+		t.Errorf("a file: entry naming no file: %+v, %v", r, err)
+	}
 	pk.BlockStale = true
 	if _, err := Render(ctx, p, pk, Options{Hive: hive, Now: now}); !errors.Is(err, ErrStale) {
 		t.Errorf("block_stale: %v", err)

@@ -77,6 +77,7 @@ const (
 	WarnStale        = "stale"         // a file it uses is older than stale_after, or past its review date
 	WarnPackReview   = "pack_review"   // the pack's own review_date has passed
 	WarnReviewNeeded = "review_needed" // ReviewAfter bad marks in a row
+	WarnMissing      = "missing"       // a file: entry names no mined file
 )
 
 // Item is one note of a rendering, with the keys search hits have.
@@ -137,6 +138,7 @@ func Render(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) (Rend
 		return Rendered{}, &StaleError{Pack: pk.Name, Warnings: stale}
 	}
 	out.Warnings = append(out.Warnings, stale...)
+	out.Warnings = append(out.Warnings, missingFiles(p, pk, opts.Hive)...)
 	if !pk.ReviewDate.IsZero() && !now.Before(pk.ReviewDate) {
 		out.Warnings = append(out.Warnings, Warning{Kind: WarnPackReview, File: pk.File, Reason: "review due " + pk.ReviewDate.Format(time.DateOnly)})
 	}
@@ -366,6 +368,28 @@ func staleFiles(p *palace.Palace, pk *Pack, notes []palace.Note, hiveDir string,
 	return out
 }
 
+// missingFiles warns of each file: entry that names no file of the
+// palace: a typo, a file not mined yet, or one that is gone.
+func missingFiles(p *palace.Palace, pk *Pack, hiveDir string) []Warning {
+	var out []Warning
+	for _, e := range pk.Use {
+		if e.Kind != File {
+			continue
+		}
+		found := false
+		for _, w := range p.Wings() {
+			if slices.ContainsFunc(p.Sources(w.ID), func(s palace.Source) bool { return sameFile(hiveDir, e.Value, s.Path) }) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, Warning{Kind: WarnMissing, File: e.Value, Reason: fmt.Sprintf("line %d names no mined file (a typo, or not mined yet)", e.Line)})
+		}
+	}
+	return out
+}
+
 // age spells a stale_after as a pack writes it.
 func age(d time.Duration) string {
 	day := 24 * time.Hour
@@ -422,6 +446,8 @@ func warningLine(w Warning) string {
 		return "- this pack is due for review: " + w.Reason
 	case WarnReviewNeeded:
 		return "- REVIEW NEEDED: " + w.Reason + "; edit the pack or mark it reviewed"
+	case WarnMissing:
+		return "- MISSING " + w.File + ": " + w.Reason
 	}
 	return "- " + w.Reason
 }
