@@ -336,18 +336,27 @@ func (a *app) packList(asJSON bool) error {
 	return nil
 }
 
-// packNotices are the lines wake-up and status carry for packs that need
-// review.
-func (a *app) packNotices() []string {
+// packsToReview are the configured hive's packs flagged review needed; a
+// pack that cannot be read is listed by pack --list, not here.
+func (a *app) packsToReview() []packRow {
 	if a.cfg.Hive == "" {
 		return nil
 	}
 	rows, _ := a.packRows()
-	var out []string
+	var out []packRow
 	for _, r := range rows {
 		if r.ReviewNeeded {
-			out = append(out, fmt.Sprintf("pack %s needs review: %d bad marks in a row (memminer pack %s)", r.Name, r.BadInARow, r.Name))
+			out = append(out, r)
 		}
+	}
+	return out
+}
+
+// packNotices are the lines wake-up carries for packs that need review.
+func (a *app) packNotices() []string {
+	var out []string
+	for _, r := range a.packsToReview() {
+		out = append(out, fmt.Sprintf("pack %s needs review: %d bad marks in a row (memminer pack %s)", r.Name, r.BadInARow, r.Name))
 	}
 	return out
 }

@@ -227,13 +227,8 @@ func plural(n int, one, many string) string {
 // from the hive. The same with and without a daemon.
 func (a *app) attention(ctx context.Context, st *daemon.Status) {
 	st.PacksReviewNeeded = []string{}
-	if a.cfg.Hive != "" {
-		rows, _ := a.packRows() // a pack that cannot be read needs no review flag
-		for _, r := range rows {
-			if r.ReviewNeeded {
-				st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)
-			}
-		}
+	for _, r := range a.packsToReview() {
+		st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)
 	}
 	if p, err := a.inboxPalace(ctx); err == nil && p != nil {
 		st.InboxPending = inbox.Count(p)
