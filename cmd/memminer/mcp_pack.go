@@ -60,15 +60,11 @@ func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArg
 			if err != nil {
 				return err
 			}
-			by := s.wing
-			if by == "" {
-				by = "mcp"
-			}
 			pk, err := s.a.loadPack(in.Name)
 			if err != nil {
 				return err
 			}
-			if err := pack.AddMark(ctx, s.a.cfg.Hive, in.Name, pack.Mark{Time: time.Now(), Kind: kind, By: by, Note: in.Note}); err != nil {
+			if err := pack.AddMark(ctx, s.a.cfg.Hive, in.Name, pack.Mark{Time: time.Now(), Kind: kind, By: s.agent(), Note: in.Note}); err != nil {
 				return err
 			}
 			marks, err := pack.Marks(s.a.cfg.Hive, in.Name)
@@ -80,7 +76,7 @@ func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArg
 		if tokens <= 0 {
 			tokens = pack.DefaultTokens
 		}
-		r, err := s.a.renderPack(ctx, in.Name, tokens, false)
+		r, err := s.a.renderPack(ctx, in.Name, tokens, false, s.agent())
 		out, text = r, r.Text()
 		return err
 	})
@@ -88,6 +84,15 @@ func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArg
 		return nil, nil, err
 	}
 	return toolText(func(w io.Writer) { io.WriteString(w, text) }), out, nil
+}
+
+// agent is who the server's pack marks and uses are attributed to: its
+// wing, else "mcp".
+func (s *mcpServer) agent() string {
+	if s.wing != "" {
+		return s.wing
+	}
+	return "mcp"
 }
 
 // packResources lists the hive's packs as resources.
@@ -118,7 +123,7 @@ func (s *mcpServer) readPack(ctx context.Context, req *mcp.ReadResourceRequest) 
 		if s.a.cfg.Hive == "" {
 			return errors.New("no hive configured")
 		}
-		r, err = s.a.renderPack(ctx, name, pack.DefaultTokens, false)
+		r, err = s.a.renderPack(ctx, name, pack.DefaultTokens, false, s.agent())
 		return err
 	})
 	if errors.Is(err, pack.ErrNoPack) {

@@ -76,7 +76,7 @@ The format and the rules: docs/packs.md.`,
 			if tokens < 1 {
 				return usagef("--tokens must be at least 1, got %d", tokens)
 			}
-			r, err := a.renderPack(cmd.Context(), args[0], tokens, inbox)
+			r, err := a.renderPack(cmd.Context(), args[0], tokens, inbox, a.whoAmI())
 			if err != nil {
 				return err
 			}
@@ -193,8 +193,8 @@ func (a *app) loadPack(name string) (*pack.Pack, error) {
 }
 
 // renderPack renders pack name from the palace, read-only, and records
-// the use in its log.
-func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox bool) (pack.Rendered, error) {
+// the use in its log, by who.
+func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox bool, by string) (pack.Rendered, error) {
 	pk, err := a.loadPack(name)
 	if err != nil {
 		return pack.Rendered{}, err
@@ -241,7 +241,7 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 	if err != nil {
 		return r, err
 	}
-	if err := pack.AddMark(ctx, a.cfg.Hive, name, pack.Mark{Time: time.Now(), Kind: pack.Used, By: a.whoAmI()}); err != nil {
+	if err := pack.AddMark(ctx, a.cfg.Hive, name, pack.Mark{Time: time.Now(), Kind: pack.Used, By: by}); err != nil {
 		fmt.Fprintf(a.stderr, "memminer: warning: could not record the use of pack %s: %v\n", name, err)
 	}
 	return r, nil
