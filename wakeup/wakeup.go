@@ -155,7 +155,7 @@ type Digest struct {
 	// Pending counts the notes waiting in the hive's inboxes for a person
 	// to approve them; Notices are Options.Notices. Both open the digest,
 	// under "## Attention", when there are any.
-	Pending int      `json:"pending"`
+	Pending int      `json:"inbox_pending"`
 	Notices []string `json:"notices"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
