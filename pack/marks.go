@@ -104,6 +104,9 @@ func AddMark(ctx context.Context, hiveDir, name string, m Mark) error {
 		m.By = "-"
 	}
 	m.Note = strings.Join(strings.Fields(m.Note), " ")
+	if err := checkDir(hiveDir); err != nil {
+		return err
+	}
 	dir := Dir(hiveDir)
 	unlock, err := memfile.Lock(ctx, dir)
 	if err != nil {

@@ -69,6 +69,9 @@ func New(hiveDir, name string, s Spec) (*Pack, error) {
 	if _, err := Parse(name, fileOf(name), data); err != nil {
 		return nil, err
 	}
+	if err := checkDir(hiveDir); err != nil {
+		return nil, err
+	}
 	dir := Dir(hiveDir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err

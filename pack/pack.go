@@ -37,7 +37,20 @@ var (
 	ErrMalformed = errors.New("malformed pack")
 	// ErrExists means pack new would overwrite a pack.
 	ErrExists = errors.New("pack exists")
+	// ErrLinkedDir means packs/ is a symlink: packs are read and written
+	// only in the hive itself, never through a link that may lead out.
+	ErrLinkedDir = errors.New("packs directory is a symlink")
 )
+
+// checkDir refuses a packs/ that is a symlink; one that does not exist
+// yet is fine.
+func checkDir(hiveDir string) error {
+	info, err := os.Lstat(Dir(hiveDir))
+	if err == nil && info.Mode()&os.ModeSymlink != 0 {
+		return fmt.Errorf("%w: %s; make it a directory of the hive", ErrLinkedDir, Dir(hiveDir))
+	}
+	return nil
+}
 
 // SyntaxError is a pack file that cannot be read, at a line.
 type SyntaxError struct {
@@ -319,6 +332,9 @@ func Load(hiveDir, name string) (*Pack, error) {
 	if err := CheckName(name); err != nil {
 		return nil, err
 	}
+	if err := checkDir(hiveDir); err != nil {
+		return nil, err
+	}
 	path := filepath.Join(Dir(hiveDir), name+".md")
 	info, err := os.Lstat(path)
 	if errors.Is(err, os.ErrNotExist) {
@@ -356,6 +372,9 @@ func orNone(names []string) string {
 // Names lists the hive's packs by name, sorted: the packs/*.md files
 // whose names are valid pack names.
 func Names(hiveDir string) ([]string, error) {
+	if err := checkDir(hiveDir); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(Dir(hiveDir))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil

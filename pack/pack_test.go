@@ -172,3 +172,25 @@ func TestRender(t *testing.T) {
 		t.Errorf("stale_after never: %v", err)
 	}
 }
+
+func TestLinkedPacksDir(t *testing.T) {
+	hive, elsewhere := t.TempDir(), t.TempDir()
+	if err := os.WriteFile(filepath.Join(elsewhere, "x.md"), []byte("---\nuse: wing:a\n---\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(elsewhere, Dir(hive)); err != nil {
+		t.Skip(err)
+	}
+	if _, err := Load(hive, "x"); !errors.Is(err, ErrLinkedDir) {
+		t.Errorf("load through a linked packs/: %v", err)
+	}
+	if _, err := Names(hive); !errors.Is(err, ErrLinkedDir) {
+		t.Errorf("names through a linked packs/: %v", err)
+	}
+	if err := AddMark(context.Background(), hive, "x", Mark{Time: time.Now(), Kind: Good}); !errors.Is(err, ErrLinkedDir) {
+		t.Errorf("mark through a linked packs/: %v", err)
+	}
+	if _, err := New(hive, "y", Spec{Use: []Entry{{Kind: Wing, Value: "a"}}}); !errors.Is(err, ErrLinkedDir) {
+		t.Errorf("new through a linked packs/: %v", err)
+	}
+}
