@@ -203,17 +203,17 @@ type Status struct {
 	Initialized bool   `json:"initialized"`
 	Model       string `json:"model"`
 	// ModelError says why the model is unavailable; null when it is available.
-	ModelError    *string `json:"model_error"`
-	Palace        string  `json:"palace"`
-	PalaceBytes   int64   `json:"palace_bytes"`
-	Notes         int     `json:"notes"`
-	ConflictsOpen int     `json:"conflicts_open"`
+	ModelError    *string      `json:"model_error"`
+	Palace        string       `json:"palace"`
+	PalaceBytes   int64        `json:"palace_bytes"`
+	Notes         int          `json:"notes"`
+	ConflictsOpen int          `json:"conflicts_open"`
+	Wings         []WingStatus `json:"wings"`
 	// InboxPending counts the notes waiting in the hive's inboxes for a
 	// person's approval; PacksReviewNeeded names the packs flagged
 	// "review needed". The CLI fills both, with or without a daemon.
-	InboxPending      int          `json:"inbox_pending"`
-	PacksReviewNeeded []string     `json:"packs_review_needed"`
-	Wings             []WingStatus `json:"wings"`
+	InboxPending      int      `json:"inbox_pending"`
+	PacksReviewNeeded []string `json:"packs_review_needed"`
 	// Syncthing is the hive's Syncthing folder; null when Syncthing does
 	// not answer (or no hive or Syncthing is configured).
 	Syncthing *Replication `json:"syncthing"`
