@@ -37,7 +37,9 @@ type Item struct {
 	Path string `json:"path"`
 	Line int    `json:"line"`
 	// Text is the note as the agent wrote it, without the markers.
-	Text       string `json:"text"`
+	Text string `json:"text"`
+	// Confidence and Risk are the class it was written with; "" for an
+	// item written into the inbox by hand, without the marker.
 	Confidence string `json:"confidence"`
 	Risk       string `json:"risk"`
 	// Added is the note's date (YYYY-MM-DD) and AgeDays its age in whole

@@ -252,7 +252,11 @@ func printInbox(w io.Writer, items []inbox.Item) {
 		fmt.Fprintf(w, "%d notes wait for approval\n", pending)
 	}
 	for _, it := range items {
-		state := fmt.Sprintf("%s, risk %s, %d %s old", it.Confidence, it.Risk, it.AgeDays, plural(it.AgeDays, "day", "days"))
+		class := "written by hand"
+		if it.Confidence != "" {
+			class = it.Confidence + ", risk " + it.Risk
+		}
+		state := fmt.Sprintf("%s, %d %s old", class, it.AgeDays, plural(it.AgeDays, "day", "days"))
 		if it.State != inbox.Pending {
 			state = fmt.Sprintf("%s %s by %s", it.State, *it.On, *it.By)
 			switch {
