@@ -11,6 +11,7 @@ import (
 
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/wakeup"
 )
 
 func TestParse(t *testing.T) {
@@ -153,6 +154,13 @@ func TestRender(t *testing.T) {
 	all, err := Render(ctx, p, pk, Options{Hive: hive, Now: now, IncludeInbox: true})
 	if err != nil || !strings.Contains(strings.Join(texts(all), "|"), "a hypothesis") {
 		t.Errorf("with the inbox: %v %v", texts(all), err)
+	}
+	head := Rendered{Pack: r.Pack, File: r.File, Body: r.Body, Warnings: r.Warnings, LeftOut: 1}
+	for b := wakeup.EstimateTokens(head.Text()); b <= r.Tokens+5; b++ {
+		got, err := Render(ctx, p, pk, Options{Hive: hive, Now: now, Tokens: b})
+		if err != nil || got.Tokens > b || len(got.Notes)+got.LeftOut != len(r.Notes) {
+			t.Errorf("budget %d: %d tokens, %d notes + %d left out, %v", b, got.Tokens, len(got.Notes), got.LeftOut, err)
+		}
 	}
 	budget := r.Tokens - 1
 	small, err := Render(ctx, p, pk, Options{Hive: hive, Now: now, Tokens: budget})

@@ -164,6 +164,11 @@ func Render(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) (Rend
 		used += cost
 		out.Notes = append(out.Notes, it)
 	}
+	// The line counting what did not fit must fit too.
+	for out.LeftOut > 0 && len(out.Notes) > 0 && wakeup.EstimateTokens(out.Text()) > budget {
+		out.Notes = out.Notes[:len(out.Notes)-1]
+		out.LeftOut++
+	}
 	out.Tokens = wakeup.EstimateTokens(out.Text())
 	return out, nil
 }
