@@ -155,8 +155,7 @@ func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.It
 		return []inbox.Item{}, err
 	}
 	defer p.Close()
-	a.sourceName("") // opens the configured hive, which names the files
-	items := inbox.List(p, a.namesHive, wing, all, time.Now())
+	items := inbox.List(p, a.hive(), wing, all, time.Now())
 	if items == nil {
 		items = []inbox.Item{}
 	}
@@ -176,8 +175,7 @@ func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve 
 	if p == nil {
 		return "", usagef("%s: %v (nothing is mined yet)", ref, inbox.ErrNoItem)
 	}
-	a.sourceName("")
-	it, n, err := inbox.Find(p, a.namesHive, ref, d.Now)
+	it, n, err := inbox.Find(p, a.hive(), ref, d.Now)
 	p.Close()
 	switch {
 	case errors.Is(err, inbox.ErrNoItem):
