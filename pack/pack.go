@@ -274,13 +274,17 @@ func readEntries(v *yaml.Node, avoid bool) ([]Entry, error) {
 	}
 	var out []Entry
 	for _, it := range items {
-		if it.Kind != yaml.ScalarNode {
+		value := it.Value
+		switch {
+		case it.Kind == yaml.MappingNode && len(it.Content) == 2 && it.Content[0].Kind == yaml.ScalarNode && it.Content[1].Kind == yaml.ScalarNode:
+			// "- wing: dwight", as YAML reads an entry with a space.
+			value = it.Content[0].Value + ":" + it.Content[1].Value
+		case it.Kind != yaml.ScalarNode:
 			return nil, lineErr{it.Line + 1, "an entry is one line of text such as wing:dwight"}
-		}
-		if it.Tag == "!!null" {
+		case it.Tag == "!!null":
 			continue
 		}
-		e, err := ParseEntry(it.Value, avoid)
+		e, err := ParseEntry(value, avoid)
 		if err != nil {
 			return nil, lineErr{it.Line + 1, err.Error()}
 		}

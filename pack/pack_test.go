@@ -31,11 +31,16 @@ func TestParse(t *testing.T) {
 	if len(p.Avoid) != 1 || p.Avoid[0] != (Entry{Status, "stale", 6}) {
 		t.Errorf("avoid = %+v", p.Avoid)
 	}
+	spaced, err := Parse("s", "s.md", []byte("---\nuse:\n  - wing: ops\n  - query: how we deploy\n---\n"))
+	if err != nil || len(spaced.Use) != 2 || spaced.Use[0] != (Entry{Wing, "ops", 3}) || spaced.Use[1] != (Entry{Query, "how we deploy", 4}) {
+		t.Errorf("entries written with a space: %+v, %v", spaced, err)
+	}
 	if p.StaleAfter != 14*24*time.Hour || !p.BlockStale || !p.ReviewDate.Equal(time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)) || p.Body != "Ship it." {
 		t.Errorf("pack = %+v", p)
 	}
 	for _, bad := range []struct{ content, want string }{
-		{"---\nuse:\n  - wing:ok\n  - {a: b}\n---\n", "x.md:4: an entry is one line"},
+		{"---\nuse:\n  - wing:ok\n  - {a: b, c: d}\n---\n", "x.md:4: an entry is one line"},
+		{"---\nuse:\n  - wing:ok\n  - color: red\n---\n", "x.md:4: entry \"color:red\": unknown kind"},
 		{"---\nuse:\n  - wing:../up\n---\n", "x.md:3: entry \"wing:../up\""},
 		{"---\nuse:\n  - wing:a\nuse:\n  - wing:b\n---\n", "x.md:4:"},
 		{"---\n- a\n- b\n---\n", "x.md:2: the frontmatter must be keys and values"},
