@@ -113,11 +113,10 @@ as history; nothing goes into memory. --note says why and is required.`
 				return usagef("reject needs --note saying why")
 			}
 			msg, err := a.decide(cmd.Context(), args[0], d, approve)
-			if err != nil {
-				return err
+			if msg != "" {
+				fmt.Fprintln(a.stdout, msg)
 			}
-			fmt.Fprintln(a.stdout, msg)
-			return nil
+			return err
 		},
 	}
 	noteHelp := "a remark kept with the approval"
@@ -163,7 +162,8 @@ func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.It
 }
 
 // decide approves or rejects the item ref names and mines its inbox, so
-// the next listing, search and wake-up see the decision.
+// the next listing, search and wake-up see the decision. msg says what was
+// decided, also when mining it then failed.
 func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (string, error) {
 	if a.cfg.Hive == "" {
 		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
@@ -217,10 +217,16 @@ func decisionError(err error) error {
 }
 
 // mineInbox mines the agent directory of inbox note n: through the
-// daemon when one serves the palace, otherwise here.
-func (a *app) mineInbox(ctx context.Context, n palace.Note) error {
+// daemon when one serves the palace, otherwise here. The decision is in
+// the file either way; a failure says so.
+func (a *app) mineInbox(ctx context.Context, n palace.Note) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("the decision is written, but mining %s failed: %w; the next mine picks it up", n.Source, err)
+		}
+	}()
 	dir := filepath.Dir(n.Source)
-	_, err := a.client().Mine(ctx, daemon.MineRequest{Path: dir, Wing: n.Wing, Model: a.cfg.Model, Agents: a.cfg.Agents})
+	_, err = a.client().Mine(ctx, daemon.MineRequest{Path: dir, Wing: n.Wing, Model: a.cfg.Model, Agents: a.cfg.Agents})
 	if !errors.Is(err, daemon.ErrNotRunning) {
 		return err
 	}
