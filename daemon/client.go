@@ -87,6 +87,13 @@ func (c *Client) Status(ctx context.Context) (Status, error) {
 	return st, err
 }
 
+// Progress asks the daemon for its work in progress.
+func (c *Client) Progress(ctx context.Context) (Progress, error) {
+	var p Progress
+	err := c.Get(ctx, "/progress", nil, &p)
+	return p, err
+}
+
 // Search asks the daemon to search. It fails with ErrOtherModel when the
 // daemon serves another model than req.Model.
 func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {

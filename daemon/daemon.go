@@ -166,6 +166,7 @@ type Daemon struct {
 	noAgents   *FileError  // the hive has no agents/ directory (since when)
 	badAgents  []FileError // agent directories whose names are no wing id
 	listed     *hiveState  // the last listing of the hive's agent directories
+	first      *firstMine  // the first mine of the hive while it runs; nil after
 }
 
 // New opens the palace for writing (waiting up to LockTimeout for another
@@ -359,6 +360,13 @@ func (d *Daemon) Close() error {
 // nil after a stop by ctx.
 func (d *Daemon) Run(ctx context.Context) error {
 	d.started = time.Now()
+	if !hasNotes(d.p) {
+		// A palace with notes is not mined for the first time: a restart
+		// has nothing of the kind to report.
+		d.mu.Lock()
+		d.first = &firstMine{started: d.started, left: map[string]int{}}
+		d.mu.Unlock()
+	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
 	d.abort = cancel

@@ -28,20 +28,10 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// receive waits for a value on ch, failing the test at the wait deadline
-// (testutil.WaitDeadline).
+// receive waits for a value on ch: see testutil.Receive.
 func receive[T any](t *testing.T, what string, ch <-chan T) T {
 	t.Helper()
-	ctx, cancel := testutil.WaitContext(t)
-	defer cancel()
-	select {
-	case v := <-ch:
-		return v
-	case <-ctx.Done():
-		t.Fatalf("timed out waiting for %s", what)
-	}
-	var zero T
-	return zero
+	return testutil.Receive(t, what, ch)
 }
 
 // testHive copies the example hive into a temp dir and returns its path.

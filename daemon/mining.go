@@ -101,11 +101,14 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 		if ctx.Err() != nil {
 			return
 		}
-		need, mines := d.agentNeedsMine(a, trigger, stale[a.wing])
+		need, mines, files := d.agentNeedsMine(a, trigger, stale[a.wing])
 		if mines {
 			mined[a.wing] = true
 		}
 		if need {
+			d.mu.Lock()
+			d.firstMineQueued(a.dir, files)
+			d.mu.Unlock()
 			d.q.addAgent(a.dir, trigger)
 		}
 	}
@@ -122,6 +125,7 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 	d.mu.Lock()
 	d.scans++
 	d.lastScan = now
+	d.firstMineScanned()
 	d.mu.Unlock()
 	d.signalComponents()
 }
@@ -148,21 +152,26 @@ func (d *Daemon) staleWings() map[string]bool {
 // agentNeedsMine reports whether a mine of an agent directory would
 // change its wing (mine.Changed), or its wing is stale (embedded with
 // another model), and whether a mine of it would run at all (it has
-// markdown files). A file, or the whole directory, that failed and waits
-// out its backoff unchanged does not call for a mine.
-func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, mines bool) {
+// markdown files), and how many of its files the mine reads again. A
+// file, or the whole directory, that failed and waits out its backoff
+// unchanged does not call for a mine.
+func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, mines bool, files int) {
 	dir := resolve(a.dir)
 	ch := mine.Changed(d.p, a.wing, dir)
 	if len(ch.Files) == 0 {
 		// Every markdown file gone: keep the wing as it is (a transient
 		// state while an editor replaces a file must not empty it).
-		return false, false
+		return false, false, 0
 	}
 	if trigger == triggerTick && d.failures.waiting(dir) {
-		return false, true
+		return false, true, 0
 	}
 	due := func(f mine.File) bool { return !d.failures.heldBack(f.Path, fileStat{f.Mtime, f.Size}) }
-	return stale || len(ch.Gone) > 0 || slices.ContainsFunc(ch.Changed, due), true
+	files = len(ch.Changed)
+	if stale {
+		files = len(ch.Files)
+	}
+	return stale || len(ch.Gone) > 0 || slices.ContainsFunc(ch.Changed, due), true, files
 }
 
 // hasFiles reports whether a mine of dir reads any file.
@@ -181,6 +190,7 @@ func resolve(path string) string {
 
 // mineAgent mines one agent directory into its wing and records how it went.
 func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
+	defer d.firstMineDone(dir)
 	wing, err := palace.NormalizeWingID(filepath.Base(dir))
 	if err != nil {
 		return

@@ -34,6 +34,7 @@ var requestReadTimeout = 10 * time.Second
 //	GET  /wakeup        ?tokens=N&wing=ID&include_inbox=1&notice=… → wakeup.Digest
 //	POST /remember      RememberRequest → RememberReply
 //	GET  /index         index.Index
+//	GET  /progress      Progress
 //	POST /forget        ForgetRequest → mine.Forgotten
 //
 // Components add their own routes (see Router).
@@ -41,6 +42,12 @@ func (d *Daemon) routes() http.Handler {
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /status", func(w http.ResponseWriter, r *http.Request) {
 		WriteJSON(w, http.StatusOK, d.Status(r.Context()))
+	})
+	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
+		d.mu.Lock()
+		p := Progress{FirstMine: d.firstMineProgress(time.Now())}
+		d.mu.Unlock()
+		WriteJSON(w, http.StatusOK, p)
 	})
 	mux.HandleFunc("POST /search", d.handleSearch)
 	mux.HandleFunc("POST /mine", d.handleMine)

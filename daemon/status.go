@@ -61,6 +61,7 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	info.Errors = []FileError{}
 	info.Metrics = optional(d.MetricsAddr())
 	info.Components = components
+	info.FirstMine = d.firstMineProgress(now)
 	if d.hiveErr != "" {
 		info.Errors = append(info.Errors, FileError{Path: d.opts.Hive, Error: d.hiveErr})
 	}

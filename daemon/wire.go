@@ -260,6 +260,9 @@ type DaemonInfo struct {
 	// "scanning the hive", or "mining PATH for memminer mine"; null when idle.
 	Working *string `json:"working"`
 	Pending Pending `json:"pending"`
+	// FirstMine is how far the daemon's first mine of its hive got, while
+	// it runs; null once every file it found is mined.
+	FirstMine *MineProgress `json:"first_mine"`
 	// Errors are files (or wings) whose last mine failed; each is retried
 	// when it changes, or after a backoff that doubles with every failure.
 	Errors []FileError `json:"errors"`

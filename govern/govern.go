@@ -352,10 +352,22 @@ func statusWord(s string) (Status, string) {
 	return None, ""
 }
 
+// today is the day a note is classified on, the reference for telling
+// a due date from the note's date; a variable for tests.
+var today = func() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) }
+
 // latestDate returns the latest calendar date (YYYY-MM-DD) written in the
-// note or its heading path, leaving out review dates.
+// note or its heading path, leaving out review dates and due dates: those
+// after the day the note was written (its AddedMarker date) or, without
+// one, after today.
 func latestDate(text, heading string) (time.Time, bool) {
 	text = reviewRe().ReplaceAllString(text, "")
+	written := today()
+	if m := addedRe().FindString(text); m != "" {
+		if d, err := time.Parse("2006-01-02", Dates(m)[0]); err == nil {
+			written = d
+		}
+	}
 	var best time.Time
 	found := false
 	for _, s := range []string{text, heading} {
@@ -363,6 +375,9 @@ func latestDate(text, heading string) (time.Time, bool) {
 			d, err := time.Parse("2006-01-02", m)
 			if err != nil {
 				continue // 2026-13-45 is not a date
+			}
+			if d.After(written) {
+				continue // a due date, not when the note was written
 			}
 			if !found || d.After(best) {
 				best, found = d, true

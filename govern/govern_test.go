@@ -67,6 +67,8 @@ func TestClassifyStatus(t *testing.T) {
 }
 
 func TestClassifyDates(t *testing.T) {
+	defer func(f func() time.Time) { today = f }(today)
+	today = func() time.Time { return time.Date(2026, 12, 4, 0, 0, 0, 0, time.UTC) }
 	tests := []struct {
 		fm             map[string]any
 		heading, text  string
@@ -80,7 +82,13 @@ func TestClassifyDates(t *testing.T) {
 		{nil, "", "Since the 2026-09 migration.", "", "", 0},
 		{nil, "", "Build 12026-01-02 and x2026-01-02.", "", "", 0},
 		{nil, "", "Invalid 2026-13-45.", "", "", 0},
-		{nil, "", "Deadline 2027-01-01.", "2027-01-01", "", 0},
+		// A date after the note was written is a due date.
+		{nil, "", "Deadline 2027-01-01.", "", "", 0},
+		{nil, "", "Deadline 2026-11-20.", "2026-11-20", "", 0},
+		{nil, "", "Moves on 2027-01-01 (added 2026-12-04).", "2026-12-04", "", 0},
+		{nil, "", "Was due 2026-11-01, done 2026-11-03 (added 2026-11-30).", "2026-11-30", "", 0},
+		{nil, "Plans > 2027-03-01", "Kick-off (added 2026-12-04).", "2026-12-04", "", 0},
+		{nil, "Journal > 2026-10-21", "Written up later (added 2026-10-25).", "2026-10-25", "", 0},
 		{nil, "", "Rotate keys (added 2026-05-01, review: 2026-11-01).", "2026-05-01", "2026-11-01", 0},
 		{map[string]any{"review_date": day("2026-12-24"), "updated": "2026-06-01"}, "", "Plain.", "2026-06-01", "2026-12-24", 0},
 		{map[string]any{"next_review": "2026-12-24"}, "", "Plain, review: 2026-10-01.", "", "2026-10-01", 0},

@@ -664,8 +664,8 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
 	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
-	s.FilesChanged++
 	if opts.DryRun {
+		s.FilesChanged++
 		s.add(dryRunChange(old.NoteIDs, notes))
 		return nil
 	}
@@ -674,6 +674,8 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
 	}
+	// Counted once applied, so an interrupted mine says what it kept.
+	s.FilesChanged++
 	s.NotesAdded += ch.Added
 	s.NotesRemoved += ch.Removed
 	s.NotesUnchanged += ch.Unchanged

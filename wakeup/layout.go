@@ -12,9 +12,11 @@ func EmptyDigest() Digest {
 
 // layout fills the budget: identity lines first, within a share of the
 // budget when there is a story to tell, then story lines as the ranker
-// yields them. Every line is costed with LineTokens, so the sum never
-// exceeds budget, and EstimateTokens of the whole is at most that sum.
-func layout(budget int, ids []IdentityLine, r *ranker) Digest {
+// yields them. hidden identities (other wings', with --wing) are only
+// counted, on one "… and N more wings" line. Every line is costed with
+// LineTokens, so the sum never exceeds budget, and EstimateTokens of the
+// whole is at most that sum.
+func layout(budget int, ids []IdentityLine, hidden int, r *ranker) Digest {
 	d := EmptyDigest()
 	used := 0
 
@@ -22,8 +24,17 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 	if len(r.pool) > 0 {
 		share = budget / 2
 	}
-	if c := LineTokens(identityHeader); c <= share && len(ids) > 0 {
-		perLine := (share - c) / len(ids)
+	moreCost := func(n int) int {
+		if n == 0 {
+			return 0
+		}
+		return LineTokens(moreWingsLine(n))
+	}
+	if c := LineTokens(identityHeader); c <= share && len(ids)+hidden > 0 {
+		perLine := 0
+		if len(ids) > 0 {
+			perLine = (share - c - moreCost(hidden)) / len(ids)
+		}
 		perLine = min(max(perLine, minIdentityTokens), maxIdentityTokens)
 		lines := make([]IdentityLine, 0, len(ids))
 		costs := make([]int, 0, len(ids))
@@ -39,27 +50,23 @@ func layout(budget int, ids []IdentityLine, r *ranker) Digest {
 			costs = append(costs, LineTokens(render(text)))
 			sum += costs[len(costs)-1]
 		}
-		if sum <= share {
+		if sum+moreCost(hidden) <= share {
 			d.Identity = lines
-			used = sum
+			d.MoreWings = hidden
+			used = sum + moreCost(hidden)
 		} else {
 			// Keep as many lines as fit with a line counting the rest.
 			used = c
 			for i, l := range lines {
-				rest := len(lines) - i - 1
-				more := 0
-				if rest > 0 {
-					more = LineTokens(moreWingsLine(rest))
-				}
-				if used+costs[i]+more > share {
+				if used+costs[i]+moreCost(len(lines)-i-1+hidden) > share {
 					break
 				}
 				d.Identity = append(d.Identity, l)
 				used += costs[i]
 			}
-			d.MoreWings = len(lines) - len(d.Identity)
+			d.MoreWings = len(lines) - len(d.Identity) + hidden
 			if d.MoreWings > 0 {
-				if m := LineTokens(moreWingsLine(d.MoreWings)); used+m <= share {
+				if m := moreCost(d.MoreWings); used+m <= share {
 					used += m
 				} else {
 					d.MoreWings = 0

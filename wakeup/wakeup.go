@@ -245,6 +245,13 @@ func storyLine(it StoryItem, text string) string {
 	if it.Status != nil && *it.Status == string(govern.Unapproved) {
 		b.WriteString(", unapproved")
 	}
+	if it.Stale {
+		// As search marks them: the digest is what agents paste.
+		b.WriteString("; STALE")
+		if it.StaleReason != nil && *it.StaleReason != "" {
+			b.WriteString(": " + *it.StaleReason)
+		}
+	}
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
 		b.WriteString(strings.Join(it.Also, ", "))
@@ -330,11 +337,18 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		notes[i] = p.Notes(info.ID)
 	}
 
+	// With a wing, other wings' identities cost one line in all: the
+	// budget goes to the wing's own story.
 	var ids []IdentityLine
+	hidden := 0
 	for i, info := range infos {
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter, opts.IncludeInbox)}
+		if opts.Wing != "" && info.ID != opts.Wing {
+			hidden++
+			continue
+		}
 		text, from := wingIdentity(info, srcLists[i], notes[i], opts.ReadFile)
 		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
-		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter, opts.IncludeInbox)}
 	}
 
 	pending := 0
@@ -354,7 +368,7 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		budget -= EstimateTokens(head + "\n")
 	}
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(max(budget, 0), ids, rank)
+	d := layout(max(budget, 0), ids, hidden, rank)
 	d.Pending, d.Notices = pending, notices
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil

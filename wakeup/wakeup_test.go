@@ -179,10 +179,14 @@ func TestPinnedSurvivesSmallBudget(t *testing.T) {
 		if e != nil {
 			p = minePalace(t, hive, e, mine.Options{})
 		}
-		for _, budget := range []int{50, 80, 800} {
+		for _, budget := range []int{60, 80, 800} { // 60: the pinned line and its stale mark
 			d := build(t, p, Options{Tokens: budget})
 			if !storyHas(d, "bill-7") {
 				t.Errorf("pinned note missing at %d tokens:\n%s", budget, d.Markdown())
+			}
+			// Stale, and marked as search marks it: the digest is what agents paste.
+			if !strings.Contains(d.Markdown(), "(memory.md:34, 2025-06-01; STALE: not updated since 2025-06-01)") {
+				t.Errorf("the stale pinned note is not marked at %d tokens:\n%s", budget, d.Markdown())
 			}
 		}
 	}
@@ -269,8 +273,13 @@ func TestCorroboration(t *testing.T) {
 func TestWingOption(t *testing.T) {
 	p := minePalace(t, fixtureHive(t), nil, mine.Options{})
 	d := build(t, p, Options{Wing: "pam"})
-	if len(d.Identity) != 5 {
-		t.Errorf("identity has %d lines, want every wing (5)", len(d.Identity))
+	if len(d.Identity) != 1 || d.Identity[0].Wing != "pam" || d.MoreWings != 4 {
+		t.Errorf("identity has %+v and %d more, want pam's and a line for the other 4", d.Identity, d.MoreWings)
+	}
+	// A small budget goes to the wing's story, not to other identities.
+	small := build(t, p, Options{Wing: "pam", Tokens: 160})
+	if len(small.Story) < 2 || !strings.Contains(small.Markdown(), "- … and 4 more wings\n") {
+		t.Errorf("pam's digest at 160 tokens:\n%s", small.Markdown())
 	}
 	if len(d.Story) == 0 {
 		t.Fatal("no story for pam")

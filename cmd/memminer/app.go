@@ -48,6 +48,9 @@ type app struct {
 	// in the palace (no wings): run then names the palaces other daemons
 	// serve. Errors say it with nothingFound.
 	foundNothing bool
+	// daemonSilent is set when the daemon accepted a read and did not
+	// answer: the command asks it nothing more.
+	daemonSilent bool
 
 	// namesHive is the configured hive that sourceName names files by,
 	// opened once.
@@ -82,7 +85,7 @@ rebuilt.`,
 	pf.StringVar(&a.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/memminer/config.yml, optional)")
 	pf.BoolVar(&a.noDaemon, "no-daemon", false, "do not ask a running daemon; open the palace directly")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
-	root.AddCommand(a.mineCmd(), a.forgetCmd(), a.searchCmd(), a.statusCmd())
+	root.AddCommand(a.mineCmd(), a.forgetCmd(), a.searchCmd(), a.statusCmd(), a.doctorCmd())
 	root.AddCommand(a.wakeupCmd())
 	root.AddCommand(a.conflictsCmd())
 	root.AddCommand(a.mcpCmd())
@@ -156,6 +159,7 @@ var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
 // knows it, that the daemon accepted a read and did not answer, so the
 // command reads the palace itself.
 func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
+	a.daemonSilent = true
 	rec, ok := a.daemonRecord(ctx, e.Socket)
 	switch {
 	case ok && rec.Stopped:

@@ -22,6 +22,9 @@ const (
 	exitError    = 1
 	exitUsage    = 2
 	exitConflict = 3 // conflicts --check found an open conflict
+	// exitInterrupted is the shell's code for a command ended by SIGINT
+	// (128+2); SIGTERM ends one the same way.
+	exitInterrupted = 130
 )
 
 func main() {
@@ -44,6 +47,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv fu
 	root.SetOut(out)
 	root.SetErr(stderr)
 	cmd, err := root.ExecuteContextC(ctx)
+	if ctx.Err() != nil && errors.Is(err, context.Canceled) && !errors.As(err, new(*codeError)) {
+		// Ctrl-C: the command's own "context canceled" says nothing.
+		err = &codeError{code: exitInterrupted, msg: "interrupted"}
+	}
 	if err == nil && out.err != nil {
 		// Output that did not arrive (a full disk, a closed pipe) is a failure.
 		err = fmt.Errorf("write output: %w", out.err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,7 +14,6 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
-	"github.com/memminer/memminer/palace"
 )
 
 func (a *app) mineCmd() *cobra.Command {
@@ -77,7 +77,7 @@ The full rules are in docs/mining.md.`,
 				for _, r := range rep.Reembeds {
 					a.reportReembed(r.Wing, r.From, r.To, r.Notes)
 				}
-				return a.finishMine(rep.Result.Summary, err, wing != "", asJSON)
+				return a.finishMine(ctx, rep.Result.Summary, err, wing != "", asJSON)
 			}
 			e, _, err := a.embedder(ctx)
 			if err != nil {
@@ -88,12 +88,14 @@ The full rules are in docs/mining.md.`,
 			if dryRun {
 				access = dryRunPalace
 			}
-			p, err := a.openPalace(ctx, e, access, nil)
-			if errors.Is(err, palace.ErrLocked) && a.noDaemon {
-				if _, serr := daemon.NewClient(a.cfg.Palace).Status(ctx); serr == nil {
-					return fmt.Errorf("%v; the running daemon holds it: stop it (memminer stop, or Ctrl-C its run) to mine with --no-daemon", err)
+			if a.noDaemon && !dryRun {
+				// A daemon holds the palace's lock for as long as it runs:
+				// say so now rather than after the lock timeout.
+				if _, serr := daemon.NewClient(a.cfg.Palace).Progress(ctx); serr == nil {
+					return fmt.Errorf("the palace at %s is held by the running daemon: stop it (memminer stop, or Ctrl-C its run) to mine with --no-daemon, or mine without --no-daemon to hand it the mine", a.cfg.Palace)
 				}
 			}
+			p, err := a.openPalace(ctx, e, access, nil)
 			if err != nil {
 				return err
 			}
@@ -112,7 +114,7 @@ The full rules are in docs/mining.md.`,
 			}
 			s, err := mine.Mine(ctx, p, path, opts)
 			bar.finish()
-			return a.finishMine(s, err, wing != "", asJSON)
+			return a.finishMine(ctx, s, err, wing != "", asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -126,7 +128,7 @@ The full rules are in docs/mining.md.`,
 // finishMine reports a mine's repairs, warnings and skipped files on
 // stderr and its summary on stdout, the same whether the daemon or this
 // process mined.
-func (a *app) finishMine(s mine.Summary, err error, wingGiven, asJSON bool) error {
+func (a *app) finishMine(ctx context.Context, s mine.Summary, err error, wingGiven, asJSON bool) error {
 	switch {
 	case errors.Is(err, mine.ErrNeedsWing):
 		return usagef("%v; pass --wing ID to mine it into wing ID", err)
@@ -146,6 +148,9 @@ func (a *app) finishMine(s mine.Summary, err error, wingGiven, asJSON bool) erro
 			fix = ". Fix the model, or mine with --model lexical to drop them"
 		}
 		fmt.Fprintf(a.stderr, "memminer: skipped %s: %s%s\n", displayPath(pr.Path), pr.Err, fix)
+	}
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return &codeError{code: exitInterrupted, msg: fmt.Sprintf("interrupted; %d %s mined, the rest on the next mine", s.FilesChanged, plural(s.FilesChanged, "file", "files"))}
 	}
 	if err != nil {
 		return err

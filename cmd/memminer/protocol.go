@@ -117,5 +117,5 @@ Exit 3 from remember means a Syncthing conflict copy (` + "`*.sync-conflict-*`" 
 - ` + "`review: YYYY-MM-DD`" + ` past, or stale: check the fact before you rely on it.
 
 ## Without memminer
-If the ` + "`memminer`" + ` command is missing, read ` + "`{{.Hive}}/INDEX.md`" + `, then your memory file directly. Append notes by hand as ` + "`- FACT (added YYYY-MM-DD)`" + ` at the end of the file, never rewrite a line, and write nothing while a ` + "`.sync-conflict-`" + ` copy of it exists.
+If the ` + "`memminer`" + ` command is missing, read ` + "`{{.Hive}}/INDEX.md`" + ` (only there once ` + "`memminer index --write`" + ` or ` + "`memminer run --index`" + ` wrote it; otherwise list ` + "`{{.Hive}}/agents/`" + `), then your memory file directly. Append notes by hand as ` + "`- FACT (added YYYY-MM-DD)`" + ` at the end of the file, never rewrite a line, and write nothing while a ` + "`.sync-conflict-`" + ` copy of it exists.
 `

@@ -131,7 +131,8 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(c.hive, "junk", "bad.md"), "not \xff utf-8\n")
 		testutil.WriteFile(t, filepath.Join(c.hive, "junk", "good.md"), "- The junk drawer holds the spare keys.\n")
 	}
-	startRun(t, served, emptyHive)
+	// Idle: while its first scan runs, a command says the daemon is mining.
+	startRun(t, served, emptyHive).idle(t, served)
 
 	steps := []struct {
 		golden string // the direct CLI's golden file, if any

@@ -58,6 +58,7 @@ filters and the relevance floor: docs/governance.md.`,
 				}
 			}
 			out, err := a.search(cmd.Context(), args)
+			err = a.duringFirstMine(cmd.Context(), err)
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
 				// The shape a script reads is the same with nothing to search.

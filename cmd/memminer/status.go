@@ -111,7 +111,19 @@ func printStatus(w io.Writer, st daemon.Status) {
 	if len(st.PacksReviewNeeded) > 0 {
 		fmt.Fprintf(w, "packs:       review needed: %s (memminer pack --list)\n", strings.Join(st.PacksReviewNeeded, ", "))
 	}
+	printWings(w, st)
+	if st.Daemon != nil {
+		printDaemon(w, st.Daemon)
+	}
+}
+
+// printWings prints the palace's wings as a table.
+func printWings(w io.Writer, st daemon.Status) {
 	if len(st.Wings) == 0 {
+		if st.Daemon != nil && st.Daemon.FirstMine != nil {
+			fmt.Fprintln(w, "wings:       none yet; the daemon is mining the hive (first mine, below)")
+			return
+		}
 		fmt.Fprintln(w, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
 		return
 	}
@@ -130,9 +142,6 @@ func printStatus(w io.Writer, st daemon.Status) {
 		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s%s\n", w.ID, w.Notes, w.Sources, w.Model, last, orphan)
 	}
 	tw.Flush()
-	if st.Daemon != nil {
-		printDaemon(w, st.Daemon)
-	}
 }
 
 // printReplication prints the hive's Syncthing folder: whether the hive
@@ -198,6 +207,9 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 		pending = []string{"none"}
 	}
 	fmt.Fprintf(w, "pending:     %s\n", strings.Join(pending, "; "))
+	if line := firstMineLine(d.FirstMine); line != "" {
+		fmt.Fprintf(w, "first mine:  %s\n", line)
+	}
 	if d.Metrics != nil {
 		fmt.Fprintf(w, "metrics:     http://%s/metrics\n", *d.Metrics)
 	}
@@ -213,6 +225,22 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 		}
 		fmt.Fprintf(w, "  %s: %s (failed %d %s%s)\n", displayPath(e.Path), e.Error, e.Failures, plural(e.Failures, "time", "times"), retry)
 	}
+}
+
+// firstMineLine says how far the daemon's first mine got: "in progress:
+// N of M files, about T left"; "" when it is over.
+func firstMineLine(p *daemon.MineProgress) string {
+	if p == nil {
+		return ""
+	}
+	if p.FilesTotal == 0 {
+		return "in progress: scanning the hive"
+	}
+	line := fmt.Sprintf("in progress: %d of %d %s", p.FilesDone, p.FilesTotal, plural(p.FilesTotal, "file", "files"))
+	if p.ETASeconds != nil {
+		line += fmt.Sprintf(", about %s left", (time.Duration(*p.ETASeconds) * time.Second).Round(time.Second))
+	}
+	return line
 }
 
 func plural(n int, one, many string) string {

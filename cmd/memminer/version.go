@@ -22,36 +22,77 @@ type versionInfo struct {
 	Go       string `json:"go"`
 	Platform string `json:"platform"`
 	Model    string `json:"model"`
+	// Source says where version and revision came from: "module" (go
+	// install module@version), "vcs" (the toolchain's VCS stamp), "ldflags"
+	// (scripts/install and scripts/example, for builds without a VCS stamp)
+	// or "none".
+	Source string `json:"source"`
 }
+
+// Set with -ldflags "-X main.stampVersion=… -X main.stampRevision=…" by
+// scripts/build-flags, for builds where the toolchain stamps no VCS data
+// (GOFLAGS=-buildvcs=false, a tarball): git describe, the commit, its date.
+var (
+	stampVersion  string
+	stampRevision string
+	stampDate     string
+	stampModified string
+)
 
 // buildVersion reads the version from the build info the Go toolchain
 // embeds: the module version when built by "go install module@version",
 // "devel" otherwise, and the VCS revision when built from a checkout.
-func buildVersion(bi *debug.BuildInfo, ok bool) versionInfo {
-	v := versionInfo{Version: "devel", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Model: uselite.ModelID}
-	if !ok || bi == nil {
-		return v
-	}
-	if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
-		v.Version = mv
-	}
-	if bi.GoVersion != "" {
-		v.Go = bi.GoVersion
-	}
-	for _, s := range bi.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			v.Revision = s.Value
-		case "vcs.time":
-			v.Date = s.Value
-		case "vcs.modified":
-			v.Modified = s.Value == "true"
+// A stamp from -ldflags fills in what the build info lacks.
+func buildVersion(bi *debug.BuildInfo, ok bool, st stamp) versionInfo {
+	v := versionInfo{Version: "devel", Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH, Model: uselite.ModelID, Source: "none"}
+	if ok && bi != nil {
+		if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+			v.Version = mv
+			v.Source = "module"
 		}
+		if bi.GoVersion != "" {
+			v.Go = bi.GoVersion
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				v.Revision = s.Value
+				v.Source = "vcs"
+			case "vcs.time":
+				v.Date = s.Value
+			case "vcs.modified":
+				v.Modified = s.Value == "true"
+			}
+		}
+	}
+	if v.Revision == "" && st.revision != "" {
+		v.Revision, v.Date, v.Modified = st.revision, st.date, st.modified
+		if v.Version == "devel" && st.version != "" {
+			v.Version = st.version
+		}
+		v.Source = "ldflags"
 	}
 	return v
 }
 
-func currentVersion() versionInfo { return buildVersion(debug.ReadBuildInfo()) }
+// stamp is what -ldflags set at build time.
+type stamp struct {
+	version, revision, date string
+	modified                bool
+}
+
+func currentVersion() versionInfo {
+	bi, ok := debug.ReadBuildInfo()
+	return buildVersion(bi, ok, stamp{stampVersion, stampRevision, stampDate, stampModified == "true"})
+}
+
+// sourceText says in words where version's figures came from.
+var sourceText = map[string]string{
+	"module":  "module version (go install module@version)",
+	"vcs":     "the Go toolchain's VCS stamp",
+	"ldflags": "-ldflags at build time (scripts/install)",
+	"none":    "no version stamp: build with scripts/install to record the revision",
+}
 
 func (v versionInfo) writeText(w io.Writer) error {
 	var b strings.Builder
@@ -68,6 +109,7 @@ func (v versionInfo) writeText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "go        %s %s\n", v.Go, v.Platform)
 	fmt.Fprintf(&b, "model     %s (built-in)\n", v.Model)
+	fmt.Fprintf(&b, "source    %s\n", sourceText[v.Source])
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -54,6 +54,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox})
+			err = a.duringFirstMine(cmd.Context(), err)
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
 				// The shape a script reads is the same with nothing to digest.
@@ -73,7 +74,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, fmt.Sprintf("hard budget of the digest, in estimated tokens (at least %d)", minWakeupTokens))
-	f.StringVar(&wing, "wing", "", "tell the story of this wing only (every identity is kept)")
+	f.StringVar(&wing, "wing", "", "tell the story of this wing only (other wings' identities in one line)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
 	f.BoolVar(&inbox, "include-inbox", false, "let notes waiting in an agent's inbox into the story, marked unapproved")
 	return cmd

@@ -112,3 +112,19 @@ func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	Eventually(t, what, func(context.Context) (bool, error) { return cond(), nil })
 }
+
+// Receive waits for a value on ch, failing the test at the wait deadline
+// (see [WaitDeadline]).
+func Receive[T any](t testing.TB, what string, ch <-chan T) T {
+	t.Helper()
+	ctx, cancel := WaitContext(t)
+	defer cancel()
+	select {
+	case v := <-ch:
+		return v
+	case <-ctx.Done():
+		t.Fatalf("timed out waiting for %s", what)
+	}
+	var zero T
+	return zero
+}
