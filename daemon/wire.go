@@ -211,7 +211,7 @@ type Status struct {
 	Wings         []WingStatus `json:"wings"`
 	// InboxPending counts the notes waiting in the hive's inboxes for a
 	// person's approval; PacksReviewNeeded names the packs flagged
-	// "review needed". The CLI fills both, with or without a daemon.
+	// "review needed", which the CLI fills from the hive.
 	InboxPending      int      `json:"inbox_pending"`
 	PacksReviewNeeded []string `json:"packs_review_needed"`
 	// Syncthing is the hive's Syncthing folder; null when Syncthing does

@@ -86,11 +86,14 @@ func List(p *palace.Palace, h *hive.Hive, wing string, all bool, now time.Time) 
 	return out
 }
 
-// Count returns how many notes wait in the palace's inboxes.
+// Count returns how many notes wait in the palace's inboxes. Only the
+// notes of wings that have an inbox are read (palace.Notes copies them).
 func Count(p *palace.Palace) int {
 	n := 0
 	for _, w := range p.Wings() {
-		n += len(PendingIDs(p.Notes(w.ID)))
+		if slices.ContainsFunc(p.Sources(w.ID), func(s palace.Source) bool { return hive.IsInboxFile(s.Path) }) {
+			n += len(PendingIDs(p.Notes(w.ID)))
+		}
 	}
 	return n
 }

@@ -29,6 +29,9 @@ func inboxSteps(t *testing.T, c *cli) string {
 	tr.step("search", "load balancer idle connections")
 	tr.step("search", "load balancer idle connections", "--include-inbox")
 	tr.step("inbox")
+	if st := c.ok("status"); !strings.Contains(st, "\ninbox:       1 note waits for approval (memminer inbox)\n") {
+		t.Errorf("status does not count the inbox:\n%s", st)
+	}
 	out, _ := tr.step("inbox", "--json")
 	ref := inboxRef(t, out)
 	tr.step("wake-up", "--wing", "ops")

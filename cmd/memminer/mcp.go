@@ -262,7 +262,7 @@ func (s *mcpServer) status(ctx context.Context, _ *mcp.CallToolRequest, _ status
 	var st daemon.Status
 	err := s.call(func() (err error) {
 		if st, err = s.a.status(ctx); err == nil {
-			s.a.attention(ctx, &st)
+			s.a.attention(&st)
 		}
 		return err
 	})

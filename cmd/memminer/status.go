@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
-	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/bytesize"
 )
 
@@ -38,7 +37,7 @@ not answer. Details: docs/search.md and docs/several-machines.md.`,
 			if err != nil {
 				return err
 			}
-			a.attention(cmd.Context(), &st)
+			a.attention(&st)
 			a.foundNothing = len(st.Wings) == 0
 			if asJSON {
 				return writeJSON(a.stdout, st)
@@ -250,16 +249,11 @@ func plural(n int, one, many string) string {
 	return many
 }
 
-// attention fills what status says waits for a person: the inbox's
-// pending notes, read from the palace, and the packs that need review,
-// from the hive. The same with and without a daemon.
-func (a *app) attention(ctx context.Context, st *daemon.Status) {
+// attention fills in the packs that need review, read from the hive, the
+// same with and without a daemon (BuildStatus counts the inbox).
+func (a *app) attention(st *daemon.Status) {
 	st.PacksReviewNeeded = []string{}
 	for _, r := range a.packsToReview() {
 		st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)
-	}
-	if p, err := a.inboxPalace(ctx); err == nil && p != nil {
-		st.InboxPending = inbox.Count(p)
-		p.Close()
 	}
 }
