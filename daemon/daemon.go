@@ -163,10 +163,11 @@ type Daemon struct {
 	watchState string
 	debouncing map[string]bool // agent directories in their debounce window
 	hiveErr    string
-	noAgents   *FileError  // the hive has no agents/ directory (since when)
-	badAgents  []FileError // agent directories whose names are no wing id
-	listed     *hiveState  // the last listing of the hive's agent directories
-	first      *firstMine  // the first mine of the hive while it runs; nil after
+	noAgents   *FileError    // the hive has no agents/ directory (since when)
+	badAgents  []FileError   // agent directories whose names are no wing id
+	listed     *hiveState    // the last listing of the hive's agent directories
+	first      *firstMine    // the first mine of the hive while it runs; nil after
+	request    *MineProgress // the mine request in progress; nil when none
 }
 
 // New opens the palace for writing (waiting up to LockTimeout for another

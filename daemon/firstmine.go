@@ -101,4 +101,7 @@ func (d *Daemon) firstMineProgress(now time.Time) *MineProgress {
 type Progress struct {
 	// FirstMine is the first mine of the hive while it runs; null after.
 	FirstMine *MineProgress `json:"first_mine"`
+	// Request is the mine handed over by memminer mine that the daemon is
+	// working on; null when none is.
+	Request *MineProgress `json:"request"`
 }

@@ -48,7 +48,15 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	opts := d.mineOptions(&reembeds)
 	opts.Wing, opts.Agent, opts.DryRun, opts.Agents, opts.Hive = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents, d.opts.Hive
 	start := time.Now()
+	opts.Progress = func(done, total int) {
+		d.mu.Lock()
+		d.request = &MineProgress{FilesDone: done, FilesTotal: total, Started: start.UTC()}
+		d.mu.Unlock()
+	}
 	s, err := mine.Mine(mctx, d.p, j.req.Path, opts)
+	d.mu.Lock()
+	d.request = nil
+	d.mu.Unlock()
 	if requestMined(s, err) {
 		d.metrics.observeMine(triggerRequest, time.Since(start), err, len(s.Problems))
 		d.mu.Lock()

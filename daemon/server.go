@@ -45,7 +45,7 @@ func (d *Daemon) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
-		p := Progress{FirstMine: d.firstMineProgress(time.Now())}
+		p := Progress{FirstMine: d.firstMineProgress(time.Now()), Request: d.request}
 		d.mu.Unlock()
 		WriteJSON(w, http.StatusOK, p)
 	})
@@ -76,19 +76,19 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
 		return
 	}
-	opts, err := req.Options()
-	if err != nil {
+	if _, err := req.Options(); err != nil {
 		WriteError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
 		return
 	}
+	req.Query = query
 	start := time.Now()
-	hits, err := d.p.Search(r.Context(), query, opts)
+	out, err := Search(r.Context(), d.p, req)
 	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
 	if err != nil {
 		WriteErr(w, err)
 		return
 	}
-	WriteJSON(w, http.StatusOK, NewSearchResult(query, hits))
+	WriteJSON(w, http.StatusOK, out)
 }
 
 func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {

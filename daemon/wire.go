@@ -1,8 +1,11 @@
 package daemon
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/memminer/memminer/govern"
@@ -46,6 +49,9 @@ type SearchRequest struct {
 	// MinRelevance is the relevance floor; nil means
 	// palace.DefaultMinRelevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty"`
+	// Explain asks for each hit's evidence and, for what the floor
+	// dropped, the near misses (SearchResult.Explanation).
+	Explain bool `json:"explain,omitempty"`
 }
 
 // Options returns the palace search the request asks for, or an error
@@ -95,6 +101,46 @@ func CheckMinRelevance(m float64) error {
 type SearchResult struct {
 	Query   string `json:"query"`
 	Results []Hit  `json:"results"`
+	// Explanation is set when the request asked for it.
+	Explanation *Explanation `json:"explanation,omitempty"`
+}
+
+// Explanation is palace.Explanation as printed: figures rounded like
+// scores, near misses as hits are.
+type Explanation struct {
+	palace.Explanation
+	NearMisses []Hit `json:"near_misses"`
+}
+
+// Search runs req's search in p: the one way the daemon and a direct
+// search do it, so both answer alike.
+func Search(ctx context.Context, p *palace.Palace, req SearchRequest) (SearchResult, error) {
+	opts, err := req.Options()
+	if err != nil {
+		return SearchResult{}, err
+	}
+	query := strings.TrimSpace(req.Query)
+	if !req.Explain {
+		hits, err := p.Search(ctx, query, opts)
+		if err != nil {
+			return SearchResult{}, err
+		}
+		return NewSearchResult(query, hits), nil
+	}
+	hits, ex, err := p.Explain(ctx, query, opts)
+	if err != nil {
+		return SearchResult{}, err
+	}
+	out := NewSearchResult(query, hits)
+	e := &Explanation{Explanation: *ex, NearMisses: NewSearchResult(query, ex.NearMisses).Results}
+	e.Explanation.NearMisses = nil
+	e.Words = slices.Clone(ex.Words)
+	for i := range e.Words {
+		e.Words[i].Cosine = roundScore(e.Words[i].Cosine)
+	}
+	e.Grounding = roundScore(e.Grounding)
+	out.Explanation = e
+	return out, nil
 }
 
 // Hit is one search result as printed.
@@ -118,6 +164,8 @@ type Hit struct {
 	// Mtime is the source file's modification time as mined, RFC 3339 UTC.
 	Mtime string `json:"mtime"`
 	govern.Fields
+	// Evidence is what Relevance was decided from, when explained.
+	Evidence *palace.Evidence `json:"evidence,omitempty"`
 }
 
 // NewSearchResult converts palace hits into the printed shape. Sources stay
@@ -130,6 +178,12 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
 			Mtime:  h.Mtime.UTC().Format(time.RFC3339),
 			Fields: h.Governance.Fields(h.Mtime, h.Stale, h.StaleReason),
+		}
+		if e := h.Evidence; e != nil {
+			r := *e
+			r.Coverage, r.Cosine, r.Semantic, r.Standout, r.Relevance = roundScore(r.Coverage), roundScore(r.Cosine),
+				roundScore(r.Semantic), roundScore(r.Standout), roundScore(r.Relevance)
+			out.Results[i].Evidence = &r
 		}
 	}
 	return out

@@ -187,3 +187,18 @@ func Probe(ctx context.Context, e Embedder, timeout time.Duration) error {
 func Specs() []string {
 	return []string{Lexical, UseLite, "ollama:<model>", "openai:<model>"}
 }
+
+type wordsKey struct{}
+
+// ForWords marks ctx as the embedding of single words (the palace's word
+// table and a query's words, for relevance) rather than of notes, so an
+// embedder or a test can count the two apart.
+func ForWords(ctx context.Context) context.Context {
+	return context.WithValue(ctx, wordsKey{}, true)
+}
+
+// IsForWords reports whether ctx was marked by ForWords.
+func IsForWords(ctx context.Context) bool {
+	v, _ := ctx.Value(wordsKey{}).(bool)
+	return v
+}

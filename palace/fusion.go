@@ -421,12 +421,9 @@ func (h *candHeap) offer(c candidate, keep int) {
 	}
 }
 
-// fuse standardises the channels of the searched wings over all their
-// notes together (so that scores of different wings stay comparable), sums
-// them per note and returns the best keep notes. With vectors every note is
-// a candidate; with BM25 alone, the notes whose window matched a query term.
-func fuse(wings []*wingScores, keep int) []candidate {
-	var mean, sd [numChannels]float64
+// channelStats returns each channel's mean and standard deviation over
+// every note of the searched wings.
+func channelStats(wings []*wingScores) (mean, sd [numChannels]float64) {
 	for c := range numChannels {
 		var m moments
 		for _, ws := range wings {
@@ -434,6 +431,15 @@ func fuse(wings []*wingScores, keep int) []candidate {
 		}
 		mean[c], sd[c] = m.z()
 	}
+	return mean, sd
+}
+
+// fuse standardises the channels of the searched wings over all their
+// notes together (so that scores of different wings stay comparable), sums
+// them per note and returns the best keep notes. With vectors every note is
+// a candidate; with BM25 alone, the notes whose window matched a query term.
+func fuse(wings []*wingScores, keep int) []candidate {
+	mean, sd := channelStats(wings)
 	var h candHeap
 	score := func(ws *wingScores, d int32) {
 		var s float64

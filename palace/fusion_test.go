@@ -741,3 +741,23 @@ func TestCoverageMatchesNoteTexts(t *testing.T) {
 		}
 	}
 }
+
+// weightsOf returns the idf of the query's distinct terms in wing x, and
+// their total, a term the wing lacks counting as if in no note: the
+// weights of a search of wing x alone.
+func weightsOf(x *lexIndex, terms []string) *queryWeights {
+	q := &queryWeights{idf: map[int32]float64{}, seen: map[int32]bool{}}
+	seen := map[string]bool{}
+	for _, term := range terms {
+		if seen[term] {
+			continue
+		}
+		seen[term] = true
+		t, df, idf := x.idf(term)
+		q.total += idf
+		if df > 0 {
+			q.idf[t] = idf
+		}
+	}
+	return q
+}

@@ -7,42 +7,44 @@ import (
 	"slices"
 )
 
-// How Search tells how relevant a hit is, the same way for every query.
-//
-// A hit's Score is relative to the first hit, so it cannot say that nothing
-// matched. Relevance is absolute, in [0, 1], from two measures that do not
-// depend on the other notes' scores:
-//
-//   - lexical: how much of the query the note holds, the share of the
-//     query's weight (summed idf of its distinct terms, a term no note has
-//     counting as the rarest) found in the note, a term found only in a
-//     neighbour of the note (its window, see fusion.go) counting
-//     neighbourWeight, unless the search leaves that neighbour out;
-//   - vector: the note's cosine to the query (negative counts as 0).
-//
-// A hit's relevance is the larger of the two. Rescaling the cosine by the
-// query's or the wing's typical cosine, or by the note's own, separated
-// unrelated queries from paraphrases worse on the built-in model; models
-// differ in their typical cosine, so with another model the floor
-// (SearchOptions.MinRelevance) may need to change. BENCHMARKS.md has the
-// measurements behind the default floor.
+// Lexical coverage, one of the pieces of evidence relevance is decided
+// from (evidence.go): how much of the query a note holds, the share of the
+// query's weight (summed idf of its distinct terms over the searched notes,
+// a term no note has counting as the rarest) found in the note, a term
+// found only in a neighbour of the note (its window, see fusion.go)
+// counting neighbourWeight, unless the search leaves that neighbour out;
+// and the same share of each coherent part of the query.
 
 // coverage is the share of the query's weight that document d holds,
 // counting a term found only in its neighbours neighbourWeight.
 func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
+	whole, _, _ := ws.coverages(q, d)
+	return whole
+}
+
+// coverages returns the share of the query's weight that document d holds
+// (as coverage), and the best share of one of the query's coherent parts
+// (see evidence.go) it holds, with that part's number (-1 for none).
+func (ws *wingScores) coverages(q *queryWeights, d int32) (whole, part float64, which int) {
+	which = -1
 	if q.total == 0 {
-		return 0
+		return 0, 0, -1
 	}
 	v := ws.v
-	var got float64
-	for t := range ws.found.of(d) {
-		got += q.idf[t]
+	// By part, the whole query last; the note's own terms and those only
+	// in its window apart, summed in the order coverage always used.
+	n := len(q.parts) + 1
+	got, extra := make([]float64, n), make([]float64, n)
+	add := func(sums []float64, t int32, w float64) {
+		sums[n-1] += w
+		if k, ok := q.part[t]; ok {
+			sums[k] += w
+		}
 	}
-	if got >= q.total {
-		return 1
+	for t := range ws.found.of(d) {
+		add(got, t, q.idf[t])
 	}
 	// Terms only in the window: the neighbours' terms not in the note.
-	var extra float64
 	for _, nb := range [2]int32{v.prev[d], v.next[d]} {
 		// A neighbour the filters leave out lends no relevance: a note is
 		// not relevant for what a superseded note beside it says.
@@ -51,12 +53,18 @@ func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
 		}
 		for t := range ws.found.of(nb) {
 			if w := q.idf[t]; w > 0 && !ws.found.has(d, t) && !q.counted(t) {
-				extra += w
+				add(extra, t, w)
 			}
 		}
 	}
 	q.reset()
-	return min(1, (got+neighbourWeight*extra)/q.total)
+	whole = min(1, (got[n-1]+neighbourWeight*extra[n-1])/q.total)
+	for k, w := range q.parts {
+		if c := min(1, (got[k]+neighbourWeight*extra[k])/w); c > part {
+			part, which = c, k
+		}
+	}
+	return whole, part, which
 }
 
 // queryTerms tells which of a query's terms each note of a wing holds: a
@@ -111,10 +119,15 @@ func (f *queryTerms) of(d int32) iter.Seq[int32] {
 	}
 }
 
-// queryWeights are the idf of the query's terms in one wing.
+// queryWeights are the weights of the query's terms in one wing: their
+// idf over every searched note (see evidence.go), by the wing's term ids.
 type queryWeights struct {
 	idf   map[int32]float64
 	total float64
+	// part maps a term to its coherent part of the query, parts are the
+	// parts' weights (evidence.go).
+	part  map[int32]int
+	parts []float64
 	seen  map[int32]bool
 }
 
@@ -127,38 +140,6 @@ func (q *queryWeights) counted(t int32) bool {
 }
 
 func (q *queryWeights) reset() { clear(q.seen) }
-
-// weightsOf returns the idf of the query's distinct terms in wing x, and
-// their total, a term the wing lacks counting as if in no note.
-func weightsOf(x *lexIndex, terms []string) *queryWeights {
-	q := &queryWeights{idf: map[int32]float64{}, seen: map[int32]bool{}}
-	seen := map[string]bool{}
-	for _, term := range terms {
-		if seen[term] {
-			continue
-		}
-		seen[term] = true
-		t, df, idf := x.idf(term)
-		q.total += idf
-		if df > 0 {
-			q.idf[t] = idf
-		}
-	}
-	return q
-}
-
-// relevance is the candidate's absolute relevance: the larger of its
-// lexical coverage (when BM25 is in use) and its cosine.
-func (c candidate) relevance(q *queryWeights, useLex bool) float64 {
-	r := 0.0
-	if useLex {
-		r = c.ws.coverage(q, c.d)
-	}
-	if ch := c.ws.chans[chanVecNote]; ch != nil {
-		r = max(r, min(1, ch[c.d]))
-	}
-	return r
-}
 
 // docs returns the document numbers of the view's notes.
 func (v *wingView) docs() []int32 {

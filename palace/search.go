@@ -34,12 +34,14 @@ type SearchOptions struct {
 	// superseded notes only.
 	Filters
 	// MinRelevance drops hits whose Relevance is below it; zero keeps
-	// every hit. DefaultMinRelevance is the floor the CLI uses.
+	// every hit, those of a query naming an identifier no note has too.
+	// DefaultMinRelevance is the floor the CLI uses.
 	MinRelevance float64
 }
 
 // DefaultMinRelevance is the relevance below which search reports no
-// match. BENCHMARKS.md has the measurements it was chosen from.
+// match: lexical coverage or grounded cosine (evidence.go). BENCHMARKS.md,
+// "Relevance", has the measurements it was chosen with.
 const DefaultMinRelevance = 0.22
 
 // Mode selects which retrievers a search uses.
@@ -89,12 +91,14 @@ type Hit struct {
 	// Mtime is the source file's modification time when mined.
 	Mtime time.Time
 	// Relevance is absolute, in [0, 1], comparable across queries (see
-	// relevance.go), unlike Score.
+	// evidence.go), unlike Score.
 	Relevance float64
 	// Stale tells that the note may be out of date, and StaleReason why
 	// (govern.Note.Staleness at the search's Now).
 	Stale       bool
 	StaleReason string
+	// Evidence is what Relevance was decided from; set by Explain only.
+	Evidence *Evidence
 }
 
 // Search finds the notes most relevant to query: BM25 over the notes and
@@ -102,9 +106,21 @@ type Hit struct {
 // vector similarity too, the retrievers' scores standardised per wing and
 // summed (see fusion.go for how and why).
 func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) ([]Hit, error) {
+	hits, _, err := p.search(ctx, query, opts, false)
+	return hits, err
+}
+
+// Explain searches as Search does and says why: each hit carries its
+// Evidence, and the explanation holds the query's evidence and the best
+// candidates the relevance floor dropped.
+func (p *Palace) Explain(ctx context.Context, query string, opts SearchOptions) ([]Hit, *Explanation, error) {
+	return p.search(ctx, query, opts, true)
+}
+
+func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, explain bool) ([]Hit, *Explanation, error) {
 	query = strings.TrimSpace(query)
 	if query == "" {
-		return nil, errors.New("empty query")
+		return nil, nil, errors.New("empty query")
 	}
 	n := opts.Results
 	if n <= 0 {
@@ -112,21 +128,26 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 	}
 	wings, err := p.searchWings(opts.Wings)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if opts.Mode == VectorOnly && p.emb == nil {
-		return nil, errors.New("vector search needs an embedding model; this palace is lexical")
+		return nil, nil, errors.New("vector search needs an embedding model; this palace is lexical")
 	}
 	var qvec []float32
+	toks := queryTokens(query)
+	var wordVecs [][]float32
 	if p.emb != nil && opts.Mode != LexicalOnly {
 		vs, err := p.emb.Embed(ctx, []string{query})
 		if err != nil {
-			return nil, fmt.Errorf("embed query: %w", err)
+			return nil, nil, fmt.Errorf("embed query: %w", err)
 		}
 		if len(vs) != 1 || !normalize(vs[0]) {
-			return nil, errors.New("embed query: embedder returned no usable vector")
+			return nil, nil, errors.New("embed query: embedder returned no usable vector")
 		}
 		qvec = vs[0]
+		if wordVecs, err = p.wordVectors(ctx, toks); err != nil {
+			return nil, nil, err
+		}
 	}
 
 	terms := lexTerms(query)
@@ -155,15 +176,15 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		hasVecs := w.vectorCount() > 0
 		if useVec && hasVecs && w.dim != len(qvec) {
-			return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
+			return nil, nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
 		}
 		v, err := viewOf(ctx, w)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		ws := &wingScores{w: w, v: v, lexWeight: 1}
 		if useLex {
@@ -179,35 +200,47 @@ func (p *Palace) Search(ctx context.Context, query string, opts SearchOptions) (
 		scores = append(scores, ws)
 	}
 	cands := fuse(scores, keep)
-	weights := map[*wingScores]*queryWeights{}
-	relevance := make(map[candidate]float64, len(cands))
+	dec := newDecider(scores, toks, wordVecs, terms, useLex)
+	evidence := make(map[candidate]Evidence, len(cands))
+	var missed []candidate
 	kept := cands[:0]
 	for _, c := range cands {
-		q := weights[c.ws]
-		if q == nil {
-			q = weightsOf(c.ws.w.lex, terms)
-			weights[c.ws] = q
-		}
-		r := c.relevance(q, useLex)
-		if r < opts.MinRelevance {
+		e := dec.judge(c, opts.MinRelevance)
+		evidence[candidate{ws: c.ws, d: c.d}] = e
+		if !e.Passed {
+			missed = append(missed, c)
 			continue
 		}
-		relevance[candidate{ws: c.ws, d: c.d}] = r
 		kept = append(kept, c)
 	}
+	hit := func(c candidate, best float64) Hit {
+		note := c.ws.v.notes[c.d]
+		e := evidence[candidate{ws: c.ws, d: c.d}]
+		h := Hit{Note: note.note(), Score: math.Exp((c.score - best) / float64(channels)), Relevance: e.Relevance}
+		if s := c.ws.w.sources[h.Source]; s != nil {
+			h.Mtime = s.Mtime
+		}
+		h.Stale, h.StaleReason = note.gov.Staleness(h.Mtime, filters.Now, filters.StaleAfter)
+		if explain {
+			h.Evidence = &e
+		}
+		return h
+	}
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
+	picked = coverParts(picked, kept, evidence, len(dec.parts))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
-		note := c.ws.v.notes[c.d]
-		hit := Hit{Note: note.note(), Score: math.Exp((c.score - picked[0].score) / float64(channels)),
-			Relevance: relevance[candidate{ws: c.ws, d: c.d}]}
-		if s := c.ws.w.sources[hit.Source]; s != nil {
-			hit.Mtime = s.Mtime
-		}
-		hit.Stale, hit.StaleReason = note.gov.Staleness(hit.Mtime, filters.Now, filters.StaleAfter)
-		hits = append(hits, hit)
+		hits = append(hits, hit(c, picked[0].score))
 	}
-	return hits, nil
+	if !explain {
+		return hits, nil, nil
+	}
+	ex := dec.explanation(opts.MinRelevance)
+	missed = pick(missed, min(nearMisses, len(missed)), 0)
+	for _, c := range missed {
+		ex.NearMisses = append(ex.NearMisses, hit(c, missed[0].score))
+	}
+	return hits, ex, nil
 }
 
 // searchWings resolves the wings to search and checks their vectors match

@@ -45,7 +45,7 @@ func (a *app) doctorCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "doctor",
-		Short: "Check the hive, palace, model, daemon, Syncthing and permissions",
+		Short: "Check the palace against the markdown, the model and the daemon",
 		Long: `Check that everything memminer relies on is in order, and say what to run
 for each problem: the hive and its agents, the palace against the markdown
 (every file mined and current, no wing without its agent, every wing file's

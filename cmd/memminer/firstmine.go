@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/memminer/memminer/daemon"
 )
@@ -56,3 +57,47 @@ func (e *firstMineError) Error() string {
 }
 
 func (e *firstMineError) Unwrap() error { return e.empty }
+
+// followPoll is how often a mine handed to the daemon asks how it goes.
+const followPoll = 500 * time.Millisecond
+
+// followDaemonMine shows on bar how a mine handed to the daemon goes, by
+// asking its progress endpoint until the returned stop is called: while
+// the request waits behind the daemon's first mine, that mine's progress;
+// then the request's own. With no bar or no daemon it does nothing.
+func (a *app) followDaemonMine(ctx context.Context, bar *progress) (stop func()) {
+	if bar == nil || a.noDaemon {
+		return func() { bar.finish() }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		c := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout))
+		t := time.NewTicker(followPoll)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			p, err := c.Progress(ctx)
+			switch {
+			case err != nil:
+				return // no daemon, or one gone: the mine's own answer says
+			case p.Request != nil && p.Request.FilesTotal >= 20: // as a mine here shows it
+				bar.label = "mining (daemon)"
+				bar.set(int64(p.Request.FilesDone), int64(p.Request.FilesTotal))
+			case p.FirstMine != nil && p.FirstMine.FilesTotal > 0:
+				bar.label = "waiting for the daemon's first mine"
+				bar.set(int64(p.FirstMine.FilesDone), int64(p.FirstMine.FilesTotal))
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		bar.finish()
+	}
+}

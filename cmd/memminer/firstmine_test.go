@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"hash/fnv"
@@ -10,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
@@ -144,5 +146,39 @@ func TestFirstMineShows(t *testing.T) {
 	out, stderr, code = c.run("search", "db-2")
 	if code != 0 || strings.Contains(stderr, "first mine") || !strings.Contains(out, "db-2") {
 		t.Fatalf("search after the first mine: exit %d\n%s%s", code, out, stderr)
+	}
+}
+
+// TestMineHandedToDaemonShowsProgress hands a mine to a daemon busy with
+// its first mine: the command says what it waits for, then mines.
+func TestMineHandedToDaemonShowsProgress(t *testing.T) {
+	defer func(d time.Duration) { progressLineEvery = d }(progressLineEvery)
+	progressLineEvery = time.Millisecond
+	c := newCLI(t)
+	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "zoe", "memory.md"), "- The zebrafinch cage is cleaned on Fridays.\n")
+	h := &heldOllama{hold: "zebrafinch", release: make(chan struct{})}
+	heldRun(t, c, h)
+	testutil.WaitFor(t, "the first mine to hold", func() bool {
+		st, err := daemon.NewClient(c.palace).Status(context.Background())
+		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesDone == 4
+	})
+
+	extra := filepath.Join(t.TempDir(), "notes.md")
+	testutil.WriteFile(t, extra, "- The kettle descales monthly.\n")
+	stderr := &syncBuffer{}
+	var stdout bytes.Buffer
+	code := make(chan int, 1)
+	go func() {
+		code <- run(context.Background(), []string{"mine", extra, "--wing", "kitchen"}, &stdout, stderr, func(k string) string { return c.env[k] })
+	}()
+	testutil.WaitFor(t, "the mine to say what it waits for", func() bool {
+		return strings.Contains(stderr.String(), "memminer: waiting for the daemon's first mine 80% (4 of 5)\n")
+	})
+	h.free()
+	if got := testutil.Receive(t, "the handed mine to end", code); got != 0 {
+		t.Fatalf("mine handed to the daemon: exit %d\n%s", got, stderr)
+	}
+	if !strings.Contains(stdout.String(), "mined wing kitchen: files 1 seen, 1 changed") {
+		t.Fatalf("mine handed to the daemon printed %q", stdout.String())
 	}
 }

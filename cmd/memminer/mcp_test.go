@@ -36,6 +36,8 @@ var mcpToolCases = []struct {
 	{"search", map[string]any{"query": "how is the web bundle built"}, []string{"search", "how is the web bundle built"}},
 	{"search", map[string]any{"query": "db-2", "since": "2026-10-01", "min_relevance": 0.5, "fresh": true}, []string{"search", "db-2", "--since", "2026-10-01", "--min-relevance", "0.5", "--fresh"}},
 	{"search", map[string]any{"query": "release", "tags": []string{"release"}, "include_superseded": true}, []string{"search", "release", "--tag", "release", "--include-superseded"}}, // no match: an answer, not an error
+	{"search", map[string]any{"query": "JIRA-1234"}, []string{"search", "JIRA-1234"}},                                                                                                  // nothing relevant: an answer, not an error
+	{"search", map[string]any{"query": "staging database kestrel", "explain": true, "results": 2}, []string{"search", "staging database kestrel", "--explain", "-n", "2"}},
 	{"wake_up", map[string]any{}, []string{"wake-up"}},
 	{"wake_up", map[string]any{"tokens": 300, "wing": "Pam"}, []string{"wake-up", "--tokens", "300", "--wing", "pam"}},
 	{"conflicts", map[string]any{}, []string{"conflicts", "--wing", "jim"}},

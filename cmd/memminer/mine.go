@@ -65,7 +65,13 @@ The full rules are in docs/mining.md.`,
 			if err != nil {
 				return err
 			}
+			var bar *progress
+			if !asJSON {
+				bar = newProgress(a.stderr, "mining", false)
+			}
+			stopFollowing := a.followDaemonMine(ctx, bar)
 			rep, err := a.client().Mine(ctx, daemon.MineRequest{Path: path, Wing: wing, Agent: agent, DryRun: dryRun, Model: a.cfg.Model, Agents: a.cfg.Agents})
+			stopFollowing()
 			switch {
 			case errors.Is(err, daemon.ErrNotRunning):
 				// Nobody holds the palace for us: mine it here.
@@ -101,10 +107,6 @@ The full rules are in docs/mining.md.`,
 			}
 			defer p.Close()
 
-			var bar *progress
-			if !asJSON {
-				bar = terminalProgress(a.stderr, "mining", false)
-			}
 			if bar != nil {
 				opts.Progress = func(done, total int) {
 					if total >= 20 {

@@ -45,7 +45,7 @@ Mirrors, offline installs and the other backends: docs/model.md.`,
 		Args: exactArgs(0, "model fetch takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			opts := uselite.Options{CacheDir: a.cfg.ModelCache, Getenv: a.getenv, Logger: a.log}
-			bar := terminalProgress(a.stderr, "downloading use-lite", true)
+			bar := newProgress(a.stderr, "downloading use-lite", true)
 			if bar != nil {
 				opts.Progress = bar.set
 			}

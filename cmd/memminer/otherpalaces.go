@@ -41,9 +41,11 @@ func (a *app) emptyPalace() error { return nothingFound(&emptyPalaceError{palace
 
 // otherPalacesNote is the line that names the palaces other than the
 // command's that running daemons serve, with the flag that opens one, or
-// "" when there are none. It depends only on the registry, never on
-// whether a daemon serves the command's own palace, so a command says the
-// same with and without one.
+// "" when there are none. With a hive configured, only daemons mining
+// that hive count: a daemon of another hive is no palace the command
+// meant. It depends only on the registry, never on whether a daemon
+// serves the command's own palace, so a command says the same with and
+// without one.
 func (a *app) otherPalacesNote(ctx context.Context) string {
 	if a.cfg.Palace == "" || ctx.Err() != nil {
 		return ""
@@ -57,7 +59,7 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	var others []registry.Record
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if seen[r.Palace] || samePalace(r.Palace, a.cfg.Palace) {
+		if seen[r.Palace] || samePalace(r.Palace, a.cfg.Palace) || (a.cfg.Hive != "" && !samePalace(r.Hive, a.cfg.Hive)) {
 			continue
 		}
 		seen[r.Palace] = true

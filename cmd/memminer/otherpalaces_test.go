@@ -167,7 +167,7 @@ func TestOtherPalacesNote(t *testing.T) {
 		sockets++
 		socket := filepath.Join(tmp, fmt.Sprintf("%d.sock", sockets))
 		testutil.HangUpServer(t, socket, "")
-		if _, err := registry.Register(dir, registry.Record{PID: os.Getpid(), Palace: palace, Socket: socket}); err != nil {
+		if _, err := registry.Register(dir, registry.Record{PID: os.Getpid(), Palace: palace, Hive: "/srv/hive", Socket: socket}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -192,5 +192,14 @@ func TestOtherPalacesNote(t *testing.T) {
 		if got != s.want {
 			t.Errorf("after a record of %q:\n got %q\nwant %q", s.add, got, s.want)
 		}
+	}
+	// Daemons of another hive than the command's serve no palace it meant.
+	a.cfg.Hive = "/srv/other-hive"
+	if got := a.otherPalacesNote(context.Background()); got != "" {
+		t.Errorf("with another hive configured: %q, want no note", got)
+	}
+	a.cfg.Hive = "/srv/hive"
+	if got := a.otherPalacesNote(context.Background()); !strings.Contains(got, "running daemons serve other palaces") {
+		t.Errorf("with the daemons' hive configured: %q, want the note", got)
 	}
 }

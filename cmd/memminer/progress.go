@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"golang.org/x/term"
@@ -11,8 +12,12 @@ import (
 	"github.com/memminer/memminer/internal/bytesize"
 )
 
-// progress redraws one line on a terminal with how far a long task has got,
-// and clears it when the task ends, so the line never reaches a log.
+// progress tells how far a long task has got. On a terminal it redraws
+// one line and clears it when the task ends, so the line never reaches a
+// log; elsewhere (a pipe, a log file, a service) it writes a plain line
+// every progressLineEvery once the task has run that long, so a script
+// or a person reading a log sees a long mine move and a short one says
+// nothing.
 type progress struct {
 	w     io.Writer
 	label string
@@ -20,25 +25,40 @@ type progress struct {
 	now   func() time.Time
 	last  time.Time
 	drawn bool
+	// lines: not a terminal; start is when the task began.
+	lines bool
+	start time.Time
 }
 
-// progressEvery is how often the line is redrawn at most.
+// progressEvery is how often the line is redrawn at most on a terminal.
 const progressEvery = 100 * time.Millisecond
 
-// terminalProgress returns a progress line on w when w is a terminal, else
-// nil: a script reading stderr gets no redrawn lines.
-func terminalProgress(w io.Writer, label string, bytes bool) *progress {
+// progressLineEvery is how often a plain progress line is written at most;
+// a variable for tests.
+var progressLineEvery = 5 * time.Second
+
+// newProgress returns the progress of a task labelled label on w: redrawn
+// in place on a terminal, plain lines every few seconds elsewhere.
+func newProgress(w io.Writer, label string, bytes bool) *progress {
+	p := &progress{w: w, label: label, bytes: bytes, now: time.Now}
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
-		return nil
-	}
-	return &progress{w: w, label: label, bytes: bytes, now: time.Now}
+	p.lines = !ok || !term.IsTerminal(int(f.Fd()))
+	p.start = p.now()
+	return p
 }
 
-// set reports done of total; total ≤ 0 means not known.
+// set reports done of total; total ≤ 0 means not known. On nil it does
+// nothing.
 func (p *progress) set(done, total int64) {
+	if p == nil {
+		return
+	}
 	t := p.now()
-	if p.drawn && done != total && t.Sub(p.last) < progressEvery {
+	if p.lines {
+		if t.Sub(p.start) < progressLineEvery || (p.drawn && t.Sub(p.last) < progressLineEvery) {
+			return
+		}
+	} else if p.drawn && done != total && t.Sub(p.last) < progressEvery {
 		return
 	}
 	p.last, p.drawn = t, true
@@ -48,16 +68,20 @@ func (p *progress) set(done, total int64) {
 		}
 		return fmt.Sprint(n)
 	}
-	if total <= 0 {
-		fmt.Fprintf(p.w, "\r%s %s\x1b[K", p.label, count(done))
+	text := fmt.Sprintf("%s %s", p.label, count(done))
+	if total > 0 {
+		text = fmt.Sprintf("%s %3d%% (%s of %s)", p.label, done*100/total, count(done), count(total))
+	}
+	if p.lines {
+		fmt.Fprintf(p.w, "memminer: %s\n", strings.Join(strings.Fields(text), " "))
 		return
 	}
-	fmt.Fprintf(p.w, "\r%s %3d%% (%s of %s)\x1b[K", p.label, done*100/total, count(done), count(total))
+	fmt.Fprintf(p.w, "\r%s\x1b[K", text)
 }
 
 // finish clears the line; on nil it does nothing.
 func (p *progress) finish() {
-	if p != nil && p.drawn {
+	if p != nil && p.drawn && !p.lines {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
 }

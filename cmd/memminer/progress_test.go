@@ -50,22 +50,39 @@ func TestProgress(t *testing.T) {
 	}
 }
 
-func TestProgressOnlyOnTerminal(t *testing.T) {
+func TestProgressLinesOffTerminal(t *testing.T) {
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	for name, w := range map[string]io.Writer{"buffer": &bytes.Buffer{}, "file": f} {
-		p := terminalProgress(w, "mining", false)
-		if p != nil {
-			t.Errorf("%s: a progress line on a writer that is no terminal", name)
+		if p := newProgress(w, "mining", false); !p.lines {
+			t.Errorf("%s: a progress redrawn in place on a writer that is no terminal", name)
 		}
-		p.finish() // nil: nothing to clear, no panic
 	}
+	var nilp *progress
+	nilp.set(1, 2) // nil: no progress, no panic
+	nilp.finish()
+
+	// Plain lines: none in the first seconds, then one every few.
 	var b bytes.Buffer
-	(&progress{w: &b, now: time.Now}).finish()
-	if b.Len() != 0 {
-		t.Errorf("finish with nothing drawn wrote %q", b.String())
+	clock := time.Unix(0, 0)
+	p := &progress{w: &b, label: "mining", now: func() time.Time { return clock }, lines: true, start: clock}
+	for _, s := range []struct {
+		after       time.Duration
+		done, total int64
+	}{{time.Second, 1, 40}, {4 * time.Second, 10, 40}, {time.Second, 11, 40}, {4 * time.Second, 30, 40}, {time.Second, 40, 40}} {
+		clock = clock.Add(s.after)
+		p.set(s.done, s.total)
+	}
+	p.finish()
+	if got, want := b.String(), "memminer: mining 25% (10 of 40)\nmemminer: mining 75% (30 of 40)\n"; got != want {
+		t.Errorf("plain progress lines %q, want %q", got, want)
+	}
+	var empty bytes.Buffer
+	(&progress{w: &empty, now: time.Now}).finish()
+	if empty.Len() != 0 {
+		t.Errorf("finish with nothing drawn wrote %q", empty.String())
 	}
 }

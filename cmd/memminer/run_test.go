@@ -77,14 +77,16 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 	}()
 	t.Cleanup(func() { r.stop(t) })
 	cl := daemon.NewClient(c.palace)
-	testutil.WaitFor(t, "the daemon's socket", func() bool {
+	// Its first scan done: until then a command on an empty palace hears
+	// that the daemon is mining it, as it may be.
+	testutil.WaitFor(t, "the daemon's socket and first scan", func() bool {
 		select {
 		case <-r.done:
 			t.Fatalf("memminer run exited %d: %s", r.code, r.stderr)
 		default:
 		}
-		_, err := cl.Status(context.Background())
-		return err == nil
+		st, err := cl.Status(context.Background())
+		return err == nil && st.Daemon.Scans > 0
 	})
 	return r
 }
@@ -143,6 +145,12 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 		{"mine-again.json", func(c *cli) []string { return []string{"mine", c.hive, "--json"} }},
 		{"search.txt", func(*cli) []string { return []string{"search", "how is the web bundle built", "--results", "3"} }},
 		{"search-wing.json", func(*cli) []string { return []string{"search", "db-2", "--wing", "dwight", "-n", "2", "--json"} }},
+		{"search-explain.txt", func(*cli) []string { return []string{"search", "web bundle kestrel osprey", "--explain", "-n", "2"} }},
+		{"search-explain-empty.txt", func(*cli) []string { return []string{"search", "JIRA-1234 in the staging database", "--explain"} }},
+		{"search-explain-empty.json", func(*cli) []string {
+			return []string{"search", "JIRA-1234 in the staging database", "--explain", "--json"}
+		}},
+		{"search-nothing.json", func(*cli) []string { return []string{"search", "JIRA-1234", "--json"} }},
 		{"", func(*cli) []string { return []string{"search", "x", "--wing", "nobody"} }},
 		{"", func(c *cli) []string { return []string{"mine", filepath.Join(c.hive, "junk"), "--wing", "junk"} }},
 		{"", func(c *cli) []string { return []string{"mine", filepath.Join(c.hive, "agents", "nope")} }},
@@ -174,8 +182,12 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	}
 	golden(t, "daemon-status.txt", scrub(served.ok("status")))
 	golden(t, "daemon-status.json", scrub(served.ok("status", "--json")))
-	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+	// Active means a daemon serves the palace, whether or not it is asked.
+	if out := served.ok("--no-daemon", "status"); !strings.Contains(out, "active:      true") || strings.Contains(out, "daemon:") {
 		t.Fatalf("--no-daemon status: %s", out)
+	}
+	if out := direct.ok("--no-daemon", "status"); !strings.Contains(out, "active:      false") {
+		t.Fatalf("--no-daemon status without a daemon: %s", out)
 	}
 }
 

@@ -32,19 +32,23 @@ Search is governed: superseded notes are left out (--include-superseded shows
 them, marked), so are notes waiting in an agent's inbox (--include-inbox
 shows them, marked unapproved), stale notes are marked with why (not updated
 for stale_after, 90 days by default, or past their review date), and every
-hit has an absolute relevance in [0, 1]. Hits below --min-relevance are
-dropped; when none is left, search prints "no matching notes" and exits 1,
-like grep.
+hit has an absolute relevance in [0, 1]: the note's share of the query's words
+(or of one topic of it), or its cosine as far as the query's words are near
+the palace's notes; a query naming an identifier (JIRA-1234, ECONNRESET) no
+note has finds nothing. Hits below --min-relevance are dropped; when none is
+left, search prints "no matching notes" and exits 1, like grep. --explain
+says why, per hit and for the best near misses.
 
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
-How the scores are computed and fused: docs/search.md; statuses, dates, the
-filters and the relevance floor: docs/governance.md.`,
+How the scores are computed and fused, and relevance: docs/search.md;
+statuses, dates and the filters: docs/governance.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --results 10 --json
   memminer search "release process" --status approved --fresh
-  memminer search "incidents" --since 2w --tag postgres --tag incident`,
+  memminer search "incidents" --since 2w --tag postgres --tag incident
+  memminer search "JIRA-1234" --explain`,
 		RunE: func(cmd *cobra.Command, words []string) error {
 			args.Query = strings.Join(words, " ")
 			if !cmd.Flags().Changed("min-relevance") {
@@ -93,7 +97,8 @@ filters and the relevance floor: docs/governance.md.`,
 	f.StringVar(&args.Until, "until", "", "only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD")
 	f.StringArrayVar(&args.Tags, "tag", nil, "only notes with this tag (repeatable: all must match)")
 	args.MinRelevance = new(float64)
-	f.Float64Var(args.MinRelevance, "min-relevance", palace.DefaultMinRelevance, "drop hits below this absolute relevance, 0 to 1")
+	f.Float64Var(args.MinRelevance, "min-relevance", palace.DefaultMinRelevance, "drop hits below this absolute relevance, 0 to 1 (0 keeps every hit)")
+	f.BoolVar(&args.Explain, "explain", false, "show why each hit is relevant, and why the best near misses are not")
 	return cmd
 }
 
@@ -113,6 +118,7 @@ type searchArgs struct {
 	Tags              []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
 	// MinRelevance nil means palace.DefaultMinRelevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this absolute relevance, 0 to 1 (default 0.22)"`
+	Explain      bool     `json:"explain,omitempty" jsonschema:"also return why each hit is relevant and why the best near misses are not"`
 }
 
 // request checks args and turns them into the daemon's search request;
@@ -121,7 +127,7 @@ type searchArgs struct {
 func (args searchArgs) request(query string, wings []string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
 	req := daemon.SearchRequest{Query: query, Wings: wings, Results: args.Results, Model: model,
 		IncludeSuperseded: args.IncludeSuperseded, IncludeInbox: args.IncludeInbox, Status: args.Status, Fresh: args.Fresh,
-		StaleAfter: staleAfter, MinRelevance: args.MinRelevance}
+		StaleAfter: staleAfter, MinRelevance: args.MinRelevance, Explain: args.Explain}
 	for _, t := range args.Tags {
 		t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))
 		if t == "" {
@@ -203,8 +209,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 
 // searchPalace searches the palace itself, read-only: no daemon serves it.
 func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemon.SearchResult, error) {
-	opts, err := req.Options()
-	if err != nil {
+	if _, err := req.Options(); err != nil {
 		return daemon.SearchResult{}, err
 	}
 	if !palace.HasWings(a.cfg.Palace) {
@@ -220,27 +225,37 @@ func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemo
 		return daemon.SearchResult{}, err
 	}
 	defer p.Close()
-	hits, err := p.Search(ctx, req.Query, opts)
-	if err != nil {
-		return daemon.SearchResult{}, err
-	}
-	return daemon.NewSearchResult(req.Query, hits), nil
+	return daemon.Search(ctx, p, req)
 }
 
 func printHits(w io.Writer, out daemon.SearchResult) {
 	if len(out.Results) == 0 {
 		fmt.Fprintln(w, "no matching notes")
-		return
 	}
 	for i, h := range out.Results {
-		heading := ""
-		if h.Heading != "" {
-			heading = "  " + h.Heading
+		printHit(w, fmt.Sprintf("%d. ", i+1), h)
+	}
+	if ex := out.Explanation; ex != nil {
+		printExplanation(w, ex)
+	}
+}
+
+func printHit(w io.Writer, prefix string, h daemon.Hit) {
+	heading := ""
+	if h.Heading != "" {
+		heading = "  " + h.Heading
+	}
+	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, h.Wing, displayPath(h.Path), h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
+	for _, line := range strings.Split(h.Text, "\n") {
+		fmt.Fprintln(w, "   "+line)
+	}
+	if e := h.Evidence; e != nil {
+		fmt.Fprintf(w, "   why: %s\n", e.Reason)
+		vectors := ""
+		if e.Cosine != 0 || e.Semantic != 0 {
+			vectors = fmt.Sprintf(", cosine %.2f, semantic %.2f, standout %.2f sd", e.Cosine, e.Semantic, e.Standout)
 		}
-		fmt.Fprintf(w, "%d. [%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", i+1, h.Wing, displayPath(h.Path), h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
-		for _, line := range strings.Split(h.Text, "\n") {
-			fmt.Fprintln(w, "   "+line)
-		}
+		fmt.Fprintf(w, "   evidence: coverage %.2f%s, channels agreeing %d\n", e.Coverage, vectors, e.Channels)
 	}
 }
 

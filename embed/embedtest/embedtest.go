@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"unicode"
+
+	"github.com/memminer/memminer/embed"
 )
 
 // Hashing embeds a text as a bag of its lower-cased words hashed into Dim
@@ -23,6 +25,7 @@ type Hashing struct {
 	mu    sync.Mutex
 	calls int
 	texts int
+	words int
 }
 
 // Model returns the embedder's model id.
@@ -39,8 +42,12 @@ func (h *Hashing) Embed(ctx context.Context, texts []string) ([][]float32, error
 		return nil, err
 	}
 	h.mu.Lock()
-	h.calls++
-	h.texts += len(texts)
+	if embed.IsForWords(ctx) {
+		h.words += len(texts)
+	} else {
+		h.calls++
+		h.texts += len(texts)
+	}
 	h.mu.Unlock()
 	if h.Err != nil {
 		return nil, h.Err
@@ -63,6 +70,14 @@ func (h *Hashing) Embed(ctx context.Context, texts []string) ([][]float32, error
 	return out, nil
 }
 
+// Words is how many single words (embed.ForWords) Embed was given; Calls
+// and Texts leave them out.
+func (h *Hashing) Words() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.words
+}
+
 // Calls is how many times Embed was called.
 func (h *Hashing) Calls() int {
 	h.mu.Lock()
@@ -81,5 +96,5 @@ func (h *Hashing) Texts() int {
 func (h *Hashing) Reset() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.calls, h.texts = 0, 0
+	h.calls, h.texts, h.words = 0, 0, 0
 }
