@@ -47,7 +47,7 @@ func inboxSteps(t *testing.T, c *cli) string {
 	tr.step("inbox", "reject", ref)
 	tr.step("inbox", "reject", ref, "--by", "angela", "--note", "the audit table is kept (legal)")
 	tr.step("inbox", "--all")
-	tr.step("search", "audit table migration", "--include-inbox")
+	tr.step("search", "drop the audit table", "--include-inbox", "--wing", "ops")
 	tr.step("remember", "--wing", "ops", "--ttl", "30d", "The VPN certificate is renewed by hand")
 	tr.step("remember", "--wing", "ops", "--confidence", "maybe", "x")
 	tr.step("remember", "--wing", "ops", "--confidence", "hypothesis", "--ttl", "30d", "x")

@@ -135,12 +135,12 @@ func (s *mcpServer) addTools() {
 	}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "remember",
-		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy. A hypothesis or high risk waits in the inbox for approval.",
+		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy. Hypotheses and high risk wait for approval.",
 		OutputSchema: objectSchema,
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "pack",
-		Description:  "Render a Context Pack, the notes a task needs; mark it after use; list packs.",
+		Description:  "Render a Context Pack (a task's notes); mark it after use; list packs.",
 		OutputSchema: objectSchema,
 	}, s.pack)
 	mcp.AddTool(s.srv, &mcp.Tool{

@@ -20,7 +20,7 @@ const packURIPrefix = "memminer://pack/"
 type packArgs struct {
 	Name   string `json:"name,omitempty" jsonschema:"the pack"`
 	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget (default 800)"`
-	Mark   string `json:"mark,omitempty" jsonschema:"good, bad or reviewed: mark it, not render"`
+	Mark   string `json:"mark,omitempty" jsonschema:"after use: good, bad or reviewed"`
 	Note   string `json:"note,omitempty" jsonschema:"why, with mark"`
 	List   bool   `json:"list,omitempty" jsonschema:"list the packs"`
 }
