@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -154,6 +155,15 @@ func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.It
 		return []inbox.Item{}, err
 	}
 	defer p.Close()
+	if wing != "" {
+		var known []string
+		for _, w := range p.Wings() {
+			known = append(known, w.ID)
+		}
+		if !slices.Contains(known, wing) {
+			return nil, nothingFound(usagef("--wing: %v", palace.UnknownWingError(wing, known)))
+		}
+	}
 	items := inbox.List(p, a.hive(), wing, all, time.Now())
 	if items == nil {
 		items = []inbox.Item{}

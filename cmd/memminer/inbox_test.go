@@ -52,6 +52,7 @@ func inboxSteps(t *testing.T, c *cli) string {
 	tr.step("remember", "--wing", "ops", "--confidence", "maybe", "x")
 	tr.step("remember", "--wing", "ops", "--confidence", "hypothesis", "--ttl", "30d", "x")
 	tr.step("inbox", "approve", "0123456789abcdef0123456789abcdef")
+	tr.step("inbox", "--wing", "zed")
 	return scrubRemember(tr.b.String())
 }
 
