@@ -128,7 +128,39 @@ func (m *metrics) syncthingGauges(d *Daemon) []gauge {
 			value(func(r *Replication) float64 { return float64(r.NeedBytes) })},
 		{"memminer_syncthing_devices_connected", "Other devices sharing the hive's Syncthing folder that are connected now.", "",
 			value(func(r *Replication) float64 { return float64(r.DevicesConnected) })},
+		{"memminer_syncthing_state_known", "1 when this machine can know how the hive's folder stands (a device sharing it is connected, or none shares it), 0 when it is cut off from all of them.", "",
+			value(func(r *Replication) float64 { return boolGauge(r.StateKnown) })},
+		{"memminer_syncthing_isolated_seconds", "Seconds since a device sharing the hive's folder was last connected; 0 while one is.", "",
+			value(func(r *Replication) float64 {
+				if r.IsolatedSeconds == nil {
+					return 0
+				}
+				return float64(*r.IsolatedSeconds)
+			})},
+		{"memminer_syncthing_device_completion_percent", "How much of the hive's folder each other device has, as Syncthing here last heard.", "device", func() []sample {
+			if d.opts.Syncthing == nil {
+				return nil
+			}
+			r := replication()
+			if r == nil || r.Error != nil {
+				return nil
+			}
+			var out []sample
+			for _, dev := range r.Devices {
+				if dev.Completion != nil {
+					out = append(out, sample{label: dev.Name, value: *dev.Completion})
+				}
+			}
+			return out
+		}},
 	}
+}
+
+func boolGauge(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 func (m *metrics) observeMine(trigger string, dur time.Duration, err error, failedFiles int) {

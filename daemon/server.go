@@ -155,6 +155,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
+	opts.Isolated = WakeupIsolation(HiveReplication(r.Context(), d.opts.Syncthing, d.opts.Hive))
 	dg, err := wakeup.Build(d.p, opts)
 	if err != nil {
 		WriteErr(w, err)

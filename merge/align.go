@@ -1,6 +1,7 @@
 package merge
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -45,6 +46,28 @@ func diff(base, side []unit) edits {
 			e.kind[p[0]], e.to[p[0]] = kept, p[1]
 		}
 		b, s = p[0]+1, p[1]+1
+	}
+	return e
+}
+
+// additions is diff without pairing: every side unit not matched to a
+// base unit is an addition, never a change of one.
+func additions(base, side []unit) edits {
+	e := diff(base, side)
+	for b, k := range e.kind {
+		if k != changed {
+			continue
+		}
+		at := len(base)
+		for c := b + 1; c < len(base); c++ {
+			if e.kind[c] == kept {
+				at = c
+				break
+			}
+		}
+		e.inserts[at] = append(e.inserts[at], e.to[b])
+		slices.Sort(e.inserts[at])
+		e.kind[b], e.to[b] = deleted, -1
 	}
 	return e
 }
@@ -102,59 +125,6 @@ func sectionAnchor(base []unit, lo, hi int, heading string) int {
 		return lo
 	}
 	return hi
-}
-
-// lcs returns the index pairs of a longest common subsequence of the keys
-// of a and b, in order. Common prefix and suffix are matched first, which
-// is all there is to it for the usual appends.
-func lcs(a, b []unit) [][2]int {
-	var pairs [][2]int
-	pre := 0
-	for pre < len(a) && pre < len(b) && a[pre].key == b[pre].key {
-		pairs = append(pairs, [2]int{pre, pre})
-		pre++
-	}
-	suf := 0
-	for suf < len(a)-pre && suf < len(b)-pre && a[len(a)-1-suf].key == b[len(b)-1-suf].key {
-		suf++
-	}
-	am, bm := a[pre:len(a)-suf], b[pre:len(b)-suf]
-	n, m := len(am), len(bm)
-	if n > 0 && m > 0 {
-		// table[i][j] is the LCS length of am[i:] and bm[j:].
-		table := make([][]int32, n+1)
-		for i := range table {
-			table[i] = make([]int32, m+1)
-		}
-		for i := n - 1; i >= 0; i-- {
-			for j := m - 1; j >= 0; j-- {
-				switch {
-				case am[i].key == bm[j].key:
-					table[i][j] = table[i+1][j+1] + 1
-				case table[i+1][j] >= table[i][j+1]:
-					table[i][j] = table[i+1][j]
-				default:
-					table[i][j] = table[i][j+1]
-				}
-			}
-		}
-		for i, j := 0, 0; i < n && j < m; {
-			switch {
-			case am[i].key == bm[j].key:
-				pairs = append(pairs, [2]int{pre + i, pre + j})
-				i++
-				j++
-			case table[i+1][j] >= table[i][j+1]:
-				i++
-			default:
-				j++
-			}
-		}
-	}
-	for k := suf; k > 0; k-- {
-		pairs = append(pairs, [2]int{len(a) - k, len(b) - k})
-	}
-	return pairs
 }
 
 // similar reports whether two texts are versions of one note: at least

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/memminer/memminer/mine"
@@ -55,6 +56,18 @@ type Input struct {
 	Device, Date string
 	// Parse tunes note parsing; use the options the file is mined with.
 	Parse mine.ParseOptions
+	// AcceptRemovals lets the merge remove what the copy removed: notes,
+	// a note's text the copy cut short, frontmatter keys. Without it a
+	// merge never deletes; it proposes (Result.ProposedRemovals,
+	// Result.ProposedFrontmatter). Only a person sets it.
+	AcceptRemovals bool
+	// AppendOnly says every note the file is known to have held (the
+	// palace's Source.Dropped, its mined versions) is in Ours: this
+	// side only ever added. Without a confirmed base the merge is then a
+	// union that takes each note of the copy that Ours lacks for an
+	// addition, never for another version of one of Ours' notes: both
+	// sides' additions merge cleanly, however many there are.
+	AppendOnly bool
 }
 
 // Note is a note as the result reports it.
@@ -111,8 +124,11 @@ const (
 type Result struct {
 	// Merged is the merged file.
 	Merged []byte
-	// ThreeWay is false for a two-way union (no usable base).
+	// ThreeWay is false for a two-way union (no usable base, or an
+	// append-only file without a confirmed one).
 	ThreeWay bool
+	// AppendOnly is set when the merge was the union of Input.AppendOnly.
+	AppendOnly bool
 	// Confirmed is true when both sides showed they descend from the
 	// base (see ChooseBase); without that, removals and one-sided changes
 	// are conflicts rather than taken.
@@ -125,8 +141,16 @@ type Result struct {
 	// FromTheirs are the notes the copy brings: added, changed, or
 	// inserted with the conflict marker.
 	FromTheirs []Note
-	// Removed are notes of ours the merge removes (the copy removed them).
+	// Removed are notes of ours the merge removes (the copy removed them);
+	// empty unless Input.AcceptRemovals.
 	Removed []Note
+	// ProposedRemovals are notes of ours the copy removed, or cut short,
+	// that the merge keeps because Input.AcceptRemovals is not set.
+	ProposedRemovals []Note
+	// ProposedFrontmatter is true when the copy changed the frontmatter in
+	// a way that drops some of it, and this file's was kept because
+	// Input.AcceptRemovals is not set.
+	ProposedFrontmatter bool
 	// Conflicts need a person; NeedsReview is true when there are any.
 	Conflicts []Conflict
 	// Frontmatter is FrontmatterSame, FrontmatterOurs or FrontmatterTheirs.
@@ -168,17 +192,24 @@ func Merge(in Input) (*Result, error) {
 		eo = diff(base, base)
 	}
 	et := diff(base, theirs.units)
+	if in.AppendOnly && !res.Confirmed {
+		// Both sides only added: nothing of ours goes, and what the copy
+		// has that ours lacks is new, whatever it resembles.
+		res = &Result{Base: -1, AppendOnly: true}
+		base = ours.units
+		eo, et = diff(base, base), additions(base, theirs.units)
+	}
 	// The copy's additions go after this file's at the same place; when
 	// that cannot be laid out (a code block of one side right after a
 	// paragraph of the other would join it), before them.
 	for _, theirsFirst := range []bool{false, true} {
-		try := &Result{Base: res.Base, ThreeWay: res.ThreeWay, Confirmed: res.Confirmed}
-		items := try.combine(base, ours, theirs, eo, et, theirsFirst)
+		try := &Result{Base: res.Base, ThreeWay: res.ThreeWay, Confirmed: res.Confirmed, AppendOnly: res.AppendOnly}
+		items := try.combine(base, ours, theirs, eo, et, theirsFirst, in.AcceptRemovals)
 		var baseFM *Base
 		if try.ThreeWay {
 			baseFM = &in.Bases[try.Base]
 		}
-		try.frontmatter(baseFM, ours, theirs)
+		try.frontmatter(baseFM, ours, theirs, in.AcceptRemovals)
 		try.NeedsReview = len(try.Conflicts) > 0
 		r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: try.Frontmatter == FrontmatterTheirs, parse: in.Parse}
 		try.Merged, err = r.render()
@@ -197,8 +228,9 @@ func Merge(in Input) (*Result, error) {
 }
 
 // combine walks the base, taking from each side what it did, and returns
-// the merged units in order.
-func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirsFirst bool) []item {
+// the merged units in order. What the copy removed stays, proposed, unless
+// accept.
+func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirsFirst, accept bool) []item {
 	var items []item
 	note := func(s *side, i int) Note { return Note{Heading: s.units[i].heading, Text: s.units[i].text()} }
 	fromTheirs := func(t int, marked bool) item {
@@ -232,8 +264,13 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirs
 		case ko == kept && kt == kept, ko == changed && kt == kept:
 			res.Kept++
 			items = append(items, item{ours: o, theirs: -1})
-		case ko == kept && kt == deleted:
+		case ko == kept && kt == deleted && accept:
 			res.Removed = append(res.Removed, note(ours, o))
+		case ko == kept && kt == deleted,
+			ko == kept && kt == changed && !accept && cutShort(base[a], theirs.units[t]):
+			res.ProposedRemovals = append(res.ProposedRemovals, note(ours, o))
+			res.Kept++
+			items = append(items, item{ours: o, theirs: -1})
 		case ko == deleted && (kt == kept || kt == deleted):
 			// Already gone from ours.
 		case ko == kept && kt == changed:
@@ -261,10 +298,18 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirs
 // unconfirmed resolves a base unit one side removed or changed when the
 // base is not confirmed: the removal or change may be the other side's
 // edit seen backwards, so nothing either side has is dropped, and the
-// copy's version, when it differs from this file's, follows it marked.
+// copy's version, when it differs from this file's, follows it marked. A
+// note only the copy lacks simply stays.
 func (res *Result) unconfirmed(b unit, ours, theirs *side, o, t int, ko, kt opKind) []item {
-	if ko == deleted && kt == deleted {
+	switch {
+	case ko == deleted && kt == deleted:
 		return nil // removed on both sides
+	case ko != deleted && kt == deleted:
+		// The copy lacks it: a removal there, or this file's own note
+		// that the copy never had. Either way it stays, and a merge never
+		// deletes: nothing to decide.
+		res.Kept++
+		return []item{{ours: o, theirs: -1}}
 	}
 	var items []item
 	oursText, theirsText := "", ""
@@ -358,8 +403,11 @@ func (res *Result) inserts(base []unit, a int, ours, theirs *side, eo, et edits,
 	return items
 }
 
-// frontmatter decides which side's frontmatter the merge keeps.
-func (res *Result) frontmatter(base *Base, ours, theirs *side) {
+// frontmatter decides which side's frontmatter the merge keeps. The
+// copy's is taken only against a confirmed base, and when it drops any of
+// this file's (a key, or the whole block) only with accept; otherwise it
+// is proposed.
+func (res *Result) frontmatter(base *Base, ours, theirs *side, accept bool) {
 	if bytes.Equal(normalizeEOL(ours.fmRaw), normalizeEOL(theirs.fmRaw)) {
 		res.Frontmatter = FrontmatterSame
 		return
@@ -369,7 +417,11 @@ func (res *Result) frontmatter(base *Base, ours, theirs *side) {
 		oursChanged := !equalScalars(ours.fm, base.Frontmatter)
 		theirsChanged := !equalScalars(theirs.fm, base.Frontmatter)
 		switch {
-		case theirsChanged && !oursChanged:
+		case theirsChanged && !oursChanged && res.Confirmed:
+			if drops(ours, theirs) && !accept {
+				res.ProposedFrontmatter = true
+				return
+			}
 			res.Frontmatter = FrontmatterTheirs
 			return
 		case oursChanged && !theirsChanged:
@@ -377,6 +429,27 @@ func (res *Result) frontmatter(base *Base, ours, theirs *side) {
 		}
 	}
 	res.conflict(FrontmatterChanged, "", string(ours.fmRaw), string(theirs.fmRaw))
+}
+
+// drops reports whether theirs' frontmatter lacks some of ours': the
+// block, or a key of it.
+func drops(ours, theirs *side) bool {
+	if len(ours.fmRaw) > 0 && len(theirs.fmRaw) == 0 {
+		return true
+	}
+	for k := range ours.fm {
+		if _, ok := theirs.fm[k]; !ok {
+			return true
+		}
+	}
+	return false
+}
+
+// cutShort reports whether the copy's version of a base unit is the
+// base's text cut short: a truncated copy, a removal of the note's tail.
+func cutShort(b, t unit) bool {
+	bt, tt := strings.TrimSpace(b.text()), strings.TrimSpace(t.text())
+	return len(tt) < len(bt) && strings.HasPrefix(bt, tt)
 }
 
 func normalizeEOL(b []byte) []byte {

@@ -48,15 +48,22 @@ const baseFile = `# Memory
 
 func TestMerge(t *testing.T) {
 	tests := []struct {
-		name         string
-		base         string // "" with noBase means no base
-		noBase       bool
+		name   string
+		base   string // "" with noBase means no base
+		noBase bool
+		// removedLast: the base's history is base with a note at the
+		// end, then base (the note removed); an empty copy confirms that.
+		removedLast  bool
+		onlyBase     bool // the base is the only content mined: unconfirmed
 		ours, theirs string
 		want         string
 		review       bool
 		kinds        []ConflictKind
 		fromTheirs   int
 		removed      int
+		proposed     int
+		accept       bool // Input.AcceptRemovals
+		proposedFM   bool
 		frontmatter  string
 	}{
 		{
@@ -86,12 +93,66 @@ func TestMerge(t *testing.T) {
 			fromTheirs: 1,
 		},
 		{
-			name:    "append/delete",
+			name:     "append/delete keeps the note, the removal proposed",
+			base:     baseFile,
+			ours:     baseFile + "- Bo writes the docs\n",
+			theirs:   strings.Replace(baseFile, "- run make before pushing\n", "", 1),
+			want:     baseFile + "- Bo writes the docs\n",
+			proposed: 1,
+		},
+		{
+			name:    "append/delete with AcceptRemovals",
 			base:    baseFile,
 			ours:    baseFile + "- Bo writes the docs\n",
 			theirs:  strings.Replace(baseFile, "- run make before pushing\n", "", 1),
 			want:    strings.Replace(baseFile, "- run make before pushing\n", "", 1) + "- Bo writes the docs\n",
-			removed: 1,
+			removed: 1, accept: true,
+		},
+		{
+			name:        "an empty copy removes nothing",
+			removedLast: true,
+			base:        baseFile,
+			ours:        baseFile + "- Bo writes the docs\n",
+			theirs:      "",
+			want:        baseFile + "- Bo writes the docs\n",
+			proposed:    3,
+		},
+		{
+			name:        "a truncated copy removes nothing, nor cuts a note short",
+			removedLast: true,
+			base:        baseFile,
+			ours:        baseFile + "- Bo writes the docs\n",
+			theirs:      baseFile[:strings.Index(baseFile, "palace")+3],
+			want:        baseFile + "- Bo writes the docs\n",
+			proposed:    1,
+		},
+		{
+			name:        "an empty copy keeps the frontmatter",
+			removedLast: true,
+			base:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:      "",
+			want:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			proposed:    3,
+			proposedFM:  true, frontmatter: FrontmatterOurs,
+		},
+		{
+			name:       "a copy dropping a frontmatter key keeps it",
+			base:       "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:       "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:     "---\nreview: 2027-01-01\n---\n" + baseFile,
+			want:       "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			fromTheirs: 0,
+			proposedFM: true, frontmatter: FrontmatterOurs,
+		},
+		{
+			name:        "a copy dropping a frontmatter key with AcceptRemovals",
+			base:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:      "---\nreview: 2027-01-01\n---\n" + baseFile,
+			want:        "---\nreview: 2027-01-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			accept:      true,
+			frontmatter: FrontmatterTheirs,
 		},
 		{
 			name:       "edit/append",
@@ -166,6 +227,15 @@ func TestMerge(t *testing.T) {
 			theirs:      "---\nreview: 2027-01-01\n---\n" + baseFile,
 			want:        "---\nreview: 2027-01-01\n---\n" + baseFile + "- Bo writes the docs\n",
 			frontmatter: FrontmatterTheirs,
+		},
+		{
+			name:     "frontmatter changed in the copy against an unconfirmed base is not taken",
+			base:     "---\nagent: dwight\n---\n" + baseFile,
+			onlyBase: true,
+			ours:     "---\nagent: dwight\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:   "---\nagent: jim\n---\n" + baseFile,
+			want:     "---\nagent: dwight\n---\n" + baseFile + "- Bo writes the docs\n",
+			review:   true, kinds: []ConflictKind{FrontmatterChanged}, frontmatter: FrontmatterOurs,
 		},
 		{
 			name:       "frontmatter changed here only",
@@ -259,8 +329,14 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01"}
-			if !tt.noBase {
+			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01", AcceptRemovals: tt.accept}
+			switch {
+			case tt.removedLast:
+				b := *baseOf(t, tt.base)
+				in.Bases = []Base{b, *baseOf(t, tt.base+"- Cy left the team\n")}
+			case tt.onlyBase:
+				in.Bases = []Base{*baseOf(t, tt.base)}
+			case !tt.noBase:
 				in.Bases = basesOf(t, tt.base)
 			}
 			res, err := Merge(in)
@@ -285,6 +361,12 @@ func TestMerge(t *testing.T) {
 			}
 			if len(res.Removed) != tt.removed {
 				t.Errorf("Removed = %+v, want %d notes", res.Removed, tt.removed)
+			}
+			if len(res.ProposedRemovals) != tt.proposed {
+				t.Errorf("ProposedRemovals = %+v, want %d notes", res.ProposedRemovals, tt.proposed)
+			}
+			if res.ProposedFrontmatter != tt.proposedFM {
+				t.Errorf("ProposedFrontmatter = %v, want %v", res.ProposedFrontmatter, tt.proposedFM)
 			}
 			if tt.frontmatter != "" && res.Frontmatter != tt.frontmatter {
 				t.Errorf("Frontmatter = %s, want %s", res.Frontmatter, tt.frontmatter)
@@ -363,11 +445,10 @@ func TestUnconfirmedBase(t *testing.T) {
 			want:   strings.Replace(baseFile, "- CI runs on two cores\n", "- CI runs on two cores\n- tests need -race\n", 1) + "- Bo writes the docs\n",
 		},
 		{
-			name:   "a removal in the copy is not taken",
+			name:   "a note the copy lacks stays, and is no conflict",
 			ours:   baseFile + "- Bo writes the docs\n",
 			theirs: strings.Replace(baseFile, "- run make before pushing\n", "", 1),
 			want:   baseFile + "- Bo writes the docs\n",
-			kinds:  []ConflictKind{UnconfirmedRemoval},
 		},
 		{
 			name:   "a removal here keeps the copy's note, marked",

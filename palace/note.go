@@ -1,6 +1,7 @@
 package palace
 
 import (
+	"hash/fnv"
 	"time"
 
 	"github.com/memminer/memminer/govern"
@@ -69,6 +70,22 @@ type Source struct {
 	// first, at most MaxEarlierVersions: the common ancestor a merge of a
 	// conflict copy needs, which the last mined version seldom is.
 	Earlier []Version
+	// Dropped are the SeenKeys of the notes the file held in contents
+	// older than Earlier that neither it nor Earlier holds: with them,
+	// the current notes and Earlier's are every note the palace has ever
+	// seen in the file. A file only appended to drops nothing, so this
+	// stays empty; a merge uses it to tell additions from removals when
+	// no base is left (docs/conflicts.md).
+	Dropped []uint64
+}
+
+// SeenKey identifies a note by its heading and text in Source.Dropped.
+func SeenKey(heading, text string) uint64 {
+	h := fnv.New64a()
+	h.Write([]byte(heading))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	return h.Sum64()
 }
 
 // MaxEarlierVersions bounds Source.Earlier.

@@ -203,11 +203,15 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
 	}
 	w.invalidate()
-	src.Earlier = nil
+	src.Earlier, src.Dropped = nil, nil
 	if old, ok := w.sources[src.Path]; ok {
-		src.Earlier = old.Earlier
+		src.Earlier, src.Dropped = old.Earlier, old.Dropped
 		if old.Hash != src.Hash {
-			src.Earlier = pushVersion(old.Earlier, w.versionOf(old))
+			var gone *Version
+			src.Earlier, gone = pushVersion(old.Earlier, w.versionOf(old))
+			if gone != nil || len(old.Dropped) > 0 {
+				src.Dropped = dropped(old.Dropped, gone, notes, src.Earlier)
+			}
 		}
 	}
 	ch := Change{Embedded: len(embedded)}

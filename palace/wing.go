@@ -203,6 +203,7 @@ func (p *Palace) InheritVersions(wingID, from, to string) {
 	}
 	if len(past) > 0 {
 		t.Earlier = past
+		t.Dropped = append([]uint64(nil), f.Dropped...)
 		w.dirty = true
 	}
 }
@@ -220,12 +221,45 @@ func (w *wing) versionOf(src *Source) Version {
 }
 
 // pushVersion puts v in front of earlier, keeping at most
-// MaxEarlierVersions.
-func pushVersion(earlier []Version, v Version) []Version {
+// MaxEarlierVersions, and returns the version that fell off, if any.
+func pushVersion(earlier []Version, v Version) ([]Version, *Version) {
 	out := append([]Version{v}, earlier...)
 	if len(out) > MaxEarlierVersions {
-		out = out[:MaxEarlierVersions]
+		gone := out[MaxEarlierVersions]
+		return out[:MaxEarlierVersions], &gone
 	}
+	return out, nil
+}
+
+// dropped returns Source.Dropped after gone fell off the file's history:
+// its notes that neither the current notes nor the kept versions hold are
+// added, sorted, once; keys the file holds again leave.
+func dropped(keys []uint64, gone *Version, current []*storedNote, kept []Version) []uint64 {
+	held := make(map[uint64]bool, len(current))
+	for _, n := range current {
+		held[SeenKey(n.heading.Value(), n.text)] = true
+	}
+	for _, v := range kept {
+		for _, n := range v.Notes {
+			held[SeenKey(n.Heading, n.Text)] = true
+		}
+	}
+	set := make(map[uint64]bool, len(keys))
+	for _, k := range keys {
+		set[k] = true
+	}
+	if gone != nil {
+		for _, n := range gone.Notes {
+			set[SeenKey(n.Heading, n.Text)] = true
+		}
+	}
+	var out []uint64
+	for k := range set {
+		if !held[k] {
+			out = append(out, k)
+		}
+	}
+	slices.Sort(out)
 	return out
 }
 

@@ -52,25 +52,95 @@ func (c *Client) FolderStatus(ctx context.Context, id string) (FolderStatus, err
 	return FolderStatus{State: raw.State, StateChanged: raw.StateChanged.UTC(), NeedFiles: raw.NeedFiles + raw.NeedDeletes, NeedBytes: raw.NeedBytes, Errors: errs}, nil
 }
 
+// Connection is what /rest/system/connections says of one device.
+type Connection struct {
+	// Connected is set while the device is connected.
+	Connected bool
+	// Paused is set when this device paused it.
+	Paused bool
+	// StartedAt is when the current connection started; zero when not
+	// connected.
+	StartedAt time.Time
+}
+
 // Connections fetches /rest/system/connections: for each device Syncthing
-// knows, whether it is connected now.
-func (c *Client) Connections(ctx context.Context) (map[DeviceID]bool, error) {
+// knows, whether it is connected now and since when.
+func (c *Client) Connections(ctx context.Context) (map[DeviceID]Connection, error) {
 	const path = "/rest/system/connections"
 	var raw struct {
 		Connections map[string]struct {
-			Connected bool `json:"connected"`
+			Connected bool      `json:"connected"`
+			Paused    bool      `json:"paused"`
+			StartedAt time.Time `json:"startedAt"`
 		} `json:"connections"`
 	}
 	if err := c.DoJSON(ctx, http.MethodGet, path, nil, &raw); err != nil {
 		return nil, err
 	}
-	out := make(map[DeviceID]bool, len(raw.Connections))
+	out := make(map[DeviceID]Connection, len(raw.Connections))
 	for s, conn := range raw.Connections {
 		id, err := ParseDeviceID(s)
 		if err != nil {
 			return nil, fmt.Errorf("syncthing GET %s: device %q: %w", path, s, err)
 		}
-		out[id] = conn.Connected
+		k := Connection{Connected: conn.Connected, Paused: conn.Paused}
+		if conn.Connected && conn.StartedAt.Year() > 1970 {
+			k.StartedAt = conn.StartedAt.UTC()
+		}
+		out[id] = k
+	}
+	return out, nil
+}
+
+// Completion is what /rest/db/completion says of one device and folder:
+// how much of the folder's global state (as this device knows it) the
+// device has.
+type Completion struct {
+	// Percent is 0 to 100.
+	Percent float64
+	// NeedBytes and NeedItems are what the device lacks.
+	NeedBytes int64
+	NeedItems int
+	// RemoteState is valid, notSharing or unknown (newer Syncthings; ""
+	// from older ones).
+	RemoteState string
+}
+
+// Completion fetches /rest/db/completion for folder and device.
+func (c *Client) Completion(ctx context.Context, folder string, device DeviceID) (Completion, error) {
+	var raw struct {
+		Completion  float64 `json:"completion"`
+		NeedBytes   int64   `json:"needBytes"`
+		NeedItems   int     `json:"needItems"`
+		NeedDeletes int     `json:"needDeletes"`
+		RemoteState string  `json:"remoteState"`
+	}
+	q := "?folder=" + url.QueryEscape(folder) + "&device=" + url.QueryEscape(device.String())
+	if err := c.DoJSON(ctx, http.MethodGet, "/rest/db/completion"+q, nil, &raw); err != nil {
+		return Completion{}, err
+	}
+	return Completion{Percent: raw.Completion, NeedBytes: raw.NeedBytes, NeedItems: raw.NeedItems + raw.NeedDeletes, RemoteState: raw.RemoteState}, nil
+}
+
+// LastSeen fetches /rest/stats/device: when each device was last
+// connected (zero for one never seen).
+func (c *Client) LastSeen(ctx context.Context) (map[DeviceID]time.Time, error) {
+	const path = "/rest/stats/device"
+	var raw map[string]struct {
+		LastSeen time.Time `json:"lastSeen"`
+	}
+	if err := c.DoJSON(ctx, http.MethodGet, path, nil, &raw); err != nil {
+		return nil, err
+	}
+	out := make(map[DeviceID]time.Time, len(raw))
+	for s, st := range raw {
+		id, err := ParseDeviceID(s)
+		if err != nil {
+			return nil, fmt.Errorf("syncthing GET %s: device %q: %w", path, s, err)
+		}
+		if st.LastSeen.Year() > 1970 {
+			out[id] = st.LastSeen.UTC()
+		}
 	}
 	return out, nil
 }
@@ -120,11 +190,41 @@ type Replication struct {
 	FolderStatus
 	// Devices are the other devices the folder is shared with, by name.
 	Devices []ReplicaDevice
+	// Started is when this Syncthing started.
+	Started time.Time
 }
 
-// InSync reports whether the folder is idle with nothing left to fetch.
+// Known reports whether this device can know how the folder stands
+// against the others: some other device is connected, or there is none.
+// With every other device out of reach, "nothing needed" only means
+// nothing this device has heard of.
+func (r Replication) Known() bool {
+	return len(r.Devices) == 0 || r.Connected() > 0
+}
+
+// InSync reports whether the folder is idle with nothing left to fetch,
+// as far as it can be known (see Known).
 func (r Replication) InSync() bool {
-	return r.State == "idle" && r.NeedFiles == 0 && !r.Paused
+	return r.State == "idle" && r.NeedFiles == 0 && !r.Paused && r.Known()
+}
+
+// IsolatedSince returns since when no other device has been connected:
+// the latest time one was last seen, or when Syncthing started if none
+// was seen since (or ever). ok is false when the folder is not isolated
+// (a device is connected, or it is shared with none).
+func (r Replication) IsolatedSince() (since time.Time, ok bool) {
+	if r.Known() {
+		return time.Time{}, false
+	}
+	for _, d := range r.Devices {
+		if d.LastSeen.After(since) {
+			since = d.LastSeen
+		}
+	}
+	if since.Before(r.Started) {
+		since = r.Started // not seen since this Syncthing started
+	}
+	return since, true
 }
 
 // Connected counts the devices of Devices connected now.
@@ -143,6 +243,14 @@ type ReplicaDevice struct {
 	ID        DeviceID
 	Name      string
 	Connected bool
+	// ConnectedSince is when its connection started; zero when not
+	// connected.
+	ConnectedSince time.Time
+	// LastSeen is when it was last connected; zero when never.
+	LastSeen time.Time
+	// Completion is how much of the folder it has, as this device last
+	// heard; nil when Syncthing did not say.
+	Completion *Completion
 }
 
 // Replication reports the state of the folder holding dir. It returns an
@@ -160,7 +268,7 @@ func (c *Client) Replication(ctx context.Context, dir string) (Replication, erro
 	if !ok {
 		return Replication{}, fmt.Errorf("%s: %w", dir, ErrNoFolder)
 	}
-	r := Replication{Folder: f.ID, Label: f.Label, Path: f.AbsPath(sys.Tilde), Paused: f.Paused}
+	r := Replication{Folder: f.ID, Label: f.Label, Path: f.AbsPath(sys.Tilde), Paused: f.Paused, Started: sys.StartTime.UTC()}
 	if r.FolderStatus, err = c.FolderStatus(ctx, f.ID); err != nil {
 		return Replication{}, err
 	}
@@ -172,6 +280,12 @@ func (c *Client) Replication(ctx context.Context, dir string) (Replication, erro
 	if err != nil {
 		return Replication{}, err
 	}
+	// Without the device statistics a device is never seen: isolation
+	// then counts from Syncthing's start.
+	seen, err := c.LastSeen(ctx)
+	if err != nil && ctx.Err() != nil {
+		return Replication{}, err
+	}
 	for _, id := range f.Devices {
 		if id == sys.MyID {
 			continue
@@ -180,7 +294,19 @@ func (c *Client) Replication(ctx context.Context, dir string) (Replication, erro
 		if !ok {
 			d = Device{ID: id}
 		}
-		r.Devices = append(r.Devices, ReplicaDevice{ID: id, Name: d.DisplayName(), Connected: conns[id]})
+		conn := conns[id]
+		rd := ReplicaDevice{ID: id, Name: d.DisplayName(), Connected: conn.Connected, ConnectedSince: conn.StartedAt, LastSeen: seen[id]}
+		if conn.Connected && rd.LastSeen.Before(conn.StartedAt) {
+			rd.LastSeen = conn.StartedAt
+		}
+		// A Syncthing too old for the endpoint, or one that forgot the
+		// device, leaves the completion unknown rather than failing.
+		if comp, err := c.Completion(ctx, f.ID, id); err == nil {
+			rd.Completion = &comp
+		} else if ctx.Err() != nil {
+			return Replication{}, err
+		}
+		r.Devices = append(r.Devices, rd)
 	}
 	sort.Slice(r.Devices, func(i, j int) bool {
 		if r.Devices[i].Name != r.Devices[j].Name {

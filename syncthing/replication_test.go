@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
@@ -82,5 +83,79 @@ func TestReplication(t *testing.T) {
 
 	if _, err := a.Client().Replication(ctx, t.TempDir()); !errors.Is(err, syncthing.ErrNoFolder) {
 		t.Fatalf("a directory outside every folder: %v", err)
+	}
+}
+
+// TestReplicationPartition: a node cut off from every peer does not
+// report itself in sync although it needs nothing it has heard of: the
+// state is unknown, it says since when it has been isolated, and each
+// peer's completion and last contact. Reconnected, it is in sync again.
+func TestReplicationPartition(t *testing.T) {
+	nodes := sttest.StartCluster(t, "alpha", "bravo", "charlie")
+	a := nodes[0]
+	ctx := context.Background()
+	hive := a.FolderPath()
+	testutil.Eventually(t, "alpha in sync with both peers", func(ctx context.Context) (bool, error) {
+		r, err := a.Client().Replication(ctx, hive)
+		return err == nil && r.InSync() && r.Connected() == 2, err
+	})
+	r, err := a.Client().Replication(ctx, hive)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range r.Devices {
+		if d.Completion == nil || d.Completion.Percent != 100 || d.ConnectedSince.IsZero() {
+			t.Fatalf("connected peer %s: %+v", d.Name, d)
+		}
+	}
+	if _, isolated := r.IsolatedSince(); isolated {
+		t.Fatal("isolated with both peers connected")
+	}
+
+	cut := time.Now()
+	for _, peer := range nodes[1:] {
+		if err := a.SetDevicePaused(ctx, peer, true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.Eventually(t, "alpha to see both peers gone", func(ctx context.Context) (bool, error) {
+		var err error
+		r, err = a.Client().Replication(ctx, hive)
+		return err == nil && r.Connected() == 0, err
+	})
+	if r.InSync() || r.Known() || r.NeedFiles != 0 || r.State != "idle" {
+		t.Fatalf("isolated alpha: in sync %t, known %t, need %d, state %s", r.InSync(), r.Known(), r.NeedFiles, r.State)
+	}
+	since, isolated := r.IsolatedSince()
+	if !isolated || since.IsZero() || since.After(time.Now()) || since.Before(cut.Add(-time.Minute)) {
+		t.Fatalf("isolated since %s (%t), cut at %s", since, isolated, cut)
+	}
+
+	for _, peer := range nodes[1:] {
+		if err := a.SetDevicePaused(ctx, peer, false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	testutil.Eventually(t, "alpha back in sync", func(ctx context.Context) (bool, error) {
+		r, err := a.Client().Replication(ctx, hive)
+		return err == nil && r.InSync() && r.Connected() == 2, err
+	})
+}
+
+// BenchmarkReplication is what status and every wake-up pay to ask a real
+// Syncthing how the hive's folder stands (two other devices).
+func BenchmarkReplication(b *testing.B) {
+	nodes := sttest.StartCluster(b, "alpha", "bravo", "charlie")
+	a := nodes[0]
+	ctx := context.Background()
+	testutil.Eventually(b, "alpha connected to both", func(ctx context.Context) (bool, error) {
+		r, err := a.Client().Replication(ctx, a.FolderPath())
+		return err == nil && r.Connected() == 2, err
+	})
+	b.ResetTimer()
+	for b.Loop() {
+		if _, err := a.Client().Replication(ctx, a.FolderPath()); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

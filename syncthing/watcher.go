@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io/fs"
 	"log/slog"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"sync"
@@ -15,6 +14,7 @@ import (
 
 	// A sibling import, kept: hive owns the one conflict-name parser, so what this reports is what mine skips.
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/backoff"
 )
 
 // Conflict actions reported in [ConflictEvent.Action].
@@ -489,15 +489,9 @@ func (w *Watcher) noteSuccess(asked time.Time) {
 }
 
 // backoff returns the wait before retry number n+1: MinBackoff doubled n
-// times, capped at MaxBackoff, with the upper half jittered.
+// times, capped at MaxBackoff, jittered (see internal/backoff).
 func (w *Watcher) backoff(n int) time.Duration {
-	d := w.opts.MinBackoff
-	for i := 0; i < n && d < w.opts.MaxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, w.opts.MaxBackoff)
-	half := d / 2
-	return half + rand.N(half+1)
+	return backoff.Delay(w.opts.MinBackoff, w.opts.MaxBackoff, n)
 }
 
 func (w *Watcher) sleep(ctx context.Context, d time.Duration) {

@@ -97,9 +97,12 @@ type Options struct {
 	// into the story, marked; by default they are left out and counted.
 	IncludeInbox bool
 	// Notices are lines the digest's attention section carries before
-	// everything else (a pack that needs review, say), as the caller
+	// the identities (a pack that needs review, say), as the caller
 	// words them.
 	Notices []string
+	// Isolated, when set, says this machine is cut off from the others
+	// sharing the hive: the digest opens with a line saying since when.
+	Isolated *Isolation
 }
 
 // IdentityLine is one wing's identity.
@@ -159,14 +162,25 @@ type Digest struct {
 	Notices []string `json:"notices"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
+	// Isolated is Options.Isolated: absent unless the machine is cut off.
+	Isolated *Isolation `json:"isolated,omitempty"`
 }
 
 // Markdown renders the digest: "## Identity" with one line per wing, then
 // "## Essential story" with one line per note, grouped by wing. A section
-// with no lines is left out.
+// with no lines is left out. An isolated machine's digest opens with a
+// line saying its memory may be behind.
 func (d Digest) Markdown() string {
 	var b strings.Builder
-	b.WriteString(attention(d.Pending, d.Notices))
+	if d.Isolated != nil {
+		b.WriteString(isolationLine(*d.Isolated) + "\n")
+	}
+	if att := attention(d.Pending, d.Notices); att != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(att)
+	}
 	if len(d.Identity) > 0 || d.MoreWings > 0 {
 		if b.Len() > 0 {
 			b.WriteString("\n")
@@ -363,12 +377,24 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	if notices == nil {
 		notices = []string{}
 	}
-	head := attention(pending, notices)
-	if head != "" {
-		budget -= EstimateTokens(head + "\n")
-	}
 	rank := newRanker(p, wings, opts.Wing)
-	d := layout(max(budget, 0), ids, hidden, rank)
+	var head int
+	if opts.Isolated != nil {
+		// The warning comes first; the rest fits in what is left.
+		head = LineTokens(isolationLine(*opts.Isolated)) + LineTokens("")
+		if head >= budget {
+			head = 0 // too small a budget to warn and say anything
+		}
+	}
+	isolated := head > 0
+	// What waits for a person comes next, counted with its blank line.
+	if att := attention(pending, notices); att != "" {
+		head += EstimateTokens(att + "\n")
+	}
+	d := layout(max(budget-head, 0), ids, hidden, rank)
+	if isolated {
+		d.Isolated = opts.Isolated
+	}
 	d.Pending, d.Notices = pending, notices
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"slices"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -321,6 +322,13 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 		}
 		fmt.Fprintf(w, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
 			cw, displayPath(c.Path), displayPath(c.Original), winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
+		switch s := c.AutoMerge; {
+		case s == nil:
+		case s.State == conflicts.AutoMergeRetrying && s.NextAttempt != nil:
+			fmt.Fprintf(w, "  automatic merge: retrying (%s); %d %s so far, next at %s\n", s.Reason, s.Attempts, plural(s.Attempts, "attempt", "attempts"), s.NextAttempt.UTC().Format(time.RFC3339))
+		default:
+			fmt.Fprintf(w, "  automatic merge: needs a person (%s)\n", s.Reason)
+		}
 	}
 	fmt.Fprintln(w, "\nMerge them note by note with memminer conflicts merge (it shows the merge; --apply writes it),\nor merge each copy into its original by hand and delete the copy.")
 }

@@ -30,10 +30,12 @@ func (a *app) conflictsMergeCmd() *cobra.Command {
 copies given as PATH, a copy or the file it belongs to) into its file: a
 three-way merge of notes, with the file's contents as the palace mined them
 for the common ancestor. A note either side added is kept, in its section
-and order; one removed on one side and unchanged on the other is removed;
-one changed on one side takes the change. A note both sides changed is a
-conflict: the file's version stays and the copy's is put right after it,
-marked "(conflict: from the copy of <device>, <date>)". Without a usable
+and order; one changed on one side takes the change. A merge never deletes
+on its own: a note (or frontmatter) the copy removed is kept and the
+removal proposed; --accept-removals, with --apply, carries it out. A note
+both sides changed is a conflict: the file's version stays and the copy's
+is put right after it, marked "(conflict: from the copy of <device>,
+<date>)". Without a usable
 ancestor (a file never mined) the merge is a union of both sides that drops
 no note, and says so. Several copies of one file merge in the order of the
 times in their names; a copy of a file that is not memory is listed and
@@ -48,7 +50,8 @@ memminer writer takes, and only if the file did not change meanwhile), the
 copy's and the file's previous contents are kept under the palace in
 merged/<date>-<copy name>/ for 30 days, and the copy is removed, so
 Syncthing carries the merge and the removal to every device. A merge that
-needs review is written only with --accept-conflicts as well.
+needs review is written only with --accept-conflicts as well; the removals
+the copy proposes only with --accept-removals.
 
 When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`,
 		Example: `  memminer conflicts merge
@@ -60,6 +63,9 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 			}
 			if req.AcceptConflicts && !req.Apply {
 				return usagef("--accept-conflicts goes with --apply")
+			}
+			if req.AcceptRemovals && !req.Apply {
+				return usagef("--accept-removals goes with --apply")
 			}
 			w, err := normalizeWing(wing)
 			if err != nil {
@@ -104,6 +110,7 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 	f.StringVar(&wing, "wing", "", "only this wing's conflict copies")
 	f.BoolVar(&req.Apply, "apply", false, "write the merges and remove the copies")
 	f.BoolVar(&req.AcceptConflicts, "accept-conflicts", false, "with --apply, also write merges that need review (their conflicts marked)")
+	f.BoolVar(&req.AcceptRemovals, "accept-removals", false, "with --apply, also remove the notes and frontmatter the copy removed (kept otherwise)")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	settingFlags(f, "hive")
 	return cmd
@@ -150,7 +157,7 @@ func (a *app) mergeConflicts(ctx context.Context, req conflicts.MergeRequest) (c
 		defer p.Close()
 	}
 	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
-		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts,
+		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals,
 		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
 	}), nil
 }
@@ -160,7 +167,7 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		fmt.Fprintln(w, "no open conflicts to merge")
 		return
 	}
-	review, written := 0, 0
+	review, written, proposals := 0, 0, 0
 	for i, m := range rep.Merges {
 		if i > 0 {
 			fmt.Fprintln(w)
@@ -179,10 +186,12 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 			continue
 		}
 		switch {
+		case m.AppendOnly:
+			fmt.Fprintln(w, "  append-only: the palace has seen this file lose no note, so both sides only added; a union of both sides, the copy's new notes added")
 		case m.ThreeWay && m.BaseConfirmed:
 			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
 		case m.ThreeWay:
-			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: removals and one-sided changes are left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: additions taken, what the copy lacks kept, other changes left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
 		default:
 			fmt.Fprintln(w, "  no base (the palace has no earlier content of this file): a union of both sides, no note dropped; removals on either side are not carried over")
 		}
@@ -194,9 +203,19 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		for _, n := range m.Removed {
 			fmt.Fprintf(w, "    - %s\n", notePreview(n.Heading, n.Text))
 		}
-		switch m.Frontmatter {
-		case "theirs":
+		if k := len(m.ProposedRemovals); k > 0 {
+			proposals++
+			fmt.Fprintf(w, "  the copy removed %d %s; %s kept (--accept-removals removes %s):\n", k, plural(k, "note", "notes"), plural(k, "it is", "they are"), plural(k, "it", "them"))
+			for _, n := range m.ProposedRemovals {
+				fmt.Fprintf(w, "    ? %s\n", notePreview(n.Heading, n.Text))
+			}
+		}
+		switch {
+		case m.Frontmatter == "theirs":
 			fmt.Fprintln(w, "  frontmatter: the copy's (only the copy changed it)")
+		case m.ProposedFrontmatter:
+			proposals++
+			fmt.Fprintln(w, "  frontmatter: this file's is kept; the copy's drops some of it (--accept-removals takes the copy's)")
 		}
 		for _, c := range m.Conflicts {
 			fmt.Fprintf(w, "  conflict (%s): %s\n", conflictKindText(string(c.Kind)), notePreview(c.Heading, firstNonEmpty(c.Ours, c.Theirs)))
@@ -233,8 +252,14 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		if review > 0 {
 			fmt.Fprintln(w, "Merges that need review are written with --apply --accept-conflicts (the conflicts marked in the file), or merge them by hand.")
 		}
+		if proposals > 0 {
+			fmt.Fprintln(w, "A merge removes nothing on its own: what the copies removed is kept unless you run with --apply --accept-removals.")
+		}
 	case review > 0 && written < len(rep.Merges):
 		fmt.Fprintln(w, "Merges that need review were not written: check the diff, then run with --apply --accept-conflicts, or merge by hand.")
+	}
+	if rep.Apply && proposals > 0 && written > 0 {
+		fmt.Fprintln(w, "What the copies removed was kept (without --accept-removals); the copies are kept where each merge says, to remove it by hand if it should go.")
 	}
 }
 

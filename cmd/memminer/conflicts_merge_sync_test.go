@@ -90,23 +90,7 @@ func TestMergeAcrossTwoMachines(t *testing.T) {
 			// Both machines end with one file holding every note, and
 			// no copy anywhere.
 			want := []string{"second floor", "Stand-up", "printer code is 4471 (written on alpha)", "next to the window (written on bravo)"}
-			testutil.Eventually(t, "the merge on both machines, the copies gone", func(context.Context) (bool, error) {
-				for _, m := range ms {
-					if cs := copiesOnDisk(t, m); len(cs) > 0 {
-						return false, fmt.Errorf("%s still has %v", m.name, cs)
-					}
-					data, err := os.ReadFile(m.path(rel))
-					if err != nil {
-						return false, err
-					}
-					for _, w := range want {
-						if !strings.Contains(string(data), w) {
-							return false, fmt.Errorf("%s's file lacks %q:\n%s", m.name, w, data)
-						}
-					}
-				}
-				return sameFile(alpha, bravo, rel)
-			})
+			waitMerged(t, alpha, bravo, rel, want)
 			converge(t, ms, time.Now(), "the merged file mined on both machines", holding(want...))
 			for _, m := range ms {
 				if cs := copiesOnDisk(t, m); len(cs) > 0 {
@@ -161,6 +145,29 @@ func waitMined(t *testing.T, m *machine, text string) {
 }
 
 // sameFile reports whether rel holds the same bytes on both machines.
+// waitMerged waits until both machines have the same file rel, holding
+// every text of want, and no conflict copy.
+func waitMerged(t *testing.T, a, b *machine, rel string, want []string) {
+	t.Helper()
+	testutil.Eventually(t, "the merge on both machines, the copies gone", func(context.Context) (bool, error) {
+		for _, m := range []*machine{a, b} {
+			if cs := copiesOnDisk(t, m); len(cs) > 0 {
+				return false, fmt.Errorf("%s still has %v", m.name, cs)
+			}
+			data, err := os.ReadFile(m.path(rel))
+			if err != nil {
+				return false, err
+			}
+			for _, w := range want {
+				if !strings.Contains(string(data), w) {
+					return false, fmt.Errorf("%s's file lacks %q:\n%s", m.name, w, data)
+				}
+			}
+		}
+		return sameFile(a, b, rel)
+	})
+}
+
 func sameFile(a, b *machine, rel string) (bool, error) {
 	da, err := os.ReadFile(a.path(rel))
 	if err != nil {

@@ -82,8 +82,8 @@ func TestConflictsMerge(t *testing.T) {
 	if err := json.Unmarshal([]byte(js), &raw); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"applied", "backup", "base_confirmed", "base_mined", "conflicts", "copy", "device", "diff", "error",
-		"from_copy", "frontmatter", "kept", "original", "removed", "status", "three_way", "wing"}
+	want := []string{"append_only", "applied", "backup", "base_confirmed", "base_mined", "conflicts", "copy", "device", "diff", "error",
+		"from_copy", "frontmatter", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "status", "three_way", "wing"}
 	if got := slices.Sorted(maps.Keys(raw.Merges[0])); !slices.Equal(got, want) || raw.Merges[0]["backup"] != nil || raw.Merges[0]["error"] != nil {
 		t.Errorf("--json merge keys %v, want %v with backup and error null: %s", got, want, js)
 	}
@@ -154,5 +154,43 @@ func TestConflictsMergeUsage(t *testing.T) {
 		if code != tt.code || !strings.Contains(errs, tt.msg) {
 			t.Errorf("%v: exit %d, stderr %q; want %d with %q", tt.args, code, errs, tt.code, tt.msg)
 		}
+	}
+}
+
+// TestConflictsMergeKeepsRemovals: an empty conflict copy of a file whose
+// history confirms the base merges cleanly and removes nothing; the
+// notes it would remove are listed as proposed, and only --apply
+// --accept-removals removes them.
+func TestConflictsMergeKeepsRemovals(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	memory := filepath.Join(c.hive, "agents", "jim", "memory.md")
+	if err := os.MkdirAll(filepath.Dir(memory), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	ours := mergeSeed + "- The printer code is 4471.\n"
+	for _, content := range []string{mergeSeed + "- Lunch is at noon in the kitchen.\n", mergeSeed, ours} {
+		if err := os.WriteFile(memory, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.ok("mine", c.hive)
+	}
+	if err := os.WriteFile(filepath.Join(filepath.Dir(memory), cleanCopy), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := c.run("conflicts", "merge")
+	if code != 0 || !strings.Contains(out, "the copy removed 2 notes; they are kept (--accept-removals removes them):\n    ? Jim > Office: The printer is on the second floor.\n") ||
+		!strings.Contains(out, "takes 0 from the copy, removes 0\n") {
+		t.Fatalf("exit %d: %s\n%s", code, errs, out)
+	}
+	if _, errs, code := c.run("conflicts", "merge", "--accept-removals"); code != 2 || !strings.Contains(errs, "--accept-removals goes with --apply") {
+		t.Fatalf("--accept-removals without --apply: exit %d %s", code, errs)
+	}
+	out, errs, code = c.run("conflicts", "merge", "--apply", "--accept-removals")
+	if code != 0 || !strings.Contains(out, "removes 2\n") {
+		t.Fatalf("--apply --accept-removals: exit %d: %s\n%s", code, errs, out)
+	}
+	if data, _ := os.ReadFile(memory); string(data) != "# Jim\n\n## Office\n\n- The printer code is 4471.\n" {
+		t.Fatalf("file:\n%s", data)
 	}
 }

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -418,21 +416,9 @@ func checkReplicationStatus(t *testing.T, ms []*machine) {
 // checkMetrics: the daemon's metrics carry the folder's gauges.
 func checkMetrics(t *testing.T, m *machine) {
 	t.Helper()
-	st, err := daemon.NewClient(m.c.palace).Status(context.Background())
-	if err != nil || st.Daemon == nil || st.Daemon.Metrics == nil {
-		t.Fatalf("status: %+v, %v", st.Daemon, err)
-	}
-	resp, err := http.Get("http://" + *st.Daemon.Metrics + "/metrics")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, want := range []string{"memminer_syncthing_up 1", "memminer_syncthing_need_files 0", "memminer_syncthing_devices_connected 2"} {
-		if !strings.Contains(string(body), want+"\n") {
+	body := scrape(t, m)
+	for _, want := range []string{"memminer_syncthing_up 1", "memminer_syncthing_need_files 0", "memminer_syncthing_devices_connected 2", "memminer_syncthing_state_known 1", "memminer_syncthing_isolated_seconds 0"} {
+		if !strings.Contains(body, want+"\n") {
 			t.Fatalf("metrics lack %q:\n%s", want, body)
 		}
 	}
@@ -462,7 +448,14 @@ func TestPrintReplication(t *testing.T) {
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     1 of 1 connected: laptop\n"},
 		{"syncing", &daemon.Replication{Folder: "abcd-1234", Label: "Hive", State: "syncing", StateChanged: &since, NeedFiles: 1, NeedBytes: 2048, Errors: 2,
 			Devices: []daemon.ReplicaDevice{{Name: "laptop"}, {Name: "server"}}},
-			"syncthing:   folder Hive (abcd-1234) syncing since 2026-12-01T11:00:00Z; 1 file (2.0 KiB) still needed; 2 items failing\ndevices:     0 of 2 connected: laptop (not connected), server (not connected)\n"},
+			"syncthing:   folder Hive (abcd-1234) syncing since 2026-12-01T11:00:00Z; 1 file (2.0 KiB) still needed; 2 items failing\ndevices:     0 of 2 connected: laptop (not connected; never seen), server (not connected; never seen)\n"},
+		{"isolated", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, IsolatedSince: &since, IsolatedSeconds: new(int64(7530)),
+			Devices: []daemon.ReplicaDevice{{Name: "laptop", LastSeen: &since}, {Name: "server", Connected: false}}},
+			"syncthing:   folder hive: state unknown, isolated for 2h5m (no other device connected since 2026-12-01T11:00:00Z); this machine's memory may be behind\n" +
+				"devices:     0 of 2 connected: laptop (not connected; last seen 2026-12-01T11:00:00Z), server (not connected; never seen)\n"},
+		{"a peer behind", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, StateKnown: true, DevicesConnected: 1,
+			Devices: []daemon.ReplicaDevice{{Name: "laptop", Connected: true, Completion: new(62.5)}}},
+			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     1 of 1 connected: laptop (62% synced)\n"},
 		{"alone", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, Devices: []daemon.ReplicaDevice{}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     0 of 0 connected: shared with no other device\n"},
 	}

@@ -92,6 +92,7 @@ Set MEMMINER_WING to your wing, or pass --wing.{{end}}
 
 ## Start every session
 Run ` + "`memminer wake-up{{.WingFlag}}`" + `: who is who, and the notes that matter now.
+"Memory may be behind" there: tell the user.
 
 ## Recall
 - ` + "`memminer search \"QUERY\"`" + ` searches every wing; ` + "`--wing ID`" + ` one; ` + "`--json`" + ` gives ids, files and lines.

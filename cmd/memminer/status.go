@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -12,7 +13,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/wakeup"
 )
 
 func (a *app) statusCmd() *cobra.Command {
@@ -105,7 +108,7 @@ func printStatus(w io.Writer, st daemon.Status) {
 		model += " (unavailable: " + *st.ModelError + ")"
 	}
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
-	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen)
+	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open%s\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen, autoMergeNote(st.Daemon))
 	printReplication(w, st.Syncthing)
 	if st.InboxPending > 0 {
 		fmt.Fprintf(w, "inbox:       %d %s for approval (memminer inbox)\n", st.InboxPending, plural(st.InboxPending, "note waits", "notes wait"))
@@ -162,19 +165,31 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 		name = fmt.Sprintf("%s (%s)", r.Label, r.Folder)
 	}
 	state := fmt.Sprintf("%s since %s", r.State, r.StateChanged.UTC().Format(time.RFC3339))
-	if r.InSync {
-		state = "in sync since " + r.InSyncSince.UTC().Format(time.RFC3339)
+	switch {
+	case !r.StateKnown && r.IsolatedSince != nil:
+		// Nothing needed only means nothing this machine has heard of.
+		fmt.Fprintf(w, "syncthing:   folder %s: state unknown, isolated for %s (no other device connected since %s); this machine's memory may be behind\n",
+			name, wakeup.Isolation{Seconds: *r.IsolatedSeconds}.For(), r.IsolatedSince.UTC().Format(time.RFC3339))
+	default:
+		if r.InSync {
+			state = "in sync since " + r.InSyncSince.UTC().Format(time.RFC3339)
+		}
+		fmt.Fprintf(w, "syncthing:   folder %s %s; %d %s (%s) still needed", name, state, r.NeedFiles, plural(r.NeedFiles, "file", "files"), bytesize.Format(r.NeedBytes))
+		if r.Errors > 0 {
+			fmt.Fprintf(w, "; %d %s failing", r.Errors, plural(r.Errors, "item", "items"))
+		}
+		fmt.Fprintln(w)
 	}
-	fmt.Fprintf(w, "syncthing:   folder %s %s; %d %s (%s) still needed", name, state, r.NeedFiles, plural(r.NeedFiles, "file", "files"), bytesize.Format(r.NeedBytes))
-	if r.Errors > 0 {
-		fmt.Fprintf(w, "; %d %s failing", r.Errors, plural(r.Errors, "item", "items"))
-	}
-	fmt.Fprintln(w)
 	var names []string
 	for _, d := range r.Devices {
 		n := d.Name
-		if !d.Connected {
-			n += " (not connected)"
+		switch {
+		case !d.Connected && d.LastSeen != nil:
+			n += " (not connected; last seen " + d.LastSeen.UTC().Format(time.RFC3339) + ")"
+		case !d.Connected:
+			n += " (not connected; never seen)"
+		case d.Completion != nil && *d.Completion < 100:
+			n += fmt.Sprintf(" (%.0f%% synced)", *d.Completion)
 		}
 		names = append(names, n)
 	}
@@ -183,6 +198,30 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 		devices = strings.Join(names, ", ")
 	}
 	fmt.Fprintf(w, "devices:     %d of %d connected: %s\n", r.DevicesConnected, len(r.Devices), devices)
+}
+
+// autoMergeNote says what the daemon's automatic merge is doing with the
+// open conflicts: how many it retries, how many need a person.
+func autoMergeNote(d *daemon.DaemonInfo) string {
+	if d == nil || d.Components[conflicts.Name] == nil {
+		return ""
+	}
+	raw, err := json.Marshal(d.Components[conflicts.Name])
+	var st conflicts.Status
+	if err != nil || json.Unmarshal(raw, &st) != nil || !st.AutoMerge.Enabled {
+		return ""
+	}
+	var parts []string
+	if n := st.AutoMerge.Retrying; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d being merged again automatically", n))
+	}
+	if n := st.AutoMerge.NeedsPerson; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d %s a person (memminer conflicts merge)", n, plural(n, "needs", "need")))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, "; ") + ")"
 }
 
 // printDaemon prints what a running daemon adds to status.

@@ -3,6 +3,8 @@ package main
 import (
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/daemon"
 )
 
 // TestStatusSyncthingDisabled checks that status says Syncthing is
@@ -23,5 +25,28 @@ func TestStatusSyncthingDisabled(t *testing.T) {
 	want = "syncthing:   disabled by --no-syncthing: replication not checked\n"
 	if out := c.ok("status"); !strings.Contains(out, want) {
 		t.Errorf("status of a daemon run --no-syncthing:\n%s\nwant a line %q", out, want)
+	}
+}
+
+// TestAutoMergeNote: status's conflicts line says how many open copies
+// the automatic merge retries and how many need a person.
+func TestAutoMergeNote(t *testing.T) {
+	info := func(st any) *daemon.DaemonInfo {
+		return &daemon.DaemonInfo{Components: map[string]any{"conflicts": st}}
+	}
+	tests := []struct {
+		d    *daemon.DaemonInfo
+		want string
+	}{
+		{nil, ""},
+		{info(map[string]any{"auto_merge": map[string]any{"enabled": false}}), ""},
+		{info(map[string]any{"auto_merge": map[string]any{"enabled": true}}), ""},
+		{info(map[string]any{"auto_merge": map[string]any{"enabled": true, "retrying": 1, "needs_person": 2}}),
+			" (1 being merged again automatically; 2 need a person (memminer conflicts merge))"},
+	}
+	for _, tt := range tests {
+		if got := autoMergeNote(tt.d); got != tt.want {
+			t.Errorf("autoMergeNote = %q, want %q", got, tt.want)
+		}
 	}
 }

@@ -141,5 +141,9 @@ func (a *app) wakeup(ctx context.Context, opts wakeup.Options) (wakeup.Digest, e
 		}
 	}
 	defer p.Close()
+	// As the daemon does: a machine cut off from the others says so.
+	if client, _, err := a.syncthingClient(nil); err == nil && client != nil {
+		opts.Isolated = daemon.WakeupIsolation(daemon.HiveReplication(ctx, client, a.cfg.Hive))
+	}
 	return wakeup.Build(p, opts)
 }

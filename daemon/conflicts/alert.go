@@ -8,15 +8,15 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"os"
 	"os/exec"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/memminer/memminer/internal/backoff"
 )
 
 // Environment variables the --on-conflict command receives.
@@ -268,7 +268,7 @@ func (a *alerter) post(ctx context.Context, c Conflict) error {
 	if err != nil {
 		return fmt.Errorf("encode conflict: %w", err)
 	}
-	wait := a.backoff
+	wait := backoff.New(a.backoff, a.maxWait)
 	var lastErr error
 	for attempt := 1; ; attempt++ {
 		retryAfter, err := a.postOnce(ctx, body)
@@ -281,7 +281,7 @@ func (a *alerter) post(ctx context.Context, c Conflict) error {
 		if errors.As(err, &perm) || attempt >= a.attempts || ctx.Err() != nil {
 			break
 		}
-		d := wait/2 + rand.N(wait/2+1)
+		d := wait.Next()
 		if retryAfter > 0 {
 			d = min(retryAfter, a.maxWait)
 		}
@@ -293,7 +293,6 @@ func (a *alerter) post(ctx context.Context, c Conflict) error {
 			return ctx.Err()
 		case <-t.C:
 		}
-		wait = min(wait*2, a.maxWait)
 	}
 	return lastErr
 }
@@ -327,29 +326,10 @@ func (a *alerter) postOnce(ctx context.Context, body []byte) (time.Duration, err
 		return 0, nil
 	}
 	err = fmt.Errorf("webhook %s: %s", redactURL(a.webhook), resp.Status)
-	switch {
-	case resp.StatusCode == http.StatusRequestTimeout, resp.StatusCode == http.StatusTooEarly,
-		resp.StatusCode == http.StatusTooManyRequests, resp.StatusCode >= 500:
-		return parseRetryAfter(resp.Header.Get("Retry-After")), err
+	if backoff.Retryable(resp.StatusCode) {
+		return backoff.RetryAfter(resp.Header, time.Now()), err
 	}
 	return 0, &permanentError{err}
-}
-
-// parseRetryAfter reads a Retry-After header: seconds or an HTTP date.
-func parseRetryAfter(v string) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if n, err := strconv.Atoi(v); err == nil && n >= 0 {
-		return time.Duration(n) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := time.Until(t); d > 0 {
-			return d
-		}
-	}
-	return 0
 }
 
 // redactURL shows where a webhook goes without what may authenticate it:

@@ -276,22 +276,3 @@ func TestCommandEnvNoShell(t *testing.T) {
 		t.Fatalf("shell syntax in the file name was executed: %v", p)
 	}
 }
-
-func TestParseRetryAfter(t *testing.T) {
-	tests := []struct {
-		in   string
-		want time.Duration
-	}{
-		{"", 0}, {"3", 3 * time.Second}, {"-1", 0}, {"soon", 0},
-		{time.Now().Add(-time.Hour).UTC().Format(http.TimeFormat), 0},
-	}
-	for _, tt := range tests {
-		if got := parseRetryAfter(tt.in); got != tt.want {
-			t.Errorf("parseRetryAfter(%q) = %s, want %s", tt.in, got, tt.want)
-		}
-	}
-	future := parseRetryAfter(time.Now().Add(time.Hour).UTC().Format(http.TimeFormat))
-	if future <= 0 || future > time.Hour {
-		t.Errorf("parseRetryAfter(in an hour) = %s", future)
-	}
-}

@@ -80,6 +80,12 @@ type Options struct {
 	// device a copy names to merge it before alerting it as open
 	// (DefaultAutoMergeWait when 0).
 	AutoMergeWait time.Duration
+	// AutoMergeRetry is the wait before retrying an automatic merge that
+	// failed in a passing way (DefaultAutoMergeRetry), doubled with
+	// jitter up to AutoMergeMaxRetry (DefaultAutoMergeMaxRetry);
+	// AutoMergeGiveUp (DefaultAutoMergeGiveUp) is how long it is retried
+	// before it is left to a person.
+	AutoMergeRetry, AutoMergeMaxRetry, AutoMergeGiveUp time.Duration
 	// MaxFileBytes bounds the files a merge reads (config's default when 0).
 	MaxFileBytes int64
 }
@@ -111,6 +117,9 @@ type Component struct {
 	// wait in background goroutines (bg) that end with it.
 	runCtx context.Context
 	bg     sync.WaitGroup
+	// merging is what the automatic merge does with copies it could not
+	// merge at once, by copy path.
+	merging map[string]AutoMergeState
 }
 
 // New returns a component with opts. It checks the webhook URL.
@@ -176,6 +185,9 @@ func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
 
 	c.scan(ctx, "", deviceLookupTimeout)
 	c.markReady()
+	if c.opts.AutoMerge {
+		c.mergeLeftOpen(ctx)
+	}
 
 	if c.opts.Syncthing == nil {
 		if c.opts.SyncthingOff != "" {
@@ -205,7 +217,7 @@ func (c *Component) List() List {
 	if reg == nil {
 		return List{Conflicts: []Conflict{}}
 	}
-	return List{Conflicts: reg.list()}
+	return List{Conflicts: c.withMergeStates(reg.list())}
 }
 
 // Scanned implements daemon.Scanner: after every hive scan of the daemon

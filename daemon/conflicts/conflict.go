@@ -53,6 +53,10 @@ type Conflict struct {
 	// ActionMerged when the daemon merged it (AutoMerge). Only alerts
 	// carry it.
 	Action string `json:"action,omitempty"`
+	// AutoMerge is what the automatic merge (Options.AutoMerge) is doing
+	// with the copy: retrying it, or leaving it to a person, and why.
+	// Absent when it has not tried.
+	AutoMerge *AutoMergeState `json:"auto_merge,omitempty"`
 }
 
 // What an alert tells of a conflict, in Conflict.Action.

@@ -19,6 +19,7 @@ import (
 	"github.com/memminer/memminer/internal/udiff"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/merge"
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -49,6 +50,10 @@ type MergeOptions struct {
 	Apply bool
 	// AcceptConflicts lets Apply write merges that need review.
 	AcceptConflicts bool
+	// AcceptRemovals lets the merge remove what the copy removed (notes,
+	// frontmatter); without it they are kept and proposed. A person's
+	// choice: the automatic merge never sets it.
+	AcceptRemovals bool
 	// PalaceDir is where MergedDir lives (required with Apply).
 	PalaceDir string
 	// MaxFileBytes bounds the files read (config.DefaultMaxFileBytes when 0).
@@ -75,14 +80,25 @@ type CopyMerge struct {
 	// BaseConfirmed says both sides showed they descend from the base;
 	// otherwise removals and one-sided changes are conflicts.
 	BaseConfirmed bool `json:"base_confirmed"`
+	// AppendOnly says the file only ever grew (the palace saw it lose no
+	// note) and the merge, without a confirmed base, took the copy's new
+	// notes as additions.
+	AppendOnly bool `json:"append_only"`
 	// Kept counts the file's notes kept as they are.
 	Kept int `json:"kept"`
 	// FromCopy are the copy's notes the merge brings in.
 	FromCopy []merge.Note `json:"from_copy"`
-	// Removed are the file's notes the merge removes (the copy removed them).
-	Removed     []merge.Note     `json:"removed"`
-	Conflicts   []merge.Conflict `json:"conflicts"`
-	Frontmatter string           `json:"frontmatter"`
+	// Removed are the file's notes the merge removes (the copy removed
+	// them); empty unless AcceptRemovals.
+	Removed []merge.Note `json:"removed"`
+	// ProposedRemovals are the file's notes the copy removed (or cut
+	// short) that the merge keeps: removed only with AcceptRemovals.
+	ProposedRemovals []merge.Note     `json:"proposed_removals"`
+	Conflicts        []merge.Conflict `json:"conflicts"`
+	Frontmatter      string           `json:"frontmatter"`
+	// ProposedFrontmatter says the copy's frontmatter drops some of the
+	// file's, which is kept: taken only with AcceptRemovals.
+	ProposedFrontmatter bool `json:"proposed_frontmatter"`
 	// Diff is the unified diff of the file (empty when unchanged).
 	Diff string `json:"diff"`
 	// Applied says the merge was written and the copy removed.
@@ -93,6 +109,9 @@ type CopyMerge struct {
 	// Error says why the copy could not be merged, or why a merge needing
 	// review was not written; null otherwise.
 	Error *string `json:"error"`
+	// err is Error's error, for the automatic merge to tell a passing
+	// failure from one that needs a person.
+	err error
 }
 
 // MergeReport is the outcome of MergeCopies.
@@ -160,7 +179,7 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 		if ctx.Err() != nil {
 			break
 		}
-		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, Conflicts: []merge.Conflict{}}
+		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, ProposedRemovals: []merge.Note{}, Conflicts: []merge.Conflict{}}
 		if c.Wing == "" || !hive.IsMemoryFile(c.Original) {
 			m.Status = StatusNotMemory
 			report.Merges = append(report.Merges, m)
@@ -180,7 +199,7 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 			if m.Status == "" {
 				m.Status = StatusFailed
 			}
-			m.Error = new(err.Error())
+			m.Error, m.err = new(err.Error()), err
 		}
 		report.Merges = append(report.Merges, m)
 	}
@@ -218,7 +237,7 @@ func dryMerge(p *palace.Palace, c Conflict, opts MergeOptions, ours []byte, m *C
 	if err != nil {
 		return nil, err
 	}
-	res, err := mergeInto(p, c, ours, theirs, m)
+	res, err := mergeInto(p, c, ours, theirs, opts.AcceptRemovals, m)
 	if err != nil {
 		return nil, err
 	}
@@ -226,7 +245,7 @@ func dryMerge(p *palace.Palace, c Conflict, opts MergeOptions, ours []byte, m *C
 }
 
 // mergeInto merges theirs into ours and fills m in.
-func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) (*merge.Result, error) {
+func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals bool, m *CopyMerge) (*merge.Result, error) {
 	var bases []merge.Base
 	if p != nil {
 		for _, v := range p.Versions(c.Wing, c.Original) {
@@ -237,16 +256,19 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) 
 			bases = append(bases, b)
 		}
 	}
-	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly)})
+	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly),
+		AcceptRemovals: acceptRemovals, AppendOnly: appendOnly(p, c, ours)})
 	if err != nil {
 		return nil, err
 	}
-	m.ThreeWay, m.BaseConfirmed, m.Kept, m.Frontmatter = res.ThreeWay, res.Confirmed, res.Kept, res.Frontmatter
+	m.ThreeWay, m.BaseConfirmed, m.Kept, m.Frontmatter, m.AppendOnly = res.ThreeWay, res.Confirmed, res.Kept, res.Frontmatter, res.AppendOnly
 	if res.ThreeWay {
 		m.BaseMined = new(bases[res.Base].Mined)
 	}
 	m.FromCopy = append(m.FromCopy, res.FromTheirs...)
 	m.Removed = append(m.Removed, res.Removed...)
+	m.ProposedRemovals = append(m.ProposedRemovals, res.ProposedRemovals...)
+	m.ProposedFrontmatter = res.ProposedFrontmatter
 	m.Conflicts = append(m.Conflicts, res.Conflicts...)
 	m.Status = StatusClean
 	if res.NeedsReview {
@@ -255,6 +277,36 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, m *CopyMerge) 
 	name := filepath.ToSlash(filepath.Base(c.Original))
 	m.Diff = udiff.Diff("a/"+name, "b/"+name, ours, res.Merged)
 	return res, nil
+}
+
+// appendOnly reports whether ours holds every note the palace has seen in
+// c's file: its mined contents' notes and the ones it dropped from older
+// contents (palace.Source.Dropped). A file the palace does not know is not
+// known to be append-only.
+func appendOnly(p *palace.Palace, c Conflict, ours []byte) bool {
+	if p == nil {
+		return false
+	}
+	src, ok := p.Source(c.Wing, c.Original)
+	if !ok || len(src.Dropped) > 0 {
+		return false
+	}
+	doc, err := mine.Parse(ours, mine.ParseOptions{})
+	if err != nil {
+		return false
+	}
+	have := make(map[uint64]bool, len(doc.Notes))
+	for _, n := range doc.Notes {
+		have[palace.SeenKey(n.Heading, n.Text)] = true
+	}
+	for _, v := range p.Versions(c.Wing, c.Original) {
+		for _, n := range v.Notes {
+			if !have[palace.SeenKey(n.Heading, n.Text)] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // applyMerge merges c under the lock of the file's directory and, when
@@ -277,7 +329,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err != nil {
 		return err
 	}
-	res, err := mergeInto(p, c, before.Data, theirs, m)
+	res, err := mergeInto(p, c, before.Data, theirs, opts.AcceptRemovals, m)
 	if err != nil {
 		return err
 	}
@@ -294,6 +346,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 			return err
 		}
 	}
+	testHookMerged(c)
 	// The copy goes only if it is still what was merged.
 	now, err := readText(c.Path, opts.MaxFileBytes)
 	if err != nil {
@@ -305,9 +358,18 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err := os.Remove(c.Path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("merged, but the copy could not be removed: %w", err)
 	}
+	testHookRemoved(c)
 	m.Applied = true
 	return nil
 }
+
+// testHookMerged runs after a merge is written and before the copy is
+// checked again; tests change the copy there.
+var testHookMerged = func(Conflict) {}
+
+// testHookRemoved runs after the merged copy is removed; tests make it
+// reappear there, as Syncthing may.
+var testHookRemoved = func(Conflict) {}
 
 // keepContents writes the copy and the file's previous content to a new
 // directory under dir/MergedDir, prunes directories there older than
@@ -381,6 +443,7 @@ type MergeRequest struct {
 	Paths           []string `json:"paths,omitempty"`
 	Apply           bool     `json:"apply"`
 	AcceptConflicts bool     `json:"accept_conflicts"`
+	AcceptRemovals  bool     `json:"accept_removals"`
 }
 
 // NoCopyError names paths that are neither an open conflict copy nor a

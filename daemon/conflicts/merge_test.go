@@ -26,6 +26,13 @@ type mergeFixture struct {
 
 func newMergeFixture(t *testing.T, ours string) *mergeFixture {
 	t.Helper()
+	return newMergeHistory(t, mergeBase, ours)
+}
+
+// newMergeHistory is a hive with one agent whose memory.md was mined at
+// each of contents in turn, as the daemon mines every write.
+func newMergeHistory(t *testing.T, contents ...string) *mergeFixture {
+	t.Helper()
 	f := &mergeFixture{dir: t.TempDir()}
 	f.hive = filepath.Join(f.dir, "hive")
 	agent := filepath.Join(f.hive, "agents", "dwight")
@@ -41,7 +48,7 @@ func newMergeFixture(t *testing.T, ours string) *mergeFixture {
 	}
 	t.Cleanup(func() { p.Close() })
 	f.p = p
-	for _, content := range []string{mergeBase, ours} {
+	for _, content := range contents {
 		writeFile(t, f.memory, content)
 		if _, err := mine.Mine(ctx, p, f.hive, mine.Options{}); err != nil {
 			t.Fatal(err)
@@ -72,7 +79,7 @@ func TestMergeCopiesDryRunChangesNothing(t *testing.T) {
 		t.Fatalf("%d merges", len(rep.Merges))
 	}
 	m := rep.Merges[0]
-	if m.Status != StatusClean || !m.ThreeWay || m.Applied || len(m.FromCopy) != 1 || m.Kept != 3 {
+	if m.Status != StatusClean || !m.AppendOnly || m.Applied || len(m.FromCopy) != 1 || m.Kept != 3 {
 		t.Errorf("merge %+v", m)
 	}
 	if !strings.Contains(m.Diff, "+- theirs: tests need -race\n") {
@@ -241,51 +248,41 @@ func TestSelect(t *testing.T) {
 // it finds it and alerts "merged"; a copy that needs review stays and is
 // alerted "open".
 func TestAutoMerge(t *testing.T) {
-	hv := filepath.Join(t.TempDir(), "hive")
-	memory := filepath.Join(hv, "agents", "dwight", "memory.md")
 	ours := mergeBase + "- ours: lint with vet\n"
-	writeFile(t, memory, ours)
-	out := filepath.Join(t.TempDir(), "hook.jsonl")
-	comp := newComponent(t, Options{AutoMerge: true, Command: hookCommand(t, out)})
-	palaceDir := filepath.Join(t.TempDir(), "palace")
-	r := startDaemon(t, palaceDir, hv, comp, 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
-
-	clean := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
+	a := startAutoMerge(t, ours, Options{})
+	clean := a.copyPath("20261201-101500")
 	writeFile(t, clean, mergeBase+"- theirs: tests need -race\n")
-	r.list(t, "") // the walk made for a request finds the copy
-	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, out)) == 1 })
-	run := hookRuns(t, out)[0]
+	a.r.list(t, "") // the walk made for a request finds the copy
+	testutil.WaitFor(t, "the merged alert", func() bool { return len(hookRuns(t, a.out)) == 1 })
+	run := hookRuns(t, a.out)[0]
 	if run[EnvAction] != ActionMerged || run[EnvPath] != clean {
 		t.Fatalf("alert %v", run)
 	}
-	if got, want := testutil.ReadFile(t, memory), ours+"- theirs: tests need -race\n"; got != want {
+	if got, want := testutil.ReadFile(t, a.memory), ours+"- theirs: tests need -race\n"; got != want {
 		t.Fatalf("file:\n%s\nwant:\n%s", got, want)
 	}
 	if _, err := os.Stat(clean); !errors.Is(err, os.ErrNotExist) {
 		t.Fatalf("copy still there: %v", err)
 	}
-	if l := r.list(t, ""); len(l.Conflicts) != 0 {
+	if l := a.r.list(t, ""); len(l.Conflicts) != 0 {
 		t.Fatalf("still listed: %+v", l)
 	}
-	kept, err := os.ReadDir(filepath.Join(palaceDir, MergedDir))
+	kept, err := os.ReadDir(filepath.Join(a.r.d.Palace().Dir(), MergedDir))
 	if err != nil || len(kept) != 1 {
 		t.Fatalf("kept contents %v, %v", kept, err)
 	}
 
-	// A copy with another version of a note: no base tells which is newer.
-	review := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-111500-ABCDEFG.md")
-	writeFile(t, review, strings.Replace(mergeBase, "two cores", "eight cores", 1))
-	before := testutil.ReadFile(t, memory)
-	r.list(t, "")
-	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, out)) == 2 })
-	if run := hookRuns(t, out)[1]; run[EnvAction] != ActionOpen || run[EnvPath] != review {
+	review := a.reviewCopy(t)
+	before := testutil.ReadFile(t, a.memory)
+	a.r.list(t, "")
+	testutil.WaitFor(t, "the open alert", func() bool { return len(hookRuns(t, a.out)) == 2 })
+	if run := hookRuns(t, a.out)[1]; run[EnvAction] != ActionOpen || run[EnvPath] != review {
 		t.Fatalf("alert %v", run)
 	}
-	if testutil.ReadFile(t, memory) != before {
+	if testutil.ReadFile(t, a.memory) != before {
 		t.Fatal("a merge needing review was written")
 	}
-	if l := r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != review {
+	if l := a.r.list(t, ""); len(l.Conflicts) != 1 || l.Conflicts[0].Path != review {
 		t.Fatalf("listed: %+v", l)
 	}
 }

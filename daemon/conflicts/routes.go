@@ -64,12 +64,12 @@ func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 		daemon.WriteError(w, http.StatusNotFound, codeNoCopy, err.Error())
 		return
 	}
-	daemon.WriteJSON(w, http.StatusOK, c.merge(r.Context(), sel, req.Apply, req.AcceptConflicts))
+	daemon.WriteJSON(w, http.StatusOK, c.merge(r.Context(), sel, req))
 }
 
 // merge merges the copies with the daemon's palace for bases, and, when
 // something was applied, reconciles the registry with the disk at once.
-func (c *Component) merge(ctx context.Context, sel []Conflict, apply, accept bool) MergeReport {
+func (c *Component) merge(ctx context.Context, sel []Conflict, req MergeRequest) MergeReport {
 	c.mu.Lock()
 	h := c.host
 	c.mu.Unlock()
@@ -80,8 +80,8 @@ func (c *Component) merge(ctx context.Context, sel []Conflict, apply, accept boo
 			dir = p.Dir()
 		}
 	}
-	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: apply, AcceptConflicts: accept, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
-	if apply {
+	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
+	if req.Apply {
 		c.scan(ctx, "", requestLookupTimeout)
 	}
 	return rep

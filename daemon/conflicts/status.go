@@ -23,6 +23,17 @@ type Status struct {
 	Syncthing SyncthingStatus `json:"syncthing"`
 	// Alerts counts deliveries of commands and webhooks.
 	Alerts AlertStatus `json:"alerts"`
+	// AutoMerge is the automatic merge's state.
+	AutoMerge AutoMergeStatus `json:"auto_merge"`
+}
+
+// AutoMergeStatus counts the open copies the automatic merge could not
+// merge at once: those it retries, and those left to a person.
+type AutoMergeStatus struct {
+	// Enabled reports whether the daemon merges copies itself (AutoMerge).
+	Enabled     bool `json:"enabled"`
+	Retrying    int  `json:"retrying"`
+	NeedsPerson int  `json:"needs_person"`
 }
 
 // SyncthingStatus is the state of the Syncthing event stream.
@@ -69,8 +80,20 @@ func (c *Component) Snapshot() Status {
 	st := Status{LastScan: c.lastScan, ScanError: optional(c.scanErr), RegistryError: optional(c.loadErr)}
 	reg, w := c.reg, c.watcher
 	c.mu.Unlock()
+	st.AutoMerge.Enabled = c.opts.AutoMerge
 	if reg != nil {
 		st.Open = reg.count()
+		c.mu.Lock()
+		for p, s := range c.merging {
+			switch {
+			case !reg.has(p):
+			case s.State == AutoMergeRetrying:
+				st.AutoMerge.Retrying++
+			default:
+				st.AutoMerge.NeedsPerson++
+			}
+		}
+		c.mu.Unlock()
 		st.Registry = reg.path
 		if e := reg.lastSaveError(); e != "" {
 			st.RegistryError = &e

@@ -6,8 +6,9 @@
 // full URL, defaulting to http://127.0.0.1:11434.
 //
 // Requests are batched, each attempt has its own timeout, and transient
-// failures (429, 5xx, network errors, timeouts) are retried with exponential
-// backoff and jitter, honouring Retry-After. Every vector is checked to have
+// failures (408, 425, 429, 5xx, network errors, timeouts) are retried
+// with exponential backoff and jitter, honouring Retry-After
+// (internal/backoff). Every vector is checked to have
 // the length of the first vector this embedder ever returned. That machinery
 // is shared with the other HTTP backends; this package holds Ollama's wire
 // format and address rules.
@@ -69,7 +70,7 @@ type Options struct {
 // StatusError reports an HTTP answer outside 2xx: the endpoint (URL), the
 // StatusCode and an excerpt of the server's message (Body) with the API key
 // blanked out. Its Temporary method tells whether the status is worth
-// retrying (429 or 5xx). Embed wraps it into the errors it returns.
+// retrying (408, 425, 429 or 5xx). Embed wraps it into the errors it returns.
 type StatusError = httpembed.StatusError
 
 // backend is Ollama's wire format for the shared HTTP client.

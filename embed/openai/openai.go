@@ -8,8 +8,9 @@
 // sent as a bearer token and never appears in errors or logs.
 //
 // Requests are batched, each attempt has its own timeout, and transient
-// failures (429, 5xx, network errors, timeouts) are retried with exponential
-// backoff and jitter, honouring Retry-After. Every vector is checked to have
+// failures (408, 425, 429, 5xx, network errors, timeouts) are retried
+// with exponential backoff and jitter, honouring Retry-After
+// (internal/backoff). Every vector is checked to have
 // the length of the first vector this embedder ever returned. That machinery
 // is shared with the other HTTP backends; this package holds the OpenAI wire
 // format and base URL rules.
@@ -68,7 +69,7 @@ type Options struct {
 // StatusError reports an HTTP answer outside 2xx: the endpoint (URL), the
 // StatusCode and an excerpt of the server's message (Body) with the API key
 // blanked out. Its Temporary method tells whether the status is worth
-// retrying (429 or 5xx). Embed wraps it into the errors it returns.
+// retrying (408, 425, 429 or 5xx). Embed wraps it into the errors it returns.
 type StatusError = httpembed.StatusError
 
 // backend is the OpenAI wire format for the shared HTTP client.

@@ -536,6 +536,17 @@ func (n *Node) SetPaused(ctx context.Context, id string, paused bool) error {
 	return nil
 }
 
+// SetDevicePaused pauses (or resumes) peer in n's config: n then neither
+// connects to peer nor accepts it, as if the network between them were
+// cut.
+func (n *Node) SetDevicePaused(ctx context.Context, peer *Node, paused bool) error {
+	err := n.client.DoJSON(ctx, http.MethodPatch, "/rest/config/devices/"+peer.id.String(), map[string]bool{"paused": paused}, nil)
+	if err != nil {
+		return fmt.Errorf("set device %s paused=%t on %s: %w", peer.name, paused, n.name, err)
+	}
+	return nil
+}
+
 // Redial makes n drop and dial peer again now, by pausing and resuming
 // the device in its config, rather than wait out its reconnect backoff
 // (which after a restart of peer can be half a minute).

@@ -21,6 +21,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/memminer/memminer/internal/backoff"
 )
 
 // Backend describes one embedding API: its name and defaults, and how a
@@ -129,7 +131,7 @@ func New(b *Backend, model, endpoint string, t Tuning) (*Client, error) {
 			backoff:    orDefault(t.Backoff, b.DefaultBackoff),
 			maxBackoff: orDefault(t.MaxBackoff, b.DefaultMaxBackoff),
 			log:        t.Logger,
-			sleep:      sleepCtx,
+			sleep:      backoff.Sleep,
 		},
 	}
 	if c.post.client == nil {

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed/internal/httpembed/httpembedtest"
+	"github.com/memminer/memminer/internal/backoff"
 )
 
 // testKey is the API key of the test clients; it must never show up in an
@@ -392,7 +393,7 @@ func TestEmbedCancel(t *testing.T) {
 			c := newTestClient(t, srv.URL, Tuning{Backoff: tc.backoff, MaxBackoff: tc.backoff})
 			c.SetSleep(func(ctx context.Context, d time.Duration) error {
 				waiting <- struct{}{}
-				return sleepCtx(ctx, d)
+				return backoff.Sleep(ctx, d)
 			})
 			ctx, cancel := context.WithCancel(context.Background())
 			defer cancel()

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memminer/memminer/internal/backoff"
 )
 
 // maxRetryAfter is the longest Retry-After this package waits for. A server
@@ -44,10 +44,9 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// Temporary reports whether the status is worth retrying (429 or 5xx).
-func (e *StatusError) Temporary() bool {
-	return e.StatusCode == http.StatusTooManyRequests || e.StatusCode >= 500
-}
+// Temporary reports whether the status is worth retrying (see
+// backoff.Retryable).
+func (e *StatusError) Temporary() bool { return backoff.Retryable(e.StatusCode) }
 
 // statusText formats a status code as "503 Service Unavailable".
 func statusText(code int) string {
@@ -104,20 +103,10 @@ func (r *retrier) postJSON(ctx context.Context, url string, body []byte, out any
 	}
 }
 
-// backoffFor returns the jittered wait before retry number attempt (1-based):
-// half of min(maxBackoff, backoff·2^(attempt-1)) plus a random part of up to
-// the other half.
+// backoffFor returns the jittered wait before retry number attempt
+// (1-based): the project's backoff from r.backoff, capped at r.maxBackoff.
 func (r *retrier) backoffFor(attempt int) time.Duration {
-	d := r.backoff
-	for i := 1; i < attempt && d < r.maxBackoff; i++ {
-		d *= 2
-	}
-	d = min(d, r.maxBackoff)
-	if d <= 0 {
-		return 0
-	}
-	half := d / 2
-	return half + rand.N(d-half+1)
+	return backoff.Delay(r.backoff, r.maxBackoff, attempt-1)
 }
 
 // try makes one attempt. It returns whether a failure is worth retrying and
@@ -142,7 +131,7 @@ func (r *retrier) try(ctx context.Context, url string, body []byte, out any) (re
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		raw, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
 		serr := &StatusError{URL: url, StatusCode: resp.StatusCode, Body: excerpt(raw, r.apiKey)}
-		return parseRetryAfter(resp.Header, time.Now()), serr.Temporary(), serr
+		return backoff.RetryAfter(resp.Header, time.Now()), serr.Temporary(), serr
 	}
 	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
 		var syntaxErr *json.SyntaxError
@@ -170,34 +159,6 @@ func (r *retrier) transportError(ctx, actx context.Context, url string, err erro
 		return fmt.Errorf("POST %s: no answer within %s: %w", url, r.timeout, context.DeadlineExceeded)
 	}
 	return fmt.Errorf("POST %s: %w", url, URLReason(err))
-}
-
-// parseRetryAfter reads how long the server wants us to wait: Retry-After in
-// seconds or as an HTTP date, or the retry-after-ms header some
-// OpenAI-compatible servers send. It returns 0 when there is no usable value.
-func parseRetryAfter(h http.Header, now time.Time) time.Duration {
-	if v := strings.TrimSpace(h.Get("Retry-After-Ms")); v != "" {
-		if ms, err := strconv.ParseFloat(v, 64); err == nil && ms > 0 {
-			return time.Duration(ms * float64(time.Millisecond))
-		}
-	}
-	v := strings.TrimSpace(h.Get("Retry-After"))
-	if v == "" {
-		return 0
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs <= 0 {
-			return 0
-		}
-		if secs > int64(24*time.Hour/time.Second) {
-			return 24 * time.Hour
-		}
-		return time.Duration(secs) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
 }
 
 // excerpt returns a short one-line version of an error body: the message of
@@ -234,19 +195,4 @@ func excerpt(raw []byte, apiKey string) string {
 		s = string([]rune(s)[:excerptLen]) + "…"
 	}
 	return s
-}
-
-// sleepCtx waits for d or until ctx is done.
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	if d <= 0 {
-		return ctx.Err()
-	}
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return context.Cause(ctx)
-	}
 }

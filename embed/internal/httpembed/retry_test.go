@@ -1,43 +1,10 @@
 package httpembed
 
 import (
-	"context"
-	"errors"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
 )
-
-func TestParseRetryAfter(t *testing.T) {
-	now := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
-	tests := []struct {
-		name   string
-		header map[string]string
-		want   time.Duration
-	}{
-		{name: "absent", want: 0},
-		{name: "seconds", header: map[string]string{"Retry-After": "7"}, want: 7 * time.Second},
-		{name: "zero", header: map[string]string{"Retry-After": "0"}, want: 0},
-		{name: "negative", header: map[string]string{"Retry-After": "-3"}, want: 0},
-		{name: "huge", header: map[string]string{"Retry-After": "99999999999"}, want: 24 * time.Hour},
-		{name: "date", header: map[string]string{"Retry-After": now.Add(90 * time.Second).Format(http.TimeFormat)}, want: 90 * time.Second},
-		{name: "past date", header: map[string]string{"Retry-After": now.Add(-time.Minute).Format(http.TimeFormat)}, want: 0},
-		{name: "garbage", header: map[string]string{"Retry-After": "soon"}, want: 0},
-		{name: "milliseconds", header: map[string]string{"Retry-After-Ms": "250", "Retry-After": "1"}, want: 250 * time.Millisecond},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			h := http.Header{}
-			for k, v := range tc.header {
-				h.Set(k, v)
-			}
-			if got := parseRetryAfter(h, now); got != tc.want {
-				t.Errorf("parseRetryAfter(%v) = %v, want %v", tc.header, got, tc.want)
-			}
-		})
-	}
-}
 
 func TestExcerpt(t *testing.T) {
 	tests := []struct {
@@ -126,23 +93,5 @@ func TestStatusError(t *testing.T) {
 		if got := tc.err.Temporary(); got != tc.wantTemporary {
 			t.Errorf("%d: Temporary() = %v, want %v", tc.err.StatusCode, got, tc.wantTemporary)
 		}
-	}
-}
-
-func TestSleepCtx(t *testing.T) {
-	if err := sleepCtx(context.Background(), time.Millisecond); err != nil {
-		t.Errorf("sleepCtx(1ms) = %v, want nil", err)
-	}
-	if err := sleepCtx(context.Background(), 0); err != nil {
-		t.Errorf("sleepCtx(0) = %v, want nil", err)
-	}
-	cause := errors.New("shutting down")
-	ctx, cancel := context.WithCancelCause(context.Background())
-	cancel(cause)
-	if err := sleepCtx(ctx, time.Hour); !errors.Is(err, cause) {
-		t.Errorf("sleepCtx(canceled, 1h) = %v, want the cause %v", err, cause)
-	}
-	if err := sleepCtx(ctx, 0); !errors.Is(err, context.Canceled) {
-		t.Errorf("sleepCtx(canceled, 0) = %v, want context.Canceled", err)
 	}
 }
