@@ -104,7 +104,7 @@ Run ` + "`memminer wake-up{{.WingFlag}}`" + `: who is who, and the notes that ma
 - Write only into your own wing. Never edit another agent's files.
 - One small, durable fact per note: decisions, preferences, how things work, what changed. No transcripts, no secrets.
 - A fact changed? ` + "`memminer remember{{.WingFlag}} --supersedes REF \"NEW FACT\"`" + ` (REF: a note id from ` + "`search --json`" + `, or ` + "`memory.md:LINE`" + `). Do not edit or delete old notes: they stay as history.
-- Guessing or risky? ` + "`--confidence hypothesis`" + `, ` + "`--risk high`" + `: held for approval.
+- Unsure/risky? ` + "`--confidence=hypothesis`/`--risk=high`" + `.
 - ` + "`already remembered`" + ` means the fact is there; nothing to do.
 - Read, think, then write: pass ` + "`--expect-hash HASH`" + ` (from ` + "`remember --json`" + ` or ` + "`index --json`" + `); exit 4 means the file changed, so read it again.
 
