@@ -82,6 +82,8 @@ type Config struct {
 	AutoMerge bool
 	// MetricsAddr is the loopback host:port of the daemon's Prometheus metrics; empty: none.
 	MetricsAddr string
+	// MetricsToken has scrapes of MetricsAddr send the HTTP bearer token.
+	MetricsToken bool
 	// LogFormat is the daemon's log format: text or json.
 	LogFormat string
 	// LogLevel is the daemon's log level: debug, info, warn or error.
@@ -129,7 +131,14 @@ func expandXDG(getenv func(string) string, v string) string {
 
 // DefaultFile is the config file read when none is named.
 func DefaultFile(getenv func(string) string) string {
-	return filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "memminer", "config.yml")
+	return filepath.Join(Dir(getenv), "config.yml")
+}
+
+// Dir is memminer's per-user config directory,
+// $XDG_CONFIG_HOME/memminer (or ~/.config/memminer): the default config
+// file and the HTTP bearer token live there.
+func Dir(getenv func(string) string) string {
+	return filepath.Join(xdgDir(getenv, "XDG_CONFIG_HOME", ".config"), "memminer")
 }
 
 // RuntimeDir is the per-user directory for what lives only while

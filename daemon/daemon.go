@@ -96,6 +96,11 @@ type Options struct {
 	MetricsAddr string
 	// MetricsAllowRemote permits a non-loopback MetricsAddr.
 	MetricsAllowRemote bool
+	// MetricsToken, when set, is the bearer token a scrape of MetricsAddr
+	// must carry (the metrics name every wing; any local user can reach
+	// a loopback port). The control socket serves /metrics to the user
+	// alone without it.
+	MetricsToken string
 	// Logger receives the daemon's logs; nil means slog.Default().
 	Logger *slog.Logger
 	// Components run beside the mine loop (see Component).
@@ -391,7 +396,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}()
 	var msrv *http.Server
 	if d.metricLn != nil {
-		msrv = &http.Server{Handler: d.metrics.handler(), ReadHeaderTimeout: 10 * time.Second}
+		msrv = &http.Server{Handler: d.metrics.handler(d.opts.MetricsToken), ReadHeaderTimeout: 10 * time.Second}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()

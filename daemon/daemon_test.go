@@ -822,6 +822,10 @@ func TestMetrics(t *testing.T) {
 		t.Fatal(err)
 	}
 	body := r.metrics(t)
+	fams := parseExposition(t, body)
+	if f := fams["memminer_notes"]; f == nil || len(f.GetMetric()) != 4 {
+		t.Errorf("memminer_notes parsed as %v", f)
+	}
 	for _, want := range []string{
 		`memminer_notes{wing="dwight"} 11`,
 		`memminer_mines_total{result="ok",trigger="start"} 4`,

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memminer/memminer/internal/bearer"
 	"github.com/memminer/memminer/internal/listenaddr"
 )
 
@@ -195,12 +196,15 @@ func (m *metrics) write(w io.Writer) error {
 	return err
 }
 
-func (m *metrics) handler() http.Handler {
+// handler serves the metrics on MetricsAddr; with a token, only to
+// requests that carry it (Options.MetricsToken).
+func (m *metrics) handler(token string) http.Handler {
 	mux := http.NewServeMux()
-	mux.HandleFunc("/metrics", func(w http.ResponseWriter, _ *http.Request) {
-		w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
-		_ = m.write(w)
-	})
+	var serve http.Handler = http.HandlerFunc(m.serve)
+	if token != "" {
+		serve = bearer.Require(token, serve)
+	}
+	mux.Handle("/metrics", serve)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/" {
 			http.NotFound(w, r)
@@ -209,6 +213,12 @@ func (m *metrics) handler() http.Handler {
 		fmt.Fprintln(w, "memminer metrics: /metrics")
 	})
 	return mux
+}
+
+// serve writes the exposition.
+func (m *metrics) serve(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Content-Type", "text/plain; version=0.0.4; charset=utf-8")
+	_ = m.write(w)
 }
 
 // counterVec is a counter, with labels or without.

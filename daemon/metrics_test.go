@@ -1,9 +1,12 @@
 package daemon
 
 import (
-	"regexp"
 	"strings"
 	"testing"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
 )
 
 func TestMetricsTextFormat(t *testing.T) {
@@ -33,13 +36,26 @@ func TestMetricsTextFormat(t *testing.T) {
 			t.Errorf("missing %q in\n%s", want, got)
 		}
 	}
-	// Every sample line is name{labels} value.
-	sampleLine := regexp.MustCompile(`^[a-z_]+(\{[a-z_]+="(?:[^"\\]|\\.)*"(,[a-z_]+="(?:[^"\\]|\\.)*")*\})? [-+0-9.eInf]+$`)
-	for _, l := range strings.Split(strings.TrimSpace(got), "\n") {
-		if !strings.HasPrefix(l, "# ") && !sampleLine.MatchString(l) {
-			t.Errorf("malformed line %q", l)
-		}
+	// Prometheus's own parser reads it, with the values written.
+	fams := parseExposition(t, got)
+	if f := fams["x_seconds"]; f == nil || f.GetType() != dto.MetricType_HISTOGRAM || f.GetMetric()[0].GetHistogram().GetSampleCount() != 4 {
+		t.Errorf("x_seconds parsed as %v", f)
 	}
+	if f := fams["x_total"]; f == nil || f.GetType() != dto.MetricType_COUNTER || len(f.GetMetric()) != 2 || f.GetHelp() != "Things.\nMore" {
+		t.Errorf("x_total parsed as %v", f)
+	}
+}
+
+// parseExposition parses text in the Prometheus text format with
+// Prometheus's own parser, failing the test on any error.
+func parseExposition(t *testing.T, text string) map[string]*dto.MetricFamily {
+	t.Helper()
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(strings.NewReader(text))
+	if err != nil {
+		t.Fatalf("the exposition does not parse: %v\n%s", err, text)
+	}
+	return fams
 }
 
 // Bucket bounds print as short decimals, never as 0.0045000000000000005.

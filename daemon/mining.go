@@ -229,6 +229,23 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	}
 	d.metrics.observeMine(trigger, dur, err, len(s.Problems))
 	d.record(wing, dir, trigger, start, dur, s, err)
+	if s.FilesChanged > 0 && holdsConflictMarkers(dir) {
+		// A merge or rebase left markers: the conflict watcher scans now
+		// rather than at the next tick.
+		d.signalComponents()
+	}
+}
+
+// holdsConflictMarkers reports whether a memory file of the agent
+// directory holds Git conflict markers (hive.FileHasConflictMarkers).
+func holdsConflictMarkers(dir string) bool {
+	files, _ := mine.ListFiles(dir)
+	for _, f := range files {
+		if hive.FileHasConflictMarkers(f.Path) {
+			return true
+		}
+	}
+	return false
 }
 
 // reembedWing re-embeds a wing with the palace's model from the notes it

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -36,6 +37,8 @@ var requestReadTimeout = 10 * time.Second
 //	GET  /index         index.Index
 //	GET  /progress      Progress
 //	POST /forget        ForgetRequest → mine.Forgotten
+//	GET  /metrics       the Prometheus text exposition (as on MetricsAddr)
+//	GET  /debug/pprof/heap, /debug/pprof/goroutine   runtime profiles
 //
 // Components add their own routes (see Router).
 func (d *Daemon) routes() http.Handler {
@@ -55,6 +58,13 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("POST /forget", d.handleForget)
 	mux.HandleFunc("POST /remember", d.handleRemember)
 	mux.HandleFunc("GET /index", d.handleIndex)
+	// The socket is in the palace directory (0700): metrics here are the
+	// user's alone, wing names included (docs/security.md).
+	mux.HandleFunc("GET /metrics", d.metrics.serve)
+	// Heap and goroutine profiles, to find what grows in a long run
+	// (bench/daemon -soak); the socket is the user's alone.
+	mux.Handle("GET /debug/pprof/heap", pprof.Handler("heap"))
+	mux.Handle("GET /debug/pprof/goroutine", pprof.Handler("goroutine"))
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)

@@ -25,10 +25,16 @@ type ConflictCopy struct {
 	// Wing is the wing of the agent directory holding the copy (see
 	// Locate); "" for a copy elsewhere. Set by Hive.ConflictCopies only.
 	Wing string
+	// Markers is set for a memory file that holds Git conflict markers
+	// (HasConflictMarkers) rather than a Syncthing copy: Path and
+	// Original are then both the file, and Name is zero.
+	Markers bool
 }
 
 // ScanConflicts walks root and returns every regular file whose name is a
-// conflict copy (IsConflictCopy), in lexical order. It skips Syncthing's
+// conflict copy (IsConflictCopy), and every memory file (IsMemoryFile, not
+// hidden below root) that holds Git conflict markers, in lexical order.
+// It skips Syncthing's
 // own ".stfolder" and ".stversions" directories, and follows root itself
 // when it is a symlink (the paths returned stay below root as given).
 // Unreadable subdirectories are skipped; the first of their errors is
@@ -88,6 +94,12 @@ func scanConflicts(ctx context.Context, root string) ([]ConflictCopy, error) {
 		}
 		cn, ok := ParseConflictName(d.Name())
 		if !ok {
+			if rel, _ := within(root, path); !IsMemoryFile(path) || IsHiddenPath(rel) {
+				return nil
+			}
+			if info, err := d.Info(); err == nil && fileHasMarkers(path, info) {
+				found = append(found, ConflictCopy{Path: path, Original: path, ModTime: info.ModTime(), Markers: true})
+			}
 			return nil
 		}
 		info, err := d.Info()
@@ -150,6 +162,9 @@ func (h *Hive) ConflictCopies(ctx context.Context, wing string) ([]ConflictCopy,
 			}
 			if loc := h.locateRel(filepath.ToSlash(rel)); loc.Rel != "" {
 				f.Wing = loc.Wing
+			}
+			if f.Markers && f.Wing == "" {
+				continue // markers in a file that is not an agent's memory
 			}
 			key, rerr := filepath.EvalSymlinks(f.Path)
 			if rerr != nil {

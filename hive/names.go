@@ -163,3 +163,18 @@ func isShortID(s string) bool {
 	}
 	return true
 }
+
+// MemoryFilePatterns returns patterns, in the syntax of .gitignore and
+// .gitattributes and relative to the hive, for the memory files of the
+// agent directories globs matches (IsMemoryFile: markdown in any case),
+// then for what is never memory below them: hidden files and
+// directories and conflict copies. A tool that must name the memory files
+// to another program (memminer git setup) gives these: the files matching
+// the first ones and none of the last are memory.
+func MemoryFilePatterns(globs Globs) (memory, not []string) {
+	for _, p := range globs.Patterns() {
+		memory = append(memory, p+"/**/*.[mM][dD]", p+"/**/*.[mM][aA][rR][kK][dD][oO][wW][nN]")
+		not = append(not, p+"/**/.*", p+"/**/.*/**", p+"/**/*"+conflictMarker+"*")
+	}
+	return memory, not
+}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -122,15 +123,17 @@ func (x Index) Markdown() string {
 		b.WriteString("\nNothing has been mined yet.\n")
 	}
 	for _, w := range x.Wings {
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", w.Wing, w.Identity)
+		// Agents read INDEX.md: what the wings wrote stays on its line and
+		// cannot pose as a client's markup (quote, docs/security.md).
+		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", quote.Inline(w.Wing), quote.Inline(w.Identity))
 		for _, f := range w.Files {
-			fmt.Fprintf(&b, "- [%s](%s): %d %s, changed %s, hash `%.12s`\n", f.Source, linkTarget(f.Source), f.Notes, plural(f.Notes), f.Modified.Format(time.DateOnly), f.Hash)
+			fmt.Fprintf(&b, "- [%s](%s): %d %s, changed %s, hash `%.12s`\n", quote.Inline(f.Source), linkTarget(f.Source), f.Notes, plural(f.Notes), f.Modified.Format(time.DateOnly), f.Hash)
 			for _, hd := range f.Headings {
 				name := hd.Heading
 				if name == "" {
 					name = "(above the first heading)"
 				}
-				fmt.Fprintf(&b, "  - %s: %d\n", name, hd.Notes)
+				fmt.Fprintf(&b, "  - %s: %d\n", quote.Inline(name), hd.Notes)
 			}
 		}
 	}

@@ -99,7 +99,8 @@ func CheckText(data []byte) error {
 // directory. The file keeps s's mode and owner (a new one gets
 // NewFileMode). Right before the rename it checks that the file is still
 // what s holds, and fails with ErrChanged if another writer changed,
-// created or removed it meanwhile; nothing is written then.
+// created or removed it meanwhile; nothing is written then. Once the file
+// is replaced, the hooks (AddHook) are told.
 func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -140,6 +141,7 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync directory: %w", s.Path, err)
 	}
+	runHooks(ctx, s.Path)
 	return nil
 }
 

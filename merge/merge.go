@@ -50,6 +50,12 @@ type Input struct {
 	// the one that best explains both sides as edits of it (see ChooseBase).
 	// With none usable the merge is a two-way union.
 	Bases []Base
+	// Ancestor, when not nil, is the real common ancestor of both sides
+	// (Git's merge base, which a merge driver is given): the merge is
+	// three-way against it, confirmed, even where it equals a side, and
+	// Bases is not used. A file both sides added has an empty, non-nil
+	// Ancestor.
+	Ancestor []byte
 	// Ours is the file Syncthing kept; Theirs the conflict copy.
 	Ours, Theirs []byte
 	// Device and Date go into the conflict marker (see Marker).
@@ -184,7 +190,14 @@ func Merge(in Input) (*Result, error) {
 	res := &Result{Base: -1}
 	var base []unit
 	var eo edits
-	if i, units, confirmed := chooseBase(in.Bases, ours, theirs); i >= 0 {
+	if in.Ancestor != nil {
+		b, err := ancestorBase(in.Ancestor, in.Parse)
+		if err != nil {
+			return nil, fmt.Errorf("the common ancestor: %w", err)
+		}
+		in.Bases = []Base{b}
+	}
+	if i, units, confirmed := pickBase(in, ours, theirs); i >= 0 {
 		res.Base, res.ThreeWay, res.Confirmed, base = i, true, confirmed, units
 		eo = diff(base, ours.units)
 	} else {
@@ -456,6 +469,40 @@ func normalizeEOL(b []byte) []byte {
 	return bytes.ReplaceAll(b, []byte("\r\n"), []byte("\n"))
 }
 
+// pickBase is chooseBase, or the one base of a known Ancestor, confirmed.
+func pickBase(in Input, ours, theirs *side) (int, []unit, bool) {
+	if in.Ancestor == nil {
+		return chooseBase(in.Bases, ours, theirs)
+	}
+	units, err := baseUnits(in.Bases[0])
+	if err != nil {
+		return -1, nil, false
+	}
+	return 0, units, true
+}
+
+// ancestorBase parses a common ancestor's content into a Base.
+func ancestorBase(content []byte, opts mine.ParseOptions) (Base, error) {
+	doc, err := mine.Parse(content, opts)
+	if err != nil {
+		return Base{}, err
+	}
+	b := Base{Frontmatter: mine.FrontmatterScalars(doc.Frontmatter)}
+	for _, n := range doc.Notes {
+		b.Notes = append(b.Notes, BaseNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
+	}
+	return b, nil
+}
+
+// baseUnits groups a base's notes into units.
+func baseUnits(b Base) ([]unit, error) {
+	nl := make([]noteLine, len(b.Notes))
+	for k, n := range b.Notes {
+		nl[k] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}
+	}
+	return groupNoteLines(nl, -1)
+}
+
 // chooseBase returns the index of the base to merge against and its units,
 // -1 when none is usable. A base whose notes and frontmatter equal a
 // side's is that side, not an ancestor of both. The rest are contents this
@@ -473,15 +520,10 @@ func chooseBase(bases []Base, ours, theirs *side) (best int, units []unit, confi
 	var bestUnits []unit
 	for i := len(bases) - 1; i >= 0; i-- {
 		b := bases[i]
-		nl := make([]noteLine, len(b.Notes))
-		for k, n := range b.Notes {
-			nl[k] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}
-		}
-		cand, err := groupNoteLines(nl, -1)
+		units, err := baseUnits(b)
 		if err != nil {
 			continue
 		}
-		units := cand
 		if sameUnits(units, ours.units) && equalScalars(b.Frontmatter, ours.fm) ||
 			sameUnits(units, theirs.units) && equalScalars(b.Frontmatter, theirs.fm) {
 			continue

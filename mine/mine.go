@@ -695,6 +695,11 @@ func relPath(base, path string) string {
 	return filepath.ToSlash(rel)
 }
 
+// ConflictReason is the governance reason of a note mined from between
+// Git conflict markers: it is marked stale, with this warning, until the
+// conflict is resolved.
+const ConflictReason = "in a Git conflict: one side's version, between conflict markers; resolve the merge"
+
 // fileOf says what a mined file's notes are: of which wing, agent and
 // file (path, and rel in ids), under which frontmatter; heldGoverned
 // when the wing's notes of the file were classified under the same.
@@ -721,11 +726,15 @@ func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) *palace.
 			}
 			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
 			held := false
-			if f.heldGoverned {
+			if f.heldGoverned && !n.Conflict {
 				pn.Governance, held = notes.HeldGovernance(&pn)
+				held = held && pn.Governance.Reason != ConflictReason
 			}
 			if !held {
 				pn.Governance = govern.Classify(f.govern, n.Heading, n.Text)
+			}
+			if n.Conflict && pn.Governance.Status != govern.Superseded {
+				pn.Governance.Status, pn.Governance.Reason = govern.Stale, ConflictReason
 			}
 			notes.Add(&pn)
 		}

@@ -9,6 +9,9 @@ type Note struct {
 	Line int
 	// Text is the note's text as written (markdown kept, trimmed).
 	Text string
+	// Conflict is set for a note between Git conflict markers (see
+	// hive.ConflictBlocks): one side's version of a merge not yet resolved.
+	Conflict bool
 }
 
 // Document is a parsed markdown file.

@@ -12,6 +12,8 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+
+	"github.com/memminer/memminer/hive"
 )
 
 // DefaultMaxNoteRunes is the bound on a note's length used when
@@ -113,7 +115,11 @@ func startParse(src []byte, opts ParseOptions, sectionSize int) (*parseState, *D
 	if maxRunes == 0 {
 		maxRunes = DefaultMaxNoteRunes
 	}
-	p := &parseState{src: src, lines: newLineIndex(src), maxRunes: maxRunes, sectionSize: max(sectionSize, 1)}
+	blocks := hive.ConflictBlocks(src)
+	if len(blocks) > 0 {
+		src = blankMarkers(src, blocks)
+	}
+	p := &parseState{src: src, lines: newLineIndex(src), maxRunes: maxRunes, sectionSize: max(sectionSize, 1), conflicts: blocks}
 	doc := &Document{}
 
 	bodyStart := 0
@@ -153,6 +159,7 @@ func (p *parseState) sections(doc *Document) iter.Seq[[]Note] {
 			for _, b := range blocks {
 				notes = append(notes, p.notes(b)...)
 			}
+			p.markConflicts(notes)
 			if !yield(notes) {
 				return
 			}
@@ -340,6 +347,9 @@ type parseState struct {
 	maxRunes int
 	// sectionSize is about how many bytes of the body are parsed at once.
 	sectionSize int
+	// conflicts are the blocks of Git conflict markers in the source,
+	// whose marker lines src holds blanked.
+	conflicts []hive.MarkerBlock
 }
 
 // line returns source line l without its line ending's '\n' and, on the

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -604,4 +605,33 @@ func FuzzFrontmatter(f *testing.F) {
 			t.Fatalf("Parse is not deterministic: %v", err)
 		}
 	})
+}
+
+func TestParseConflictMarkers(t *testing.T) {
+	src := "# Dwight\n\n- beets\n<<<<<<< ours\n- bears eat honey\n=======\n- bears eat beets\n>>>>>>> theirs\n- farms\n"
+	doc, err := Parse([]byte(src), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	type nl struct {
+		line     int
+		text     string
+		conflict bool
+	}
+	var got []nl
+	for _, n := range doc.Notes {
+		got = append(got, nl{n.Line, n.Text, n.Conflict})
+	}
+	want := []nl{{3, "beets", false}, {5, "bears eat honey", true}, {7, "bears eat beets", true}, {9, "farms", false}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("notes = %+v\nwant %+v", got, want)
+	}
+	// diff3's common ancestor is neither side: not mined.
+	doc, err = Parse([]byte("<<<<<<< ours\nours para\n||||||| base\nold para\n=======\ntheirs para\n>>>>>>> theirs\n"), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Notes) != 2 || doc.Notes[0].Text != "ours para" || doc.Notes[1].Text != "theirs para" {
+		t.Fatalf("diff3 notes = %+v", doc.Notes)
+	}
 }

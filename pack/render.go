@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -153,7 +154,8 @@ func Render(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) (Rend
 	if budget <= 0 {
 		budget = DefaultTokens
 	}
-	used := wakeup.EstimateTokens(out.Text())
+	// The preamble comes with the first note.
+	used := wakeup.EstimateTokens(out.Text()) + wakeup.LineTokens(quote.Preamble)
 	for i, n := range sel.notes {
 		it := item(n, sel.entry[n.ID], sel.mtime[n.Source], now, staleAfter, name)
 		cost := wakeup.EstimateTokens(itemText(it) + "\n")
@@ -165,7 +167,7 @@ func Render(ctx context.Context, p *palace.Palace, pk *Pack, opts Options) (Rend
 		out.Notes = append(out.Notes, it)
 	}
 	// The line counting what did not fit must fit too.
-	for out.LeftOut > 0 && len(out.Notes) > 0 && wakeup.EstimateTokens(out.Text()) > budget {
+	for len(out.Notes) > 0 && wakeup.EstimateTokens(out.Text()) > budget {
 		out.Notes = out.Notes[:len(out.Notes)-1]
 		out.LeftOut++
 	}
@@ -410,12 +412,15 @@ func item(n palace.Note, entry string, mtime, now time.Time, staleAfter time.Dur
 }
 
 // Text renders the pack for an agent's context: its name and task, the
-// warnings, then the notes, each with its file, line, date and status.
+// warnings, then the notes, each framed as quoted data (quote.Note) with
+// its wing, file, line, date and status, after quote.Preamble. The body
+// and every name read from the hive are escaped and neutralised, so
+// nothing in them can pose as the client's markup (docs/security.md).
 func (r Rendered) Text() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "# Pack %s (%s)\n", r.Pack, r.File)
+	fmt.Fprintf(&b, "# Pack %s (%s)\n", r.Pack, quote.Inline(r.File))
 	if r.Body != "" {
-		b.WriteString("\n" + r.Body + "\n")
+		b.WriteString("\n" + quote.Neutralize(quote.Text(r.Body)) + "\n")
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n## Warnings\n")
@@ -426,6 +431,9 @@ func (r Rendered) Text() string {
 	b.WriteString("\n## Notes\n")
 	if len(r.Notes) == 0 && r.LeftOut == 0 {
 		b.WriteString("- no notes match the pack\n")
+	}
+	if len(r.Notes) > 0 {
+		b.WriteString(quote.Preamble + "\n")
 	}
 	for _, it := range r.Notes {
 		b.WriteString(itemText(it) + "\n")
@@ -444,24 +452,24 @@ func plural(n int) string {
 }
 
 func warningLine(w Warning) string {
+	file, reason := quote.Inline(w.File), quote.Inline(w.Reason)
 	switch w.Kind {
 	case WarnStale:
-		return "- STALE " + w.File + ": " + w.Reason
+		return "- STALE " + file + ": " + reason
 	case WarnPackReview:
-		return "- this pack is due for review: " + w.Reason
+		return "- this pack is due for review: " + reason
 	case WarnReviewNeeded:
-		return "- REVIEW NEEDED: " + w.Reason + "; edit the pack or mark it reviewed"
+		return "- REVIEW NEEDED: " + reason + "; edit the pack or mark it reviewed"
 	case WarnMissing:
-		return "- MISSING " + w.File + ": " + w.Reason
+		return "- MISSING " + file + ": " + reason
 	}
-	return "- " + w.Reason
+	return "- " + reason
 }
 
-// itemText is one note of the rendering: "- [wing] text (file:line,
-// date, status)", later lines of the note indented.
+// itemText is one note of the rendering, framed by quote.Note: a header
+// "[wing] file:line, date, status" and the note's lines quoted with "> ".
 func itemText(it Item) string {
 	var meta []string
-	meta = append(meta, fmt.Sprintf("%s:%d", it.File, it.Line))
 	if d := it.DateText(); d != "" {
 		meta = append(meta, d)
 	}
@@ -475,9 +483,5 @@ func itemText(it Item) string {
 		}
 		meta = append(meta, s)
 	}
-	lines := strings.Split(strings.TrimSpace(it.Text), "\n")
-	for i := 1; i < len(lines); i++ {
-		lines[i] = "  " + lines[i]
-	}
-	return "- [" + it.Wing + "] " + strings.Join(lines, "\n") + " (" + strings.Join(meta, ", ") + ")"
+	return quote.Note(quote.Source{Wing: it.Wing, File: it.File, Line: it.Line, Date: strings.Join(meta, ", ")}, strings.TrimSpace(it.Text))
 }

@@ -636,6 +636,7 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 		}
 		s.Earlier = append(s.Earlier, v)
 	}
+	sharePrefixes(s.Earlier)
 	return s, nil
 }
 

@@ -222,13 +222,19 @@ func (w *wing) versionOf(src *Source) Version {
 
 // pushVersion puts v in front of earlier, keeping at most
 // MaxEarlierVersions, and returns the version that fell off, if any.
+// When the version after v is a prefix of it (notes appended, as remember
+// does), it is made to share v's notes, so a file remembered into N times
+// holds one list of its notes, not N: in a soak of 200k notes the versions
+// were what grew most (BENCHMARKS.md, Daemon).
 func pushVersion(earlier []Version, v Version) ([]Version, *Version) {
 	out := append([]Version{v}, earlier...)
+	var gone *Version
 	if len(out) > MaxEarlierVersions {
-		gone := out[MaxEarlierVersions]
-		return out[:MaxEarlierVersions], &gone
+		g := out[MaxEarlierVersions]
+		out, gone = out[:MaxEarlierVersions], &g
 	}
-	return out, nil
+	sharePrefixes(out)
+	return out, gone
 }
 
 // dropped returns Source.Dropped after gone fell off the file's history:
@@ -261,6 +267,17 @@ func dropped(keys []uint64, gone *Version, current []*storedNote, kept []Version
 	}
 	slices.Sort(out)
 	return out
+}
+
+// sharePrefixes makes each version of vs (newest first) whose notes are a
+// prefix of the next newer one's share that one's notes.
+func sharePrefixes(vs []Version) {
+	for i := 1; i < len(vs); i++ {
+		newer, older := vs[i-1].Notes, vs[i].Notes
+		if n := len(older); n > 0 && n <= len(newer) && slices.Equal(older, newer[:n]) {
+			vs[i].Notes = newer[:n:n]
+		}
+	}
 }
 
 // Sources lists the paths of wing's sources, sorted.

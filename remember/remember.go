@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -407,6 +406,7 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 		}
 		edits = append(edits, edit{snap: s, data: marked})
 	}
+	ctx = memfile.Describe(ctx, t.wing, "remember: "+memfile.FirstWords(item.Text))
 	if err := memfile.Write(ctx, snap, out); err != nil {
 		return err
 	}
@@ -592,7 +592,11 @@ func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, erro
 var noteIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
 
 func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (palace.Note, error) {
-	if noteIDRe().MatchString(ref) {
+	id, file, line, ok := ParseRef(ref)
+	if !ok {
+		return palace.Note{}, &RefError{Ref: ref, Kind: RefMalformed}
+	}
+	if id != "" {
 		for _, n := range notes {
 			if n.ID == ref {
 				return n, nil
@@ -610,12 +614,7 @@ func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (pa
 		}
 		return palace.Note{}, &RefError{Ref: ref, Kind: RefNoID, Wing: t.wing}
 	}
-	i := strings.LastIndexByte(ref, ':')
-	line, err := strconv.Atoi(ref[i+1:])
-	if i <= 0 || err != nil || line < 1 {
-		return palace.Note{}, &RefError{Ref: ref, Kind: RefMalformed}
-	}
-	file := filepath.FromSlash(ref[:i])
+	file = filepath.FromSlash(file)
 	// FILE is relative to the agent directory, or to the hive.
 	var candidates []string
 	if !filepath.IsAbs(file) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -18,7 +19,7 @@ func TestInboxLeftOutAndCounted(t *testing.T) {
 	p := minePalace(t, hive, nil, mine.Options{Hive: hive})
 	d := build(t, p, Options{Tokens: 200, Notices: []string{"pack deploy needs review"}})
 	md := d.Markdown()
-	if !strings.HasPrefix(md, "## Attention\n- 2 notes wait for approval in the inbox (memminer inbox)\n- pack deploy needs review\n\n## Identity\n") {
+	if !strings.HasPrefix(md, "## Attention\n- 2 notes wait for approval in the inbox (memminer inbox)\n- pack deploy needs review\n\n"+quote.Preamble+"\n## Identity\n") {
 		t.Errorf("digest:\n%s", md)
 	}
 	if strings.Contains(md, "Wednesdays") || strings.Contains(md, "bucket") || !strings.Contains(md, "Tuesdays") {

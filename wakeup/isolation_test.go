@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -14,7 +15,7 @@ import (
 func TestIsolationHeader(t *testing.T) {
 	p := minePalace(t, fixtureHive(t), nil, mine.Options{})
 	is := &Isolation{Since: time.Date(2026, 12, 4, 10, 0, 0, 0, time.UTC), Seconds: 7530, Devices: 2}
-	want := "> Memory may be behind: this machine has not reached the 2 other machines sharing the hive for 2h5m (since 2026-12-04T10:00:00Z); what they wrote since is missing here.\n\n## Identity\n"
+	want := "> Memory may be behind: this machine has not reached the 2 other machines sharing the hive for 2h5m (since 2026-12-04T10:00:00Z); what they wrote since is missing here.\n\n" + quote.Preamble + "\n## Identity\n"
 	for _, budget := range []int{120, 800} {
 		d := build(t, p, Options{Tokens: budget, Isolated: is})
 		md := d.Markdown()

@@ -2,6 +2,8 @@ package wakeup
 
 import (
 	"strings"
+
+	"github.com/memminer/memminer/internal/quote"
 )
 
 // EmptyDigest is a digest with nothing in it, its lists empty rather than
@@ -19,6 +21,7 @@ func EmptyDigest() Digest {
 func layout(budget int, ids []IdentityLine, hidden int, r *ranker) Digest {
 	d := EmptyDigest()
 	used := 0
+	budget -= LineTokens(quote.Preamble) // spent as soon as anything fits
 
 	share := budget
 	if len(r.pool) > 0 {

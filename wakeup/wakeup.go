@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -166,10 +167,14 @@ type Digest struct {
 	Isolated *Isolation `json:"isolated,omitempty"`
 }
 
-// Markdown renders the digest: "## Identity" with one line per wing, then
-// "## Essential story" with one line per note, grouped by wing. A section
-// with no lines is left out. An isolated machine's digest opens with a
-// line saying its memory may be behind.
+// Markdown renders the digest: quote.Preamble, "## Identity" with one line
+// per wing, then "## Essential story" with one line per note, grouped by
+// wing. A section with no lines is left out, and so is the preamble of a
+// digest with neither. An isolated machine's digest opens with a line
+// saying its memory may be behind, before the preamble: that line is
+// memminer's, not quoted. Every text read from the palace is rendered with
+// quote.Inline: it stays on its line and cannot pose as the client's
+// markup (docs/security.md).
 func (d Digest) Markdown() string {
 	var b strings.Builder
 	if d.Isolated != nil {
@@ -181,10 +186,13 @@ func (d Digest) Markdown() string {
 		}
 		b.WriteString(att)
 	}
-	if len(d.Identity) > 0 || d.MoreWings > 0 {
+	if len(d.Identity) > 0 || d.MoreWings > 0 || len(d.Story) > 0 {
 		if b.Len() > 0 {
 			b.WriteString("\n")
 		}
+		b.WriteString(quote.Preamble + "\n")
+	}
+	if len(d.Identity) > 0 || d.MoreWings > 0 {
 		b.WriteString(identityHeader + "\n")
 		for _, l := range d.Identity {
 			b.WriteString(identityLine(l.Wing, l.Text) + "\n")
@@ -194,7 +202,7 @@ func (d Digest) Markdown() string {
 		}
 	}
 	if len(d.Story) > 0 {
-		if b.Len() > 0 {
+		if len(d.Identity) > 0 || d.MoreWings > 0 {
 			b.WriteString("\n")
 		}
 		b.WriteString(storyHeader + "\n")
@@ -235,7 +243,9 @@ const (
 	storyHeader     = "## Essential story"
 )
 
-func identityLine(wing, text string) string { return "- " + wing + ": " + text }
+func identityLine(wing, text string) string {
+	return "- " + quote.Inline(wing) + ": " + quote.Inline(text)
+}
 
 func moreWingsLine(n int) string {
 	if n == 1 {
@@ -247,11 +257,11 @@ func moreWingsLine(n int) string {
 func storyLine(it StoryItem, text string) string {
 	var b strings.Builder
 	b.WriteString("- [")
-	b.WriteString(it.Wing)
+	b.WriteString(quote.Inline(it.Wing))
 	b.WriteString("] ")
-	b.WriteString(text)
+	b.WriteString(quote.Inline(text))
 	b.WriteString(" (")
-	b.WriteString(it.File)
+	b.WriteString(quote.Inline(it.File))
 	b.WriteString(":")
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
@@ -263,12 +273,12 @@ func storyLine(it StoryItem, text string) string {
 		// As search marks them: the digest is what agents paste.
 		b.WriteString("; STALE")
 		if it.StaleReason != nil && *it.StaleReason != "" {
-			b.WriteString(": " + *it.StaleReason)
+			b.WriteString(": " + quote.Inline(*it.StaleReason))
 		}
 	}
 	if len(it.Also) > 0 {
 		b.WriteString("; also ")
-		b.WriteString(strings.Join(it.Also, ", "))
+		b.WriteString(quote.Inline(strings.Join(it.Also, ", ")))
 	}
 	b.WriteString(")")
 	return b.String()

@@ -43,6 +43,9 @@ func main() {
 	remembers := flag.Int("remembers", 50, "notes timed for remember-to-searchable latency, over the socket and as whole processes")
 	idle := flag.Duration("idle", 60*time.Second, "how long idle CPU is measured")
 	runs := flag.Int("runs", 30, "hyperfine runs per search command (0 skips hyperfine)")
+	flag.DurationVar(&soakFor, "soak", 0, "instead of the latencies, search and remember without pause this long and print the daemon's RSS over time")
+	flag.DurationVar(&soakSample, "sample", 15*time.Second, "with -soak, how often RSS is printed")
+	flag.StringVar(&soakProfiles, "profiles", "", "with -soak, save the daemon's heap profile at start and end in this directory")
 	flag.Parse()
 	if *bin == "" {
 		log.Fatal("-memminer is required")
@@ -51,6 +54,12 @@ func main() {
 		log.Fatal(err)
 	}
 }
+
+// The -soak mode's flags (soak.go).
+var (
+	soakFor, soakSample time.Duration
+	soakProfiles        string
+)
 
 func measure(bin, model string, agents, notes, edits, remembers int, idle time.Duration, runs int) error {
 	tmp, err := os.MkdirTemp("", "mm-bench-daemon-")
@@ -89,6 +98,13 @@ func measure(bin, model string, agents, notes, edits, remembers int, idle time.D
 		return err
 	}
 	fmt.Printf("resident memory after the mine: VmRSS %.1f MiB (peak VmHWM %.1f MiB)\n", mib(rss), mib(hwm))
+	if soakFor > 0 {
+		if err := soak(context.Background(), cl, cmd.Process.Pid, pal, hive, ids, model, soakFor, soakSample, soakProfiles); err != nil {
+			return err
+		}
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		return cmd.Wait()
+	}
 
 	// Idle CPU: nothing changes; the daemon only waits (and ticks).
 	cpu0, err := cpuTime(cmd.Process.Pid)

@@ -32,6 +32,8 @@ type app struct {
 	// flags that are not settings (settingFlags makes those)
 	configFile string
 	noDaemon   bool
+	// gitCommit is run's --git-commit.
+	gitCommit bool
 
 	cfg config.Config
 	// modelFromFlag is set when --model chose the model: advice to run
@@ -44,6 +46,8 @@ type app struct {
 	modelErr string
 
 	warnOnce sync.Once
+	// registryOnce says once that the daemon registry is ignored.
+	registryOnce sync.Once
 	// foundNothing is set by a command that succeeded but found nothing
 	// in the palace (no wings): run then names the palaces other daemons
 	// serve. Errors say it with nothingFound.
@@ -91,7 +95,7 @@ rebuilt.`,
 	root.AddCommand(a.mcpCmd())
 	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
 	root.AddCommand(a.modelCmd(), a.versionCmd())
-	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd())
+	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd(), a.gitCmd(), a.showCmd())
 	root.AddCommand(a.inboxCmd(), a.packCmd())
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
@@ -176,7 +180,7 @@ func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
 func (a *app) daemonRecord(ctx context.Context, socket string) (registry.Record, bool) {
 	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
 	defer cancel()
-	recs, _ := registry.List(ctx, registry.Dir(a.getenv))
+	recs, _ := a.runningDaemons(ctx)
 	for _, r := range recs {
 		if r.Socket == socket || samePalace(r.Palace, a.cfg.Palace) {
 			return r, true
@@ -272,13 +276,42 @@ func (a *app) openPalace(ctx context.Context, e embed.Embedder, access palaceAcc
 			fmt.Fprintf(a.stderr, "memminer: cannot save repairs to the palace (%v); rebuilding in memory for this command\n", err)
 		}
 	}
-	a.reportRepairs(mine.Repair(ctx, p, a.mineOptions()))
-	if p.Writable() {
-		if err := p.Flush(); err != nil {
-			return nil, err
+	rs := mine.Repair(ctx, p, a.mineOptions())
+	if p.Writable() { // readPalace, with the lock taken
+		err := p.Flush()
+		if err == nil {
+			err = repairError(rs)
+		}
+		if err != nil && ctx.Err() == nil {
+			// The lock could be taken but the repair failed: if because the
+			// wings cannot be written (an immutable or read-only wings
+			// directory), a rebuild in memory serves this command, and the
+			// intact wings with it; if that fails too, the rebuild is what
+			// failed, and its results are reported.
+			p.Close()
+			opts.ReadOnly = true
+			mem, oerr := palace.Open(ctx, a.cfg.Palace, opts)
+			if oerr != nil {
+				return nil, oerr
+			}
+			p, rs = mem, mine.Repair(ctx, mem, a.mineOptions())
+			if repairError(rs) == nil {
+				fmt.Fprintf(a.stderr, "memminer: cannot save repairs to the palace (%v); rebuilt in memory for this command\n", err)
+			}
 		}
 	}
+	a.reportRepairs(rs)
 	return p, nil
+}
+
+// repairError is the first failure of rs, or nil.
+func repairError(rs []mine.Repaired) error {
+	for _, r := range rs {
+		if r.Err != nil {
+			return fmt.Errorf("wing %s: %s", r.Wing, *r.Err)
+		}
+	}
+	return nil
 }
 
 func (a *app) reportRepairs(rs []mine.Repaired) {

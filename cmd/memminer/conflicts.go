@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -313,6 +314,11 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 		if cw == "" {
 			cw = "(no wing)"
 		}
+		if c.Markers {
+			fmt.Fprintf(w, "\n%s: %s\n  holds Git conflict markers (<<<<<<< ======= >>>>>>>); detected %s by %s\n",
+				cw, displayPath(c.Path), c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
+			continue
+		}
 		winner := "unknown"
 		switch {
 		case c.Device != "" && c.DeviceName != "":
@@ -321,13 +327,19 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 			winner = c.Device
 		}
 		fmt.Fprintf(w, "\n%s: %s\n  conflicts with %s\n  winning device %s; detected %s by %s\n",
-			cw, displayPath(c.Path), displayPath(c.Original), winner, c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
+			quote.Line(cw), quote.Line(displayPath(c.Path)), quote.Line(displayPath(c.Original)), quote.Line(winner), c.Detected.UTC().Format("2006-01-02T15:04:05Z07:00"), c.FoundBy)
 		switch s := c.AutoMerge; {
 		case s == nil:
 		case s.State == conflicts.AutoMergeRetrying && s.NextAttempt != nil:
-			fmt.Fprintf(w, "  automatic merge: retrying (%s); %d %s so far, next at %s\n", s.Reason, s.Attempts, plural(s.Attempts, "attempt", "attempts"), s.NextAttempt.UTC().Format(time.RFC3339))
+			fmt.Fprintf(w, "  automatic merge: retrying (%s); %d %s so far, next at %s\n", quote.Line(s.Reason), s.Attempts, plural(s.Attempts, "attempt", "attempts"), s.NextAttempt.UTC().Format(time.RFC3339))
 		default:
-			fmt.Fprintf(w, "  automatic merge: needs a person (%s)\n", s.Reason)
+			fmt.Fprintf(w, "  automatic merge: needs a person (%s)\n", quote.Line(s.Reason))
+		}
+	}
+	if slices.ContainsFunc(l.Conflicts, func(c conflicts.Conflict) bool { return c.Markers }) {
+		fmt.Fprintln(w, "\nResolve a file with Git conflict markers by keeping what each side holds and removing the\nmarker lines, then git add it; memminer git setup makes Git merge memory files note by note.")
+		if !slices.ContainsFunc(l.Conflicts, func(c conflicts.Conflict) bool { return !c.Markers }) {
+			return
 		}
 	}
 	fmt.Fprintln(w, "\nMerge them note by note with memminer conflicts merge (it shows the merge; --apply writes it),\nor merge each copy into its original by hand and delete the copy.")

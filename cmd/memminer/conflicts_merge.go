@@ -172,6 +172,10 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
+		if m.Status == conflicts.StatusMarkers {
+			fmt.Fprintf(w, "%s (wing %s)\n  holds Git conflict markers: no copy to merge; resolve it in Git (remove the markers, keep both sides' notes, git add)\n", m.Original, m.Wing)
+			continue
+		}
 		fmt.Fprintf(w, "%s\n  into %s", m.Copy, m.Original)
 		if m.Wing != "" {
 			fmt.Fprintf(w, " (wing %s)", m.Wing)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
@@ -272,18 +273,16 @@ func printInbox(w io.Writer, items []inbox.Item) {
 		}
 		state := fmt.Sprintf("%s, %d %s old", class, it.AgeDays, plural(it.AgeDays, "day", "days"))
 		if it.State != inbox.Pending {
-			state = fmt.Sprintf("%s %s by %s", it.State, *it.On, *it.By)
+			state = fmt.Sprintf("%s %s by %s", it.State, *it.On, quote.Line(*it.By))
 			switch {
 			case *it.Note == "":
 			case it.State == inbox.Approved:
-				state += " into " + *it.Note
+				state += " into " + quote.Line(*it.Note)
 			default:
-				state += ": " + *it.Note
+				state += ": " + quote.Line(*it.Note)
 			}
 		}
-		fmt.Fprintf(w, "%s [%s] %s:%d (%s)\n", it.Ref, it.Wing, it.File, it.Line, state)
-		for _, line := range strings.Split(it.Text, "\n") {
-			fmt.Fprintln(w, "   "+line)
-		}
+		fmt.Fprintf(w, "%s [%s] %s:%d (%s)\n", it.Ref, quote.Line(it.Wing), quote.Line(it.File), it.Line, state)
+		fmt.Fprintln(w, quote.Body(it.Text, "   "))
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/internal/quote"
 )
 
 // Exit codes.
@@ -76,11 +78,13 @@ func reportError(stderr io.Writer, cmd *cobra.Command, err error) int {
 	var ex *codeError
 	if errors.As(err, &ex) {
 		if ex.msg != "" {
-			fmt.Fprintln(stderr, "memminer: "+ex.msg)
+			fmt.Fprintln(stderr, "memminer: "+quote.Text(ex.msg))
 		}
 		return ex.code
 	}
-	fmt.Fprintln(stderr, "memminer: "+err.Error())
+	// Errors name files, notes and answers from elsewhere: escaped, so
+	// none of them can write control sequences to the terminal.
+	fmt.Fprintln(stderr, "memminer: "+quote.Text(err.Error()))
 	var ue *usageError
 	if errors.As(err, &ue) || isFlagError(err) {
 		path := "memminer"

@@ -6,11 +6,9 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"os"
 	"strings"
 	"sync"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,6 +30,7 @@ func (a *app) mcpCmd() *cobra.Command {
 		wing        string
 		httpAddr    string
 		allowRemote bool
+		httpOpts    = defaultHTTPOptions()
 	)
 	cmd := &cobra.Command{
 		Use:   "mcp",
@@ -55,11 +54,16 @@ conflicts checks it unless told another wing; without it remember refuses.
 stdout carries only MCP messages; warnings go to stderr. With --http the
 server also answers MCP's streamable HTTP transport at http://ADDR/mcp, on a
 loopback address unless --allow-remote; it then serves until it is stopped,
-even after stdin ends.
+even after stdin ends. Every HTTP request must carry the bearer token
+(Authorization: Bearer TOKEN; memminer mcp token prints it, making it on
+first use), a browser Origin is refused unless --allow-origin names it, and
+idle sessions expire (--session-idle) up to --max-sessions at once.
 
 Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 		Example: `  claude mcp add memminer -- memminer mcp --wing dwight
-  memminer mcp --wing dwight --http 127.0.0.1:8765`,
+  memminer mcp --wing dwight --http 127.0.0.1:8765
+  claude mcp add --transport http memminer http://127.0.0.1:8765/mcp \\
+    --header "Authorization: Bearer $(memminer mcp token)"`,
 		Args: exactArgs(0, "mcp takes no arguments; name the agent with --wing ID"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if cmd.Flags().Changed("wing") {
@@ -74,11 +78,14 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 			if httpAddr == "" {
 				return srv.serveStdio(ctx, os.Stdin, os.Stdout)
 			}
+			if err := a.prepareHTTP(&httpOpts); err != nil {
+				return err
+			}
 			ln, err := listenMCP(httpAddr, allowRemote)
 			if err != nil {
 				return err
 			}
-			return srv.serveHTTPAndStdio(ctx, ln, os.Stdin, os.Stdout)
+			return srv.serveHTTPAndStdio(ctx, ln, httpOpts, os.Stdin, os.Stdout)
 		},
 	}
 	f := cmd.Flags()
@@ -86,6 +93,8 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
 	settingFlags(f, "hive") // scanned for conflicts when no daemon runs
 	f.StringVar(&httpAddr, "http", "", "also serve streamable HTTP on this loopback host:port, e.g. 127.0.0.1:8765")
 	f.BoolVar(&allowRemote, "allow-remote", false, "allow an --http address other machines can reach")
+	httpFlags(f, &httpOpts)
+	cmd.AddCommand(a.mcpTokenCmd())
 	return cmd
 }
 
@@ -135,12 +144,12 @@ func (s *mcpServer) addTools() {
 	}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "remember",
-		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy. Hypotheses and high risk wait for approval.",
+		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy.",
 		OutputSchema: objectSchema,
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "pack",
-		Description:  "Render a Context Pack (a task's notes); mark it after use; list packs.",
+		Description:  "Render a Context Pack (memminer://pack/NAME); after use, mark it.",
 		OutputSchema: objectSchema,
 	}, s.pack)
 	mcp.AddTool(s.srv, &mcp.Tool{
@@ -149,6 +158,12 @@ func (s *mcpServer) addTools() {
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.conflicts)
+	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "read_note",
+		Description:  "One note by id or FILE:LINE: its heading path, governance, neighbours; history: its Git commits.",
+		OutputSchema: objectSchema,
+		Annotations:  readOnly,
+	}, s.readNote)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "status",
 		Description:  "Palace state: model, wings, notes, open conflicts, daemon.",
@@ -292,41 +307,6 @@ func (s *mcpServer) serveStdio(ctx context.Context, in io.ReadCloser, out io.Wri
 		}
 		return fmt.Errorf("mcp: %w", err)
 	}
-}
-
-// httpHandler serves MCP's streamable HTTP transport.
-func (s *mcpServer) httpHandler() http.Handler {
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.srv }, &mcp.StreamableHTTPOptions{Logger: s.a.log})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.MaxBytesHandler(h, maxMCPMessageBytes))
-	return mux
-}
-
-// serveHTTPAndStdio serves MCP over streamable HTTP on ln until ctx is
-// cancelled, and one session over stdio while in stays open.
-func (s *mcpServer) serveHTTPAndStdio(ctx context.Context, ln net.Listener, in io.ReadCloser, out io.Writer) error {
-	hs := &http.Server{Handler: s.httpHandler(), ReadHeaderTimeout: 10 * time.Second}
-	served := make(chan error, 1)
-	go func() { served <- hs.Serve(ln) }()
-	fmt.Fprintf(s.a.stderr, "memminer: serving MCP over streamable HTTP at http://%s/mcp\n", ln.Addr())
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	stdio := make(chan error, 1)
-	go func() { stdio <- s.serveStdio(ctx, in, out) }()
-	var err error
-	select {
-	case err = <-served:
-	case <-ctx.Done():
-	}
-	stop()
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	_ = hs.Shutdown(shutdown)
-	<-stdio
-	if err != nil && !errors.Is(err, http.ErrServerClosed) {
-		return fmt.Errorf("mcp http: %w", err)
-	}
-	return nil
 }
 
 // listenMCP listens on addr for the --http transport, refusing an address

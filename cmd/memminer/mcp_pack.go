@@ -15,14 +15,13 @@ import (
 
 const packURIPrefix = "memminer://pack/"
 
-// packArgs is a call of the pack tool: render a pack, mark it, or list
-// the packs.
+// packArgs is a call of the pack tool: render a pack with the default
+// budget, or mark it. The packs are listed as resources. Every byte of a
+// tool's schema is paid in every session's context.
 type packArgs struct {
-	Name   string `json:"name,omitempty" jsonschema:"the pack"`
-	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget (default 800)"`
-	Mark   string `json:"mark,omitempty" jsonschema:"after use: good, bad or reviewed"`
-	Note   string `json:"note,omitempty" jsonschema:"why, with mark"`
-	List   bool   `json:"list,omitempty" jsonschema:"list the packs"`
+	Name string `json:"name"`
+	Mark string `json:"mark,omitempty" jsonschema:"good, bad or reviewed"`
+	Note string `json:"note,omitempty"`
 }
 
 // packMarked is what the pack tool returns for a mark.
@@ -42,19 +41,8 @@ func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArg
 			return errors.New("no hive: start the server with --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 		}
 		switch {
-		case in.List:
-			rows, err := s.a.packRows()
-			out = struct {
-				Packs []packRow `json:"packs"`
-			}{rows}
-			var b strings.Builder
-			for _, r := range rows {
-				b.WriteString(r.Name + "\n")
-			}
-			text = b.String()
-			return err
 		case in.Name == "":
-			return errors.New("pack needs a name (list: true gives them)")
+			return errors.New("pack needs a name (the memminer://pack/ resources are the packs)")
 		case in.Mark != "":
 			kind, err := pack.ParseMark(in.Mark)
 			if err != nil {
@@ -72,11 +60,7 @@ func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArg
 			out, text = packMarked{Pack: in.Name, Marked: kind, State: st}, "marked pack "+in.Name+" "+kind
 			return err
 		}
-		tokens := in.Tokens
-		if tokens <= 0 {
-			tokens = pack.DefaultTokens
-		}
-		r, err := s.a.renderPack(ctx, in.Name, tokens, false, s.agent())
+		r, err := s.a.renderPack(ctx, in.Name, pack.DefaultTokens, false, s.agent())
 		out, text = r, r.Text()
 		return err
 	})

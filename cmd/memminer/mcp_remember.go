@@ -22,7 +22,6 @@ type rememberArgs struct {
 	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"append even when the wing holds the same fact"`
 	Confidence     string   `json:"confidence,omitempty" jsonschema:"verified (default) or hypothesis"`
 	Risk           string   `json:"risk,omitempty" jsonschema:"low (default) or high"`
-	TTL            string   `json:"ttl,omitempty" jsonschema:"stale after this long (30d) until reviewed"`
 }
 
 func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememberArgs) (*mcp.CallToolResult, remember.Result, error) {
@@ -32,7 +31,7 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 	req := remember.Request{
 		Wing: s.wing, Text: in.Text, Heading: in.Heading, Tags: in.Tags,
 		Supersedes: in.Supersedes, ExpectHash: in.ExpectHash, AllowDuplicate: in.AllowDuplicate,
-		Confidence: in.Confidence, Risk: in.Risk, TTL: in.TTL,
+		Confidence: in.Confidence, Risk: in.Risk,
 	}
 	var (
 		res    remember.Result
@@ -48,6 +47,8 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 	switch {
 	case err != nil:
 		return nil, res, err
+	case errors.Is(remErr, remember.ErrConflict) && gitMarkersOnly(remErr):
+		return nil, res, fmt.Errorf("%v\nnothing written; the file holds Git conflict markers: resolve the merge (the conflicts tool lists it), then remember again", remErr)
 	case errors.Is(remErr, remember.ErrConflict):
 		return nil, res, fmt.Errorf("%v\nnothing written; merge the copy into the original and delete it (the conflicts tool lists it), then remember again", remErr)
 	case errors.Is(remErr, remember.ErrHashMismatch):

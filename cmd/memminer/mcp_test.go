@@ -202,7 +202,7 @@ func TestMCPToolsListIsSmall(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"conflicts", "pack", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
+	if want := []string{"conflicts", "pack", "read_note", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	data, err := json.Marshal(res)
@@ -359,10 +359,12 @@ func TestMCPResources(t *testing.T) {
 func TestMCPOverHTTP(t *testing.T) {
 	c := newMinedCLI(t)
 	s := newMCPServerFor(t, c, "jim")
-	hs := httptest.NewServer(s.httpHandler())
+	o := defaultHTTPOptions()
+	o.token = "test-token-0123456789"
+	hs := httptest.NewServer(s.httpHandler(o))
 	defer hs.Close()
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memminer-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp"}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memminer-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: hs.URL + "/mcp", HTTPClient: bearerClient(o.token)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -370,7 +372,7 @@ func TestMCPOverHTTP(t *testing.T) {
 	checkToolsMatchCLI(t, cs, c)
 
 	// A body over the limit is refused, and the server goes on.
-	resp, err := hs.Client().Post(hs.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", maxMCPMessageBytes)+`"}}`))
+	resp, err := bearerClient(o.token).Post(hs.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"pad":"`+strings.Repeat("x", maxMCPMessageBytes)+`"}}`))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -510,6 +512,7 @@ func TestMCPBinaryBadInput(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":3,"method":"ping"}]`, -32600, nil},
 		{`{"jsonrpc":"1.0","id":4,"method":"ping"}`, -32600, float64(4)},
 		{`{"jsonrpc":"2.0","id":5,"method":"no/such/method"}`, -32601, float64(5)},
+		{`{"jsonrpc":"2.0","id":55}`, -32600, float64(55)},
 		{`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"nope","arguments":{}}}`, -32602, float64(6)},
 		{`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"search","arguments":{"query":"` + strings.Repeat("x", maxMCPMessageBytes) + `"}}}`, -32600, nil},
 	}
@@ -577,7 +580,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node client output: %v\n%s", err, out)
 	}
-	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "pack", "remember", "search", "status", "wake_up"}) {
+	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "pack", "read_note", "remember", "search", "status", "wake_up"}) {
 		t.Errorf("server %q, tools %v", got.Server.Name, got.Tools)
 	}
 	for name, cli := range map[string][]string{
@@ -652,7 +655,11 @@ func TestMCPBinaryHTTP(t *testing.T) {
 		t.Fatalf("memminer mcp --http exited: %v\n%s", waitErr, rest.String())
 	}
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memminer-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil)
+	token := strings.TrimSpace(c.ok("mcp", "token")) // made by the server on start
+	if _, err := mcp.NewClient(&mcp.Implementation{Name: "memminer-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint}, nil); err == nil {
+		t.Error("a client without the token connected")
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "memminer-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: endpoint, HTTPClient: bearerClient(token)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,6 +104,10 @@ func (c *lineConn) decode(line []byte, log *slog.Logger) (jsonrpc.Message, bool)
 		c.refuse(nil, jsonrpc.CodeInvalidRequest, "JSON-RPC batches are not supported", log)
 		return nil, false
 	}
+	if id, bad := idOnly(line); bad {
+		c.refuse(id, jsonrpc.CodeInvalidRequest, errIDOnly, log)
+		return nil, false
+	}
 	msg, err := jsonrpc.DecodeMessage(line)
 	if err != nil {
 		var probe struct {
@@ -116,21 +120,44 @@ func (c *lineConn) decode(line []byte, log *slog.Logger) (jsonrpc.Message, bool)
 	return msg, true
 }
 
-// refuse answers a message that was not served. id is the message's id
-// when it has a usable one, else the answer's id is null.
-func (c *lineConn) refuse(id json.RawMessage, code int64, message string, log *slog.Logger) {
+// errIDOnly is the answer to a message with an id and nothing else.
+const errIDOnly = "invalid request: a message with an id needs a method (a request) or a result or error (a response)"
+
+// idOnly reports whether msg is one JSON-RPC object with an id but no
+// method, result or error: neither request nor response, so the SDK would
+// drop it unanswered. id is its id.
+func idOnly(msg []byte) (id json.RawMessage, bad bool) {
+	var probe struct {
+		ID     json.RawMessage `json:"id"`
+		Method json.RawMessage `json:"method"`
+		Result json.RawMessage `json:"result"`
+		Error  json.RawMessage `json:"error"`
+	}
+	if json.Unmarshal(msg, &probe) != nil || len(probe.ID) == 0 || string(probe.ID) == "null" {
+		return nil, false
+	}
+	return probe.ID, probe.Method == nil && probe.Result == nil && probe.Error == nil
+}
+
+// refusal is the JSON-RPC error answering a message that was not served.
+// id is the message's id when it has a usable one, else the answer's id
+// is null.
+func refusal(id json.RawMessage, code int64, message string) []byte {
 	if len(id) == 0 || (id[0] != '"' && (id[0] < '0' || id[0] > '9') && id[0] != '-') {
 		id = json.RawMessage("null")
 	}
-	log.Warn("mcp: refused a message", "error", message)
-	data, err := json.Marshal(struct {
+	data, _ := json.Marshal(struct {
 		Version string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
 		Error   jsonrpc.Error   `json:"error"`
 	}{"2.0", id, jsonrpc.Error{Code: code, Message: message}})
-	if err == nil {
-		_ = c.writeLine(data)
-	}
+	return data
+}
+
+// refuse answers a message that was not served (see refusal).
+func (c *lineConn) refuse(id json.RawMessage, code int64, message string, log *slog.Logger) {
+	log.Warn("mcp: refused a message", "error", message)
+	_ = c.writeLine(refusal(id, code, message))
 }
 
 func (c *lineConn) writeLine(data []byte) error {

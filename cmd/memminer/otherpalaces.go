@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/daemon/registry"
+	"github.com/memminer/memminer/internal/quote"
 )
 
 // otherPalacesTimeout bounds reading the registry of running daemons and
@@ -52,7 +54,7 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	}
 	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
 	defer cancel()
-	recs, err := registry.List(ctx, registry.Dir(a.getenv))
+	recs, err := a.runningDaemons(ctx)
 	if err != nil {
 		return ""
 	}
@@ -71,14 +73,14 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	case 1:
 		r := others[0]
 		return fmt.Sprintf("memminer: note: a running daemon (pid %d) serves palace %s, not %s; pass --palace %s to use it",
-			r.PID, r.Palace, a.cfg.Palace, shellQuote(r.Palace))
+			r.PID, quote.Line(r.Palace), quote.Line(a.cfg.Palace), quote.Line(shellQuote(r.Palace)))
 	}
 	list := make([]string, len(others))
 	for i, r := range others {
-		list[i] = fmt.Sprintf("%s (pid %d)", r.Palace, r.PID)
+		list[i] = fmt.Sprintf("%s (pid %d)", quote.Line(r.Palace), r.PID)
 	}
 	return fmt.Sprintf("memminer: note: running daemons serve other palaces than %s: %s; pass --palace DIR to use one",
-		a.cfg.Palace, strings.Join(list, ", "))
+		quote.Line(a.cfg.Palace), strings.Join(list, ", "))
 }
 
 // samePalace reports whether two palace paths name one directory: the
@@ -93,4 +95,15 @@ func samePalace(a, b string) bool {
 	}
 	ib, err := os.Stat(b)
 	return err == nil && os.SameFile(ia, ib)
+}
+
+// runningDaemons lists the registry of running daemons. A registry
+// directory that is not the user's alone is ignored, and the command
+// says so once: its records could be another user's inventions.
+func (a *app) runningDaemons(ctx context.Context) ([]registry.Record, error) {
+	recs, err := registry.List(ctx, registry.Dir(a.getenv))
+	if errors.Is(err, registry.ErrUnsafeDir) {
+		a.registryOnce.Do(func() { fmt.Fprintf(a.stderr, "memminer: warning: %s\n", quote.Line(err.Error())) })
+	}
+	return recs, err
 }

@@ -75,6 +75,7 @@ func TestNoteNamesOtherDaemonsPalace(t *testing.T) {
 		t.Fatal(err)
 	}
 	pRun := startRun(t, p, pHive)
+	pRun.idle(t, p) // past its first mine, which commands report instead
 	for _, args := range otherDaemonSteps {
 		tr, errs := transcript(p, args...)
 		switch args[0] {

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/pack"
 )
 
@@ -320,7 +321,7 @@ func (a *app) packList(asJSON bool) error {
 	}
 	for _, r := range rows {
 		if r.Error != "" {
-			fmt.Fprintf(a.stdout, "%s  MALFORMED: %s\n", r.Name, r.Error)
+			fmt.Fprintf(a.stdout, "%s  MALFORMED: %s\n", r.Name, quote.Line(r.Error))
 			continue
 		}
 		used := "never used"

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/remember"
 )
 
@@ -183,11 +184,30 @@ func flagWording(err error) error {
 	return err
 }
 
+// gitMarkersOnly reports whether every open conflict a remember refusal
+// names is a file with Git conflict markers rather than a Syncthing copy.
+func gitMarkersOnly(err error) bool {
+	var ce *remember.ConflictError
+	if !errors.As(err, &ce) || len(ce.Copies) == 0 {
+		return false
+	}
+	for _, c := range ce.Copies {
+		if hive.IsConflictCopy(c) {
+			return false
+		}
+	}
+	return true
+}
+
 // rememberError adds the advice to what remember refused.
 func rememberError(err error, wing string) error {
 	switch {
 	case errors.Is(err, remember.ErrConflict):
-		return &codeError{code: exitConflict, msg: fmt.Sprintf("%v\nnothing written; list it with: memminer conflicts --wing %s\nmerge the copy into the original and delete it, or pass --force to write anyway", err, wing)}
+		how := "merge the copy into the original and delete it"
+		if gitMarkersOnly(err) {
+			how = "resolve the Git conflict in it (keep both sides' notes, remove the marker lines, git add)"
+		}
+		return &codeError{code: exitConflict, msg: fmt.Sprintf("%v\nnothing written; list it with: memminer conflicts --wing %s\n%s, or pass --force to write anyway", err, wing, how)}
 	case errors.Is(err, remember.ErrHashMismatch):
 		return &codeError{code: exitHashMismatch, msg: fmt.Sprintf("%v\nnothing written; read the file again (memminer index --json prints its hash), then remember", err)}
 	case errors.Is(err, remember.ErrBadRequest), errors.Is(err, remember.ErrNoHive):

@@ -67,6 +67,13 @@ process with the new settings, or with the old ones when the new do not
 load. Logs go to stderr. This is the command installed services run (see
 memminer install); in a container, make it the container's command.
 
+With --git-commit the hive must lie in a Git work tree: every change the
+service writes to a memory file (remember, a conflict merge, and any other
+write memminer makes) is committed at once, that file alone, with the wing
+as the author and a one-line message ("remember: <first words>"). Files
+memminer did not write are never committed, and memminer never pushes or
+pulls: docs/several-machines.md.
+
 Watching, the mine loop, metrics and logging: docs/daemon.md; every
 setting: docs/configuration.md.`,
 		Example: `  memminer run --hive ~/hive
@@ -77,10 +84,11 @@ setting: docs/configuration.md.`,
 		},
 	}
 	f := cmd.Flags()
-	settingFlags(f, "hive", "mine_interval", "metrics_addr", "log_format", "log_level",
+	settingFlags(f, "hive", "mine_interval", "metrics_addr", "metrics_token", "log_format", "log_level",
 		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge", "index")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
+	f.BoolVar(&a.gitCommit, "git-commit", false, "commit every change the service writes to a memory file (the hive must lie in a Git work tree)")
 	return cmd
 }
 
@@ -168,10 +176,25 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err := checkHive(a.cfg.Hive, a.cfg.Agents); err != nil {
 		return usagef("%v", err)
 	}
+	if a.gitCommit {
+		remove, err := a.commitWrites(cmd, log)
+		if err != nil {
+			return err
+		}
+		defer remove()
+	}
 	if a.cfg.MetricsAddr != "" {
 		if err := daemon.CheckMetricsAddr(a.cfg.MetricsAddr, metricsAllowRemote); err != nil {
 			return usagef("%s: %v", a.settingFrom(cmd, "metrics_addr"), allowRemoteAdvice(err, "metrics-allow-remote"))
 		}
+	}
+	var metricsToken string
+	if a.cfg.MetricsAddr != "" && a.cfg.MetricsToken {
+		token, err := a.token()
+		if err != nil {
+			return err
+		}
+		metricsToken = token
 	}
 	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 		return err
@@ -208,6 +231,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		MaxFileBytes:       a.cfg.MaxFileBytes,
 		MetricsAddr:        a.cfg.MetricsAddr,
 		MetricsAllowRemote: metricsAllowRemote,
+		MetricsToken:       metricsToken,
 		Logger:             log,
 		Components:         []daemon.Component{conflictsComp},
 		Index:              a.cfg.Index,

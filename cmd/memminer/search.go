@@ -12,6 +12,7 @@ import (
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -73,6 +74,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err != nil {
 				return err
 			}
+			a.saveLastSearch(out)
 			if asJSON {
 				err = writeJSON(a.stdout, out)
 			} else {
@@ -109,13 +111,15 @@ type searchArgs struct {
 	Wing    string `json:"wing,omitempty" jsonschema:"search only this wing (agent id)"`
 	Results int    `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
 
-	IncludeSuperseded bool     `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
-	IncludeInbox      bool     `json:"include_inbox,omitempty" jsonschema:"also return unapproved inbox notes, marked"`
-	Status            string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale, superseded or unapproved"`
-	Fresh             bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
-	Since             string   `json:"since,omitempty" jsonschema:"only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD"`
-	Until             string   `json:"until,omitempty" jsonschema:"only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD"`
-	Tags              []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
+	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
+	// IncludeInbox is the CLI's alone: what waits for a person's approval
+	// is not handed to an agent over MCP.
+	IncludeInbox bool     `json:"-"`
+	Status       string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale or superseded"`
+	Fresh        bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
+	Since        string   `json:"since,omitempty" jsonschema:"only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD"`
+	Until        string   `json:"until,omitempty" jsonschema:"only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD"`
+	Tags         []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
 	// MinRelevance nil means palace.DefaultMinRelevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this absolute relevance, 0 to 1 (default 0.22)"`
 	Explain      bool     `json:"explain,omitempty" jsonschema:"also return why each hit is relevant and why the best near misses are not"`
@@ -228,6 +232,11 @@ func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemo
 	return daemon.Search(ctx, p, req)
 }
 
+// printHits prints the text output of a search: per hit a header naming
+// its source, then the note's lines indented, so no line of a note starts
+// a line of the output. What the palace holds is rendered with quote:
+// escaped for the terminal, and defused where it imitates an agent
+// client's markup (docs/security.md).
 func printHits(w io.Writer, out daemon.SearchResult) {
 	if len(out.Results) == 0 {
 		fmt.Fprintln(w, "no matching notes")
@@ -243,12 +252,10 @@ func printHits(w io.Writer, out daemon.SearchResult) {
 func printHit(w io.Writer, prefix string, h daemon.Hit) {
 	heading := ""
 	if h.Heading != "" {
-		heading = "  " + h.Heading
+		heading = "  " + quote.Inline(h.Heading)
 	}
-	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, h.Wing, displayPath(h.Path), h.Line, heading, h.Score, h.Relevance, marks(h.Fields))
-	for _, line := range strings.Split(h.Text, "\n") {
-		fmt.Fprintln(w, "   "+line)
-	}
+	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, quote.Inline(h.Wing), quote.Inline(displayPath(h.Path)), h.Line, heading, h.Score, h.Relevance, quote.Inline(marks(h.Fields)))
+	fmt.Fprintln(w, quote.Body(h.Text, "   "))
 	if e := h.Evidence; e != nil {
 		fmt.Fprintf(w, "   why: %s\n", e.Reason)
 		vectors := ""

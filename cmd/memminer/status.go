@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -108,7 +109,7 @@ func printStatus(w io.Writer, st daemon.Status) {
 		model += " (unavailable: " + *st.ModelError + ")"
 	}
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
-	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open%s\n", model, st.Palace, bytesize.Format(st.PalaceBytes), st.ConflictsOpen, autoMergeNote(st.Daemon))
+	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open%s\n", quote.Line(model), quote.Line(st.Palace), bytesize.Format(st.PalaceBytes), st.ConflictsOpen, autoMergeNote(st.Daemon))
 	printReplication(w, st.Syncthing)
 	if st.InboxPending > 0 {
 		fmt.Fprintf(w, "inbox:       %d %s for approval (memminer inbox)\n", st.InboxPending, plural(st.InboxPending, "note waits", "notes wait"))
@@ -144,7 +145,7 @@ func printWings(w io.Writer, st daemon.Status) {
 		if w.Orphaned {
 			orphan = "  (orphaned: its markdown is gone; the wing is kept)"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s%s\n", w.ID, w.Notes, w.Sources, w.Model, last, orphan)
+		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s%s\n", quote.Line(w.ID), w.Notes, w.Sources, quote.Line(w.Model), last, orphan)
 	}
 	tw.Flush()
 }
@@ -157,13 +158,14 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 		fmt.Fprintln(w, "syncthing:   not reachable (or no hive configured): replication unknown")
 		return
 	case r.Error != nil:
-		fmt.Fprintf(w, "syncthing:   %s\n", *r.Error)
+		fmt.Fprintf(w, "syncthing:   %s\n", quote.Line(*r.Error))
 		return
 	}
 	name := r.Folder
 	if r.Label != "" && r.Label != r.Folder {
 		name = fmt.Sprintf("%s (%s)", r.Label, r.Folder)
 	}
+	name = quote.Line(name) // the folder's label is anyone's text
 	state := fmt.Sprintf("%s since %s", r.State, r.StateChanged.UTC().Format(time.RFC3339))
 	switch {
 	case !r.StateKnown && r.IsolatedSince != nil:
@@ -182,7 +184,7 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 	}
 	var names []string
 	for _, d := range r.Devices {
-		n := d.Name
+		n := quote.Line(d.Name)
 		switch {
 		case !d.Connected && d.LastSeen != nil:
 			n += " (not connected; last seen " + d.LastSeen.UTC().Format(time.RFC3339) + ")"
@@ -227,8 +229,8 @@ func autoMergeNote(d *daemon.DaemonInfo) string {
 // printDaemon prints what a running daemon adds to status.
 func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 	up := time.Duration(d.UptimeSeconds * float64(time.Second)).Round(time.Second)
-	fmt.Fprintf(w, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, d.Hive)
-	fmt.Fprintf(w, "watching:    %s; mine loop every %s\n", d.Watch, d.MineInterval)
+	fmt.Fprintf(w, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, quote.Line(d.Hive))
+	fmt.Fprintf(w, "watching:    %s; mine loop every %s\n", quote.Line(d.Watch), d.MineInterval)
 	last := "never"
 	if !d.LastScan.IsZero() {
 		last = d.LastScan.UTC().Format(time.RFC3339)
@@ -236,10 +238,10 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 	fmt.Fprintf(w, "last scan:   %s (%d scans, %d mines)\n", last, d.Scans, d.Mines)
 	var pending []string
 	if d.Working != nil {
-		pending = append(pending, *d.Working)
+		pending = append(pending, quote.Line(*d.Working))
 	}
 	if n := len(d.Pending.Wings); n > 0 {
-		pending = append(pending, fmt.Sprintf("%d %s queued (%s)", n, plural(n, "wing", "wings"), strings.Join(d.Pending.Wings, ", ")))
+		pending = append(pending, fmt.Sprintf("%d %s queued (%s)", n, plural(n, "wing", "wings"), quote.Line(strings.Join(d.Pending.Wings, ", "))))
 	}
 	if n := d.Pending.Requests; n > 0 {
 		pending = append(pending, fmt.Sprintf("%d %s", n, plural(n, "mine request", "mine requests")))
@@ -252,7 +254,7 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 		fmt.Fprintf(w, "first mine:  %s\n", line)
 	}
 	if d.Metrics != nil {
-		fmt.Fprintf(w, "metrics:     http://%s/metrics\n", *d.Metrics)
+		fmt.Fprintf(w, "metrics:     http://%s/metrics\n", quote.Line(*d.Metrics))
 	}
 	if len(d.Errors) == 0 {
 		fmt.Fprintln(w, "errors:      none")
@@ -264,7 +266,7 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 		if !e.NextRetry.IsZero() {
 			retry = ", retried when it changes or at " + e.NextRetry.UTC().Format(time.RFC3339)
 		}
-		fmt.Fprintf(w, "  %s: %s (failed %d %s%s)\n", displayPath(e.Path), e.Error, e.Failures, plural(e.Failures, "time", "times"), retry)
+		fmt.Fprintf(w, "  %s: %s (failed %d %s%s)\n", quote.Line(displayPath(e.Path)), quote.Line(e.Error), e.Failures, plural(e.Failures, "time", "times"), retry)
 	}
 }
 

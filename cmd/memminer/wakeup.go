@@ -86,7 +86,8 @@ type wakeupArgs struct {
 	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget of the digest, at least 100 (default 800)"`
 	Wing   string `json:"wing,omitempty" jsonschema:"tell only this wing's story (agent id)"`
 
-	IncludeInbox bool `json:"include_inbox,omitempty" jsonschema:"let unapproved inbox notes in, marked"`
+	// IncludeInbox is the CLI's alone, as searchArgs.IncludeInbox.
+	IncludeInbox bool `json:"-"`
 }
 
 // wakeUp builds the digest as the wake-up command does: from the daemon

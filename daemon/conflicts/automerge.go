@@ -97,7 +97,11 @@ func (c *Component) alertOpen(cf Conflict) {
 	if s := cf.AutoMerge; s != nil {
 		args = append(args, "auto_merge", s.State, "reason", s.Reason, "attempts", s.Attempts)
 	}
-	log.Warn("syncthing conflict: a memory file has a conflict copy; merge it with memminer conflicts merge, or by hand and delete the copy", args...)
+	msg := "syncthing conflict: a memory file has a conflict copy; merge it with memminer conflicts merge, or by hand and delete the copy"
+	if cf.Markers {
+		msg = "git conflict: a memory file holds conflict markers; resolve them in Git (memminer git setup merges memory files note by note)"
+	}
+	log.Warn(msg, args...)
 	c.alerts.enqueue(cf)
 }
 
@@ -285,7 +289,7 @@ const (
 // registry). A merge that fails in a way that passes is autoMergeRetry;
 // reason says what happened.
 func (c *Component) autoMerge(cf Conflict) (CopyMerge, autoMergeOutcome, string) {
-	if !c.opts.AutoMerge || !hive.IsMemoryFile(cf.Original) || cf.Wing == "" {
+	if !c.opts.AutoMerge || cf.Markers || !hive.IsMemoryFile(cf.Original) || cf.Wing == "" {
 		return CopyMerge{}, autoMergeNot, ""
 	}
 	c.mu.Lock()

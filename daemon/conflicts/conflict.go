@@ -49,6 +49,11 @@ type Conflict struct {
 	DeviceName string `json:"device_name"`
 	// FoundBy is FoundByEvent or FoundByScan.
 	FoundBy string `json:"found_by"`
+	// Markers is set when the conflict is Git's conflict markers in the
+	// memory file itself (Path and Original are then both the file) rather
+	// than a Syncthing conflict copy: a merge or rebase the memminer
+	// driver did not resolve. It is resolved when the markers are gone.
+	Markers bool `json:"markers,omitempty"`
 	// Action is what an alert tells of the conflict: ActionOpen, or
 	// ActionMerged when the daemon merged it (AutoMerge). Only alerts
 	// carry it.
@@ -134,7 +139,7 @@ func scanHive(ctx context.Context, h *hive.Hive, wing string) ([]found, error) {
 	out := make([]found, 0, len(copies))
 	for _, f := range copies {
 		out = append(out, found{
-			c:       Conflict{Path: f.Path, Original: f.Original, Wing: f.Wing, Device: f.Name.ShortDevice},
+			c:       Conflict{Path: f.Path, Original: f.Original, Wing: f.Wing, Device: f.Name.ShortDevice, Markers: f.Markers},
 			modTime: f.ModTime,
 		})
 	}
@@ -243,9 +248,12 @@ func scanRoot(ctx context.Context, root string) ([]found, error) {
 	if info.IsDir() {
 		fcs, err := hive.ScanConflicts(ctx, root)
 		for _, f := range fcs {
-			out = append(out, found{c: Conflict{Path: f.Path, Original: f.Original, Device: f.Name.ShortDevice}, modTime: f.ModTime})
+			out = append(out, found{c: Conflict{Path: f.Path, Original: f.Original, Device: f.Name.ShortDevice, Markers: f.Markers}, modTime: f.ModTime})
 		}
 		return out, err
+	}
+	if hive.IsMemoryFile(root) && hive.FileHasConflictMarkers(root) {
+		out = append(out, found{c: Conflict{Path: root, Original: root, Markers: true}, modTime: info.ModTime()})
 	}
 	dir, base := filepath.Split(root)
 	entries, err := os.ReadDir(dir)

@@ -42,6 +42,9 @@ const (
 	StatusNotMemory = "not_memory"
 	// StatusFailed: the copy could not be merged (Error says why).
 	StatusFailed = "failed"
+	// StatusMarkers: the file holds Git conflict markers; there is no copy
+	// to merge, so it is listed and left for Git (or a person) to resolve.
+	StatusMarkers = "conflict_markers"
 )
 
 // MergeOptions configure MergeCopies.
@@ -121,10 +124,11 @@ type MergeReport struct {
 	Apply bool `json:"apply"`
 }
 
-// NeedsReview reports whether some copy needs a person.
+// NeedsReview reports whether some copy (or file with Git conflict
+// markers) needs a person.
 func (r MergeReport) NeedsReview() bool {
 	for _, m := range r.Merges {
-		if m.Status == StatusNeedsReview {
+		if m.Status == StatusNeedsReview || m.Status == StatusMarkers {
 			return true
 		}
 	}
@@ -180,6 +184,11 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 			break
 		}
 		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, ProposedRemovals: []merge.Note{}, Conflicts: []merge.Conflict{}}
+		if c.Markers {
+			m.Status = StatusMarkers
+			report.Merges = append(report.Merges, m)
+			continue
+		}
 		if c.Wing == "" || !hive.IsMemoryFile(c.Original) {
 			m.Status = StatusNotMemory
 			report.Merges = append(report.Merges, m)
@@ -342,6 +351,7 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	}
 	m.Backup = &backup
 	if !bytes.Equal(res.Merged, before.Data) {
+		ctx := memfile.Describe(ctx, c.Wing, "merge: the conflict copy from "+m.Device)
 		if err := memfile.Write(ctx, before, res.Merged); err != nil {
 			return err
 		}

@@ -260,7 +260,9 @@ func (r *registry) reconcile(onDisk []Conflict) (added, resolved []Conflict, err
 		// that failed half-way proves nothing), or when it is reached only
 		// through a link leading out of the hive, which no scan follows (a
 		// record from before that rule would stay open for ever).
-		if _, err := os.Lstat(path); errors.Is(err, fs.ErrNotExist) || r.hive.LeadsOut(path) {
+		// A file with conflict markers is resolved when they are gone.
+		_, err := os.Lstat(path)
+		if errors.Is(err, fs.ErrNotExist) || r.hive.LeadsOut(path) || c.Markers && err == nil && !hive.FileHasConflictMarkers(path) {
 			delete(r.open, path)
 			resolved = append(resolved, c)
 		}

@@ -67,11 +67,41 @@ func fileName(rec Record) string {
 	return fmt.Sprintf("%d-%s.json", rec.PID, hex.EncodeToString(sum[:6]))
 }
 
+// ErrUnsafeDir means the registry directory is not the user's alone: it
+// is not owned by the user, or others may read or write it (its mode is
+// not 0700), or it is a link. Its records could be another user's
+// inventions, so the registry is not used. UnsafeDirError says why.
+var ErrUnsafeDir = errors.New("daemon registry directory is not private")
+
+// UnsafeDirError is ErrUnsafeDir for one directory, with the reason.
+type UnsafeDirError struct {
+	Dir, Reason string
+}
+
+func (e *UnsafeDirError) Error() string {
+	return fmt.Sprintf("the daemon registry %s is not private (%s): it must be a directory of yours with mode 0700; it is ignored", e.Dir, e.Reason)
+}
+
+// Is makes errors.Is(err, ErrUnsafeDir) hold.
+func (e *UnsafeDirError) Is(target error) bool { return target == ErrUnsafeDir }
+
+// checkDir returns an UnsafeDirError when dir is not private.
+func checkDir(dir string) error {
+	if p := dirProblem(dir); p != "" {
+		return &UnsafeDirError{Dir: dir, Reason: p}
+	}
+	return nil
+}
+
 // Register writes rec into dir (made, mode 0700, if missing) and returns
-// the function that removes it again.
+// the function that removes it again. A dir that is not private
+// (ErrUnsafeDir) is not written.
 func Register(dir string, rec Record) (unregister func() error, err error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("daemon registry: %w", err)
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
 	}
 	data, err := json.MarshalIndent(rec, "", "  ")
 	if err != nil {
@@ -93,8 +123,17 @@ func Register(dir string, rec Record) (unregister func() error, err error) {
 // their socket, by palace, marking those whose process is stopped. The record of a daemon that is gone is
 // removed; one that cannot be read, or whose socket is not known to be
 // gone by the time ctx ends, is left alone and not returned. A missing
-// dir holds no records.
+// dir holds no records. A dir that is not private is not read
+// (ErrUnsafeDir); a record file another user owns is skipped, and so is a
+// record whose socket is served by another user (SO_PEERCRED on Linux,
+// the socket file's owner elsewhere): its palace may be a spoof.
 func List(ctx context.Context, dir string) ([]Record, error) {
+	if _, err := os.Lstat(dir); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err := checkDir(dir); err != nil {
+		return nil, err
+	}
 	entries, err := os.ReadDir(dir)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
@@ -133,6 +172,13 @@ func read(path string) (Record, error) {
 		return Record{}, err
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return Record{}, err
+	}
+	if p := ownerProblem(fi); p != "" {
+		return Record{}, errors.New("record " + p)
+	}
 	data, err := io.ReadAll(io.LimitReader(f, maxRecordBytes))
 	if err != nil {
 		return Record{}, err
@@ -154,6 +200,7 @@ const (
 	running daemonState = iota
 	gone                // its process exited, or its socket refuses
 	unknown             // no answer in time
+	foreign             // another user serves its socket
 )
 
 func state(ctx context.Context, rec Record) daemonState {
@@ -165,7 +212,10 @@ func state(ctx context.Context, rec Record) daemonState {
 	var d net.Dialer
 	conn, err := d.DialContext(dctx, "unix", rec.Socket)
 	if err == nil {
-		conn.Close()
+		defer conn.Close()
+		if peerProblem(conn, rec.Socket) != "" {
+			return foreign
+		}
 		return running
 	}
 	// Refused or missing: nothing listens there any more (a daemon killed

@@ -1,0 +1,110 @@
+//go:build unix
+
+package testutil
+
+import (
+	"io"
+	"os"
+	"os/exec"
+	"os/user"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+)
+
+// OtherUser is the unprivileged user tests of a trust boundary run as,
+// with its uid and gid. It needs root: without root the test is skipped,
+// unless CI is set, when it fails (CI must run it).
+func OtherUser(t testing.TB) (uid, gid uint32) {
+	t.Helper()
+	NeedRoot(t, "runs a second user (nobody)")
+	u, err := user.Lookup("nobody")
+	if err != nil {
+		t.Fatalf("user nobody: %v", err)
+	}
+	id, err1 := strconv.ParseUint(u.Uid, 10, 32)
+	g, err2 := strconv.ParseUint(u.Gid, 10, 32)
+	if err1 != nil || err2 != nil {
+		t.Fatalf("user nobody: uid %q gid %q", u.Uid, u.Gid)
+	}
+	return uint32(id), uint32(g)
+}
+
+// NeedRoot skips the test, saying why it needs root, when it does not
+// run as root, unless CI is set: then it fails, since CI must run it.
+func NeedRoot(t testing.TB, why string) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("CI") != "" {
+			t.Fatalf("%s: needs root, and CI must run it", why)
+		}
+		t.Skipf("%s: needs root", why)
+	}
+}
+
+// AsOtherUser makes cmd run as OtherUser, with no supplementary groups.
+func AsOtherUser(t testing.TB, cmd *exec.Cmd) *exec.Cmd {
+	t.Helper()
+	uid, gid := OtherUser(t)
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Credential = &syscall.Credential{Uid: uid, Gid: gid, Groups: []uint32{}}
+	return cmd
+}
+
+// HelperAsOtherUser returns a command that runs the test function named
+// helper of the running test binary as OtherUser, with env as its whole
+// environment. The binary is copied where that user may run it; the
+// helper tells it is the child by an environment variable the caller sets.
+func HelperAsOtherUser(t testing.TB, helper string, env ...string) *exec.Cmd {
+	t.Helper()
+	OtherUser(t)
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := SharedDir(t, 0o755)
+	bin := filepath.Join(dir, "test.bin")
+	copyExecutable(t, self, bin)
+	cmd := exec.Command(bin, "-test.run=^"+helper+"$", "-test.count=1", "-test.v")
+	cmd.Env = append([]string{"HOME=" + dir, "PATH=/usr/bin:/bin"}, env...)
+	cmd.Dir = dir
+	return AsOtherUser(t, cmd)
+}
+
+// SharedDir is a new directory with mode perm outside the test's own
+// temporary directory (which other users cannot enter), removed when the
+// test ends: where the other user may read (0755) or write (0777).
+func SharedDir(t testing.TB, perm os.FileMode) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "memminer-shared-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, perm); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func copyExecutable(t testing.TB, from, to string) {
+	t.Helper()
+	in, err := os.Open(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.OpenFile(to, os.O_CREATE|os.O_WRONLY|os.O_EXCL, 0o755)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		t.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
