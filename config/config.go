@@ -92,6 +92,9 @@ type Config struct {
 	// Wing is the agent's own wing, the one remember writes to; a harness
 	// sets MEMMINER_WING per agent.
 	Wing string
+	// Machine names this machine in the memory files remember writes
+	// (memory.<machine>.md); empty means hive.DefaultMachine.
+	Machine string
 	// MaxNoteBytes bounds the text of one note given to remember.
 	MaxNoteBytes int64
 	// Index makes the daemon keep HIVE/INDEX.md current.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/agentglob"
 )
 
@@ -32,6 +33,7 @@ var settings = []Setting{
 	{Key: "lock_timeout", Env: "MEMMINER_LOCK_TIMEOUT", Default: durationText(DefaultLockTimeout), Help: "how long a writer waits for another writer's palace lock", kind: durationKind(func(c *Config) *time.Duration { return &c.LockTimeout }, 0)},
 	{Key: "stale_after", Env: "MEMMINER_STALE_AFTER", Default: "90d", Help: "how long a note stays fresh before search and wake-up mark it stale: 90d, 2w, 36h or never; a file's frontmatter stale_after wins", kind: ageKind(func(c *Config) *time.Duration { return &c.StaleAfter })},
 	{Key: "wing", Env: "MEMMINER_WING", Help: "the agent's own wing, which remember writes to and protocol fills in; a harness sets it per agent", kind: textKind(func(c *Config) *string { return &c.Wing })},
+	{Key: "machine", Env: "MEMMINER_MACHINE", Help: "this machine's name in the memory files remember writes, agents/<id>/memory.<machine>.md; unique per machine sharing the hive; unset: the host name", kind: machineKind(func(c *Config) *string { return &c.Machine })},
 	{Key: "max_note_bytes", Env: "MEMMINER_MAX_NOTE_BYTES", Default: strconv.Itoa(DefaultMaxNoteBytes), Help: "longest note remember takes, in bytes", kind: countKind(func(c *Config) *int64 { return &c.MaxNoteBytes }, 1)},
 	{Key: "index", Env: "MEMMINER_INDEX", Flag: "index", Default: "false", Help: "the daemon keeps HIVE/INDEX.md, the hive's catalog, current (rewritten only when it changes)", kind: boolKind(func(c *Config) *bool { return &c.Index })},
 	{Key: "model_cache", Env: "MEMMINER_MODEL_CACHE", Default: "$XDG_CACHE_HOME/memminer/models", Help: "directory downloaded models are kept in", kind: pathKind(func(c *Config) *string { return &c.ModelCache })},
@@ -136,6 +138,20 @@ func textKind(field func(*Config) *string) kind {
 		set:      func(c *Config, v string) error { *field(c) = v; return nil },
 		isZero:   func(c *Config) bool { return *field(c) == "" },
 	}
+}
+
+// machineKind is a machine name (hive.NormalizeMachine).
+func machineKind(field func(*Config) *string) kind {
+	k := textKind(field)
+	k.set = func(c *Config, v string) error {
+		m, err := hive.NormalizeMachine(v)
+		if err != nil {
+			return err
+		}
+		*field(c) = m
+		return nil
+	}
+	return k
 }
 
 // pathKind is a directory or file; a leading ~ is the home directory.

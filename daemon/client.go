@@ -267,7 +267,26 @@ func (c *Client) notAnswered(ctx context.Context, path string) error {
 
 // lost is the error of a repeatable request whose connection broke.
 func (c *Client) lost(path string, err error) error {
-	return fmt.Errorf("%w (the connection to %s broke during %s: %v)", ErrNotRunning, c.socket, path, err)
+	return &lostError{socket: c.socket, path: path, err: err}
+}
+
+// ErrConnectionLost is matched by the error of a repeatable request whose
+// connection broke after it was sent: the daemon may have carried it out
+// (remember retries with remember.Request.Retry).
+var ErrConnectionLost = errors.New("the connection to the daemon broke")
+
+// lostError matches ErrNotRunning and ErrConnectionLost.
+type lostError struct {
+	socket, path string
+	err          error
+}
+
+func (e *lostError) Error() string {
+	return fmt.Sprintf("%v (the connection to %s broke during %s: %v)", ErrNotRunning, e.socket, e.path, e.err)
+}
+
+func (e *lostError) Is(target error) bool {
+	return target == ErrNotRunning || target == ErrConnectionLost
 }
 
 // NoAnswerError is the error of a read request the daemon accepted and

@@ -655,6 +655,7 @@ func TestClientErrors(t *testing.T) {
 		msg  string
 	}{
 		{"unknown wing", SearchRequest{Query: "x", Wings: []string{"nobody"}}, palace.ErrUnknownWing, "known wings: angela, dwight, jim, pam"},
+		{"unknown excluded wing", SearchRequest{Query: "x", ExcludeWings: []string{"nobody"}}, palace.ErrUnknownWing, `"nobody" (known wings: angela, dwight, jim, pam)`},
 		{"other model", SearchRequest{Query: "x", Model: "ollama:other"}, ErrOtherModel, "uses model lexical, not ollama:other"},
 		{"empty query", SearchRequest{Query: "  "}, nil, "search needs a QUERY"},
 	}

@@ -20,6 +20,9 @@ type RememberRequest struct {
 	Hive string `json:"hive"`
 	// MaxNoteBytes is the caller's max_note_bytes; zero means the default.
 	MaxNoteBytes int64 `json:"max_note_bytes,omitempty"`
+	// Machine is the caller's machine setting, so that the file written
+	// is the one the CLI names without a daemon; empty means the host's.
+	Machine string `json:"machine,omitempty"`
 }
 
 // RememberReply is the daemon's answer: the result, and on failure the
@@ -39,12 +42,14 @@ var ErrOtherHive = errors.New("the daemon mines another hive")
 
 // Remember asks the daemon to remember a note. Errors match the sentinels
 // of package remember (remember.ErrConflict, remember.ErrHashMismatch, …)
-// with the same text Remember gives.
+// with the same text Remember gives; a connection that broke after the
+// request was sent matches ErrNotRunning and ErrConnectionLost.
 func (c *Client) Remember(ctx context.Context, req RememberRequest) (remember.Result, error) {
 	var rep RememberReply
-	// Not repeatable: a daemon that dies mid-answer may have written the
-	// note, and writing it again here could append it twice.
-	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, write)
+	// Repeatable: a daemon that dies mid-answer may have written the
+	// note, so the caller, told ErrConnectionLost, sends it again with
+	// Retry set, which finds the note written instead of writing it twice.
+	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, repeatable)
 	return rep.Result, err
 }
 
@@ -69,6 +74,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 			Hive:         d.opts.Hive,
 			Agents:       d.opts.Agents,
 			MaxNoteBytes: req.MaxNoteBytes,
+			Machine:      req.Machine,
 			Mine:         d.mineOptions(nil),
 			Embedder:     d.opts.Embedder,
 		}

@@ -26,6 +26,8 @@ type SearchRequest struct {
 	Query string `json:"query"`
 	// Wings limits the search; empty means every wing.
 	Wings []string `json:"wings,omitempty"`
+	// ExcludeWings leaves these wings out (palace.SearchOptions.ExcludeWings).
+	ExcludeWings []string `json:"exclude_wings,omitempty"`
 	// Results is the number of hits wanted; zero means palace.DefaultResults.
 	Results int `json:"results,omitempty"`
 	// Model is the model spec the caller is configured with. The daemon
@@ -57,7 +59,7 @@ type SearchRequest struct {
 // Options returns the palace search the request asks for, or an error
 // naming a field it cannot read.
 func (r SearchRequest) Options() (palace.SearchOptions, error) {
-	opts := palace.SearchOptions{Wings: r.Wings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
+	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
 	f := &opts.Filters
 	f.IncludeSuperseded, f.IncludeInbox, f.Fresh, f.Tags = r.IncludeSuperseded, r.IncludeInbox, r.Fresh, r.Tags
 	if r.Status != "" {
@@ -379,6 +381,8 @@ const (
 	codeRememberBad       = "remember_bad_request"
 	codeNoHive            = "no_hive"
 	codeOutsideHive       = "outside_hive"
+	codeOutsideAgentDir   = "outside_agent_dir"
+	codeNotMarked         = "not_marked"
 	codeConflict          = "conflict"
 	codeHashMismatch      = "hash_mismatch"
 	codeBusy              = "busy"
@@ -407,10 +411,12 @@ var codeErrors = []struct {
 	{codeRememberBad, remember.ErrBadRequest},
 	{codeNoHive, remember.ErrNoHive},
 	{codeOutsideHive, remember.ErrOutsideHive},
+	{codeOutsideAgentDir, remember.ErrOutsideAgentDir},
 	{codeConflict, remember.ErrConflict},
 	{codeHashMismatch, remember.ErrHashMismatch},
 	{codeBusy, remember.ErrBusy},
 	{codeNotMined, remember.ErrNotMined},
+	{codeNotMarked, remember.ErrNotMarked},
 	{codeOtherHive, ErrOtherHive},
 	{codeNeedsWing, mine.ErrNeedsWing},
 	{codeAgentNeedsWing, mine.ErrAgentNeedsWing},

@@ -175,8 +175,8 @@ func MinedAsHive(root string, info fs.FileInfo, globs Globs, configured string) 
 // InAgentDir reports whether dir (absolute, symlinks resolved) is, or
 // lies in, an agent directory: in the configured hive (when set) by the
 // globs, otherwise when its parent is an agents/ directory. self is set
-// when dir is the agent directory itself, or holds a memory.md as agent
-// directories do.
+// when dir is the agent directory itself, or holds a memory.md (or a
+// machine's memory file) as agent directories do.
 func InAgentDir(dir string, globs Globs, configured string) (inside, self bool) {
 	inside = filepath.Base(filepath.Dir(dir)) == DefaultDir
 	self = inside
@@ -193,9 +193,25 @@ func InAgentDir(dir string, globs Globs, configured string) (inside, self bool) 
 		}
 	}
 	if !self {
-		if fi, err := os.Stat(filepath.Join(dir, MemoryFileName)); err == nil && fi.Mode().IsRegular() {
-			self = true
-		}
+		self = holdsMainMemory(dir)
 	}
 	return inside, self
+}
+
+// holdsMainMemory reports whether dir holds a regular file IsMainMemoryFile
+// names.
+func holdsMainMemory(dir string) bool {
+	if fi, err := os.Stat(filepath.Join(dir, MemoryFileName)); err == nil && fi.Mode().IsRegular() {
+		return true
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		if _, ok := MachineOf(e.Name()); ok && e.Type().IsRegular() {
+			return true
+		}
+	}
+	return false
 }

@@ -11,8 +11,10 @@
 // Nested, OutsideHive, Aliased), Hive.Locate (the wing of any path),
 // MinedAsHive (whether a directory given to mine is a hive), Hive.Check
 // (a directory that is no hive), NormalizeWingID (wing ids), IsHidden and
-// IsMemoryFile (what is mined), PacksDir (never an agent: the hive's
-// Context Packs), IsInboxFile (an agent's inbox), and ParseConflictName, the one parser of
+// IsMemoryFile (what is mined), MachineFileName and IsMainMemoryFile (the
+// memory file each machine appends to, memory.<machine>.md, beside an
+// older memory.md), PacksDir (never an agent: the hive's Context Packs),
+// IsInboxFile (an agent's inbox), and ParseConflictName, the one parser of
 // conflict-copy names: what it recognises is exactly what mine skips and
 // the conflict watcher reports.
 package hive

@@ -114,6 +114,13 @@ func (h *Hive) LeadsOut(path string) bool {
 	return !ok
 }
 
+// Inside reports whether path lies strictly below dir, both absolute and
+// cleaned, by name (resolve symlinks first to ask where a file really is).
+func Inside(dir, path string) bool {
+	_, ok := within(dir, path)
+	return ok
+}
+
 // within returns path relative to root when it lies strictly below it.
 func within(root, path string) (string, bool) {
 	r, err := filepath.Rel(root, path)

@@ -42,10 +42,16 @@ func IsMemoryFile(name string) bool {
 }
 
 // IsMainMemoryFile reports whether name (a base name, or a path whose
-// last element is tested) is memory.md, in any case: the file each agent
-// keeps, preferred over its other files.
+// last element is tested) is memory.md or a machine's memory.<machine>.md
+// (MachineFileName), in any case: the files each agent keeps, preferred
+// over its other files. A hive written before machine files has only
+// memory.md; remember appends to the machine's own file beside it.
 func IsMainMemoryFile(name string) bool {
-	return strings.EqualFold(filepath.Base(name), MemoryFileName)
+	if strings.EqualFold(filepath.Base(name), MemoryFileName) {
+		return true
+	}
+	_, ok := MachineOf(name)
+	return ok
 }
 
 // conflictMarker separates the original name from the conflict suffix.

@@ -6,7 +6,8 @@ import (
 	"sync"
 )
 
-// Change is one memory file Write replaced, as a Hook is told of it.
+// Change is one memory file Write replaced (or AppendEnd appended to), as
+// a Hook is told of it.
 type Change struct {
 	// Path is the file written.
 	Path string
@@ -18,7 +19,7 @@ type Change struct {
 	Message string
 }
 
-// Hook is told of every write Write made, after the file is replaced and
+// Hook is told of every write Write (or AppendEnd) made, after the file is replaced and
 // while the writer still holds the directory's Lock, so what it sees on
 // disk is what was written. `memminer run --git-commit` commits with one.
 // A hook must not write the file, and its failures are its own: the

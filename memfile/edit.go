@@ -261,15 +261,45 @@ func SupersededMarker(date string) string { return " (superseded " + date + ")" 
 
 // MarkSuperseded returns data with " (superseded DATE)" added at the end of
 // 1-based line (before any trailing whitespace and the line ending), and
-// every other byte kept.
+// every other byte kept. A note must start at line; one governance already
+// reads as superseded (IsSuperseded) fails with ErrAlreadySuperseded.
 func MarkSuperseded(data []byte, line int, date string) ([]byte, error) {
 	starts := lineStarts(data)
 	if line < 1 || line > len(starts) {
 		return nil, fmt.Errorf("mark line %d superseded: %w (the file has %d lines)", line, ErrNoNote, len(starts))
 	}
-	l := lineAt(data, starts, line-1)
-	if bytes.Contains(bytes.ToLower(l), []byte("(superseded")) {
+	superseded, ok, err := IsSuperseded(data, line)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("mark line %d superseded: %w", line, err)
+	case !ok:
+		return nil, fmt.Errorf("mark line %d superseded: %w (no note starts there)", line, ErrNoNote)
+	case superseded:
 		return nil, fmt.Errorf("mark line %d superseded: %w", line, ErrAlreadySuperseded)
 	}
-	return MarkLine(data, line, SupersededMarker(date))
+	l := lineAt(data, starts, line-1)
+	end := starts[line-1] + len(bytes.TrimRight(l, " \t\r\n"))
+	marker := SupersededMarker(date)
+	out := make([]byte, 0, len(data)+len(marker))
+	out = append(out, data[:end]...)
+	out = append(out, marker...)
+	out = append(out, data[end:]...)
+	return out, nil
+}
+
+// IsSuperseded reports whether the note starting at 1-based line of data
+// is superseded by governance's rule (govern.Classify: its own markers,
+// its headings, the file's frontmatter), and whether a note starts there.
+func IsSuperseded(data []byte, line int) (superseded, found bool, err error) {
+	doc, err := mine.Parse(data, mine.ParseOptions{})
+	if err != nil {
+		return false, false, err
+	}
+	for _, n := range doc.Notes {
+		if n.Line == line {
+			f, _ := govern.ParseFile(doc.Frontmatter)
+			return govern.Classify(f, n.Heading, n.Text).Status == govern.Superseded, true, nil
+		}
+	}
+	return false, false, nil
 }

@@ -130,6 +130,12 @@ func TestMarkSuperseded(t *testing.T) {
 		{name: "CRLF and trailing spaces", data: "- a  \r\n- b\r\n", line: 1, want: "- a (superseded 2026-12-02)  \r\n- b\r\n"},
 		{name: "last line without newline", data: "- a\n- b", line: 2, want: "- a\n- b (superseded 2026-12-02)"},
 		{name: "already", data: "- a (superseded 2026-01-01)\n", line: 1, err: ErrAlreadySuperseded},
+		{name: "struck through", data: "- ~~old~~\n", line: 1, err: ErrAlreadySuperseded},
+		{name: "status superseded", data: "- old status: superseded\n", line: 1, err: ErrAlreadySuperseded},
+		{name: "frontmatter", data: "---\nstatus: superseded\n---\n- old\n", line: 4, err: ErrAlreadySuperseded},
+		{name: "under a Superseded heading", data: "## Superseded\n- old\n", line: 2, err: ErrAlreadySuperseded},
+		{name: "live note naming superseded", data: "- (superseded builds are purged)\n", line: 1, want: "- (superseded builds are purged) (superseded 2026-12-02)\n"},
+		{name: "no note there", data: "# T\n\n- a\n", line: 2, err: ErrNoNote},
 		{name: "past the end", data: "- a\n", line: 2, err: ErrNoNote},
 		{name: "zero", data: "- a\n", line: 0, err: ErrNoNote},
 	}

@@ -99,8 +99,12 @@ func CheckText(data []byte) error {
 // directory. The file keeps s's mode and owner (a new one gets
 // NewFileMode). Right before the rename it checks that the file is still
 // what s holds, and fails with ErrChanged if another writer changed,
-// created or removed it meanwhile; nothing is written then. Once the file
-// is replaced, the hooks (AddHook) are told.
+// created or removed it meanwhile; nothing is written then. The window
+// between that check and the rename is closed as far as the platform
+// allows: lines appended to the file in it are carried over to the new
+// one, and on Linux the rename is an exchange that finds a file another
+// writer renamed into place in it (ErrChanged, their file put back). Once
+// the file is replaced, the hooks (AddHook) are told.
 func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := ctx.Err(); err != nil {
 		return err
@@ -132,11 +136,38 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if err := tmp.Close(); err != nil {
 		return fmt.Errorf("write %s: %w", s.Path, err)
 	}
+	// The file checked is held open: what another writer appends to it
+	// between the check and the rename is then found on it afterwards
+	// and carried over (recoverTail), not lost with the displaced file.
+	var old *os.File
+	if s.Exists {
+		if old, err = hivefile.Open(s.Path); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return fmt.Errorf("write %s: %w (it was removed)", s.Path, ErrChanged)
+			}
+			return fmt.Errorf("write %s: %w", s.Path, err)
+		}
+		defer old.Close()
+	}
 	if err := unchanged(s); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), s.Path); err != nil {
-		return fmt.Errorf("write %s: %w", s.Path, err)
+	if beforeReplace != nil {
+		beforeReplace(s.Path)
+	}
+	if err := replace(tmp.Name(), s.Path, old); err != nil {
+		return err
+	}
+	if old != nil {
+		foreign, err := recoverTail(old, s.Data, s.Path)
+		if err != nil {
+			return fmt.Errorf("write %s: carry over what was appended during the write: %w", s.Path, err)
+		}
+		if foreign {
+			// Only an in-place rewrite between the check and the
+			// rename gets here; it is in the log, not lost silently.
+			return fmt.Errorf("write %s: %w: it was rewritten in place during the write", s.Path, ErrReplaced)
+		}
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return fmt.Errorf("write %s: sync directory: %w", s.Path, err)
@@ -144,6 +175,10 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	runHooks(ctx, s.Path)
 	return nil
 }
+
+// beforeReplace, when set by a test, runs between the check and the
+// rename: another writer's move in the window.
+var beforeReplace func(path string)
 
 // unchanged checks that the file at s.Path is still the one s was read from.
 func unchanged(s Snapshot) error {

@@ -74,9 +74,9 @@ func Changed(p *palace.Palace, wing, dir string) Changes {
 	files, _ := ListFiles(dir)
 	ch := Changes{Files: files}
 	known := map[string]palace.Source{}
-	for _, s := range p.Sources(wing) {
+	for _, s := range p.SourceHeads(wing) {
 		if strings.HasPrefix(s.Path, dir+string(filepath.Separator)) {
-			known[s.Path] = s
+			known[s.Path] = s.Source
 		}
 	}
 	for _, f := range files {

@@ -435,7 +435,7 @@ func mineOne(ctx context.Context, p *palace.Palace, j job, opts Options) (Summar
 // staleSources counts the files of wing mined in an older NoteFormat.
 func staleSources(p *palace.Palace, wing string) int {
 	n := 0
-	for _, src := range p.Sources(wing) {
+	for _, src := range p.SourceHeads(wing) {
 		if src.NoteFormat < NoteFormat {
 			n++
 		}
@@ -449,7 +449,7 @@ func staleSources(p *palace.Palace, wing string) int {
 // model is back.
 func keepVectors(p *palace.Palace, j job, opts Options) (Problem, bool) {
 	from, ok := p.ModelOf(j.wing)
-	if !ok || opts.ModelUnavailable == "" || from == p.Model() || from == embed.Lexical || len(p.Sources(j.wing)) == 0 {
+	if !ok || opts.ModelUnavailable == "" || from == p.Model() || from == embed.Lexical || len(p.SourceHeads(j.wing)) == 0 {
 		return Problem{}, false
 	}
 	return Problem{Path: j.root, Kind: ProblemVectorsKept, Err: fmt.Sprintf(
@@ -461,7 +461,7 @@ func keepVectors(p *palace.Palace, j job, opts Options) (Problem, bool) {
 // another one, before anything is mined into it.
 func reembed(ctx context.Context, p *palace.Palace, wing string, opts Options, s *Summary) error {
 	from, ok := p.ModelOf(wing)
-	if !ok || from == p.Model() || len(p.Sources(wing)) == 0 {
+	if !ok || from == p.Model() || len(p.SourceHeads(wing)) == 0 {
 		return nil
 	}
 	n, err := p.Reembed(ctx, wing)
@@ -563,7 +563,8 @@ func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summar
 		}
 		return false
 	}
-	for _, src := range p.Sources(j.wing) {
+	// Heads: a wing none of whose files went is not read whole.
+	for _, src := range p.SourceHeads(j.wing) {
 		if seen[src.Path] || hidden(src.Path) {
 			continue
 		}
@@ -572,7 +573,7 @@ func removeGone(p *palace.Palace, j job, moved []string, opts Options, s *Summar
 		}
 		s.FilesRemoved++
 		if opts.DryRun {
-			s.NotesRemoved += len(src.NoteIDs)
+			s.NotesRemoved += src.Notes
 			continue
 		}
 		if to := movedTo(j, moved, src.Path); seen[to] {
@@ -607,7 +608,9 @@ func Classified(s palace.Source) bool { return s.Governed == govern.Version }
 func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f candidate, maxBytes int64, opts Options, s *Summary) error {
 	wing := j.wing
 	mtime, size := f.info.ModTime().UTC(), f.info.Size()
-	old, known := p.Source(wing, f.path)
+	// The head: an unchanged file does not have its wing read whole.
+	head, known := p.SourceHead(wing, f.path)
+	old := head.Source
 	// A file mined in an older note format is mined again, unchanged or
 	// not; its unchanged texts keep their vectors (palace.ApplySet).
 	remine := known && old.NoteFormat < NoteFormat && !opts.DryRun
@@ -620,7 +623,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	current := known && Classified(old) && !remine
 	if current && wasSettled && sameStat(old, mtime, size) {
 		s.FilesUnchanged++
-		s.NotesUnchanged += len(old.NoteIDs)
+		s.NotesUnchanged += head.Notes
 		return nil
 	}
 	if size > maxBytes {
@@ -637,7 +640,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	hash := hex.EncodeToString(sum[:])
 	if current && old.Hash == hash {
 		s.FilesUnchanged++
-		s.NotesUnchanged += len(old.NoteIDs)
+		s.NotesUnchanged += head.Notes
 		// Record the new stat, or that the file has now settled; nothing
 		// while its mtime is recent or in the future, so an unchanged
 		// file never rewrites the palace on every mine.
@@ -666,7 +669,8 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
 	if opts.DryRun {
 		s.FilesChanged++
-		s.add(dryRunChange(old.NoteIDs, notes))
+		full, _ := p.Source(wing, f.path)
+		s.add(dryRunChange(full.NoteIDs, notes))
 		return nil
 	}
 	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}

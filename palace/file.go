@@ -17,7 +17,9 @@ import (
 	"time"
 )
 
-// A wing file is a small header, the wing's notes and sources as a stream
+// Wing file version 2, which earlier builds wrote and which is still read
+// (version 3, which is written, is in wingfile.go). A version 2 file is a
+// small header, the wing's notes and sources as a stream
 // of gob messages, and the vectors as raw little-endian float32 (gob is
 // slow for millions of floats). The SHA-256 in the header covers both
 // parts, so truncation or a flipped byte is caught before anything is
@@ -42,8 +44,9 @@ import (
 // the index of a current note of its file with the same heading and text
 // where there is one, both coded as differences (refCoder): an earlier
 // version costs about two bytes a note, and its changes. Version 1
-// ("MMWING\x00\x01", the meta part one gob of wingMeta) is still read; a
-// wing is written as version 2 at its next write.
+// ("MMWING\x00\x01", the meta part one gob of wingMeta) is still read too;
+// both are written as version 3 at their wing's next write. Version 3's
+// meta part is this stream without the notes (encodeMeta).
 var (
 	wingMagic   = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 2}
 	wingMagicV1 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 1}
@@ -217,50 +220,10 @@ type wingFile interface {
 	io.WriterAt
 }
 
-// writeWing writes a wing file to f, which must be empty. Both parts are
-// streamed through the checksum and the header is written last, so the
-// file is never built in memory.
-func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
-	for _, v := range vecs {
-		if len(v) != m.Dim {
-			return fmt.Errorf("encode wing %s: vector of %d dimensions in a %d-dimension wing", m.ID, len(v), m.Dim)
-		}
-	}
-	if len(vecs) != len(m.VecIDs) {
-		return fmt.Errorf("encode wing %s: %d vectors for %d vector ids", m.ID, len(vecs), len(m.VecIDs))
-	}
-	if _, err := f.Write(make([]byte, wingHeaderLen)); err != nil {
-		return err
-	}
-	h := sha256.New()
-	body := &countingWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)}
-	if err := encodeMeta(gob.NewEncoder(body), m); err != nil {
-		return fmt.Errorf("encode wing %s: %w", m.ID, err)
-	}
-	metaLen := body.n
-	vb := make([]byte, 4*m.Dim)
-	for _, v := range vecs {
-		for i, x := range v {
-			binary.LittleEndian.PutUint32(vb[4*i:], math.Float32bits(x))
-		}
-		if _, err := body.Write(vb); err != nil {
-			return err
-		}
-	}
-	if err := body.w.Flush(); err != nil {
-		return err
-	}
-	header := make([]byte, wingHeaderLen)
-	copy(header, wingMagic[:])
-	binary.LittleEndian.PutUint64(header[8:], uint64(metaLen))
-	binary.LittleEndian.PutUint64(header[16:], uint64(body.n-metaLen))
-	copy(header[24:], h.Sum(nil))
-	_, err := f.WriteAt(header, 0)
-	return err
-}
-
-// encodeMeta writes m as the meta stream of a version 2 wing file.
-func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
+// encodeMeta writes m as the meta stream of a version 2 wing file, or
+// without the notes (withNotes false) as that of version 3, whose notes
+// are in its index section.
+func encodeMeta(enc *gob.Encoder, m *wingMeta, withNotes bool) error {
 	index := make(map[string]int, len(m.Notes)) // note id → its index
 	for i, n := range m.Notes {
 		index[n.id] = i
@@ -276,6 +239,9 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta) error {
 	out := noteBatch{Notes: make([]*Note, batchLen), Same: make([]byte, batchLen)}
 	var prev Note
 	for b := range batches(m.Notes, func(n *storedNote) int { return len(n.heading.Value()) + len(n.text) }) {
+		if !withNotes {
+			break
+		}
 		out.Notes, out.Same = out.Notes[:len(b)], out.Same[:len(b)]
 		for i, n := range b {
 			whole := n.view()
@@ -422,6 +388,13 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 // file is held in memory. The strings that repeat from note to note are
 // shared (storer for the notes, interner for the sources).
 func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
+	if v, err := openWing(path, limit); err != nil || v != nil {
+		if err != nil {
+			return nil, nil, err
+		}
+		defer v.f.Close()
+		return v.wingMeta()
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -522,19 +495,28 @@ func decodeMetaV1(r io.Reader) (*wingMeta, error) {
 // decodeMeta decodes the meta stream of a version 2 wing file of limit
 // bytes, which bounds every count it holds (each item takes a byte at
 // least).
-func decodeMeta(r io.Reader, limit int) (*wingMeta, error) {
+func decodeMeta(r io.Reader, limit int) (*wingMeta, error) { return decodeMetaWith(r, limit, nil) }
+
+// decodeMetaWith is decodeMeta of a stream whose notes are given (version
+// 3) when notes is not nil.
+func decodeMetaWith(r io.Reader, limit int, given []*storedNote) (*wingMeta, error) {
 	dec := gob.NewDecoder(r)
 	var head wingHead
 	if err := dec.Decode(&head); err != nil {
 		return nil, err
 	}
-	if !counts(limit, head.Notes, head.Sources, head.Vectors) {
+	if given != nil && head.Notes != len(given) {
+		return nil, fmt.Errorf("wing head counts %d notes, its index %d", head.Notes, len(given))
+	}
+	if !counts(limit, head.Sources, head.Vectors) || given == nil && !counts(limit, head.Notes) {
 		return nil, fmt.Errorf("wing head counts %d notes, %d sources, %d vectors in %d bytes", head.Notes, head.Sources, head.Vectors, limit)
 	}
 	m := &wingMeta{ID: head.ID, Model: head.Model, Dim: head.Dim, Roots: head.Roots, LastMined: head.LastMined}
 	in := newInterner()
 	var st storer
-	m.Notes = makeFor[*storedNote](head.Notes, limit)
+	if m.Notes = given; given == nil {
+		m.Notes = makeFor[*storedNote](head.Notes, limit)
+	}
 	// The batch is decoded into again, its notes too, so the wing's notes
 	// are not each allocated as a Note before they are stored; gob leaves
 	// out zero fields, so they are zeroed first.

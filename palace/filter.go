@@ -40,14 +40,8 @@ type Filters struct {
 
 // admits reports whether the filters keep note n of a file last modified
 // at mtime.
-func (f *Filters) admits(n *storedNote, mtime time.Time) bool {
-	g := n.gov
-	switch {
-	case f.Status != govern.None && g.Status != f.Status:
-		return false
-	case g.Status == govern.Superseded && !f.IncludeSuperseded && f.Status != govern.Superseded:
-		return false
-	case g.Status == govern.Unapproved && !f.IncludeInbox && f.Status != govern.Unapproved:
+func (f *Filters) admits(g *govern.Note, mtime time.Time) bool {
+	if !f.admitsStatus(g.Status) {
 		return false
 	}
 	if !f.Since.IsZero() || !f.Until.IsZero() {
@@ -69,6 +63,20 @@ func (f *Filters) admits(n *storedNote, mtime time.Time) bool {
 	return true
 }
 
+// admitsStatus reports whether the filters keep a note of status st,
+// whatever else it is.
+func (f *Filters) admitsStatus(st govern.Status) bool {
+	switch {
+	case f.Status != govern.None && st != f.Status:
+		return false
+	case st == govern.Superseded && !f.IncludeSuperseded && f.Status != govern.Superseded:
+		return false
+	case st == govern.Unapproved && !f.IncludeInbox && f.Status != govern.Unapproved:
+		return false
+	}
+	return true
+}
+
 // narrows reports whether the filters can leave out notes other than
 // superseded ones.
 func (f *Filters) narrows() bool {
@@ -81,26 +89,30 @@ func (f *Filters) narrows() bool {
 // every note.
 func (f *Filters) priors(ws *wingScores, channels int) []float64 {
 	var prior []float64
-	docs := ws.v.marked
-	if f.narrows() {
+	docs, narrows := ws.v.marked, f.narrows()
+	if narrows {
 		docs = ws.v.docs()
 	}
 	for _, d := range docs {
-		n := ws.v.notes[d]
-		p := 0.0
-		var mtime time.Time
-		if s := ws.w.sources[n.path()]; s != nil {
-			mtime = s.Mtime
+		// Without narrowing filters a note's status decides, which a
+		// frozen wing has without decoding its governance.
+		st, admitted := ws.v.statusAt(d), false
+		if narrows {
+			g := ws.v.govAt(d)
+			st, admitted = g.Status, f.admits(g, ws.w.mtimeOf(ws.v.pathAt(d)))
+		} else {
+			admitted = f.admitsStatus(st)
 		}
+		p := 0.0
 		switch {
-		case !f.admits(n, mtime):
+		case !admitted:
 			p = math.Inf(-1)
-		case n.gov.Status == govern.Approved:
+		case st == govern.Approved:
 			p = approvedBonus * float64(channels)
 		}
 		if p != 0 {
 			if prior == nil {
-				prior = make([]float64, len(ws.v.notes))
+				prior = make([]float64, len(ws.v.rank))
 			}
 			prior[d] = p
 		}

@@ -329,7 +329,7 @@ func FuzzDecodeMeta(f *testing.F) {
 		VecIDs: []string{"b"}}
 	for _, m := range []*wingMeta{small, {ID: "empty"}} {
 		var buf bytes.Buffer
-		if err := encodeMeta(gob.NewEncoder(&buf), m); err != nil {
+		if err := encodeMeta(gob.NewEncoder(&buf), m, true); err != nil {
 			f.Fatal(err)
 		}
 		f.Add(buf.Bytes())
@@ -340,7 +340,7 @@ func FuzzDecodeMeta(f *testing.F) {
 			return
 		}
 		var buf bytes.Buffer
-		if err := encodeMeta(gob.NewEncoder(&buf), m); err != nil {
+		if err := encodeMeta(gob.NewEncoder(&buf), m, true); err != nil {
 			t.Fatalf("decoded wing does not encode: %v", err)
 		}
 		again, err := decodeMeta(bytes.NewReader(buf.Bytes()), buf.Len())

@@ -75,6 +75,43 @@ type wingView struct {
 	// with a status search treats apart (see Filters.priors).
 	notes  []*storedNote
 	marked []int32
+	// fz is the frozen wing the view reads in place, notes then nil.
+	fz *frozenWing
+}
+
+// noteAt returns the note of document d (made of the frozen wing's
+// section for a frozen view, which fails if that is damaged).
+func (v *wingView) noteAt(d int32) (*storedNote, error) {
+	if v.fz != nil {
+		return v.fz.note(d)
+	}
+	return v.notes[d], nil
+}
+
+// statusAt returns the status of the note of document d if search treats
+// it apart (approved, superseded, unapproved), else "" (see statusCode).
+func (v *wingView) statusAt(d int32) govern.Status {
+	if v.fz != nil {
+		return statusOf(v.fz.status[d])
+	}
+	return statusOf(statusCode(v.notes[d].gov.Status))
+}
+
+// govAt returns the governance of the note of document d; for a frozen
+// view the caller has loaded its tables.
+func (v *wingView) govAt(d int32) *govern.Note {
+	if v.fz != nil {
+		return v.fz.govs[v.fz.govIdx[d]]
+	}
+	return v.notes[d].gov
+}
+
+// pathAt returns the source path of the note of document d.
+func (v *wingView) pathAt(d int32) string {
+	if v.fz != nil {
+		return v.fz.places[v.fz.placeIdx[d]].Value().source
+	}
+	return v.notes[d].path()
 }
 
 // viewOf returns w's view, building it after a change. The caller holds
@@ -94,7 +131,11 @@ func viewOf(ctx context.Context, w *wing) (*wingView, error) {
 }
 
 // buildView makes w's view; vecs are its vectors by note id.
-func buildView(w *wing, vecs map[string][]float32) *wingView {
+func buildView(w *wing, vecs map[string][]float32) *wingView { return makeView(w, vecs, false) }
+
+// makeView makes w's view, with only the notes' order and marks (prev,
+// next, rank, marked) if orderOnly, which is what a wing file holds.
+func makeView(w *wing, vecs map[string][]float32, orderOnly bool) *wingView {
 	paths := make([]string, 0, len(w.sources))
 	for p := range w.sources {
 		paths = append(paths, p)
@@ -102,7 +143,10 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 	sort.Strings(paths)
 	x := w.lex
 	n := len(x.docs)
-	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n), vecs: make([][]float32, n), notes: make([]*storedNote, n)}
+	v := &wingView{prev: make([]int32, n), next: make([]int32, n), rank: make([]int32, n)}
+	if !orderOnly {
+		v.vecs, v.notes = make([][]float32, n), make([]*storedNote, n)
+	}
 	for i := range n {
 		v.prev[i], v.next[i], v.rank[i] = -1, -1, -1
 	}
@@ -117,8 +161,9 @@ func buildView(w *wing, vecs map[string][]float32) *wingView {
 			n := x.notes[d]
 			v.rank[d] = rank
 			rank++
-			v.vecs[d] = vecs[id]
-			v.notes[d] = n
+			if !orderOnly {
+				v.vecs[d], v.notes[d] = vecs[id], n
+			}
 			if st := n.gov.Status; st == govern.Approved || st == govern.Superseded || st == govern.Unapproved {
 				v.marked = append(v.marked, d)
 			}
@@ -307,7 +352,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 // and its BM25 idf; a term no live note holds gets the idf of a term in no
 // note, which is what relevance's coverage counts it as.
 func (x *lexIndex) idf(term string) (t int32, df, idf float64) {
-	t, ok := x.termIDs[term]
+	t, ok := x.termID(term)
 	if ok {
 		df = float64(x.df[t])
 	}

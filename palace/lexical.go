@@ -3,6 +3,7 @@ package palace
 import (
 	"encoding/binary"
 	"iter"
+	"math"
 	"slices"
 	"strings"
 	"sync"
@@ -50,6 +51,10 @@ type lexIndex struct {
 	// index is changed under the palace's write lock only).
 	words   []string
 	scratch []int32
+	// frozen, when set, is the index of a frozen wing (frozen.go), read
+	// in place: it holds the terms and postings, and termIDs, lists,
+	// notes and byID are nil. Such an index is never changed.
+	frozen *frozenLex
 }
 
 type posting struct {
@@ -203,22 +208,47 @@ func encodePosting(b []byte, gap, tf int32) []byte {
 	return binary.AppendUvarint(b, uint64(tf-2))
 }
 
+// termID returns the id of term, false when the index has none.
+func (x *lexIndex) termID(term string) (int32, bool) {
+	if x.frozen != nil {
+		return x.frozen.find(term)
+	}
+	t, ok := x.termIDs[term]
+	return t, ok
+}
+
 // postings yields term t's postings in doc order, removed notes' included.
+// A posting past the index's documents ends them (only a crafted frozen
+// file could hold one).
 func (x *lexIndex) postings(t int32) iter.Seq[posting] {
-	data := x.lists[t].data
+	if x.frozen != nil {
+		return decodePostings(x.frozen.list(t), int32(len(x.docs)))
+	}
+	return decodePostings(x.lists[t].data, math.MaxInt32)
+}
+
+// decodePostings yields the postings coded in data, up to the first of a
+// document number of docs or more.
+func decodePostings(data []byte, docs int32) iter.Seq[posting] {
 	return func(yield func(posting) bool) {
 		doc := int32(-1)
 		for i := 0; i < len(data); {
 			v, n := binary.Uvarint(data[i:])
+			if n <= 0 {
+				return
+			}
 			i += n
 			doc += int32(v >> 1)
 			tf := int32(1)
 			if v&1 != 0 {
 				v, n = binary.Uvarint(data[i:])
+				if n <= 0 {
+					return
+				}
 				i += n
 				tf = int32(v) + 2
 			}
-			if !yield(posting{doc, tf}) {
+			if doc < 0 || doc >= docs || !yield(posting{doc, tf}) {
 				return
 			}
 		}

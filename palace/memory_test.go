@@ -51,15 +51,20 @@ func totalAlloc() uint64 {
 	return ms.TotalAlloc
 }
 
-// Writing a wing streams it to disk, and opening one decodes it from the
-// file a batch of notes at a time: neither holds the wing encoded whole
-// (issue 11), so what they allocate is proportional to the notes. The
-// bytes allocated are the same on every run, so the bounds are exact
-// enough to hold without timing. Per note (of 88 bytes of text), writing
-// allocates about 80 bytes, mostly the index of note ids (1,320 when gob
-// built the notes as one message, 2,800 before the file was streamed),
-// and opening about 1,670, the notes and their BM25 index (5,400 before
-// the file was streamed, 1,850 while each note was decoded as a new Note).
+// Writing a wing streams its notes' strings and vectors to disk, and a
+// read-only open reads only its index section (wingfile.go): neither
+// holds the wing encoded whole (issue 11), so what they allocate is
+// proportional to the notes. The bytes allocated are the same on every
+// run, so the bounds are exact enough to hold without timing. Per note (of
+// 88 bytes of text), writing allocates about 235 bytes (265 with -race): the numbers the
+// index section holds per note and the postings, which are written once
+// all are known, the snapshot of the term dictionary (these notes have two
+// terms no other note has, "postgres-N" and "N") and the index of note ids
+// of the meta part (80 bytes in all for version 2, which held no index;
+// 1,320 when gob built the notes as one message, 2,800 before the file was
+// streamed). Opening allocates next to nothing: the index section is
+// mapped, no note is decoded (1,670 for version 2, which built the notes and their
+// BM25 index; 5,400 before the file was streamed).
 func TestWingFilesAreStreamed(t *testing.T) {
 	const notes = 50_000
 	dir := filepath.Join(t.TempDir(), "palace")
@@ -67,6 +72,7 @@ func TestWingFilesAreStreamed(t *testing.T) {
 	t.Logf("wing file of %d notes: %d bytes", notes, size)
 
 	p := openT(t, dir, nil, false)
+	p.thaw("w")
 	p.wings["w"].dirty = true
 	before := totalAlloc()
 	if err := p.Flush(); err != nil {
@@ -74,8 +80,8 @@ func TestWingFilesAreStreamed(t *testing.T) {
 	}
 	perNote := float64(totalAlloc()-before) / notes
 	t.Logf("writing the wing file allocated %.0f bytes a note", perNote)
-	if perNote > 100 {
-		t.Errorf("writing the wing file allocated %.0f bytes a note, want at most 100", perNote)
+	if perNote > 300 {
+		t.Errorf("writing the wing file allocated %.0f bytes a note, want at most 300", perNote)
 	}
 	p.Close()
 
@@ -83,8 +89,8 @@ func TestWingFilesAreStreamed(t *testing.T) {
 	q := openT(t, dir, nil, true)
 	perNote = float64(totalAlloc()-before) / notes
 	t.Logf("opening the wing allocated %.0f bytes a note", perNote)
-	if perNote > 1900 {
-		t.Errorf("opening the wing allocated %.0f bytes a note, want at most 1,900", perNote)
+	if perNote > 50 {
+		t.Errorf("opening the wing allocated %.0f bytes a note, want at most 50", perNote)
 	}
 	if n := len(q.Notes("w")); n != notes {
 		t.Fatalf("opened %d notes", n)

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -87,6 +88,9 @@ type Palace struct {
 	// setAside are the wing files of the wrong kind the writer lock moved
 	// aside before load, by wing id: load names them as the damage.
 	setAside map[string]setAsideWing
+	// frozen counts the wings held frozen (frozen.go), which anything but
+	// a search thaws first.
+	frozen atomic.Int32
 }
 
 // setAsideWing is a wing file of the wrong kind that was moved aside.

@@ -536,6 +536,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.wings["w"].invalidate()
+	p.thaw("w")
 	p.wings["w"].dirty = true
 	p.mu.Unlock()
 	hits, err := p.Search(ctx, "cherries", SearchOptions{Mode: VectorOnly, Results: 1})

@@ -98,7 +98,10 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := p.loadWing(ctx, id); err != nil {
+		// Frozen, as search reads it: whatever reads more of it, or
+		// changes it, thaws it first, so a mine reads whole only the
+		// wings whose files changed.
+		if err := p.loadWing(ctx, id, true); err != nil {
 			p.markDamaged(id, err, man)
 		}
 	}
@@ -159,15 +162,63 @@ func (p *Palace) markDamaged(id string, err error, man manifest) {
 	p.manifestDirty = true
 }
 
-func (p *Palace) loadWing(ctx context.Context, id string) error {
-	m, vecs, err := readWing(p.wingPath(id), maxWingFile)
+// loadWing loads the file of wing id: a version 3 file frozen when
+// frozen is set (and its notes were classified by this govern.Version),
+// else whole; an older one whole, and marked to be written again when the
+// palace holds the lock.
+func (p *Palace) loadWing(ctx context.Context, id string, frozen bool) error {
+	v, err := openWing(p.wingPath(id), maxWingFile)
 	if err != nil {
 		return err
 	}
-	if m.ID != id {
-		return fmt.Errorf("%w: file of wing %q holds wing %q", ErrCorrupt, id, m.ID)
+	if v == nil {
+		if err := p.loadOldWing(ctx, id); err != nil {
+			return err
+		}
+		p.wings[id].dirty = p.lock != nil
+		return nil
 	}
-	w := p.newWing(id)
+	defer v.f.Close()
+	fz := v.fz
+	if fz.id != id {
+		return fmt.Errorf("%w: file of wing %q holds wing %q", ErrCorrupt, id, fz.id)
+	}
+	if frozen && fz.governed == govern.Version {
+		if p.lock != nil {
+			if err := v.verify(); err != nil {
+				return err
+			}
+		}
+		w := &wing{id: id, model: fz.model, dim: fz.dim, roots: fz.roots, lastMined: fz.lastMined, lex: fz.index, fz: fz}
+		w.view.Store(fz.view)
+		p.wings[id] = w
+		p.frozen.Add(1)
+		return nil
+	}
+	m, err := v.readMeta()
+	if err != nil {
+		return err
+	}
+	w := p.wingOf(m)
+	w.lex = fz.thawIndex(m.Notes)
+	var docs []chromem.Document
+	vecs := fz.vectors()
+	for d, n := range m.Notes {
+		if vecs[d] != nil {
+			docs = append(docs, chromem.Document{ID: n.id, Embedding: vecs[d]})
+		}
+	}
+	if w.model != embed.Lexical && len(docs) != w.noteCount() {
+		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(docs), w.noteCount())
+	}
+	return p.addWing(ctx, w, docs)
+}
+
+// wingOf makes the wing of m, its index empty, and gives the notes of a
+// file classified by another govern.Version their governance anew (the
+// notes are the load's own yet: their governance may change).
+func (p *Palace) wingOf(m *wingMeta) *wing {
+	w := p.newWing(m.ID)
 	w.model, w.dim, w.roots, w.lastMined = m.Model, m.Dim, m.Roots, m.LastMined
 	for i := range m.Sources {
 		s := m.Sources[i]
@@ -176,10 +227,60 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 	files := map[string]govern.File{}
 	for _, n := range m.Notes {
 		if s := w.sources[n.path()]; s != nil && s.Governed != govern.Version {
-			// The note is the load's own yet: its governance may change.
 			g := reclassify(files, s, n.heading.Value(), n.text)
 			n.gov = internGovernance(&g)
 		}
+	}
+	return w
+}
+
+// thaw makes the frozen wings among ids, every one when none are given,
+// whole: their files are read again (a writer may have replaced them
+// since, which the wing then shows). A wing that no longer reads is
+// damaged. The caller holds none of the palace's locks.
+func (p *Palace) thaw(ids ...string) {
+	if p.frozen.Load() == 0 {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.thawLocked(ids...)
+}
+
+// thawLocked is thaw for a caller holding the write lock.
+func (p *Palace) thawLocked(ids ...string) {
+	if p.frozen.Load() == 0 {
+		return
+	}
+	if len(ids) == 0 {
+		ids = slices.Collect(maps.Keys(p.wings))
+	}
+	for _, id := range ids {
+		w := p.wings[id]
+		if w == nil || w.fz == nil {
+			continue
+		}
+		p.frozen.Add(-1)
+		if err := p.loadWing(context.Background(), id, false); err != nil {
+			man, _ := readManifest(filepath.Join(p.dir, manifestName))
+			p.log.Warn("palace wing unreadable; it is rebuilt from markdown", "wing", id, "err", err)
+			p.markDamaged(id, err, man)
+		}
+	}
+}
+
+// loadOldWing loads a wing file of version 1 or 2, whose notes are
+// indexed anew.
+func (p *Palace) loadOldWing(ctx context.Context, id string) error {
+	m, vecs, err := readWing(p.wingPath(id), maxWingFile)
+	if err != nil {
+		return err
+	}
+	if m.ID != id {
+		return fmt.Errorf("%w: file of wing %q holds wing %q", ErrCorrupt, id, m.ID)
+	}
+	w := p.wingOf(m)
+	for _, n := range m.Notes {
 		w.lex.addNote(n)
 	}
 	w.lex.pack()
@@ -195,6 +296,12 @@ func (p *Palace) loadWing(ctx context.Context, id string) error {
 	if w.model != embed.Lexical && len(ids) != w.noteCount() {
 		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(ids), w.noteCount())
 	}
+	return p.addWing(ctx, w, docs)
+}
+
+// addWing adds the loaded wing w, with its vectors docs.
+func (p *Palace) addWing(ctx context.Context, w *wing, docs []chromem.Document) error {
+	id := w.id
 	if len(docs) > 0 {
 		if err := w.collection(p.db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
 			// A wing that failed to load must not leave vectors behind for
@@ -297,16 +404,16 @@ func (p *Palace) Flush() error {
 	}
 	type pending struct {
 		w    *wing
-		meta *wingMeta
-		vecs [][]float32
+		snap *wingSnapshot
 	}
 	// Snapshot under the lock, encode and write outside it, so searches
 	// are not held up by disk writes.
 	p.mu.Lock()
 	var todo []pending
 	for _, w := range p.wings {
-		if w.dirty && !p.isDamagedLocked(w.id) {
-			m, vecs, err := w.snapshot(context.Background())
+		// A frozen wing is never dirty: changing it thaws it.
+		if w.dirty && w.fz == nil && !p.isDamagedLocked(w.id) {
+			s, err := w.freezeSnapshot(context.Background())
 			if err != nil {
 				for _, t := range todo {
 					t.w.dirty = true
@@ -314,7 +421,7 @@ func (p *Palace) Flush() error {
 				p.mu.Unlock()
 				return fmt.Errorf("write wing %s: %w", w.id, err)
 			}
-			todo = append(todo, pending{w, m, vecs})
+			todo = append(todo, pending{w, s})
 			w.dirty = false
 		}
 	}
@@ -375,7 +482,7 @@ func (p *Palace) Flush() error {
 	}
 	for i, t := range todo {
 		err := atomicfile.WriteFunc(p.wingPath(t.w.id), 0o600, func(f *os.File) error {
-			return writeWing(f, t.meta, t.vecs)
+			return writeWingV3(f, t.snap)
 		})
 		if err != nil {
 			redirty(i)
@@ -392,34 +499,6 @@ func (p *Palace) Flush() error {
 	return p.deleteRemoved(removed)
 }
 
-// snapshot takes what the wing file holds. The notes and vectors are the
-// wing's own, not copies: nothing changes a note or a vector once added
-// (a changed note replaces it), so they can be encoded outside the lock.
-func (w *wing) snapshot(ctx context.Context) (*wingMeta, [][]float32, error) {
-	m := &wingMeta{ID: w.id, Model: w.model, Dim: w.dim, Roots: slices.Clone(w.roots), LastMined: w.lastMined}
-	for _, s := range w.sources {
-		m.Sources = append(m.Sources, *s)
-	}
-	sort.Slice(m.Sources, func(i, j int) bool { return m.Sources[i].Path < m.Sources[j].Path })
-	m.Notes = make([]*storedNote, 0, w.noteCount())
-	for n := range w.lex.allNotes() {
-		m.Notes = append(m.Notes, n)
-	}
-	slices.SortFunc(m.Notes, compareStored)
-	byID, err := w.vectors(ctx)
-	if err != nil {
-		return nil, nil, err
-	}
-	var vecs [][]float32
-	for _, n := range m.Notes {
-		if v, ok := byID[n.id]; ok {
-			m.VecIDs = append(m.VecIDs, n.id)
-			vecs = append(vecs, v)
-		}
-	}
-	return m, vecs, nil
-}
-
 func (p *Palace) manifestLocked() manifest {
 	m := manifest{Version: 1, Wings: map[string]manifestEntry{}}
 	for _, w := range p.wings {
@@ -429,6 +508,11 @@ func (p *Palace) manifestLocked() manifest {
 		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined}
 		for _, s := range w.sources {
 			e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: len(s.NoteIDs)})
+		}
+		if w.fz != nil {
+			for _, s := range w.fz.sources {
+				e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: s.Notes})
+			}
 		}
 		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
 		m.Wings[w.id] = e

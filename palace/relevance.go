@@ -143,9 +143,9 @@ func (q *queryWeights) reset() { clear(q.seen) }
 
 // docs returns the document numbers of the view's notes.
 func (v *wingView) docs() []int32 {
-	out := make([]int32, 0, len(v.notes))
-	for d, n := range v.notes {
-		if n != nil {
+	out := make([]int32, 0, len(v.rank))
+	for d := range v.rank {
+		if v.note(int32(d)) {
 			out = append(out, int32(d))
 		}
 	}

@@ -31,6 +31,7 @@ func (p *Palace) RemoveWing(id string) (RemovedWing, error) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(id)
 	w, ok := p.wings[id]
 	if !ok {
 		return RemovedWing{}, UnknownWingError(id, slices.Sorted(maps.Keys(p.wings)))

@@ -26,6 +26,9 @@ const DefaultResults = 5
 type SearchOptions struct {
 	// Wings limits the search to these wings; empty means all.
 	Wings []string
+	// ExcludeWings leaves these wings out of the search; each must be a
+	// wing of the palace. Leaving out every wing finds nothing.
+	ExcludeWings []string
 	// Results is the number of hits wanted; zero means DefaultResults.
 	Results int
 	// Mode picks the retrievers; the zero value is Hybrid.
@@ -126,7 +129,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	if n <= 0 {
 		n = DefaultResults
 	}
-	wings, err := p.searchWings(opts.Wings)
+	wings, err := p.searchWings(opts.Wings, opts.ExcludeWings)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -186,6 +189,13 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		if err != nil {
 			return nil, nil, err
 		}
+		// Filters that narrow read every note's governance; otherwise
+		// only hits need the tables.
+		if v.fz != nil && filters.narrows() {
+			if err := v.fz.loadTables(); err != nil {
+				return nil, nil, fmt.Errorf("wing %s: %w", id, err)
+			}
+		}
 		ws := &wingScores{w: w, v: v, lexWeight: 1}
 		if useLex {
 			coverage := ws.lexChannels(terms)
@@ -194,6 +204,11 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 			}
 		}
 		if useVec && hasVecs {
+			if v.fz != nil {
+				if err := v.fz.checkVectors(); err != nil {
+					return nil, nil, fmt.Errorf("wing %s: %w", id, err)
+				}
+			}
 			ws.vecChannels(qvec)
 		}
 		ws.prior = filters.priors(ws, channels)
@@ -213,24 +228,29 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		}
 		kept = append(kept, c)
 	}
-	hit := func(c candidate, best float64) Hit {
-		note := c.ws.v.notes[c.d]
+	hit := func(c candidate, best float64) (Hit, error) {
+		note, err := c.ws.v.noteAt(c.d)
+		if err != nil {
+			return Hit{}, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
+		}
 		e := evidence[candidate{ws: c.ws, d: c.d}]
 		h := Hit{Note: note.note(), Score: math.Exp((c.score - best) / float64(channels)), Relevance: e.Relevance}
-		if s := c.ws.w.sources[h.Source]; s != nil {
-			h.Mtime = s.Mtime
-		}
+		h.Mtime = c.ws.w.mtimeOf(h.Source)
 		h.Stale, h.StaleReason = note.gov.Staleness(h.Mtime, filters.Now, filters.StaleAfter)
 		if explain {
 			h.Evidence = &e
 		}
-		return h
+		return h, nil
 	}
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
 	picked = coverParts(picked, kept, evidence, len(dec.parts))
 	hits := make([]Hit, 0, len(picked))
 	for _, c := range picked {
-		hits = append(hits, hit(c, picked[0].score))
+		h, err := hit(c, picked[0].score)
+		if err != nil {
+			return nil, nil, err
+		}
+		hits = append(hits, h)
 	}
 	if !explain {
 		return hits, nil, nil
@@ -238,14 +258,19 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	ex := dec.explanation(opts.MinRelevance)
 	missed = pick(missed, min(nearMisses, len(missed)), 0)
 	for _, c := range missed {
-		ex.NearMisses = append(ex.NearMisses, hit(c, missed[0].score))
+		h, err := hit(c, missed[0].score)
+		if err != nil {
+			return nil, nil, err
+		}
+		ex.NearMisses = append(ex.NearMisses, h)
 	}
 	return hits, ex, nil
 }
 
-// searchWings resolves the wings to search and checks their vectors match
-// the palace's model.
-func (p *Palace) searchWings(requested []string) ([]string, error) {
+// searchWings resolves the wings to search, sorted and each once, and
+// checks their vectors match the palace's model. The requested wings are
+// checked before the excluded ones.
+func (p *Palace) searchWings(requested, excluded []string) ([]string, error) {
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	notes := 0
@@ -269,14 +294,22 @@ func (p *Palace) searchWings(requested []string) ([]string, error) {
 		for id := range p.wings {
 			requested = append(requested, id)
 		}
-		sort.Strings(requested)
 	}
-	var mismatch *ModelMismatchError
+	requested = slices.Compact(slices.Sorted(slices.Values(requested)))
 	for _, id := range requested {
-		w, ok := p.wings[id]
-		if !ok {
+		if _, ok := p.wings[id]; !ok {
 			return nil, UnknownWingError(id, known)
 		}
+	}
+	for _, id := range excluded {
+		if _, ok := slices.BinarySearch(known, id); !ok {
+			return nil, UnknownWingError(id, known)
+		}
+	}
+	requested = slices.DeleteFunc(requested, func(id string) bool { return slices.Contains(excluded, id) })
+	var mismatch *ModelMismatchError
+	for _, id := range requested {
+		w := p.wings[id]
 		if p.emb != nil && w.noteCount() > 0 && w.model != p.Model() {
 			if mismatch == nil {
 				mismatch = &ModelMismatchError{Model: p.Model()}

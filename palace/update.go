@@ -34,6 +34,7 @@ func (p *Palace) ApplySource(ctx context.Context, wingID string, src Source, not
 // HeldNote returns a copy of the note of wing equal to n in every field,
 // nil when the wing holds none.
 func (p *Palace) HeldNote(wingID string, n *Note) *Note {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if w := p.wings[wingID]; w != nil {
@@ -72,6 +73,7 @@ func (p *Palace) NewNoteSet(wingID string) *NoteSet { return &NoteSet{p: p, wing
 
 // Add adds a copy of n; the caller may change or reuse n afterwards.
 func (s *NoteSet) Add(n *Note) {
+	s.p.thaw(s.wing)
 	s.p.mu.RLock()
 	var had *storedNote
 	if w := s.p.wings[s.wing]; w != nil {
@@ -94,6 +96,7 @@ func (s *NoteSet) Add(n *Note) {
 // HeldGovernance returns the governance of the note the wing holds with
 // n's id, source, heading and text; false when it holds none.
 func (s *NoteSet) HeldGovernance(n *Note) (govern.Note, bool) {
+	s.p.thaw(s.wing)
 	s.p.mu.RLock()
 	defer s.p.mu.RUnlock()
 	w := s.p.wings[s.wing]
@@ -139,6 +142,7 @@ func (s *NoteSet) IDs() iter.Seq[string] {
 // set's wing as Wing and src.Path as Source.
 func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change, error) {
 	wingID, notes := set.wing, set.notes
+	p.thaw(wingID)
 	p.mu.RLock()
 	w := p.wings[wingID]
 	var fresh, toEmbed []*storedNote
@@ -336,6 +340,7 @@ func (w *wing) dropNotes(ids []string, path string) int {
 func (p *Palace) TouchSource(wingID, path string, mtime time.Time, size int64) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	if w, ok := p.wings[wingID]; ok {
 		if s, ok := w.sources[path]; ok {
 			s.Mtime, s.Size, s.Mined = mtime, size, time.Now().UTC()
@@ -349,6 +354,7 @@ func (p *Palace) TouchSource(wingID, path string, mtime time.Time, size int64) {
 func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	w, ok := p.wings[wingID]
 	if !ok {
 		return 0, nil
@@ -445,6 +451,7 @@ func normalize(v []float32) bool {
 // Reembed replaces every vector of wing with one from the palace's model
 // (or drops them for a lexical palace). It returns the number of notes embedded.
 func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
+	p.thaw(wingID)
 	p.mu.RLock()
 	w, ok := p.wings[wingID]
 	var ids, texts []string

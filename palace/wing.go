@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -29,6 +30,86 @@ type wing struct {
 	dirty     bool
 	// view is the search view of the notes (fusion.go), nil after a change.
 	view atomic.Pointer[wingView]
+	// fz is set while the wing is frozen (frozen.go): lex and view read
+	// it, sources and coll are empty, and anything but a search thaws the
+	// wing first (Palace.thaw).
+	fz *frozenWing
+}
+
+// sourceCount is how many sources the wing has.
+func (w *wing) sourceCount() int {
+	if w.fz != nil {
+		return len(w.fz.sources)
+	}
+	return len(w.sources)
+}
+
+// SourceHead is what the palace records of a mined file but its notes:
+// the Source without NoteIDs and Earlier, and how many notes it has. It
+// is what mine's change check needs, and a wing that was not changed since
+// the palace was opened gives it without reading its sources whole.
+type SourceHead struct {
+	Source
+	// Notes is how many notes the file has (len(Source.NoteIDs)).
+	Notes int
+}
+
+// headOf is src's head.
+func headOf(src *Source) SourceHead {
+	s := *src
+	s.NoteIDs, s.Earlier = nil, nil
+	return SourceHead{Source: s, Notes: len(src.NoteIDs)}
+}
+
+// SourceHeads lists the heads of wing's sources, sorted by path.
+func (p *Palace) SourceHeads(wingID string) []SourceHead {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	switch {
+	case !ok:
+		return nil
+	case w.fz != nil:
+		return slices.Clone(w.fz.sources)
+	}
+	out := make([]SourceHead, 0, len(w.sources))
+	for _, s := range w.sources {
+		out = append(out, headOf(s))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// SourceHead returns the head of the file at path in wing.
+func (p *Palace) SourceHead(wingID, path string) (SourceHead, bool) {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	w, ok := p.wings[wingID]
+	if !ok {
+		return SourceHead{}, false
+	}
+	if w.fz != nil {
+		i, ok := slices.BinarySearchFunc(w.fz.sources, path, func(s SourceHead, p string) int { return strings.Compare(s.Path, p) })
+		if !ok {
+			return SourceHead{}, false
+		}
+		return w.fz.sources[i], true
+	}
+	if s, ok := w.sources[path]; ok {
+		return headOf(s), true
+	}
+	return SourceHead{}, false
+}
+
+// mtimeOf is the modification time of the wing's source at path as mined.
+func (w *wing) mtimeOf(path string) time.Time {
+	if w.fz != nil {
+		return w.fz.mtimes[path]
+	}
+	if s := w.sources[path]; s != nil {
+		return s.Mtime
+	}
+	return time.Time{}
 }
 
 // invalidate drops the wing's search view after its notes changed. The
@@ -64,6 +145,9 @@ func (w *wing) collection(db *chromem.DB) *chromem.Collection {
 
 // vectorCount is how many vectors the wing's collection holds.
 func (w *wing) vectorCount() int {
+	if w.fz != nil {
+		return w.fz.nVecs
+	}
 	if w.coll == nil {
 		return 0
 	}
@@ -133,9 +217,26 @@ func (p *Palace) Wings() []WingInfo {
 	defer p.mu.RUnlock()
 	out := make([]WingInfo, 0, len(p.wings))
 	for _, w := range p.wings {
-		out = append(out, WingInfo{ID: w.id, Notes: w.noteCount(), Sources: len(w.sources), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
+		out = append(out, WingInfo{ID: w.id, Notes: w.noteCount(), Sources: w.sourceCount(), Model: w.model, LastMined: w.lastMined, Roots: slices.Clone(w.roots)})
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out
+}
+
+// WholeWings lists, sorted, the wings read whole since the palace was
+// opened (notes and sources decoded; the rest are frozen, read in place
+// as search reads them): what a command paid for, for tests and
+// diagnostics.
+func (p *Palace) WholeWings() []string {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	var out []string
+	for id, w := range p.wings {
+		if w.fz == nil {
+			out = append(out, id)
+		}
+	}
+	sort.Strings(out)
 	return out
 }
 
@@ -149,6 +250,7 @@ func (p *Palace) HasWing(id string) bool {
 
 // Source returns what the palace knows of the file at path in wing.
 func (p *Palace) Source(wingID, path string) (Source, bool) {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -165,6 +267,7 @@ func (p *Palace) Source(wingID, path string) (Source, bool) {
 // Versions returns the contents of the file at path in wing as mined, the
 // latest first, then Source.Earlier; nil when the palace does not know it.
 func (p *Palace) Versions(wingID, path string) []Version {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -185,6 +288,7 @@ func (p *Palace) Versions(wingID, path string) []Version {
 func (p *Palace) InheritVersions(wingID, from, to string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	w, ok := p.wings[wingID]
 	if !ok {
 		return
@@ -282,6 +386,7 @@ func sharePrefixes(vs []Version) {
 
 // Sources lists the paths of wing's sources, sorted.
 func (p *Palace) Sources(wingID string) []Source {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -298,6 +403,7 @@ func (p *Palace) Sources(wingID string) []Source {
 
 // Notes returns wing's notes in source order (by source path, then line).
 func (p *Palace) Notes(wingID string) []Note {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -314,6 +420,7 @@ func (p *Palace) Notes(wingID string) []Note {
 
 // Vector returns the stored vector of a note, or nil in a lexical wing.
 func (p *Palace) Vector(wingID, noteID string) []float32 {
+	p.thaw(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if w, ok := p.wings[wingID]; ok {
@@ -339,6 +446,10 @@ func (p *Palace) ModelOf(wingID string) (string, bool) {
 func (p *Palace) AddRoot(wingID, root string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if w := p.wings[wingID]; w != nil && slices.Contains(w.roots, root) {
+		return // a frozen wing stays so
+	}
+	p.thawLocked(wingID)
 	w := p.wingLocked(wingID)
 	if !slices.Contains(w.roots, root) {
 		w.roots = append(w.roots, root)
@@ -351,6 +462,7 @@ func (p *Palace) AddRoot(wingID, root string) {
 func (p *Palace) RemoveRoot(wingID, root string) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.thawLocked(wingID)
 	if w, ok := p.wings[wingID]; ok {
 		if i := slices.Index(w.roots, root); i >= 0 {
 			w.roots = slices.Delete(w.roots, i, i+1)
@@ -360,6 +472,7 @@ func (p *Palace) RemoveRoot(wingID, root string) {
 }
 
 func (p *Palace) wingLocked(id string) *wing {
+	p.thawLocked(id)
 	w, ok := p.wings[id]
 	if !ok {
 		w = p.newWing(id)

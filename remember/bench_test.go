@@ -25,3 +25,25 @@ func BenchmarkRemember(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRememberLargeWing is one note checked for the same fact
+// (SameFact against every note) and similar ones, written and mined, into
+// a wing of 10,000 notes, lexically.
+func BenchmarkRememberLargeWing(b *testing.B) {
+	var notes strings.Builder
+	for i := range 10000 {
+		fmt.Fprintf(&notes, "- Fact %d: service%d listens on port %d #ops\n", i, i, 8000+i)
+	}
+	f := newFixture(b, map[string]string{"agents/pam/memory.md": notes.String()})
+	ctx := context.Background()
+	if _, err := Remember(ctx, f.p, Request{Wing: "pam", Text: "warm-up"}, f.opts); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := range b.N {
+		req := Request{Wing: "pam", Text: fmt.Sprintf("zq%dx is a new fact number %d", i, i)}
+		if _, err := Remember(ctx, f.p, req, f.opts); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -31,7 +31,7 @@ func TestRememberRoutesToInbox(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			file := "agents/pam/memory.md"
+			file := "agents/pam/memory.laptop.md"
 			if tt.pending {
 				file = "agents/pam/inbox.md"
 			}
@@ -68,19 +68,19 @@ func orDefault(s, d string) string {
 }
 
 func TestRememberInboxRefusals(t *testing.T) {
-	f := newFixture(t, map[string]string{"agents/pam/memory.md": "# pam\n\n- old fact (added 2026-11-01)\n"})
+	f := newFixture(t, map[string]string{"agents/pam/memory.laptop.md": "# pam\n\n- old fact (added 2026-11-01)\n"})
 	for _, req := range []Request{
 		{Wing: "pam", Text: "x", Confidence: "maybe"},
 		{Wing: "pam", Text: "x", Risk: "medium"},
 		{Wing: "pam", Text: "x", Confidence: "hypothesis", TTL: "30d"},
 		{Wing: "pam", Text: "x", TTL: "soon"},
-		{Wing: "pam", Text: "x", Risk: "high", Supersedes: []string{"memory.md:3"}},
+		{Wing: "pam", Text: "x", Risk: "high", Supersedes: []string{"memory.laptop.md:3"}},
 	} {
 		if _, err := f.remember(t, req); !errors.Is(err, ErrBadRequest) {
 			t.Errorf("%+v: err = %v, want a bad request", req, err)
 		}
 	}
-	if got := f.read(t, "agents/pam/memory.md"); got != "# pam\n\n- old fact (added 2026-11-01)\n" {
+	if got := f.read(t, "agents/pam/memory.laptop.md"); got != "# pam\n\n- old fact (added 2026-11-01)\n" {
 		t.Errorf("memory.md changed: %q", got)
 	}
 }
@@ -121,7 +121,7 @@ func TestRememberNotDuplicateOfInbox(t *testing.T) {
 		t.Errorf("second hypothesis: %+v, %v; want a duplicate of %s", again, err, h.ID)
 	}
 	m, err := f.remember(t, Request{Wing: "pam", Text: "the vending machine takes only coins"})
-	if err != nil || !m.Added || m.File != "agents/pam/memory.md" {
+	if err != nil || !m.Added || m.File != "agents/pam/memory.laptop.md" {
 		t.Errorf("into memory: %+v, %v", m, err)
 	}
 }

@@ -1,8 +1,9 @@
 // Package remember is memminer's write path: it appends one note to an
-// agent's own memory file, following the hive's write protocol (append
+// agent's own memory file on this machine (memory.<machine>.md, which no
+// other machine writes), following the hive's write protocol (append
 // only, dated, never past an open conflict copy, never a fact the wing
-// already holds), and mines the file at once so the note is searchable in
-// the next search. The CLI, the daemon and the MCP server all call
+// already holds: SameFact), and mines the file at once so the note is
+// searchable in the next search. The CLI, the daemon and the MCP server all call
 // Remember; the file editing itself is package memfile's.
 package remember
 
@@ -20,21 +21,15 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // DefaultMaxNoteBytes bounds a note's text when Options.MaxNoteBytes is zero.
 const DefaultMaxNoteBytes = 4 << 10
-
-// attempts is how often Remember reads, edits and writes before it gives
-// up on a file other writers keep changing.
-const attempts = 5
 
 // Errors callers tell apart.
 var (
@@ -47,6 +42,9 @@ var (
 	// ErrOutsideHive means the wing's directory or memory file leads out of
 	// the hive through a symlink.
 	ErrOutsideHive = errors.New("leads out of the hive")
+	// ErrOutsideAgentDir is matched by a *LinkError: a file the wing would
+	// write is a symlink out of its own agent directory.
+	ErrOutsideAgentDir = errors.New("leads out of the agent directory")
 	// ErrConflict is matched by a *ConflictError.
 	ErrConflict = errors.New("open conflict")
 	// ErrHashMismatch is matched by a *HashMismatchError.
@@ -56,6 +54,10 @@ var (
 	// ErrNotMined means the note was written but mining the file failed: it
 	// is in the markdown, not yet in search.
 	ErrNotMined = errors.New("written but not mined")
+	// ErrNotMarked means the note was written but a note it supersedes in
+	// another file could not be marked: the Result is filled, and the old
+	// note is still live.
+	ErrNotMarked = errors.New("written but the superseded note not marked")
 )
 
 // requestError is a bad request; it matches ErrBadRequest.
@@ -67,6 +69,54 @@ func (e *requestError) Is(target error) bool { return target == ErrBadRequest }
 
 func badRequest(format string, args ...any) error {
 	return &requestError{msg: fmt.Sprintf(format, args...)}
+}
+
+// RefError is a supersedes reference that names no note the request may
+// supersede. It matches ErrBadRequest. Its text names the request field
+// and the search that gives notes' ids and lines as every caller knows
+// them; Explain words it for a caller with other names (the CLI's flag).
+type RefError struct {
+	// Ref is the reference as the request gave it.
+	Ref string `json:"ref"`
+	// Kind says what is wrong with it: one of the Ref* kinds.
+	Kind string `json:"kind"`
+	// Wing is the wing the note was looked for in (RefNoID, RefNoLine) or
+	// the other wing that holds it (RefOtherWing).
+	Wing string `json:"wing,omitempty"`
+	// File and Line are the note already superseded (RefSuperseded), File
+	// relative to the hive.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// The kinds of a RefError.
+const (
+	RefSuperseded = "already_superseded" // the note is marked superseded
+	RefOtherWing  = "other_wing"         // the note is in another agent's wing
+	RefNoID       = "no_such_id"         // no note of the wing has the id
+	RefMalformed  = "malformed"          // neither an id nor FILE:LINE
+	RefNoLine     = "no_such_line"       // no note of the wing starts at FILE:LINE
+)
+
+func (e *RefError) Error() string { return e.Explain("supersedes", "search") }
+
+// Is reports whether target is ErrBadRequest.
+func (e *RefError) Is(target error) bool { return target == ErrBadRequest }
+
+// Explain words e for a caller that names the reference field and the
+// search that gives each note's id and line.
+func (e *RefError) Explain(field, search string) string {
+	switch e.Kind {
+	case RefSuperseded:
+		return fmt.Sprintf("%s %s: %s:%d is already marked superseded", field, e.Ref, e.File, e.Line)
+	case RefOtherWing:
+		return fmt.Sprintf("%s %s: that note is in wing %s; an agent supersedes only notes of its own wing", field, e.Ref, e.Wing)
+	case RefNoID:
+		return fmt.Sprintf("%s %s: no note of wing %s has that id (ids change when a note is edited; %s again)", field, e.Ref, e.Wing, search)
+	case RefNoLine:
+		return fmt.Sprintf("%s %s: no note of wing %s starts at that line (%s gives each note's line)", field, e.Ref, e.Wing, search)
+	}
+	return fmt.Sprintf("%s %q: want a note id (%s gives each note's), or FILE:LINE such as memory.md:12", field, e.Ref, search)
 }
 
 // ConflictError is an open Syncthing conflict copy in the wing: nothing
@@ -120,6 +170,11 @@ type Request struct {
 	Force bool `json:"force,omitempty"`
 	// AllowDuplicate appends even when the wing holds the same fact.
 	AllowDuplicate bool `json:"allow_duplicate,omitempty"`
+	// Retry says the request may have been carried out already, its
+	// answer lost (a daemon that died answering): when the machine's file
+	// holds the note's lines, dated today, that is taken as its write and
+	// answered as such, and nothing is written twice.
+	Retry bool `json:"retry,omitempty"`
 	// Confidence is "verified" (the default) or "hypothesis", and Risk
 	// "low" (the default) or "high": a hypothesis or a high-risk note goes
 	// to the agent's inbox, not its memory (package inbox).
@@ -161,6 +216,10 @@ type Result struct {
 	Added bool `json:"added"`
 	// DuplicateOf is the note that already holds the fact, or nil.
 	DuplicateOf *NoteRef `json:"duplicate_of"`
+	// SimilarTo, for a note written, is a note of the wing it resembles
+	// (wakeup.Similar) without stating the same fact, or nil: if the new
+	// note replaces it, supersede it.
+	SimilarTo *NoteRef `json:"similar_to"`
 	// Superseded are the notes marked superseded, as they were before.
 	Superseded []NoteRef `json:"superseded"`
 	// ForcedPast are the open conflict copies written past with Force.
@@ -177,13 +236,17 @@ type Options struct {
 	// Agents are the configured globs of agent directories besides
 	// agents/<id> (config agents).
 	Agents []string
+	// Machine names this machine: notes go to the agent directory's
+	// memory.<machine>.md (hive.MachineFileName), which no other machine
+	// writes. Empty means hive.DefaultMachine.
+	Machine string
 	// MaxNoteBytes bounds the note's text; zero means DefaultMaxNoteBytes.
 	MaxNoteBytes int64
 	// Mine is how files are mined (MaxFileBytes also bounds the memory
 	// file Remember writes); Wing and Hive are set by Remember.
 	Mine mine.Options
-	// Embedder makes the vector the duplicate check compares; nil means
-	// lexical only.
+	// Embedder makes the vector the similarity hint compares (never the
+	// duplicate rule, SameFact); nil means lexical only.
 	Embedder embed.Embedder
 	// Now is the clock dates are taken from; nil means time.Now.
 	Now func() time.Time
@@ -193,21 +256,11 @@ type Options struct {
 // every command would pay for it at start-up.
 var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[\p{L}\p{N}_][\p{L}\p{N}_/-]*$`) })
 
-// target is where a wing's notes go.
-type target struct {
-	wing    string
-	dir     string // agent directory as named below the hive
-	realDir string // with symlinks resolved, as the palace records paths
-	file    string // memory file, symlinks resolved
-	rel     string // memory file relative to the hive, for display
-	title   string // the first line of a file the write creates
-	hive    string // hive, symlinks resolved
-	h       *hive.Hive
-}
-
-// Remember appends req's note to the wing's memory file and mines the file
-// into p, which must be writable (the caller holds the palace lock). On
-// ErrNotMined the Result is filled: the note is in the file.
+// Remember appends req's note to this machine's memory file of the wing
+// (memory.<Options.Machine>.md) and mines the agent directory into p,
+// which must be writable (the caller holds the palace lock). The rules:
+// docs/remember.md. On ErrNotMined and ErrNotMarked the Result is filled:
+// the note is in the file.
 func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) (Result, error) {
 	if opts.Hive == "" {
 		return Result{}, ErrNoHive
@@ -231,22 +284,25 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if class.Pending() && len(req.Supersedes) > 0 {
 		return Result{}, badRequest("a %s %s-risk note waits in the inbox and supersedes nothing until a person approves it; leave out supersedes", class.Confidence, class.Risk)
 	}
-	// The fact as the agent stated it is what the duplicate check compares.
+	// The fact as the agent stated it is what a memory write compares.
 	fact := item.Text
 	item.Text, item.Date = class.Text(item.Text, now()), date
 	h, err := hive.Open(opts.Hive, opts.Agents)
 	if err != nil {
 		return Result{}, fmt.Errorf("remember: %w", err)
 	}
-	name := hive.MemoryFileName
-	if class.Pending() {
-		name = hive.InboxFileName
-	}
-	t, err := locate(h, req.Wing, name)
+	machine, err := machineName(opts.Machine)
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Wing: t.wing, File: hive.SourceName(t.h, t.file), Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}, Pending: class.Pending()}
+	t, err := locate(h, req.Wing, machine)
+	if err != nil {
+		return Result{}, err
+	}
+	if class.Pending() {
+		t.toInbox()
+	}
+	res := Result{Wing: t.wing, File: t.rel, Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}, Pending: class.Pending()}
 
 	found, err := h.ConflictCopies(ctx, t.wing)
 	if err != nil && len(found) == 0 {
@@ -269,9 +325,10 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		return Result{}, fmt.Errorf("remember: %w", err)
 	}
 	defer unlock()
-	if t.realDir, err = filepath.EvalSymlinks(t.dir); err != nil {
-		return Result{}, fmt.Errorf("remember: %w", err)
+	if err := t.confine(); err != nil {
+		return Result{}, err
 	}
+	res.Path, res.File = t.file, t.relOf(t.file)
 	if err := memfile.RemoveStale(t.file); err != nil {
 		return Result{}, fmt.Errorf("remember: remove the leftovers of an interrupted write: %w", err)
 	}
@@ -282,7 +339,15 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if maxFile <= 0 {
 		maxFile = config.DefaultMaxFileBytes
 	}
-	var vec []float32
+	var (
+		vec []float32
+		old []palace.Note
+		bo  = newBackoff()
+		// replay: the note may be in the file already, written by this
+		// request before (a daemon that died answering, a write whose
+		// file was replaced meanwhile); then it is not written again.
+		replay = req.Retry
+	)
 	for attempt := 1; ; attempt++ {
 		// The palace must be current for the duplicate check and the
 		// references: mine what changed since the last mine, if anything
@@ -296,42 +361,87 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		if err != nil {
 			return Result{}, fmt.Errorf("remember: %w", err)
 		}
+		if replay {
+			if line, ok := findItem(snap.Data, item); ok {
+				res.Line, res.Hash = line, snap.Hash
+				break
+			}
+		}
 		if req.ExpectHash != "" && !strings.EqualFold(req.ExpectHash, snap.Hash) {
 			return Result{}, &HashMismatchError{File: t.rel, Want: req.ExpectHash, Have: snap.Hash}
 		}
-		old, err := resolveRefs(p, t, req.Supersedes)
-		if err != nil {
+		if old, err = resolveRefs(p, t, req.Supersedes); err != nil {
 			return Result{}, err
+		}
+		except := make([]string, len(old))
+		for i, n := range old {
+			except[i] = n.ID
+		}
+		probe := item.Text // in the inbox, an item is the same with its marker
+		if !class.Pending() {
+			// What waits in the inbox is no memory: a fact written (or
+			// approved) into memory does not duplicate it.
+			except = append(except, inbox.PendingIDs(p.Notes(t.wing))...)
+			probe = fact
 		}
 		if !req.AllowDuplicate {
 			if vec == nil && opts.Embedder != nil {
 				vec = embedProbe(ctx, p, opts.Embedder, t.wing, heading, fact)
 			}
-			except := make([]string, len(old))
-			for i, n := range old {
-				except[i] = n.ID
-			}
-			if !class.Pending() {
-				// What waits in the inbox is no memory: a fact written
-				// (or approved) into memory does not duplicate it.
-				except = append(except, inbox.PendingIDs(p.Notes(t.wing))...)
-			}
-			if n, ok := wakeup.Duplicate(p, t.wing, fact, vec, except...); ok {
-				ref := t.ref(n)
-				res.Line, res.ID, res.Hash, res.DuplicateOf = n.Line, n.ID, snap.Hash, &ref
+			same, similar := findSame(p, t.wing, probe, vec, except)
+			if same != nil {
+				ref := t.ref(*same)
+				res.Line, res.ID, res.Hash, res.DuplicateOf = same.Line, same.ID, snap.Hash, &ref
 				res.File = ref.File
+				// The fact is there (written with a similar_to hint,
+				// say): what is left to do is marking what it replaces.
+				if err := markOthers(ctx, t, old, date, maxFile, true); err != nil {
+					return Result{}, err
+				}
+				for _, n := range old {
+					res.Superseded = append(res.Superseded, t.ref(n))
+				}
+				if len(old) > 0 {
+					if now, err := memfile.Read(t.file, maxFile); err == nil {
+						res.Hash = now.Hash
+					}
+					if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
+						return res, fmt.Errorf("remember: %s: %w: %w", t.rel, ErrNotMined, err)
+					}
+				}
 				return res, nil
+			}
+			if similar != nil {
+				ref := t.ref(*similar)
+				res.SimilarTo = &ref
 			}
 		}
 		err = write(ctx, t, snap, heading, item, old, date, maxFile, &res)
-		if errors.Is(err, memfile.ErrChanged) && attempt < attempts {
+		if errors.Is(err, memfile.ErrReplaced) {
+			replay = true // the lines may have reached the file that replaced it
+		}
+		if retryable(err) && attempt < attempts {
+			if err := pause(ctx, bo.NextBackOff()); err != nil {
+				return Result{}, fmt.Errorf("remember: %w", err)
+			}
 			continue
 		}
-		if errors.Is(err, memfile.ErrChanged) {
+		if retryable(err) {
 			return Result{}, fmt.Errorf("remember: %w: %s changed between read and write %d times; try again", ErrBusy, t.rel, attempts)
 		}
 		if err != nil {
 			return Result{}, err
+		}
+		if err := markOthers(ctx, t, old, date, maxFile, false); err != nil {
+			// %v for the cause: the note is written, and the error must
+			// not read as one to retry, which would append it again.
+			res.Added = true
+			_ = mineDir(ctx, p, t.realDir, t.file, mopts)
+			res.ID = noteAt(p, t, res.Line)
+			return res, fmt.Errorf("remember: %s:%d: %w: %v", t.rel, res.Line, ErrNotMarked, err)
+		}
+		for _, n := range old {
+			res.Superseded = append(res.Superseded, t.ref(n))
 		}
 		break
 	}
@@ -339,109 +449,10 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
 		return res, fmt.Errorf("remember: %s: %w: %w", t.rel, ErrNotMined, err)
 	}
-	for _, n := range p.Notes(t.wing) {
-		if n.Source == t.file && n.Line == res.Line {
-			res.ID = n.ID
-			break
-		}
-	}
-	if res.ID == "" {
+	if res.ID = noteAt(p, t, res.Line); res.ID == "" {
 		return res, fmt.Errorf("remember: %s: %w: no note at line %d after mining", t.rel, ErrNotMined, res.Line)
 	}
 	return res, nil
-}
-
-// write edits the memory file (and the files of superseded notes) and
-// writes them. Superseded notes in other files are marked after the new
-// note is written.
-func write(ctx context.Context, t target, snap memfile.Snapshot, heading string, item memfile.Item, old []palace.Note, date string, maxFile int64, res *Result) error {
-	data := snap.Data
-	if !snap.Exists {
-		data = []byte(t.title + "\n\n")
-	}
-	var others []palace.Note
-	for _, n := range old {
-		if n.Source != t.file {
-			others = append(others, n)
-			continue
-		}
-		var err error
-		if data, err = memfile.MarkSuperseded(data, n.Line, date); err != nil {
-			return fmt.Errorf("remember: supersede %s:%d: %w", t.rel, n.Line, err)
-		}
-	}
-	out, line, err := memfile.Append(data, heading, item)
-	if err != nil {
-		return fmt.Errorf("remember: %s: %w", t.rel, err)
-	}
-	if heading == "" && governedByHeading(out, line) {
-		// The file's last section would hide or mark the new note at
-		// once (## Superseded, ## Archive): it goes under its own heading.
-		if out, line, err = memfile.Append(data, NotesHeading, item); err != nil {
-			return fmt.Errorf("remember: %s: %w", t.rel, err)
-		}
-	}
-	if int64(len(out)) > maxFile {
-		return badRequest("%s would grow past max_file_bytes (%d bytes) and stop being mined; split it", t.rel, maxFile)
-	}
-	// The other files are read and checked before anything is written.
-	type edit struct {
-		snap memfile.Snapshot
-		data []byte
-	}
-	var edits []edit
-	for _, n := range others {
-		s, err := memfile.Read(n.Source, maxFile)
-		if err != nil {
-			return fmt.Errorf("remember: supersede: %w", err)
-		}
-		for i := range edits {
-			if edits[i].snap.Path == n.Source {
-				s = edits[i].snap
-			}
-		}
-		marked, err := memfile.MarkSuperseded(s.Data, n.Line, date)
-		if err != nil {
-			return fmt.Errorf("remember: supersede %s:%d: %w", t.relOf(n.Source), n.Line, err)
-		}
-		edits = append(edits, edit{snap: s, data: marked})
-	}
-	ctx = memfile.Describe(ctx, t.wing, "remember: "+memfile.FirstWords(item.Text))
-	if err := memfile.Write(ctx, snap, out); err != nil {
-		return err
-	}
-	res.Line, res.Hash = line, memfile.Hash(out)
-	for _, e := range edits {
-		if err := memfile.Write(ctx, e.snap, e.data); err != nil {
-			// %v, not %w: this must not match memfile.ErrChanged, which
-			// would make Remember append the note a second time.
-			return fmt.Errorf("remember: the note is written, but marking %s superseded failed: %v", t.relOf(e.snap.Path), err)
-		}
-	}
-	for _, n := range old {
-		res.Superseded = append(res.Superseded, t.ref(n))
-	}
-	return nil
-}
-
-// NotesHeading is the section a note without a heading goes under when
-// the file's last section is one governance reads as superseded or stale.
-const NotesHeading = "Notes"
-
-// governedByHeading reports whether the note starting at line of data is
-// superseded or stale by its heading path alone.
-func governedByHeading(data []byte, line int) bool {
-	doc, err := mine.Parse(data, mine.ParseOptions{})
-	if err != nil {
-		return false
-	}
-	for _, n := range doc.Notes {
-		if n.Line == line {
-			st := govern.Classify(govern.File{}, n.Heading, "").Status
-			return st == govern.Superseded || st == govern.Stale
-		}
-	}
-	return false
 }
 
 // checkRequest normalises and checks req, returning the item to append and
@@ -484,155 +495,14 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 	return memfile.Item{Text: text, Tags: tags}, heading, nil
 }
 
-// FileOf returns the memory file Remember writes for wing, relative to the
-// hive and "/"-separated: agents/<wing>/memory.md, or the memory.md of the
-// directory an agents glob names for that wing.
-func FileOf(hiveDir string, agents []string, wing string) (string, error) {
-	h, err := hive.Open(hiveDir, agents)
-	if err != nil {
-		return "", err
-	}
-	t, err := locate(h, wing, hive.MemoryFileName)
-	if err != nil {
-		return "", err
-	}
-	return t.rel, nil
-}
-
-// locate finds the wing's agent directory: the one the hive gives that
-// wing (agents/<id>/ or a directory the agents globs match), else
-// agents/<id>/ to be created, and its file name (memory.md, or the inbox).
-// Neither the directory nor the file may lead out of the hive.
-func locate(h *hive.Hive, wing, name string) (target, error) {
-	abs := h.Dir()
-	realHive, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return target{}, fmt.Errorf("remember: hive %s: %w", abs, err)
-	}
-	t := target{wing: wing, hive: realHive, h: h, dir: filepath.Join(abs, "agents", wing)}
-	a, err := h.WingDir(wing)
-	switch {
-	case err == nil:
-		t.dir = a.Path
-	case errors.Is(err, hive.ErrNoAgentDir):
-		_, skipped, _ := h.Agents()
-		for _, s := range skipped {
-			if s.Reason == hive.OutsideHive && filepath.Base(s.Path) == wing {
-				return target{}, fmt.Errorf("remember: agent directory %s: %w (%v)", s.Rel, ErrOutsideHive, s.Err)
-			}
-		}
-	default:
-		return target{}, fmt.Errorf("remember: %w", err)
-	}
-	file := filepath.Join(t.dir, name)
-	t.rel = filepath.ToSlash(mustRel(abs, file))
-	t.title = "# " + wing + "'s memory"
-	if hive.IsInboxFile(name) {
-		t.title = inbox.Title(wing)
-	}
-	// The deepest part of the path that exists must not lead out of the
-	// hive (a symlinked agents/, say); nor may the memory file.
-	for p := file; ; p = filepath.Dir(p) {
-		r, err := filepath.EvalSymlinks(p)
-		if err != nil {
-			if p == abs || filepath.Dir(p) == p {
-				t.file = file
-				break
-			}
-			continue
-		}
-		if p != abs && h.LeadsOut(p) {
-			return target{}, fmt.Errorf("remember: %s: %w (it resolves to %s)", filepath.ToSlash(mustRel(abs, p)), ErrOutsideHive, r)
-		}
-		t.file = filepath.Join(r, mustRel(p, file))
-		break
-	}
-	return t, nil
-}
-
-func mustRel(base, p string) string {
-	r, err := filepath.Rel(base, p)
-	if err != nil {
-		return p
-	}
-	return r
-}
-
-// ref names a palace note for output.
-func (t target) ref(n palace.Note) NoteRef {
-	return NoteRef{ID: n.ID, Wing: n.Wing, File: t.relOf(n.Source), Path: n.Source, Line: n.Line, Text: n.Text}
-}
-
-// relOf names a palace path as output does.
-func (t target) relOf(path string) string { return hive.SourceName(t.h, path) }
-
-// resolveRefs finds the notes refs name, in the wing.
-func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, error) {
-	if len(refs) == 0 {
-		return nil, nil
-	}
-	notes := p.Notes(t.wing)
-	var out []palace.Note
-	for _, ref := range refs {
-		n, err := resolveRef(p, t, notes, strings.TrimSpace(ref))
-		if err != nil {
-			return nil, err
-		}
-		if slices.ContainsFunc(out, func(o palace.Note) bool { return o.ID == n.ID }) {
-			continue
-		}
-		if strings.Contains(strings.ToLower(n.Text), "(superseded") {
-			return nil, &RefError{Ref: ref, Kind: RefSuperseded, File: t.relOf(n.Source), Line: n.Line}
-		}
-		out = append(out, n)
-	}
-	return out, nil
-}
-
-var noteIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
-
-func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (palace.Note, error) {
-	id, file, line, ok := ParseRef(ref)
-	if !ok {
-		return palace.Note{}, &RefError{Ref: ref, Kind: RefMalformed}
-	}
-	if id != "" {
-		for _, n := range notes {
-			if n.ID == ref {
-				return n, nil
-			}
-		}
-		for _, w := range p.Wings() {
-			if w.ID == t.wing {
-				continue
-			}
-			for _, n := range p.Notes(w.ID) {
-				if n.ID == ref {
-					return palace.Note{}, &RefError{Ref: ref, Kind: RefOtherWing, Wing: w.ID}
-				}
-			}
-		}
-		return palace.Note{}, &RefError{Ref: ref, Kind: RefNoID, Wing: t.wing}
-	}
-	file = filepath.FromSlash(file)
-	// FILE is relative to the agent directory, or to the hive.
-	var candidates []string
-	if !filepath.IsAbs(file) {
-		candidates = append(candidates, filepath.Join(t.realDir, file), filepath.Join(t.hive, file))
-	} else {
-		candidates = append(candidates, file)
-	}
-	for _, c := range candidates {
-		if r, err := filepath.EvalSymlinks(c); err == nil {
-			c = r
-		}
-		for _, n := range notes {
-			if n.Source == c && n.Line == line {
-				return n, nil
-			}
+// noteAt is the id of the wing's note at line of the machine's file, or "".
+func noteAt(p *palace.Palace, t target, line int) string {
+	for _, n := range p.Notes(t.wing) {
+		if n.Source == t.file && n.Line == line {
+			return n.ID
 		}
 	}
-	return palace.Note{}, &RefError{Ref: ref, Kind: RefNoLine, Wing: t.wing}
+	return ""
 }
 
 // mineDir mines the agent directory into p when it holds markdown; a

@@ -38,7 +38,7 @@ func newFixture(t testing.TB, files map[string]string) *fixture {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { p.Close() })
-	return &fixture{hive: hive, p: p, opts: Options{Hive: hive, Now: func() time.Time { return day }}}
+	return &fixture{hive: hive, p: p, opts: Options{Hive: hive, Machine: "laptop", Now: func() time.Time { return day }}}
 }
 
 func (f *fixture) remember(t *testing.T, req Request) (Result, error) {
@@ -71,16 +71,16 @@ func TestRememberCreatesAndIsSearchable(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := "# dwight's memory\n\n## Farm\n- The beet harvest starts in October #beets (added 2026-12-01)\n"
-	if got := f.read(t, "agents/dwight/memory.md"); got != want {
-		t.Errorf("memory.md = %q, want %q", got, want)
+	if got := f.read(t, "agents/dwight/memory.laptop.md"); got != want {
+		t.Errorf("memory.laptop.md = %q, want %q", got, want)
 	}
-	if res.Wing != "dwight" || res.File != "agents/dwight/memory.md" || res.Line != 4 || !res.Added || res.ID == "" || res.DuplicateOf != nil {
+	if res.Wing != "dwight" || res.File != "agents/dwight/memory.laptop.md" || res.Line != 4 || !res.Added || res.ID == "" || res.DuplicateOf != nil {
 		t.Errorf("result = %+v", res)
 	}
 	if hits := f.search(t, "beet harvest"); len(hits) == 0 || hits[0].ID != res.ID {
 		t.Errorf("search right after remember: %+v, want note %s first", hits, res.ID)
 	}
-	if res.Hash != hashOf(t, filepath.Join(f.hive, "agents/dwight/memory.md")) {
+	if res.Hash != hashOf(t, filepath.Join(f.hive, "agents/dwight/memory.laptop.md")) {
 		t.Errorf("hash %s is not the file's", res.Hash)
 	}
 }
@@ -107,7 +107,7 @@ func TestRememberDuplicate(t *testing.T) {
 		t.Errorf("a duplicate was written: %q", got)
 	}
 	res, err = f.remember(t, Request{Wing: "pam", Text: "aisle seats preferred on all flights", AllowDuplicate: true})
-	if err != nil || !res.Added || res.Line != 4 {
+	if err != nil || !res.Added || res.Line != 3 || res.File != "agents/pam/memory.laptop.md" {
 		t.Fatalf("allowed duplicate: %+v, %v", res, err)
 	}
 }
@@ -132,9 +132,14 @@ func TestRememberSupersede(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "# Dwight\n\n- The primary database is db-2 (superseded 2026-12-01)\n- Standup is at 9\n- Lunch is at noon (added 2026-12-01)\n- The primary database is db-3 (added 2026-12-01)\n"
-	if got := f.read(t, "agents/dwight/memory.md"); got != want {
+	// A hive from before machine files: memory.md keeps its notes and
+	// gets only the mark; the new notes go to the machine's file.
+	if got, want := f.read(t, "agents/dwight/memory.md"), "# Dwight\n\n- The primary database is db-2 (superseded 2026-12-01)\n- Standup is at 9\n"; got != want {
 		t.Errorf("memory.md = %q, want %q", got, want)
+	}
+	want := "# dwight's memory\n\n- Lunch is at noon (added 2026-12-01)\n- The primary database is db-3 (added 2026-12-01)\n"
+	if got := f.read(t, "agents/dwight/memory.laptop.md"); got != want {
+		t.Errorf("memory.laptop.md = %q, want %q", got, want)
 	}
 	if got := f.read(t, "agents/dwight/ops.md"); got != "- Backups run at 02:00 (superseded 2026-12-01)\n" {
 		t.Errorf("ops.md = %q", got)
@@ -189,7 +194,7 @@ func TestRememberRefuses(t *testing.T) {
 		{name: "no wing", req: Request{Text: "x"}, err: ErrBadRequest},
 		{name: "bad tag", req: Request{Wing: "pam", Text: "x", Tags: []string{"two words"}}, err: ErrBadRequest},
 		{name: "bad heading", req: Request{Wing: "pam", Text: "x", Heading: "a\nb"}, err: ErrBadRequest},
-		{name: "file not UTF-8", files: map[string]string{"agents/pam/memory.md": "caf\xe9\n"}, req: Request{Wing: "pam", Text: "x"}},
+		{name: "file not UTF-8", files: map[string]string{"agents/pam/memory.laptop.md": "caf\xe9\n"}, req: Request{Wing: "pam", Text: "x"}},
 		{name: "file too large", req: Request{Wing: "pam", Text: "x"}, opts: func(o *Options) { o.Mine.MaxFileBytes = 10 }},
 		{name: "would grow too large", req: Request{Wing: "pam", Text: "a longer note"}, opts: func(o *Options) { o.Mine.MaxFileBytes = int64(len(memory)) + 10 }, err: ErrBadRequest},
 		{name: "conflict copy", files: map[string]string{"agents/pam/memory.sync-conflict-20261201-101010-ABCDEFG.md": "- other\n"},
@@ -197,15 +202,15 @@ func TestRememberRefuses(t *testing.T) {
 		{name: "expect-hash", req: Request{Wing: "pam", Text: "x", ExpectHash: memfile.Hash([]byte("old"))}, err: ErrHashMismatch},
 		{name: "agent directory leads out", req: Request{Wing: "eve", Text: "x"}, err: ErrOutsideHive,
 			setup: func(t *testing.T, hive string) { os.Symlink(outside, filepath.Join(hive, "agents", "eve")) }},
-		{name: "memory file leads out", req: Request{Wing: "eve", Text: "x"}, err: ErrOutsideHive,
+		{name: "memory file leads out", req: Request{Wing: "eve", Text: "x"}, err: ErrOutsideAgentDir,
 			setup: func(t *testing.T, hive string) {
 				os.MkdirAll(filepath.Join(hive, "agents", "eve"), 0o755)
-				os.Symlink(filepath.Join(outside, "memory.md"), filepath.Join(hive, "agents", "eve", "memory.md"))
+				os.Symlink(filepath.Join(outside, "memory.md"), filepath.Join(hive, "agents", "eve", "memory.laptop.md"))
 			}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			files := map[string]string{"agents/pam/memory.md": memory}
+			files := map[string]string{"agents/pam/memory.laptop.md": memory}
 			for k, v := range tt.files {
 				files[k] = v
 			}
@@ -246,8 +251,8 @@ func TestRememberForce(t *testing.T) {
 }
 
 func TestRememberExpectHash(t *testing.T) {
-	f := newFixture(t, map[string]string{"agents/pam/memory.md": "- one\n"})
-	h := hashOf(t, filepath.Join(f.hive, "agents/pam/memory.md"))
+	f := newFixture(t, map[string]string{"agents/pam/memory.laptop.md": "- one\n"})
+	h := hashOf(t, filepath.Join(f.hive, "agents/pam/memory.laptop.md"))
 	res, err := f.remember(t, Request{Wing: "pam", Text: "two", ExpectHash: h})
 	if err != nil {
 		t.Fatal(err)
@@ -269,7 +274,7 @@ func TestRememberAgentGlob(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.File != "bots/kevin/memory.md" {
+	if res.File != "bots/kevin/memory.laptop.md" {
 		t.Errorf("file = %s, want the glob's directory", res.File)
 	}
 }
@@ -298,13 +303,13 @@ func TestRememberPastAGoverningLastSection(t *testing.T) {
 	for _, last := range []string{"Superseded", "Archive", "Done", "Deprecated"} {
 		t.Run(last, func(t *testing.T) {
 			before := "# A\n## Facts\n- x\n## " + last + "\n- y\n"
-			f := newFixture(t, map[string]string{"agents/a/memory.md": before})
+			f := newFixture(t, map[string]string{"agents/a/memory.laptop.md": before})
 			res, err := f.remember(t, Request{Wing: "a", Text: "The ferret is now white"})
 			if err != nil {
 				t.Fatal(err)
 			}
 			want := before + "\n## Notes\n- The ferret is now white (added 2026-12-01)\n"
-			if got := f.read(t, "agents/a/memory.md"); got != want {
+			if got := f.read(t, "agents/a/memory.laptop.md"); got != want {
 				t.Errorf("memory.md = %q, want %q", got, want)
 			}
 			if hits := f.search(t, "ferret white"); len(hits) == 0 || hits[0].ID != res.ID {
@@ -328,7 +333,7 @@ func TestRememberDuplicateOfOwnWriteInSmallWing(t *testing.T) {
 	if second.Added || second.DuplicateOf == nil || second.DuplicateOf.ID != first.ID {
 		t.Errorf("second: %+v (duplicate_of %+v), want a duplicate of %s", second, second.DuplicateOf, first.ID)
 	}
-	if got := f.read(t, "agents/jim/memory.md"); strings.Count(got, "quokka") != 1 {
+	if got := f.read(t, "agents/jim/memory.laptop.md"); strings.Count(got, "quokka") != 1 {
 		t.Errorf("memory.md = %q", got)
 	}
 }

@@ -54,6 +54,8 @@ func newCLIAt(t *testing.T, tmp, hive string) *cli {
 		"XDG_RUNTIME_DIR":          filepath.Join(tmp, "run"), // each test sees only its own daemons
 		"MEMMINER_PALACE_PATH":     c.palace,
 		"MEMMINER_EMBEDDING_MODEL": "lexical",
+		// remember's file is memory.laptop.md whatever the host's name.
+		"MEMMINER_MACHINE": "laptop",
 	}
 	return c
 }

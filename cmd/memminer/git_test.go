@@ -71,8 +71,9 @@ func readMemory(t *testing.T, dir string) string {
 	return string(data)
 }
 
-// TestGitMergeDriver: two clones remember different notes into dwight's
-// file and one pulls: the driver merges them, every note once. Then both
+// TestGitMergeDriver: two clones append different notes to dwight's
+// memory.md (by hand: remember writes each machine's own file, which
+// never needs a merge) and one pulls: the driver merges them, every note once. Then both
 // change the same note: Git reports the conflict, the file holds both
 // versions between markers, conflicts --check exits 3 and remember
 // refuses.
@@ -89,8 +90,8 @@ func TestGitMergeDriver(t *testing.T) {
 	gittest.Git(t, b.hive, nil, "pull", "-q")
 	b.ok("git", "setup", "--hive", b.hive)
 
-	a.ok("remember", "--hive", a.hive, "--wing", "dwight", "Schrute Farms has a bed and breakfast.")
-	b.ok("remember", "--hive", b.hive, "--wing", "dwight", "Battlestar Galactica is the best show.")
+	writeMemory(t, a.hive, readMemory(t, a.hive)+"- Schrute Farms has a bed and breakfast.\n")
+	writeMemory(t, b.hive, readMemory(t, b.hive)+"- Battlestar Galactica is the best show.\n")
 	for _, c := range cs {
 		gittest.Git(t, c.hive, nil, "commit", "-q", "-am", "remember")
 	}
@@ -203,7 +204,7 @@ func TestGitCommitAndHistory(t *testing.T) {
 	startRun(t, c, c.hive, "--git-commit")
 	c.ok("remember", "--hive", c.hive, "--wing", "dwight", "Michael's birthday is in March.")
 	log := gittest.Git(t, c.hive, nil, "log", "-1", "--format=%an <%ae>|%s", "--name-only")
-	want := "dwight <dwight@memminer.invalid>|remember: Michael's birthday is in March.\n\nagents/dwight/memory.md\n"
+	want := "dwight <dwight@memminer.invalid>|remember: Michael's birthday is in March.\n\nagents/dwight/memory.laptop.md\n"
 	if log != want {
 		t.Fatalf("last commit:\n%s\nwant:\n%s", log, want)
 	}
@@ -224,7 +225,7 @@ func TestGitCommitAndHistory(t *testing.T) {
 	}
 
 	testutil.WaitFor(t, "the daemon to mine the merge", func() bool {
-		out, _, code := c.run("show", "agents/dwight/memory.md:8", "--hive", c.hive)
+		out, _, code := c.run("show", "agents/dwight/memory.md:7", "--hive", c.hive)
 		return code == 0 && strings.Contains(out, "Mose grows beets too.")
 	})
 	stdout := c.ok("search", "birthday", "--json")
@@ -247,7 +248,14 @@ func TestGitCommitAndHistory(t *testing.T) {
 		shown.History[0].Author != "dwight" || shown.History[0].Subject != "remember: Michael's birthday is in March." {
 		t.Fatalf("show 1 --history: %s", stdout)
 	}
-	if shown.Before == nil || shown.Before.Text != "Bears eat beets." || shown.After == nil || shown.After.Text != "Mose grows beets too." {
+	// The note is alone in the machine's file; memory.md's keep their
+	// neighbours.
+	stdout = c.ok("show", "agents/dwight/memory.md:6", "--hive", c.hive, "--json")
+	shown.Before, shown.After = nil, nil
+	if err := json.Unmarshal([]byte(stdout), &shown); err != nil {
+		t.Fatal(err)
+	}
+	if shown.Before == nil || shown.Before.Text != "Beets are the best crop." || shown.After == nil || shown.After.Text != "Mose grows beets too." {
 		t.Fatalf("neighbours: %s", stdout)
 	}
 	stdout = c.ok("show", "agents/dwight/memory.md:6", "--hive", c.hive, "--history")

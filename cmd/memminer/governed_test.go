@@ -60,11 +60,7 @@ func TestGovernedSearch(t *testing.T) {
 	startRun(t, served, served.hive).idle(t, served)
 	for _, s := range governedSteps {
 		name := strings.Join(s.args, " ")
-		dOut, dErr, dCode := direct.run(s.args...)
-		sOut, sErr, sCode := served.run(s.args...)
-		if dOut != sOut || dErr != sErr || dCode != sCode {
-			t.Errorf("memminer %s differs with a daemon:\n--- direct (exit %d)\n%s%s\n--- daemon (exit %d)\n%s%s", name, dCode, dOut, dErr, sCode, sOut, sErr)
-		}
+		dOut, dErr, dCode := runBoth(t, direct, served, s.args...)
 		if dCode != s.code || dErr != "" {
 			t.Errorf("memminer %s: exit %d, want %d; stderr %q", name, dCode, s.code, dErr)
 		}

@@ -62,13 +62,13 @@ func inboxSteps(t *testing.T, c *cli) string {
 // with and without the daemon.
 func TestInboxRoundTrip(t *testing.T) {
 	withAndWithoutDaemon(t, "inbox.txt", inboxSteps, func(t *testing.T, c *cli) {
-		mem := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "memory.md"))))
+		mem := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "memory.laptop.md"))))
 		if !strings.Contains(mem, "- The load balancer drops idle connections after ten minutes (status: approved $MTIME_DATE by pam) — seen in the proxy logs (added $MTIME_DATE)\n") {
 			t.Errorf("memory.md:\n%s", mem)
 		}
 		box := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "inbox.md"))))
 		want := "# ops's inbox (waiting for approval)\n\n" +
-			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.md:11)\n" +
+			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.laptop.md:3)\n" +
 			"- Drop the audit table before the migration (inbox: verified, risk high) (added $MTIME_DATE) (inbox: rejected $MTIME_DATE by angela: the audit table is kept [legal])\n"
 		if box != want {
 			t.Errorf("inbox.md =\n%s\nwant\n%s", box, want)

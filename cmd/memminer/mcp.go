@@ -129,6 +129,7 @@ func (s *mcpServer) addTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "search",
 		Description:  "Search the hive's memory notes; best first.",
+		InputSchema:  searchToolSchema,
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.search)
@@ -149,7 +150,7 @@ func (s *mcpServer) addTools() {
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "pack",
-		Description:  "Render a Context Pack (memminer://pack/NAME); after use, mark it.",
+		Description:  "Render a Context Pack; mark it good, bad or reviewed after use.",
 		OutputSchema: objectSchema,
 	}, s.pack)
 	mcp.AddTool(s.srv, &mcp.Tool{

@@ -20,7 +20,7 @@ const packURIPrefix = "memminer://pack/"
 // tool's schema is paid in every session's context.
 type packArgs struct {
 	Name string `json:"name"`
-	Mark string `json:"mark,omitempty" jsonschema:"good, bad or reviewed"`
+	Mark string `json:"mark,omitempty"`
 	Note string `json:"note,omitempty"`
 }
 

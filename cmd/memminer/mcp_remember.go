@@ -20,8 +20,9 @@ type rememberArgs struct {
 	Supersedes     []string `json:"supersedes,omitempty" jsonschema:"notes it replaces: ids from search, or FILE:LINE"`
 	ExpectHash     string   `json:"expect_hash,omitempty" jsonschema:"refuse unless the file still has this hash"`
 	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"append even when the wing holds the same fact"`
-	Confidence     string   `json:"confidence,omitempty" jsonschema:"verified (default) or hypothesis"`
-	Risk           string   `json:"risk,omitempty" jsonschema:"low (default) or high"`
+	// Confidence "hypothesis" sends the note to the inbox; risk is the CLI's
+	// (every byte of a schema is paid in every session's context).
+	Confidence string `json:"confidence,omitempty"`
 }
 
 func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememberArgs) (*mcp.CallToolResult, remember.Result, error) {
@@ -31,7 +32,7 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 	req := remember.Request{
 		Wing: s.wing, Text: in.Text, Heading: in.Heading, Tags: in.Tags,
 		Supersedes: in.Supersedes, ExpectHash: in.ExpectHash, AllowDuplicate: in.AllowDuplicate,
-		Confidence: in.Confidence, Risk: in.Risk,
+		Confidence: in.Confidence,
 	}
 	var (
 		res    remember.Result

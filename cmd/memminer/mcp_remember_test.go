@@ -17,7 +17,7 @@ import (
 func checkRememberThenFind(t *testing.T, cs *mcp.ClientSession, text string) {
 	t.Helper()
 	res := callTool(t, cs, "remember", map[string]any{"text": text, "tags": []string{"office"}})
-	if res.IsError || !strings.HasPrefix(resultText(t, res), "remembered in agents/jim/memory.md:") {
+	if res.IsError || !strings.HasPrefix(resultText(t, res), "remembered in agents/jim/memory.laptop.md:") {
 		t.Fatalf("remember: %s", resultText(t, res))
 	}
 	found := callTool(t, cs, "search", map[string]any{"query": text, "wing": "jim", "results": 1})
@@ -39,8 +39,8 @@ func TestMCPRememberMatchesCLI(t *testing.T) {
 		{map[string]any{"text": "The lab printer is on floor 3.", "heading": "Office", "tags": []string{"office"}},
 			[]string{"remember", "--wing", "jim", "--heading", "Office", "--tag", "office", "The lab printer is on floor 3."}},
 		// A newer fact replacing the first, which is marked superseded.
-		{map[string]any{"text": "The lab printer moved to floor 4.", "heading": "Office", "supersedes": []string{"memory.md:26"}},
-			[]string{"remember", "--wing", "jim", "--heading", "Office", "--supersedes", "memory.md:26", "The lab printer moved to floor 4."}},
+		{map[string]any{"text": "The lab printer moved to floor 4.", "heading": "Office", "supersedes": []string{"memory.laptop.md:4"}},
+			[]string{"remember", "--wing", "jim", "--heading", "Office", "--supersedes", "memory.laptop.md:4", "The lab printer moved to floor 4."}},
 	}
 	for _, st := range steps {
 		res := callTool(t, cs, "remember", st.args)
@@ -58,7 +58,7 @@ func TestMCPRememberMatchesCLI(t *testing.T) {
 		}
 	}
 	read := func(c *cli) string {
-		data, err := os.ReadFile(filepath.Join(c.hive, "agents", "jim", "memory.md"))
+		data, err := os.ReadFile(filepath.Join(c.hive, "agents", "jim", "memory.laptop.md"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -75,7 +75,8 @@ func TestMCPRememberRefuses(t *testing.T) {
 	c := newMinedCLI(t)
 	memory := func(wing string) string {
 		data, _ := os.ReadFile(filepath.Join(c.hive, "agents", wing, "memory.md"))
-		return string(data)
+		mine, _ := os.ReadFile(filepath.Join(c.hive, "agents", wing, "memory.laptop.md"))
+		return string(data) + string(mine)
 	}
 	before := map[string]string{"dwight": memory("dwight"), "pam": memory("pam"), "jim": memory("jim")}
 	dwight := connectInMemory(t, newMCPServerFor(t, c, "dwight"))

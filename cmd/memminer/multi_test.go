@@ -36,6 +36,8 @@ func newMachine(t *testing.T, st *sttest.Node) *machine {
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.env["MEMMINER_SYNCTHING_URL"] = st.URL()
 	c.env["MEMMINER_SYNCTHING_API_KEY"] = st.APIKey()
+	// Each machine's remember writes its own memory.<machine>.md.
+	c.env["MEMMINER_MACHINE"] = st.Name()
 	return &machine{name: st.Name(), st: st, c: c}
 }
 
@@ -279,6 +281,8 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 
 	// Phase 2: two machines write the same file while they cannot see
 	// each other's change: Syncthing keeps one and makes a conflict copy.
+	// memminer remember never does that (each machine writes its own
+	// file); an agent appending to memory.md by hand on both does.
 	ctx := context.Background()
 	for _, m := range []*machine{alpha, bravo} {
 		if err := m.st.SetPaused(ctx, sttest.FolderID, true); err != nil {
@@ -290,8 +294,8 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 			return st == "", err
 		})
 	}
-	alpha.remember(t, "dwight", "The printer code is 4471 (written on alpha).")
-	bravo.remember(t, "dwight", "Dwight's desk moved next to the window (written on bravo).")
+	alpha.appendNote(t, "agents/dwight/memory.md", "- The printer code is 4471 (written on alpha).")
+	bravo.appendNote(t, "agents/dwight/memory.md", "- Dwight's desk moved next to the window (written on bravo).")
 	later := time.Now().Add(2 * time.Second)
 	if err := os.Chtimes(bravo.path("agents/dwight/memory.md"), later, later); err != nil {
 		t.Fatal(err)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"text/template"
@@ -38,7 +39,11 @@ protocol it describes: docs/remember.md.`,
 			if a.cfg.Hive != "" {
 				p.Hive = a.cfg.Hive
 			}
-			p.File = p.Hive + "/agents/" + p.Wing + "/" + hive.MemoryFileName
+			machine := a.cfg.Machine
+			if machine == "" {
+				machine = "<machine>"
+			}
+			p.File = p.Hive + "/agents/" + p.Wing + "/" + hive.MachineFileName(machine)
 			if a.cfg.Wing != "" {
 				w, err := normalizeWing(a.cfg.Wing)
 				if err != nil {
@@ -46,13 +51,18 @@ protocol it describes: docs/remember.md.`,
 				}
 				p.Wing, p.WingFlag = w, " --wing "+w
 				if a.cfg.Hive != "" {
-					rel, err := remember.FileOf(a.cfg.Hive, a.cfg.Agents, w)
+					rel, err := remember.FileOf(a.cfg.Hive, a.cfg.Agents, w, a.cfg.Machine)
 					if err != nil {
 						return err
 					}
+					if a.cfg.Machine == "" {
+						// The host name would make the text differ by
+						// machine; it is checked in and shared.
+						rel = path.Dir(rel) + "/" + hive.MachineFileName(machine)
+					}
 					p.File = strings.TrimSuffix(a.cfg.Hive, "/") + "/" + rel
 				} else {
-					p.File = "<hive>/agents/" + w + "/" + hive.MemoryFileName
+					p.File = "<hive>/agents/" + w + "/" + hive.MachineFileName(machine)
 				}
 			}
 			return writeProtocol(a.stdout, p)
@@ -103,9 +113,8 @@ Run ` + "`memminer wake-up{{.WingFlag}}`" + `: who is who, and the notes that ma
 - ` + "`memminer remember{{.WingFlag}} \"FACT\"`" + ` appends one dated note to your own file; it is searchable at once. ` + "`--heading SECTION`" + ` files it under a section, ` + "`--tag T`" + ` adds #T.
 - Write only into your own wing. Never edit another agent's files.
 - One small, durable fact per note: decisions, preferences, how things work, what changed. No transcripts, no secrets.
-- A fact changed? ` + "`memminer remember{{.WingFlag}} --supersedes REF \"NEW FACT\"`" + ` (REF: a note id from ` + "`search --json`" + `, or ` + "`memory.md:LINE`" + `). Do not edit or delete old notes: they stay as history.
-- Unsure/risky? ` + "`--confidence=hypothesis`/`--risk=high`" + `.
-- ` + "`already remembered`" + ` means the fact is there; nothing to do.
+- A fact changed? ` + "`memminer remember{{.WingFlag}} --supersedes REF \"NEW FACT\"`" + ` (REF: a note id from ` + "`search --json`" + `, or ` + "`FILE:LINE`" + `). Do not edit or delete old notes: they stay as history.
+- ` + "`already remembered`" + `: it is there. ` + "`similar to note ID`" + `: written; to replace that, repeat with ` + "`--supersedes ID`" + `.
 - Read, think, then write: pass ` + "`--expect-hash HASH`" + ` (from ` + "`remember --json`" + ` or ` + "`index --json`" + `); exit 4 means the file changed, so read it again.
 
 ## Conflicts
@@ -118,5 +127,5 @@ Exit 3 from remember means a Syncthing conflict copy (` + "`*.sync-conflict-*`" 
 - ` + "`review: YYYY-MM-DD`" + ` past, or stale: check the fact before you rely on it.
 
 ## Without memminer
-If the ` + "`memminer`" + ` command is missing, read ` + "`{{.Hive}}/INDEX.md`" + ` (only there once ` + "`memminer index --write`" + ` or ` + "`memminer run --index`" + ` wrote it; otherwise list ` + "`{{.Hive}}/agents/`" + `), then your memory file directly. Append notes by hand as ` + "`- FACT (added YYYY-MM-DD)`" + ` at the end of the file, never rewrite a line, and write nothing while a ` + "`.sync-conflict-`" + ` copy of it exists.
+If the ` + "`memminer`" + ` command is missing, read ` + "`{{.Hive}}/INDEX.md`" + ` (only there once ` + "`memminer index --write`" + ` or ` + "`memminer run --index`" + ` wrote it; otherwise list ` + "`{{.Hive}}/agents/`" + `), then your memory files. Append ` + "`- FACT (added YYYY-MM-DD)`" + ` by hand at the end of yours, never rewrite a line, and write nothing while a ` + "`.sync-conflict-`" + ` copy of it exists.
 `

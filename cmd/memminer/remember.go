@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/remember"
 )
@@ -29,12 +30,16 @@ func (a *app) rememberCmd() *cobra.Command {
 		Use:   "remember TEXT",
 		Short: "Append one note to your own memory file, searchable at once",
 		Long: `Append TEXT as one dated list item, "- TEXT (added YYYY-MM-DD)", to your
-own memory file: HIVE/agents/<wing>/memory.md, or the memory.md of the
-directory an agents glob names for that wing. The file and its directory
-are created when missing. Every byte of the file outside the new lines is
-kept; the write is atomic. Without --heading the item goes at the end of
-the file, unless the last section is one that would hide or mark it
-(## Superseded, ## Archive, ## Done…): then it goes under "## Notes".
+own memory file on this machine: HIVE/agents/<wing>/memory.<machine>.md, or
+that file in the directory an agents glob names for that wing. <machine> is
+the machine setting (MEMMINER_MACHINE), by default the host name: each
+machine writes only its own file, so Syncthing never has two versions of
+one to conflict over. The file and its directory are created when missing.
+Every byte of the file outside the new lines is kept; a note at the end is
+one O_APPEND write, so another appender's line is never lost. Without
+--heading the item goes at the end of the file, unless the last section is
+one that would hide or mark it (## Superseded, ## Archive, ## Done…): then
+it goes under "## Notes".
 
 The wing is --wing or MEMMINER_WING (a harness sets it per agent); remember
 never guesses it. The hive is --hive, MEMMINER_HIVE or hive: in the config.
@@ -43,9 +48,14 @@ Nothing is written, and remember says why, when:
   - the wing has an open Syncthing conflict copy (exit status 3; --force
     writes anyway and says so);
   - --expect-hash is not the file's hash (exit status 4): read it again;
-  - the wing already holds the same fact: remember prints where it is and
-    exits 0 (--allow-duplicate appends anyway);
+  - the wing already holds the same fact (the same words, numbers,
+    identifiers and negations; not merely a similar sentence): remember
+    prints where it is and exits 0 (--allow-duplicate appends anyway);
+  - a file to write is a symlink out of the wing's agent directory;
   - TEXT is empty, over max_note_bytes, or not UTF-8 text (exit status 2).
+
+A new note that resembles one of the wing's is written, and remember says
+"similar to note ID; use --supersedes ID if it replaces it".
 
 --supersedes REF (a note id from search --json, or FILE:LINE such as
 memory.md:12) marks the old note "(superseded YYYY-MM-DD)" at the end of its
@@ -58,7 +68,9 @@ wake-up, packs and MCP until a person approves it (memminer inbox).
 
 When the daemon serves the palace it writes and mines the file before it
 answers; otherwise remember does both itself under the palace lock. Either
-way the note is in the next search, and the output is the same.
+way the note is in the next search, and the output is the same. A daemon
+that dies while it answers is no failure: remember then finds the note it
+wrote, or writes it, once.
 
 Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 		Example: `  memminer remember --wing dwight "db-2 is the primary since the failover"
@@ -87,7 +99,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			}
 			req.Wing = w
 			res, err := a.remember(cmd.Context(), req)
-			if err != nil && !errors.Is(err, remember.ErrNotMined) {
+			if err != nil && !errors.Is(err, remember.ErrNotMined) && !errors.Is(err, remember.ErrNotMarked) {
 				return rememberError(flagWording(err), req.Wing)
 			}
 			if len(res.ForcedPast) > 0 {
@@ -150,10 +162,13 @@ func (a *app) remember(ctx context.Context, req remember.Request) (remember.Resu
 	if err != nil {
 		return remember.Result{}, err
 	}
-	res, err := a.client().Remember(ctx, daemon.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes})
+	res, err := a.client().Remember(ctx, daemon.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes, Machine: a.cfg.Machine})
 	if !errors.Is(err, daemon.ErrNotRunning) {
 		return res, err
 	}
+	// A daemon that died answering may have written the note: the write
+	// here then finds it instead of writing it twice (docs/remember.md).
+	req.Retry = req.Retry || errors.Is(err, daemon.ErrConnectionLost)
 	e, _, err := a.embedder(ctx)
 	if err != nil {
 		return remember.Result{}, err
@@ -167,6 +182,7 @@ func (a *app) remember(ctx context.Context, req remember.Request) (remember.Resu
 	return remember.Remember(ctx, p, req, remember.Options{
 		Hive:         hive,
 		Agents:       a.cfg.Agents,
+		Machine:      a.cfg.Machine,
 		MaxNoteBytes: a.cfg.MaxNoteBytes,
 		Mine:         mopts,
 		Embedder:     e,
@@ -214,6 +230,8 @@ func rememberError(err error, wing string) error {
 		return &codeError{code: exitUsage, msg: fmt.Sprintf("%v; nothing written", err)}
 	case errors.Is(err, remember.ErrOutsideHive):
 		return fmt.Errorf("%v; nothing written: an agent writes only inside the hive", err)
+	case errors.Is(err, remember.ErrOutsideAgentDir):
+		return fmt.Errorf("%v; nothing written", err)
 	case errors.Is(err, daemon.ErrOtherHive):
 		return fmt.Errorf("%v; run remember with the daemon's hive, or stop the daemon (memminer stop)", err)
 	}
@@ -232,4 +250,13 @@ func printRemembered(w io.Writer, res remember.Result) {
 	if res.Pending {
 		fmt.Fprintf(w, "it waits for a person's approval: memminer inbox approve %s\n", res.ID)
 	}
+	if s := res.SimilarTo; s != nil {
+		fmt.Fprintf(w, "similar to note %s; use --supersedes %s if it replaces it (%s:%d: %s)\n", s.ID, s.ID, s.File, s.Line, firstLine(s.Text))
+	}
+}
+
+// firstLine is the first line of a note's text, for a reminder of it.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(govern.WithoutAdded(text), "\n")
+	return strings.TrimSpace(line)
 }

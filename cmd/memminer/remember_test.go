@@ -77,6 +77,9 @@ func rememberSteps(t *testing.T, c *cli) string {
 	if err := os.Remove(filepath.Join(c.hive, "agents", "kevin", "memory.sync-conflict-20261201-101010-ABCDEFG.md")); err != nil {
 		t.Fatal(err)
 	}
+	// A new fact that reads like an old one is written, with a hint.
+	step("remember", "--wing", "kevin", "Toby sits by the kitchen door")
+	step("remember", "--wing", "kevin", "--json", "Toby does not sit by the kitchen door")
 	step("remember", "--wing", "kevin")
 	step("remember", "--wing", "kevin", "   ")
 	step("remember", "--wing", "kevin", "a\x00b")
@@ -90,9 +93,9 @@ func TestRememberGolden(t *testing.T) {
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
 	golden(t, "remember.txt", rememberSteps(t, c))
-	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n"
-	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.md"))); got != want {
-		t.Errorf("kevin's memory.md =\n%s\nwant\n%s", got, want)
+	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
+	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.laptop.md"))); got != want {
+		t.Errorf("kevin's memory.laptop.md =\n%s\nwant\n%s", got, want)
 	}
 }
 
@@ -112,9 +115,9 @@ func TestRememberStdinAndFile(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.env["MEMMINER_WING"] = "pam"
-	path := filepath.Join(c.hive, "agents", "pam", "memory.md")
+	path := filepath.Join(c.hive, "agents", "pam", "memory.laptop.md")
 	// CRLF and no final newline: kept byte for byte.
-	before := strings.ReplaceAll(testutil.ReadFile(t, path), "\n", "\r\n")
+	before := strings.ReplaceAll("# Pam on the laptop\n\n- Plants need light\n", "\n", "\r\n")
 	before = strings.TrimRight(before, "\r\n")
 	testutil.WriteFile(t, path, before)
 
@@ -153,20 +156,35 @@ func TestRememberStdinAndFile(t *testing.T) {
 func TestRememberConflictBlocks(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
-	path := filepath.Join(c.hive, "agents", "pam", "memory.md")
+	path := filepath.Join(c.hive, "agents", "pam", "memory.laptop.md")
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "memory.sync-conflict-20261201-101010-ABCDEFG.md"), "- lost\n")
-	before := testutil.ReadFile(t, path)
+	before := snapshotDir(t, filepath.Dir(path))
 	_, errs, code := c.run("remember", "--wing", "pam", "Angela's cats are named after saints")
 	if code != exitConflict || !strings.Contains(errs, "agents/pam/memory.sync-conflict-20261201-101010-ABCDEFG.md") || !strings.Contains(errs, "memminer conflicts --wing pam") {
 		t.Fatalf("exit %d, stderr %q", code, errs)
 	}
-	if testutil.ReadFile(t, path) != before {
+	if snapshotDir(t, filepath.Dir(path)) != before {
 		t.Fatal("written despite the conflict")
 	}
 	out, errs, code := c.run("remember", "--wing", "pam", "--force", "Angela's cats are named after saints")
-	if code != 0 || !strings.Contains(errs, "wrote past the open conflict copy") || !strings.HasPrefix(out, "remembered in agents/pam/memory.md:") {
+	if code != 0 || !strings.Contains(errs, "wrote past the open conflict copy") || !strings.HasPrefix(out, "remembered in agents/pam/memory.laptop.md:") {
 		t.Fatalf("--force: exit %d, %q, %q", code, out, errs)
 	}
+}
+
+// snapshotDir is every file of dir with its content.
+func snapshotDir(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		data, _ := os.ReadFile(filepath.Join(dir, e.Name()))
+		fmt.Fprintf(&b, "%s %q\n", e.Name(), data)
+	}
+	return b.String()
 }
 
 func runStdin(c *cli, stdin *strings.Reader, out, errb *strings.Builder, args ...string) int {
@@ -200,8 +218,10 @@ func TestRememberConcurrent(t *testing.T) {
 			// the default lock_timeout for its turn. That is a slow test,
 			// not a failure, so they may wait until the test's deadline.
 			c.env["MEMMINER_LOCK_TIMEOUT"] = time.Until(testutil.WaitDeadline(t)).String()
-			path := filepath.Join(c.hive, "agents", "jim", "memory.md")
-			before := testutil.ReadFile(t, path)
+			// The notes go to the machine's file; memory.md keeps its own.
+			main := testutil.ReadFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"))
+			path := filepath.Join(c.hive, "agents", "jim", "memory.laptop.md")
+			before := "# jim's memory\n\n"
 			if withDaemon {
 				r := startRun(t, c, c.hive)
 				r.idle(t, c)
@@ -246,7 +266,7 @@ func TestRememberConcurrent(t *testing.T) {
 				t.Errorf("%d lines appended, want %d", got, writers*notes)
 			}
 			// Every note is in the palace.
-			doc, err := mine.Parse([]byte(before), mine.ParseOptions{})
+			doc, err := mine.Parse([]byte(main), mine.ParseOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -302,8 +322,8 @@ func TestRememberTwiceInSmallWing(t *testing.T) {
 		t.Run(fmt.Sprintf("daemon=%v", withDaemon), func(t *testing.T) {
 			c := newCLI(t)
 			c.env["MEMMINER_HIVE"] = c.hive
-			path := filepath.Join(c.hive, "agents", "jim", "memory.md")
-			testutil.WriteFile(t, path, "- seed\n")
+			testutil.WriteFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"), "- seed\n")
+			path := filepath.Join(c.hive, "agents", "jim", "memory.laptop.md")
 			if withDaemon {
 				r := startRun(t, c, c.hive)
 				r.idle(t, c)
@@ -311,7 +331,7 @@ func TestRememberTwiceInSmallWing(t *testing.T) {
 			}
 			c.ok("remember", "--wing", "jim", "The quokka count is 12")
 			out := c.ok("remember", "--wing", "jim", "The quokka count is 12")
-			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.md:2") {
+			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.laptop.md:3") {
 				t.Errorf("second remember: %q", out)
 			}
 			if got := testutil.ReadFile(t, path); strings.Count(got, "quokka") != 1 {

@@ -18,13 +18,14 @@ import (
 
 func (a *app) searchCmd() *cobra.Command {
 	var (
-		args   searchArgs
-		asJSON bool
+		args searchArgs
+		out  searchOutput
 	)
 	cmd := &cobra.Command{
 		Use:   "search QUERY",
 		Short: "Search the palace for notes relevant to QUERY",
-		Long: `Search every wing (or one, with --wing) for the notes most relevant to QUERY.
+		Long: `Search every wing (or those of --wing, less those of --exclude-wing) for the
+notes most relevant to QUERY.
 
 Search is hybrid: BM25 over the notes' words, fused with vector similarity when
 an embedding model is configured. With the lexical model it is BM25 alone.
@@ -40,18 +41,32 @@ note has finds nothing. Hits below --min-relevance are dropped; when none is
 left, search prints "no matching notes" and exits 1, like grep. --explain
 says why, per hit and for the best near misses.
 
+Output, one of: the hits as text (the default), --json (one object),
+--jsonl (one hit per line, the keys of a hit in --json), -l (the files with
+hits, one per line, as the hive names them) or -c (WING:HITS per wing with
+hits). -l and -c summarise every relevant note, up to --results (1000 for
+them unless given); with no hit they print nothing and exit 1.
+
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
 How the scores are computed and fused, and relevance: docs/search.md;
 statuses, dates and the filters: docs/governance.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
-  memminer search "db-2 failover" --wing dwight --results 10 --json
+  memminer search "db-2 failover" --wing dwight --wing pam --results 10 --json
+  memminer search "release process" --exclude-wing jim -l
+  memminer search "postgres" -c
   memminer search "release process" --status approved --fresh
-  memminer search "incidents" --since 2w --tag postgres --tag incident
+  memminer search "incidents" --since 2w --tag postgres --tag incident --jsonl
   memminer search "JIRA-1234" --explain`,
 		RunE: func(cmd *cobra.Command, words []string) error {
 			args.Query = strings.Join(words, " ")
+			if err := out.check(args.Explain); err != nil {
+				return err
+			}
+			if out.summary() && !cmd.Flags().Changed("results") {
+				args.Results = maxResults
+			}
 			if !cmd.Flags().Changed("min-relevance") {
 				args.MinRelevance = nil
 			} else if err := daemon.CheckMinRelevance(*args.MinRelevance); err != nil {
@@ -62,10 +77,10 @@ statuses, dates and the filters: docs/governance.md.`,
 					return usagef("--status: %v", err)
 				}
 			}
-			out, err := a.search(cmd.Context(), args)
+			res, err := a.search(cmd.Context(), args)
 			err = a.duringFirstMine(cmd.Context(), err)
 			var empty *emptyPalaceError
-			if asJSON && errors.As(err, &empty) {
+			if out.json && errors.As(err, &empty) {
 				// The shape a script reads is the same with nothing to search.
 				if werr := writeJSON(a.stdout, daemon.NewSearchResult(strings.TrimSpace(args.Query), nil)); werr != nil {
 					return werr
@@ -74,23 +89,28 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err != nil {
 				return err
 			}
-			a.saveLastSearch(out)
-			if asJSON {
-				err = writeJSON(a.stdout, out)
-			} else {
-				printHits(a.stdout, out)
+			if !out.summary() {
+				// -l and -c show no hit numbers for show to refer to.
+				a.saveLastSearch(res)
 			}
-			if err == nil && len(out.Results) == 0 {
+			if err := out.print(a.stdout, res); err != nil {
+				return err
+			}
+			if len(res.Results) == 0 {
 				a.foundNothing = true
 				return &codeError{code: exitError}
 			}
-			return err
+			return nil
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&args.Wing, "wing", "", "search only this wing")
-	f.IntVarP(&args.Results, "results", "n", palace.DefaultResults, "number of results")
-	f.BoolVar(&asJSON, "json", false, "print results as JSON")
+	f.StringArrayVar((*[]string)(&args.Wing), "wing", nil, "search only wing `ID` (repeatable: any of them)")
+	f.StringArrayVar(&args.ExcludeWings, "exclude-wing", nil, "leave out wing `ID` (repeatable)")
+	f.IntVarP(&args.Results, "results", "n", palace.DefaultResults, "number of results (1000 with -l or -c)")
+	f.BoolVar(&out.json, "json", false, "print results as JSON")
+	f.BoolVar(&out.jsonl, "jsonl", false, "print one JSON object per hit per line")
+	f.BoolVarP(&out.files, "files-with-matches", "l", false, "print only the files with hits, one per line")
+	f.BoolVarP(&out.count, "count", "c", false, "print the number of hits per wing")
 	f.BoolVar(&args.IncludeSuperseded, "include-superseded", false, "also show superseded notes, marked")
 	f.BoolVar(&args.IncludeInbox, "include-inbox", false, "also show notes waiting in an agent's inbox, marked unapproved")
 	f.StringVar(&args.Status, "status", "", "only notes of this status: approved, stale, superseded or unapproved")
@@ -107,9 +127,10 @@ statuses, dates and the filters: docs/governance.md.`,
 // searchArgs is one search, as the search command's arguments and flags
 // or an MCP client give it.
 type searchArgs struct {
-	Query   string `json:"query" jsonschema:"what to look for, in words"`
-	Wing    string `json:"wing,omitempty" jsonschema:"search only this wing (agent id)"`
-	Results int    `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
+	Query        string   `json:"query" jsonschema:"what to look for, in words"`
+	Wing         wingList `json:"wing,omitempty" jsonschema:"search only this wing (agent id), or these"`
+	ExcludeWings []string `json:"exclude_wings,omitempty" jsonschema:"leave out these wings"`
+	Results      int      `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
 
 	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
 	// IncludeInbox is the CLI's alone: what waits for a person's approval
@@ -128,10 +149,17 @@ type searchArgs struct {
 // request checks args and turns them into the daemon's search request;
 // dates are resolved against now, so the daemon and a direct search read
 // "7d" alike.
-func (args searchArgs) request(query string, wings []string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
-	req := daemon.SearchRequest{Query: query, Wings: wings, Results: args.Results, Model: model,
+func (args searchArgs) request(query string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
+	req := daemon.SearchRequest{Query: query, Results: args.Results, Model: model,
 		IncludeSuperseded: args.IncludeSuperseded, IncludeInbox: args.IncludeInbox, Status: args.Status, Fresh: args.Fresh,
 		StaleAfter: staleAfter, MinRelevance: args.MinRelevance, Explain: args.Explain}
+	var err error
+	if req.Wings, err = normalizeWings("--wing", args.Wing); err != nil {
+		return req, err
+	}
+	if req.ExcludeWings, err = normalizeWings("--exclude-wing", args.ExcludeWings); err != nil {
+		return req, err
+	}
 	for _, t := range args.Tags {
 		t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))
 		if t == "" {
@@ -172,18 +200,10 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 		return daemon.SearchResult{}, usagef("search needs a QUERY")
 	}
 	results := args.Results
-	if results < 1 || results > 1000 {
-		return daemon.SearchResult{}, usagef("--results must be between 1 and 1000, got %d", results)
+	if results < 1 || results > maxResults {
+		return daemon.SearchResult{}, usagef("--results must be between 1 and %d, got %d", maxResults, results)
 	}
-	wing, err := normalizeWing(args.Wing)
-	if err != nil {
-		return daemon.SearchResult{}, err
-	}
-	var wings []string
-	if wing != "" {
-		wings = []string{wing}
-	}
-	req, err := args.request(query, wings, a.cfg.Model, a.cfg.StaleAfter, time.Now())
+	req, err := args.request(query, a.cfg.Model, a.cfg.StaleAfter, time.Now())
 	if err != nil {
 		return daemon.SearchResult{}, err
 	}
@@ -201,7 +221,7 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	case errors.Is(err, palace.ErrEmpty):
 		return daemon.SearchResult{}, a.emptyPalace()
 	case errors.Is(err, palace.ErrUnknownWing):
-		return daemon.SearchResult{}, nothingFound(usagef("--wing: %v", err))
+		return daemon.SearchResult{}, nothingFound(usagef("%s: %v", unknownWingFlag(err, req), err))
 	case err != nil:
 		return daemon.SearchResult{}, err
 	}

@@ -19,6 +19,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/memminer/memminer/internal/atomicfile"
 )
 
 // EnvModelURL names the environment variable with a mirror URL of the
@@ -209,7 +211,7 @@ func fetch(ctx context.Context, opts Options, fromFile string, rel release) (str
 		return "", fmt.Errorf("convert model: %w", err)
 	}
 	if len(pf.license) > 0 {
-		if err := writeFileAtomic(filepath.Join(dir, licenseName), pf.license); err != nil {
+		if err := atomicfile.Write(filepath.Join(dir, licenseName), pf.license, 0o644); err != nil {
 			return "", fmt.Errorf("save model license: %w", err)
 		}
 	}
@@ -217,10 +219,10 @@ func fetch(ctx context.Context, opts Options, fromFile string, rel release) (str
 		"%s@%s (%s).\nLicensed under the Apache License, Version 2.0: see LICENSE in this directory.\n"+
 		"%s holds the package's weights and vocabulary, unchanged in value, in memminer's own layout.\n",
 		rel.name, rel.version, rel.integrity, convertedName)
-	if err := writeFileAtomic(filepath.Join(dir, noticeName), []byte(notice)); err != nil {
+	if err := atomicfile.Write(filepath.Join(dir, noticeName), []byte(notice), 0o644); err != nil {
 		return "", fmt.Errorf("save model notice: %w", err)
 	}
-	if err := writeFileAtomic(dest, data); err != nil {
+	if err := atomicfile.Write(dest, data, 0o644); err != nil {
 		return "", fmt.Errorf("save converted model: %w", err)
 	}
 	log.Info("embedding model ready", "path", dest, "bytes", len(data))

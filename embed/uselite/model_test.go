@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/memminer/memminer/internal/atomicfile"
 )
 
 func TestBundleRoundTrip(t *testing.T) {
@@ -26,7 +28,7 @@ func TestBundleRoundTrip(t *testing.T) {
 		t.Error("decoded bundle differs from the encoded one")
 	}
 	path := filepath.Join(t.TempDir(), convertedName)
-	if err := writeFileAtomic(path, data); err != nil {
+	if err := atomicfile.Write(path, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	m, err := Open(path)

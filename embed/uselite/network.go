@@ -71,6 +71,19 @@ func newNetwork(b *bundle) (*network, error) {
 		}
 		return t.shape
 	}
+	// A weight matrix is packed into panels, unless the bundle holds its
+	// panels already (a packed file, packed.go).
+	mat := func(name string, k, n int) *matrix {
+		w := get(name, k, n)
+		if t, ok := b.get(name + panelsSuffix); ok && len(t.shape) == 2 && t.shape[0] == k && t.shape[1] == n {
+			p := &matrix{k: k, n: n, panels: (n + panelWidth - 1) / panelWidth, ld: panelWidth, step: k * panelWidth}
+			if len(t.data) == p.panels*p.step {
+				p.data = t.data
+				return p
+			}
+		}
+		return newMatrix(w, k, n)
+	}
 	emb := shape("embeddings")
 	if len(emb) != 2 {
 		return nil, fmt.Errorf("tensor embeddings has shape %v, want [vocab dim]", emb)
@@ -97,14 +110,10 @@ func newNetwork(b *bundle) (*network, error) {
 	if heads <= 0 || n.maxLen <= 0 || n.maxLen > 1<<16 {
 		return nil, fmt.Errorf("bad head count %d or clip length %d", heads, n.maxLen)
 	}
-	n.timing = make([]float32, n.maxLen*n.dEmb)
-	for p := range n.maxLen {
-		row := n.timing[p*n.dEmb : (p+1)*n.dEmb]
-		for j, inv := range n.invTimescales {
-			t := float64(float32(p) * inv)
-			row[j] = float32(math.Sin(t))
-			row[n.dEmb/2+j] = float32(math.Cos(t))
-		}
+	if t, ok := b.get(timingTable); ok && len(t.data) == n.maxLen*n.dEmb {
+		n.timing = t.data
+	} else {
+		n.timing = timingSignal(n.maxLen, n.dEmb, n.invTimescales)
 	}
 	din := n.dEmb
 	for _, p := range []string{"l0.", "l1."} {
@@ -122,20 +131,20 @@ func newNetwork(b *bundle) (*network, error) {
 		l.lnScale = get(p+"ln.scale", din)
 		l.lnBias = get(p+"ln.bias", din)
 		if _, ok := b.get(p + "res.w"); ok {
-			l.res = newMatrix(get(p+"res.w", din, l.dout), din, l.dout)
+			l.res = mat(p+"res.w", din, l.dout)
 			l.resB = get(p+"res.b", l.dout)
 		} else if din != l.dout {
 			return nil, fmt.Errorf("layer %s: %d inputs, %d outputs and no residual projection", p, din, l.dout)
 		}
-		l.qkv = newMatrix(get(p+"qkv.w", din, 3*l.inner), din, 3*l.inner)
+		l.qkv = mat(p+"qkv.w", din, 3*l.inner)
 		l.qkvB = get(p+"qkv.b", 3*l.inner)
-		l.out = newMatrix(get(p+"out.w", l.inner, l.dout), l.inner, l.dout)
+		l.out = mat(p+"out.w", l.inner, l.dout)
 		l.outB = get(p+"out.b", l.dout)
 		l.ffnLnScale = get(p+"ffn.ln.scale", l.dout)
 		l.ffnLnBias = get(p+"ffn.ln.bias", l.dout)
-		l.ffn1 = newMatrix(get(p+"ffn1.w", l.dout, l.dff), l.dout, l.dff)
+		l.ffn1 = mat(p+"ffn1.w", l.dout, l.dff)
 		l.ffn1B = get(p+"ffn1.b", l.dff)
-		l.ffn2 = newMatrix(get(p+"ffn2.w", l.dff, l.dout), l.dff, l.dout)
+		l.ffn2 = mat(p+"ffn2.w", l.dff, l.dout)
 		l.ffn2B = get(p+"ffn2.b", l.dout)
 		if firstErr != nil {
 			return nil, firstErr
@@ -148,12 +157,41 @@ func newNetwork(b *bundle) (*network, error) {
 		return nil, fmt.Errorf("tensor tanh.w has shape %v, want [%d out]", tw, din)
 	}
 	n.dOut = tw[1]
-	n.tanh = newMatrix(get("tanh.w", din, n.dOut), din, n.dOut)
+	n.tanh = mat("tanh.w", din, n.dOut)
 	n.tanhB = get("tanh.b", n.dOut)
 	if firstErr != nil {
 		return nil, firstErr
 	}
 	return n, nil
+}
+
+// timingSignal is the sinusoidal timing signal: for each position p the
+// sines, then the cosines, of p·invTimescales.
+func timingSignal(maxLen, dEmb int, invTimescales []float32) []float32 {
+	timing := make([]float32, maxLen*dEmb)
+	for p := range maxLen {
+		row := timing[p*dEmb : (p+1)*dEmb]
+		for j, inv := range invTimescales {
+			t := float64(float32(p) * inv)
+			row[j] = float32(math.Sin(t))
+			row[dEmb/2+j] = float32(math.Cos(t))
+		}
+	}
+	return timing
+}
+
+// matrices returns the network's weight matrices by the name of their
+// tensor.
+func (n *network) matrices() map[string]*matrix {
+	out := map[string]*matrix{"tanh.w": n.tanh}
+	for i, l := range n.layers {
+		p := fmt.Sprintf("l%d.", i)
+		out[p+"qkv.w"], out[p+"out.w"], out[p+"ffn1.w"], out[p+"ffn2.w"] = l.qkv, l.out, l.ffn1, l.ffn2
+		if l.res != nil {
+			out[p+"res.w"] = l.res
+		}
+	}
+	return out
 }
 
 // workspace holds the activations of one forward pass, reused layer

@@ -1,6 +1,8 @@
 package uselite
 
 import (
+	"maps"
+	"slices"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -43,44 +45,89 @@ type Tokenizer struct {
 	// lens[id] is the length of pieces[id] in UTF-16 code units, the unit
 	// the TF.js implementation steps back by.
 	lens []int
-	root *trieNode
+	// The trie of the pieces, flat: node 0 is the root; keys are the
+	// edges (edge: a node and a rune), sorted, and child[i] the node
+	// keys[i] leads to; id and score are each node's piece (-1 for none)
+	// and its score. Flat arrays are stored in the packed model file and
+	// mapped (packed.go), so a load builds no trie.
+	keys  []uint64
+	child []int32
+	id    []int32
+	score []float64
 }
 
-type trieNode struct {
-	children map[rune]*trieNode
-	// id is the vocabulary id of the piece ending here, or -1.
-	id    int
-	score float64
+// edge is the key of node's edge for r.
+func edge(node int32, r rune) uint64 { return uint64(uint32(node))<<32 | uint64(uint32(r)) }
+
+// childOf returns node's child for r, -1 for none.
+func (t *Tokenizer) childOf(node int32, r rune) int32 {
+	if i, ok := slices.BinarySearch(t.keys, edge(node, r)); ok {
+		return t.child[i]
+	}
+	return -1
+}
+
+// newTokenizerFrom makes the tokenizer over vocab of a trie's arrays (a
+// packed file's), false when they are not one: keys unsorted, or a child
+// or piece out of range.
+func newTokenizerFrom(vocab []Piece, keys []uint64, child, id []int32, score []float64) (*Tokenizer, bool) {
+	if len(keys) != len(child) || len(id) != len(score) || len(id) == 0 {
+		return nil, false
+	}
+	for i, c := range child {
+		if c <= 0 || int(c) >= len(id) || i > 0 && keys[i] <= keys[i-1] {
+			return nil, false
+		}
+	}
+	for _, p := range id {
+		if int(p) >= len(vocab) || p < -1 {
+			return nil, false
+		}
+	}
+	t := &Tokenizer{pieces: vocab, lens: make([]int, len(vocab)), keys: keys, child: child, id: id, score: score}
+	for i, p := range vocab {
+		t.lens[i] = utf16Len(p.Text)
+	}
+	return t, true
 }
 
 // NewTokenizer builds a tokenizer over vocab, whose first entries are the
 // reserved pieces (the unknown piece first). When a piece occurs twice, the
 // later entry wins, as in the TF.js trie.
 func NewTokenizer(vocab []Piece) *Tokenizer {
+	runes := 0
+	for _, p := range vocab {
+		runes += len(p.Text)
+	}
 	t := &Tokenizer{
 		pieces: vocab,
 		lens:   make([]int, len(vocab)),
-		root:   &trieNode{id: -1},
+		id:     make([]int32, 1, runes+1),
+		score:  make([]float64, 1, runes+1),
 	}
+	edges := make(map[uint64]int32, runes)
+	t.id[0] = -1
 	for i, p := range vocab {
 		t.lens[i] = utf16Len(p.Text)
 		if i < reservedPieces || p.Text == "" {
 			continue
 		}
-		n := t.root
+		n := int32(0)
 		for _, r := range p.Text {
-			c := n.children[r]
-			if c == nil {
-				if n.children == nil {
-					n.children = make(map[rune]*trieNode)
-				}
-				c = &trieNode{id: -1}
-				n.children[r] = c
+			c, ok := edges[edge(n, r)]
+			if !ok {
+				c = int32(len(t.id))
+				edges[edge(n, r)] = c
+				t.id, t.score = append(t.id, -1), append(t.score, 0)
 			}
 			n = c
 		}
-		n.id = i
-		n.score = p.Score
+		t.id[n], t.score[n] = int32(i), p.Score
+	}
+	t.keys = slices.Sorted(maps.Keys(edges))
+	t.child = make([]int32, len(t.keys))
+	for i, k := range t.keys {
+		t.child[i] = edges[k]
 	}
 	return t
 }
@@ -157,17 +204,17 @@ func (t *Tokenizer) encode(syms []rune) []int {
 	}
 	for i := range n {
 		found := false
-		node := t.root.children[syms[i]]
-		for j := i; node != nil; {
-			if node.id >= 0 {
-				relax(j+1, node.id, node.score+best[i])
+		node := t.childOf(0, syms[i])
+		for j := i; node >= 0; {
+			if id := t.id[node]; id >= 0 {
+				relax(j+1, int(id), t.score[node]+best[i])
 				found = true
 			}
 			j++
 			if j >= n {
 				break
 			}
-			node = node.children[syms[j]]
+			node = t.childOf(node, syms[j])
 		}
 		if !found {
 			relax(i+1, unknownID, best[i])

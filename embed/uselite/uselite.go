@@ -28,6 +28,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"time"
 )
 
 const (
@@ -58,17 +59,27 @@ type Model struct {
 	path string
 }
 
-// Open loads a converted model file (see ConvertedPath).
+// Open loads a converted model file (see ConvertedPath). It maps the
+// packed file beside it when that was made from the file as it is now
+// (packed.go): no checksum of the weights, no packing. Otherwise it reads
+// and checks the converted file, packs the weights, and writes the packed
+// file and its record for the next load.
 func Open(path string) (*Model, error) {
+	if m, ok := openPacked(path); ok {
+		return m, nil
+	}
 	b, err := readBundleFile(path)
 	if err != nil {
 		return nil, err
 	}
+	verified := time.Now()
 	m, err := fromBundle(b)
 	if err != nil {
 		return nil, fmt.Errorf("load model %s: %w", path, err)
 	}
 	m.path = path
+	// Best effort: a read-only cache only costs the next load the check.
+	_ = writePacked(path, b, m.net, m.tok, verified)
 	return m, nil
 }
 
@@ -80,7 +91,11 @@ func fromBundle(b *bundle) (*Model, error) {
 	if len(b.vocab) <= reservedPieces {
 		return nil, fmt.Errorf("%w: vocabulary of %d pieces", ErrCorrupt, len(b.vocab))
 	}
-	return &Model{tok: NewTokenizer(b.vocab), net: net}, nil
+	tok, ok := packedTokenizer(b)
+	if !ok {
+		tok = NewTokenizer(b.vocab)
+	}
+	return &Model{tok: tok, net: net}, nil
 }
 
 // Load returns the model from opts.CacheDir, fetching and converting it

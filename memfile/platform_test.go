@@ -1,0 +1,5 @@
+package memfile
+
+import "runtime"
+
+func isLinux() bool { return runtime.GOOS == "linux" }

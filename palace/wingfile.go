@@ -1,0 +1,324 @@
+package palace
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"iter"
+	"math"
+	"os"
+	"runtime"
+	"slices"
+	"sort"
+	"time"
+
+	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/mmapfile"
+)
+
+// Wing file version 3 puts first what search reads, in the form it reads
+// it (frozen.go), and after it the rest of the wing, the sources and
+// their earlier versions, as version 2's gob stream less the notes:
+//
+//	magic [8]byte "MMWING\x00\x03"
+//	idxLen, metaLen uint64
+//	idxCRC uint32         CRC-32C of idx's table of contents
+//	pad uint32
+//	metaSum [32]byte      SHA-256 of meta
+//	idx [idxLen]byte      the index section, padded to a multiple of 8
+//	meta [metaLen]byte    wingHead, then the sources as in version 2
+//
+// A search reads the header and the index section (one read), checks the
+// CRC (hardware-fast, unlike SHA-256) and uses the section in place. The
+// meta part is read only when the wing is thawed (Palace.thaw), and its
+// notes are those of the index section, by document number. Versions 1
+// and 2 (file.go) are still read, and a writer rewrites such a wing as
+// version 3 at its next Flush.
+var wingMagicV3 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 3}
+
+const wingHeaderLenV3 = 64
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+// wingSnapshot is what Flush takes of a wing under the lock, to write it
+// outside: the wing's own notes, postings and vectors, never changed in
+// place, and copies of the slices that are.
+type wingSnapshot struct {
+	id, model string
+	dim       int
+	roots     []string
+	lastMined time.Time
+	sources   []Source // sorted by path
+	governed  int
+	// lex has the docs and notes of the index, and its lengths; the
+	// terms are its live ones, with their postings.
+	lex   lexIndex
+	terms []termRef
+	view  *wingView
+	vecs  map[string][]float32
+}
+
+// termRef is a term of a snapshot and its postings (lexIndex.postings).
+type termRef struct {
+	text string
+	data []byte
+}
+
+func (t termRef) postings() iter.Seq[posting] { return decodePostings(t.data, math.MaxInt32) }
+
+// sourceOf returns the snapshot's source at path, nil if none.
+func (s *wingSnapshot) sourceOf(path string) *Source {
+	i, ok := slices.BinarySearchFunc(s.sources, path, func(src Source, p string) int {
+		switch {
+		case src.Path < p:
+			return -1
+		case src.Path > p:
+			return 1
+		}
+		return 0
+	})
+	if !ok {
+		return nil
+	}
+	return &s.sources[i]
+}
+
+// freezeSnapshot takes the wing's snapshot. The caller holds the
+// palace's lock.
+func (w *wing) freezeSnapshot(ctx context.Context) (*wingSnapshot, error) {
+	vecs, err := w.vectors(ctx)
+	if err != nil {
+		return nil, err
+	}
+	s := &wingSnapshot{id: w.id, model: w.model, dim: w.dim, roots: slices.Clone(w.roots), lastMined: w.lastMined, vecs: vecs,
+		governed: govern.Version}
+	for _, src := range w.sources {
+		s.sources = append(s.sources, *src)
+		if src.Governed != govern.Version {
+			s.governed = 0
+		}
+	}
+	sort.Slice(s.sources, func(i, j int) bool { return s.sources[i].Path < s.sources[j].Path })
+	x := w.lex
+	s.lex = lexIndex{docs: slices.Clone(x.docs), notes: slices.Clone(x.notes), live: x.live, totalLen: x.totalLen, size: x.size}
+	s.terms = make([]termRef, 0, len(x.termIDs))
+	for term, t := range x.termIDs {
+		if x.df[t] > 0 {
+			s.terms = append(s.terms, termRef{text: term, data: x.lists[t].data})
+		}
+	}
+	if s.view = w.view.Load(); s.view == nil {
+		s.view = makeView(w, nil, true)
+	}
+	return s, nil
+}
+
+// writeWingV3 writes the snapshot as a version 3 wing file to f, which
+// must be empty.
+func writeWingV3(f wingFile, s *wingSnapshot) error {
+	if _, err := f.Write(make([]byte, wingHeaderLenV3)); err != nil {
+		return err
+	}
+	notes, idxLen, idxCRC, err := writeIndex(f, wingHeaderLenV3, s)
+	if err != nil {
+		return err
+	}
+	m := &wingMeta{ID: s.id, Model: s.model, Dim: s.dim, Roots: s.roots, Sources: s.sources, Notes: notes, LastMined: s.lastMined}
+	h := sha256.New()
+	body := &countingWriter{w: bufio.NewWriterSize(io.MultiWriter(f, h), 1<<16)}
+	if err := encodeMeta(gob.NewEncoder(body), m, false); err != nil {
+		return fmt.Errorf("encode wing %s: %w", s.id, err)
+	}
+	if err := body.w.Flush(); err != nil {
+		return err
+	}
+	header := make([]byte, wingHeaderLenV3)
+	copy(header, wingMagicV3[:])
+	binary.LittleEndian.PutUint64(header[8:], uint64(idxLen))
+	binary.LittleEndian.PutUint64(header[16:], uint64(body.n))
+	binary.LittleEndian.PutUint32(header[24:], idxCRC)
+	copy(header[32:], h.Sum(nil))
+	_, err = f.WriteAt(header, 0)
+	return err
+}
+
+// wingFileV3 is an open version 3 wing file whose index section was read
+// and checked.
+type wingFileV3 struct {
+	f       *os.File
+	fz      *frozenWing
+	metaOff int64
+	metaLen int64
+	metaSum []byte
+}
+
+// openWing opens the wing file at path, of at most limit bytes. For a
+// version 3 file it reads and checks the index section and returns it
+// (the caller closes its file); for an older one it returns nil, and
+// readWing reads it.
+func openWing(path string, limit int64) (*wingFileV3, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	v, err := openWingFile(f, path, limit)
+	if v == nil {
+		f.Close()
+	}
+	return v, err
+}
+
+func openWingFile(f *os.File, path string, limit int64) (*wingFileV3, error) {
+	info, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if info.Size() > limit {
+		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
+	}
+	var header [wingHeaderLenV3]byte
+	n, err := io.ReadFull(f, header[:])
+	if n < 8 || !bytes.Equal(header[:8], wingMagicV3[:]) {
+		return nil, nil // not version 3: readWing tells what it is
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
+	}
+	idxLen := binary.LittleEndian.Uint64(header[8:])
+	metaLen := binary.LittleEndian.Uint64(header[16:])
+	body := uint64(info.Size() - wingHeaderLenV3)
+	if idxLen%8 != 0 || idxLen > body || metaLen != body-idxLen {
+		return nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrCorrupt, body, idxLen+metaLen)
+	}
+	// Mapped, not read: a search touches only the pages it needs, and
+	// the arrays are used in place (the index starts 8-aligned).
+	data, release, err := mmapfile.Map(f, int(wingHeaderLenV3+idxLen))
+	if err != nil {
+		return nil, fmt.Errorf("map %s: %w", path, err)
+	}
+	idx := data[wingHeaderLenV3:]
+	if len(idx) < tocLen || crc32.Checksum(idx[:tocLen], castagnoli) != binary.LittleEndian.Uint32(header[24:]) {
+		release()
+		return nil, fmt.Errorf("%w: index checksum mismatch", ErrCorrupt)
+	}
+	fz, err := parseFrozen(idx)
+	if err != nil {
+		release()
+		return nil, corrupt(err)
+	}
+	// Everything made of the section for use beyond the frozen wing is a
+	// copy (notes, thawed indexes, vectors), and whatever reads it in
+	// place holds the frozen wing, so the mapping goes with it.
+	runtime.AddCleanup(fz, func(release func()) { release() }, release)
+	return &wingFileV3{f: f, fz: fz, metaOff: int64(wingHeaderLenV3 + idxLen), metaLen: int64(metaLen), metaSum: slices.Clone(header[32:64])}, nil
+}
+
+// readMeta reads and checks the meta part, whose notes are the frozen
+// wing's: it returns the wing's meta with them as stored notes.
+func (v *wingFileV3) readMeta() (*wingMeta, error) {
+	if err := v.verify(); err != nil {
+		return nil, err
+	}
+	fz := v.fz
+	if err := fz.checkHits(); err != nil {
+		return nil, err
+	}
+	// One copy of the strings, which the notes share: the section may be
+	// a mapping of the file, which goes when the frozen wing does.
+	strs := slices.Clone(fz.strs)
+	notes := make([]*storedNote, len(fz.rank))
+	govs := make([]*govern.Note, len(fz.govs))
+	for i, g := range fz.govs {
+		govs[i] = internGovernance(g)
+	}
+	for d := range notes {
+		notes[d] = fz.noteIn(int32(d), strs, false)
+		notes[d].gov = govs[fz.govIdx[d]]
+	}
+	r := bufio.NewReaderSize(io.NewSectionReader(v.f, v.metaOff, v.metaLen), 1<<16)
+	m, err := decodeMetaWith(r, int(min(v.metaLen, 1<<31-1)), notes)
+	if err != nil {
+		return nil, corrupt(err)
+	}
+	if m.ID != fz.id || m.Model != fz.model || m.Dim != fz.dim {
+		return nil, fmt.Errorf("%w: index and meta parts disagree", ErrCorrupt)
+	}
+	return m, nil
+}
+
+// verify checks every checksum of the file: the index section's arrays
+// and the meta part. A writer does at open what a reader does as it
+// reads, so that the damage is rebuilt from markdown before it mines.
+func (v *wingFileV3) verify() error {
+	h := sha256.New()
+	if n, err := io.Copy(h, io.NewSectionReader(v.f, v.metaOff, v.metaLen)); err != nil || n != v.metaLen {
+		return fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, v.metaLen, err)
+	}
+	if !bytes.Equal(h.Sum(nil), v.metaSum) {
+		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	if err := v.fz.arrays.check(append([]int{secVecs}, hitArrays...)); err != nil {
+		return err
+	}
+	return v.fz.checkStrings(0, uint32(len(v.fz.strs)))
+}
+
+// wingMeta reads the wing as readWing returns one of version 2: its notes
+// sorted (compareStored), the vectors of those that have one in the same
+// order.
+func (v *wingFileV3) wingMeta() (*wingMeta, [][]float32, error) {
+	m, err := v.readMeta()
+	if err != nil {
+		return nil, nil, err
+	}
+	vecs := map[*storedNote][]float32{}
+	all := v.fz.vectors()
+	for d, n := range m.Notes {
+		if all[d] != nil {
+			vecs[n] = all[d]
+		}
+	}
+	slices.SortFunc(m.Notes, compareStored)
+	out := [][]float32{}
+	for _, n := range m.Notes {
+		if vec, ok := vecs[n]; ok {
+			m.VecIDs = append(m.VecIDs, n.id)
+			out = append(out, vec)
+		}
+	}
+	return m, out, nil
+}
+
+// thawIndex returns the frozen index as a lexIndex that can be changed:
+// its postings are one block copied from the section (which may be a
+// mapping of the file), and stay there until a list grows.
+func (fz *frozenWing) thawIndex(notes []*storedNote) *lexIndex {
+	src := fz.index
+	f := frozenLex{terms: slices.Clone(fz.lex.terms), termEnd: fz.lex.termEnd, listEnd: fz.lex.listEnd, post: slices.Clone(fz.lex.post)}
+	x := &lexIndex{termIDs: make(map[string]int32, len(f.termEnd)), lists: make([]postingList, len(f.termEnd)),
+		df: slices.Clone(src.df), docs: slices.Clone(src.docs), notes: notes, byID: make(map[string]int32, len(notes)),
+		live: src.live, totalLen: src.totalLen, size: len(f.post), held: len(f.post)}
+	for t := range f.termEnd {
+		x.termIDs[f.term(t)] = int32(t)
+		x.lists[t] = postingList{data: f.list(int32(t)), last: fz.lex.listLast[t], packed: true}
+	}
+	for d, n := range notes {
+		x.byID[n.id] = int32(d)
+	}
+	return x
+}
+
+// corrupt marks err as ErrCorrupt, once.
+func corrupt(err error) error {
+	if errors.Is(err, ErrCorrupt) {
+		return err
+	}
+	return fmt.Errorf("%w: %v", ErrCorrupt, err)
+}
