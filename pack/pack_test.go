@@ -160,7 +160,7 @@ func TestRender(t *testing.T) {
 	if err != nil || !strings.Contains(strings.Join(texts(all), "|"), "a hypothesis") {
 		t.Errorf("with the inbox: %v %v", texts(all), err)
 	}
-	head := Rendered{Pack: r.Pack, File: r.File, Body: r.Body, Warnings: r.Warnings, LeftOut: 1}
+	head := Rendered{Pack: r.Pack, File: r.File, Body: r.Body, Warnings: r.Warnings, LeftOut: len(r.Notes)} // nothing fits: the longest head
 	for b := wakeup.EstimateTokens(head.Text()); b <= r.Tokens+5; b++ {
 		got, err := Render(ctx, p, pk, Options{Hive: hive, Now: now, Tokens: b})
 		if err != nil || got.Tokens > b || len(got.Notes)+got.LeftOut != len(r.Notes) {
