@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -13,6 +14,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 )
 
@@ -90,12 +92,16 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			if a.cfg.Wing == "" {
 				return usagef("remember needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)")
 			}
-			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
-			}
 			w, err := normalizeWing(a.cfg.Wing)
 			if err != nil {
 				return err
+			}
+			if a.cfg.Hive == "" {
+				// The palace knows where the wing was mined from.
+				a.cfg.Hive = a.hiveOfWing(cmd.Context(), w)
+			}
+			if a.cfg.Hive == "" {
+				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 			}
 			req.Wing = w
 			res, err := a.remember(cmd.Context(), req)
@@ -259,4 +265,27 @@ func printRemembered(w io.Writer, res remember.Result) {
 func firstLine(text string) string {
 	line, _, _ := strings.Cut(govern.WithoutAdded(text), "\n")
 	return strings.TrimSpace(line)
+}
+
+// hiveOfWing is the hive the palace mined wing from, when the wing's
+// agent directory is agents/<id> of a hive there still; "" otherwise.
+func (a *app) hiveOfWing(ctx context.Context, wing string) string {
+	if !palace.HasWings(a.cfg.Palace) {
+		return ""
+	}
+	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: []string{wing}, Logger: a.log})
+	if err != nil {
+		return ""
+	}
+	defer p.Close()
+	for _, root := range p.Roots(wing) {
+		if filepath.Base(filepath.Dir(root)) != hive.DefaultDir {
+			continue
+		}
+		dir := filepath.Dir(filepath.Dir(root))
+		if fi, err := os.Stat(root); err == nil && fi.IsDir() {
+			return dir
+		}
+	}
+	return ""
 }

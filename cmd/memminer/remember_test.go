@@ -340,3 +340,22 @@ func TestRememberTwiceInSmallWing(t *testing.T) {
 		})
 	}
 }
+
+// TestRememberHiveFromPalace: without --hive, remember finds the wing's
+// directory from the palace that mined it; a wing it has not mined still
+// needs the hive.
+func TestRememberHiveFromPalace(t *testing.T) {
+	c := newCLI(t)
+	delete(c.env, "MEMMINER_HIVE")
+	c.ok("mine", c.hive)
+	out, stderr, code := c.run("remember", "--wing", "dwight", "The toner order goes out on Mondays")
+	if code != 0 || !strings.Contains(out, "remembered in agents/dwight/") {
+		t.Fatalf("remember without --hive of a mined wing: exit %d\n%s%s", code, out, stderr)
+	}
+	if out := c.ok("search", "toner order", "--wing", "dwight"); !strings.Contains(out, "toner order goes out on Mondays") {
+		t.Fatalf("the note is not found: %s", out)
+	}
+	if _, stderr, code := c.run("remember", "--wing", "toby", "Fact"); code != exitUsage || !strings.Contains(stderr, "no hive:") {
+		t.Fatalf("remember without --hive of a wing never mined: exit %d, %s", code, stderr)
+	}
+}
