@@ -128,6 +128,12 @@ func (c *Client) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest
 	if opts.StaleAfter != 0 {
 		q.Set("stale_after", strconv.FormatInt(int64(opts.StaleAfter), 10))
 	}
+	if opts.IncludeInbox {
+		q.Set("include_inbox", "1")
+	}
+	for _, n := range opts.Notices {
+		q.Add("notice", n)
+	}
 	var dg wakeup.Digest
 	err := c.Get(ctx, "/wakeup", q, &dg)
 	return dg, err

@@ -32,7 +32,7 @@ var requestReadTimeout = 10 * time.Second
 //	GET  /status        Status
 //	POST /search        SearchRequest → SearchResult
 //	POST /mine          MineRequest → MineReply
-//	GET  /wakeup        ?tokens=N&wing=ID → wakeup.Digest
+//	GET  /wakeup        ?tokens=N&wing=ID&include_inbox=1&notice=… → wakeup.Digest
 //	POST /remember      RememberRequest → RememberReply
 //	GET  /index         index.Index
 //	GET  /progress      Progress
@@ -148,7 +148,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 
 func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
-	opts := wakeup.Options{Wing: q.Get("wing"), ReadFile: wakeup.ReadFileLimited}
+	opts := wakeup.Options{Wing: q.Get("wing"), ReadFile: wakeup.ReadFileLimited, IncludeInbox: q.Get("include_inbox") == "1", Notices: q["notice"]}
 	if t := q.Get("tokens"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {

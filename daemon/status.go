@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -167,6 +168,8 @@ func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) Sta
 		st.Wings = []WingStatus{}
 	}
 	st.Initialized = len(st.Wings) > 0
+	st.InboxPending = inbox.Count(p)
+	st.PacksReviewNeeded = []string{}
 	return st
 }
 

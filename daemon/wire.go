@@ -39,6 +39,7 @@ type SearchRequest struct {
 	// Governance filters; see palace.Filters. Since and Until are
 	// absolute, so "7d" means the same to the caller and the daemon.
 	IncludeSuperseded bool       `json:"include_superseded,omitempty"`
+	IncludeInbox      bool       `json:"include_inbox,omitempty"`
 	Status            string     `json:"status,omitempty"`
 	Fresh             bool       `json:"fresh,omitempty"`
 	Since             *time.Time `json:"since,omitempty"`
@@ -60,7 +61,7 @@ type SearchRequest struct {
 func (r SearchRequest) Options() (palace.SearchOptions, error) {
 	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
 	f := &opts.Filters
-	f.IncludeSuperseded, f.Fresh, f.Tags = r.IncludeSuperseded, r.Fresh, r.Tags
+	f.IncludeSuperseded, f.IncludeInbox, f.Fresh, f.Tags = r.IncludeSuperseded, r.IncludeInbox, r.Fresh, r.Tags
 	if r.Status != "" {
 		st, err := govern.ParseStatus(r.Status)
 		if err != nil {
@@ -264,6 +265,11 @@ type Status struct {
 	Notes         int          `json:"notes"`
 	ConflictsOpen int          `json:"conflicts_open"`
 	Wings         []WingStatus `json:"wings"`
+	// InboxPending counts the notes waiting in the hive's inboxes for a
+	// person's approval; PacksReviewNeeded names the packs flagged
+	// "review needed", which the CLI fills from the hive.
+	InboxPending      int      `json:"inbox_pending"`
+	PacksReviewNeeded []string `json:"packs_review_needed"`
 	// Syncthing is the hive's Syncthing folder; null when Syncthing does
 	// not answer (or no hive or Syncthing is configured).
 	Syncthing *Replication `json:"syncthing"`

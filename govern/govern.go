@@ -20,6 +20,9 @@ import (
 // Version is the version of the classification rules. A palace records the
 // version each file was classified with; mine classifies a file again when
 // it differs, so an older palace is upgraded by the next mine.
+// Unapproved and the inbox markers left it at 2: they change only notes
+// in an agent's inbox or carrying an inbox marker, which no palace mined
+// before them holds.
 const Version = 2
 
 // DefaultStaleAfter is how long a note stays fresh when neither its file
@@ -40,15 +43,18 @@ const (
 	Superseded Status = "superseded"
 	// Stale notes are marked as possibly out of date; they carry a warning.
 	Stale Status = "stale"
+	// Unapproved notes wait in an agent's inbox for a person to approve
+	// them (InInbox); recall leaves them out unless asked.
+	Unapproved Status = "unapproved"
 )
 
 // ParseStatus reads a status name as a flag spells it.
 func ParseStatus(s string) (Status, error) {
 	switch st := Status(strings.ToLower(strings.TrimSpace(s))); st {
-	case Approved, Superseded, Stale:
+	case Approved, Superseded, Stale, Unapproved:
 		return st, nil
 	}
-	return None, fmt.Errorf("unknown status %q (want approved, superseded or stale)", s)
+	return None, fmt.Errorf("unknown status %q (want approved, superseded, stale or unapproved)", s)
 }
 
 // Note is the governance of one note, as decided when it was mined.
@@ -215,10 +221,14 @@ func Classify(f File, heading, text string) Note {
 	return n
 }
 
-// rank orders statuses by strength.
+// rank orders statuses by strength. Unapproved outranks stale and
+// approved: a note in the inbox is no memory, whatever it says of itself,
+// until a person approves it; a done inbox item is superseded.
 func rank(s Status) int {
 	switch s {
 	case Superseded:
+		return 4
+	case Unapproved:
 		return 3
 	case Stale:
 		return 2
@@ -255,6 +265,11 @@ var (
 func noteStatus(text string) (Status, string) {
 	t := strings.TrimSpace(text)
 	lower := strings.ToLower(t)
+	if strings.Contains(lower, "(inbox: ") {
+		if reason, ok := inboxDone(t); ok {
+			return Superseded, reason
+		}
+	}
 	switch {
 	case strings.Contains(lower, "superseded") && supersededRe().MatchString(t):
 		return Superseded, "marked superseded"

@@ -260,9 +260,11 @@ func (s Globs) Parent(rel string) bool {
 // reserved reports whether the directory at parts (relative to the hive)
 // is one the default pattern leads through, agents/ itself: it holds
 // agent directories and is never one, whatever an extra pattern (say *)
-// matches, so a glob never takes the wings of agents/<id> away.
+// matches, so a glob never takes the wings of agents/<id> away. packs/
+// and what lies in it are reserved too: the hive's Context Packs are no
+// agent's memory.
 func reserved(parts []string) bool {
-	return len(parts) < len(defaultElems) && matchAll(defaultElems[:len(parts)], parts)
+	return inPacks(parts) || len(parts) < len(defaultElems) && matchAll(defaultElems[:len(parts)], parts)
 }
 
 func split(rel string) []string {

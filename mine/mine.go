@@ -655,6 +655,9 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		return fmt.Errorf("parse: %w", err)
 	}
 	file, govWarnings := govern.ParseFile(doc.Frontmatter)
+	if hive.IsInboxFile(f.path) {
+		file = govern.InInbox(file)
+	}
 	for _, w := range append(doc.Warnings, govWarnings...) {
 		s.Warnings = append(s.Warnings, Problem{Path: f.path, Err: w})
 	}

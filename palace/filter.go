@@ -19,6 +19,9 @@ const approvedBonus = 0.25
 type Filters struct {
 	// IncludeSuperseded keeps superseded notes (marked as such).
 	IncludeSuperseded bool
+	// IncludeInbox keeps unapproved notes, those waiting in an agent's
+	// inbox (marked as such).
+	IncludeInbox bool
 	// Status, when set, keeps only notes of this status.
 	Status govern.Status
 	// Fresh leaves out stale notes.
@@ -67,6 +70,8 @@ func (f *Filters) admitsStatus(st govern.Status) bool {
 	case f.Status != govern.None && st != f.Status:
 		return false
 	case st == govern.Superseded && !f.IncludeSuperseded && f.Status != govern.Superseded:
+		return false
+	case st == govern.Unapproved && !f.IncludeInbox && f.Status != govern.Unapproved:
 		return false
 	}
 	return true

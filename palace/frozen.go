@@ -524,6 +524,8 @@ func statusCode(st govern.Status) byte {
 		return 1
 	case govern.Superseded:
 		return 2
+	case govern.Unapproved:
+		return 3
 	}
 	return 0
 }
@@ -535,6 +537,8 @@ func statusOf(c byte) govern.Status {
 		return govern.Approved
 	case 2:
 		return govern.Superseded
+	case 3:
+		return govern.Unapproved
 	}
 	return ""
 }

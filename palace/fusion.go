@@ -89,7 +89,7 @@ func (v *wingView) noteAt(d int32) (*storedNote, error) {
 }
 
 // statusAt returns the status of the note of document d if search treats
-// it apart (approved, superseded), else "" (see statusCode).
+// it apart (approved, superseded, unapproved), else "" (see statusCode).
 func (v *wingView) statusAt(d int32) govern.Status {
 	if v.fz != nil {
 		return statusOf(v.fz.status[d])
@@ -164,7 +164,7 @@ func makeView(w *wing, vecs map[string][]float32, orderOnly bool) *wingView {
 			if !orderOnly {
 				v.vecs[d], v.notes[d] = vecs[id], n
 			}
-			if st := n.gov.Status; st == govern.Approved || st == govern.Superseded {
+			if st := n.gov.Status; st == govern.Approved || st == govern.Superseded || st == govern.Unapproved {
 				v.marked = append(v.marked, d)
 			}
 			if last >= 0 && n.heading == heading {

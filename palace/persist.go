@@ -19,6 +19,7 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
 )
@@ -331,6 +332,9 @@ func reclassify(files map[string]govern.File, src *Source, heading, text string)
 			}
 		}
 		f, _ = govern.ParseFile(fm)
+		if hive.IsInboxFile(src.Path) {
+			f = govern.InInbox(f) // as mine classifies it
+		}
 		files[src.Path] = f
 	}
 	return govern.Classify(f, heading, text)

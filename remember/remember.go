@@ -22,6 +22,7 @@ import (
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -174,6 +175,14 @@ type Request struct {
 	// holds the note's lines, dated today, that is taken as its write and
 	// answered as such, and nothing is written twice.
 	Retry bool `json:"retry,omitempty"`
+	// Confidence is "verified" (the default) or "hypothesis", and Risk
+	// "low" (the default) or "high": a hypothesis or a high-risk note goes
+	// to the agent's inbox, not its memory (package inbox).
+	Confidence string `json:"confidence,omitempty"`
+	Risk       string `json:"risk,omitempty"`
+	// TTL, for a verified low-risk note, is how long it holds before it is
+	// stale until reviewed ("30d"; govern.ParseAge).
+	TTL string `json:"ttl,omitempty"`
 }
 
 // NoteRef names one note of the palace.
@@ -215,6 +224,9 @@ type Result struct {
 	Superseded []NoteRef `json:"superseded"`
 	// ForcedPast are the open conflict copies written past with Force.
 	ForcedPast []string `json:"forced_past"`
+	// Pending is set when the note went to the agent's inbox, to wait for
+	// a person's approval (memminer inbox).
+	Pending bool `json:"pending"`
 }
 
 // Options configure Remember.
@@ -265,7 +277,16 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err != nil {
 		return Result{}, err
 	}
-	item.Date = date
+	class, err := inbox.ParseClass(req.Confidence, req.Risk, req.TTL)
+	if err != nil {
+		return Result{}, badRequest("%v", err)
+	}
+	if class.Pending() && len(req.Supersedes) > 0 {
+		return Result{}, badRequest("a %s %s-risk note waits in the inbox and supersedes nothing until a person approves it; leave out supersedes", class.Confidence, class.Risk)
+	}
+	// The fact as the agent stated it is what a memory write compares.
+	fact := item.Text
+	item.Text, item.Date = class.Text(item.Text, now()), date
 	h, err := hive.Open(opts.Hive, opts.Agents)
 	if err != nil {
 		return Result{}, fmt.Errorf("remember: %w", err)
@@ -278,7 +299,10 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 	if err != nil {
 		return Result{}, err
 	}
-	res := Result{Wing: t.wing, File: t.rel, Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}}
+	if class.Pending() {
+		t.toInbox()
+	}
+	res := Result{Wing: t.wing, File: t.rel, Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}, Pending: class.Pending()}
 
 	found, err := h.ConflictCopies(ctx, t.wing)
 	if err != nil && len(found) == 0 {
@@ -353,11 +377,18 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		for i, n := range old {
 			except[i] = n.ID
 		}
+		probe := item.Text // in the inbox, an item is the same with its marker
+		if !class.Pending() {
+			// What waits in the inbox is no memory: a fact written (or
+			// approved) into memory does not duplicate it.
+			except = append(except, inbox.PendingIDs(p.Notes(t.wing))...)
+			probe = fact
+		}
 		if !req.AllowDuplicate {
 			if vec == nil && opts.Embedder != nil {
-				vec = embedProbe(ctx, p, opts.Embedder, t.wing, heading, item.Text)
+				vec = embedProbe(ctx, p, opts.Embedder, t.wing, heading, fact)
 			}
-			same, similar := findSame(p, t.wing, item.Text, vec, except)
+			same, similar := findSame(p, t.wing, probe, vec, except)
 			if same != nil {
 				ref := t.ref(*same)
 				res.Line, res.ID, res.Hash, res.DuplicateOf = same.Line, same.ID, snap.Hash, &ref

@@ -47,6 +47,7 @@ type target struct {
 	rel     string // memory file relative to the hive, for display
 	hive    string // hive, symlinks resolved
 	h       *hive.Hive
+	inbox   bool // the file is the agent's inbox
 }
 
 // FileOf returns the memory file Remember writes for wing on machine (""
@@ -126,6 +127,15 @@ func locate(h *hive.Hive, wing, machine string) (target, error) {
 	}
 	t.file = t.named
 	return t, nil
+}
+
+// toInbox makes t the agent's inbox (hive.InboxFileName) instead of the
+// machine's memory file: where a pending note goes.
+func (t *target) toInbox() {
+	t.named = filepath.Join(t.dir, hive.InboxFileName)
+	t.rel = filepath.ToSlash(mustRel(t.h.Dir(), t.named))
+	t.file = t.named
+	t.inbox = true
 }
 
 // confine resolves the agent directory, which exists now, and the memory

@@ -11,6 +11,7 @@ import (
 	"github.com/cenkalti/backoff/v5"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -58,6 +59,9 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 	data := snap.Data
 	if !snap.Exists {
 		data = []byte("# " + t.wing + "'s memory\n\n")
+		if t.inbox {
+			data = []byte(inbox.Title(t.wing) + "\n\n")
+		}
 	}
 	edited := false
 	for _, n := range old {

@@ -9,7 +9,7 @@ import (
 // EmptyDigest is a digest with nothing in it, its lists empty rather than
 // null, as every digest's are.
 func EmptyDigest() Digest {
-	return Digest{Handoffs: []Handoff{}, Identity: []IdentityLine{}, Story: []StoryItem{}}
+	return Digest{Handoffs: []Handoff{}, Identity: []IdentityLine{}, Story: []StoryItem{}, Notices: []string{}}
 }
 
 // layout fills the budget: identity lines first, within a share of the

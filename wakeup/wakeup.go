@@ -94,6 +94,13 @@ type Options struct {
 	// wing's single mined file but was not mined itself (ReadFileLimited
 	// suits). Nil keeps Build a function of the palace alone.
 	ReadFile func(path string) ([]byte, error)
+	// IncludeInbox lets notes waiting in an agent's inbox (unapproved)
+	// into the story, marked; by default they are left out and counted.
+	IncludeInbox bool
+	// Notices are lines the digest's attention section carries before
+	// the identities (a pack that needs review, say), as the caller
+	// words them.
+	Notices []string
 	// Isolated, when set, says this machine is cut off from the others
 	// sharing the hive: the digest opens with a line saying since when.
 	Isolated *Isolation
@@ -152,6 +159,11 @@ type Digest struct {
 	// MoreWings counts wings whose identity line did not fit the budget.
 	MoreWings int         `json:"more_wings"`
 	Story     []StoryItem `json:"story"`
+	// Pending counts the notes waiting in the hive's inboxes for a person
+	// to approve them; Notices are Options.Notices. Both open the digest,
+	// under "## Attention", when there are any.
+	Pending int      `json:"inbox_pending"`
+	Notices []string `json:"notices"`
 	// Tokens is EstimateTokens of Markdown(); it never exceeds the budget.
 	Tokens int `json:"tokens"`
 	// Isolated is Options.Isolated: absent unless the machine is cut off.
@@ -170,6 +182,12 @@ func (d Digest) Markdown() string {
 	var b strings.Builder
 	if d.Isolated != nil {
 		b.WriteString(isolationLine(*d.Isolated) + "\n")
+	}
+	if att := attention(d.Pending, d.Notices); att != "" {
+		if b.Len() > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(att)
 	}
 	if len(d.Handoffs) > 0 || len(d.Identity) > 0 || d.MoreWings > 0 || len(d.Story) > 0 {
 		if b.Len() > 0 {
@@ -207,9 +225,34 @@ func (d Digest) Markdown() string {
 	return b.String()
 }
 
+// attention renders the section that opens a digest: what waits for a
+// person. Empty when nothing does.
+func attention(pending int, notices []string) string {
+	if pending == 0 && len(notices) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(attentionHeader + "\n")
+	if pending > 0 {
+		b.WriteString(pendingLine(pending) + "\n")
+	}
+	for _, n := range notices {
+		b.WriteString("- " + n + "\n")
+	}
+	return b.String()
+}
+
+func pendingLine(n int) string {
+	if n == 1 {
+		return "- 1 note waits for approval in the inbox (memminer inbox)"
+	}
+	return fmt.Sprintf("- %d notes wait for approval in the inbox (memminer inbox)", n)
+}
+
 const (
-	identityHeader = "## Identity"
-	storyHeader    = "## Essential story"
+	attentionHeader = "## Attention"
+	identityHeader  = "## Identity"
+	storyHeader     = "## Essential story"
 )
 
 func identityLine(wing, text string) string {
@@ -235,6 +278,9 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(strconv.Itoa(it.Line))
 	b.WriteString(", ")
 	b.WriteString(it.DateText())
+	if it.Status != nil && *it.Status == string(govern.Unapproved) {
+		b.WriteString(", unapproved")
+	}
 	if it.Stale {
 		// As search marks them: the digest is what agents paste.
 		b.WriteString("; STALE")
@@ -332,7 +378,7 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	var ids []IdentityLine
 	hidden := 0
 	for i, info := range infos {
-		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter)}
+		wings[i] = &wingData{info: info, cands: candidates(info, sources[i], notes[i], now, opts.StaleAfter, opts.IncludeInbox)}
 		if opts.Wing != "" && info.ID != opts.Wing {
 			hidden++
 			continue
@@ -341,6 +387,18 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		ids = append(ids, IdentityLine{Wing: info.ID, Text: text, From: from})
 	}
 
+	pending := 0
+	for i := range infos {
+		for _, n := range notes[i] {
+			if n.Governance.Status == govern.Unapproved {
+				pending++
+			}
+		}
+	}
+	notices := slices.Clone(opts.Notices)
+	if notices == nil {
+		notices = []string{}
+	}
 	rank := newRanker(p, wings, opts.Wing)
 	var head int
 	if opts.Isolated != nil {
@@ -350,21 +408,28 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 			head = 0 // too small a budget to warn and say anything
 		}
 	}
+	isolated := head > 0
+	// What waits for a person comes next, counted with its blank line.
+	if att := attention(pending, notices); att != "" {
+		head += EstimateTokens(att + "\n")
+	}
 	// Then the open handoffs to the wing, within half of what is left.
-	handoffs, used := layoutHandoffs(budget-head, openHandoffs(infos, notes, sources, opts.Wing))
-	d := layout(budget-head-used, ids, hidden, rank)
+	handoffs, used := layoutHandoffs(max(budget-head, 0), openHandoffs(infos, notes, sources, opts.Wing))
+	d := layout(max(budget-head-used, 0), ids, hidden, rank)
 	d.Handoffs = handoffs
-	if head > 0 {
+	if isolated {
 		d.Isolated = opts.Isolated
 	}
+	d.Pending, d.Notices = pending, notices
 	d.Tokens = EstimateTokens(d.Markdown())
 	return d, nil
 }
 
 // candidates returns a wing's notes that may enter the story, with their
 // per-note signals. Left out: identity.md and the Identity/Role/About
-// sections (they are the identity line), and superseded notes.
-func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time, staleAfter time.Duration) []*cand {
+// sections (they are the identity line), superseded notes, and unless
+// inbox is set the notes waiting in the inbox.
+func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []palace.Note, now time.Time, staleAfter time.Duration, inbox bool) []*cand {
 	var out []*cand
 	// Notes share headings; what a heading says is worked out once.
 	type headingSignals struct {
@@ -381,7 +446,7 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 			h.mark, h.pinned = headingMarker(n.Heading)
 			headings[n.Heading] = h
 		}
-		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded {
+		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded || n.Governance.Status == govern.Unapproved && !inbox {
 			continue
 		}
 		text := flatten(n.Text)

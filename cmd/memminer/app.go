@@ -97,6 +97,7 @@ rebuilt.`,
 	root.AddCommand(a.modelCmd(), a.versionCmd())
 	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd(), a.gitCmd(), a.showCmd())
 	root.AddCommand(a.connectCmd(), a.disconnectCmd(), a.recallCmd(), a.handoffCmd())
+	root.AddCommand(a.inboxCmd(), a.packCmd())
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
 	root.SetUsageFunc(writeUsage)
@@ -344,12 +345,18 @@ func (a *app) reportReembed(wing, from, to string, n int) {
 // sourceName names a mined file in JSON by hive.SourceName, with the
 // configured hive (none when it is unset or cannot be opened).
 func (a *app) sourceName(path string) string {
+	return hive.SourceName(a.hive(), path)
+}
+
+// hive is the configured hive, opened once; nil when unset or when it
+// cannot be opened.
+func (a *app) hive() *hive.Hive {
 	a.namesOnce.Do(func() {
 		if a.cfg.Hive != "" {
 			a.namesHive, _ = hive.Open(a.cfg.Hive, a.cfg.Agents)
 		}
 	})
-	return hive.SourceName(a.namesHive, path)
+	return a.namesHive
 }
 
 // displayPath shows path relative to the working directory when it lies

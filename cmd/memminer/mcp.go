@@ -36,9 +36,11 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the hive's memory to an agent over MCP",
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
-remember, conflicts and status, and read-only resources for each wing's
-memory files (memminer://wing/<id>/<file>) and the wake-up digest
-(memminer://wake-up).
+remember, pack, conflicts and status, and read-only resources for each
+wing's memory files (memminer://wing/<id>/<file>; inboxes left out), each
+Context Pack rendered (memminer://pack/<name>) and the wake-up digest
+(memminer://wake-up). Approving the inbox is a person's CLI command, never
+a tool.
 
 Each tool runs the code of the command of the same name and returns its text
 output, with what its --json prints as structured content (for search and
@@ -135,7 +137,7 @@ func (s *mcpServer) addTools() {
 	}, s.search)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "wake_up",
-		Description:  "Session-start digest: each agent's identity and the notes that matter now.",
+		Description:  "Session-start digest: identities and the notes that matter now.",
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.wakeUp)
@@ -145,7 +147,7 @@ func (s *mcpServer) addTools() {
 	}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "remember",
-		Description:  "Append a dated note to " + who + " memory file; searchable at once. Refused while the wing has a conflict copy.",
+		Description:  "Append a dated note to " + who + " memory; refused while it has a conflict copy.",
 		OutputSchema: objectSchema,
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
@@ -154,6 +156,11 @@ func (s *mcpServer) addTools() {
 		OutputSchema: objectSchema,
 	}, s.handoff)
 	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "pack",
+		Description:  "Render a Context Pack; mark it good, bad or reviewed.",
+		OutputSchema: objectSchema,
+	}, s.pack)
+	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "conflicts",
 		Description:  "Open Syncthing conflict copies. check: say whether the wing is safe to write.",
 		OutputSchema: objectSchema,
@@ -161,7 +168,7 @@ func (s *mcpServer) addTools() {
 	}, s.conflicts)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "read_note",
-		Description:  "One note by id or FILE:LINE: its heading path, governance, neighbours; history: its Git commits.",
+		Description:  "One note with its heading path, governance and neighbours.",
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.readNote)
@@ -227,7 +234,7 @@ func (s *mcpServer) wakeUp(ctx context.Context, _ *mcp.CallToolRequest, in wakeu
 // conflictsArgs is a call of the conflicts tool.
 type conflictsArgs struct {
 	Wing  string `json:"wing,omitempty" jsonschema:"wing (agent id); default: this server's wing, else all"`
-	Check bool   `json:"check,omitempty" jsonschema:"add safe_to_write: true when the wing has no open conflict"`
+	Check bool   `json:"check,omitempty" jsonschema:"add safe_to_write"`
 }
 
 // conflictsResult is what `memminer conflicts --json` prints, and with
@@ -277,7 +284,9 @@ type statusArgs struct{}
 func (s *mcpServer) status(ctx context.Context, _ *mcp.CallToolRequest, _ statusArgs) (*mcp.CallToolResult, statusOutput, error) {
 	var out statusOutput
 	err := s.call(func() (err error) {
-		out.Status, err = s.a.status(ctx)
+		if out.Status, err = s.a.status(ctx); err == nil {
+			s.a.attention(&out.Status)
+		}
 		out.Agents = s.a.connectedAgents()
 		return err
 	})

@@ -15,11 +15,14 @@ import (
 // an agent cannot write another agent's memory through MCP.
 type rememberArgs struct {
 	Text           string   `json:"text" jsonschema:"the fact, one note"`
-	Heading        string   `json:"heading,omitempty" jsonschema:"section to append under, created when missing"`
+	Heading        string   `json:"heading,omitempty" jsonschema:"section to append under"`
 	Tags           []string `json:"tags,omitempty"`
 	Supersedes     []string `json:"supersedes,omitempty" jsonschema:"notes it replaces: ids from search, or FILE:LINE"`
 	ExpectHash     string   `json:"expect_hash,omitempty" jsonschema:"refuse unless the file still has this hash"`
 	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"append even when the wing holds the same fact"`
+	// Confidence "hypothesis" sends the note to the inbox; risk is the CLI's
+	// (every byte of a schema is paid in every session's context).
+	Confidence string `json:"confidence,omitempty"`
 }
 
 func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rememberArgs) (*mcp.CallToolResult, remember.Result, error) {
@@ -29,6 +32,7 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 	req := remember.Request{
 		Wing: s.wing, Text: in.Text, Heading: in.Heading, Tags: in.Tags,
 		Supersedes: in.Supersedes, ExpectHash: in.ExpectHash, AllowDuplicate: in.AllowDuplicate,
+		Confidence: in.Confidence,
 	}
 	var (
 		res    remember.Result

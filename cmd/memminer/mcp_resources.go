@@ -12,6 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
@@ -37,6 +38,10 @@ func (s *mcpServer) addResources() {
 		URITemplate: wingURIPrefix + "{wing}/{+file}", Name: "memory file", MIMEType: markdownMIME,
 		Description: "A wing's memory file, read-only.",
 	}, s.readWingFile)
+	s.srv.AddResourceTemplate(&mcp.ResourceTemplate{
+		URITemplate: packURIPrefix + "{name}", Name: "context pack", MIMEType: markdownMIME,
+		Description: "A Context Pack of the hive, rendered: the notes its task needs, governed.",
+	}, s.readPack)
 	s.srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
 			res, err := next(ctx, method, req)
@@ -54,6 +59,7 @@ func (s *mcpServer) addResources() {
 			for _, f := range files {
 				lr.Resources = append(lr.Resources, &mcp.Resource{URI: f.uri, Name: f.wing + "/" + f.rel, MIMEType: markdownMIME, Size: f.size})
 			}
+			lr.Resources = append(lr.Resources, s.packResources()...)
 			return lr, nil
 		}
 	})
@@ -104,6 +110,9 @@ func (s *mcpServer) memoryFiles(ctx context.Context) ([]memoryFile, error) {
 		for _, root := range w.Roots {
 			for _, f := range rootFiles(root) {
 				rel := filepath.ToSlash(f.rel)
+				if hive.IsInboxFile(rel) {
+					continue // what waits for approval is not served to agents
+				}
 				uri := wingURIPrefix + w.ID + "/" + escapePath(rel)
 				if seen[uri] {
 					continue // two roots of a wing with the same file name: the first is served

@@ -64,6 +64,10 @@ memory.md:12) marks the old note "(superseded YYYY-MM-DD)" at the end of its
 first line; it stays in the file as history, and search and wake-up leave
 it out.
 
+--confidence hypothesis or --risk high sends the note to your inbox,
+HIVE/agents/<wing>/inbox.md, instead: it is mined but left out of search,
+wake-up, packs and MCP until a person approves it (memminer inbox).
+
 When the daemon serves the palace it writes and mines the file before it
 answers; otherwise remember does both itself under the palace lock. Either
 way the note is in the next search, and the output is the same. A daemon
@@ -74,7 +78,8 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 		Example: `  memminer remember --wing dwight "db-2 is the primary since the failover"
   memminer remember --wing pam --heading Travel --tag travel "Aisle seats"
   echo "Deploys need two approvals" | memminer remember --stdin --json
-  memminer remember --wing dwight --supersedes memory.md:12 "db-3 is primary"`,
+  memminer remember --wing dwight --supersedes memory.md:12 "db-3 is primary"
+  memminer remember --wing dwight --confidence hypothesis "db-2 may flap"`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, err := rememberText(cmd.InOrStdin(), args, fromStdin, a.cfg.MaxNoteBytes)
 			if err != nil {
@@ -126,6 +131,9 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 	f.StringVar(&req.ExpectHash, "expect-hash", "", "fail with exit status 4 unless the memory file still has this hash (from remember --json or index --json)")
 	f.BoolVar(&req.Force, "force", false, "write even though the wing has an open conflict copy")
 	f.BoolVar(&req.AllowDuplicate, "allow-duplicate", false, "append even when the wing already holds the same fact")
+	f.StringVar(&req.Confidence, "confidence", "verified", "verified, or hypothesis: a hypothesis goes to your inbox until a person approves it")
+	f.StringVar(&req.Risk, "risk", "low", "low, or high: a high-risk note goes to your inbox until a person approves it")
+	f.StringVar(&req.TTL, "ttl", "", "a verified low-risk note is stale after this long until reviewed: 30d, 2w, 36h")
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -245,6 +253,9 @@ func printRemembered(w io.Writer, res remember.Result) {
 		return
 	}
 	fmt.Fprintf(w, "remembered in %s:%d (note %s)\n", res.File, res.Line, res.ID)
+	if res.Pending {
+		fmt.Fprintf(w, "it waits for a person's approval: memminer inbox approve %s\n", res.ID)
+	}
 	if s := res.SimilarTo; s != nil {
 		fmt.Fprintf(w, "similar to note %s; use --supersedes %s if it replaces it (%s:%d: %s)\n", s.ID, s.ID, s.File, s.Line, firstLine(s.Text))
 	}

@@ -31,14 +31,15 @@ Search is hybrid: BM25 over the notes' words, fused with vector similarity when
 an embedding model is configured. With the lexical model it is BM25 alone.
 
 Search is governed: superseded notes are left out (--include-superseded shows
-them, marked), stale notes are marked with why (not updated for stale_after,
-90 days by default, or past their review date), and every hit has an absolute
-relevance in [0, 1]: the note's share of the query's words (or of one topic of
-it), or its cosine as far as the query's words are near the palace's notes; a
-query naming an identifier (JIRA-1234, ECONNRESET) no note has finds nothing.
-Hits below --min-relevance are dropped; when none is left, search prints
-"no matching notes" and exits 1, like grep. --explain says why, per hit and
-for the best near misses.
+them, marked), so are notes waiting in an agent's inbox (--include-inbox
+shows them, marked unapproved), stale notes are marked with why (not updated
+for stale_after, 90 days by default, or past their review date), and every
+hit has an absolute relevance in [0, 1]: the note's share of the query's words
+(or of one topic of it), or its cosine as far as the query's words are near
+the palace's notes; a query naming an identifier (JIRA-1234, ECONNRESET) no
+note has finds nothing. Hits below --min-relevance are dropped; when none is
+left, search prints "no matching notes" and exits 1, like grep. --explain
+says why, per hit and for the best near misses.
 
 Output, one of: the hits as text (the default), --json (one object),
 --jsonl (one hit per line, the keys of a hit in --json), -l (the files with
@@ -111,7 +112,8 @@ statuses, dates and the filters: docs/governance.md.`,
 	f.BoolVarP(&out.files, "files-with-matches", "l", false, "print only the files with hits, one per line")
 	f.BoolVarP(&out.count, "count", "c", false, "print the number of hits per wing")
 	f.BoolVar(&args.IncludeSuperseded, "include-superseded", false, "also show superseded notes, marked")
-	f.StringVar(&args.Status, "status", "", "only notes of this status: approved, stale or superseded")
+	f.BoolVar(&args.IncludeInbox, "include-inbox", false, "also show notes waiting in an agent's inbox, marked unapproved")
+	f.StringVar(&args.Status, "status", "", "only notes of this status: approved, stale, superseded or unapproved")
 	f.BoolVar(&args.Fresh, "fresh", false, "leave out stale notes")
 	f.StringVar(&args.Since, "since", "", "only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD")
 	f.StringVar(&args.Until, "until", "", "only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD")
@@ -130,15 +132,18 @@ type searchArgs struct {
 	ExcludeWings []string `json:"exclude_wings,omitempty" jsonschema:"leave out these wings"`
 	Results      int      `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
 
-	IncludeSuperseded bool     `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
-	Status            string   `json:"status,omitempty" jsonschema:"only notes of this status: approved, stale or superseded"`
-	Fresh             bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
-	Since             string   `json:"since,omitempty" jsonschema:"only notes dated on or after this: 7d, 2w, 36h or YYYY-MM-DD"`
-	Until             string   `json:"until,omitempty" jsonschema:"only notes dated on or before this: 7d, 2w, 36h or YYYY-MM-DD"`
-	Tags              []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
+	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
+	// IncludeInbox is the CLI's alone: what waits for a person's approval
+	// is not handed to an agent over MCP.
+	IncludeInbox bool     `json:"-"`
+	Status       string   `json:"status,omitempty" jsonschema:"approved, stale or superseded"`
+	Fresh        bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
+	Since        string   `json:"since,omitempty" jsonschema:"dated on or after: 7d, 2w or YYYY-MM-DD"`
+	Until        string   `json:"until,omitempty" jsonschema:"dated on or before: 7d, 2w or YYYY-MM-DD"`
+	Tags         []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
 	// MinRelevance nil means palace.DefaultMinRelevance.
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this absolute relevance, 0 to 1 (default 0.22)"`
-	Explain      bool     `json:"explain,omitempty" jsonschema:"also return why each hit is relevant and why the best near misses are not"`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this relevance, 0 to 1 (default 0.22)"`
+	Explain      bool     `json:"explain,omitempty" jsonschema:"also say why each hit passed and near misses did not"`
 }
 
 // request checks args and turns them into the daemon's search request;
@@ -146,7 +151,7 @@ type searchArgs struct {
 // "7d" alike.
 func (args searchArgs) request(query string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
 	req := daemon.SearchRequest{Query: query, Results: args.Results, Model: model,
-		IncludeSuperseded: args.IncludeSuperseded, Status: args.Status, Fresh: args.Fresh,
+		IncludeSuperseded: args.IncludeSuperseded, IncludeInbox: args.IncludeInbox, Status: args.Status, Fresh: args.Fresh,
 		StaleAfter: staleAfter, MinRelevance: args.MinRelevance, Explain: args.Explain}
 	var err error
 	if req.Wings, err = normalizeWings("--wing", args.Wing); err != nil {

@@ -336,8 +336,8 @@ func printShown(w io.Writer, n ShownNote, history bool) {
 
 // readNoteArgs is a call of MCP's read_note tool.
 type readNoteArgs struct {
-	Ref     string `json:"ref" jsonschema:"a note id (search gives each note's), FILE:LINE, or N for the Nth hit of the last CLI search"`
-	History bool   `json:"history,omitempty" jsonschema:"list the Git commits that touched the note"`
+	Ref     string `json:"ref" jsonschema:"note id, FILE:LINE, or N: the Nth hit of the last search"`
+	History bool   `json:"history,omitempty" jsonschema:"also its Git commits"`
 }
 
 // readNote is MCP's read_note: what memminer show --json prints.

@@ -42,6 +42,7 @@ files. Details: docs/search.md, docs/several-machines.md and docs/connect.md.`,
 			if err != nil {
 				return err
 			}
+			a.attention(&st)
 			a.foundNothing = len(st.Wings) == 0
 			agents := a.connectedAgents()
 			if asJSON {
@@ -113,6 +114,12 @@ func printStatus(w io.Writer, st daemon.Status) {
 	fmt.Fprintf(w, "available:   %t\nenabled:     %t\nactive:      %t\ninitialized: %t\n", st.Available, st.Enabled, st.Active, st.Initialized)
 	fmt.Fprintf(w, "model:       %s\npalace:      %s (%s)\nconflicts:   %d open%s\n", quote.Line(model), quote.Line(st.Palace), bytesize.Format(st.PalaceBytes), st.ConflictsOpen, autoMergeNote(st.Daemon))
 	printReplication(w, st.Syncthing)
+	if st.InboxPending > 0 {
+		fmt.Fprintf(w, "inbox:       %d %s for approval (memminer inbox)\n", st.InboxPending, plural(st.InboxPending, "note waits", "notes wait"))
+	}
+	if len(st.PacksReviewNeeded) > 0 {
+		fmt.Fprintf(w, "packs:       review needed: %s (memminer pack --list)\n", strings.Join(st.PacksReviewNeeded, ", "))
+	}
 	printWings(w, st)
 	if st.Daemon != nil {
 		printDaemon(w, st.Daemon)
@@ -287,4 +294,13 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// attention fills in the packs that need review, read from the hive, the
+// same with and without a daemon (BuildStatus counts the inbox).
+func (a *app) attention(st *daemon.Status) {
+	st.PacksReviewNeeded = []string{}
+	for _, r := range a.packsToReview() {
+		st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)
+	}
 }

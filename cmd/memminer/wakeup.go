@@ -25,6 +25,7 @@ func (a *app) wakeupCmd() *cobra.Command {
 		asJSON bool
 		hook   string
 		preErr error
+		inbox  bool
 	)
 	cmd := &cobra.Command{
 		Use:     "wake-up",
@@ -36,7 +37,9 @@ then the essential story, the notes that matter most now, within a token budget.
 Notes are ranked by recency (file mtime and dates written in the note),
 explicit markers (decision, rule, important, pinned, "!"), centrality in their
 wing, corroboration by other wings, and diversity; superseded notes never
-appear and stale ones are penalised (the same status model as search:
+appear, notes waiting in an inbox only with --include-inbox (the digest opens
+with how many wait, and with the packs that need review), and stale ones are
+penalised (the same status model as search:
 docs/governance.md). Staleness is measured from the newest file mtime in the
 palace, not the clock, so the same palace gives the same digest.
 
@@ -57,13 +60,13 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if hook != "" {
 				return a.runHook(cmd, "wake-up", hook, preErr, func(ctx context.Context, _ hookInput) (string, error) {
-					return a.wakeupHook(ctx, wakeupArgs{Tokens: tokens, Wing: wing})
+					return a.wakeupHook(ctx, wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox})
 				})
 			}
 			if preErr != nil {
 				return preErr
 			}
-			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing})
+			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox})
 			err = a.duringFirstMine(cmd.Context(), err)
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
@@ -88,14 +91,18 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
 	a.hookable(cmd, &hook, &preErr)
 	settingFlags(f, "hive")
+	f.BoolVar(&inbox, "include-inbox", false, "let notes waiting in an agent's inbox into the story, marked unapproved")
 	return cmd
 }
 
 // wakeupArgs is one wake-up, as the wake-up command's flags or an MCP
 // client give it.
 type wakeupArgs struct {
-	Tokens int    `json:"tokens,omitempty" jsonschema:"token budget of the digest, at least 100 (default 800)"`
+	Tokens int    `json:"tokens,omitempty" jsonschema:"budget, at least 100 (default 800)"`
 	Wing   string `json:"wing,omitempty" jsonschema:"tell only this wing's story (agent id)"`
+
+	// IncludeInbox is the CLI's alone, as searchArgs.IncludeInbox.
+	IncludeInbox bool `json:"-"`
 }
 
 // wakeUp builds the digest as the wake-up command does: from the daemon
@@ -109,7 +116,8 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	if err != nil {
 		return wakeup.Digest{}, err
 	}
-	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter}
+	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter,
+		IncludeInbox: args.IncludeInbox, Notices: a.packNotices()}
 	d, err := a.client().WakeUp(ctx, opts)
 	if errors.Is(err, daemon.ErrNotRunning) {
 		d, err = a.wakeup(ctx, opts)

@@ -1,0 +1,288 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/user"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/remember"
+)
+
+func (a *app) inboxCmd() *cobra.Command {
+	var (
+		wing        string
+		all, asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:   "inbox",
+		Short: "List the notes waiting for a person's approval",
+		Long: `List the notes agents wrote as hypotheses or as high-risk (remember
+--confidence hypothesis, --risk high): they wait in the agent's inbox,
+HIVE/agents/<wing>/inbox.md, mined but left out of search, wake-up, packs
+and MCP until a person approves them into memory or rejects them.
+
+Each item has its age, confidence and risk, and a ref (its note id) that
+"memminer inbox approve REF" and "memminer inbox reject REF" take. --all
+also lists the decided items, kept in the inbox as history.
+
+The rules: docs/remember.md ("The inbox").`,
+		Example: `  memminer inbox
+  memminer inbox --wing dwight --json
+  memminer inbox approve 3f2a… --note "checked the failover log"
+  memminer inbox reject 3f2a… --note "db-2 was never primary"`,
+		Args: exactArgs(0, "inbox takes no arguments; approve and reject take a REF"),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			id, err := normalizeWing(wing)
+			if err != nil {
+				return err
+			}
+			items, err := a.inboxItems(cmd.Context(), id, all)
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, inboxJSON{Pending: countPending(items), Items: items})
+			}
+			printInbox(a.stdout, items)
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&wing, "wing", "", "list only this wing's inbox")
+	f.BoolVar(&all, "all", false, "also list approved and rejected items")
+	f.BoolVar(&asJSON, "json", false, "print the items as JSON")
+	cmd.AddCommand(a.inboxDecideCmd(true), a.inboxDecideCmd(false))
+	return cmd
+}
+
+// inboxJSON is inbox --json.
+type inboxJSON struct {
+	Pending int          `json:"pending"`
+	Items   []inbox.Item `json:"items"`
+}
+
+func countPending(items []inbox.Item) int {
+	n := 0
+	for _, it := range items {
+		if it.State == inbox.Pending {
+			n++
+		}
+	}
+	return n
+}
+
+func (a *app) inboxDecideCmd(approve bool) *cobra.Command {
+	var d inbox.Decision
+	use, short, long := "approve REF", "Approve an inbox item into the agent's memory", `Approve the inbox item REF (its ref from memminer inbox --json): its note
+is written into the agent's memory.md through remember, marked
+"(status: approved DATE by WHO)", and the inbox line is marked
+"(inbox: approved DATE by WHO into FILE:LINE)", kept as history, never
+deleted. Both writes are atomic; approving again after a failure in between
+finds the note already in memory and only marks the inbox.
+
+Approval is a person's act: it is a command, never an MCP tool.`
+	if !approve {
+		use, short, long = "reject REF", "Reject an inbox item, keeping it as history", `Reject the inbox item REF (its ref from memminer inbox --json): the inbox
+line is marked "(inbox: rejected DATE by WHO: WHY)" and stays in the file
+as history; nothing goes into memory. --note says why and is required.`
+	}
+	cmd := &cobra.Command{
+		Use:   use,
+		Short: short,
+		Long:  long + "\n\nWHO is --by, else MEMMINER_USER, else your login name. The rules:\ndocs/remember.md (\"The inbox\").",
+		Args:  exactArgs(1, "give the item's REF (memminer inbox --json lists them)"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if d.By == "" {
+				d.By = a.whoAmI()
+			}
+			d.Now = time.Now()
+			if !approve && strings.TrimSpace(d.Note) == "" {
+				return usagef("reject needs --note saying why")
+			}
+			msg, err := a.decide(cmd.Context(), args[0], d, approve)
+			if msg != "" {
+				fmt.Fprintln(a.stdout, msg)
+			}
+			return err
+		},
+	}
+	noteHelp := "a remark kept with the approval"
+	if !approve {
+		noteHelp = "why it is rejected (required)"
+	}
+	cmd.Flags().StringVar(&d.Note, "note", "", noteHelp)
+	cmd.Flags().StringVar(&d.By, "by", "", "who decides (default MEMMINER_USER, else your login name)")
+	return cmd
+}
+
+// whoAmI is the person a decision is attributed to by default.
+func (a *app) whoAmI() string {
+	if u := a.getenv("MEMMINER_USER"); u != "" {
+		return u
+	}
+	if u, err := user.Current(); err == nil && u.Username != "" {
+		return u.Username
+	}
+	return a.getenv("USER")
+}
+
+// inboxPalace opens the palace read-only, as every reader of it does;
+// nil when nothing was mined yet.
+func (a *app) inboxPalace(ctx context.Context) (*palace.Palace, error) {
+	if _, err := os.Stat(a.cfg.Palace); errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	return palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Logger: a.log})
+}
+
+func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.Item, error) {
+	p, err := a.inboxPalace(ctx)
+	if err != nil || p == nil {
+		return []inbox.Item{}, err
+	}
+	defer p.Close()
+	if wing != "" {
+		var known []string
+		for _, w := range p.Wings() {
+			known = append(known, w.ID)
+		}
+		if !slices.Contains(known, wing) {
+			return nil, nothingFound(usagef("--wing: %v", palace.UnknownWingError(wing, known)))
+		}
+	}
+	items := inbox.List(p, a.hive(), wing, all, time.Now())
+	if items == nil {
+		items = []inbox.Item{}
+	}
+	return items, nil
+}
+
+// decide approves or rejects the item ref names and mines its inbox, so
+// the next listing, search and wake-up see the decision. msg says what was
+// decided, also when mining it then failed.
+func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (string, error) {
+	if a.cfg.Hive == "" {
+		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+	}
+	p, err := a.inboxPalace(ctx)
+	if err != nil {
+		return "", err
+	}
+	if p == nil {
+		return "", usagef("%s: %v (nothing is mined yet)", ref, inbox.ErrNoItem)
+	}
+	it, n, err := inbox.Find(p, a.hive(), ref, d.Now)
+	p.Close()
+	switch {
+	case errors.Is(err, inbox.ErrNoItem):
+		return "", usagef("%v", err)
+	case err != nil:
+		return "", err
+	}
+	maxBytes := a.cfg.MaxFileBytes
+	if !approve {
+		if err := inbox.MarkRejected(ctx, n, d, maxBytes); err != nil {
+			return "", decisionError(err)
+		}
+		return fmt.Sprintf("rejected %s:%d; it stays in the inbox as history", it.File, it.Line), a.mineInbox(ctx, n)
+	}
+	text, heading, err := inbox.Approval(n, d)
+	if err != nil {
+		return "", decisionError(err)
+	}
+	res, err := a.remember(ctx, remember.Request{Wing: n.Wing, Text: text, Heading: heading})
+	if err != nil {
+		return "", rememberError(err, n.Wing)
+	}
+	where := fmt.Sprintf("%s:%d", res.File, res.Line)
+	msg := fmt.Sprintf("approved %s:%d into %s (note %s)", it.File, it.Line, where, res.ID)
+	if res.DuplicateOf != nil {
+		msg = fmt.Sprintf("approved %s:%d: memory already holds it at %s (note %s)", it.File, it.Line, where, res.ID)
+	}
+	if err := inbox.MarkApproved(ctx, n, d, where, maxBytes); err != nil {
+		return "", fmt.Errorf("the note is in memory at %s, but marking the inbox failed: %w; approve again to mark it", where, decisionError(err))
+	}
+	return msg, a.mineInbox(ctx, n)
+}
+
+func decisionError(err error) error {
+	if errors.Is(err, inbox.ErrBadDecision) || errors.Is(err, inbox.ErrNoItem) {
+		return usagef("%v", err)
+	}
+	return err
+}
+
+// mineInbox mines the agent directory of inbox note n: through the
+// daemon when one serves the palace, otherwise here. The decision is in
+// the file either way; a failure says so.
+func (a *app) mineInbox(ctx context.Context, n palace.Note) (err error) {
+	defer func() {
+		if err != nil {
+			err = fmt.Errorf("the decision is written, but mining %s failed: %w; the next mine picks it up", n.Source, err)
+		}
+	}()
+	dir := filepath.Dir(n.Source)
+	_, err = a.client().Mine(ctx, daemon.MineRequest{Path: dir, Wing: n.Wing, Model: a.cfg.Model, Agents: a.cfg.Agents})
+	if !errors.Is(err, daemon.ErrNotRunning) {
+		return err
+	}
+	e, _, err := a.embedder(ctx)
+	if err != nil {
+		return err
+	}
+	p, err := a.openPalace(ctx, e, writePalace, nil)
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	opts := a.mineOptions()
+	opts.Wing = n.Wing
+	_, err = mine.Mine(ctx, p, dir, opts)
+	return err
+}
+
+func printInbox(w io.Writer, items []inbox.Item) {
+	pending := countPending(items)
+	switch pending {
+	case 0:
+		fmt.Fprintln(w, "no notes wait for approval")
+	case 1:
+		fmt.Fprintln(w, "1 note waits for approval")
+	default:
+		fmt.Fprintf(w, "%d notes wait for approval\n", pending)
+	}
+	for _, it := range items {
+		class := "written by hand"
+		if it.Confidence != "" {
+			class = it.Confidence + ", risk " + it.Risk
+		}
+		state := fmt.Sprintf("%s, %d %s old", class, it.AgeDays, plural(it.AgeDays, "day", "days"))
+		if it.State != inbox.Pending {
+			state = fmt.Sprintf("%s %s by %s", it.State, *it.On, quote.Line(*it.By))
+			switch {
+			case *it.Note == "":
+			case it.State == inbox.Approved:
+				state += " into " + quote.Line(*it.Note)
+			default:
+				state += ": " + quote.Line(*it.Note)
+			}
+		}
+		fmt.Fprintf(w, "%s [%s] %s:%d (%s)\n", it.Ref, quote.Line(it.Wing), quote.Line(it.File), it.Line, state)
+		fmt.Fprintln(w, quote.Body(it.Text, "   "))
+	}
+}
