@@ -90,7 +90,7 @@ func currentVersion() versionInfo {
 var sourceText = map[string]string{
 	"module":  "module version (go install module@version)",
 	"vcs":     "the Go toolchain's VCS stamp",
-	"ldflags": "-ldflags at build time (scripts/install)",
+	"ldflags": "-ldflags at build time (scripts/build-flags)",
 	"none":    "no version stamp: build with scripts/install to record the revision",
 }
 
