@@ -156,6 +156,20 @@ func (a *app) client() *daemon.Client {
 	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout), daemon.WithNoAnswer(a.warnNoAnswer))
 }
 
+// quietClient asks the daemon serving the palace and warns of nothing, for
+// the checks a command makes beside its own request (is a daemon there,
+// how far its mine got), even under --no-daemon.
+func (a *app) quietClient() *daemon.Client {
+	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout))
+}
+
+// daemonServes reports whether a daemon answers on the palace's socket,
+// asking its cheap progress endpoint.
+func (a *app) daemonServes(ctx context.Context) bool {
+	_, err := a.quietClient().Progress(ctx)
+	return err == nil
+}
+
 // daemonAnswerTimeout is how long read requests wait for the daemon to
 // start answering; a variable only so tests need not wait as long.
 var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
@@ -183,7 +197,7 @@ func (a *app) daemonRecord(ctx context.Context, socket string) (registry.Record,
 	defer cancel()
 	recs, _ := a.runningDaemons(ctx)
 	for _, r := range recs {
-		if r.Socket == socket || samePalace(r.Palace, a.cfg.Palace) {
+		if r.Socket == socket || sameDir(r.Palace, a.cfg.Palace) {
 			return r, true
 		}
 	}

@@ -233,7 +233,7 @@ func (a *app) checkModel(cmd *cobra.Command) check {
 
 func (a *app) checkDaemon(ctx context.Context) check {
 	c := check{Name: "daemon", State: checkOK}
-	_, err := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout)).Progress(ctx)
+	_, err := a.quietClient().Progress(ctx)
 	switch {
 	case err == nil:
 		c.Detail = "a daemon serves this palace"

@@ -15,7 +15,7 @@ func (a *app) firstMineProgress(ctx context.Context) *daemon.MineProgress {
 	if a.noDaemon || a.daemonSilent {
 		return nil
 	}
-	p, err := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout)).Progress(ctx)
+	p, err := a.quietClient().Progress(ctx)
 	if err != nil {
 		return nil
 	}
@@ -73,7 +73,7 @@ func (a *app) followDaemonMine(ctx context.Context, bar *progress) (stop func())
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		c := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout))
+		c := a.quietClient()
 		t := time.NewTicker(followPoll)
 		defer t.Stop()
 		for {

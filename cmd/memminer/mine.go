@@ -97,7 +97,7 @@ The full rules are in docs/mining.md.`,
 			if a.noDaemon && !dryRun {
 				// A daemon holds the palace's lock for as long as it runs:
 				// say so now rather than after the lock timeout.
-				if _, serr := daemon.NewClient(a.cfg.Palace).Progress(ctx); serr == nil {
+				if a.daemonServes(ctx) {
 					return fmt.Errorf("the palace at %s is held by the running daemon: stop it (memminer stop, or Ctrl-C its run) to mine with --no-daemon, or mine without --no-daemon to hand it the mine", a.cfg.Palace)
 				}
 			}

@@ -61,7 +61,7 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	var others []registry.Record
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if seen[r.Palace] || samePalace(r.Palace, a.cfg.Palace) || (a.cfg.Hive != "" && !samePalace(r.Hive, a.cfg.Hive)) {
+		if seen[r.Palace] || sameDir(r.Palace, a.cfg.Palace) || (a.cfg.Hive != "" && !sameDir(r.Hive, a.cfg.Hive)) {
 			continue
 		}
 		seen[r.Palace] = true
@@ -83,9 +83,9 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 		quote.Line(a.cfg.Palace), strings.Join(list, ", "))
 }
 
-// samePalace reports whether two palace paths name one directory: the
+// sameDir reports whether two paths (palaces, hives) name one directory: the
 // same path, or the same directory reached another way (a symlink).
-func samePalace(a, b string) bool {
+func sameDir(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}

@@ -99,8 +99,7 @@ func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
 	defer p.Close()
 	st := daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled)
 	// Active means a daemon serves the palace, asked or not (--no-daemon).
-	_, perr := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout)).Progress(ctx)
-	st.Active = perr == nil
+	st.Active = a.daemonServes(ctx)
 	// Counted as `memminer --no-daemon conflicts` lists them.
 	st.ConflictsOpen = a.openConflictCount(ctx, p)
 	return st, nil
