@@ -103,21 +103,9 @@ type handoffResult struct {
 	ID   string `json:"id"`
 }
 
-// ownWing is the configured wing of the agent writing (remember, handoff),
-// checked, with the hive it writes in.
-func (a *app) ownWing(verb string) (string, error) {
-	if a.cfg.Wing == "" {
-		return "", usagef("%s needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)", verb)
-	}
-	if a.cfg.Hive == "" {
-		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
-	}
-	return normalizeWing(a.cfg.Wing)
-}
-
 // handoff records a handoff to wing to in the sender's own memory file.
 func (a *app) handoff(ctx context.Context, to, summary string) (handoffResult, error) {
-	from, err := a.ownWing("handoff")
+	from, err := a.ownWing(ctx, "handoff")
 	if err != nil {
 		return handoffResult{}, err
 	}
@@ -141,7 +129,7 @@ func (a *app) handoff(ctx context.Context, to, summary string) (handoffResult, e
 // with a note in the agent's own memory file. The handoff is found the way
 // search finds any note, through the daemon or the palace.
 func (a *app) acceptHandoff(ctx context.Context, ref string) (handoffResult, error) {
-	me, err := a.ownWing("handoff --accept")
+	me, err := a.ownWing(ctx, "handoff --accept")
 	if err != nil {
 		return handoffResult{}, err
 	}

@@ -89,19 +89,9 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
 			}
-			if a.cfg.Wing == "" {
-				return usagef("remember needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)")
-			}
-			w, err := normalizeWing(a.cfg.Wing)
+			w, err := a.ownWing(cmd.Context(), "remember")
 			if err != nil {
 				return err
-			}
-			if a.cfg.Hive == "" {
-				// The palace knows where the wing was mined from.
-				a.cfg.Hive = a.hiveOfWing(cmd.Context(), w)
-			}
-			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 			}
 			req.Wing = w
 			res, err := a.remember(cmd.Context(), req)
@@ -265,6 +255,26 @@ func printRemembered(w io.Writer, res remember.Result) {
 func firstLine(text string) string {
 	line, _, _ := strings.Cut(govern.WithoutAdded(text), "\n")
 	return strings.TrimSpace(line)
+}
+
+// ownWing is the writer's own wing, for a command that writes into it
+// (remember, handoff): never guessed. Without a hive configured, the hive
+// is the one the palace mined the wing from.
+func (a *app) ownWing(ctx context.Context, verb string) (string, error) {
+	if a.cfg.Wing == "" {
+		return "", usagef("%s needs your wing: pass --wing ID or set MEMMINER_WING (it is never guessed)", verb)
+	}
+	w, err := normalizeWing(a.cfg.Wing)
+	if err != nil {
+		return "", err
+	}
+	if a.cfg.Hive == "" {
+		a.cfg.Hive = a.hiveOfWing(ctx, w)
+	}
+	if a.cfg.Hive == "" {
+		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+	}
+	return w, nil
 }
 
 // hiveOfWing is the hive the palace mined wing from, when the wing's
