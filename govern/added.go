@@ -23,3 +23,22 @@ func WithoutAdded(text string) string {
 	}
 	return addedRe().ReplaceAllString(text, "")
 }
+
+// ReviewMarker is the review date memminer writes after a note remembered
+// with a time to live (remember --ttl).
+func ReviewMarker(date string) string { return " (review: " + date + ")" }
+
+var reviewMarkerRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s*\(review: \d{4}-\d{2}-\d{2}\)`)
+})
+
+// WithoutMarkers returns text without the dates memminer writes after a
+// note (AddedMarker, ReviewMarker): the same fact remembered on another day
+// or with a time to live compares alike.
+func WithoutMarkers(text string) string {
+	text = WithoutAdded(text)
+	if !strings.Contains(text, "(review: ") {
+		return text
+	}
+	return reviewMarkerRe().ReplaceAllString(text, "")
+}

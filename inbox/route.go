@@ -75,7 +75,7 @@ func (c Class) Text(text string, today time.Time) string {
 	case c.Pending():
 		return text + govern.InboxMarker(c.Confidence, c.Risk)
 	case c.TTL > 0:
-		return text + " (review: " + today.Add(c.TTL).Format(time.DateOnly) + ")"
+		return text + govern.ReviewMarker(today.Add(c.TTL).Format(time.DateOnly))
 	}
 	return text
 }

@@ -161,7 +161,9 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	if old != nil {
 		foreign, err := recoverTail(old, s.Data, s.Path)
 		if err != nil {
-			return fmt.Errorf("write %s: carry over what was appended during the write: %w", s.Path, err)
+			// The new content is in place: ErrReplaced makes the writer
+			// read the file again and find it, never write it twice.
+			return fmt.Errorf("write %s: carry over what was appended during the write: %w: %w", s.Path, ErrReplaced, err)
 		}
 		if foreign {
 			// Only an in-place rewrite between the check and the

@@ -33,7 +33,7 @@ func tagsOf(text string) []string { return govern.Classify(govern.File{}, "", te
 // key is the normalised form SameFact compares; tags are text's #tags
 // (tagsOf, or a mined note's Governance.Tags).
 func (k keyer) key(text string, tags []string) string {
-	text = govern.WithoutAdded(text)
+	text = govern.WithoutMarkers(text)
 	var terms []string
 	negations := 0
 	for _, field := range strings.Fields(text) {

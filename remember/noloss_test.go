@@ -20,6 +20,9 @@ func TestSameFact(t *testing.T) {
 		same bool
 	}{
 		{"Aisle seats preferred on all flights", "aisle seats are preferred on all flights (added 2026-12-01)", true},
+		// remember --ttl writes a review date after the note: the same fact.
+		{"Rotate the API keys", "Rotate the API keys (added 2026-12-01) (review: 2026-12-31)", true},
+		{"Rotate the API keys", "Rotate the API keys, review: 2026-12-31 the second batch", false},
 		{"Deploys to production need two approvals from the on-call team", "Deploys to production need two approvals from the on-call team #ops", true},
 		{"The **build** uses `make deploy`.", "the build uses make deploy", true},
 		{"Deploy to production with make deploy", "Do NOT deploy to production with make deploy", false},

@@ -23,6 +23,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/internal/backoff"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -421,7 +422,7 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 			replay = true // the lines may have reached the file that replaced it
 		}
 		if retryable(err) && attempt < attempts {
-			if err := pause(ctx, bo.NextBackOff()); err != nil {
+			if err := backoff.Sleep(ctx, bo.Next()); err != nil {
 				return Result{}, fmt.Errorf("remember: %w", err)
 			}
 			continue

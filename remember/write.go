@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cenkalti/backoff/v5"
+	"github.com/memminer/memminer/internal/backoff"
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/inbox"
@@ -23,26 +23,9 @@ import (
 const attempts = 10
 
 // newBackoff is the pause between two attempts at a file that changed:
-// 10 ms growing by half each time up to 1 s, jittered so that writers
-// that collided do not collide again.
-func newBackoff() *backoff.ExponentialBackOff {
-	b := backoff.NewExponentialBackOff()
-	b.InitialInterval = 10 * time.Millisecond
-	b.MaxInterval = time.Second
-	return b
-}
-
-// pause waits d or until ctx ends.
-func pause(ctx context.Context, d time.Duration) error {
-	timer := time.NewTimer(d)
-	defer timer.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-timer.C:
-		return nil
-	}
-}
+// 10 ms doubling up to 1 s, jittered so that writers that collided do not
+// collide again.
+func newBackoff() *backoff.Backoff { return backoff.New(10*time.Millisecond, time.Second) }
 
 // retryable reports whether err means the file changed under the write:
 // read it again and redo the edit.
@@ -160,7 +143,7 @@ func markFile(ctx context.Context, t target, path string, notes []palace.Note, d
 		}
 		err = memfile.Write(ctx, s, data)
 		if retryable(err) && attempt < attempts {
-			if err := pause(ctx, bo.NextBackOff()); err != nil {
+			if err := backoff.Sleep(ctx, bo.Next()); err != nil {
 				return err
 			}
 			continue
