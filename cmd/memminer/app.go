@@ -166,6 +166,9 @@ func (a *app) quietClient() *daemon.Client {
 // daemonServes reports whether a daemon answers on the palace's socket,
 // asking its cheap progress endpoint.
 func (a *app) daemonServes(ctx context.Context) bool {
+	if a.daemonSilent {
+		return false // it did not answer this command once: no second wait
+	}
 	_, err := a.quietClient().Progress(ctx)
 	return err == nil
 }

@@ -99,7 +99,8 @@ func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
 	defer p.Close()
 	st := daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled)
 	// Active means a daemon serves the palace, asked or not (--no-daemon).
-	st.Active = a.daemonServes(ctx)
+	// (Asked only under --no-daemon: otherwise the daemon was just asked.)
+	st.Active = a.noDaemon && a.daemonServes(ctx)
 	// Counted as `memminer --no-daemon conflicts` lists them.
 	st.ConflictsOpen = a.openConflictCount(ctx, p)
 	return st, nil
