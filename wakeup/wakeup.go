@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
@@ -389,11 +390,7 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 
 	pending := 0
 	for i := range infos {
-		for _, n := range notes[i] {
-			if n.Governance.Status == govern.Unapproved {
-				pending++
-			}
-		}
+		pending += len(inbox.PendingIDs(notes[i]))
 	}
 	notices := slices.Clone(opts.Notices)
 	if notices == nil {
