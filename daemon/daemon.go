@@ -142,6 +142,9 @@ type Daemon struct {
 	testErrs chan error
 	// testWatcher, in tests, is given the watcher once it watches.
 	testWatcher func(*watcher)
+	// testStampClock, in tests, is the time agent stamps are taken at
+	// (the scan's when nil), so files written just now count as settled.
+	testStampClock func() time.Time
 	// testActivityGap, in tests, runs in activity between its reads,
 	// where a status caller may be held up for any time.
 	testActivityGap func()
@@ -155,6 +158,10 @@ type Daemon struct {
 	// reembedFailures are wings, mined by no agent directory, whose
 	// re-embedding with the palace's model failed; by wing id.
 	reembedFailures *backoff
+	// stamps are the agent directories found up to date, with what stat
+	// said of their files then (see agentStamp); only the mine goroutine
+	// uses them.
+	stamps map[string]*agentStamp
 
 	// abort stops Run with a cause (set by Run).
 	abort context.CancelCauseFunc
@@ -570,6 +577,7 @@ func (d *Daemon) work(ctx context.Context) {
 
 // do runs one piece of work taken from the queue.
 func (d *Daemon) do(ctx context.Context, w work) {
+	d.forgetStamps(w)
 	switch {
 	case w.request != nil:
 		d.doRequest(ctx, w.request)

@@ -483,7 +483,7 @@ func (g *gatedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32,
 }
 
 // bigHive writes agents×files memory files of notes each.
-func bigHive(t *testing.T, dir string, agents, files, notes int) string {
+func bigHive(t testing.TB, dir string, agents, files, notes int) string {
 	t.Helper()
 	hive := filepath.Join(dir, "hive")
 	for a := range agents {

@@ -105,14 +105,22 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 	d.noteHive(hs, now)
 	d.mu.Unlock()
 	mined := map[string]bool{} // wings an agent directory's mine re-embeds
+	d.pruneStamps(hs.agents)
 	for _, a := range hs.agents {
 		if ctx.Err() != nil {
 			return
 		}
-		need, mines, files := d.agentNeedsMine(a, trigger, stale[a.wing])
+		if !stale[a.wing] && d.stamps[a.dir] != nil && d.stamps[a.dir].holds() {
+			continue // nothing a mine reads has changed (see agentStamp)
+		}
+		dir := resolve(a.dir)
+		// Taken before the check, so a change during it breaks the stamp.
+		stamp := takeStamp(a.dir, dir, d.stampTime(now))
+		need, mines, files := d.agentNeedsMine(a.wing, dir, trigger, stale[a.wing])
 		if mines {
 			mined[a.wing] = true
 		}
+		d.keepStamp(a.dir, dir, stamp, !need && mines && !stale[a.wing])
 		if need {
 			d.mu.Lock()
 			d.firstMineQueued(a.dir, files)
@@ -162,10 +170,10 @@ func (d *Daemon) staleWings() map[string]bool {
 // another model), and whether a mine of it would run at all (it has
 // markdown files), and how many of its files the mine reads again. A
 // file, or the whole directory, that failed and waits out its backoff
-// unchanged does not call for a mine.
-func (d *Daemon) agentNeedsMine(a agentDir, trigger string, stale bool) (need, mines bool, files int) {
-	dir := resolve(a.dir)
-	ch := mine.Changed(d.p, a.wing, dir)
+// unchanged does not call for a mine. dir is the agent directory's real
+// path.
+func (d *Daemon) agentNeedsMine(wing, dir, trigger string, stale bool) (need, mines bool, files int) {
+	ch := mine.Changed(d.p, wing, dir)
 	if len(ch.Files) == 0 {
 		// Every markdown file gone: keep the wing as it is (a transient
 		// state while an editor replaces a file must not empty it).
