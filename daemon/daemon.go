@@ -549,6 +549,8 @@ func (d *Daemon) palaceGone() bool {
 
 // work is the mine goroutine: it takes work from the queue until ctx ends.
 func (d *Daemon) work(ctx context.Context) {
+	gc := newIdleGC(restDelay)
+	defer gc.stop()
 	for {
 		select {
 		case <-ctx.Done():
@@ -565,6 +567,9 @@ func (d *Daemon) work(ctx context.Context) {
 			if !ok {
 				break
 			}
+			if w.scan == "" {
+				gc.work() // a scan that finds work queues it
+			}
 			d.do(ctx, w)
 			d.q.done()
 		}
@@ -572,6 +577,7 @@ func (d *Daemon) work(ctx context.Context) {
 			// Once the queue is empty: a burst of mines writes it once.
 			d.refreshIndex(ctx)
 		}
+		gc.idle()
 	}
 }
 
