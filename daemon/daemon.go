@@ -549,8 +549,8 @@ func (d *Daemon) palaceGone() bool {
 
 // work is the mine goroutine: it takes work from the queue until ctx ends.
 func (d *Daemon) work(ctx context.Context) {
-	gc := newIdleGC(restDelay)
-	defer gc.stop()
+	gc := processGC.join()
+	defer gc.leave()
 	for {
 		select {
 		case <-ctx.Done():

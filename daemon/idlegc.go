@@ -25,13 +25,21 @@ import (
 // and then collects no more often than the runtime would have forced it
 // to; a collection the runtime made since the work ended is not repeated.
 // With GOGC=off already (the environment), it does nothing.
+//
+// The collector's settings are the process's: one idleGC serves every
+// daemon of a process (tests, programs embedding the daemon), resting
+// only while all of them are idle, and the settings are restored when
+// the last one stops.
 type idleGC struct {
 	mu      sync.Mutex
+	read    bool  // percent and limit hold the settings to restore
 	percent int   // GOGC to restore; < 0: the user's off, do nothing
 	limit   int64 // memory limit to restore
 	delay   time.Duration
 	timer   *time.Timer
 	resting bool
+	daemons int    // daemons running
+	busy    int    // of them, those working
 	cycles  uint64 // collections completed when work last ended
 }
 
@@ -43,19 +51,87 @@ const restDelay = 2 * time.Minute
 // collection, as GOGC's minimum heap of 4 MiB allows.
 const minRestHeadroom = 4 << 20
 
-func newIdleGC(delay time.Duration) *idleGC {
-	s := readMetrics("/gc/gogc:percent", "/gc/gomemlimit:bytes")
-	return &idleGC{percent: int(s[0]), limit: int64(s[1]), delay: delay}
+// processGC is the process's idleGC.
+var processGC = &idleGC{delay: restDelay}
+
+// gcUser is one daemon's view of an idleGC; only its mine goroutine
+// uses it.
+type gcUser struct {
+	g    *idleGC
+	busy bool
+}
+
+// join counts a daemon that starts, working.
+func (g *idleGC) join() *gcUser {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.daemons == 0 && !g.read {
+		s := readMetrics("/gc/gogc:percent", "/gc/gomemlimit:bytes")
+		g.percent, g.limit, g.read = int(s[0]), int64(s[1]), true
+	}
+	g.daemons++
+	g.busy++
+	g.wakeLocked()
+	return &gcUser{g: g, busy: true}
 }
 
 // work notes that the mine goroutine is about to work: the collector runs
 // as configured again.
-func (g *idleGC) work() {
-	if g.percent < 0 {
+func (u *gcUser) work() {
+	if u.busy {
 		return
 	}
+	u.busy = true
+	u.g.mu.Lock()
+	defer u.g.mu.Unlock()
+	u.g.busy++
+	u.g.wakeLocked()
+}
+
+// idle notes that the mine goroutine has nothing left to do: once every
+// daemon is, the collector rests after the delay unless work comes first.
+func (u *gcUser) idle() {
+	if !u.busy {
+		return
+	}
+	u.busy = false
+	g := u.g
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	g.busy--
+	g.idleLocked()
+}
+
+// idleLocked starts the wait once no daemon works (g.mu held).
+func (g *idleGC) idleLocked() {
+	if g.busy > 0 || g.daemons == 0 || g.percent < 0 || g.resting || g.timer != nil {
+		return
+	}
+	g.cycles = readMetrics("/gc/cycles/total:gc-cycles")[0]
+	g.timer = time.AfterFunc(g.delay, g.rest)
+}
+
+// leave counts a daemon that stops; after the last one the collector's
+// settings are what they were before the first.
+func (u *gcUser) leave() {
+	g := u.g
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if u.busy {
+		g.busy--
+	}
+	g.daemons--
+	if g.daemons == 0 {
+		g.wakeLocked()
+		g.read = false
+		return
+	}
+	g.idleLocked()
+}
+
+// wakeLocked stops the wait and restores the collector's settings
+// (g.mu held).
+func (g *idleGC) wakeLocked() {
 	if g.timer != nil {
 		g.timer.Stop()
 		g.timer = nil
@@ -67,30 +143,12 @@ func (g *idleGC) work() {
 	}
 }
 
-// idle notes that the mine goroutine has nothing left to do: the
-// collector rests after the delay unless work comes first.
-func (g *idleGC) idle() {
-	if g.percent < 0 {
-		return
-	}
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	if g.resting || g.timer != nil {
-		return
-	}
-	g.cycles = readMetrics("/gc/cycles/total:gc-cycles")[0]
-	g.timer = time.AfterFunc(g.delay, g.rest)
-}
-
-// stop ends the wait and restores the collector's settings.
-func (g *idleGC) stop() { g.work() }
-
 // rest collects (unless the runtime did since the work ended) and turns
 // the collector's timer off.
 func (g *idleGC) rest() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	if g.timer == nil {
+	if g.timer == nil || g.busy > 0 {
 		return // work came meanwhile
 	}
 	g.timer = nil

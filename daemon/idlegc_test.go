@@ -24,9 +24,17 @@ func TestIdleGCRestsAndWakes(t *testing.T) {
 	if percent < 0 {
 		t.Skip("GOGC=off in the environment: idleGC does nothing")
 	}
-	g := newIdleGC(time.Millisecond)
-	t.Cleanup(g.stop)
-	g.idle()
+	g := &idleGC{delay: time.Millisecond}
+	u := g.join()
+	other := g.join() // a second daemon: rests once both are idle
+	u.idle()
+	g.mu.Lock()
+	waiting := g.timer != nil
+	g.mu.Unlock()
+	if waiting {
+		t.Fatal("the collector is to rest while a daemon works")
+	}
+	other.leave()
 	testutil.WaitFor(t, "the collector to rest", func() bool { p, _ := gcSettings(); return p < 0 })
 	_, resting := gcSettings()
 	if resting == math.MaxInt64 || resting > limit {
@@ -40,15 +48,15 @@ func TestIdleGCRestsAndWakes(t *testing.T) {
 	if after := readMetrics("/gc/cycles/total:gc-cycles")[0]; after == before {
 		t.Errorf("64 MiB of garbage while resting with a limit of %d bytes ran no collection", resting)
 	}
-	g.work()
+	u.work()
 	if p, l := gcSettings(); p != percent || l != limit {
 		t.Errorf("after work GOGC %d, limit %d; want %d, %d", p, l, percent, limit)
 	}
 	// Idle again: rests again after the delay.
-	g.idle()
+	u.idle()
 	testutil.WaitFor(t, "the collector to rest again", func() bool { p, _ := gcSettings(); return p < 0 })
-	g.stop()
+	u.leave()
 	if p, l := gcSettings(); p != percent || l != limit {
-		t.Errorf("after stop GOGC %d, limit %d; want %d, %d", p, l, percent, limit)
+		t.Errorf("after the last daemon left GOGC %d, limit %d; want %d, %d", p, l, percent, limit)
 	}
 }
