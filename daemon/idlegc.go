@@ -1,7 +1,6 @@
 package daemon
 
 import (
-	"runtime"
 	"runtime/debug"
 	rtmetrics "runtime/metrics"
 	"sync"
@@ -11,20 +10,16 @@ import (
 // idleGC turns the garbage collector's timer off while the daemon is
 // idle. The Go runtime forces a collection every two minutes
 // (forcegcperiod) even when nothing allocates: each one marks the whole
-// live heap (the palace), the largest CPU cost of an idle daemon after
-// the mine loop's tick. A collector with GOGC=off does not force one, so
-// once the daemon has done no work for restDelay, it collects once and
-// switches GOGC off, with a memory limit of what it uses then plus the
-// headroom GOGC would allow: whatever allocates meanwhile (searches
-// through the socket, the tick) is still collected when it reaches the
-// limit, as it would be at GOGC's goal. Work on the mine goroutine (a
-// mine, a palace change) restores the settings first, since it may grow
-// the live heap past that limit.
-//
-// The wait is the runtime's own two minutes, so a daemon that works now
-// and then collects no more often than the runtime would have forced it
-// to; a collection the runtime made since the work ended is not repeated.
-// With GOGC=off already (the environment), it does nothing.
+// live heap (the palace) and wakes the scavenger, about 12 ms of CPU for
+// 10,000 notes, more than an idle daemon's tick. A collector with
+// GOGC=off forces none, so once the daemon has done no work for
+// restDelay, idleGC sets GOGC=off with a memory limit at the heap goal
+// GOGC had set: what allocates meanwhile (searches through the socket,
+// the tick) is collected when it reaches the limit, where GOGC would
+// have collected it. Work on the mine goroutine (a mine, a palace
+// change), which may grow the live heap past that limit, restores the
+// settings first. With GOGC=off already (the environment), it does
+// nothing; a GOMEMLIMIT below the resting limit stays the limit.
 //
 // The collector's settings are the process's: one idleGC serves every
 // daemon of a process (tests, programs embedding the daemon), resting
@@ -38,17 +33,16 @@ type idleGC struct {
 	delay   time.Duration
 	timer   *time.Timer
 	resting bool
-	daemons int    // daemons running
-	busy    int    // of them, those working
-	cycles  uint64 // collections completed when work last ended
+	daemons int // daemons running
+	busy    int // of them, those working
 }
 
-// restDelay is how long the daemon is idle before idleGC rests: the
-// runtime's forced-collection period.
-const restDelay = 2 * time.Minute
+// restDelay is how long the daemon is idle before idleGC rests, so a
+// burst of work does not switch the settings at every piece.
+const restDelay = 10 * time.Second
 
 // minRestHeadroom is the least the heap may grow while resting before a
-// collection, as GOGC's minimum heap of 4 MiB allows.
+// collection (GOGC's minimum heap is 4 MiB).
 const minRestHeadroom = 4 << 20
 
 // processGC is the process's idleGC.
@@ -107,7 +101,6 @@ func (g *idleGC) idleLocked() {
 	if g.busy > 0 || g.daemons == 0 || g.percent < 0 || g.resting || g.timer != nil {
 		return
 	}
-	g.cycles = readMetrics("/gc/cycles/total:gc-cycles")[0]
 	g.timer = time.AfterFunc(g.delay, g.rest)
 }
 
@@ -143,8 +136,10 @@ func (g *idleGC) wakeLocked() {
 	}
 }
 
-// rest collects (unless the runtime did since the work ended) and turns
-// the collector's timer off.
+// rest turns the collector's timer off: GOGC=off under a memory limit
+// that lets the heap grow to the goal of the next collection GOGC set,
+// and no further. Nothing is collected now: the next collection comes
+// when GOGC's would have, only no timer forces one before.
 func (g *idleGC) rest() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
@@ -152,13 +147,14 @@ func (g *idleGC) rest() {
 		return // work came meanwhile
 	}
 	g.timer = nil
-	if readMetrics("/gc/cycles/total:gc-cycles")[0] == g.cycles {
-		runtime.GC()
+	s := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes",
+		"/memory/classes/heap/objects:bytes", "/gc/heap/goal:bytes")
+	used, objects, goal := s[0]-s[1], s[2], s[3]
+	headroom := uint64(minRestHeadroom)
+	if goal > objects+headroom {
+		headroom = goal - objects
 	}
-	s := readMetrics("/memory/classes/total:bytes", "/memory/classes/heap/released:bytes", "/gc/heap/live:bytes")
-	used, live := s[0]-s[1], s[2]
-	limit := int64(used + max(live*uint64(g.percent)/100, minRestHeadroom))
-	debug.SetMemoryLimit(min(limit, g.limit))
+	debug.SetMemoryLimit(min(int64(used+headroom), g.limit))
 	debug.SetGCPercent(-1)
 	g.resting = true
 }
