@@ -253,14 +253,14 @@ func TestLexChannels(t *testing.T) {
 		coverage := ws.lexChannels(lexTerms(tt.query))
 		want := bruteWindowBM25(texts, nbs, tt.query)
 		note, win := ws.chans[chanLexNote], ws.chans[chanLexWin]
-		if note == nil {
+		if !note.set() {
 			if slices.ContainsFunc(want, func(x float64) bool { return x != 0 }) {
 				t.Errorf("%q: no lexical channels, brute force scores %v", tt.query, want)
 			}
 		} else {
 			var matched []string
 			for i, id := range ids {
-				if got := win[tv.doc(id)]; math.Abs(got-want[i]) > 1e-9 {
+				if got := win.at(tv.doc(id)); math.Abs(got-want[i]) > 1e-9 {
 					t.Errorf("%q: window score of %s = %v, want %v", tt.query, id, got, want[i])
 				}
 				if want[i] > 0 {
@@ -277,8 +277,8 @@ func TestLexChannels(t *testing.T) {
 			}
 			// The note channel is the index's own BM25.
 			for _, s := range tv.w.lex.search(tt.query, 10) {
-				if d := tv.doc(s.id); math.Abs(note[d]-s.score) > 1e-9 {
-					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note[d], s.score)
+				if d := tv.doc(s.id); math.Abs(note.at(d)-s.score) > 1e-9 {
+					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note.at(d), s.score)
 				}
 			}
 		}
@@ -303,9 +303,10 @@ func TestMoments(t *testing.T) {
 		n        []int
 		mean, sd float64
 	}{
-		{"dense", []channel{{1, 2, 3, 4}}, []int{4}, 2.5, math.Sqrt(1.25)},
-		{"nil channel counts as zeros", []channel{{2, 2}, nil}, []int{2, 2}, 1, 1},
-		{"no spread", []channel{{3, 3, 3}}, []int{3}, 3, 0},
+		{"dense", []channel{denseChannel([]float64{1, 2, 3, 4})}, []int{4}, 2.5, math.Sqrt(1.25)},
+		{"unset channel counts as zeros", []channel{denseChannel([]float64{2, 2}), {}}, []int{2, 2}, 1, 1},
+		{"sparse counts the rest as zeros", []channel{{vals: []float64{4}, docs: []int32{2}}}, []int{4}, 1, math.Sqrt(3)},
+		{"no spread", []channel{denseChannel([]float64{3, 3, 3})}, []int{3}, 3, 0},
 		{"empty", nil, nil, 0, 0},
 	}
 	for _, tt := range tests {
@@ -718,14 +719,15 @@ func TestCoverageMatchesNoteTexts(t *testing.T) {
 			best := ws.lexChannels(terms)
 			q := weightsOf(w.lex, terms)
 			wantBest := 0.0
-			if note := ws.chans[chanLexNote]; note != nil {
-				top := -1
-				for d, s := range note {
-					if s > 0 && (top < 0 || s > note[top] || s == note[top] && v.rank[d] < v.rank[top]) {
+			if note := ws.chans[chanLexNote]; note.set() {
+				top := int32(-1)
+				for d := range int32(len(v.rank)) {
+					s := note.at(d)
+					if s > 0 && (top < 0 || s > note.at(top) || s == note.at(top) && v.rank[d] < v.rank[top]) {
 						top = d
 					}
 				}
-				for _, t := range textTerms(ws, int32(top)) {
+				for _, t := range textTerms(ws, top) {
 					wantBest += q.idf[t]
 				}
 				wantBest /= q.total

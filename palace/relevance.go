@@ -75,14 +75,24 @@ type queryTerms struct {
 	ids   []int32  // the query's terms the wing has, in increasing order
 	words int      // uint64s per note
 	bits  []uint64 // by note, then by term's place in ids
+	// docs, when set, are the notes bits holds, in increasing order;
+	// the others hold none of the terms. Else bits holds every note.
+	docs []int32
 }
 
-// newQueryTerms makes the table for the distinct terms ids over notes
-// documents, none of them set.
-func newQueryTerms(ids []int32, notes int) queryTerms {
+// newQueryTerms makes the table for the distinct terms ids over the
+// documents bits has room for, all zero, none of them set.
+func newQueryTerms(ids []int32, bits []uint64) queryTerms {
 	ids = slices.Sorted(slices.Values(ids))
-	words := (len(ids) + 63) / 64
-	return queryTerms{ids: ids, words: words, bits: make([]uint64, words*notes)}
+	return queryTerms{ids: ids, words: (len(ids) + 63) / 64, bits: bits}
+}
+
+// row returns document d's place in bits, false if it holds no term.
+func (f *queryTerms) row(d int32) (int, bool) {
+	if f.docs == nil {
+		return int(d), true
+	}
+	return slices.BinarySearch(f.docs, d)
 }
 
 // bit is term t's place in the table; t is one of its terms.
@@ -91,23 +101,32 @@ func (f *queryTerms) bit(t int32) int {
 	return i
 }
 
-// set records that document d holds the term at place bit.
+// set records that document d holds the term at place bit, in a table of
+// every note (before lexScratch.keep).
 func (f *queryTerms) set(d int32, bit int) {
 	f.bits[int(d)*f.words+bit/64] |= 1 << (bit % 64)
 }
 
 // has reports whether document d holds term t.
 func (f *queryTerms) has(d, t int32) bool {
+	r, ok := f.row(d)
+	if !ok {
+		return false
+	}
 	i, ok := slices.BinarySearch(f.ids, t)
-	return ok && f.bits[int(d)*f.words+i/64]&(1<<(i%64)) != 0
+	return ok && f.bits[r*f.words+i/64]&(1<<(i%64)) != 0
 }
 
 // of yields the query's terms that document d holds, in increasing order
 // (the order sums over them are taken in, for the same scores each time).
 func (f *queryTerms) of(d int32) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
+		r, ok := f.row(d)
+		if !ok {
+			return
+		}
 		for w := range f.words {
-			word := f.bits[int(d)*f.words+w]
+			word := f.bits[r*f.words+w]
 			for word != 0 {
 				b := bits.TrailingZeros64(word)
 				word &= word - 1
