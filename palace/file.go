@@ -388,7 +388,7 @@ func (c *countingWriter) Write(b []byte) (int, error) {
 // file is held in memory. The strings that repeat from note to note are
 // shared (storer for the notes, interner for the sources).
 func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
-	if v, err := openWing(path, limit); err != nil || v != nil {
+	if v, err := openWing(path, limit, nil); err != nil || v != nil {
 		if err != nil {
 			return nil, nil, err
 		}
