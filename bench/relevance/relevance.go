@@ -9,13 +9,11 @@ import (
 	_ "embed"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/bench/paraphrase"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -81,19 +79,11 @@ const K = 5
 // Run mines hive into a fresh palace under tmp with e (nil: lexical) and
 // measures floor in mode.
 func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mode, floor float64) (Result, error) {
-	dir, err := os.MkdirTemp(tmp, "palace-")
+	p, done, err := harness.MineTemp(ctx, tmp, hive, e)
 	if err != nil {
 		return Result{}, err
 	}
-	defer os.RemoveAll(dir)
-	p, err := palace.Open(ctx, filepath.Join(dir, "p"), palace.Options{Embedder: e})
-	if err != nil {
-		return Result{}, err
-	}
-	defer p.Close()
-	if _, err := mine.Mine(ctx, p, hive, mine.Options{}); err != nil {
-		return Result{}, err
-	}
+	defer done()
 	r := Result{Mode: mode.String(), Floor: floor}
 	for _, set := range []struct {
 		name string

@@ -19,6 +19,7 @@ import (
 	"os/signal"
 	"path/filepath"
 
+	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
 )
@@ -75,3 +76,33 @@ func Build(ctx context.Context, dir string, stderr io.Writer) (string, error) {
 	}
 	return bin, nil
 }
+
+// Target is what a bench of a memminer binary on a generated hive is
+// pointed at: the binary (-memminer, required), the embedding model
+// (-model, default lexical) and the hive's size (-notes, and -agents).
+type Target struct {
+	Bin, Model    string
+	Agents, Notes int
+}
+
+// Flags registers the target's flags on fs with these defaults; with
+// agents 0 there is no -agents flag (the generator picks the agents).
+func (t *Target) Flags(fs *flag.FlagSet, agents, notes int) {
+	fs.StringVar(&t.Bin, "memminer", "", "memminer binary to run (required)")
+	fs.StringVar(&t.Model, "model", "lexical", "embedding model spec (lexical, use-lite, ...)")
+	fs.IntVar(&t.Notes, "notes", notes, "notes in the generated hive")
+	if agents > 0 {
+		fs.IntVar(&t.Agents, "agents", agents, "agents (wings) in the generated hive")
+	}
+}
+
+// Check reports a target without a binary.
+func (t *Target) Check() error {
+	if t.Bin == "" {
+		return errors.New("-memminer is required")
+	}
+	return nil
+}
+
+// Hive is the generator's options for the target's hive.
+func (t *Target) Hive() hivegen.Options { return hivegen.Options{Notes: t.Notes, Agents: t.Agents} }
