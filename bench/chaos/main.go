@@ -62,10 +62,7 @@ func main() {
 	flag.Float64Var(&o.changeFraction, "change", 0.3, "share of memory files changed before each attempt")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.BoolVar(&o.verbose, "v", false, "log every attempt")
-	flag.Parse()
-	if err := o.Check(); err != nil {
-		log.Fatal(err)
-	}
+	o.ParseFlags()
 	if err := run(o); err != nil {
 		log.Fatal(err)
 	}

@@ -32,8 +32,7 @@ import (
 )
 
 func main() {
-	var t harness.Target
-	t.Flags(flag.CommandLine, 100, 10000)
+	t := harness.CommandLine(100, 10000)
 	edits := flag.Int("edits", 20, "edits timed for edit-to-searchable latency")
 	remembers := flag.Int("remembers", 50, "notes timed for remember-to-searchable latency, over the socket and as whole processes")
 	idle := flag.Duration("idle", 60*time.Second, "how long idle CPU is measured")
@@ -41,11 +40,8 @@ func main() {
 	flag.DurationVar(&soakFor, "soak", 0, "instead of the latencies, search and remember without pause this long and print the daemon's RSS over time")
 	flag.DurationVar(&soakSample, "sample", 15*time.Second, "with -soak, how often RSS is printed")
 	flag.StringVar(&soakProfiles, "profiles", "", "with -soak, save the daemon's heap profile at start and end in this directory")
-	flag.Parse()
-	if err := t.Check(); err != nil {
-		log.Fatal(err)
-	}
-	if err := measure(t, *edits, *remembers, *idle, *runs); err != nil {
+	t.ParseFlags()
+	if err := measure(*t, *edits, *remembers, *idle, *runs); err != nil {
 		log.Fatal(err)
 	}
 }

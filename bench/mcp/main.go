@@ -28,14 +28,10 @@ import (
 )
 
 func main() {
-	var t harness.Target
-	t.Flags(flag.CommandLine, 20, 2000)
+	t := harness.CommandLine(20, 2000)
 	calls := flag.Int("calls", 30, "timed calls per tool and mode")
-	flag.Parse()
-	if err := t.Check(); err != nil {
-		log.Fatal(err)
-	}
-	if err := measure(t, *calls); err != nil {
+	t.ParseFlags()
+	if err := measure(*t, *calls); err != nil {
 		log.Fatal(err)
 	}
 }

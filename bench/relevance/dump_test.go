@@ -47,10 +47,7 @@ func TestDumpSignals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range []struct {
-		name string
-		get  func() ([]string, error)
-	}{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}} {
+	for _, s := range unanswerable {
 		qs, err := s.get()
 		if err != nil {
 			t.Fatal(err)

@@ -38,6 +38,12 @@ func NonsenseBlind() ([]string, error) { return queries("nonsense-blind.json", b
 // CamelCase names) that no note of examples/hive holds, held out too.
 func Identifiers() ([]string, error) { return queries("identifiers.json", identifiersJSON) }
 
+// unanswerable are the sets of queries no note answers, by name.
+var unanswerable = []struct {
+	name string
+	get  func() ([]string, error)
+}{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}}
+
 func queries(name string, data []byte) ([]string, error) {
 	var qs []string
 	if err := json.Unmarshal(data, &qs); err != nil {
@@ -85,10 +91,7 @@ func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mo
 	}
 	defer done()
 	r := Result{Mode: mode.String(), Floor: floor}
-	for _, set := range []struct {
-		name string
-		get  func() ([]string, error)
-	}{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}} {
+	for _, set := range unanswerable {
 		qs, err := set.get()
 		if err != nil {
 			return r, err

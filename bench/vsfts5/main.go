@@ -45,8 +45,7 @@ var queries = []string{
 }
 
 func main() {
-	var t harness.Target
-	t.Flags(flag.CommandLine, 0, 100000)
+	t := harness.CommandLine(0, 100000)
 	rounds := flag.Int("rounds", 10, "rounds: each runs every query through memminer and FTS5")
 	appends := flag.Int("appends", 10, "notes appended one at a time, each mined by memminer and inserted into FTS5")
 	withDaemon := flag.Bool("daemon", true, "also measure search through a running daemon")

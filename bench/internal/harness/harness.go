@@ -13,6 +13,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"log"
 	"log/slog"
 	"os"
 	"os/exec"
@@ -96,12 +97,30 @@ func (t *Target) Flags(fs *flag.FlagSet, agents, notes int) {
 	}
 }
 
+// CommandLine is a target whose flags are registered on the command line
+// (flag.CommandLine), with these defaults (see Flags).
+func CommandLine(agents, notes int) *Target {
+	t := &Target{}
+	t.Flags(flag.CommandLine, agents, notes)
+	return t
+}
+
 // Check reports a target without a binary.
 func (t *Target) Check() error {
 	if t.Bin == "" {
 		return errors.New("-memminer is required")
 	}
 	return nil
+}
+
+// ParseFlags parses the command line (flag.CommandLine, where Flags put
+// the target's flags) and exits through log.Fatal when -memminer is
+// missing.
+func (t *Target) ParseFlags() {
+	flag.Parse()
+	if err := t.Check(); err != nil {
+		log.Fatal(err)
+	}
 }
 
 // Hive is the generator's options for the target's hive.
