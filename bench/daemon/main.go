@@ -69,14 +69,14 @@ func measure(t harness.Target, edits, remembers int, idle time.Duration, runs in
 	}
 	defer logf.Close()
 	ctx := context.Background()
-	d, err := harness.StartDaemon(ctx, bin, hive, env, logf)
+	d, err := harness.StartDaemon(ctx, bin, hive, pal, env, logf)
 	if err != nil {
 		return err
 	}
 	defer d.Stop()
-	cl := daemon.NewClient(pal)
+	cl := d.Client
 	start := time.Now()
-	st, err := harness.WaitIdle(ctx, cl, 10*time.Minute)
+	st, err := d.WaitIdle(ctx, 10*time.Minute)
 	if err != nil {
 		return err
 	}

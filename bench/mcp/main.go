@@ -24,7 +24,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memminer/memminer/bench/internal/harness"
-	"github.com/memminer/memminer/daemon"
 )
 
 func main() {
@@ -63,12 +62,12 @@ func measure(t harness.Target, calls int) error {
 		return err
 	}
 	ctx := context.Background()
-	d, err := harness.StartDaemon(ctx, bin, hive, env, nil)
+	d, err := harness.StartDaemon(ctx, bin, hive, w.Palace, env, nil)
 	if err != nil {
 		return err
 	}
 	defer d.Stop()
-	if _, err := harness.WaitIdle(ctx, daemon.NewClient(w.Palace), 5*time.Minute); err != nil {
+	if _, err := d.WaitIdle(ctx, 5*time.Minute); err != nil {
 		return err
 	}
 	return timeTools(bin, env, ids[0], calls, "daemon")

@@ -11,7 +11,6 @@ package paraphrase
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -47,9 +46,9 @@ func Sets() ([]Set, error) {
 		name, file string
 		data       []byte
 	}{{"first", "queries.json", queriesJSON}, {"blind", "queries-blind.json", blindJSON}} {
-		var qs []Query
-		if err := json.Unmarshal(f.data, &qs); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.file, err)
+		qs, err := harness.Decode[[]Query](f.file, f.data)
+		if err != nil {
+			return nil, err
 		}
 		sets = append(sets, Set{Name: f.name, Queries: qs})
 	}

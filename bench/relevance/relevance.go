@@ -7,7 +7,6 @@ package relevance
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
 	"strings"
 
@@ -44,13 +43,7 @@ var unanswerable = []struct {
 	get  func() ([]string, error)
 }{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}}
 
-func queries(name string, data []byte) ([]string, error) {
-	var qs []string
-	if err := json.Unmarshal(data, &qs); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return qs, nil
-}
+func queries(name string, data []byte) ([]string, error) { return harness.Decode[[]string](name, data) }
 
 // Result is what a floor does in one search mode.
 type Result struct {

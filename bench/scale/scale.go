@@ -278,7 +278,7 @@ func startDaemon(ctx context.Context, cfg Config, env []string, pal, hive string
 			return res
 		}, 0, nil
 	}
-	d, err := harness.StartDaemon(ctx, cfg.Bin, hive, env, nil)
+	d, err := harness.StartDaemon(ctx, cfg.Bin, hive, pal, env, nil)
 	if err != nil {
 		return nil, 0, err
 	}

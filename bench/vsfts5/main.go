@@ -30,7 +30,6 @@ import (
 
 	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/bench/internal/harness"
-	"github.com/memminer/memminer/daemon"
 )
 
 // queries are words of the generated hives (bench/hivegen), without
@@ -197,12 +196,12 @@ func run(bin string, notes int, model string, rounds, appends int, withDaemon bo
 // search rounds through it, paired with FTS5.
 func daemonRounds(env []string, bin, hive, pal string, rounds int, ftsQuery func(string) (sample, error)) (series, series, error) {
 	ctx := context.Background()
-	d, err := harness.StartDaemon(ctx, bin, hive, env, nil)
+	d, err := harness.StartDaemon(ctx, bin, hive, pal, env, nil)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer d.Stop()
-	if _, err := harness.WaitIdle(ctx, daemon.NewClient(pal), 10*time.Minute); err != nil {
+	if _, err := d.WaitIdle(ctx, 10*time.Minute); err != nil {
 		return nil, nil, err
 	}
 	var mm, fts series

@@ -13,22 +13,30 @@ import (
 
 // Daemon is a running `memminer run` process.
 type Daemon struct {
+	// Client talks to the daemon's control socket.
+	Client  *daemon.Client
 	cmd     *exec.Cmd
 	stopped bool
 	res     error
 }
 
-// StartDaemon starts `memminer run --hive hive --log-level warn` with env
-// (which names the palace, see Env); its stderr goes to stderr (nil:
-// discarded).
-func StartDaemon(ctx context.Context, bin, hive string, env []string, stderr io.Writer) (*Daemon, error) {
+// StartDaemon starts `memminer run --hive hive --log-level warn` with env,
+// which names palaceDir as the palace (see Env); its stderr goes to stderr
+// (nil: discarded).
+func StartDaemon(ctx context.Context, bin, hive, palaceDir string, env []string, stderr io.Writer) (*Daemon, error) {
 	cmd := exec.CommandContext(ctx, bin, "run", "--hive", hive, "--log-level", "warn")
 	cmd.Env = env
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
-	return &Daemon{cmd: cmd}, nil
+	return &Daemon{Client: daemon.NewClient(palaceDir), cmd: cmd}, nil
+}
+
+// WaitIdle waits, for at most limit, until the daemon has nothing left to
+// do (see the function WaitIdle).
+func (d *Daemon) WaitIdle(ctx context.Context, limit time.Duration) (daemon.Status, error) {
+	return WaitIdle(ctx, d.Client, limit)
 }
 
 // Pid is the daemon's process id.

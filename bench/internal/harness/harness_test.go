@@ -174,3 +174,51 @@ func TestMineAndWaitIdle(t *testing.T) {
 		t.Errorf("MineTemp left %d entries in its directory", len(left))
 	}
 }
+
+func TestDecodeAndJSONLines(t *testing.T) {
+	qs, err := Decode[[]string]("q.json", []byte(`["a", "b"]`))
+	if err != nil || strings.Join(qs, ",") != "a,b" {
+		t.Errorf("Decode = %q, %v", qs, err)
+	}
+	if _, err := Decode[[]string]("bad.json", []byte(`{`)); err == nil || !strings.HasPrefix(err.Error(), "bad.json: ") {
+		t.Errorf("Decode of bad JSON: %v", err)
+	}
+	var b bytes.Buffer
+	if err := JSONLines(&b, []struct {
+		N int `json:"n"`
+	}{{1}, {2}}); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != "{\"n\":1}\n{\"n\":2}\n" {
+		t.Errorf("JSONLines wrote %q", b.String())
+	}
+}
+
+// TestDaemonStop starts a stand-in for memminer that runs until it is
+// signalled: Stop ends it, reports how it ended, and says the same again.
+func TestDaemonStop(t *testing.T) {
+	if runtime.GOOS == "windows" {
+		t.Skip("needs a shell script")
+	}
+	bin := filepath.Join(t.TempDir(), "memminer")
+	if err := os.WriteFile(bin, []byte("#!/bin/sh\nexec sleep 600\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	d, err := StartDaemon(context.Background(), bin, t.TempDir(), t.TempDir(), nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.Pid() <= 0 || d.Client == nil {
+		t.Fatalf("daemon pid %d, client %v", d.Pid(), d.Client)
+	}
+	err = d.Stop()
+	if err == nil || !strings.Contains(err.Error(), "terminated") {
+		t.Errorf("Stop = %v, want the SIGTERM it ended by", err)
+	}
+	if again := d.Stop(); again != err {
+		t.Errorf("second Stop = %v, first %v", again, err)
+	}
+	if _, err := StartDaemon(context.Background(), filepath.Join(t.TempDir(), "none"), "", "", nil, nil); err == nil {
+		t.Error("a missing binary started")
+	}
+}

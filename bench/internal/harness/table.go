@@ -7,6 +7,16 @@ import (
 	"strings"
 )
 
+// Decode reads a data set embedded in a bench (queries, targets) from
+// its JSON; name is the file it came from, for the error.
+func Decode[T any](name string, data []byte) (T, error) {
+	var v T
+	if err := json.Unmarshal(data, &v); err != nil {
+		return v, fmt.Errorf("%s: %w", name, err)
+	}
+	return v, nil
+}
+
 // JSONLines writes each of rows as one line of JSON, for scripts.
 func JSONLines[T any](w io.Writer, rows []T) error {
 	enc := json.NewEncoder(w)
