@@ -60,9 +60,9 @@ const pollEvery = 10 * time.Millisecond
 
 // WaitIdle polls the daemon's status until it answers and has nothing left
 // to do (it has scanned the hive and mined all of it), for at most limit
-// or until ctx ends, and returns that status.
-func WaitIdle(ctx context.Context, cl *daemon.Client, limit time.Duration) (daemon.Status, error) {
-	ctx, cancel := context.WithTimeout(ctx, limit)
+// or until parent ends, and returns that status.
+func WaitIdle(parent context.Context, cl *daemon.Client, limit time.Duration) (daemon.Status, error) {
+	ctx, cancel := context.WithTimeout(parent, limit)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
 	defer tick.Stop()
@@ -73,10 +73,10 @@ func WaitIdle(ctx context.Context, cl *daemon.Client, limit time.Duration) (daem
 		}
 		select {
 		case <-ctx.Done():
-			if ctx.Err() == context.DeadlineExceeded {
-				return daemon.Status{}, fmt.Errorf("the daemon did not become idle within %s", limit)
+			if err := parent.Err(); err != nil {
+				return daemon.Status{}, err
 			}
-			return daemon.Status{}, ctx.Err()
+			return daemon.Status{}, fmt.Errorf("the daemon did not become idle within %s", limit)
 		case <-tick.C:
 		}
 	}

@@ -1,7 +1,9 @@
-// Package harness is what the bench commands share: their main, a logger,
-// the embedding model and the memminer binary, a generated hive, a mined
-// palace, a `memminer run` daemon and the wait until it is idle, the CPU
-// and memory of processes, percentiles of timings and Markdown tables.
+// Package harness is what the bench commands share: their main and the
+// flags naming a memminer binary and a generated hive, a logger, the
+// embedding model, building memminer, a hive in a temporary directory, a
+// mined palace, a `memminer run` daemon and the wait until it is idle, the
+// CPU and memory of processes, percentiles of timings, embedded JSON data
+// sets, JSON lines and Markdown tables.
 //
 // It holds mechanics only: what each bench measures, and how it reports
 // it, stays in the bench.

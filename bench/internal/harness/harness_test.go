@@ -222,3 +222,11 @@ func TestDaemonStop(t *testing.T) {
 		t.Error("a missing binary started")
 	}
 }
+
+func TestWaitIdleCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := WaitIdle(ctx, daemon.NewClient(t.TempDir()), time.Hour); err != context.Canceled {
+		t.Errorf("WaitIdle with a cancelled context = %v, want %v", err, context.Canceled)
+	}
+}
