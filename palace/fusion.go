@@ -388,7 +388,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 // sums scores in, all zero between uses.
 type lexScratch struct {
 	note, win, tfWin []float64
-	found            []uint64
+	found            []byte
 	// touched and matched are lists of documents, reused.
 	touched, matched []int32
 }
@@ -406,8 +406,8 @@ func getLexScratch(notes, terms int) *lexScratch {
 		return a[:notes]
 	}
 	sc.note, sc.win, sc.tfWin = grow(sc.note), grow(sc.win), grow(sc.tfWin)
-	if n := (terms + 63) / 64 * notes; cap(sc.found) < n {
-		sc.found = make([]uint64, n)
+	if n := termsWidth(terms) * notes; cap(sc.found) < n {
+		sc.found = make([]byte, n)
 	} else {
 		sc.found = sc.found[:n]
 	}
@@ -424,13 +424,13 @@ func (sc *lexScratch) keep(matched []int32, found *queryTerms) (docs []int32, no
 	// One allocation for both channels' scores.
 	vals := make([]float64, 2*len(docs))
 	note, win = vals[:len(docs):len(docs)], vals[len(docs):]
-	words := found.words
-	bits := make([]uint64, words*len(docs))
+	w := found.width
+	bits := make([]byte, w*len(docs))
 	for i, d := range docs {
 		note[i], win[i] = sc.note[d], sc.win[d]
 		sc.note[d], sc.win[d] = 0, 0
-		copy(bits[i*words:(i+1)*words], found.bits[int(d)*words:])
-		clear(found.bits[int(d)*words : int(d+1)*words])
+		copy(bits[i*w:(i+1)*w], found.bits[int(d)*w:])
+		clear(found.bits[int(d)*w : int(d+1)*w])
 	}
 	found.bits, found.docs = bits, docs
 	return docs, note, win

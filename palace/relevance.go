@@ -72,9 +72,11 @@ func (ws *wingScores) coverages(q *queryWeights, d int32) (whole, part float64, 
 // not kept by the index (see lexIndex), and splitting the texts of the
 // notes relevance scores again took a quarter of a search's time.
 type queryTerms struct {
-	ids   []int32  // the query's terms the wing has, in increasing order
-	words int      // uint64s per note
-	bits  []uint64 // by note, then by term's place in ids
+	ids []int32 // the query's terms the wing has, in increasing order
+	// bits are by note, then by term's place in ids, width bytes a note:
+	// one for a query of up to eight distinct terms, which most are.
+	width int
+	bits  []byte
 	// docs, when set, are the notes bits holds, in increasing order;
 	// the others hold none of the terms. Else bits holds every note.
 	docs []int32
@@ -82,10 +84,14 @@ type queryTerms struct {
 
 // newQueryTerms makes the table for the distinct terms ids over the
 // documents bits has room for, all zero, none of them set.
-func newQueryTerms(ids []int32, bits []uint64) queryTerms {
+func newQueryTerms(ids []int32, bits []byte) queryTerms {
 	ids = slices.Sorted(slices.Values(ids))
-	return queryTerms{ids: ids, words: (len(ids) + 63) / 64, bits: bits}
+	return queryTerms{ids: ids, width: termsWidth(len(ids)), bits: bits}
 }
+
+// termsWidth is the bytes a note takes in the table of terms distinct
+// terms.
+func termsWidth(terms int) int { return (terms + 7) / 8 }
 
 // row returns document d's place in bits, false if it holds no term.
 func (f *queryTerms) row(d int32) (int, bool) {
@@ -104,7 +110,7 @@ func (f *queryTerms) bit(t int32) int {
 // set records that document d holds the term at place bit, in a table of
 // every note (before lexScratch.keep).
 func (f *queryTerms) set(d int32, bit int) {
-	f.bits[int(d)*f.words+bit/64] |= 1 << (bit % 64)
+	f.bits[int(d)*f.width+bit/8] |= 1 << (bit % 8)
 }
 
 // has reports whether document d holds term t.
@@ -114,7 +120,7 @@ func (f *queryTerms) has(d, t int32) bool {
 		return false
 	}
 	i, ok := slices.BinarySearch(f.ids, t)
-	return ok && f.bits[r*f.words+i/64]&(1<<(i%64)) != 0
+	return ok && f.bits[r*f.width+i/8]&(1<<(i%8)) != 0
 }
 
 // of yields the query's terms that document d holds, in increasing order
@@ -125,12 +131,12 @@ func (f *queryTerms) of(d int32) iter.Seq[int32] {
 		if !ok {
 			return
 		}
-		for w := range f.words {
-			word := f.bits[r*f.words+w]
+		for w := range f.width {
+			word := f.bits[r*f.width+w]
 			for word != 0 {
-				b := bits.TrailingZeros64(word)
+				b := bits.TrailingZeros8(word)
 				word &= word - 1
-				if !yield(f.ids[w*64+b]) {
+				if !yield(f.ids[w*8+b]) {
 					return
 				}
 			}
