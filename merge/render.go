@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // renderer lays out the merged units on ours' lines: ours' bytes are kept
@@ -15,7 +15,6 @@ type renderer struct {
 	items        []item
 	marker       string
 	fmTheirs     bool
-	parse        mine.ParseOptions
 }
 
 // layout is one way of placing theirs' units; render tries them in turn
@@ -49,7 +48,7 @@ func (r *renderer) render() ([]byte, error) {
 	}
 	for _, l := range layouts {
 		out := r.layout(l)
-		got, err := mine.Parse(out, r.parse)
+		got, err := markdown.Parse(out, markdown.MemoryOptions())
 		if err == nil && sameNotes(got.Notes, want) {
 			return out, nil
 		}
@@ -63,7 +62,7 @@ func (r *renderer) expected() ([]Note, error) {
 	for _, it := range r.items {
 		switch {
 		case it.marked:
-			doc, err := mine.Parse([]byte(strings.Join(r.markedLines(it.theirs), "\n")), r.parse)
+			doc, err := markdown.Parse([]byte(strings.Join(r.markedLines(it.theirs), "\n")), markdown.MemoryOptions())
 			if err != nil {
 				return nil, err
 			}
@@ -86,8 +85,8 @@ func appendUnit(notes []Note, u unit) []Note {
 	return notes
 }
 
-func sameNotes(got []mine.Note, want []Note) bool {
-	return slices.EqualFunc(got, want, func(g mine.Note, w Note) bool { return g.Heading == w.Heading && g.Text == w.Text })
+func sameNotes(got []markdown.Note, want []Note) bool {
+	return slices.EqualFunc(got, want, func(g markdown.Note, w Note) bool { return g.Heading == w.Heading && g.Text == w.Text })
 }
 
 // markedLines returns theirs' unit t with the conflict marker at the end of

@@ -20,6 +20,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -43,8 +44,6 @@ type Options struct {
 	DryRun bool
 	// MaxFileBytes skips larger files; zero means config.DefaultMaxFileBytes.
 	MaxFileBytes int64
-	// MaxNoteRunes bounds a note's length; zero means the parser's default.
-	MaxNoteRunes int
 	// Progress, if set, is called after each file with files done and total.
 	Progress func(done, total int)
 	// OnReembed, if set, is told when a wing's vectors are replaced because
@@ -650,7 +649,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		}
 		return nil
 	}
-	ps, doc, err := startParse(data, ParseOptions{MaxNoteRunes: opts.MaxNoteRunes}, sectionBytes)
+	doc, sections, err := markdown.Sections(data, markdown.MemoryOptions())
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
 	}
@@ -666,14 +665,14 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// under the same rules and frontmatter, keeps its governance.
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
-	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
+	notes := palaceNotes(p, sections, fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
 	if opts.DryRun {
 		s.FilesChanged++
 		full, _ := p.Source(wing, f.path)
 		s.add(dryRunChange(full.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
 	ch, err := p.ApplySet(ctx, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
@@ -718,7 +717,7 @@ type fileOf struct {
 // next to the palace's. The set holds them as the palace does, and a note
 // the wing holds unchanged as the wing's own (palace.NoteSet), so
 // re-mining a large file does not hold its notes twice.
-func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) *palace.NoteSet {
+func palaceNotes(p *palace.Palace, sections iter.Seq[[]markdown.Note], f fileOf) *palace.NoteSet {
 	notes := p.NewNoteSet(f.wing)
 	occ := newOccurrences()
 	for section := range sections {

@@ -19,6 +19,7 @@ import (
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -411,7 +412,7 @@ func TestOccurrencesCountEqualNotes(t *testing.T) {
 func TestBrokenFrontmatterIsAWarning(t *testing.T) {
 	var huge strings.Builder
 	huge.WriteString("---\n")
-	for i := range MaxFrontmatterKeys + 1 {
+	for i := range markdown.MaxFrontmatterKeys + 1 {
 		fmt.Fprintf(&huge, "k%d: v\n", i)
 	}
 	huge.WriteString("---\n- still mined\n")
@@ -1072,7 +1073,7 @@ func TestOldPalaceMigratedInPlace(t *testing.T) {
 			emb := &embedtest.Hashing{}
 			p := openPalace(t, dir, emb)
 			// What the previous version wrote: ids from the absolute path, no format.
-			doc, err := Parse([]byte(dwightMemory), ParseOptions{})
+			doc, err := markdown.Parse([]byte(dwightMemory), markdown.MemoryOptions())
 			if err != nil {
 				t.Fatal(err)
 			}

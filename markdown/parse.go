@@ -1,4 +1,4 @@
-package mine
+package markdown
 
 import (
 	"bytes"
@@ -36,6 +36,16 @@ type ParseOptions struct {
 	// are split (see Parse). Fenced and indented code is never split, so a
 	// note that holds code can be longer.
 	MaxNoteRunes int
+}
+
+// MemoryOptions returns the options every memory file is parsed with.
+// Mining, merge, remember, memfile, wake-up, the inbox and Git's merge
+// driver must cut a file into the same notes: a note's id, a merge's
+// alignment of two sides, a duplicate or superseded check all name notes
+// as the palace holds them. So none of them chooses its own options; other
+// options are for testing the parser.
+func MemoryOptions() ParseOptions {
+	return ParseOptions{MaxNoteRunes: DefaultMaxNoteRunes}
 }
 
 // Parse splits a markdown file into notes.
@@ -86,6 +96,21 @@ type ParseOptions struct {
 // does not panic on it, but the notes may then hold invalid UTF-8 too.
 func Parse(src []byte, opts ParseOptions) (*Document, error) {
 	return parse(src, opts, sectionBytes)
+}
+
+// Sections parses src as Parse does, a section of the body at a time. It
+// returns the document without its notes and headings, and the notes of
+// each section in source order; ranging over them adds each section's
+// headings to the document. Each section's syntax tree is dropped once its
+// notes are made, so a caller that keeps the notes in another form never
+// holds the notes of the whole file as Notes (mining a large file does
+// this). The sequence can be ranged over once.
+func Sections(src []byte, opts ParseOptions) (*Document, iter.Seq[[]Note], error) {
+	p, doc, err := startParse(src, opts, sectionBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, p.sections(doc), nil
 }
 
 // sectionBytes is about how large a section of the body Parse parses at
