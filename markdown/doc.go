@@ -5,7 +5,7 @@
 // Git's merge driver all parse with it, with MemoryOptions, so a file is
 // cut into the same notes wherever they meet it.
 //
-// It sits at the bottom of the import graph (it uses only hive, for Git
-// conflict markers): parsing a file never brings in the palace, the vector
-// store or an embedder.
+// It sits at the bottom of the import graph (of the project it uses only
+// hive, for Git conflict markers, and internal/bytesize): parsing a file
+// never brings in the palace, the vector store or an embedder.
 package markdown
