@@ -115,6 +115,36 @@ func TestMatmulKernelsAgree(t *testing.T) {
 	}
 }
 
+// TestWideTilesAnyCPU runs the AVX-512 path's tiling (12 rows, two
+// panels, its edge tiles) on the 6×16 kernels, which every CPU has, and
+// checks it bit for bit against the 6×16 tiling.
+func TestWideTilesAnyCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, s := range []struct{ m, k, n int }{{1, 1, 1}, {11, 7, 16}, {12, 64, 32}, {30, 64, 30}, {49, 33, 80}} {
+		for _, kern := range kernelSets[:2] {
+			t.Run(fmt.Sprintf("%s/%dx%dx%d", kern.name, s.m, s.k, s.n), func(t *testing.T) {
+				restore, ok := useKernels(kern.avx2, false)
+				if !ok {
+					t.Skipf("CPU lacks the %s kernel", kern.name)
+				}
+				defer restore()
+				a := randomMatrix(r, s.m*s.k)
+				w := newMatrix(randomMatrix(r, s.k*s.n), s.k, s.n)
+				init := randomMatrix(r, s.m*s.n)
+				narrow := append([]float32(nil), init...)
+				gemmBlock(narrow, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
+				wide := append([]float32(nil), init...)
+				gemmBlockWide(wide, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
+				for i := range wide {
+					if math.Float32bits(wide[i]) != math.Float32bits(narrow[i]) {
+						t.Fatalf("element %d: wide tiles %v, 6×16 tiles %v", i, wide[i], narrow[i])
+					}
+				}
+			})
+		}
+	}
+}
+
 // TestEpilogueHelpers checks the vector addTo and relu against their
 // portable forms on every length up to two vectors and on the values
 // where max and a comparison could differ (-0, NaN).
