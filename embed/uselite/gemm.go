@@ -142,70 +142,52 @@ func matmul(c, a []float32, m int, b *matrix, e epilogue) {
 // gemmBlock computes rows r0..r1 and panels p0..p1 of c += a·b on the
 // calling goroutine; a and c have row strides lda and ldc.
 func gemmBlock(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix, p0, p1 int, s *scratch) {
+	t := narrowTiles
 	if useAVX512 {
-		gemmBlockWide(c, ldc, a, lda, r0, r1, b, p0, p1, s)
-		return
+		t = wideTiles
 	}
-	k, n := b.k, b.n
-	var tailA []float32
-	tile := &s.tile
-	for pi := p0; pi < p1; pi++ {
-		bp := b.panel(pi)
-		c0 := pi * panelWidth
-		cw := min(panelWidth, n-c0)
-		for r := r0; r < r1; r += tileRows {
-			rows := min(tileRows, r1-r)
-			if rows == tileRows && cw == panelWidth {
-				kernel(k, a[r*lda:], lda, bp, b.ld, c[r*ldc+c0:], ldc)
-				continue
-			}
-			// Edge tile: run the full-size kernel on zero-padded copies.
-			src, srcStride := a[r*lda:], lda
-			if rows < tileRows {
-				if tailA == nil {
-					tailA = grow(&s.tailA, tileRows*k)
-					clear(tailA)
-					for i := range rows {
-						copy(tailA[i*k:(i+1)*k], a[(r+i)*lda:(r+i)*lda+k])
-					}
-				}
-				src, srcStride = tailA, k
-			}
-			clear(tile[:])
-			for i := range rows {
-				copy(tile[i*panelWidth:i*panelWidth+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
-			}
-			kernel(k, src, srcStride, bp, b.ld, tile[:], panelWidth)
-			for i := range rows {
-				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*panelWidth:i*panelWidth+cw])
-			}
-		}
-	}
+	t.gemm(c, ldc, a, lda, r0, r1, b, p0, p1, s)
 }
 
-// gemmBlockWide is gemmBlock in tiles of wideRows rows and up to
-// widePanels panels, for kernelWide.
-func gemmBlockWide(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix, p0, p1 int, s *scratch) {
-	const tw = widePanels * panelWidth
+// tiling is a micro-kernel and the tile it computes: rows rows of c by up
+// to panels panels. kern computes the tile for np ≤ panels panels of b,
+// bstep elements apart.
+type tiling struct {
+	rows, panels int
+	kern         func(np, k int, a []float32, lda int, b []float32, ldb, bstep int, c []float32, ldc int)
+}
+
+var (
+	// narrowTiles runs the 6×16 kernel (AVX2 or portable).
+	narrowTiles = tiling{rows: tileRows, panels: 1, kern: func(_, k int, a []float32, lda int, b []float32, ldb, _ int, c []float32, ldc int) {
+		kernel(k, a, lda, b, ldb, c, ldc)
+	}}
+	// wideTiles runs kernelWide.
+	wideTiles = tiling{rows: wideRows, panels: widePanels, kern: kernelWide}
+)
+
+// gemm is gemmBlock in t's tiles.
+func (t tiling) gemm(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix, p0, p1 int, s *scratch) {
+	tw := t.panels * panelWidth
 	k, n := b.k, b.n
 	var tailA []float32
-	tile := &s.wideTile
+	tile := s.tile[:t.rows*tw]
 	for pi := p0; pi < p1; {
-		np := min(widePanels, p1-pi)
+		np := min(t.panels, p1-pi)
 		bp := b.panel(pi)
 		c0 := pi * panelWidth
 		cw := min(np*panelWidth, n-c0)
-		for r := r0; r < r1; r += wideRows {
-			rows := min(wideRows, r1-r)
-			if rows == wideRows && cw == np*panelWidth {
-				kernelWide(np, k, a[r*lda:], lda, bp, b.ld, b.step, c[r*ldc+c0:], ldc)
+		for r := r0; r < r1; r += t.rows {
+			rows := min(t.rows, r1-r)
+			if rows == t.rows && cw == np*panelWidth {
+				t.kern(np, k, a[r*lda:], lda, bp, b.ld, b.step, c[r*ldc+c0:], ldc)
 				continue
 			}
 			// Edge tile: run the full-size kernel on zero-padded copies.
 			src, srcStride := a[r*lda:], lda
-			if rows < wideRows {
+			if rows < t.rows {
 				if tailA == nil {
-					tailA = grow(&s.tailA, wideRows*k)
+					tailA = grow(&s.tailA, t.rows*k)
 					clear(tailA)
 					for i := range rows {
 						copy(tailA[i*k:(i+1)*k], a[(r+i)*lda:(r+i)*lda+k])
@@ -213,11 +195,11 @@ func gemmBlockWide(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *ma
 				}
 				src, srcStride = tailA, k
 			}
-			clear(tile[:])
+			clear(tile)
 			for i := range rows {
 				copy(tile[i*tw:i*tw+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
 			}
-			kernelWide(np, k, src, srcStride, bp, b.ld, b.step, tile[:], tw)
+			t.kern(np, k, src, srcStride, bp, b.ld, b.step, tile, tw)
 			for i := range rows {
 				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*tw:i*tw+cw])
 			}
@@ -276,11 +258,10 @@ func kernelGo(k int, a []float32, lda int, b []float32, ldb int, c []float32, ld
 
 // scratch is per-goroutine working memory of parallel jobs.
 type scratch struct {
-	tile     [tileRows * panelWidth]float32
-	wideTile [wideRows * widePanels * panelWidth]float32
-	tailA    []float32
-	scores   []float32
-	keys     matrix
+	tile   [wideRows * widePanels * panelWidth]float32 // edge tiles, the largest kernel's size
+	tailA  []float32
+	scores []float32
+	keys   matrix
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

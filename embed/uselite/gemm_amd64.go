@@ -9,8 +9,8 @@ import (
 // useAVX2 reports whether the AVX2/FMA micro-kernel runs on this CPU.
 var useAVX2 = cpu.X86.HasAVX2 && cpu.X86.HasFMA
 
-// useAVX512 reports whether the AVX-512 micro-kernels (12×32 and 12×16
-// tiles) run on this CPU; x/sys/cpu also checks that the OS saves the ZMM
+// useAVX512 reports whether the AVX-512 micro-kernel (12×32 tiles) runs
+// on this CPU; x/sys/cpu also checks that the OS saves the ZMM
 // registers.
 var useAVX512 = useAVX2 && cpu.X86.HasAVX512F
 
@@ -25,11 +25,6 @@ func kernel6x16AVX2(k int, a *float32, lda int, b *float32, ldb int, c *float32,
 //
 //go:noescape
 func kernel12x32AVX512(k int, a *float32, lda int, b *float32, ldb int, bstep int, c *float32, ldc int)
-
-// kernel12x16AVX512 computes c[12×16] += a[12×k]·b[k×16]; bstep is unused.
-//
-//go:noescape
-func kernel12x16AVX512(k int, a *float32, lda int, b *float32, ldb int, bstep int, c *float32, ldc int)
 
 //go:noescape
 func addAVX2(dst, src *float32, n int)
@@ -52,22 +47,19 @@ func kernel(k int, a []float32, lda int, b []float32, ldb int, c []float32, ldc 
 }
 
 // kernelWide computes c[12×16·np] += a[12×k]·b[k×16·np] for np (1 or 2)
-// panels of b, bstep elements apart, with the AVX-512 kernels, or with the
-// 6×16 kernel tile by tile when they are off. Every element sees the same
-// fused multiply-adds in the same order either way.
+// panels of b, bstep elements apart. Two panels run on the AVX-512
+// kernel; one panel (the odd last panel of an attention product), or any
+// tile with AVX-512 off, runs on the 6×16 kernel tile by tile. Every
+// element sees the same fused multiply-adds in the same order either way.
 func kernelWide(np, k int, a []float32, lda int, b []float32, ldb, bstep int, c []float32, ldc int) {
-	if !useAVX512 || k == 0 {
+	if !useAVX512 || k == 0 || np != widePanels {
 		kernelWideGo(np, k, a, lda, b, ldb, bstep, c, ldc)
 		return
 	}
 	_ = a[(wideRows-1)*lda+k-1]
-	_ = b[(np-1)*bstep+(k-1)*ldb+panelWidth-1]
-	_ = c[(wideRows-1)*ldc+np*panelWidth-1]
-	if np == 2 {
-		kernel12x32AVX512(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), ldb, bstep, unsafe.SliceData(c), ldc)
-		return
-	}
-	kernel12x16AVX512(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), ldb, bstep, unsafe.SliceData(c), ldc)
+	_ = b[bstep+(k-1)*ldb+panelWidth-1]
+	_ = c[(wideRows-1)*ldc+2*panelWidth-1]
+	kernel12x32AVX512(k, unsafe.SliceData(a), lda, unsafe.SliceData(b), ldb, bstep, unsafe.SliceData(c), ldc)
 }
 
 // addTo adds src to dst element by element.
@@ -98,7 +90,7 @@ func setAVX2(on bool) func() {
 	return func() { useAVX2, useAVX512 = old, old512 }
 }
 
-// setAVX512 switches the AVX-512 kernels on or off (tests only), leaving
+// setAVX512 switches the AVX-512 kernel on or off (tests only), leaving
 // the AVX2 ones as they are, and returns a function that restores the
 // previous setting.
 func setAVX512(on bool) func() {

@@ -83,7 +83,7 @@ func TestMatmulAdd(t *testing.T) {
 	}
 }
 
-// TestMatmulKernelsAgree checks that the AVX-512 kernels give bit for bit
+// TestMatmulKernelsAgree checks that the AVX-512 kernel gives bit for bit
 // what the AVX2 kernel gives, bias and rectification included: both run the
 // same fused multiply-adds in the same order for every element, so moving
 // to the wider tile changes no vector.
@@ -132,9 +132,9 @@ func TestWideTilesAnyCPU(t *testing.T) {
 				w := newMatrix(randomMatrix(r, s.k*s.n), s.k, s.n)
 				init := randomMatrix(r, s.m*s.n)
 				narrow := append([]float32(nil), init...)
-				gemmBlock(narrow, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
+				narrowTiles.gemm(narrow, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
 				wide := append([]float32(nil), init...)
-				gemmBlockWide(wide, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
+				wideTiles.gemm(wide, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
 				for i := range wide {
 					if math.Float32bits(wide[i]) != math.Float32bits(narrow[i]) {
 						t.Fatalf("element %d: wide tiles %v, 6×16 tiles %v", i, wide[i], narrow[i])

@@ -2,10 +2,7 @@ package uselite
 
 import (
 	"context"
-	"encoding/json"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -20,20 +17,9 @@ func variedTexts(t *testing.T) []string {
 	for _, c := range readReference(t).Cases {
 		texts = append(texts, c.Text)
 	}
-	data, err := os.ReadFile(filepath.Join("testdata", "tokens.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct {
-		Cases []struct {
-			Text string `json:"text"`
-		} `json:"cases"`
-	}
-	if err := json.Unmarshal(data, &tok); err != nil {
-		t.Fatal(err)
-	}
-	for i := 0; i < len(tok.Cases); i += 4 {
-		texts = append(texts, tok.Cases[i].Text)
+	cases := readTokenCases(t)
+	for i := 0; i < len(cases); i += 4 {
+		texts = append(texts, cases[i].Text)
 	}
 	texts = append(texts, oddTexts()...)
 	texts = append(texts,
