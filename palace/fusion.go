@@ -419,7 +419,9 @@ func getLexScratch(notes, terms int) *lexScratch {
 // and zeroes what they used of the scratch. The order of matched does not
 // matter to its users, and a search's results are the same either way.
 func (sc *lexScratch) keep(matched []int32, found *queryTerms) (docs []int32, note, win []float64) {
-	docs = slices.Clone(matched)
+	// Never nil, even when nothing matched: a nil docs is a dense channel.
+	docs = make([]int32, len(matched))
+	copy(docs, matched)
 	slices.Sort(docs)
 	// One allocation for both channels' scores.
 	vals := make([]float64, 2*len(docs))

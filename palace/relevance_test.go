@@ -47,4 +47,12 @@ func TestQueryTermsTable(t *testing.T) {
 		}
 		lexScratches.Put(sc)
 	}
+	// Nothing matched: the channels are sparse and empty, every note zero.
+	sc := getLexScratch(3, 1)
+	q := newQueryTerms([]int32{7}, sc.found)
+	docs, note, _ := sc.keep(nil, &q)
+	if ch := (channel{vals: note, docs: docs}); !ch.set() || ch.at(2) != 0 || slices.Collect(q.of(2)) != nil {
+		t.Errorf("empty kept channel: set %v, at(2) %v", ch.set(), ch.at(2))
+	}
+	lexScratches.Put(sc)
 }
