@@ -410,9 +410,10 @@ func coherentParts(scores []*wingScores, terms []string) [][]string {
 				byID[t] = i
 			}
 		}
-		for _, doc := range ws.matched {
+		// The table's rows are the matched notes, in their order.
+		for r := range ws.matched {
 			first := -1
-			for t := range ws.found.of(doc) {
+			for t := range ws.found.inRow(r) {
 				i, ok := byID[t]
 				if !ok {
 					continue

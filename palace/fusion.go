@@ -198,6 +198,21 @@ func denseChannel(vals []float64) channel { return channel{vals: vals} }
 // set reports whether the retriever found anything in the wing.
 func (c channel) set() bool { return c.vals != nil }
 
+// next returns document d's score, for a caller that asks for documents
+// in increasing order: *i is where the last one was, 0 at first.
+func (c channel) next(d int32, i *int) float64 {
+	if c.docs == nil {
+		return c.at(d)
+	}
+	for *i < len(c.docs) && c.docs[*i] < d {
+		*i++
+	}
+	if *i < len(c.docs) && c.docs[*i] == d {
+		return c.vals[*i]
+	}
+	return 0
+}
+
 // at returns document d's score.
 func (c channel) at(d int32) float64 {
 	if c.docs == nil {
@@ -378,7 +393,7 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		return 0 // matches only in notes outside the view (cannot happen when the view is current)
 	}
 	var got float64
-	for t := range ws.found.of(kept.docs[best]) {
+	for t := range ws.found.inRow(best) {
 		got += idfs[t]
 	}
 	return got / total
@@ -576,6 +591,9 @@ func channelStats(wings []*wingScores) (mean, sd [numChannels]float64) {
 func fuse(wings []*wingScores, keep int) []candidate {
 	mean, sd := channelStats(wings)
 	var h candHeap
+	// Each wing's documents are scored in increasing order, so a sparse
+	// channel is read with a cursor (next) rather than searched.
+	var cur [numChannels]int
 	score := func(ws *wingScores, d int32) {
 		var s float64
 		if ws.prior != nil {
@@ -588,7 +606,7 @@ func fuse(wings []*wingScores, keep int) []candidate {
 			if sd[c] == 0 {
 				continue
 			}
-			z := (ch.at(d) - mean[c]) / sd[c]
+			z := (ch.next(d, &cur[c]) - mean[c]) / sd[c]
 			if c == chanLexNote || c == chanLexWin {
 				z *= ws.lexWeight
 			}
@@ -597,8 +615,9 @@ func fuse(wings []*wingScores, keep int) []candidate {
 		h.offer(candidate{ws: ws, d: d, score: s}, keep)
 	}
 	for _, ws := range wings {
+		cur = [numChannels]int{}
 		if !ws.chans[chanVecNote].set() {
-			for _, d := range ws.matched {
+			for _, d := range ws.matched { // sorted
 				score(ws, d)
 			}
 			continue

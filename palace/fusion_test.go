@@ -317,6 +317,21 @@ func TestMoments(t *testing.T) {
 	}
 }
 
+// A sparse channel read with a cursor gives what its lookup does.
+func TestChannelNext(t *testing.T) {
+	c := channel{vals: []float64{1, 2, 3}, docs: []int32{2, 5, 9}}
+	i := 0
+	for _, d := range []int32{0, 2, 3, 5, 9, 10} { // increasing, some skipped
+		if got, want := c.next(d, &i), c.at(d); got != want {
+			t.Errorf("next(%d) = %v, at says %v", d, got, want)
+		}
+	}
+	dense := denseChannel([]float64{4, 5})
+	if j := 0; dense.next(1, &j) != 5 {
+		t.Error("dense next")
+	}
+}
+
 func TestPickDemotesNeighbours(t *testing.T) {
 	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
 	tv := viewFor(t, p, "w", "/m.md", []Note{

@@ -126,11 +126,17 @@ func (f *queryTerms) has(d, t int32) bool {
 // of yields the query's terms that document d holds, in increasing order
 // (the order sums over them are taken in, for the same scores each time).
 func (f *queryTerms) of(d int32) iter.Seq[int32] {
+	r, ok := f.row(d)
+	if !ok {
+		return func(func(int32) bool) {}
+	}
+	return f.inRow(r)
+}
+
+// inRow yields the terms of the table's r-th note (of its docs, when it
+// has them), as of does.
+func (f *queryTerms) inRow(r int) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		r, ok := f.row(d)
-		if !ok {
-			return
-		}
 		for w := range f.width {
 			word := f.bits[r*f.width+w]
 			for word != 0 {
