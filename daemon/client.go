@@ -270,11 +270,6 @@ func (c *Client) lost(path string, err error) error {
 	return &lostError{socket: c.socket, path: path, err: err}
 }
 
-// ErrConnectionLost is matched by the error of a repeatable request whose
-// connection broke after it was sent: the daemon may have carried it out
-// (remember retries with remember.Request.Retry).
-var ErrConnectionLost = errors.New("the connection to the daemon broke")
-
 // lostError matches ErrNotRunning and ErrConnectionLost.
 type lostError struct {
 	socket, path string
@@ -287,23 +282,4 @@ func (e *lostError) Error() string {
 
 func (e *lostError) Is(target error) bool {
 	return target == ErrNotRunning || target == ErrConnectionLost
-}
-
-// NoAnswerError is the error of a read request the daemon accepted and
-// did not start answering in time: a daemon stopped (SIGSTOP) or wedged.
-// It matches ErrNotRunning, so callers fall back to the palace, and
-// ErrNoAnswer, so they can say why.
-type NoAnswerError struct {
-	Socket string        // the control socket asked
-	Path   string        // the request's path
-	After  time.Duration // how long it waited
-}
-
-func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("the daemon on %s accepted %s and did not answer within %s", e.Socket, e.Path, e.After)
-}
-
-// Is makes the error match ErrNotRunning and ErrNoAnswer.
-func (e *NoAnswerError) Is(target error) bool {
-	return target == ErrNotRunning || target == ErrNoAnswer
 }

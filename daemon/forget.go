@@ -5,17 +5,10 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
-
-// ForgetRequest asks the daemon to forget a wing (see mine.Forget); the
-// daemon checks its own hive for the wing's agent directory.
-type ForgetRequest struct {
-	Wing   string `json:"wing"`
-	Force  bool   `json:"force,omitempty"`
-	DryRun bool   `json:"dry_run,omitempty"`
-}
 
 func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 	var req ForgetRequest
@@ -34,7 +27,7 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		var err error
-		out, err = mine.Forget(d.p, wing, mine.ForgetOptions{Hive: d.opts.Hive, Agents: d.opts.Agents, Force: req.Force, DryRun: req.DryRun})
+		out, err = d.local().Forget(r.Context(), api.ForgetRequest{Wing: wing, Force: req.Force, DryRun: req.DryRun})
 		if err == nil && !req.DryRun {
 			d.forgot(wing)
 		}

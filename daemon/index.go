@@ -15,8 +15,8 @@ func (c *Client) Index(ctx context.Context) (index.Index, error) {
 	return x, err
 }
 
-func (d *Daemon) handleIndex(w http.ResponseWriter, _ *http.Request) {
-	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited)
+func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
+	x, err := d.local().Index(r.Context())
 	if err != nil {
 		WriteErr(w, err)
 		return

@@ -11,35 +11,6 @@ import (
 	"github.com/memminer/memminer/remember"
 )
 
-// RememberRequest hands a note to the daemon, which writes it and mines
-// the file before it answers, so the note is in the next search.
-type RememberRequest struct {
-	remember.Request
-	// Hive is the caller's hive; the daemon refuses (ErrOtherHive) when it
-	// serves another, since it would write into the wrong tree.
-	Hive string `json:"hive"`
-	// MaxNoteBytes is the caller's max_note_bytes; zero means the default.
-	MaxNoteBytes int64 `json:"max_note_bytes,omitempty"`
-	// Machine is the caller's machine setting, so that the file written
-	// is the one the CLI names without a daemon; empty means the host's.
-	Machine string `json:"machine,omitempty"`
-}
-
-// RememberReply is the daemon's answer: the result, and on failure the
-// error. After a write whose mine failed (remember.ErrNotMined) Result is
-// filled too.
-type RememberReply struct {
-	Result remember.Result `json:"result"`
-	Error  string          `json:"error,omitempty"`
-	Code   string          `json:"code,omitempty"`
-	// SupersedesRef is a refused supersedes reference, as in errorBody.
-	SupersedesRef *remember.RefError `json:"supersedes_ref,omitempty"`
-}
-
-// ErrOtherHive means the daemon serving the palace mines another hive than
-// the caller's.
-var ErrOtherHive = errors.New("the daemon mines another hive")
-
 // Remember asks the daemon to remember a note. Errors match the sentinels
 // of package remember (remember.ErrConflict, remember.ErrHashMismatch, …)
 // with the same text Remember gives; a connection that broke after the
@@ -70,17 +41,9 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer context.AfterFunc(r.Context(), cancel)()
 		defer cancel()
-		opts := remember.Options{
-			Hive:         d.opts.Hive,
-			Agents:       d.opts.Agents,
-			MaxNoteBytes: req.MaxNoteBytes,
-			Machine:      req.Machine,
-			Mine:         d.mineOptions(nil),
-			Embedder:     d.opts.Embedder,
-		}
 		start := time.Now()
 		var err error
-		res, err = remember.Remember(ctx, d.p, req.Request, opts)
+		res, err = d.local().Remember(ctx, req)
 		d.metrics.observeMine(triggerRequest, time.Since(start), err, 0)
 		switch {
 		case err == nil:

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,7 +14,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -86,13 +91,13 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
 		return
 	}
-	if _, err := req.Options(); err != nil {
+	req.Query = query
+	start := time.Now()
+	out, err := local.Search(r.Context(), d.p, req)
+	if errors.Is(err, api.ErrBadRequest) {
 		WriteError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
 		return
 	}
-	req.Query = query
-	start := time.Now()
-	out, err := Search(r.Context(), d.p, req)
 	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
 	if err != nil {
 		WriteErr(w, err)
@@ -165,8 +170,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
-	opts.Isolated = WakeupIsolation(HiveReplication(r.Context(), d.opts.Syncthing, d.opts.Hive))
-	dg, err := wakeup.Build(d.p, opts)
+	dg, err := d.local().WakeUp(r.Context(), opts)
 	if err != nil {
 		WriteErr(w, err)
 		return
@@ -278,4 +282,23 @@ func statusOf(err error) int {
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
+}
+
+// local is the service on the daemon's palace that its handlers answer
+// with: the same code the CLI runs without a daemon.
+func (d *Daemon) local() *local.Service {
+	return local.New(local.Options{
+		Palace:      d.p,
+		Dir:         d.p.Dir(),
+		Logger:      d.log,
+		Hive:        d.opts.Hive,
+		Agents:      d.opts.Agents,
+		ModelSpec:   d.opts.ModelSpec,
+		Enabled:     true,
+		Embedder:    func(context.Context) (embed.Embedder, error) { return d.opts.Embedder, nil },
+		MineOptions: func() mine.Options { return d.mineOptions(nil) },
+		Isolation: func(ctx context.Context) *wakeup.Isolation {
+			return WakeupIsolation(HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive))
+		},
+	})
 }

@@ -2,8 +2,6 @@ package daemon
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -11,7 +9,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -35,7 +33,7 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	// changes (the palace, the mines' records), so a status that says
 	// idle shows that work done.
 	act := d.activity()
-	st := BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
+	st := local.BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	if d.opts.Syncthing == nil && d.opts.SyncthingOff != "" {
@@ -145,45 +143,6 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// BuildStatus describes p the way `memminer status` prints it when no
-// daemon runs; a daemon adds its part on top. modelSpec is the configured
-// model and modelErr why it is unavailable, if it is.
-func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) Status {
-	st := Status{
-		Available:   modelErr == "",
-		Enabled:     enabled,
-		Model:       modelSpec,
-		ModelError:  optional(modelErr),
-		Palace:      p.Dir(),
-		PalaceBytes: p.Bytes(),
-	}
-	for _, w := range p.Wings() {
-		ws := WingStatus{WingInfo: w, Orphaned: orphaned(w.Roots)}
-		st.Wings = append(st.Wings, ws)
-		st.Notes += w.Notes
-	}
-	if st.Wings == nil {
-		st.Wings = []WingStatus{}
-	}
-	st.Initialized = len(st.Wings) > 0
-	st.InboxPending = inbox.Count(p)
-	st.PacksReviewNeeded = []string{}
-	return st
-}
-
-// orphaned reports whether every root a wing was mined from is gone.
-func orphaned(roots []string) bool {
-	if len(roots) == 0 {
-		return false
-	}
-	for _, r := range roots {
-		if _, err := os.Stat(r); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return false
-		}
-	}
-	return true
 }
 
 // optional is s for a JSON key that is null when s is empty.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/wakeup"
@@ -121,7 +121,7 @@ func TestConnectCLIRefuses(t *testing.T) {
 
 func TestRecallBudget(t *testing.T) {
 	long := strings.Repeat("word ", 400)
-	hits := []daemon.Hit{
+	hits := []api.Hit{
 		{Wing: "dwight", Source: "agents/dwight/memory.md", Line: 13, Text: "Production Postgres runs on db-2.\nSince 2026-09."},
 		{Wing: "pam", Source: "agents/pam/memory.md", Line: 4, Text: long},
 		{Wing: "jim", Source: "agents/jim/memory.md", Line: 2, Text: "never reached"},

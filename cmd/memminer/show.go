@@ -19,11 +19,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 )
@@ -105,7 +106,7 @@ func (a *app) showNote(ctx context.Context, ref string, history bool) (ShownNote
 	if !palace.HasWings(a.cfg.Palace) {
 		return ShownNote{}, a.emptyPalace()
 	}
-	p, err := a.openPalace(ctx, nil, readPalace, nil)
+	p, err := a.openPalace(ctx, nil, local.Read, nil)
 	if err != nil {
 		return ShownNote{}, err
 	}
@@ -267,7 +268,7 @@ func (a *app) lastSearchFile() string {
 
 // saveLastSearch records the ids of a search's hits; failing to is not
 // the search's failure.
-func (a *app) saveLastSearch(out daemon.SearchResult) {
+func (a *app) saveLastSearch(out api.SearchResult) {
 	ids := make([]string, len(out.Results))
 	for i, h := range out.Results {
 		ids[i] = h.ID

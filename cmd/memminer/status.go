@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
@@ -60,50 +60,15 @@ files. Details: docs/search.md, docs/several-machines.md and docs/connect.md.`,
 // status describes the palace as the status command does: the daemon's
 // answer when one serves it, otherwise what the palace itself holds and
 // what the Syncthing the settings name says of the hive's folder.
-func (a *app) status(ctx context.Context) (daemon.Status, error) {
-	st, err := a.client().Status(ctx)
-	if !errors.Is(err, daemon.ErrNotRunning) {
-		if err == nil && st.Daemon != nil && st.Model != a.cfg.Model {
-			// The daemon's model is the one the palace is served with;
-			// say so rather than report another silently.
-			fmt.Fprintf(a.stderr, "memminer: the daemon (pid %d) serving this palace uses model %s, not %s; this is its status (--no-daemon for this command's model)\n",
-				st.Daemon.PID, st.Model, a.cfg.Model)
-		}
-		return st, err
+func (a *app) status(ctx context.Context) (api.Status, error) {
+	st, err := a.service().Status(ctx)
+	if err == nil && st.Daemon != nil && st.Model != a.cfg.Model {
+		// The daemon's model is the one the palace is served with;
+		// say so rather than report another silently.
+		fmt.Fprintf(a.stderr, "memminer: the daemon (pid %d) serving this palace uses model %s, not %s; this is its status (--no-daemon for this command's model)\n",
+			st.Daemon.PID, st.Model, a.cfg.Model)
 	}
-	if st, err = a.palaceStatus(ctx); err != nil {
-		return st, err
-	}
-	// Status has no Syncthing flags: the config file and environment say.
-	client, s, err := a.syncthingClient(nil)
-	if err != nil {
-		return st, err
-	}
-	st.Syncthing = daemon.HiveReplication(ctx, client, a.cfg.Hive)
-	if client == nil && s.Off != "" {
-		st.Syncthing = daemon.ReplicationOff(s.Off)
-	}
-	return st, nil
-}
-
-// palaceStatus describes the palace itself: no daemon serves it.
-func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
-	e, ms, err := a.statusEmbedder(ctx)
-	if err != nil {
-		return daemon.Status{}, err
-	}
-	p, err := a.openPalace(ctx, e, readPalace, nil)
-	if err != nil {
-		return daemon.Status{}, err
-	}
-	defer p.Close()
-	st := daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled)
-	// Active means a daemon serves the palace, asked or not (--no-daemon).
-	// (Asked only under --no-daemon: otherwise the daemon was just asked.)
-	st.Active = a.noDaemon && a.daemonServes(ctx)
-	// Counted as `memminer --no-daemon conflicts` lists them.
-	st.ConflictsOpen = a.openConflictCount(ctx, p)
-	return st, nil
+	return st, err
 }
 
 func printStatus(w io.Writer, st daemon.Status) {
