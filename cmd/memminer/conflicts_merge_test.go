@@ -49,6 +49,7 @@ func TestConflictsMerge(t *testing.T) {
 	memory := mergeHive(t, c, ours, map[string]string{
 		cleanCopy: mergeSeed + "- Jim's desk moved next to the window.\n",
 	})
+	c.serve(t)
 
 	out, errs, code := c.run("conflicts", "merge")
 	if code != 0 {

@@ -199,6 +199,7 @@ func newMinedCLI(t *testing.T) *cli {
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
 	addConflictCopies(t, c.hive)
+	c.serve(t)
 	return c
 }
 

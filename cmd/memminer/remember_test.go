@@ -92,6 +92,7 @@ func TestRememberGolden(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
+	c.serve(t)
 	golden(t, "remember.txt", rememberSteps(t, c))
 	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
 	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.laptop.md"))); got != want {

@@ -68,6 +68,11 @@ type daemonRun struct {
 // ends, and waits for its socket to answer.
 func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 	t.Helper()
+	if c.served != nil {
+		// The test starts its own: the one serve started goes first.
+		c.served.stop(t)
+		c.served = nil
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &daemonRun{cancel: cancel, done: make(chan struct{}), stderr: &syncBuffer{}}
 	args := append([]string{"run", "--hive", hive}, extra...)
