@@ -125,8 +125,9 @@ func NewExplanation(query string, ex *palace.Explanation) *Explanation {
 	return e
 }
 
-// Hit is one search result as printed.
-type Hit struct {
+// Note is a note as printed: what a search hit, `memminer show` and
+// MCP's read_note say of it first.
+type Note struct {
 	ID    string `json:"id"`
 	Wing  string `json:"wing"`
 	Agent string `json:"agent"`
@@ -138,6 +139,16 @@ type Hit struct {
 	Line    int    `json:"line"`
 	Heading string `json:"heading"`
 	Text    string `json:"text"`
+}
+
+// NewNote is n as printed.
+func NewNote(n palace.Note) Note {
+	return Note{ID: n.ID, Wing: n.Wing, Agent: n.Agent, Source: n.Source, Path: n.Source, Line: n.Line, Heading: n.Heading, Text: n.Text}
+}
+
+// Hit is one search result as printed.
+type Hit struct {
+	Note
 	// Score is relative to the first hit; it and Relevance are rounded to
 	// four decimals so output is stable.
 	Score float64 `json:"score"`
@@ -156,8 +167,7 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 	out := SearchResult{Query: query, Results: make([]Hit, len(hits))}
 	for i, h := range hits {
 		out.Results[i] = Hit{
-			ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: h.Source, Path: h.Source, Line: h.Line,
-			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
+			Note: NewNote(h.Note), Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
 			Mtime:  h.Mtime.UTC().Format(time.RFC3339),
 			Fields: h.Governance.Fields(h.Mtime, h.Stale, h.StaleReason),
 		}
