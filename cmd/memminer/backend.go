@@ -98,9 +98,8 @@ func (a *app) isolation(ctx context.Context) *wakeup.Isolation {
 // when the daemon serves another model. A daemon that did not answer once
 // is not asked again by the same command.
 type fallback struct {
-	daemon *remoteService
-	local  *localService
-	a      *app
+	daemon, local backend
+	a             *app
 }
 
 // gone reports whether err says that no daemon serves the call.
