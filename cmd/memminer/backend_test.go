@@ -41,8 +41,12 @@ func (f *fakeBackend) Forget(context.Context, api.ForgetRequest) (mine.Forgotten
 func (f *fakeBackend) Mine(context.Context, api.MineRequest) (api.MineReply, error) {
 	return api.MineReply{}, f.call("mine")
 }
-func (f *fakeBackend) Index(context.Context) (index.Index, error) { return index.Index{}, f.call("index") }
-func (f *fakeBackend) Status(context.Context) (api.Status, error) { return api.Status{}, f.call("status") }
+func (f *fakeBackend) Index(context.Context) (index.Index, error) {
+	return index.Index{}, f.call("index")
+}
+func (f *fakeBackend) Status(context.Context) (api.Status, error) {
+	return api.Status{}, f.call("status")
+}
 func (f *fakeBackend) Conflicts(context.Context, string) (conflicts.List, error) {
 	return conflicts.List{}, f.call("conflicts")
 }
