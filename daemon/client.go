@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -43,6 +44,9 @@ type Client struct {
 	// noAnswer, when set, hears of each read the daemon did not answer.
 	noAnswer func(context.Context, *NoAnswerError)
 }
+
+// The client is the daemon's transport of api.Service.
+var _ api.Service = (*Client)(nil)
 
 // ClientOption changes how a Client asks.
 type ClientOption func(*Client)

@@ -10,9 +10,9 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// The types in this file are what the CLI prints and what the control
-// socket carries. The CLI fills them the same way whether it asks the daemon
-// or opens the palace itself, so its output is identical either way.
+// This file is how the control socket says an error: a code per sentinel
+// error, and the typed errors' details. The requests and results it
+// carries are package api's.
 
 // Error codes on the wire, and the sentinel errors they map to.
 const (
