@@ -1,6 +1,9 @@
 package daemon
 
-import "github.com/memminer/memminer/api"
+import (
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/socket"
+)
 
 // The requests, results and errors of the control socket are package api's;
 // these names are kept so code written against the daemon's still builds.
@@ -79,4 +82,27 @@ var (
 	CheckMinRelevance = api.CheckMinRelevance
 	// ReplicationOff is api.ReplicationOff.
 	ReplicationOff = api.ReplicationOff
+)
+
+// The socket client is package socket's; these names are kept so code
+// written against the daemon's still builds.
+type (
+	// Client is socket.Client.
+	Client = socket.Client
+	// ClientOption is socket.ClientOption.
+	ClientOption = socket.ClientOption
+	// RemoteError is socket.RemoteError.
+	RemoteError = socket.RemoteError
+)
+
+// DefaultAnswerTimeout is socket.DefaultAnswerTimeout.
+const DefaultAnswerTimeout = socket.DefaultAnswerTimeout
+
+var (
+	// NewClient is socket.NewClient.
+	NewClient = socket.NewClient
+	// WithAnswerTimeout is socket.WithAnswerTimeout.
+	WithAnswerTimeout = socket.WithAnswerTimeout
+	// WithNoAnswer is socket.WithNoAnswer.
+	WithNoAnswer = socket.WithNoAnswer
 )

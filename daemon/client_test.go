@@ -13,6 +13,7 @@ import (
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -130,8 +131,8 @@ func TestRemoteErrorKeepsTheModelMismatch(t *testing.T) {
 			answer := fmt.Sprintf("HTTP/1.1 %d x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", rec.Code, rec.Body.Len(), rec.Body)
 			_, err := NewClient(brokenDaemon(t, answer)).Search(context.Background(), SearchRequest{Query: "x"})
 			var re *RemoteError
-			if !errors.As(err, &re) || err.Error() != tt.err.Error() || re.Code != errorCode(tt.err) {
-				t.Fatalf("err = %#v, want a RemoteError %q, code %s", err, tt.err, errorCode(tt.err))
+			if !errors.As(err, &re) || err.Error() != tt.err.Error() || re.Code != socket.Code(tt.err) {
+				t.Fatalf("err = %#v, want a RemoteError %q, code %s", err, tt.err, socket.Code(tt.err))
 			}
 			var got *palace.ModelMismatchError
 			if errors.As(err, &got) != (tt.want != nil) || tt.want != nil && !reflect.DeepEqual(got, tt.want) {

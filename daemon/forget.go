@@ -8,6 +8,7 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 )
 
 func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
@@ -17,7 +18,7 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 	}
 	wing, err := palace.NormalizeWingID(req.Wing)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, err.Error())
 		return
 	}
 	var out mine.Forgotten
@@ -57,12 +58,4 @@ func (d *Daemon) forgot(wing string) {
 	d.failures.drop(func(_ string, f *failure) bool { return f.Wing == wing })
 	d.reembedFailures.clear(wing)
 	d.log.Info("forgot wing on request", "wing", wing)
-}
-
-// Forget asks the daemon to forget a wing. Its errors match
-// palace.ErrUnknownWing and mine.ErrAgentExists as mine.Forget's do.
-func (c *Client) Forget(ctx context.Context, req ForgetRequest) (mine.Forgotten, error) {
-	var out mine.Forgotten
-	err := c.do(ctx, http.MethodPost, "/forget", nil, req, &out, write)
-	return out, err
 }

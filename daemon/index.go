@@ -8,13 +8,6 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// Index asks the daemon for the hive's catalog.
-func (c *Client) Index(ctx context.Context) (index.Index, error) {
-	var x index.Index
-	err := c.Get(ctx, "/index", nil, &x)
-	return x, err
-}
-
 func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
 	x, err := d.local().Index(r.Context())
 	if err != nil {

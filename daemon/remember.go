@@ -9,20 +9,8 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
 )
-
-// Remember asks the daemon to remember a note. Errors match the sentinels
-// of package remember (remember.ErrConflict, remember.ErrHashMismatch, …)
-// with the same text Remember gives; a connection that broke after the
-// request was sent matches ErrNotRunning and ErrConnectionLost.
-func (c *Client) Remember(ctx context.Context, req RememberRequest) (remember.Result, error) {
-	var rep RememberReply
-	// Repeatable: a daemon that dies mid-answer may have written the
-	// note, so the caller, told ErrConnectionLost, sends it again with
-	// Retry set, which finds the note written instead of writing it twice.
-	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, repeatable)
-	return rep.Result, err
-}
 
 func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 	var req RememberRequest
@@ -30,7 +18,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !sameDir(req.Hive, d.opts.Hive) {
-		WriteError(w, http.StatusConflict, codeOtherHive,
+		WriteError(w, http.StatusConflict, socket.CodeOtherHive,
 			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", ErrOtherHive, d.opts.Hive, req.Hive))
 		return
 	}
@@ -66,7 +54,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		eb := newErrorBody(err)
+		eb := socket.NewErrorBody(err)
 		WriteJSON(w, statusOf(err), RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
 		return
 	}

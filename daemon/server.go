@@ -20,6 +20,7 @@ import (
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -88,14 +89,14 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	query := strings.TrimSpace(req.Query)
 	if query == "" {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search needs a QUERY")
 		return
 	}
 	req.Query = query
 	start := time.Now()
 	out, err := local.Search(r.Context(), d.p, req)
 	if errors.Is(err, api.ErrBadRequest) {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search: "+err.Error())
 		return
 	}
 	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
@@ -115,7 +116,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !filepath.IsAbs(req.Path) {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
 		return
 	}
 	if req.Wing != "" {
@@ -145,7 +146,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	if out.err != nil {
 		// The summary goes along: the caller reports what was done and
 		// which files were skipped before the error.
-		WriteJSON(w, statusOf(out.err), mineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: errorCode(out.err)})
+		WriteJSON(w, statusOf(out.err), socket.MineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: socket.Code(out.err)})
 		return
 	}
 	WriteJSON(w, http.StatusOK, out.reply)
@@ -157,7 +158,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("tokens"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {
-			WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
+			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
 			return
 		}
 		opts.Tokens = n
@@ -165,7 +166,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("stale_after"); t != "" {
 		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil || (n < 0 && time.Duration(n) != govern.Never) {
-			WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
+			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
 			return
 		}
 		opts.StaleAfter = time.Duration(n)
@@ -176,13 +177,6 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, http.StatusOK, dg)
-}
-
-// mineErrorReply is a failed mine: what was done, and the error.
-type mineErrorReply struct {
-	MineReply
-	Error string `json:"error"`
-	Code  string `json:"code"`
 }
 
 // sameModel refuses a caller configured with another model than the
@@ -237,7 +231,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, "bad request: "+err.Error())
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "bad request: "+err.Error())
 		return false
 	}
 	return true
@@ -256,29 +250,29 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 // WriteError answers a request with the error body every route uses:
 // msg, and code for the client to tell it apart.
 func WriteError(w http.ResponseWriter, status int, code, msg string) {
-	WriteJSON(w, status, errorBody{Error: msg, Code: code})
+	WriteJSON(w, status, socket.ErrorBody{Error: msg, Code: code})
 }
 
 // WriteErr answers a request with err, its HTTP status and wire code
 // picked from the error (an unknown wing is 404 unknown_wing, …).
 func WriteErr(w http.ResponseWriter, err error) {
-	WriteJSON(w, statusOf(err), newErrorBody(err))
+	WriteJSON(w, statusOf(err), socket.NewErrorBody(err))
 }
 
 // statusOf picks the HTTP status for an error.
 func statusOf(err error) int {
-	switch errorCode(err) {
-	case codeUnknownWing, codeWakeupUnknownWing:
+	switch socket.Code(err) {
+	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing:
 		return http.StatusNotFound
-	case codeRememberBad, codeNoHive:
+	case socket.CodeRememberBad, socket.CodeNoHive:
 		return http.StatusBadRequest
-	case codeConflict, codeHashMismatch, codeOtherHive, codeBusy:
+	case socket.CodeConflict, socket.CodeHashMismatch, socket.CodeOtherHive, socket.CodeBusy:
 		return http.StatusConflict
-	case codeEmpty, codeWakeupEmpty, codeModelMismatch, codeOtherModel, codeReadOnly, codeAgentExists:
+	case socket.CodeEmpty, socket.CodeWakeupEmpty, socket.CodeModelMismatch, socket.CodeOtherModel, socket.CodeReadOnly, socket.CodeAgentExists:
 		return http.StatusConflict
-	case codeShuttingDown:
+	case socket.CodeShuttingDown:
 		return http.StatusServiceUnavailable
-	case codeNeedsWing, codeAgentNeedsWing, codeBadWingID:
+	case socket.CodeNeedsWing, socket.CodeAgentNeedsWing, socket.CodeBadWingID:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError

@@ -13,14 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 )
 
 // app holds what every subcommand shares: streams, environment and the
@@ -151,18 +152,18 @@ func (a *app) resolve(cmd *cobra.Command) error {
 
 // client returns a client for the daemon serving the palace, or nil with
 // --no-daemon; commands reach it through service.
-func (a *app) client() *daemon.Client {
+func (a *app) client() *socket.Client {
 	if a.noDaemon {
 		return nil
 	}
-	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout), daemon.WithNoAnswer(a.warnNoAnswer))
+	return socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout), socket.WithNoAnswer(a.warnNoAnswer))
 }
 
 // quietClient asks the daemon serving the palace and warns of nothing, for
 // the checks a command makes beside its own request (is a daemon there,
 // how far its mine got), even under --no-daemon.
-func (a *app) quietClient() *daemon.Client {
-	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout))
+func (a *app) quietClient() *socket.Client {
+	return socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout))
 }
 
 // daemonServes reports whether a daemon answers on the palace's socket,
@@ -177,12 +178,12 @@ func (a *app) daemonServes(ctx context.Context) bool {
 
 // daemonAnswerTimeout is how long read requests wait for the daemon to
 // start answering; a variable only so tests need not wait as long.
-var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
+var daemonAnswerTimeout = socket.DefaultAnswerTimeout
 
 // warnNoAnswer says on stderr, naming the daemon's pid when the registry
 // knows it, that the daemon accepted a read and did not answer, so the
 // command reads the palace itself.
-func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
+func (a *app) warnNoAnswer(ctx context.Context, e *api.NoAnswerError) {
 	a.daemonSilent = true
 	rec, ok := a.daemonRecord(ctx, e.Socket)
 	switch {

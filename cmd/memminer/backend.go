@@ -17,6 +17,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -228,7 +229,7 @@ func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 
 // remoteService is the daemon's socket client as a service.
 type remoteService struct {
-	*daemon.Client
+	*socket.Client
 }
 
 // Conflicts asks the daemon for its registry's open conflicts.
@@ -252,7 +253,7 @@ func (r *remoteService) Conflicts(ctx context.Context, wing string) (conflicts.L
 func (r *remoteService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
 	var rep conflicts.MergeReport
 	err := r.Post(ctx, "/conflicts/merge", req, &rep)
-	var re *daemon.RemoteError
+	var re *socket.RemoteError
 	if errors.As(err, &re) && re.Code == "no_copy" {
 		return rep, errors.New(re.Message)
 	}

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
@@ -271,7 +271,7 @@ func TestRememberConcurrent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var st daemon.Status
+			var st api.Status
 			raw, _ := c.runRaw("status", "--json")
 			if err := json.Unmarshal([]byte(raw), &st); err != nil {
 				t.Fatal(err)

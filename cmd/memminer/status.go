@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/api"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/quote"
@@ -71,7 +70,7 @@ func (a *app) status(ctx context.Context) (api.Status, error) {
 	return st, err
 }
 
-func printStatus(w io.Writer, st daemon.Status) {
+func printStatus(w io.Writer, st api.Status) {
 	model := st.Model
 	if st.ModelError != nil {
 		model += " (unavailable: " + *st.ModelError + ")"
@@ -92,7 +91,7 @@ func printStatus(w io.Writer, st daemon.Status) {
 }
 
 // printWings prints the palace's wings as a table.
-func printWings(w io.Writer, st daemon.Status) {
+func printWings(w io.Writer, st api.Status) {
 	if len(st.Wings) == 0 {
 		if st.Daemon != nil && st.Daemon.FirstMine != nil {
 			fmt.Fprintln(w, "wings:       none yet; the daemon is mining the hive (first mine, below)")
@@ -120,7 +119,7 @@ func printWings(w io.Writer, st daemon.Status) {
 
 // printReplication prints the hive's Syncthing folder: whether the hive
 // here is behind the other machines.
-func printReplication(w io.Writer, r *daemon.Replication) {
+func printReplication(w io.Writer, r *api.Replication) {
 	switch {
 	case r == nil:
 		fmt.Fprintln(w, "syncthing:   not reachable (or no hive configured): replication unknown")
@@ -172,7 +171,7 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 
 // autoMergeNote says what the daemon's automatic merge is doing with the
 // open conflicts: how many it retries, how many need a person.
-func autoMergeNote(d *daemon.DaemonInfo) string {
+func autoMergeNote(d *api.DaemonInfo) string {
 	if d == nil || d.Components[conflicts.Name] == nil {
 		return ""
 	}
@@ -195,7 +194,7 @@ func autoMergeNote(d *daemon.DaemonInfo) string {
 }
 
 // printDaemon prints what a running daemon adds to status.
-func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
+func printDaemon(w io.Writer, d *api.DaemonInfo) {
 	up := time.Duration(d.UptimeSeconds * float64(time.Second)).Round(time.Second)
 	fmt.Fprintf(w, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, quote.Line(d.Hive))
 	fmt.Fprintf(w, "watching:    %s; mine loop every %s\n", quote.Line(d.Watch), d.MineInterval)
@@ -240,7 +239,7 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 
 // firstMineLine says how far the daemon's first mine got: "in progress:
 // N of M files, about T left"; "" when it is over.
-func firstMineLine(p *daemon.MineProgress) string {
+func firstMineLine(p *api.MineProgress) string {
 	if p == nil {
 		return ""
 	}
@@ -263,7 +262,7 @@ func plural(n int, one, many string) string {
 
 // attention fills in the packs that need review, read from the hive, the
 // same with and without a daemon (BuildStatus counts the inbox).
-func (a *app) attention(st *daemon.Status) {
+func (a *app) attention(st *api.Status) {
 	st.PacksReviewNeeded = []string{}
 	for _, r := range a.packsToReview() {
 		st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)
