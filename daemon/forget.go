@@ -12,7 +12,7 @@ import (
 )
 
 func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
-	var req ForgetRequest
+	var req api.ForgetRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
@@ -35,7 +35,7 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 		return err
 	}
 	if !d.q.addCall(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 		return
 	}
 	select {

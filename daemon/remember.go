@@ -8,18 +8,19 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/socket"
 )
 
 func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
-	var req RememberRequest
+	var req api.RememberRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
 	if !sameDir(req.Hive, d.opts.Hive) {
 		WriteError(w, http.StatusConflict, socket.CodeOtherHive,
-			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", ErrOtherHive, d.opts.Hive, req.Hive))
+			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", api.ErrOtherHive, d.opts.Hive, req.Hive))
 		return
 	}
 	var res remember.Result
@@ -44,7 +45,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return err
 	}
 	if !d.q.addCall(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 		return
 	}
 	var err error
@@ -55,10 +56,10 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 	}
 	if err != nil {
 		eb := socket.NewErrorBody(err)
-		WriteJSON(w, statusOf(err), RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
+		WriteJSON(w, statusOf(err), api.RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
 		return
 	}
-	WriteJSON(w, http.StatusOK, RememberReply{Result: res})
+	WriteJSON(w, http.StatusOK, api.RememberReply{Result: res})
 }
 
 // sameDir reports whether a and b name the same directory.

@@ -35,14 +35,14 @@ var requestReadTimeout = 10 * time.Second
 // routes is the control socket's API. Every answer is JSON; failures are
 // {"error": message, "code": code}.
 //
-//	GET  /status        Status
-//	POST /search        SearchRequest → SearchResult
-//	POST /mine          MineRequest → MineReply
+//	GET  /status        api.Status
+//	POST /search        api.SearchRequest → api.SearchResult
+//	POST /mine          api.MineRequest → api.MineReply
 //	GET  /wakeup        ?tokens=N&wing=ID&include_inbox=1&notice=… → wakeup.Digest
-//	POST /remember      RememberRequest → RememberReply
+//	POST /remember      api.RememberRequest → api.RememberReply
 //	GET  /index         index.Index
-//	GET  /progress      Progress
-//	POST /forget        ForgetRequest → mine.Forgotten
+//	GET  /progress      api.Progress
+//	POST /forget        api.ForgetRequest → mine.Forgotten
 //	GET  /metrics       the Prometheus text exposition (as on MetricsAddr)
 //	GET  /debug/pprof/heap, /debug/pprof/goroutine   runtime profiles
 //
@@ -54,7 +54,7 @@ func (d *Daemon) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
-		p := Progress{FirstMine: d.firstMineProgress(time.Now()), Request: d.request}
+		p := api.Progress{FirstMine: d.firstMineProgress(time.Now()), Request: d.request}
 		d.mu.Unlock()
 		WriteJSON(w, http.StatusOK, p)
 	})
@@ -80,7 +80,7 @@ func (d *Daemon) routes() http.Handler {
 }
 
 func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
-	var req SearchRequest
+	var req api.SearchRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
@@ -108,7 +108,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
-	var req MineRequest
+	var req api.MineRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
@@ -132,7 +132,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	}
 	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
 	if !d.q.addRequest(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 		return
 	}
 	var out mineOutcome
@@ -186,7 +186,7 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 	if spec == "" || spec == d.opts.ModelSpec {
 		return true
 	}
-	WriteErr(w, &OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
+	WriteErr(w, &api.OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
 	return false
 }
 
@@ -196,7 +196,7 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 // them (docs/mining.md, "What is mined"). The daemon's own agents are
 // listed only when the mine takes wings over from another hive, and each
 // hive is compared with the daemon's once.
-func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
+func (d *Daemon) servesHiveOf(w http.ResponseWriter, req api.MineRequest) bool {
 	if d.opts.Hive == "" {
 		return true
 	}
@@ -221,7 +221,7 @@ func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
 			continue
 		}
 		d.log.Warn("mine request of another hive refused", "path", req.Path, "hive", hw.Hive, "wing", hw.Wing, "serves", d.opts.Hive)
-		WriteErr(w, &OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
+		WriteErr(w, &api.OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
 		return false
 	}
 	return true

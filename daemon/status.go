@@ -8,6 +8,7 @@ import (
 	"sort"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
@@ -18,7 +19,7 @@ import (
 // a daemon it asks a remote embedding backend to answer a probe, since
 // "available" means usable now: the server may have gone away since the
 // daemon started. A model in the process that loaded stays usable.
-func (d *Daemon) Status(ctx context.Context) Status {
+func (d *Daemon) Status(ctx context.Context) api.Status {
 	modelErr := d.opts.ModelError
 	if modelErr == "" && d.opts.Embedder != nil && embed.Remote(d.opts.ModelSpec) {
 		prober := d.opts.Prober
@@ -57,12 +58,12 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	info.MineInterval = d.opts.MineInterval.String()
 	info.Watch = d.watchState
 	info.Mines = d.mines
-	info.Errors = []FileError{}
+	info.Errors = []api.FileError{}
 	info.Metrics = optional(d.MetricsAddr())
 	info.Components = components
 	info.FirstMine = d.firstMineProgress(now)
 	if d.hiveErr != "" {
-		info.Errors = append(info.Errors, FileError{Path: d.opts.Hive, Error: d.hiveErr})
+		info.Errors = append(info.Errors, api.FileError{Path: d.opts.Hive, Error: d.hiveErr})
 	}
 	if d.noAgents != nil {
 		info.Errors = append(info.Errors, *d.noAgents)
@@ -93,9 +94,9 @@ func (a activity) agents() []string {
 	return slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a.debouncing), a.queued...))))
 }
 
-// info is the DaemonInfo of a status with the scans, the current work and
+// info is the api.DaemonInfo of a status with the scans, the current work and
 // the pending work of a.
-func (a activity) info() *DaemonInfo {
+func (a activity) info() *api.DaemonInfo {
 	wings := map[string]bool{}
 	for _, dir := range a.agents() {
 		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
@@ -105,11 +106,11 @@ func (a activity) info() *DaemonInfo {
 	for _, w := range a.reembeds {
 		wings[w] = true
 	}
-	return &DaemonInfo{
+	return &api.DaemonInfo{
 		LastScan: a.lastScan.UTC(),
 		Scans:    a.scans,
 		Working:  optional(a.working),
-		Pending:  Pending{Wings: sortedKeys(wings), Requests: a.requests},
+		Pending:  api.Pending{Wings: sortedKeys(wings), Requests: a.requests},
 	}
 }
 
