@@ -96,8 +96,7 @@ func (a *app) isolation(ctx context.Context) *wakeup.Isolation {
 // the palace here when no daemon answers (api.ErrNotRunning: none runs, it
 // is stopping, it did not begin to answer a read in time, or the
 // connection broke on a call that can be repeated), and a search also
-// when the daemon serves another model. A daemon that did not answer once
-// is not asked again by the same command.
+// when the daemon serves another model.
 type fallback struct {
 	daemon, local backend
 	a             *app
@@ -106,15 +105,9 @@ type fallback struct {
 // gone reports whether err says that no daemon serves the call.
 func gone(err error) bool { return errors.Is(err, api.ErrNotRunning) }
 
-// asked reports whether the daemon is to be asked at all.
-func (f *fallback) asked() bool { return !f.a.daemonSilent }
-
 // Search falls back on another model too: that daemon's ranking is not
 // the one the caller's model gives.
 func (f *fallback) Search(ctx context.Context, req api.SearchRequest) (api.SearchResult, error) {
-	if !f.asked() {
-		return f.local.Search(ctx, req)
-	}
 	out, err := f.daemon.Search(ctx, req)
 	if errors.Is(err, api.ErrOtherModel) {
 		out, lerr := f.local.Search(ctx, req)
@@ -141,10 +134,8 @@ func (e *fellBackError) Unwrap() error { return e.err }
 
 // WakeUp falls back when no daemon answers.
 func (f *fallback) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest, error) {
-	if f.asked() {
-		if d, err := f.daemon.WakeUp(ctx, opts); !gone(err) {
-			return d, err
-		}
+	if d, err := f.daemon.WakeUp(ctx, opts); !gone(err) {
+		return d, err
 	}
 	return f.local.WakeUp(ctx, opts)
 }
@@ -181,30 +172,24 @@ func (f *fallback) Mine(ctx context.Context, req api.MineRequest) (api.MineReply
 
 // Index falls back when no daemon answers.
 func (f *fallback) Index(ctx context.Context) (index.Index, error) {
-	if f.asked() {
-		if x, err := f.daemon.Index(ctx); !gone(err) {
-			return x, err
-		}
+	if x, err := f.daemon.Index(ctx); !gone(err) {
+		return x, err
 	}
 	return f.local.Index(ctx)
 }
 
 // Status falls back when no daemon answers.
 func (f *fallback) Status(ctx context.Context) (api.Status, error) {
-	if f.asked() {
-		if st, err := f.daemon.Status(ctx); !gone(err) {
-			return st, err
-		}
+	if st, err := f.daemon.Status(ctx); !gone(err) {
+		return st, err
 	}
 	return f.local.Status(ctx)
 }
 
 // Conflicts falls back when no daemon answers.
 func (f *fallback) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	if f.asked() {
-		if l, err := f.daemon.Conflicts(ctx, wing); !gone(err) {
-			return l, err
-		}
+	if l, err := f.daemon.Conflicts(ctx, wing); !gone(err) {
+		return l, err
 	}
 	return f.local.Conflicts(ctx, wing)
 }
@@ -219,10 +204,8 @@ func (f *fallback) MergeConflicts(ctx context.Context, req conflicts.MergeReques
 
 // Wings falls back when no daemon answers.
 func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
-	if f.asked() {
-		if ws, err := f.daemon.Wings(ctx); !gone(err) {
-			return ws, err
-		}
+	if ws, err := f.daemon.Wings(ctx); !gone(err) {
+		return ws, err
 	}
 	return f.local.Wings(ctx)
 }
