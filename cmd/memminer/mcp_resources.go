@@ -12,6 +12,7 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -185,7 +186,7 @@ func readMemoryFile(path string, max int64) (text, hash string, err error) {
 	if int64(len(data)) > max {
 		return "", "", fmt.Errorf("%s is larger than max_file_bytes (%d bytes)", path, max)
 	}
-	if err := mine.CheckText(data); err != nil {
+	if err := markdown.CheckText(data); err != nil {
 		return "", "", fmt.Errorf("%s: %w", path, err)
 	}
 	return string(data), memfile.Hash(data), nil

@@ -19,8 +19,8 @@ import (
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
-	"github.com/memminer/memminer/mine"
 )
 
 var (
@@ -267,7 +267,7 @@ func TestRememberConcurrent(t *testing.T) {
 				t.Errorf("%d lines appended, want %d", got, writers*notes)
 			}
 			// Every note is in the palace.
-			doc, err := mine.Parse([]byte(main), mine.ParseOptions{})
+			doc, err := markdown.Parse([]byte(main), markdown.MemoryOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
