@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/markdown"
@@ -89,17 +87,8 @@ type memoryFile struct {
 func (s *mcpServer) memoryFiles(ctx context.Context) ([]memoryFile, error) {
 	var wings []palace.WingInfo
 	err := s.call(func() error {
-		st, err := s.a.client().Status(ctx)
-		if err == nil {
-			for _, w := range st.Wings {
-				wings = append(wings, w.WingInfo)
-			}
-			return nil
-		}
-		if !errors.Is(err, daemon.ErrNotRunning) {
-			return err
-		}
-		wings, err = s.a.palaceWings(ctx, "")
+		var err error
+		wings, err = s.a.service().Wings(ctx)
 		return err
 	})
 	if err != nil {

@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
@@ -92,6 +92,7 @@ func TestRememberGolden(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
+	c.serve(t)
 	golden(t, "remember.txt", rememberSteps(t, c))
 	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
 	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.laptop.md"))); got != want {
@@ -270,7 +271,7 @@ func TestRememberConcurrent(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var st daemon.Status
+			var st api.Status
 			raw, _ := c.runRaw("status", "--json")
 			if err := json.Unmarshal([]byte(raw), &st); err != nil {
 				t.Fatal(err)
