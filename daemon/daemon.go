@@ -20,14 +20,15 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing"
 )
 
 // SocketName is the control socket's file name in the palace directory.
-const SocketName = "memminer.sock"
+const SocketName = socket.SocketName
 
 // SocketPath returns the control socket of the palace in dir.
-func SocketPath(palaceDir string) string { return filepath.Join(palaceDir, SocketName) }
+func SocketPath(palaceDir string) string { return socket.Path(palaceDir) }
 
 // Defaults for Options left zero.
 const (

@@ -19,9 +19,10 @@
 // reported in Status and retried when it changes, or at the next tick with a
 // backoff that doubles with every failure.
 //
-// Client talks to a running daemon; the wire types (Status, SearchResult,
-// MineResult) are the ones the CLI prints, so output is the same whether a
-// daemon answered or the CLI opened the palace itself.
+// Client talks to a running daemon and implements api.Service; what it
+// sends and receives are package api's types, the ones the CLI prints. The
+// handlers answer with package local on the daemon's open palace, the code
+// the CLI runs without a daemon, so output is the same either way.
 //
 // Components (such as a Syncthing conflict watcher) plug into the daemon
 // through the Component interface.

@@ -26,17 +26,6 @@ type firstMine struct {
 	done    int            // of those, files mined
 }
 
-// MineProgress is how far the daemon's first mine of its hive got.
-type MineProgress struct {
-	FilesDone int `json:"files_done"`
-	// FilesTotal is 0 while the first scan still counts the hive's files.
-	FilesTotal int       `json:"files_total"`
-	Started    time.Time `json:"started"`
-	// ETASeconds estimates the time left from the pace so far; null until
-	// a file is done.
-	ETASeconds *float64 `json:"eta_seconds"`
-}
-
 // firstMineQueued records, during the first scan, an agent directory
 // queued with files to mine. d.mu must be held.
 func (d *Daemon) firstMineQueued(dir string, files int) {
@@ -94,14 +83,4 @@ func (d *Daemon) firstMineProgress(now time.Time) *MineProgress {
 		p.ETASeconds = &eta
 	}
 	return p
-}
-
-// Progress is what GET /progress answers: the daemon's work in progress,
-// cheap to ask (unlike Status, it asks nothing of Syncthing or the model).
-type Progress struct {
-	// FirstMine is the first mine of the hive while it runs; null after.
-	FirstMine *MineProgress `json:"first_mine"`
-	// Request is the mine handed over by memminer mine that the daemon is
-	// working on; null when none is.
-	Request *MineProgress `json:"request"`
 }

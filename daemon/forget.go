@@ -5,26 +5,20 @@ import (
 	"fmt"
 	"net/http"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 )
 
-// ForgetRequest asks the daemon to forget a wing (see mine.Forget); the
-// daemon checks its own hive for the wing's agent directory.
-type ForgetRequest struct {
-	Wing   string `json:"wing"`
-	Force  bool   `json:"force,omitempty"`
-	DryRun bool   `json:"dry_run,omitempty"`
-}
-
 func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
-	var req ForgetRequest
+	var req api.ForgetRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
 	wing, err := palace.NormalizeWingID(req.Wing)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, err.Error())
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, err.Error())
 		return
 	}
 	var out mine.Forgotten
@@ -34,14 +28,14 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 			return err
 		}
 		var err error
-		out, err = mine.Forget(d.p, wing, mine.ForgetOptions{Hive: d.opts.Hive, Agents: d.opts.Agents, Force: req.Force, DryRun: req.DryRun})
+		out, err = d.local().Forget(r.Context(), api.ForgetRequest{Wing: wing, Force: req.Force, DryRun: req.DryRun})
 		if err == nil && !req.DryRun {
 			d.forgot(wing)
 		}
 		return err
 	}
 	if !d.q.addCall(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 		return
 	}
 	select {
@@ -64,12 +58,4 @@ func (d *Daemon) forgot(wing string) {
 	d.failures.drop(func(_ string, f *failure) bool { return f.Wing == wing })
 	d.reembedFailures.clear(wing)
 	d.log.Info("forgot wing on request", "wing", wing)
-}
-
-// Forget asks the daemon to forget a wing. Its errors match
-// palace.ErrUnknownWing and mine.ErrAgentExists as mine.Forget's do.
-func (c *Client) Forget(ctx context.Context, req ForgetRequest) (mine.Forgotten, error) {
-	var out mine.Forgotten
-	err := c.do(ctx, http.MethodPost, "/forget", nil, req, &out, write)
-	return out, err
 }

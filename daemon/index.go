@@ -8,15 +8,8 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// Index asks the daemon for the hive's catalog.
-func (c *Client) Index(ctx context.Context) (index.Index, error) {
-	var x index.Index
-	err := c.Get(ctx, "/index", nil, &x)
-	return x, err
-}
-
-func (d *Daemon) handleIndex(w http.ResponseWriter, _ *http.Request) {
-	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited)
+func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
+	x, err := d.local().Index(r.Context())
 	if err != nil {
 		WriteErr(w, err)
 		return

@@ -8,59 +8,19 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
 )
 
-// RememberRequest hands a note to the daemon, which writes it and mines
-// the file before it answers, so the note is in the next search.
-type RememberRequest struct {
-	remember.Request
-	// Hive is the caller's hive; the daemon refuses (ErrOtherHive) when it
-	// serves another, since it would write into the wrong tree.
-	Hive string `json:"hive"`
-	// MaxNoteBytes is the caller's max_note_bytes; zero means the default.
-	MaxNoteBytes int64 `json:"max_note_bytes,omitempty"`
-	// Machine is the caller's machine setting, so that the file written
-	// is the one the CLI names without a daemon; empty means the host's.
-	Machine string `json:"machine,omitempty"`
-}
-
-// RememberReply is the daemon's answer: the result, and on failure the
-// error. After a write whose mine failed (remember.ErrNotMined) Result is
-// filled too.
-type RememberReply struct {
-	Result remember.Result `json:"result"`
-	Error  string          `json:"error,omitempty"`
-	Code   string          `json:"code,omitempty"`
-	// SupersedesRef is a refused supersedes reference, as in errorBody.
-	SupersedesRef *remember.RefError `json:"supersedes_ref,omitempty"`
-}
-
-// ErrOtherHive means the daemon serving the palace mines another hive than
-// the caller's.
-var ErrOtherHive = errors.New("the daemon mines another hive")
-
-// Remember asks the daemon to remember a note. Errors match the sentinels
-// of package remember (remember.ErrConflict, remember.ErrHashMismatch, …)
-// with the same text Remember gives; a connection that broke after the
-// request was sent matches ErrNotRunning and ErrConnectionLost.
-func (c *Client) Remember(ctx context.Context, req RememberRequest) (remember.Result, error) {
-	var rep RememberReply
-	// Repeatable: a daemon that dies mid-answer may have written the
-	// note, so the caller, told ErrConnectionLost, sends it again with
-	// Retry set, which finds the note written instead of writing it twice.
-	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, repeatable)
-	return rep.Result, err
-}
-
 func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
-	var req RememberRequest
+	var req api.RememberRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
 	if !sameDir(req.Hive, d.opts.Hive) {
-		WriteError(w, http.StatusConflict, codeOtherHive,
-			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", ErrOtherHive, d.opts.Hive, req.Hive))
+		WriteError(w, http.StatusConflict, socket.CodeOtherHive,
+			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", api.ErrOtherHive, d.opts.Hive, req.Hive))
 		return
 	}
 	var res remember.Result
@@ -70,17 +30,9 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer context.AfterFunc(r.Context(), cancel)()
 		defer cancel()
-		opts := remember.Options{
-			Hive:         d.opts.Hive,
-			Agents:       d.opts.Agents,
-			MaxNoteBytes: req.MaxNoteBytes,
-			Machine:      req.Machine,
-			Mine:         d.mineOptions(nil),
-			Embedder:     d.opts.Embedder,
-		}
 		start := time.Now()
 		var err error
-		res, err = remember.Remember(ctx, d.p, req.Request, opts)
+		res, err = d.local().Remember(ctx, req)
 		d.metrics.observeMine(triggerRequest, time.Since(start), err, 0)
 		switch {
 		case err == nil:
@@ -93,7 +45,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return err
 	}
 	if !d.q.addCall(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 		return
 	}
 	var err error
@@ -103,11 +55,11 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		eb := newErrorBody(err)
-		WriteJSON(w, statusOf(err), RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
+		eb := socket.NewErrorBody(err)
+		WriteJSON(w, statusOf(err), api.RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
 		return
 	}
-	WriteJSON(w, http.StatusOK, RememberReply{Result: res})
+	WriteJSON(w, http.StatusOK, api.RememberReply{Result: res})
 }
 
 // sameDir reports whether a and b name the same directory.

@@ -1,7 +1,9 @@
 package daemon
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -12,9 +14,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -29,14 +35,14 @@ var requestReadTimeout = 10 * time.Second
 // routes is the control socket's API. Every answer is JSON; failures are
 // {"error": message, "code": code}.
 //
-//	GET  /status        Status
-//	POST /search        SearchRequest → SearchResult
-//	POST /mine          MineRequest → MineReply
+//	GET  /status        api.Status
+//	POST /search        api.SearchRequest → api.SearchResult
+//	POST /mine          api.MineRequest → api.MineReply
 //	GET  /wakeup        ?tokens=N&wing=ID&include_inbox=1&notice=… → wakeup.Digest
-//	POST /remember      RememberRequest → RememberReply
+//	POST /remember      api.RememberRequest → api.RememberReply
 //	GET  /index         index.Index
-//	GET  /progress      Progress
-//	POST /forget        ForgetRequest → mine.Forgotten
+//	GET  /progress      api.Progress
+//	POST /forget        api.ForgetRequest → mine.Forgotten
 //	GET  /metrics       the Prometheus text exposition (as on MetricsAddr)
 //	GET  /debug/pprof/heap, /debug/pprof/goroutine   runtime profiles
 //
@@ -48,7 +54,7 @@ func (d *Daemon) routes() http.Handler {
 	})
 	mux.HandleFunc("GET /progress", func(w http.ResponseWriter, r *http.Request) {
 		d.mu.Lock()
-		p := Progress{FirstMine: d.firstMineProgress(time.Now()), Request: d.request}
+		p := api.Progress{FirstMine: d.firstMineProgress(time.Now()), Request: d.request}
 		d.mu.Unlock()
 		WriteJSON(w, http.StatusOK, p)
 	})
@@ -74,7 +80,7 @@ func (d *Daemon) routes() http.Handler {
 }
 
 func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
-	var req SearchRequest
+	var req api.SearchRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
@@ -83,16 +89,16 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	query := strings.TrimSpace(req.Query)
 	if query == "" {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, "search needs a QUERY")
-		return
-	}
-	if _, err := req.Options(); err != nil {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, "search: "+err.Error())
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search needs a QUERY")
 		return
 	}
 	req.Query = query
 	start := time.Now()
-	out, err := Search(r.Context(), d.p, req)
+	out, err := local.Search(r.Context(), d.p, req)
+	if errors.Is(err, api.ErrBadRequest) {
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search: "+err.Error())
+		return
+	}
 	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
 	if err != nil {
 		WriteErr(w, err)
@@ -102,7 +108,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 }
 
 func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
-	var req MineRequest
+	var req api.MineRequest
 	if !readJSON(w, r, &req) {
 		return
 	}
@@ -110,7 +116,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !filepath.IsAbs(req.Path) {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
 		return
 	}
 	if req.Wing != "" {
@@ -126,7 +132,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	}
 	j := &mineJob{ctx: r.Context(), req: req, reply: make(chan mineOutcome, 1)}
 	if !d.q.addRequest(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 		return
 	}
 	var out mineOutcome
@@ -140,7 +146,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	if out.err != nil {
 		// The summary goes along: the caller reports what was done and
 		// which files were skipped before the error.
-		WriteJSON(w, statusOf(out.err), mineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: errorCode(out.err)})
+		WriteJSON(w, statusOf(out.err), socket.MineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: socket.Code(out.err)})
 		return
 	}
 	WriteJSON(w, http.StatusOK, out.reply)
@@ -152,7 +158,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("tokens"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {
-			WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
+			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
 			return
 		}
 		opts.Tokens = n
@@ -160,25 +166,17 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("stale_after"); t != "" {
 		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil || (n < 0 && time.Duration(n) != govern.Never) {
-			WriteError(w, http.StatusBadRequest, codeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
+			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
 			return
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
-	opts.Isolated = WakeupIsolation(HiveReplication(r.Context(), d.opts.Syncthing, d.opts.Hive))
-	dg, err := wakeup.Build(d.p, opts)
+	dg, err := d.local().WakeUp(r.Context(), opts)
 	if err != nil {
 		WriteErr(w, err)
 		return
 	}
 	WriteJSON(w, http.StatusOK, dg)
-}
-
-// mineErrorReply is a failed mine: what was done, and the error.
-type mineErrorReply struct {
-	MineReply
-	Error string `json:"error"`
-	Code  string `json:"code"`
 }
 
 // sameModel refuses a caller configured with another model than the
@@ -188,7 +186,7 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 	if spec == "" || spec == d.opts.ModelSpec {
 		return true
 	}
-	WriteErr(w, &OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
+	WriteErr(w, &api.OtherModelError{PID: os.Getpid(), Daemon: d.opts.ModelSpec, Caller: spec})
 	return false
 }
 
@@ -198,7 +196,7 @@ func (d *Daemon) sameModel(w http.ResponseWriter, spec string) bool {
 // them (docs/mining.md, "What is mined"). The daemon's own agents are
 // listed only when the mine takes wings over from another hive, and each
 // hive is compared with the daemon's once.
-func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
+func (d *Daemon) servesHiveOf(w http.ResponseWriter, req api.MineRequest) bool {
 	if d.opts.Hive == "" {
 		return true
 	}
@@ -223,7 +221,7 @@ func (d *Daemon) servesHiveOf(w http.ResponseWriter, req MineRequest) bool {
 			continue
 		}
 		d.log.Warn("mine request of another hive refused", "path", req.Path, "hive", hw.Hive, "wing", hw.Wing, "serves", d.opts.Hive)
-		WriteErr(w, &OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
+		WriteErr(w, &api.OtherHiveError{PID: os.Getpid(), Hive: d.opts.Hive, Path: req.Path})
 		return false
 	}
 	return true
@@ -233,7 +231,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		WriteError(w, http.StatusBadRequest, codeBadRequest, "bad request: "+err.Error())
+		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "bad request: "+err.Error())
 		return false
 	}
 	return true
@@ -252,30 +250,49 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 // WriteError answers a request with the error body every route uses:
 // msg, and code for the client to tell it apart.
 func WriteError(w http.ResponseWriter, status int, code, msg string) {
-	WriteJSON(w, status, errorBody{Error: msg, Code: code})
+	WriteJSON(w, status, socket.ErrorBody{Error: msg, Code: code})
 }
 
 // WriteErr answers a request with err, its HTTP status and wire code
 // picked from the error (an unknown wing is 404 unknown_wing, …).
 func WriteErr(w http.ResponseWriter, err error) {
-	WriteJSON(w, statusOf(err), newErrorBody(err))
+	WriteJSON(w, statusOf(err), socket.NewErrorBody(err))
 }
 
 // statusOf picks the HTTP status for an error.
 func statusOf(err error) int {
-	switch errorCode(err) {
-	case codeUnknownWing, codeWakeupUnknownWing:
+	switch socket.Code(err) {
+	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing:
 		return http.StatusNotFound
-	case codeRememberBad, codeNoHive:
+	case socket.CodeRememberBad, socket.CodeNoHive:
 		return http.StatusBadRequest
-	case codeConflict, codeHashMismatch, codeOtherHive, codeBusy:
+	case socket.CodeConflict, socket.CodeHashMismatch, socket.CodeOtherHive, socket.CodeBusy:
 		return http.StatusConflict
-	case codeEmpty, codeWakeupEmpty, codeModelMismatch, codeOtherModel, codeReadOnly, codeAgentExists:
+	case socket.CodeEmpty, socket.CodeWakeupEmpty, socket.CodeModelMismatch, socket.CodeOtherModel, socket.CodeReadOnly, socket.CodeAgentExists:
 		return http.StatusConflict
-	case codeShuttingDown:
+	case socket.CodeShuttingDown:
 		return http.StatusServiceUnavailable
-	case codeNeedsWing, codeAgentNeedsWing, codeBadWingID:
+	case socket.CodeNeedsWing, socket.CodeAgentNeedsWing, socket.CodeBadWingID:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError
+}
+
+// local is the service on the daemon's palace that its handlers answer
+// with: the same code the CLI runs without a daemon.
+func (d *Daemon) local() *local.Service {
+	return local.New(local.Options{
+		Palace:      d.p,
+		Dir:         d.p.Dir(),
+		Logger:      d.log,
+		Hive:        d.opts.Hive,
+		Agents:      d.opts.Agents,
+		ModelSpec:   d.opts.ModelSpec,
+		Enabled:     true,
+		Embedder:    func(context.Context) (embed.Embedder, error) { return d.opts.Embedder, nil },
+		MineOptions: func() mine.Options { return d.mineOptions(nil) },
+		Isolation: func(ctx context.Context) *wakeup.Isolation {
+			return WakeupIsolation(HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive))
+		},
+	})
 }

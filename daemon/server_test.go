@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/socket"
 )
 
 // rawRequest sends req (a whole HTTP/1.1 request, or the start of one) on
@@ -114,8 +115,8 @@ func FuzzRequestDecoding(f *testing.F) {
 			}
 			return
 		}
-		var eb errorBody
-		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &eb) != nil || eb.Code != codeBadRequest || eb.Error == "" {
+		var eb socket.ErrorBody
+		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &eb) != nil || eb.Code != socket.CodeBadRequest || eb.Error == "" {
 			t.Fatalf("refused %q with %d %q", body, w.Code, w.Body.String())
 		}
 	})

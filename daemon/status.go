@@ -2,16 +2,15 @@ package daemon
 
 import (
 	"context"
-	"errors"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -20,7 +19,7 @@ import (
 // a daemon it asks a remote embedding backend to answer a probe, since
 // "available" means usable now: the server may have gone away since the
 // daemon started. A model in the process that loaded stays usable.
-func (d *Daemon) Status(ctx context.Context) Status {
+func (d *Daemon) Status(ctx context.Context) api.Status {
 	modelErr := d.opts.ModelError
 	if modelErr == "" && d.opts.Embedder != nil && embed.Remote(d.opts.ModelSpec) {
 		prober := d.opts.Prober
@@ -35,7 +34,7 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	// changes (the palace, the mines' records), so a status that says
 	// idle shows that work done.
 	act := d.activity()
-	st := BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
+	st := local.BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	if d.opts.Syncthing == nil && d.opts.SyncthingOff != "" {
@@ -59,12 +58,12 @@ func (d *Daemon) Status(ctx context.Context) Status {
 	info.MineInterval = d.opts.MineInterval.String()
 	info.Watch = d.watchState
 	info.Mines = d.mines
-	info.Errors = []FileError{}
+	info.Errors = []api.FileError{}
 	info.Metrics = optional(d.MetricsAddr())
 	info.Components = components
 	info.FirstMine = d.firstMineProgress(now)
 	if d.hiveErr != "" {
-		info.Errors = append(info.Errors, FileError{Path: d.opts.Hive, Error: d.hiveErr})
+		info.Errors = append(info.Errors, api.FileError{Path: d.opts.Hive, Error: d.hiveErr})
 	}
 	if d.noAgents != nil {
 		info.Errors = append(info.Errors, *d.noAgents)
@@ -95,9 +94,9 @@ func (a activity) agents() []string {
 	return slices.Compact(slices.Sorted(slices.Values(append(slices.Clone(a.debouncing), a.queued...))))
 }
 
-// info is the DaemonInfo of a status with the scans, the current work and
+// info is the api.DaemonInfo of a status with the scans, the current work and
 // the pending work of a.
-func (a activity) info() *DaemonInfo {
+func (a activity) info() *api.DaemonInfo {
 	wings := map[string]bool{}
 	for _, dir := range a.agents() {
 		if w, err := palace.NormalizeWingID(filepath.Base(dir)); err == nil {
@@ -107,11 +106,11 @@ func (a activity) info() *DaemonInfo {
 	for _, w := range a.reembeds {
 		wings[w] = true
 	}
-	return &DaemonInfo{
+	return &api.DaemonInfo{
 		LastScan: a.lastScan.UTC(),
 		Scans:    a.scans,
 		Working:  optional(a.working),
-		Pending:  Pending{Wings: sortedKeys(wings), Requests: a.requests},
+		Pending:  api.Pending{Wings: sortedKeys(wings), Requests: a.requests},
 	}
 }
 
@@ -145,45 +144,6 @@ func sortedKeys(m map[string]bool) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// BuildStatus describes p the way `memminer status` prints it when no
-// daemon runs; a daemon adds its part on top. modelSpec is the configured
-// model and modelErr why it is unavailable, if it is.
-func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) Status {
-	st := Status{
-		Available:   modelErr == "",
-		Enabled:     enabled,
-		Model:       modelSpec,
-		ModelError:  optional(modelErr),
-		Palace:      p.Dir(),
-		PalaceBytes: p.Bytes(),
-	}
-	for _, w := range p.Wings() {
-		ws := WingStatus{WingInfo: w, Orphaned: orphaned(w.Roots)}
-		st.Wings = append(st.Wings, ws)
-		st.Notes += w.Notes
-	}
-	if st.Wings == nil {
-		st.Wings = []WingStatus{}
-	}
-	st.Initialized = len(st.Wings) > 0
-	st.InboxPending = inbox.Count(p)
-	st.PacksReviewNeeded = []string{}
-	return st
-}
-
-// orphaned reports whether every root a wing was mined from is gone.
-func orphaned(roots []string) bool {
-	if len(roots) == 0 {
-		return false
-	}
-	for _, r := range roots {
-		if _, err := os.Stat(r); err == nil || !errors.Is(err, fs.ErrNotExist) {
-			return false
-		}
-	}
-	return true
 }
 
 // optional is s for a JSON key that is null when s is empty.

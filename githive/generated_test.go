@@ -11,7 +11,7 @@ import (
 
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/githive/gittest"
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // genSide edits the base notes at random: removes some, changes some
@@ -71,7 +71,7 @@ func TestMergeFileGenerated(t *testing.T) {
 		if !out.Clean {
 			conflicted++
 		}
-		doc, err := mine.Parse([]byte(got), mine.ParseOptions{})
+		doc, err := markdown.Parse([]byte(got), markdown.MemoryOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

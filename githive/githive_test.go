@@ -11,7 +11,7 @@ import (
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/githive/gittest"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // repo makes a Git work tree holding a hive, with git's environment set
@@ -181,7 +181,7 @@ func TestMergeFile(t *testing.T) {
 				t.Errorf("markers in the result: %v, want %v", !tt.clean, !tt.clean)
 			}
 			// Every note either side has is in the result, markers aside.
-			doc, err := mine.Parse([]byte(got), mine.ParseOptions{})
+			doc, err := markdown.Parse([]byte(got), markdown.MemoryOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -193,7 +193,7 @@ func TestMergeFile(t *testing.T) {
 				}
 			}
 			for _, side := range []string{tt.ours, tt.theirs} {
-				sd, _ := mine.Parse([]byte(side), mine.ParseOptions{})
+				sd, _ := markdown.Parse([]byte(side), markdown.MemoryOptions())
 				for _, n := range sd.Notes {
 					if !have[n.Text] && !removedOnOneSide(base, tt.ours, tt.theirs, n.Text) {
 						t.Errorf("note %q of a side is missing", n.Text)

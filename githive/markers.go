@@ -8,8 +8,8 @@ import (
 	"strings"
 
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/merge"
-	"github.com/memminer/memminer/mine"
 )
 
 // errUnmarkable means the conflicts of a merge could not be found in its
@@ -23,7 +23,7 @@ var errUnmarkable = errors.New("the merge's conflicts could not be marked in its
 // there. The result must parse, markers aside, to the same notes.
 func markConflicts(res *merge.Result, marker string) ([]byte, error) {
 	merged := res.Merged
-	doc, err := mine.Parse(merged, mine.ParseOptions{})
+	doc, err := markdown.Parse(merged, markdown.MemoryOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -148,15 +148,15 @@ func sameNotes(merged, marked []byte, conflicts int) error {
 	if len(hive.ConflictBlocks(marked)) != conflicts {
 		return errUnmarkable
 	}
-	a, err := mine.Parse(merged, mine.ParseOptions{})
+	a, err := markdown.Parse(merged, markdown.MemoryOptions())
 	if err != nil {
 		return err
 	}
-	b, err := mine.Parse(marked, mine.ParseOptions{})
+	b, err := markdown.Parse(marked, markdown.MemoryOptions())
 	if err != nil {
 		return err
 	}
-	if !slices.EqualFunc(a.Notes, b.Notes, func(x, y mine.Note) bool { return x.Heading == y.Heading && x.Text == y.Text }) {
+	if !slices.EqualFunc(a.Notes, b.Notes, func(x, y markdown.Note) bool { return x.Heading == y.Heading && x.Text == y.Text }) {
 		return errUnmarkable
 	}
 	return nil

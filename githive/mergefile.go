@@ -10,8 +10,8 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/merge"
-	"github.com/memminer/memminer/mine"
 )
 
 // TheirSide is how a merged file's conflict mark names the other side of
@@ -87,7 +87,7 @@ var errFrontmatter = errors.New("both sides changed the frontmatter")
 // mergeNotes merges note by note and marks the conflicts.
 func mergeNotes(base, ours, theirs []byte, now time.Time) ([]byte, *merge.Result, error) {
 	for _, d := range [][]byte{base, ours, theirs} {
-		if err := mine.CheckText(d); err != nil {
+		if err := markdown.CheckText(d); err != nil {
 			return nil, nil, err
 		}
 		if hive.HasConflictMarkers(d) {
@@ -139,7 +139,7 @@ func fileMode(path string) os.FileMode {
 var markerLines = [3]string{"<<<<<<< ours", "=======", ">>>>>>> theirs"}
 
 // joinedTexts returns the texts of notes[i:j], joined as a unit's.
-func joinedTexts(notes []mine.Note, i, j int, marker string) string {
+func joinedTexts(notes []markdown.Note, i, j int, marker string) string {
 	var parts []string
 	for _, n := range notes[i:j] {
 		parts = append(parts, strings.Replace(n.Text, " "+marker, "", 1))

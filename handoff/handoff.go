@@ -10,17 +10,24 @@ import (
 	"encoding/hex"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // A handoff note reads "handoff REF to WING: SUMMARY"; its acceptance
 // "accepted handoff REF from WING: SUMMARY". REF is "ho-" and 8 hex digits.
+// The expressions are compiled at first use, not at every process's start:
+// most commands never read a handoff.
 var (
-	handoffRe = regexp.MustCompile(`(?is)^(?:[-*+] )?handoff (ho-[0-9a-f]{8}) to ([^\s:]+): (.+)$`)
-	acceptRe  = regexp.MustCompile(`(?is)^(?:[-*+] )?accepted handoff (ho-[0-9a-f]{8}) from ([^\s:]+)(?:: |$)`)
-	refRe     = regexp.MustCompile(`^ho-[0-9a-f]{8}$`)
+	handoffRe = lazyRegexp(`(?is)^(?:[-*+] )?handoff (ho-[0-9a-f]{8}) to ([^\s:]+): (.+)$`)
+	acceptRe  = lazyRegexp(`(?is)^(?:[-*+] )?accepted handoff (ho-[0-9a-f]{8}) from ([^\s:]+)(?:: |$)`)
+	refRe     = lazyRegexp(`^ho-[0-9a-f]{8}$`)
 	// addedRe is the date remember appends to an item.
-	addedRe = regexp.MustCompile(`\s*\((?:added|updated) \d{4}-\d{2}-\d{2}\)\s*$`)
+	addedRe = lazyRegexp(`\s*\((?:added|updated) \d{4}-\d{2}-\d{2}\)\s*$`)
 )
+
+func lazyRegexp(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // NewRef returns a fresh handoff reference.
 func NewRef() string {
@@ -30,7 +37,7 @@ func NewRef() string {
 }
 
 // ValidRef reports whether ref has the form of a handoff reference.
-func ValidRef(ref string) bool { return refRe.MatchString(ref) }
+func ValidRef(ref string) bool { return refRe().MatchString(ref) }
 
 // Text is the note that hands work to wing to.
 func Text(ref, to, summary string) string {
@@ -58,16 +65,16 @@ type Note struct {
 
 // Parse reads a handoff note; false for any other note.
 func Parse(text string) (Note, bool) {
-	m := handoffRe.FindStringSubmatch(strings.TrimSpace(text))
+	m := handoffRe().FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return Note{}, false
 	}
-	return Note{Ref: strings.ToLower(m[1]), To: strings.ToLower(m[2]), Summary: oneLine(addedRe.ReplaceAllString(m[3], ""))}, true
+	return Note{Ref: strings.ToLower(m[1]), To: strings.ToLower(m[2]), Summary: oneLine(addedRe().ReplaceAllString(m[3], ""))}, true
 }
 
 // ParseAccept reads an acceptance note: the handoff it closes.
 func ParseAccept(text string) (ref string, ok bool) {
-	m := acceptRe.FindStringSubmatch(strings.TrimSpace(text))
+	m := acceptRe().FindStringSubmatch(strings.TrimSpace(text))
 	if m == nil {
 		return "", false
 	}

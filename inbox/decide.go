@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -126,7 +126,7 @@ func mark(ctx context.Context, n palace.Note, marker string, maxBytes int64) err
 // lineOf finds the line where note n starts in data: its mined line when
 // the note is still there, else the first note with its heading and text.
 func lineOf(data []byte, n palace.Note) (int, error) {
-	doc, err := mine.Parse(data, mine.ParseOptions{})
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
 	if err != nil {
 		return 0, fmt.Errorf("inbox: parse %s: %w", n.Source, err)
 	}

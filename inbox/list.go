@@ -64,7 +64,7 @@ func List(p *palace.Palace, h *hive.Hive, wing string, all bool, now time.Time) 
 			continue
 		}
 		mtimes := map[string]time.Time{}
-		for _, s := range p.Sources(w.ID) {
+		for _, s := range p.SourceHeads(w.ID) {
 			mtimes[s.Path] = s.Mtime
 		}
 		for _, n := range p.Notes(w.ID) {
@@ -87,11 +87,13 @@ func List(p *palace.Palace, h *hive.Hive, wing string, all bool, now time.Time) 
 }
 
 // Count returns how many notes wait in the palace's inboxes. Only the
-// notes of wings that have an inbox are read (palace.Notes copies them).
+// notes of wings that have an inbox are read (palace.Notes copies them);
+// the other wings' source heads are read as they are held, so a status
+// does not read every wing whole.
 func Count(p *palace.Palace) int {
 	n := 0
 	for _, w := range p.Wings() {
-		if slices.ContainsFunc(p.Sources(w.ID), func(s palace.Source) bool { return hive.IsInboxFile(s.Path) }) {
+		if slices.ContainsFunc(p.SourceHeads(w.ID), func(s palace.SourceHead) bool { return hive.IsInboxFile(s.Path) }) {
 			n += len(PendingIDs(p.Notes(w.ID)))
 		}
 	}

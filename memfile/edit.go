@@ -14,7 +14,7 @@ import (
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // Errors callers tell apart.
@@ -118,7 +118,7 @@ func Append(data []byte, heading string, it Item) (out []byte, line int, err err
 	if err := CheckText([]byte(it.Text)); err != nil {
 		return nil, 0, fmt.Errorf("append: note: %w", err)
 	}
-	doc, err := mine.Parse(data, mine.ParseOptions{})
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
 	if err != nil {
 		return nil, 0, fmt.Errorf("append: %w", err)
 	}
@@ -219,8 +219,8 @@ func lastLineBlank(data []byte, starts []int) bool {
 // item's first line, and that every note of the file before (doc) is still
 // there as it was: an item that opened a code fence would swallow what
 // follows it.
-func checkAppended(doc *mine.Document, out []byte, line int, first string) error {
-	after, err := mine.Parse(out, mine.ParseOptions{})
+func checkAppended(doc *markdown.Document, out []byte, line int, first string) error {
+	after, err := markdown.Parse(out, markdown.MemoryOptions())
 	if err != nil {
 		return fmt.Errorf("append: %w", err)
 	}
@@ -291,7 +291,7 @@ func MarkSuperseded(data []byte, line int, date string) ([]byte, error) {
 // is superseded by governance's rule (govern.Classify: its own markers,
 // its headings, the file's frontmatter), and whether a note starts there.
 func IsSuperseded(data []byte, line int) (superseded, found bool, err error) {
-	doc, err := mine.Parse(data, mine.ParseOptions{})
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
 	if err != nil {
 		return false, false, err
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 func TestAppend(t *testing.T) {
@@ -97,7 +97,7 @@ func checkKept(t *testing.T, data, out string) {
 // checkNoteAt checks that mine sees a note starting at line with text.
 func checkNoteAt(t *testing.T, data []byte, line int, text string) {
 	t.Helper()
-	doc, err := mine.Parse(data, mine.ParseOptions{})
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,7 @@ import (
 
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // NewFileMode is the mode of a memory file Write creates.
@@ -46,7 +46,7 @@ func Hash(data []byte) string {
 
 // Read reads the memory file at path, which may not exist yet. It fails
 // with ErrNotRegular for anything but a regular file, ErrTooLarge past
-// maxBytes (when positive) and a *mine.TextError wrapped with ErrNotText
+// maxBytes (when positive) and a *markdown.TextError wrapped with ErrNotText
 // for content that is not UTF-8 text.
 func Read(path string, maxBytes int64) (Snapshot, error) {
 	s := Snapshot{Path: path, Mode: NewFileMode, Hash: Hash(nil)}
@@ -78,7 +78,7 @@ func Read(path string, maxBytes int64) (Snapshot, error) {
 	if maxBytes > 0 && int64(len(data)) > maxBytes {
 		return s, fmt.Errorf("%s: %w (over %d bytes, max_file_bytes)", path, ErrTooLarge, maxBytes)
 	}
-	if err := mine.CheckText(data); err != nil {
+	if err := markdown.CheckText(data); err != nil {
 		return s, fmt.Errorf("%s: %w: %w", path, ErrNotText, err)
 	}
 	s.Exists, s.Data, s.Hash, s.Mode, s.owner = true, data, Hash(data), info.Mode().Perm(), ownerOf(info)
@@ -88,7 +88,7 @@ func Read(path string, maxBytes int64) (Snapshot, error) {
 // CheckText returns an error wrapping ErrNotText when data holds a NUL
 // byte or is not valid UTF-8.
 func CheckText(data []byte) error {
-	if err := mine.CheckText(data); err != nil {
+	if err := markdown.CheckText(data); err != nil {
 		return fmt.Errorf("%w: %w", ErrNotText, err)
 	}
 	return nil

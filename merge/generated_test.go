@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // The generated conflicts: a base memory file, and two sides that each made
@@ -141,7 +141,7 @@ func judge(t testing.TB, g generated) outcome {
 		t.Fatalf("merge: %v\nbase:\n%s\nours:\n%s\ntheirs:\n%s", err, g.base, g.ours, g.theirs)
 	}
 	texts := func(s string) map[string]bool {
-		doc, err := mine.Parse([]byte(s), mine.ParseOptions{})
+		doc, err := markdown.Parse([]byte(s), markdown.MemoryOptions())
 		if err != nil {
 			t.Fatal(err)
 		}

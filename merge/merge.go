@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // ErrUnmappable means the parser's notes could not be mapped back onto the
@@ -30,7 +30,7 @@ type Base struct {
 	// Notes are the file's notes in source order.
 	Notes []BaseNote
 	// Frontmatter holds its scalar frontmatter values as text
-	// (mine.FrontmatterScalars).
+	// (markdown.FrontmatterScalars).
 	Frontmatter map[string]string
 	// Mined is when it was mined (reported, not used).
 	Mined time.Time
@@ -60,8 +60,6 @@ type Input struct {
 	Ours, Theirs []byte
 	// Device and Date go into the conflict marker (see Marker).
 	Device, Date string
-	// Parse tunes note parsing; use the options the file is mined with.
-	Parse mine.ParseOptions
 	// AcceptRemovals lets the merge remove what the copy removed: notes,
 	// a note's text the copy cut short, frontmatter keys. Without it a
 	// merge never deletes; it proposes (Result.ProposedRemovals,
@@ -179,11 +177,11 @@ type item struct {
 
 // Merge merges in.Theirs into in.Ours.
 func Merge(in Input) (*Result, error) {
-	ours, err := parseSide(in.Ours, in.Parse)
+	ours, err := parseSide(in.Ours)
 	if err != nil {
 		return nil, fmt.Errorf("this file: %w", err)
 	}
-	theirs, err := parseSide(in.Theirs, in.Parse)
+	theirs, err := parseSide(in.Theirs)
 	if err != nil {
 		return nil, fmt.Errorf("the copy: %w", err)
 	}
@@ -191,7 +189,7 @@ func Merge(in Input) (*Result, error) {
 	var base []unit
 	var eo edits
 	if in.Ancestor != nil {
-		b, err := ancestorBase(in.Ancestor, in.Parse)
+		b, err := ancestorBase(in.Ancestor)
 		if err != nil {
 			return nil, fmt.Errorf("the common ancestor: %w", err)
 		}
@@ -224,7 +222,7 @@ func Merge(in Input) (*Result, error) {
 		}
 		try.frontmatter(baseFM, ours, theirs, in.AcceptRemovals)
 		try.NeedsReview = len(try.Conflicts) > 0
-		r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: try.Frontmatter == FrontmatterTheirs, parse: in.Parse}
+		r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: try.Frontmatter == FrontmatterTheirs}
 		try.Merged, err = r.render()
 		if err == nil {
 			res = try
@@ -482,12 +480,12 @@ func pickBase(in Input, ours, theirs *side) (int, []unit, bool) {
 }
 
 // ancestorBase parses a common ancestor's content into a Base.
-func ancestorBase(content []byte, opts mine.ParseOptions) (Base, error) {
-	doc, err := mine.Parse(content, opts)
+func ancestorBase(content []byte) (Base, error) {
+	doc, err := markdown.Parse(content, markdown.MemoryOptions())
 	if err != nil {
 		return Base{}, err
 	}
-	b := Base{Frontmatter: mine.FrontmatterScalars(doc.Frontmatter)}
+	b := Base{Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter)}
 	for _, n := range doc.Notes {
 		b.Notes = append(b.Notes, BaseNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
 	}

@@ -4,17 +4,17 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // baseOf returns content as the mine package would have recorded it.
 func baseOf(t testing.TB, content string) *Base {
 	t.Helper()
-	doc, err := mine.Parse([]byte(content), mine.ParseOptions{})
+	doc, err := markdown.Parse([]byte(content), markdown.MemoryOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	b := &Base{Frontmatter: mine.FrontmatterScalars(doc.Frontmatter)}
+	b := &Base{Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter)}
 	for _, n := range doc.Notes {
 		b.Notes = append(b.Notes, BaseNote{Heading: n.Heading, Text: n.Text, Line: n.Line})
 	}

@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // renderer lays out the merged units on ours' lines: ours' bytes are kept
@@ -15,7 +15,6 @@ type renderer struct {
 	items        []item
 	marker       string
 	fmTheirs     bool
-	parse        mine.ParseOptions
 }
 
 // layout is one way of placing theirs' units; render tries them in turn
@@ -49,7 +48,7 @@ func (r *renderer) render() ([]byte, error) {
 	}
 	for _, l := range layouts {
 		out := r.layout(l)
-		got, err := mine.Parse(out, r.parse)
+		got, err := markdown.Parse(out, markdown.MemoryOptions())
 		if err == nil && sameNotes(got.Notes, want) {
 			return out, nil
 		}
@@ -63,7 +62,7 @@ func (r *renderer) expected() ([]Note, error) {
 	for _, it := range r.items {
 		switch {
 		case it.marked:
-			doc, err := mine.Parse([]byte(strings.Join(r.markedLines(it.theirs), "\n")), r.parse)
+			doc, err := markdown.Parse([]byte(strings.Join(r.markedLines(it.theirs), "\n")), markdown.MemoryOptions())
 			if err != nil {
 				return nil, err
 			}
@@ -86,8 +85,8 @@ func appendUnit(notes []Note, u unit) []Note {
 	return notes
 }
 
-func sameNotes(got []mine.Note, want []Note) bool {
-	return slices.EqualFunc(got, want, func(g mine.Note, w Note) bool { return g.Heading == w.Heading && g.Text == w.Text })
+func sameNotes(got []markdown.Note, want []Note) bool {
+	return slices.EqualFunc(got, want, func(g markdown.Note, w Note) bool { return g.Heading == w.Heading && g.Text == w.Text })
 }
 
 // markedLines returns theirs' unit t with the conflict marker at the end of
@@ -105,185 +104,265 @@ func (r *renderer) markedLines(t int) []string {
 
 // layout writes the merged file.
 func (r *renderer) layout(l layout) []byte {
-	o, t := r.ours, r.theirs
-	w := &writer{}
-	if o.eol == "\r\n" {
-		w.cr = "\r"
+	d := r.draft(l)
+	d.frontmatter(r.fmTheirs)
+	if len(d.o.units) > 0 {
+		d.after(-1)
 	}
-	if r.fmTheirs {
-		for i := 0; i < t.bodyLine; i++ {
-			w.theirs(strings.TrimSuffix(string(t.lines[i]), "\r"))
-		}
-	} else {
-		for i := 0; i < o.bodyLine; i++ {
-			w.ours(string(o.lines[i]))
-		}
+	for ui := range d.o.units {
+		d.oursUnit(ui)
 	}
+	d.end()
+	return d.w.bytes(d.o.finalEOL || len(d.o.lines) == 0 && d.t.finalEOL)
+}
 
-	// Theirs' units between two units of ours (prev, next: -1 for none):
-	// at the tail of prev's section, in a section ours does not have
-	// there, or at the head of next's section.
-	type group struct{ tail, section, head []int }
-	groups := map[int]*group{} // keyed by the ours unit they follow
-	var atEnd []int
-	inMerge := map[int]item{}
+// group is a run of theirs' units between two units of ours: at the
+// tail of the section of the unit before, in a section ours does not
+// have there, or at the head of the section of the unit after.
+type group struct{ tail, section, head []int }
+
+// draft is the merged file being written in one layout.
+type draft struct {
+	layout
+	r    *renderer
+	o, t *side
+	w    *writer
+	// groups are theirs' units keyed by the unit of ours they follow, -1
+	// for none; atEnd the units of sections put at the end of the file.
+	groups map[int]*group
+	atEnd  []int
+	// inMerge are the items of ours' units the merge keeps; marked the
+	// units of theirs that carry the conflict marker.
+	inMerge map[int]item
+	marked  map[int]bool
+	// last is the last unit of ours written; dropBlankGap is set after a
+	// removed unit, whose blank gap goes with it.
+	last         int
+	dropBlankGap bool
+}
+
+// draft starts the merged file in layout l, with theirs' units placed.
+func (r *renderer) draft(l layout) *draft {
+	d := &draft{layout: l, r: r, o: r.ours, t: r.theirs, w: &writer{}, groups: map[int]*group{}, inMerge: map[int]item{}, marked: map[int]bool{}, last: -1}
+	if d.o.eol == "\r\n" {
+		d.w.cr = "\r"
+	}
+	d.place(r.items)
+	for _, it := range r.items {
+		if it.marked {
+			d.marked[it.theirs] = true
+		}
+	}
+	return d
+}
+
+// place groups each run of theirs' units by the units of ours around it
+// and notes which of ours' units the merge keeps.
+func (d *draft) place(items []item) {
 	prev := -1
-	for i := 0; i < len(r.items); {
-		if it := r.items[i]; it.ours >= 0 {
-			inMerge[it.ours] = it
+	for i := 0; i < len(items); {
+		if it := items[i]; it.ours >= 0 {
+			d.inMerge[it.ours] = it
 			prev = it.ours
 			i++
 			continue
 		}
 		j := i
-		for j < len(r.items) && r.items[j].ours < 0 {
+		for j < len(items) && items[j].ours < 0 {
 			j++
 		}
 		next := -1
-		if j < len(r.items) {
-			next = r.items[j].ours
+		if j < len(items) {
+			next = items[j].ours
 		}
-		g := &group{}
-		for _, it := range r.items[i:j] {
-			u := t.units[it.theirs]
-			switch {
-			case prev >= 0 && u.heading == o.units[prev].heading:
-				g.tail = append(g.tail, it.theirs)
-			case next >= 0 && u.heading == o.units[next].heading && len(g.section) == 0:
-				g.head = append(g.head, it.theirs)
-			case l.sectionsAtEnd:
-				atEnd = append(atEnd, it.theirs)
-			default:
-				g.section = append(g.section, it.theirs)
-			}
-		}
-		groups[prev] = g
+		d.groups[prev] = d.group(items[i:j], prev, next)
 		i = j
 	}
-	marked := map[int]bool{}
-	for _, it := range r.items {
-		if it.marked {
-			marked[it.theirs] = true
-		}
-	}
-	unitLines := func(ti int) []string {
-		lines := t.unitLines(t.units[ti])
-		if marked[ti] {
-			lines = r.markedLines(ti)
-		}
-		if l.breakCode && startsWithCode(lines) && !w.lastHeading() {
-			lines = append([]string{"---", ""}, lines...)
-		}
-		return lines
-	}
-	// sepBefore returns the lines to put between what was written and
-	// theirs' unit ti: its own gap in theirs when that was blank, else
-	// (a heading came before it there) the gap after it, so that a unit
-	// of a tight list stays tight.
-	sepBefore := func(ti int) []string {
-		if l.blankSeps {
-			return []string{""}
-		}
-		if g := t.gapLines(ti); blank(g) {
-			return g
-		}
-		if g := t.gapLines(ti + 1); blank(g) && ti+1 < len(t.units) {
-			return g
-		}
-		return []string{""}
-	}
-	sepAfter := func(ti int) []string {
-		if g := t.gapLines(ti + 1); blank(g) && !l.blankSeps && ti+1 < len(t.units) {
-			return g
-		}
-		return []string{""}
-	}
-	writeSection := func(units []int) {
-		for _, ti := range units {
-			g := t.gapLines(ti)
-			if blank(g) {
-				w.theirs(sepBefore(ti)...)
-			} else {
-				if !w.lastBlank() {
-					w.theirs("")
-				}
-				if len(o.units) == 0 {
-					// Appended to a file without notes: its headings are
-					// written already.
-					g = withoutLines(g, o.gapLines(0))
-				}
-				for len(g) > 0 && strings.TrimSpace(g[0]) == "" {
-					g = g[1:]
-				}
-				w.theirs(g...)
-			}
-			w.theirs(unitLines(ti)...)
-		}
-	}
-	writeAfter := func(prev int) {
-		g := groups[prev]
-		if g == nil {
-			return
-		}
-		for _, ti := range g.tail {
-			w.theirs(sepBefore(ti)...)
-			w.theirs(unitLines(ti)...)
-		}
-		writeSection(g.section)
-	}
+}
 
-	if len(o.units) > 0 {
-		writeAfter(-1)
+// group sorts a run of theirs' units between ours' units prev and next
+// (-1 for none): a unit under prev's heading joins the tail of its
+// section, one under next's the head of that section (while no unit has
+// started a section of its own), others make sections of their own there
+// or, in a layout with sectionsAtEnd, at the end of the file.
+func (d *draft) group(run []item, prev, next int) *group {
+	g := &group{}
+	for _, it := range run {
+		u := d.t.units[it.theirs]
+		switch {
+		case prev >= 0 && u.heading == d.o.units[prev].heading:
+			g.tail = append(g.tail, it.theirs)
+		case next >= 0 && u.heading == d.o.units[next].heading && len(g.section) == 0:
+			g.head = append(g.head, it.theirs)
+		case d.sectionsAtEnd:
+			d.atEnd = append(d.atEnd, it.theirs)
+		default:
+			g.section = append(g.section, it.theirs)
+		}
 	}
-	last := -1
-	dropBlankGap := false
-	for ui, u := range o.units {
-		gap := o.gapLines(ui)
-		it, ok := inMerge[ui]
-		if !ok {
-			// Removed: its lines go, and the blank lines before it.
-			if !blank(gap) {
-				w.oursRange(o, gapStart(o, ui), u.first)
-			}
-			dropBlankGap = true
-			continue
+	return g
+}
+
+// frontmatter writes the frontmatter the merge took: theirs' lines or
+// ours'.
+func (d *draft) frontmatter(theirs bool) {
+	if theirs {
+		for i := 0; i < d.t.bodyLine; i++ {
+			d.w.theirs(strings.TrimSuffix(string(d.t.lines[i]), "\r"))
 		}
-		from := gapStart(o, ui)
-		if dropBlankGap && blank(gap) && w.lastBlank() {
-			from = u.first
-		}
-		dropBlankGap = false
-		w.oursRange(o, from, u.first)
-		if g := groups[last]; g != nil {
-			for _, ti := range g.head {
-				w.theirs(unitLines(ti)...)
-				w.theirs(sepAfter(ti)...)
-			}
-		}
-		if l.breakCode && groups[last] != nil && len(groups[last].head) > 0 && startsWithCode(o.unitLines(u)) {
-			w.theirs("---", "")
-		}
-		if it.theirs >= 0 {
-			w.theirs(t.unitLines(t.units[it.theirs])...)
+		return
+	}
+	for i := 0; i < d.o.bodyLine; i++ {
+		d.w.ours(string(d.o.lines[i]))
+	}
+}
+
+// theirsLines returns the lines of theirs' unit ti as the layout writes
+// them: with the conflict marker when it is marked, after a thematic
+// break when it opens with code that would join the block before.
+func (d *draft) theirsLines(ti int) []string {
+	lines := d.t.unitLines(d.t.units[ti])
+	if d.marked[ti] {
+		lines = d.r.markedLines(ti)
+	}
+	if d.breakCode && startsWithCode(lines) && !d.w.lastHeading() {
+		lines = append([]string{"---", ""}, lines...)
+	}
+	return lines
+}
+
+// sepBefore returns the lines to put between what was written and
+// theirs' unit ti: its own gap in theirs when that was blank, else
+// (a heading came before it there) the gap after it, so that a unit
+// of a tight list stays tight.
+func (d *draft) sepBefore(ti int) []string {
+	if d.blankSeps {
+		return []string{""}
+	}
+	if g := d.t.gapLines(ti); blank(g) {
+		return g
+	}
+	if g := d.t.gapLines(ti + 1); blank(g) && ti+1 < len(d.t.units) {
+		return g
+	}
+	return []string{""}
+}
+
+// sepAfter returns the lines to put after theirs' unit ti when one of
+// ours follows it: its gap after it in theirs when that was blank.
+func (d *draft) sepAfter(ti int) []string {
+	if g := d.t.gapLines(ti + 1); blank(g) && !d.blankSeps && ti+1 < len(d.t.units) {
+		return g
+	}
+	return []string{""}
+}
+
+// section writes theirs' units of a section ours does not have, each
+// after its gap in theirs.
+func (d *draft) section(units []int) {
+	for _, ti := range units {
+		if g := d.t.gapLines(ti); blank(g) {
+			d.w.theirs(d.sepBefore(ti)...)
 		} else {
-			w.oursRange(o, u.first, u.last+1)
+			d.sectionGap(g)
 		}
-		last = ui
-		writeAfter(ui)
+		d.w.theirs(d.theirsLines(ti)...)
 	}
-	// The lines after the last unit (or the whole body of a file without
-	// notes), then the sections moved to the end.
+}
+
+// sectionGap writes gap g of theirs, which holds headings, after one
+// blank line and without its leading blank lines.
+func (d *draft) sectionGap(g []string) {
+	if !d.w.lastBlank() {
+		d.w.theirs("")
+	}
+	if len(d.o.units) == 0 {
+		// Appended to a file without notes: its headings are
+		// written already.
+		g = withoutLines(g, d.o.gapLines(0))
+	}
+	for len(g) > 0 && strings.TrimSpace(g[0]) == "" {
+		g = g[1:]
+	}
+	d.w.theirs(g...)
+}
+
+// after writes theirs' units that follow ours' unit prev (-1: the start
+// of the body): the tail of prev's section, then a section of their own.
+func (d *draft) after(prev int) {
+	g := d.groups[prev]
+	if g == nil {
+		return
+	}
+	for _, ti := range g.tail {
+		d.w.theirs(d.sepBefore(ti)...)
+		d.w.theirs(d.theirsLines(ti)...)
+	}
+	d.section(g.section)
+}
+
+// oursUnit writes ours' unit ui as the merge has it, with the gap before
+// it: removed (its lines go, and a blank gap before it), kept, or in
+// theirs' version; theirs' units at the head of its section come first,
+// those that follow it after.
+func (d *draft) oursUnit(ui int) {
+	o, t := d.o, d.t
+	u := o.units[ui]
+	gap := o.gapLines(ui)
+	it, ok := d.inMerge[ui]
+	if !ok {
+		// Removed: its lines go, and the blank lines before it.
+		if !blank(gap) {
+			d.w.oursRange(o, gapStart(o, ui), u.first)
+		}
+		d.dropBlankGap = true
+		return
+	}
+	from := gapStart(o, ui)
+	if d.dropBlankGap && blank(gap) && d.w.lastBlank() {
+		from = u.first
+	}
+	d.dropBlankGap = false
+	d.w.oursRange(o, from, u.first)
+	d.head(d.groups[d.last], u)
+	if it.theirs >= 0 {
+		d.w.theirs(t.unitLines(t.units[it.theirs])...)
+	} else {
+		d.w.oursRange(o, u.first, u.last+1)
+	}
+	d.last = ui
+	d.after(ui)
+}
+
+// head writes group g's units at the head of the section of ours' unit
+// u, before it, and a thematic break when u opens with code they would
+// take in.
+func (d *draft) head(g *group, u unit) {
+	if g == nil {
+		return
+	}
+	for _, ti := range g.head {
+		d.w.theirs(d.theirsLines(ti)...)
+		d.w.theirs(d.sepAfter(ti)...)
+	}
+	if d.breakCode && len(g.head) > 0 && startsWithCode(d.o.unitLines(u)) {
+		d.w.theirs("---", "")
+	}
+}
+
+// end writes the lines after ours' last unit (or the whole body of a file
+// without notes), then the sections moved to the end.
+func (d *draft) end() {
+	o := d.o
 	from := gapStart(o, len(o.units))
-	if dropBlankGap && blank(o.gapLines(len(o.units))) {
+	if d.dropBlankGap && blank(o.gapLines(len(o.units))) {
 		from = len(o.lines)
 	}
-	w.oursRange(o, from, len(o.lines))
-	if len(o.units) == 0 && groups[-1] != nil {
-		writeSection(groups[-1].section)
+	d.w.oursRange(o, from, len(o.lines))
+	if len(o.units) == 0 && d.groups[-1] != nil {
+		d.section(d.groups[-1].section)
 	}
-	writeSection(atEnd)
-	final := o.finalEOL || len(o.lines) == 0 && t.finalEOL
-	return w.bytes(final)
+	d.section(d.atEnd)
 }
 
 // withoutLines drops from lines the non-blank ones that written holds, in

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 )
 
 // unit is what the merge compares and moves: one note, or the pieces of
@@ -39,8 +39,8 @@ type side struct {
 }
 
 // parseSide parses content into units with the source lines they cover.
-func parseSide(content []byte, opts mine.ParseOptions) (*side, error) {
-	doc, err := mine.Parse(content, opts)
+func parseSide(content []byte) (*side, error) {
+	doc, err := markdown.Parse(content, markdown.MemoryOptions())
 	if err != nil {
 		return nil, err
 	}
@@ -54,7 +54,7 @@ func parseSide(content []byte, opts mine.ParseOptions) (*side, error) {
 	if doc.BodyStart > 0 && !bytes.Equal(content[:doc.BodyStart], utf8BOM) {
 		s.fmRaw = content[:doc.BodyStart]
 	}
-	s.fm = mine.FrontmatterScalars(doc.Frontmatter)
+	s.fm = markdown.FrontmatterScalars(doc.Frontmatter)
 	units, err := groupUnits(doc.Notes, len(s.lines))
 	if err != nil {
 		return nil, err
@@ -79,7 +79,7 @@ type noteLine struct {
 // groupUnits turns notes (1-based start lines, in source order) into units:
 // a note covers its start line and one more line per line break in its
 // text; notes whose lines overlap belong to one unit.
-func groupUnits(notes []mine.Note, lines int) ([]unit, error) {
+func groupUnits(notes []markdown.Note, lines int) ([]unit, error) {
 	nl := make([]noteLine, len(notes))
 	for i, n := range notes {
 		nl[i] = noteLine{heading: n.Heading, text: n.Text, line: n.Line}

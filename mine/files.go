@@ -1,7 +1,6 @@
 package mine
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -10,11 +9,11 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/markdown"
 )
 
 func within(root, path string, isDir bool) bool {
@@ -136,46 +135,10 @@ func readFile(path string, maxBytes int64) ([]byte, error) {
 	return data, nil
 }
 
-// TextError says why content is not UTF-8 text: binary files and other
-// encodings would mine as noise.
-type TextError struct {
-	// Binary is set for a NUL byte, else the content is not valid UTF-8.
-	Binary bool
-	// Offset is the byte offset of the first bad byte, Line its 1-based line.
-	Offset, Line int
-}
-
-func (e *TextError) Error() string {
-	if e.Binary {
-		return fmt.Sprintf("looks like binary data (NUL byte at offset %d)", e.Offset)
-	}
-	return fmt.Sprintf("not valid UTF-8 (first bad byte at offset %d, line %d)", e.Offset, e.Line)
-}
-
-// CheckText returns a *TextError when data is not UTF-8 text: it holds a
-// NUL byte or is not valid UTF-8.
-func CheckText(data []byte) error {
-	if i := bytes.IndexByte(data, 0); i >= 0 {
-		return &TextError{Binary: true, Offset: i, Line: bytes.Count(data[:i], []byte{'\n'}) + 1}
-	}
-	if !utf8.Valid(data) {
-		off := 0
-		for off < len(data) {
-			r, size := utf8.DecodeRune(data[off:])
-			if r == utf8.RuneError && size <= 1 {
-				break
-			}
-			off += size
-		}
-		return &TextError{Offset: off, Line: bytes.Count(data[:off], []byte{'\n'}) + 1}
-	}
-	return nil
-}
-
-// checkText is CheckText with what it means for mining.
+// checkText is markdown.CheckText with what it means for mining.
 func checkText(data []byte) error {
-	var te *TextError
-	if err := CheckText(data); errors.As(err, &te) {
+	var te *markdown.TextError
+	if err := markdown.CheckText(data); errors.As(err, &te) {
 		if te.Binary {
 			return fmt.Errorf("looks like a binary file (NUL byte at offset %d); not mined", te.Offset)
 		}

@@ -13,40 +13,17 @@ import (
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/markdown/markdowntest"
 	"github.com/memminer/memminer/palace"
 )
 
-// Parse holds the syntax tree of one section at a time, never that of
-// the whole file, which takes about ten times the file (issue 11). The
-// bound holds whatever the GC's timing: with GOGC at 100 the heap stays
-// below twice what is live (the source and the notes, some 2.5 times the
-// source) plus a section, while a whole tree alone is live for seconds
-// and far above it (16 times), where the samples cannot miss it.
-func TestParseMemoryStaysBelowEightTimesTheFile(t *testing.T) {
-	src := benchMemory(100_000)
-	defer debug.SetGCPercent(debug.SetGCPercent(100))
-	runtime.GC()
-	base := testutil.HeapBytes()
-	stop := testutil.HeapPeak()
-	doc, err := Parse(src, ParseOptions{})
-	peak := stop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	runtime.KeepAlive(doc)
-	ratio := float64(peak-base) / float64(len(src))
-	t.Logf("parsing %d bytes took up to %.1f times the file on the heap", len(src), ratio)
-	if ratio > 8 {
-		t.Fatalf("parsing %d bytes took up to %.1f times the file on the heap, want at most 8", len(src), ratio)
-	}
-}
-
-// reMineFile writes benchMemory(lines), with frontmatter and notes that
+// reMineFile writes markdowntest.Memory(lines), with frontmatter and notes that
 // have dates and tags, as an agent's memory file and mines it into a
 // palace on disk, which it opens again as the next mine would.
 func reMineFile(t *testing.T, lines int) (p *palace.Palace, path string, src []byte) {
 	t.Helper()
-	src = append(benchMemory(lines), "\n## Dated\n\n- Decision: Postgres moved to db-2 on 2026-11-30 #ops\n- review: 2027-01-15 rotate the keys #security\n"...)
+	src = append(markdowntest.Memory(lines), "\n## Dated\n\n- Decision: Postgres moved to db-2 on 2026-11-30 #ops\n- review: 2027-01-15 rotate the keys #security\n"...)
 	dir := t.TempDir()
 	path = writeFile(t, dir, "agents/big/memory.md", string(src))
 	pdir := filepath.Join(dir, "palace")
@@ -112,12 +89,12 @@ func TestReMineHoldsUnchangedNotesOnce(t *testing.T) {
 	runtime.GC()
 	runtime.GC() // and what the first one's finalizers let go
 	base := testutil.HeapBytes()
-	ps, doc, err := startParse(src, ParseOptions{}, sectionBytes)
+	doc, sections, err := markdown.Sections(src, markdown.MemoryOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
 	file, _ := govern.ParseFile(doc.Frontmatter)
-	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: "big", rel: "memory.md", agent: "big", path: path, govern: file})
+	notes := palaceNotes(p, sections, fileOf{wing: "big", rel: "memory.md", agent: "big", path: path, govern: file})
 	runtime.GC()
 	ratio := (float64(testutil.HeapBytes()) - float64(base)) / float64(len(src))
 	t.Logf("%d notes of %d bytes, found unchanged, took %.2f times the file beyond the palace", notes.Len(), len(src), ratio)
@@ -137,7 +114,7 @@ func TestReMineHoldsUnchangedNotesOnce(t *testing.T) {
 // heap/file that over the file's size, palace-MB what the palace holds
 // live once mined.
 func BenchmarkMineLargeFile(b *testing.B) {
-	src := benchMemory(200_000)
+	src := markdowntest.Memory(200_000)
 	dir := b.TempDir()
 	path := filepath.Join(dir, "agents", "big", "memory.md")
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
@@ -188,7 +165,7 @@ func BenchmarkReMineLargeFile(b *testing.B) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		b.Fatal(err)
 	}
-	if err := os.WriteFile(path, benchMemory(200_000), 0o644); err != nil {
+	if err := os.WriteFile(path, markdowntest.Memory(200_000), 0o644); err != nil {
 		b.Fatal(err)
 	}
 	pdir := filepath.Join(dir, "palace")

@@ -3,13 +3,10 @@ package mine
 import (
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"iter"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,6 +17,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -43,8 +41,6 @@ type Options struct {
 	DryRun bool
 	// MaxFileBytes skips larger files; zero means config.DefaultMaxFileBytes.
 	MaxFileBytes int64
-	// MaxNoteRunes bounds a note's length; zero means the parser's default.
-	MaxNoteRunes int
 	// Progress, if set, is called after each file with files done and total.
 	Progress func(done, total int)
 	// OnReembed, if set, is told when a wing's vectors are replaced because
@@ -120,31 +116,6 @@ func (s *Summary) add(o Summary) {
 	s.Migrated = append(s.Migrated, o.Migrated...)
 	s.Warnings = append(s.Warnings, o.Warnings...)
 }
-
-// NoteID is a note's stable id: the same wing, file, heading path and text
-// give the same id, so re-mining finds what it already has. rel is the
-// file's path relative to its agent directory, '/'-separated: the id does
-// not depend on where the hive lives, so every machine sharing a hive, and
-// a hive that moved, derive the same ids. The occurrence number tells
-// apart identical notes in one file.
-func NoteID(wing, rel, heading, text string, occurrence int) string {
-	sum := noteSum(wing, rel, heading, text, occurrence)
-	return hex.EncodeToString(sum[:])
-}
-
-// noteSum is the hash a NoteID spells out.
-func noteSum(wing, rel, heading, text string, occurrence int) [16]byte {
-	h := sha256.New()
-	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, rel, heading, text, occurrence)
-	return [16]byte(h.Sum(nil))
-}
-
-// NoteFormat is the version of how notes are derived from markdown, kept
-// with each source (palace.Source.NoteFormat): a file mined with an older
-// one is mined again by the next mine, even unchanged, keeping the vector
-// of every note whose text did not change. 1: ids name the file by its
-// path relative to the agent directory, not by its absolute path.
-const NoteFormat = 1
 
 // Migration tells that files of a wing mined with an older NoteFormat
 // were mined again in the current one.
@@ -226,165 +197,6 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	}
 	total.Duration = time.Since(start)
 	return total, runErr
-}
-
-// planJobs resolves path and says what a mine of it mines: a hive one job
-// per agent directory (with the matched directories that are no agents,
-// to report), anything else one job into one wing.
-func planJobs(path string, opts Options) ([]job, []Problem, error) {
-	root, info, globs, err := resolveRoot(path, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	if h, isHive := hive.MinedAsHive(root, info, globs, opts.Hive); isHive && opts.Wing == "" {
-		if opts.Agent != "" {
-			return nil, nil, fmt.Errorf("mine %s: %w", path, ErrAgentNeedsWing)
-		}
-		jobs, skipped, err := hiveJobs(h)
-		if err != nil {
-			return nil, nil, fmt.Errorf("mine %s: %w", path, err)
-		}
-		return jobs, skipped, nil
-	}
-	j, err := wingJob(path, root, info, globs, opts)
-	if err != nil {
-		return nil, nil, err
-	}
-	return []job{j}, nil, nil
-}
-
-// resolveRoot resolves path (symlinks too), stats it and reads the
-// agents globs of opts.
-func resolveRoot(path string, opts Options) (string, fs.FileInfo, hive.Globs, error) {
-	abs, err := filepath.Abs(path)
-	if err != nil {
-		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, err)
-	}
-	root, err := filepath.EvalSymlinks(abs)
-	if err != nil {
-		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
-	}
-	info, err := os.Stat(root)
-	if err != nil {
-		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, unwrapPathErr(err))
-	}
-	globs, err := hive.NewGlobs(opts.Agents)
-	if err != nil {
-		return "", nil, hive.Globs{}, fmt.Errorf("mine %s: %w", path, err)
-	}
-	return root, info, globs, nil
-}
-
-// HiveWing is a wing a mine mines from an agent directory of a hive.
-type HiveWing struct {
-	// Hive is the hive's directory (absolute, symlinks resolved).
-	Hive string
-	// Wing is the wing the agent directory is mined into.
-	Wing string
-}
-
-// HiveWings lists the wings a mine of path with opts mines from agent
-// directories of a hive, with that hive: every agent of a hive (or of its
-// agents/ directory), or the one agent directory path is. Such a mine
-// takes the wing over from the same place in a copy of the hive mined
-// before it. It is nil when path is mined as any other markdown, or
-// cannot be mined at all.
-func HiveWings(path string, opts Options) []HiveWing {
-	jobs, _, err := planJobs(path, opts)
-	if err != nil {
-		return nil
-	}
-	var out []HiveWing
-	for _, j := range jobs {
-		if j.hive != nil {
-			out = append(out, HiveWing{Hive: j.hive.Dir(), Wing: j.wing})
-		}
-	}
-	return out
-}
-
-// wingJob is the job of a mine of root (resolved; a file or a directory)
-// into one wing: Options.Wing, or the name of the agent directory root is
-// or lies in.
-func wingJob(path, root string, info fs.FileInfo, globs hive.Globs, opts Options) (job, error) {
-	dir := root
-	if !info.IsDir() {
-		dir = filepath.Dir(root)
-	}
-	name := opts.Wing
-	if name == "" {
-		name = filepath.Base(dir)
-	}
-	wing, err := palace.NormalizeWingID(name)
-	switch {
-	case err != nil && opts.Wing == "":
-		return job{}, fmt.Errorf("mine %s: the directory name gives no usable wing id: %w", path, err)
-	case err != nil:
-		return job{}, fmt.Errorf("mine %s: %w", path, err)
-	case !info.IsDir() && hive.IsConflictCopy(root):
-		return job{}, fmt.Errorf("mine %s: this is a Syncthing conflict copy, not memory; merge it into the original and delete it", path)
-	}
-	if opts.Wing == "" {
-		if _, self := hive.InAgentDir(dir, globs, opts.Hive); !self {
-			return job{}, &needsWingError{path}
-		}
-	}
-	// The configured hive, opened once for both: nil when none is, or it
-	// cannot be opened.
-	var configured *hive.Hive
-	if opts.Hive != "" {
-		if h, err := hive.Open(opts.Hive, opts.Agents); err == nil {
-			configured = h
-		}
-	}
-	j := job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), configured)}
-	if j.isDir {
-		j.hive, j.place = agentPlace(root, configured, opts.Agents)
-	}
-	return j, nil
-}
-
-// agentPlace returns the hive that agent directory root lies in and
-// root's place in it, '/'-separated: the configured hive (nil when none)
-// when root is one of its agent directories, else the hive whose agents/
-// directory holds root, with the agents globs. It returns nil when root
-// is no agent directory of a known hive.
-func agentPlace(root string, configured *hive.Hive, agents []string) (*hive.Hive, string) {
-	if configured != nil {
-		if loc := configured.Locate(root); loc.Err == nil && loc.Rel == "" {
-			return configured, loc.AgentDir
-		}
-	}
-	parent := filepath.Dir(root)
-	if filepath.Base(parent) != hive.DefaultDir {
-		return nil, ""
-	}
-	h, err := hive.Open(filepath.Dir(parent), agents)
-	if err != nil {
-		return nil, ""
-	}
-	return h, hive.DefaultDir + "/" + filepath.Base(root)
-}
-
-type job struct {
-	wing  string
-	root  string // resolved absolute path
-	isDir bool
-	// base is the agent directory the job's files are named relative to
-	// in note ids: root for an agent directory.
-	base string
-	// hive is the hive whose agent directory root is, at place in it
-	// ('/'-separated); nil when root is no agent directory of a known hive.
-	hive  *hive.Hive
-	place string
-
-	files    []candidate
-	problems []Problem
-}
-
-type candidate struct {
-	path string
-	info fs.FileInfo
 }
 
 // mineOne mines one job into its wing: the wing is made current with
@@ -650,7 +462,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		}
 		return nil
 	}
-	ps, doc, err := startParse(data, ParseOptions{MaxNoteRunes: opts.MaxNoteRunes}, sectionBytes)
+	doc, sections, err := markdown.Sections(data, markdown.MemoryOptions())
 	if err != nil {
 		return fmt.Errorf("parse: %w", err)
 	}
@@ -666,14 +478,14 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// under the same rules and frontmatter, keeps its governance.
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
-	notes := palaceNotes(p, ps.sections(doc), fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
+	notes := palaceNotes(p, sections, fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
 	if opts.DryRun {
 		s.FilesChanged++
 		full, _ := p.Source(wing, f.path)
 		s.add(dryRunChange(full.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
 	ch, err := p.ApplySet(ctx, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
@@ -685,98 +497,6 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	s.NotesUnchanged += ch.Unchanged
 	s.embedded += ch.Embedded
 	return nil
-}
-
-// relPath names path by its place below the agent directory base,
-// '/'-separated, as note ids do.
-func relPath(base, path string) string {
-	rel, err := filepath.Rel(base, path)
-	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		// Not below it (a link to a file elsewhere in the agent
-		// directory's tree is resolved below it; nothing else is mined).
-		return filepath.Base(path)
-	}
-	return filepath.ToSlash(rel)
-}
-
-// ConflictReason is the governance reason of a note mined from between
-// Git conflict markers: it is marked stale, with this warning, until the
-// conflict is resolved.
-const ConflictReason = "in a Git conflict: one side's version, between conflict markers; resolve the merge"
-
-// fileOf says what a mined file's notes are: of which wing, agent and
-// file (path, and rel in ids), under which frontmatter; heldGoverned
-// when the wing's notes of the file were classified under the same.
-type fileOf struct {
-	wing, rel, agent, path string
-	govern                 govern.File
-	heldGoverned           bool
-}
-
-// palaceNotes makes the palace notes of one file from its parsed notes, a
-// section at a time: the parsed notes of the whole file are never held
-// next to the palace's. The set holds them as the palace does, and a note
-// the wing holds unchanged as the wing's own (palace.NoteSet), so
-// re-mining a large file does not hold its notes twice.
-func palaceNotes(p *palace.Palace, sections iter.Seq[[]Note], f fileOf) *palace.NoteSet {
-	notes := p.NewNoteSet(f.wing)
-	occ := newOccurrences()
-	for section := range sections {
-		for _, n := range section {
-			first := noteSum(f.wing, f.rel, n.Heading, n.Text, 0)
-			id := hex.EncodeToString(first[:])
-			if k := occ.count(notes, first, n.Heading, n.Text); k > 0 {
-				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
-			}
-			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
-			held := false
-			if f.heldGoverned && !n.Conflict {
-				pn.Governance, held = notes.HeldGovernance(&pn)
-				held = held && pn.Governance.Reason != ConflictReason
-			}
-			if !held {
-				pn.Governance = govern.Classify(f.govern, n.Heading, n.Text)
-			}
-			if n.Conflict && pn.Governance.Status != govern.Superseded {
-				pn.Governance.Status, pn.Governance.Reason = govern.Stale, ConflictReason
-			}
-			notes.Add(&pn)
-		}
-	}
-	return notes
-}
-
-// occurrences numbers the notes of one file that have the same heading
-// and text, as NoteID's occurrence. Each heading and text is keyed by
-// four bytes of its first id's hash, at the index of the first note with
-// it: 17 bytes a note, where a map of whole hashes took 48.
-type occurrences struct {
-	first map[uint32]int32 // hash prefix → the first note with it
-	again map[int32]int    // first note → how many like it followed
-	// other counts the notes whose hash prefix is a different note's.
-	other map[[16]byte]int
-}
-
-func newOccurrences() *occurrences {
-	return &occurrences{first: map[uint32]int32{}, again: map[int32]int{}, other: map[[16]byte]int{}}
-}
-
-// count returns how many of notes have heading and text (whose first
-// id's hash is sum), and counts the note with them that notes gets next.
-func (o *occurrences) count(notes *palace.NoteSet, sum [16]byte, heading, text string) int {
-	key := binary.LittleEndian.Uint32(sum[:])
-	i, ok := o.first[key]
-	switch {
-	case !ok && notes.Len() <= math.MaxInt32:
-		o.first[key] = int32(notes.Len())
-		return 0
-	case ok && notes.Same(int(i), heading, text):
-		o.again[i]++
-		return o.again[i]
-	}
-	k := o.other[sum]
-	o.other[sum] = k + 1
-	return k
 }
 
 // palaceError marks a failure of the palace or the embedder while mining a

@@ -331,7 +331,7 @@ const groundPool = 200
 func groundingPool(scores []*wingScores) [][]float32 {
 	h := &nearHeap{}
 	for _, ws := range scores {
-		ch := ws.chans[chanVecNote]
+		ch := ws.chans[chanVecNote].vals // dense
 		if ch == nil {
 			continue
 		}
@@ -410,9 +410,10 @@ func coherentParts(scores []*wingScores, terms []string) [][]string {
 				byID[t] = i
 			}
 		}
-		for _, doc := range ws.matched {
+		// The table's rows are the matched notes, in their order.
+		for r := range ws.matched {
 			first := -1
-			for t := range ws.found.of(doc) {
+			for t := range ws.found.inRow(r) {
 				i, ok := byID[t]
 				if !ok {
 					continue
@@ -466,8 +467,8 @@ func (d *decider) judge(c candidate, floor float64) Evidence {
 			e.Coverage, e.Part, e.part = part, d.parts[k], k
 		}
 	}
-	if ch := ws.chans[chanVecNote]; ch != nil {
-		e.Cosine = ch[c.d]
+	if ch := ws.chans[chanVecNote]; ch.set() {
+		e.Cosine = ch.at(c.d)
 		if d.sd[chanVecNote] > 0 {
 			e.Standout = (e.Cosine - d.mean[chanVecNote]) / d.sd[chanVecNote]
 		}
@@ -480,7 +481,7 @@ func (d *decider) judge(c candidate, floor float64) Evidence {
 		}
 	}
 	for k, ch := range ws.chans {
-		if ch != nil && d.sd[k] > 0 && (ch[c.d]-d.mean[k])/d.sd[k] >= agreeZ {
+		if ch.set() && d.sd[k] > 0 && (ch.at(c.d)-d.mean[k])/d.sd[k] >= agreeZ {
 			e.Channels++
 		}
 	}

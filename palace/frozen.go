@@ -399,15 +399,18 @@ func checkIndexes(v []uint32, n int) bool {
 }
 
 // parseFrozen makes a frozen wing of an index section whose CRC was
-// checked. Every array is checked for its size and every offset and
-// index for its bounds, so a search of it cannot read out of range.
-func parseFrozen(buf []byte) (*frozenWing, error) {
+// checked. Every array is checked for its size and, unless the section is
+// of a sealed file (seal.go), for its CRC and every offset and index for
+// its bounds, so a search of it cannot read out of range.
+func parseFrozen(buf []byte, sealed bool) (*frozenWing, error) {
 	arr, err := splitSection(buf)
 	if err != nil {
 		return nil, err
 	}
-	if err := arr.check(eager); err != nil {
-		return nil, err
+	if !sealed {
+		if err := arr.check(eager); err != nil {
+			return nil, err
+		}
 	}
 	a := &arr.data
 	r := &headReader{b: a[secHead]}
@@ -467,29 +470,40 @@ func parseFrozen(buf []byte) (*frozenWing, error) {
 	if !ok {
 		return nil, fmt.Errorf("index arrays do not match its %d notes and %d terms", n, terms)
 	}
-	if !checkOffsets(f.lex.termEnd, len(f.lex.terms)) || !checkOffsets(f.lex.listEnd, len(f.lex.post)) ||
-		!checkDocs(f.prev, n, true) || !checkDocs(f.next, n, true) ||
-		!checkDocs(f.rank, n, true) || !checkDocs(f.marked, n, false) || !checkDocs(f.lex.listLast, n, true) {
-		return nil, errors.New("index offset or number out of range")
+	if !sealed {
+		if err := checkRanges(f, docs, n, terms); err != nil {
+			return nil, err
+		}
 	}
 	for d := range n {
 		if f.hasVec[d] != 0 {
 			f.nVecs++
 		}
 	}
+	f.lexIndex(docs, df, live, totalLen)
+	f.view = f.makeView()
+	return f, nil
+}
+
+// checkRanges checks that every offset and document number of f, of n
+// notes and terms terms, is in range, its terms sorted and its notes live.
+func checkRanges(f *frozenWing, docs []lexDoc, n, terms int) error {
+	if !checkOffsets(f.lex.termEnd, len(f.lex.terms)) || !checkOffsets(f.lex.listEnd, len(f.lex.post)) ||
+		!checkDocs(f.prev, n, true) || !checkDocs(f.next, n, true) ||
+		!checkDocs(f.rank, n, true) || !checkDocs(f.marked, n, false) || !checkDocs(f.lex.listLast, n, true) {
+		return errors.New("index offset or number out of range")
+	}
 	for t := 1; t < terms; t++ {
 		if f.lex.term(t-1) >= f.lex.term(t) {
-			return nil, errors.New("index terms not sorted")
+			return errors.New("index terms not sorted")
 		}
 	}
 	for _, d := range docs {
 		if d.length < 0 {
-			return nil, errors.New("index holds a removed note")
+			return errors.New("index holds a removed note")
 		}
 	}
-	f.lexIndex(docs, df, live, totalLen)
-	f.view = f.makeView()
-	return f, nil
+	return nil
 }
 
 // checkHits checks, once, the arrays a hit reads (hitArrays): their CRCs,

@@ -5,6 +5,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"unique"
@@ -179,10 +180,52 @@ func makeView(w *wing, vecs map[string][]float32, orderOnly bool) *wingView {
 // note reports whether document d is a note of the view.
 func (v *wingView) note(d int32) bool { return v.rank[d] >= 0 }
 
-// channel is one retriever's scores over a wing's notes, by document
-// number. A nil channel means the retriever found nothing in the wing:
-// every note scores zero.
-type channel []float64
+// channel is one retriever's scores over a wing's notes. A dense channel
+// (the vectors') holds every note's score by document number; a sparse one
+// (BM25's) only those of the notes it matched, docs, in increasing order,
+// the rest scoring zero: a search of 100,000 notes allocated megabytes of
+// zeros for them, which cost it two garbage collections. A channel that
+// was not set means the retriever found nothing in the wing: every note
+// scores zero.
+type channel struct {
+	vals []float64
+	docs []int32 // nil for a dense channel
+}
+
+// denseChannel is the channel of every note's score, by document number.
+func denseChannel(vals []float64) channel { return channel{vals: vals} }
+
+// set reports whether the retriever found anything in the wing.
+func (c channel) set() bool { return c.vals != nil }
+
+// next returns document d's score, for a caller that asks for documents
+// in increasing order: *i is where the last one was, 0 at first.
+func (c channel) next(d int32, i *int) float64 {
+	if c.docs == nil {
+		return c.at(d)
+	}
+	for *i < len(c.docs) && c.docs[*i] < d {
+		*i++
+	}
+	if *i < len(c.docs) && c.docs[*i] == d {
+		return c.vals[*i]
+	}
+	return 0
+}
+
+// at returns document d's score.
+func (c channel) at(d int32) float64 {
+	if c.docs == nil {
+		if c.vals == nil {
+			return 0
+		}
+		return c.vals[d]
+	}
+	if i, ok := slices.BinarySearch(c.docs, d); ok {
+		return c.vals[i]
+	}
+	return 0
+}
 
 // Channels, in the order wingScores holds them.
 const (
@@ -231,7 +274,9 @@ type moments struct {
 
 func (m *moments) add(c channel, notes int) {
 	m.n += float64(notes)
-	for _, x := range c {
+	// A sparse channel's zeros add nothing, and its scores are in the
+	// order of a dense one's: the sums are the same to the bit.
+	for _, x := range c.vals {
 		m.sum += x
 		m.sq += x * x
 	}
@@ -275,8 +320,6 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		}
 		return float64(x.docs[d].length)
 	}
-	var note, win, tfWin channel
-	var touched []int32
 	seen := map[string]bool{}
 	idfs := map[int32]float64{}
 	var total float64  // idf of every distinct query term, unknown ones as if in no note
@@ -296,8 +339,13 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 	if len(inWing) == 0 {
 		return 0
 	}
-	note, win, tfWin = make(channel, len(v.rank)), make(channel, len(v.rank)), make(channel, len(v.rank))
-	ws.found = newQueryTerms(inWing, len(v.rank))
+	// The scores are summed in arrays over every note, reused from search
+	// to search, and kept of the matched notes alone (sparse).
+	sc := getLexScratch(len(v.rank), len(inWing))
+	defer lexScratches.Put(sc)
+	note, win, tfWin := sc.note, sc.win, sc.tfWin
+	touched, matched := sc.touched[:0], sc.matched[:0]
+	ws.found = newQueryTerms(inWing, sc.found)
 	for _, t := range inWing {
 		idf, bit := idfs[t], ws.found.bit(t)
 		add := func(d int32, f float64) {
@@ -324,28 +372,85 @@ func (ws *wingScores) lexChannels(terms []string) (coverage float64) {
 		for _, d := range touched {
 			l := length(d) + neighbourWeight*(length(v.prev[d])+length(v.next[d]))
 			if win[d] == 0 {
-				ws.matched = append(ws.matched, d)
+				matched = append(matched, d)
 			}
 			win[d] += bm25(idf, tfWin[d], l, avgWin)
 			tfWin[d] = 0
 		}
 		touched = touched[:0]
 	}
-	ws.chans[chanLexNote], ws.chans[chanLexWin] = note, win
-	best := -1
-	for d, s := range note {
-		if s > 0 && (best < 0 || s > note[best] || (s == note[best] && v.rank[d] < v.rank[best])) {
-			best = d
+	sc.touched, sc.matched = touched, matched
+	docs, noteKept, winKept := sc.keep(matched, &ws.found)
+	ws.matched = docs
+	ws.chans[chanLexNote], ws.chans[chanLexWin] = channel{vals: noteKept, docs: docs}, channel{vals: winKept, docs: docs}
+	kept, best := ws.chans[chanLexNote], -1
+	for i, s := range kept.vals {
+		if s > 0 && (best < 0 || s > kept.vals[best] || (s == kept.vals[best] && v.rank[kept.docs[i]] < v.rank[kept.docs[best]])) {
+			best = i
 		}
 	}
 	if best < 0 {
 		return 0 // matches only in notes outside the view (cannot happen when the view is current)
 	}
 	var got float64
-	for t := range ws.found.of(int32(best)) {
+	for t := range ws.found.inRow(best) {
 		got += idfs[t]
 	}
 	return got / total
+}
+
+// lexScratch holds the arrays over every note of a wing that lexChannels
+// sums scores in, all zero between uses.
+type lexScratch struct {
+	note, win, tfWin []float64
+	found            []byte
+	// touched and matched are lists of documents, reused.
+	touched, matched []int32
+}
+
+var lexScratches = sync.Pool{New: func() any { return new(lexScratch) }}
+
+// getLexScratch returns a scratch for notes documents and terms distinct
+// query terms.
+func getLexScratch(notes, terms int) *lexScratch {
+	sc := lexScratches.Get().(*lexScratch)
+	grow := func(a []float64) []float64 {
+		if cap(a) < notes {
+			return make([]float64, notes)
+		}
+		return a[:notes]
+	}
+	sc.note, sc.win, sc.tfWin = grow(sc.note), grow(sc.win), grow(sc.tfWin)
+	if n := termsWidth(terms) * notes; cap(sc.found) < n {
+		sc.found = make([]byte, n)
+	} else {
+		sc.found = sc.found[:n]
+	}
+	return sc
+}
+
+// keep returns the matched documents sorted, a copy, with their note and
+// window scores; makes found's table theirs alone;
+// and zeroes what they used of the scratch. The order of matched does not
+// matter to its users, and a search's results are the same either way.
+func (sc *lexScratch) keep(matched []int32, found *queryTerms) (docs []int32, note, win []float64) {
+	// Never nil, even when nothing matched: a nil docs is a dense channel.
+	docs = make([]int32, len(matched))
+	copy(docs, matched)
+	slices.Sort(docs)
+	// One allocation for both channels' scores.
+	vals := make([]float64, 2*len(docs))
+	note, win = vals[:len(docs):len(docs)], vals[len(docs):]
+	w := found.width
+	bits := make([]byte, w*len(docs))
+	for i, d := range docs {
+		note[i], win[i] = sc.note[d], sc.win[d]
+		sc.note[d], sc.win[d] = 0, 0
+		copy(bits[i*w:(i+1)*w], found.bits[int(d)*w:])
+		clear(found.bits[int(d)*w : int(d+1)*w])
+	}
+	found.bits, found.docs = bits, docs
+	return docs, note, win
 }
 
 // idf returns term's id (when the index has it), its document frequency
@@ -374,7 +479,7 @@ func bm25(idf, tf, length, avg float64) float64 {
 // recall (BENCHMARKS.md, BenchmarkVectorChannel).
 func (ws *wingScores) vecChannels(qvec []float32) {
 	v := ws.v
-	note := make(channel, len(v.rank))
+	note := make([]float64, len(v.rank))
 	workers := min(runtime.GOMAXPROCS(0), max(1, len(note)/2048))
 	var wg sync.WaitGroup
 	for k := range workers {
@@ -389,7 +494,7 @@ func (ws *wingScores) vecChannels(qvec []float32) {
 		}()
 	}
 	wg.Wait()
-	win := make(channel, len(note))
+	win := make([]float64, len(note))
 	for d := range win {
 		if !v.note(int32(d)) {
 			continue
@@ -403,7 +508,7 @@ func (ws *wingScores) vecChannels(qvec []float32) {
 		}
 		win[d] = s / wt
 	}
-	ws.chans[chanVecNote], ws.chans[chanVecWin] = note, win
+	ws.chans[chanVecNote], ws.chans[chanVecWin] = denseChannel(note), denseChannel(win)
 }
 
 func dot(a, b []float32) float32 {
@@ -486,6 +591,9 @@ func channelStats(wings []*wingScores) (mean, sd [numChannels]float64) {
 func fuse(wings []*wingScores, keep int) []candidate {
 	mean, sd := channelStats(wings)
 	var h candHeap
+	// Each wing's documents are scored in increasing order, so a sparse
+	// channel is read with a cursor (next) rather than searched.
+	var cur [numChannels]int
 	score := func(ws *wingScores, d int32) {
 		var s float64
 		if ws.prior != nil {
@@ -498,11 +606,7 @@ func fuse(wings []*wingScores, keep int) []candidate {
 			if sd[c] == 0 {
 				continue
 			}
-			x := 0.0
-			if ch != nil {
-				x = ch[d]
-			}
-			z := (x - mean[c]) / sd[c]
+			z := (ch.next(d, &cur[c]) - mean[c]) / sd[c]
 			if c == chanLexNote || c == chanLexWin {
 				z *= ws.lexWeight
 			}
@@ -511,8 +615,9 @@ func fuse(wings []*wingScores, keep int) []candidate {
 		h.offer(candidate{ws: ws, d: d, score: s}, keep)
 	}
 	for _, ws := range wings {
-		if ws.chans[chanVecNote] == nil {
-			for _, d := range ws.matched {
+		cur = [numChannels]int{}
+		if !ws.chans[chanVecNote].set() {
+			for _, d := range ws.matched { // sorted
 				score(ws, d)
 			}
 			continue

@@ -2,16 +2,12 @@ package palace
 
 import (
 	"context"
-	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
-
-	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/embed/embedtest"
 )
 
 // tableEmbedder gives each text a fixed vector: the vector of the first
@@ -253,14 +249,14 @@ func TestLexChannels(t *testing.T) {
 		coverage := ws.lexChannels(lexTerms(tt.query))
 		want := bruteWindowBM25(texts, nbs, tt.query)
 		note, win := ws.chans[chanLexNote], ws.chans[chanLexWin]
-		if note == nil {
+		if !note.set() {
 			if slices.ContainsFunc(want, func(x float64) bool { return x != 0 }) {
 				t.Errorf("%q: no lexical channels, brute force scores %v", tt.query, want)
 			}
 		} else {
 			var matched []string
 			for i, id := range ids {
-				if got := win[tv.doc(id)]; math.Abs(got-want[i]) > 1e-9 {
+				if got := win.at(tv.doc(id)); math.Abs(got-want[i]) > 1e-9 {
 					t.Errorf("%q: window score of %s = %v, want %v", tt.query, id, got, want[i])
 				}
 				if want[i] > 0 {
@@ -277,8 +273,8 @@ func TestLexChannels(t *testing.T) {
 			}
 			// The note channel is the index's own BM25.
 			for _, s := range tv.w.lex.search(tt.query, 10) {
-				if d := tv.doc(s.id); math.Abs(note[d]-s.score) > 1e-9 {
-					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note[d], s.score)
+				if d := tv.doc(s.id); math.Abs(note.at(d)-s.score) > 1e-9 {
+					t.Errorf("%q: note score of %s = %v, index says %v", tt.query, s.id, note.at(d), s.score)
 				}
 			}
 		}
@@ -303,9 +299,10 @@ func TestMoments(t *testing.T) {
 		n        []int
 		mean, sd float64
 	}{
-		{"dense", []channel{{1, 2, 3, 4}}, []int{4}, 2.5, math.Sqrt(1.25)},
-		{"nil channel counts as zeros", []channel{{2, 2}, nil}, []int{2, 2}, 1, 1},
-		{"no spread", []channel{{3, 3, 3}}, []int{3}, 3, 0},
+		{"dense", []channel{denseChannel([]float64{1, 2, 3, 4})}, []int{4}, 2.5, math.Sqrt(1.25)},
+		{"unset channel counts as zeros", []channel{denseChannel([]float64{2, 2}), {}}, []int{2, 2}, 1, 1},
+		{"sparse counts the rest as zeros", []channel{{vals: []float64{4}, docs: []int32{2}}}, []int{4}, 1, math.Sqrt(3)},
+		{"no spread", []channel{denseChannel([]float64{3, 3, 3})}, []int{3}, 3, 0},
 		{"empty", nil, nil, 0, 0},
 	}
 	for _, tt := range tests {
@@ -317,6 +314,21 @@ func TestMoments(t *testing.T) {
 		if math.Abs(mean-tt.mean) > 1e-12 || math.Abs(sd-tt.sd) > 1e-12 {
 			t.Errorf("%s: mean %v sd %v, want %v %v", tt.name, mean, sd, tt.mean, tt.sd)
 		}
+	}
+}
+
+// A sparse channel read with a cursor gives what its lookup does.
+func TestChannelNext(t *testing.T) {
+	c := channel{vals: []float64{1, 2, 3}, docs: []int32{2, 5, 9}}
+	i := 0
+	for _, d := range []int32{0, 2, 3, 5, 9, 10} { // increasing, some skipped
+		if got, want := c.next(d, &i), c.at(d); got != want {
+			t.Errorf("next(%d) = %v, at says %v", d, got, want)
+		}
+	}
+	dense := denseChannel([]float64{4, 5})
+	if j := 0; dense.next(1, &j) != 5 {
+		t.Error("dense next")
 	}
 }
 
@@ -524,125 +536,6 @@ func TestVectorModeNeedsModel(t *testing.T) {
 	}
 }
 
-// benchPalace fills a palace with wings×perWing synthetic notes in sections
-// of 25, words drawn from a small vocabulary so queries match many notes.
-func benchPalaceWith(b *testing.B, e embed.Embedder, wings, perWing int) *Palace {
-	b.Helper()
-	words := strings.Fields(`postgres pgbouncer redis api gateway bundle vite release staging db cron payment auth token
-	limiter index cache runner dark picker changelog suite flags bucket archive dns certs balancer metrics log backup
-	migration queue worker kubernetes nomad terraform ansible systemd docker vault grafana sentry pagerduty wiki runbook
-	port region node nightly weekly rota incident review decision team latency cost compliance timeout`)
-	p, err := Open(context.Background(), filepath.Join(b.TempDir(), "p"), Options{Embedder: e})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(func() { p.Close() })
-	seed := uint32(1)
-	next := func(n int) int {
-		seed = seed*1664525 + 1013904223
-		return int(seed>>8) % n
-	}
-	for w := range wings {
-		notes := make([]Note, perWing)
-		for i := range notes {
-			var t []string
-			for range 8 + next(8) {
-				t = append(t, words[next(len(words))])
-			}
-			id := fmt.Sprintf("w%d-n%d", w, i)
-			notes[i] = note(id, fmt.Sprintf("Section %d", i/25), strings.Join(t, " "), i+1)
-		}
-		if _, err := p.ApplySource(context.Background(), fmt.Sprintf("w%03d", w), Source{Path: fmt.Sprintf("/w%d.md", w)}, notes); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return p
-}
-
-// hashVectors is an embedder for benchmarks: 512 dimensions from the text's hash.
-type hashVectors struct{}
-
-func (hashVectors) Model() string { return "bench-hash" }
-
-func (hashVectors) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, t := range texts {
-		v := make([]float32, 512)
-		h := uint32(2166136261)
-		for _, c := range []byte(t) {
-			h = (h ^ uint32(c)) * 16777619
-		}
-		for j := range v {
-			h = h*1664525 + 1013904223
-			v[j] = float32(int32(h)) / (1 << 31)
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-// BenchmarkSearch times one search over 100 wings of 1,000 notes.
-func BenchmarkSearch(b *testing.B) {
-	for _, bc := range []struct {
-		name string
-		mode Mode
-		emb  embed.Embedder
-	}{{"lexical", LexicalOnly, nil}, {"hybrid", Hybrid, hashVectors{}}} {
-		b.Run(bc.name, func(b *testing.B) {
-			p := benchPalaceWith(b, bc.emb, 100, 1000)
-			b.ResetTimer()
-			for i := 0; b.Loop(); i++ {
-				if _, err := p.Search(context.Background(), "pgbouncer release staging timeout", SearchOptions{Results: 10, Mode: bc.mode}); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-}
-
-func embedtestHashing() embed.Embedder { return &embedtest.Hashing{} }
-
-// BenchmarkVectorChannel times the similarities of one query to every note
-// of 100 wings × 1,000 notes (512-d): the palace's own scan of the vectors
-// its collections hold (with the window channel), and chromem-go's
-// QueryEmbedding asked for each wing's top 100 and for all of its notes.
-func BenchmarkVectorChannel(b *testing.B) {
-	ctx := context.Background()
-	p := benchPalaceWith(b, hashVectors{}, 100, 1000)
-	vs, _ := hashVectors{}.Embed(ctx, []string{"pgbouncer release staging timeout"})
-	q := vs[0]
-	normalize(q)
-	var wings []*wing
-	for _, w := range p.wings {
-		if _, err := viewOf(ctx, w); err != nil {
-			b.Fatal(err)
-		}
-		wings = append(wings, w)
-	}
-	b.Run("scan", func(b *testing.B) {
-		for b.Loop() {
-			for _, w := range wings {
-				v, err := viewOf(ctx, w)
-				if err != nil {
-					b.Fatal(err)
-				}
-				(&wingScores{w: w, v: v}).vecChannels(q)
-			}
-		}
-	})
-	for _, k := range []int{100, 1000} {
-		b.Run(fmt.Sprintf("chromem-top%d", k), func(b *testing.B) {
-			for b.Loop() {
-				for _, w := range wings {
-					if _, err := w.coll.QueryEmbedding(ctx, q, min(k, w.coll.Count()), nil, nil); err != nil {
-						b.Fatal(err)
-					}
-				}
-			}
-		})
-	}
-}
-
 // textTerms returns the ids of the terms of document d's text, split
 // again, in increasing order.
 func textTerms(ws *wingScores, d int32) []int32 {
@@ -718,14 +611,15 @@ func TestCoverageMatchesNoteTexts(t *testing.T) {
 			best := ws.lexChannels(terms)
 			q := weightsOf(w.lex, terms)
 			wantBest := 0.0
-			if note := ws.chans[chanLexNote]; note != nil {
-				top := -1
-				for d, s := range note {
-					if s > 0 && (top < 0 || s > note[top] || s == note[top] && v.rank[d] < v.rank[top]) {
+			if note := ws.chans[chanLexNote]; note.set() {
+				top := int32(-1)
+				for d := range int32(len(v.rank)) {
+					s := note.at(d)
+					if s > 0 && (top < 0 || s > note.at(top) || s == note.at(top) && v.rank[d] < v.rank[top]) {
 						top = d
 					}
 				}
-				for _, t := range textTerms(ws, int32(top)) {
+				for _, t := range textTerms(ws, top) {
 					wantBest += q.idf[t]
 				}
 				wantBest /= q.total

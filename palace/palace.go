@@ -91,6 +91,9 @@ type Palace struct {
 	// frozen counts the wings held frozen (frozen.go), which anything but
 	// a search thaws first.
 	frozen atomic.Int32
+	// seals are the seals of the wing files that were written or checked
+	// whole (seal.go), by wing id, for the manifest.
+	seals map[string]*seal
 }
 
 // setAsideWing is a wing file of the wrong kind that was moved aside.
@@ -110,6 +113,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 		log:   opts.Logger,
 		db:    chromem.NewDB(),
 		wings: map[string]*wing{},
+		seals: map[string]*seal{},
 	}
 	if p.log == nil {
 		p.log = slog.Default()

@@ -47,6 +47,8 @@ type manifestEntry struct {
 	Notes     int              `json:"notes"`
 	LastMined time.Time        `json:"last_mined"`
 	Sources   []manifestSource `json:"sources"`
+	// Seal is the wing file's as its writer wrote or checked it (seal.go).
+	Seal *seal `json:"seal,omitempty"`
 }
 
 type manifestSource struct {
@@ -62,6 +64,11 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 	if manErr != nil {
 		p.log.Warn("palace manifest unreadable; rebuilding it from the wing files", "palace", p.dir, "err", manErr)
 		p.manifestDirty = true
+	}
+	for id, e := range man.Wings {
+		if e.Seal != nil {
+			p.seals[id] = e.Seal
+		}
 	}
 	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -158,6 +165,7 @@ func (p *Palace) markDamaged(id string, err error, man manifest) {
 	// Not dirty: a damaged wing is never written back until it is rebuilt,
 	// so a writer that skips the rebuild cannot replace it with nothing.
 	p.wings[id] = w
+	delete(p.seals, id)
 	p.damaged = append(p.damaged, d)
 	p.manifestDirty = true
 }
@@ -167,11 +175,12 @@ func (p *Palace) markDamaged(id string, err error, man manifest) {
 // else whole; an older one whole, and marked to be written again when the
 // palace holds the lock.
 func (p *Palace) loadWing(ctx context.Context, id string, frozen bool) error {
-	v, err := openWing(p.wingPath(id), maxWingFile)
+	v, err := openWing(p.wingPath(id), maxWingFile, p.seals[id])
 	if err != nil {
 		return err
 	}
 	if v == nil {
+		delete(p.seals, id)
 		if err := p.loadOldWing(ctx, id); err != nil {
 			return err
 		}
@@ -184,11 +193,14 @@ func (p *Palace) loadWing(ctx context.Context, id string, frozen bool) error {
 		return fmt.Errorf("%w: file of wing %q holds wing %q", ErrCorrupt, id, fz.id)
 	}
 	if frozen && fz.governed == govern.Version {
+		// A writer checks the file whole, unless it is sealed; a reader
+		// has checked what every search reads.
 		if p.lock != nil {
 			if err := v.verify(); err != nil {
 				return err
 			}
 		}
+		p.checked(id, v)
 		w := &wing{id: id, model: fz.model, dim: fz.dim, roots: fz.roots, lastMined: fz.lastMined, lex: fz.index, fz: fz}
 		w.view.Store(fz.view)
 		p.wings[id] = w
@@ -199,6 +211,7 @@ func (p *Palace) loadWing(ctx context.Context, id string, frozen bool) error {
 	if err != nil {
 		return err
 	}
+	p.checked(id, v)
 	w := p.wingOf(m)
 	w.lex = fz.thawIndex(m.Notes)
 	var docs []chromem.Document
@@ -212,6 +225,20 @@ func (p *Palace) loadWing(ctx context.Context, id string, frozen bool) error {
 		return fmt.Errorf("%w: %d vectors for %d notes", ErrCorrupt, len(docs), w.noteCount())
 	}
 	return p.addWing(ctx, w, docs)
+}
+
+// checked records the seal of wing id's file v, when it is sealed or a
+// writer checked it whole (verify), for the next manifest; a file that was
+// not is checked again at every open.
+func (p *Palace) checked(id string, v *wingFileV3) {
+	switch {
+	case v.sealed:
+	case p.lock != nil && v.seal != nil:
+		p.seals[id] = v.seal
+		p.manifestDirty = true
+	default:
+		delete(p.seals, id)
+	}
 }
 
 // wingOf makes the wing of m, its index empty, and gives the notes of a
@@ -488,6 +515,15 @@ func (p *Palace) Flush() error {
 			redirty(i)
 			return fmt.Errorf("write wing %s: %w", t.w.id, err)
 		}
+		// Taken after the rename, which changes the file's change time.
+		s := sealFile(p.wingPath(t.w.id))
+		p.mu.Lock()
+		p.seals[t.w.id] = s
+		p.mu.Unlock()
+		if e, ok := man.Wings[t.w.id]; ok {
+			e.Seal = s
+			man.Wings[t.w.id] = e
+		}
 	}
 	if !manifestDirty {
 		return nil
@@ -505,7 +541,7 @@ func (p *Palace) manifestLocked() manifest {
 		if p.isDamagedLocked(w.id) {
 			continue
 		}
-		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined}
+		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined, Seal: p.seals[w.id]}
 		for _, s := range w.sources {
 			e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: len(s.NoteIDs)})
 		}

@@ -72,17 +72,33 @@ func (ws *wingScores) coverages(q *queryWeights, d int32) (whole, part float64, 
 // not kept by the index (see lexIndex), and splitting the texts of the
 // notes relevance scores again took a quarter of a search's time.
 type queryTerms struct {
-	ids   []int32  // the query's terms the wing has, in increasing order
-	words int      // uint64s per note
-	bits  []uint64 // by note, then by term's place in ids
+	ids []int32 // the query's terms the wing has, in increasing order
+	// bits are by note, then by term's place in ids, width bytes a note:
+	// one for a query of up to eight distinct terms, which most are.
+	width int
+	bits  []byte
+	// docs, when set, are the notes bits holds, in increasing order;
+	// the others hold none of the terms. Else bits holds every note.
+	docs []int32
 }
 
-// newQueryTerms makes the table for the distinct terms ids over notes
-// documents, none of them set.
-func newQueryTerms(ids []int32, notes int) queryTerms {
+// newQueryTerms makes the table for the distinct terms ids over the
+// documents bits has room for, all zero, none of them set.
+func newQueryTerms(ids []int32, bits []byte) queryTerms {
 	ids = slices.Sorted(slices.Values(ids))
-	words := (len(ids) + 63) / 64
-	return queryTerms{ids: ids, words: words, bits: make([]uint64, words*notes)}
+	return queryTerms{ids: ids, width: termsWidth(len(ids)), bits: bits}
+}
+
+// termsWidth is the bytes a note takes in the table of terms distinct
+// terms.
+func termsWidth(terms int) int { return (terms + 7) / 8 }
+
+// row returns document d's place in bits, false if it holds no term.
+func (f *queryTerms) row(d int32) (int, bool) {
+	if f.docs == nil {
+		return int(d), true
+	}
+	return slices.BinarySearch(f.docs, d)
 }
 
 // bit is term t's place in the table; t is one of its terms.
@@ -91,27 +107,42 @@ func (f *queryTerms) bit(t int32) int {
 	return i
 }
 
-// set records that document d holds the term at place bit.
+// set records that document d holds the term at place bit, in a table of
+// every note (before lexScratch.keep).
 func (f *queryTerms) set(d int32, bit int) {
-	f.bits[int(d)*f.words+bit/64] |= 1 << (bit % 64)
+	f.bits[int(d)*f.width+bit/8] |= 1 << (bit % 8)
 }
 
 // has reports whether document d holds term t.
 func (f *queryTerms) has(d, t int32) bool {
+	r, ok := f.row(d)
+	if !ok {
+		return false
+	}
 	i, ok := slices.BinarySearch(f.ids, t)
-	return ok && f.bits[int(d)*f.words+i/64]&(1<<(i%64)) != 0
+	return ok && f.bits[r*f.width+i/8]&(1<<(i%8)) != 0
 }
 
 // of yields the query's terms that document d holds, in increasing order
 // (the order sums over them are taken in, for the same scores each time).
 func (f *queryTerms) of(d int32) iter.Seq[int32] {
+	r, ok := f.row(d)
+	if !ok {
+		return func(func(int32) bool) {}
+	}
+	return f.inRow(r)
+}
+
+// inRow yields the terms of the table's r-th note (of its docs, when it
+// has them), as of does.
+func (f *queryTerms) inRow(r int) iter.Seq[int32] {
 	return func(yield func(int32) bool) {
-		for w := range f.words {
-			word := f.bits[int(d)*f.words+w]
+		for w := range f.width {
+			word := f.bits[r*f.width+w]
 			for word != 0 {
-				b := bits.TrailingZeros64(word)
+				b := bits.TrailingZeros8(word)
 				word &= word - 1
-				if !yield(f.ids[w*64+b]) {
+				if !yield(f.ids[w*8+b]) {
 					return
 				}
 			}

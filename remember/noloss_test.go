@@ -249,3 +249,30 @@ func TestRememberConcurrentAppender(t *testing.T) {
 	}
 	t.Logf("%d notes remembered while %d lines were appended", n, echoes)
 }
+
+// TestRememberRetryMarksOthers: a request replayed after the daemon died
+// between writing the note and marking what it replaces in another file
+// marks it then, and answers with it.
+func TestRememberRetryMarksOthers(t *testing.T) {
+	const memory = "# Pam\n\n- The fire drill is on Thursday\n"
+	f := newFixture(t, map[string]string{"agents/pam/memory.md": memory})
+	req := Request{Wing: "pam", Text: "The fire drill is on Friday", Supersedes: []string{"memory.md:3"}, AllowDuplicate: true}
+	if _, err := f.remember(t, req); err != nil {
+		t.Fatal(err)
+	}
+	// Undo the mark, as if the first attempt had stopped after its own write.
+	if err := os.WriteFile(filepath.Join(f.hive, "agents", "pam", "memory.md"), []byte(memory), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	req.Retry = true
+	res, err := f.remember(t, req)
+	if err != nil || !res.Added || len(res.Superseded) != 1 || res.Superseded[0].File != "agents/pam/memory.md" {
+		t.Fatalf("replay: %+v, %v; want the note of memory.md superseded", res, err)
+	}
+	if got := f.read(t, "agents/pam/memory.md"); !strings.Contains(got, "Thursday (superseded 2026-12-01)") {
+		t.Errorf("memory.md = %q, want the old note marked", got)
+	}
+	if got := f.read(t, "agents/pam/memory.laptop.md"); strings.Count(got, "Friday") != 1 {
+		t.Errorf("written twice: %q", got)
+	}
+}

@@ -365,6 +365,15 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		if replay {
 			if line, ok := findItem(snap.Data, item); ok {
 				res.Line, res.Hash = line, snap.Hash
+				// The request that wrote it may have died before marking
+				// what it replaces in other files.
+				old = unmarkedRefs(p, t, req.Supersedes)
+				if err := markOthers(ctx, t, old, date, maxFile, false); err != nil {
+					return notMarked(ctx, p, t, mopts, res, err)
+				}
+				for _, n := range old {
+					res.Superseded = append(res.Superseded, t.ref(n))
+				}
 				break
 			}
 		}
@@ -434,12 +443,7 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 			return Result{}, err
 		}
 		if err := markOthers(ctx, t, old, date, maxFile, false); err != nil {
-			// %v for the cause: the note is written, and the error must
-			// not read as one to retry, which would append it again.
-			res.Added = true
-			_ = mineDir(ctx, p, t.realDir, t.file, mopts)
-			res.ID = noteAt(p, t, res.Line)
-			return res, fmt.Errorf("remember: %s:%d: %w: %v", t.rel, res.Line, ErrNotMarked, err)
+			return notMarked(ctx, p, t, mopts, res, err)
 		}
 		for _, n := range old {
 			res.Superseded = append(res.Superseded, t.ref(n))
@@ -537,4 +541,14 @@ func embedProbe(ctx context.Context, p *palace.Palace, e embed.Embedder, wing, h
 		return nil
 	}
 	return vecs[0]
+}
+
+// notMarked answers a request whose note is written but whose supersedes
+// in other files could not be marked. %v for the cause: the error must not
+// read as one to retry, which would append the note again.
+func notMarked(ctx context.Context, p *palace.Palace, t target, mopts mine.Options, res Result, err error) (Result, error) {
+	res.Added = true
+	_ = mineDir(ctx, p, t.realDir, t.file, mopts)
+	res.ID = noteAt(p, t, res.Line)
+	return res, fmt.Errorf("remember: %s:%d: %w: %v", t.rel, res.Line, ErrNotMarked, err)
 }

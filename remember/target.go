@@ -243,6 +243,24 @@ func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, erro
 	return out, nil
 }
 
+// unmarkedRefs is what of refs is still to be marked superseded when a
+// request is replayed: the first attempt resolved every ref, so one that
+// no longer resolves, or is superseded already, was marked by it.
+func unmarkedRefs(p *palace.Palace, t target, refs []string) []palace.Note {
+	notes := p.Notes(t.wing)
+	var out []palace.Note
+	for _, ref := range refs {
+		n, err := resolveRef(p, t, notes, strings.TrimSpace(ref))
+		if err != nil || n.Governance.Status == govern.Superseded {
+			continue
+		}
+		if !slices.ContainsFunc(out, func(o palace.Note) bool { return o.ID == n.ID }) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
 var noteIDRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9a-f]{32}$`) })
 
 func resolveRef(p *palace.Palace, t target, notes []palace.Note, ref string) (palace.Note, error) {

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/backoff"
+	"github.com/memminer/memminer/markdown"
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/memfile"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -196,7 +196,7 @@ const NotesHeading = "Notes"
 // governedByHeading reports whether the note starting at line of data is
 // superseded or stale by its heading path alone.
 func governedByHeading(data []byte, line int) bool {
-	doc, err := mine.Parse(data, mine.ParseOptions{})
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
 	if err != nil {
 		return false
 	}

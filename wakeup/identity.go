@@ -8,7 +8,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -149,7 +149,7 @@ func identityFromDisk(roots []string, sources []palace.Source, readFile func(str
 
 // parseIdentity extracts the identity text of an identity.md file.
 func parseIdentity(data []byte) (string, error) {
-	doc, err := mine.Parse(data, mine.ParseOptions{})
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
 	if err != nil {
 		return "", fmt.Errorf("parse %s: %w", IdentityFile, err)
 	}

@@ -9,10 +9,12 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/mine"
 )
 
@@ -105,9 +107,14 @@ func TestBudgetHolds(t *testing.T) {
 }
 
 func TestLongNoteCutOnWordBoundary(t *testing.T) {
-	long := "Remember " + strings.Repeat("alpha beta gamma ", 80) + "omega."
+	// One note (under markdown.DefaultMaxNoteRunes), longer than a story
+	// line may be.
+	long := "Remember " + strings.Repeat("alpha beta gamma ", 22) + "omega."
+	if utf8.RuneCountInString(long) > markdown.DefaultMaxNoteRunes {
+		t.Fatalf("the note is %d runes: mining would split it", utf8.RuneCountInString(long))
+	}
 	hive := writeHive(t, []hiveFile{{path: "agents/solo/memory.md", content: "# Solo\n\n- " + long + "\n"}})
-	p := minePalace(t, hive, nil, mine.Options{MaxNoteRunes: 4000})
+	p := minePalace(t, hive, nil, mine.Options{})
 	d := build(t, p, Options{})
 	if len(d.Story) != 1 {
 		t.Fatalf("story has %d items, want 1", len(d.Story))

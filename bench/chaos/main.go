@@ -36,6 +36,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/bench/hivegen"
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/palace"
 )
@@ -44,8 +45,8 @@ import (
 const hangAfter = 2 * time.Minute
 
 type options struct {
-	bin, model     string
-	n, notes, ags  int
+	harness.Target
+	n              int
 	seed           uint64
 	keep, verbose  bool
 	freshEvery     float64
@@ -54,20 +55,14 @@ type options struct {
 
 func main() {
 	var o options
-	flag.StringVar(&o.bin, "memminer", "", "memminer binary to attack (required)")
-	flag.StringVar(&o.model, "model", "lexical", "embedding model spec (lexical, use-lite, ...)")
+	o.Flags(flag.CommandLine, 12, 3000)
 	flag.IntVar(&o.n, "n", 100, "kills")
-	flag.IntVar(&o.notes, "notes", 3000, "notes in the generated hive")
-	flag.IntVar(&o.ags, "agents", 12, "agents in the generated hive")
 	flag.Uint64Var(&o.seed, "seed", 1, "seed of the hive, the changes and the kill moments")
 	flag.Float64Var(&o.freshEvery, "fresh", 0.15, "share of attempts that start from no palace at all")
 	flag.Float64Var(&o.changeFraction, "change", 0.3, "share of memory files changed before each attempt")
 	flag.BoolVar(&o.keep, "keep", false, "keep the temporary directory")
 	flag.BoolVar(&o.verbose, "v", false, "log every attempt")
-	flag.Parse()
-	if o.bin == "" {
-		log.Fatal("-memminer is required")
-	}
+	o.ParseFlags()
 	if err := run(o); err != nil {
 		log.Fatal(err)
 	}
@@ -87,7 +82,8 @@ type result struct {
 	FailureList []string       `json:"failure_list,omitempty"`
 }
 
-type harness struct {
+// attack is the state of one chaos run.
+type attack struct {
 	o       options
 	rng     *rand.Rand
 	tmp     string
@@ -110,7 +106,7 @@ func run(o options) error {
 	} else {
 		defer os.RemoveAll(tmp)
 	}
-	h := &harness{
+	h := &attack{
 		o:      o,
 		rng:    rand.New(rand.NewPCG(o.seed, 0x6368616f73)),
 		tmp:    tmp,
@@ -121,7 +117,7 @@ func run(o options) error {
 	}
 	// The user's config would change what is mined; the model cache is kept.
 	h.env = append(os.Environ(), "XDG_CONFIG_HOME="+filepath.Join(tmp, "config"))
-	if _, err := hivegen.Write(h.hive, hivegen.Options{Notes: o.notes, Agents: o.ags, Seed: o.seed}); err != nil {
+	if _, err := hivegen.Write(h.hive, hivegen.Options{Notes: o.Notes, Agents: o.Agents, Seed: o.seed}); err != nil {
 		return err
 	}
 	// The first clean mine times the window kills land in.
@@ -132,7 +128,7 @@ func run(o options) error {
 	full := time.Since(start)
 	h.window = full + full/5
 	log.Printf("chaos: %s model, %d notes in %d agents; a clean mine takes %s; %d kills of mine and run within %s of their start",
-		o.model, o.notes, o.ags, full.Round(time.Millisecond), o.n, h.window.Round(time.Millisecond))
+		o.Model, o.Notes, o.Agents, full.Round(time.Millisecond), o.n, h.window.Round(time.Millisecond))
 
 	began := time.Now()
 	for h.attempt = 1; h.attempt <= o.n; h.attempt++ {
@@ -144,7 +140,7 @@ func run(o options) error {
 	out, _ := json.MarshalIndent(h.res, "", "  ")
 	fmt.Printf("%s\n", out)
 	fmt.Printf("chaos %s: %d attempts (%d mine, %d run; %d killed while running, the rest had finished), %d failures, %d panics, %d hangs, %d notes lost, %d temp files left, %.0f s\n",
-		o.model, h.res.Attempts, h.res.ByKind["mine"], h.res.ByKind["run"], h.res.Killed, h.res.Failures, h.res.Panics, h.res.Hangs, h.res.NotesLost, h.res.TempsLeft, h.res.Seconds)
+		o.Model, h.res.Attempts, h.res.ByKind["mine"], h.res.ByKind["run"], h.res.Killed, h.res.Failures, h.res.Panics, h.res.Hangs, h.res.NotesLost, h.res.TempsLeft, h.res.Seconds)
 	if h.res.Failures+h.res.Panics+h.res.Hangs > 0 {
 		os.Exit(1)
 	}
@@ -153,7 +149,7 @@ func run(o options) error {
 
 // one is an attempt: change the hive, bring the reference up to date,
 // kill a mine or a daemon at a random moment, then check.
-func (h *harness) one() error {
+func (h *attack) one() error {
 	h.res.Attempts++
 	if err := h.change(); err != nil {
 		return err
@@ -174,7 +170,7 @@ func (h *harness) one() error {
 	}
 	h.res.ByKind[kind]++
 	delay := time.Duration(h.rng.Int64N(int64(h.window) + 1))
-	victim := exec.Command(h.o.bin, append(args, "--model", h.o.model)...)
+	victim := exec.Command(h.o.Bin, append(args, "--model", h.o.Model)...)
 	victim.Env = h.env
 	var stderr bytes.Buffer
 	victim.Stderr = &stderr
@@ -228,10 +224,10 @@ func (h *harness) one() error {
 
 // check runs a memminer command that must exit with 0 (or up to maxCode)
 // within hangAfter, and returns its stdout.
-func (h *harness) check(what string, maxCode int, args ...string) (string, bool) {
+func (h *attack) check(what string, maxCode int, args ...string) (string, bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), hangAfter)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, h.o.bin, append(args, "--model", h.o.model)...)
+	cmd := exec.CommandContext(ctx, h.o.Bin, append(args, "--model", h.o.Model)...)
 	cmd.Env = h.env
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
@@ -251,21 +247,21 @@ func (h *harness) check(what string, maxCode int, args ...string) (string, bool)
 }
 
 // cmd runs memminer to completion and returns its combined output.
-func (h *harness) cmd(ctx context.Context, args ...string) (string, error) {
-	c := exec.CommandContext(ctx, h.o.bin, append(args, "--model", h.o.model)...)
+func (h *attack) cmd(ctx context.Context, args ...string) (string, error) {
+	c := exec.CommandContext(ctx, h.o.Bin, append(args, "--model", h.o.Model)...)
 	c.Env = h.env
 	out, err := c.CombinedOutput()
 	return string(out), err
 }
 
-func (h *harness) panicked(what, stderr string) {
+func (h *attack) panicked(what, stderr string) {
 	if strings.Contains(stderr, "panic:") || strings.Contains(stderr, "fatal error:") {
 		h.res.Panics++
 		h.fail("%s panicked:\n%s", what, stderr)
 	}
 }
 
-func (h *harness) fail(format string, args ...any) {
+func (h *attack) fail(format string, args ...any) {
 	h.res.Failures++
 	msg := fmt.Sprintf("attempt %d: ", h.attempt) + fmt.Sprintf(format, args...)
 	if len(h.res.FailureList) < 20 {
@@ -276,7 +272,7 @@ func (h *harness) fail(format string, args ...any) {
 
 // change rewrites a share of the memory files: some notes dropped, new
 // ones (unique to the attempt) appended.
-func (h *harness) change() error {
+func (h *attack) change() error {
 	var files []string
 	err := filepath.WalkDir(h.hive, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {

@@ -8,10 +8,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/remember"
 )
@@ -60,15 +62,16 @@ func soak(ctx context.Context, cl *daemon.Client, pid int, pal, hive string, ids
 		}
 	}()
 	fmt.Printf("\nsoak for %s: one client searching, one remembering, without pause\n", d)
-	fmt.Println("| t | VmRSS MiB | VmHWM MiB | searches | remembers |")
-	fmt.Println("|---|---|---|---|---|")
+	harness.Row(os.Stdout, "t", "VmRSS MiB", "VmHWM MiB", "searches", "remembers")
+	harness.Rule(os.Stdout, 5)
 	start := time.Now()
 	row := func() error {
-		rss, hwm, err := memory(pid)
+		rss, hwm, err := harness.Memory(pid)
 		if err != nil {
 			return err
 		}
-		fmt.Printf("| %s | %.1f | %.1f | %d | %d |\n", time.Since(start).Round(time.Second), mib(rss), mib(hwm), searches.Load(), remembers.Load())
+		harness.Row(os.Stdout, time.Since(start).Round(time.Second).String(), fmt.Sprintf("%.1f", mib(rss)), fmt.Sprintf("%.1f", mib(hwm)),
+			strconv.FormatInt(searches.Load(), 10), strconv.FormatInt(remembers.Load(), 10))
 		return nil
 	}
 	if err := row(); err != nil {

@@ -10,34 +10,20 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/signal"
 	"strings"
 	"text/tabwriter"
 
-	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "locomo:", err)
-		os.Exit(1)
-	}
-}
+func main() { harness.Main("locomo", run) }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("locomo", flag.ContinueOnError)
@@ -77,19 +63,11 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *nconv > 0 && *nconv < len(convs) {
 		convs = convs[:*nconv]
 	}
-	log := slog.New(slog.DiscardHandler)
-	if *verbose {
-		log = slog.New(slog.NewTextHandler(stderr, nil))
-	}
+	log := harness.Logger(*verbose, stderr)
 	var emb embed.Embedder
 	if needVectors {
-		cfg := config.Default(os.Getenv, *model)
-		if err := cfg.ApplyEnv(os.Getenv); err != nil {
+		if emb, err = harness.OpenModel(ctx, *model); err != nil {
 			return err
-		}
-		emb, err = embed.Open(ctx, *model, embed.Options{CacheDir: cfg.ModelCache})
-		if err != nil {
-			return fmt.Errorf("open model %s: %w", *model, err)
 		}
 		if emb == nil {
 			return fmt.Errorf("model %s has no vectors; use --mode lexical", *model)
@@ -119,13 +97,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, r := range results {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
+		return harness.JSONLines(stdout, results)
 	}
 	return printTable(stdout, results)
 }

@@ -12,10 +12,10 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
-	"sort"
 	"strconv"
 	"time"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -333,17 +333,7 @@ func firstHit(hits, evidence []string) (turnAt, sessionAt int) {
 
 // latency returns nearest-rank percentiles of times in milliseconds.
 func latency(times []time.Duration) Latency {
-	if len(times) == 0 {
-		return Latency{}
-	}
-	s := slices.Clone(times)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	pct := func(p float64) float64 {
-		i := int(math.Ceil(p/100*float64(len(s)))) - 1
-		i = max(0, min(i, len(s)-1))
-		return ms(s[i])
-	}
-	return Latency{P50: pct(50), P95: pct(95), Max: ms(s[len(s)-1])}
+	return Latency{P50: ms(harness.Percentile(times, 50)), P95: ms(harness.Percentile(times, 95)), Max: ms(harness.Percentile(times, 100))}
 }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e3) / 1e3 }

@@ -14,34 +14,23 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"log"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"slices"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/bench/hivegen"
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/bench/internal/harness"
 )
 
 func main() {
-	bin := flag.String("memminer", "", "memminer binary to measure (required)")
-	model := flag.String("model", "lexical", "embedding model spec")
-	agents := flag.Int("agents", 20, "agents (wings) in the generated hive")
-	notes := flag.Int("notes", 2000, "notes in the generated hive")
+	t := harness.CommandLine(20, 2000)
 	calls := flag.Int("calls", 30, "timed calls per tool and mode")
-	flag.Parse()
-	if *bin == "" {
-		log.Fatal("-memminer is required")
-	}
-	if err := measure(*bin, *model, *agents, *notes, *calls); err != nil {
+	t.ParseFlags()
+	if err := measure(*t, *calls); err != nil {
 		log.Fatal(err)
 	}
 }
@@ -54,38 +43,31 @@ var toolCalls = []mcp.CallToolParams{
 	{Name: "status", Arguments: map[string]any{}},
 }
 
-func measure(bin, model string, agents, notes, calls int) error {
-	tmp, err := os.MkdirTemp("", "mm-bench-mcp-")
+func measure(t harness.Target, calls int) error {
+	w, err := harness.NewWorkspace("mm-bench-mcp-", t.Hive())
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
-	hive, pal := filepath.Join(tmp, "hive"), filepath.Join(tmp, "palace")
-	ids, err := hivegen.Write(hive, hivegen.Options{Notes: notes, Agents: agents})
-	if err != nil {
-		return err
-	}
-	env := append(os.Environ(), "MEMMINER_PALACE_PATH="+pal, "MEMMINER_EMBEDDING_MODEL="+model, "MEMMINER_HIVE="+hive)
+	defer w.Close()
+	bin, hive, ids := t.Bin, w.Hive, w.IDs
+	env := harness.Env(os.Environ(), w.Palace, t.Model, "MEMMINER_HIVE="+hive)
 	mine := exec.Command(bin, "mine", hive)
 	mine.Env = env
 	if out, err := mine.CombinedOutput(); err != nil {
 		return fmt.Errorf("mine: %v\n%s", err, out)
 	}
-	fmt.Printf("memminer mcp, %d notes in %d wings, model %s, %d calls per tool (median, min … max)\n", notes, agents, model, calls)
+	fmt.Printf("memminer mcp, %d notes in %d wings, model %s, %d calls per tool (median, min … max)\n", t.Notes, t.Agents, t.Model, calls)
 
 	if err := timeTools(bin, env, ids[0], calls, "no daemon"); err != nil {
 		return err
 	}
-	run := exec.Command(bin, "run", "--hive", hive, "--log-level", "warn")
-	run.Env = env
-	if err := run.Start(); err != nil {
+	ctx := context.Background()
+	d, err := harness.StartDaemon(ctx, bin, hive, w.Palace, env, nil)
+	if err != nil {
 		return err
 	}
-	defer func() {
-		_ = run.Process.Signal(syscall.SIGTERM)
-		_ = run.Wait()
-	}()
-	if err := waitIdle(daemon.NewClient(pal), 5*time.Minute); err != nil {
+	defer d.Stop()
+	if _, err := d.WaitIdle(ctx, 5*time.Minute); err != nil {
 		return err
 	}
 	return timeTools(bin, env, ids[0], calls, "daemon")
@@ -104,33 +86,18 @@ func timeTools(bin string, env []string, wing string, calls int, mode string) er
 	defer cs.Close()
 	fmt.Printf("\n%s: start-up and initialize %s\n", mode, time.Since(start).Round(100*time.Microsecond))
 	for _, p := range toolCalls {
-		var ds []time.Duration
-		for range calls {
-			t := time.Now()
+		ds, err := harness.Time(calls, func() error {
 			res, err := cs.CallTool(ctx, &p)
-			if err != nil {
-				return fmt.Errorf("%s: %w", p.Name, err)
+			if err == nil && res.IsError {
+				err = fmt.Errorf("tool error: %v", res.Content)
 			}
-			if res.IsError {
-				return fmt.Errorf("%s: tool error: %v", p.Name, res.Content)
-			}
-			ds = append(ds, time.Since(t))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.Name, err)
 		}
-		slices.Sort(ds)
-		fmt.Printf("  %-10s %8s  (%s … %s)\n", p.Name, ds[len(ds)/2].Round(10*time.Microsecond), ds[0].Round(10*time.Microsecond), ds[len(ds)-1].Round(10*time.Microsecond))
+		sp := harness.SpreadOf(ds).Round(10 * time.Microsecond)
+		fmt.Printf("  %-10s %8s  (%s … %s)\n", p.Name, sp.Median, sp.Min, sp.Max)
 	}
 	return nil
-}
-
-// waitIdle waits for the daemon to answer and have nothing left to do.
-func waitIdle(cl *daemon.Client, limit time.Duration) error {
-	deadline := time.Now().Add(limit)
-	for time.Now().Before(deadline) {
-		st, err := cl.Status(context.Background())
-		if err == nil && st.Daemon.Idle() {
-			return nil
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-	return errors.New("the daemon did not become idle")
 }

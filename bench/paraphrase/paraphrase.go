@@ -11,14 +11,11 @@ package paraphrase
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -49,9 +46,9 @@ func Sets() ([]Set, error) {
 		name, file string
 		data       []byte
 	}{{"first", "queries.json", queriesJSON}, {"blind", "queries-blind.json", blindJSON}} {
-		var qs []Query
-		if err := json.Unmarshal(f.data, &qs); err != nil {
-			return nil, fmt.Errorf("%s: %w", f.file, err)
+		qs, err := harness.Decode[[]Query](f.file, f.data)
+		if err != nil {
+			return nil, err
 		}
 		sets = append(sets, Set{Name: f.name, Queries: qs})
 	}
@@ -76,19 +73,11 @@ const depth = 20
 // asks every query of qs in the given search mode, counting targets in the
 // top k.
 func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mode, k int, qs []Query) (Result, error) {
-	dir, err := os.MkdirTemp(tmp, "palace-")
+	p, done, err := harness.MineTemp(ctx, tmp, hive, e)
 	if err != nil {
 		return Result{}, err
 	}
-	defer os.RemoveAll(dir)
-	p, err := palace.Open(ctx, filepath.Join(dir, "p"), palace.Options{Embedder: e})
-	if err != nil {
-		return Result{}, err
-	}
-	defer p.Close()
-	if _, err := mine.Mine(ctx, p, hive, mine.Options{}); err != nil {
-		return Result{}, err
-	}
+	defer done()
 	r := Result{Mode: mode.String(), Total: len(qs)}
 	for _, q := range qs {
 		// Retrieval is measured apart from governance: one target (the
@@ -125,10 +114,6 @@ func (r Result) MRR() float64 {
 		}
 	}
 	return s / float64(len(r.Ranks))
-}
-
-func runMine(ctx context.Context, p *palace.Palace) (mine.Summary, error) {
-	return mine.Mine(ctx, p, hiveDir, mine.Options{})
 }
 
 // hiveDir is examples/hive, relative to this package's directory (tests

@@ -2,7 +2,6 @@ package paraphrase
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -10,7 +9,7 @@ import (
 
 	"github.com/kljensen/snowball/english"
 
-	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -41,14 +40,11 @@ func contentStems(s string) map[string]bool {
 // included, is not a paraphrase.
 func TestQueriesShareNoContentWord(t *testing.T) {
 	ctx := context.Background()
-	p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{})
+	p, err := harness.Mine(ctx, filepath.Join(t.TempDir(), "p"), hiveDir, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if _, err := runMine(ctx, p); err != nil {
-		t.Fatal(err)
-	}
 	sets, err := Sets()
 	if err != nil {
 		t.Fatal(err)
@@ -92,13 +88,7 @@ func TestQueriesShareNoContentWord(t *testing.T) {
 // asserted: see BENCHMARKS.md.
 func TestParaphraseRecall(t *testing.T) {
 	ctx := context.Background()
-	e, err := embed.Open(ctx, embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("built-in model unavailable: %v", err)
-		}
-		t.Fatal(err)
-	}
+	e := harness.BuiltinModel(t)
 	sets, err := Sets()
 	if err != nil {
 		t.Fatal(err)

@@ -7,8 +7,8 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/bench/paraphrase"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -21,15 +21,12 @@ func TestDumpSignals(t *testing.T) {
 		t.Skip("RELEVANCE_DUMP not set")
 	}
 	ctx := context.Background()
-	e := builtinModel(t)
-	p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{Embedder: e})
+	e := harness.BuiltinModel(t)
+	p, err := harness.Mine(ctx, filepath.Join(t.TempDir(), "p"), hiveDir, e)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if _, err := mine.Mine(ctx, p, hiveDir, mine.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	f, err := os.Create(out)
 	if err != nil {
 		t.Fatal(err)
@@ -50,10 +47,7 @@ func TestDumpSignals(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, s := range []struct {
-		name string
-		get  func() ([]string, error)
-	}{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}} {
+	for _, s := range unanswerable {
 		qs, err := s.get()
 		if err != nil {
 			t.Fatal(err)

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -48,18 +48,15 @@ func writeTwoWings(t *testing.T, dir string) {
 // nothing.
 func TestMultiTopic(t *testing.T) {
 	ctx := context.Background()
-	e := builtinModel(t)
+	e := harness.BuiltinModel(t)
 	hive := filepath.Join(t.TempDir(), "hive")
 	writeTwoWings(t, hive)
 	for _, emb := range []embed.Embedder{nil, e} {
-		p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{Embedder: emb})
+		p, err := harness.Mine(ctx, filepath.Join(t.TempDir(), "p"), hive, emb)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer p.Close()
-		if _, err := mine.Mine(ctx, p, hive, mine.Options{}); err != nil {
-			t.Fatal(err)
-		}
 		for _, tt := range []struct {
 			query string
 			wings []string

@@ -7,15 +7,12 @@ package relevance
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/bench/paraphrase"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -40,13 +37,13 @@ func NonsenseBlind() ([]string, error) { return queries("nonsense-blind.json", b
 // CamelCase names) that no note of examples/hive holds, held out too.
 func Identifiers() ([]string, error) { return queries("identifiers.json", identifiersJSON) }
 
-func queries(name string, data []byte) ([]string, error) {
-	var qs []string
-	if err := json.Unmarshal(data, &qs); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return qs, nil
-}
+// unanswerable are the sets of queries no note answers, by name.
+var unanswerable = []struct {
+	name string
+	get  func() ([]string, error)
+}{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}}
+
+func queries(name string, data []byte) ([]string, error) { return harness.Decode[[]string](name, data) }
 
 // Result is what a floor does in one search mode.
 type Result struct {
@@ -81,24 +78,13 @@ const K = 5
 // Run mines hive into a fresh palace under tmp with e (nil: lexical) and
 // measures floor in mode.
 func Run(ctx context.Context, hive, tmp string, e embed.Embedder, mode palace.Mode, floor float64) (Result, error) {
-	dir, err := os.MkdirTemp(tmp, "palace-")
+	p, done, err := harness.MineTemp(ctx, tmp, hive, e)
 	if err != nil {
 		return Result{}, err
 	}
-	defer os.RemoveAll(dir)
-	p, err := palace.Open(ctx, filepath.Join(dir, "p"), palace.Options{Embedder: e})
-	if err != nil {
-		return Result{}, err
-	}
-	defer p.Close()
-	if _, err := mine.Mine(ctx, p, hive, mine.Options{}); err != nil {
-		return Result{}, err
-	}
+	defer done()
 	r := Result{Mode: mode.String(), Floor: floor}
-	for _, set := range []struct {
-		name string
-		get  func() ([]string, error)
-	}{{"nonsense", Nonsense}, {"blind", NonsenseBlind}, {"identifiers", Identifiers}} {
+	for _, set := range unanswerable {
 		qs, err := set.get()
 		if err != nil {
 			return r, err

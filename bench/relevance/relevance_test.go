@@ -2,14 +2,12 @@ package relevance
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -22,7 +20,7 @@ const hiveDir = "../../examples/hive"
 // (BENCHMARKS.md, "Relevance"), the lexical mode to what it did before.
 func TestFloor(t *testing.T) {
 	ctx := context.Background()
-	e := builtinModel(t)
+	e := harness.BuiltinModel(t)
 	// The least that must return nothing (or paraphrase targets kept).
 	// Hybrid: ≥ 32/36 nonsense, ≥ 85% of the blind set, every identifier,
 	// at most 2 of the 36 targets lost; lexical: as before issue 26.
@@ -68,14 +66,11 @@ func TestFloor(t *testing.T) {
 // it), and the hive's own identifiers and words still find their notes.
 func TestIssueExamples(t *testing.T) {
 	ctx := context.Background()
-	p, err := palace.Open(ctx, filepath.Join(t.TempDir(), "p"), palace.Options{Embedder: builtinModel(t)})
+	p, err := harness.Mine(ctx, filepath.Join(t.TempDir(), "p"), hiveDir, harness.BuiltinModel(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer p.Close()
-	if _, err := mine.Mine(ctx, p, hiveDir, mine.Options{}); err != nil {
-		t.Fatal(err)
-	}
 	for _, tt := range []struct {
 		query, want string // want: a snippet of the first hit, "" for none
 	}{
@@ -98,18 +93,4 @@ func TestIssueExamples(t *testing.T) {
 			t.Errorf("%q: hits %v; want %q first", tt.query, hits, tt.want)
 		}
 	}
-}
-
-// builtinModel opens the built-in model; the test is skipped without it,
-// unless under CI.
-func builtinModel(t *testing.T) embed.Embedder {
-	t.Helper()
-	e, err := embed.Open(context.Background(), embed.UseLite, embed.Options{CacheDir: os.Getenv("MEMMINER_MODEL_CACHE")})
-	if err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("built-in model unavailable: %v", err)
-		}
-		t.Fatal(err)
-	}
-	return e
 }

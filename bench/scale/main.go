@@ -13,22 +13,16 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"os"
-	"os/exec"
-	"os/signal"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/embed"
 )
 
@@ -36,16 +30,7 @@ func main() {
 	if os.Getenv(childEnv) == "1" {
 		os.Exit(measureChild(os.Args[1:]))
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-	err := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
-	stop()
-	if errors.Is(err, flag.ErrHelp) {
-		os.Exit(0)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "scale:", err)
-		os.Exit(1)
-	}
+	harness.Main("scale", run)
 }
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -73,17 +58,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		}
 		ns = append(ns, n)
 	}
-	log := slog.New(slog.DiscardHandler)
-	if *verbose {
-		log = slog.New(slog.NewTextHandler(stderr, nil))
-	}
-	cfg := config.Default(os.Getenv, *model)
-	if err := cfg.ApplyEnv(os.Getenv); err != nil {
-		return err
-	}
-	emb, err := embed.Open(ctx, *model, embed.Options{CacheDir: cfg.ModelCache})
+	log := harness.Logger(*verbose, stderr)
+	emb, err := harness.OpenModel(ctx, *model)
 	if err != nil {
-		return fmt.Errorf("open model %s: %w", *model, err)
+		return err
 	}
 	dir, err := os.MkdirTemp("", "memminer-scale-")
 	if err != nil {
@@ -95,12 +73,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if *inProcess {
 		c.Bin = ""
 	} else if c.Bin == "" {
-		c.Bin = filepath.Join(dir, "memminer")
-		log.Info("building memminer", "to", c.Bin)
-		build := exec.CommandContext(ctx, "go", "build", "-o", c.Bin, "github.com/memminer/memminer/cmd/memminer")
-		build.Stderr = stderr
-		if err := build.Run(); err != nil {
-			return fmt.Errorf("build memminer (or pass --memminer or --in-process): %w", err)
+		log.Info("building memminer", "in", dir)
+		if c.Bin, err = harness.Build(ctx, dir, stderr); err != nil {
+			return fmt.Errorf("%w (or pass --memminer or --in-process)", err)
 		}
 	}
 	rows, err := Measure(ctx, c)
@@ -108,13 +83,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		for _, r := range rows {
-			if err := enc.Encode(r); err != nil {
-				return err
-			}
-		}
-		return nil
+		return harness.JSONLines(stdout, rows)
 	}
 	return printTables(stdout, rows, c.Bin != "")
 }
@@ -126,14 +95,14 @@ func printTables(w io.Writer, rows []Row, procs bool) error {
 	}
 	fmt.Fprintf(w, "model %s, %d cores (%s/%s), %s\n\n", rows[0].Model, runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02"))
 	line := func(name string, f func(Row) string) {
-		fmt.Fprintf(w, "| %s |", name)
+		cells := []string{name}
 		for _, r := range rows {
-			fmt.Fprintf(w, " %s |", f(r))
+			cells = append(cells, f(r))
 		}
-		fmt.Fprintln(w)
+		harness.Row(w, cells...)
 	}
 	line("notes (agents)", func(r Row) string { return fmt.Sprintf("%d (%d)", r.Notes, r.Agents) })
-	fmt.Fprintf(w, "|---|%s\n", strings.Repeat("---|", len(rows)))
+	harness.Rule(w, len(rows)+1)
 	line("cold mine", func(r Row) string { return fmt.Sprintf("%.2f s (%.0f notes/s)", r.MineSeconds, r.NotesPerSecond) })
 	line("palace on disk", func(r Row) string { return fmt.Sprintf("%.1f MiB", float64(r.PalaceBytes)/(1<<20)) })
 	line("palace open (in process)", func(r Row) string { return fmt.Sprintf("%.0f ms", r.OpenMs) })

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"fmt"
@@ -9,9 +8,10 @@ import (
 	"os"
 	"os/exec"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
+
+	"github.com/memminer/memminer/bench/internal/harness"
 )
 
 // procRun is one finished process.
@@ -82,34 +82,7 @@ func measureChild(args []string) int {
 		fmt.Fprintln(os.Stderr, "shim:", err)
 		return 2
 	}
-	fmt.Fprintf(report, "%d %d\n", wall.Nanoseconds(), maxRSS(cmd.ProcessState))
+	fmt.Fprintf(report, "%d %d\n", wall.Nanoseconds(), harness.PeakRSS(cmd.ProcessState))
 	report.Close()
 	return cmd.ProcessState.ExitCode()
-}
-
-// procMemory reads the current (VmRSS) and peak (VmHWM) resident set of a
-// running process from /proc, in bytes.
-func procMemory(pid int) (rss, hwm int64, err error) {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, 0, fmt.Errorf("read memory of pid %d: %w", pid, err)
-	}
-	defer f.Close()
-	s := bufio.NewScanner(f)
-	for s.Scan() {
-		k, v, ok := strings.Cut(s.Text(), ":")
-		if !ok || (k != "VmRSS" && k != "VmHWM") {
-			continue
-		}
-		n, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
-		if err != nil {
-			return 0, 0, fmt.Errorf("read memory of pid %d: %s: %w", pid, k, err)
-		}
-		if k == "VmRSS" {
-			rss = n << 10
-		} else {
-			hwm = n << 10
-		}
-	}
-	return rss, hwm, s.Err()
 }

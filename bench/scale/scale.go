@@ -2,23 +2,18 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io/fs"
 	"log/slog"
 	"math"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
-	"syscall"
 	"time"
 
 	"github.com/memminer/memminer/bench/hivegen"
+	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -152,7 +147,7 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 		return Row{}, fmt.Errorf("generate hive: %w", err)
 	}
 	r := Row{Notes: n, Agents: len(ids), Model: cfg.Model}
-	env := append(slices.Clone(cfg.Env), "MEMMINER_PALACE_PATH="+pal, "MEMMINER_EMBEDDING_MODEL="+cfg.Model)
+	env := harness.Env(cfg.Env, pal, cfg.Model)
 
 	log.Info("cold mine")
 	if cfg.Bin != "" {
@@ -173,15 +168,12 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 
 	log.Info("open and search in process")
 	var p *palace.Palace
-	var opens []time.Duration
-	for range 3 {
-		t0 := time.Now()
-		q, err := palace.Open(ctx, pal, palace.Options{Embedder: cfg.Embedder, ReadOnly: true, Logger: cfg.Logger})
-		if err != nil {
-			return r, fmt.Errorf("open palace: %w", err)
-		}
-		opens = append(opens, time.Since(t0))
-		p = q
+	opens, err := harness.Time(3, func() (err error) {
+		p, err = palace.Open(ctx, pal, palace.Options{Embedder: cfg.Embedder, ReadOnly: true, Logger: cfg.Logger})
+		return err
+	})
+	if err != nil {
+		return r, fmt.Errorf("open palace: %w", err)
 	}
 	r.OpenMs = median(opens)
 	all, one := make([]time.Duration, 0, cfg.Queries), make([]time.Duration, 0, cfg.Queries)
@@ -199,13 +191,9 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 		one = append(one, time.Since(t0))
 	}
 	r.SearchAll, r.SearchWing = latency(all), latency(one)
-	var wakes []time.Duration
-	for range 3 {
-		t0 := time.Now()
-		if _, err := wakeup.Build(p, wakeup.Options{}); err != nil {
-			return r, fmt.Errorf("wake-up: %w", err)
-		}
-		wakes = append(wakes, time.Since(t0))
+	wakes, err := harness.Time(3, func() error { _, err := wakeup.Build(p, wakeup.Options{}); return err })
+	if err != nil {
+		return r, fmt.Errorf("wake-up: %w", err)
 	}
 	r.WakeUpMs = median(wakes)
 	p = nil // let the read-only palace go before the processes run
@@ -227,7 +215,7 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 	}
 	defer stop()
 	cl := daemon.NewClient(pal)
-	if err := waitIdle(ctx, cl); err != nil {
+	if _, err := harness.WaitIdle(ctx, cl, 10*time.Minute); err != nil {
 		return r, err
 	}
 	var viaSocket []time.Duration
@@ -239,20 +227,16 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 		viaSocket = append(viaSocket, time.Since(t0))
 	}
 	r.SearchDaemon = latency(viaSocket)
-	wakes = wakes[:0]
-	for range 3 {
-		t0 := time.Now()
-		if _, err := cl.WakeUp(ctx, wakeup.Options{}); err != nil {
-			return r, fmt.Errorf("wake-up through the daemon: %w", err)
-		}
-		wakes = append(wakes, time.Since(t0))
+	wakes, err = harness.Time(3, func() error { _, err := cl.WakeUp(ctx, wakeup.Options{}); return err })
+	if err != nil {
+		return r, fmt.Errorf("wake-up through the daemon: %w", err)
 	}
 	r.WakeUpDaemonMs = median(wakes)
 	if cfg.Bin != "" {
 		if r.SearchProcDaemon, err = repeat(ctx, cfg, env, "search", Questions[0]); err != nil {
 			return r, err
 		}
-		rss, hwm, err := procMemory(pid)
+		rss, hwm, err := harness.Memory(pid)
 		if err != nil {
 			return r, err
 		}
@@ -263,19 +247,12 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 
 func mineInProcess(ctx context.Context, pal, hive string, e embed.Embedder) (time.Duration, error) {
 	t0 := time.Now()
-	p, err := palace.Open(ctx, pal, palace.Options{Embedder: e})
+	p, err := harness.Mine(ctx, pal, hive, e)
 	if err != nil {
-		return 0, fmt.Errorf("open palace: %w", err)
+		return 0, err
 	}
-	defer p.Close()
-	sum, err := mine.Mine(ctx, p, hive, mine.Options{})
-	if err != nil {
-		return 0, fmt.Errorf("mine: %w", err)
-	}
-	if len(sum.Problems) > 0 {
-		return 0, fmt.Errorf("mine %s: %s", sum.Problems[0].Path, sum.Problems[0].Err)
-	}
-	return time.Since(t0), nil
+	d := time.Since(t0)
+	return d, p.Close()
 }
 
 // startDaemon starts `memminer run` (or, without a binary, a daemon in this
@@ -301,42 +278,11 @@ func startDaemon(ctx context.Context, cfg Config, env []string, pal, hive string
 			return res
 		}, 0, nil
 	}
-	cmd := exec.CommandContext(ctx, cfg.Bin, "run", "--hive", hive, "--log-level", "warn")
-	cmd.Env = env
-	if err := cmd.Start(); err != nil {
-		return nil, 0, fmt.Errorf("start daemon: %w", err)
+	d, err := harness.StartDaemon(ctx, cfg.Bin, hive, pal, env, nil)
+	if err != nil {
+		return nil, 0, err
 	}
-	var res error
-	stopped := false
-	return func() error {
-		if !stopped {
-			stopped = true
-			_ = cmd.Process.Signal(syscall.SIGTERM)
-			res = cmd.Wait()
-			if res != nil {
-				res = fmt.Errorf("daemon: %w", res)
-			}
-		}
-		return res
-	}, cmd.Process.Pid, nil
-}
-
-// waitIdle waits until the daemon answers and has scanned the hive with
-// nothing left to mine.
-func waitIdle(ctx context.Context, cl *daemon.Client) error {
-	deadline := time.Now().Add(10 * time.Minute)
-	for time.Now().Before(deadline) {
-		st, err := cl.Status(ctx)
-		if err == nil && st.Daemon.Idle() {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	return errors.New("the daemon did not become idle within 10 minutes")
+	return d.Stop, d.Pid(), nil
 }
 
 // repeat times cfg.Runs runs of one memminer command.
@@ -367,20 +313,13 @@ func dirBytes(dir string) int64 {
 	return n
 }
 
+// latency is the nearest-rank p50 and p95 of ds.
 func latency(ds []time.Duration) Latency {
-	if len(ds) == 0 {
-		return Latency{}
-	}
-	s := slices.Clone(ds)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	at := func(p float64) float64 {
-		i := max(0, min(len(s)-1, int(math.Ceil(p/100*float64(len(s))))-1))
-		return ms(s[i])
-	}
-	return Latency{P50: at(50), P95: at(95)}
+	return Latency{P50: ms(harness.Percentile(ds, 50)), P95: ms(harness.Percentile(ds, 95))}
 }
 
-func median(ds []time.Duration) float64 { return latency(ds).P50 }
+// median is the nearest-rank median of ds in milliseconds.
+func median(ds []time.Duration) float64 { return ms(harness.Percentile(ds, 50)) }
 
 func ms(d time.Duration) float64 { return math.Round(float64(d)/1e4) / 1e2 }
 

@@ -7,6 +7,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/bench/internal/harness"
 )
 
 // TestSmokeInProcess runs the smallest scales in this process (lexical):
@@ -86,9 +88,9 @@ func TestProcessMeasures(t *testing.T) {
 		if p.maxRSS <= 0 || p.maxRSS >= int64(len(ballast)) {
 			t.Errorf("peak RSS of a small child %d B, with %d B held by its grandparent", p.maxRSS, len(ballast))
 		}
-		rss, hwm, err := procMemory(os.Getpid())
+		rss, hwm, err := harness.Memory(os.Getpid())
 		if err != nil || rss <= 0 || hwm < rss {
-			t.Errorf("procMemory = %d, %d, %v", rss, hwm, err)
+			t.Errorf("harness.Memory = %d, %d, %v", rss, hwm, err)
 		}
 	}
 	if _, err := runProc(context.Background(), os.Args[0], os.Environ(), "-no-such-flag"); err == nil {

@@ -24,13 +24,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
 
 	"github.com/memminer/memminer/bench/hivegen"
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/bench/internal/harness"
 )
 
 // queries are words of the generated hives (bench/hivegen), without
@@ -45,19 +44,17 @@ var queries = []string{
 }
 
 func main() {
-	bin := flag.String("memminer", "", "memminer binary to measure (required)")
-	notes := flag.Int("notes", 100000, "notes in the generated hive")
-	model := flag.String("model", "lexical", "embedding model the palace is mined with")
+	t := harness.CommandLine(0, 100000)
 	rounds := flag.Int("rounds", 10, "rounds: each runs every query through memminer and FTS5")
 	appends := flag.Int("appends", 10, "notes appended one at a time, each mined by memminer and inserted into FTS5")
 	withDaemon := flag.Bool("daemon", true, "also measure search through a running daemon")
 	keep := flag.String("dir", "", "work in this directory and keep it (default: a temporary one, removed)")
 	flag.Parse()
-	if *bin == "" {
-		fmt.Fprintln(os.Stderr, "vsfts5: -memminer is required")
+	if err := t.Check(); err != nil {
+		fmt.Fprintln(os.Stderr, "vsfts5:", err)
 		os.Exit(2)
 	}
-	if err := run(*bin, *notes, *model, *rounds, *appends, *withDaemon, *keep); err != nil {
+	if err := run(t.Bin, t.Notes, t.Model, *rounds, *appends, *withDaemon, *keep); err != nil {
 		fmt.Fprintln(os.Stderr, "vsfts5:", err)
 		os.Exit(1)
 	}
@@ -74,11 +71,7 @@ func (s series) median(f func(sample) time.Duration) time.Duration {
 	for i, x := range s {
 		v[i] = f(x)
 	}
-	slices.Sort(v)
-	if len(v) == 0 {
-		return 0
-	}
-	return v[len(v)/2]
+	return harness.SpreadOf(v).Median
 }
 
 func (s series) cpu() time.Duration  { return s.median(func(x sample) time.Duration { return x.cpu }) }
@@ -105,8 +98,7 @@ func proc(env []string, stdin string, allow1 bool, name string, args ...string) 
 	if err != nil {
 		return sample{}, fmt.Errorf("%s %s: %w: %s", name, strings.Join(args, " "), err, strings.TrimSpace(stderr.String()))
 	}
-	ps := cmd.ProcessState
-	return sample{cpu: ps.UserTime() + ps.SystemTime(), wall: wall}, nil
+	return sample{cpu: harness.CPU(cmd.ProcessState), wall: wall}, nil
 }
 
 func run(bin string, notes int, model string, rounds, appends int, withDaemon bool, keep string) error {
@@ -122,7 +114,7 @@ func run(bin string, notes int, model string, rounds, appends int, withDaemon bo
 		defer os.RemoveAll(dir)
 	}
 	hive, pal, db := filepath.Join(dir, "hive"), filepath.Join(dir, "palace"), filepath.Join(dir, "fts5.db")
-	env := append(os.Environ(), "MEMMINER_PALACE_PATH="+pal, "MEMMINER_EMBEDDING_MODEL="+model)
+	env := harness.Env(os.Environ(), pal, model)
 	mm := func(args ...string) (sample, error) { return proc(env, "", true, bin, args...) }
 	if _, err := os.Stat(hive); err != nil {
 		if _, err := hivegen.Write(hive, hivegen.Options{Notes: notes}); err != nil {
@@ -173,7 +165,7 @@ func run(bin string, notes int, model string, rounds, appends int, withDaemon bo
 	file := filepath.Join(hive, "agents", "agent-000", "memory.md")
 	for i := range appends {
 		text := fmt.Sprintf("- Appended note %d: the canary-%d deploy runs on node-20.", i, i)
-		if err := appendLine(file, text); err != nil {
+		if err := harness.AppendFile(file, text+"\n"); err != nil {
 			return err
 		}
 		s, err := mm("mine", hive)
@@ -203,27 +195,14 @@ func run(bin string, notes int, model string, rounds, appends int, withDaemon bo
 // daemonRounds starts `memminer run`, waits for it to be idle, and runs the
 // search rounds through it, paired with FTS5.
 func daemonRounds(env []string, bin, hive, pal string, rounds int, ftsQuery func(string) (sample, error)) (series, series, error) {
-	cmd := exec.Command(bin, "run", "--hive", hive, "--log-level", "warn")
-	cmd.Env = env
-	if err := cmd.Start(); err != nil {
+	ctx := context.Background()
+	d, err := harness.StartDaemon(ctx, bin, hive, pal, env, nil)
+	if err != nil {
 		return nil, nil, err
 	}
-	defer func() {
-		_ = cmd.Process.Signal(os.Interrupt)
-		_ = cmd.Wait()
-	}()
-	cl := daemon.NewClient(pal)
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	for {
-		st, err := cl.Status(ctx)
-		if err == nil && st.Daemon.Idle() {
-			break
-		}
-		if ctx.Err() != nil {
-			return nil, nil, errors.New("the daemon did not become idle")
-		}
-		time.Sleep(20 * time.Millisecond)
+	defer d.Stop()
+	if _, err := d.WaitIdle(ctx, 10*time.Minute); err != nil {
+		return nil, nil, err
 	}
 	var mm, fts series
 	for range rounds {
@@ -248,11 +227,11 @@ type row struct {
 }
 
 func printRows(rows []row) {
-	fmt.Println("| measure | memminer CPU (wall) | FTS5 CPU (wall) | ratio, CPU (wall) |")
-	fmt.Println("|---|---|---|---|")
+	harness.Row(os.Stdout, "measure", "memminer CPU (wall)", "FTS5 CPU (wall)", "ratio, CPU (wall)")
+	harness.Rule(os.Stdout, 4)
 	for _, r := range rows {
-		fmt.Printf("| %s | %s (%s) | %s (%s) | %.1f× (%.1f×) |\n", r.what, ms(r.mm.cpu()), ms(r.mm.wall()), ms(r.other.cpu()), ms(r.other.wall()),
-			r.mm.cpu().Seconds()/r.other.cpu().Seconds(), r.mm.wall().Seconds()/r.other.wall().Seconds())
+		harness.Row(os.Stdout, r.what, ms(r.mm.cpu())+" ("+ms(r.mm.wall())+")", ms(r.other.cpu())+" ("+ms(r.other.wall())+")",
+			fmt.Sprintf("%.1f× (%.1f×)", r.mm.cpu().Seconds()/r.other.cpu().Seconds(), r.mm.wall().Seconds()/r.other.wall().Seconds()))
 	}
 	fmt.Println("\nmedians over every run of each measure; CPU is user+sys of the whole process")
 }
@@ -302,16 +281,4 @@ func ftsMatch(q string) string {
 		words[i] = `"` + w + `"`
 	}
 	return strings.Join(words, " OR ")
-}
-
-func appendLine(path, line string) error {
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		return err
-	}
-	if _, err := f.WriteString(line + "\n"); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
 }

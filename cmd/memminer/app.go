@@ -13,13 +13,15 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 )
 
 // app holds what every subcommand shares: streams, environment and the
@@ -52,6 +54,8 @@ type app struct {
 	// in the palace (no wings): run then names the palaces other daemons
 	// serve. Errors say it with nothingFound.
 	foundNothing bool
+	// mineProgress, when set, hears how far a mine in this process got.
+	mineProgress func(done, total int)
 	// daemonSilent is set when the daemon accepted a read and did not
 	// answer: the command asks it nothing more.
 	daemonSilent bool
@@ -147,20 +151,19 @@ func (a *app) resolve(cmd *cobra.Command) error {
 }
 
 // client returns a client for the daemon serving the palace, or nil with
-// --no-daemon. Commands try it first and open the palace themselves when it
-// reports daemon.ErrNotRunning.
-func (a *app) client() *daemon.Client {
+// --no-daemon; commands reach it through service.
+func (a *app) client() *socket.Client {
 	if a.noDaemon {
 		return nil
 	}
-	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout), daemon.WithNoAnswer(a.warnNoAnswer))
+	return socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout), socket.WithNoAnswer(a.warnNoAnswer))
 }
 
 // quietClient asks the daemon serving the palace and warns of nothing, for
 // the checks a command makes beside its own request (is a daemon there,
 // how far its mine got), even under --no-daemon.
-func (a *app) quietClient() *daemon.Client {
-	return daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout))
+func (a *app) quietClient() *socket.Client {
+	return socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout))
 }
 
 // daemonServes reports whether a daemon answers on the palace's socket,
@@ -175,12 +178,12 @@ func (a *app) daemonServes(ctx context.Context) bool {
 
 // daemonAnswerTimeout is how long read requests wait for the daemon to
 // start answering; a variable only so tests need not wait as long.
-var daemonAnswerTimeout = daemon.DefaultAnswerTimeout
+var daemonAnswerTimeout = socket.DefaultAnswerTimeout
 
 // warnNoAnswer says on stderr, naming the daemon's pid when the registry
 // knows it, that the daemon accepted a read and did not answer, so the
 // command reads the palace itself.
-func (a *app) warnNoAnswer(ctx context.Context, e *daemon.NoAnswerError) {
+func (a *app) warnNoAnswer(ctx context.Context, e *api.NoAnswerError) {
 	a.daemonSilent = true
 	rec, ok := a.daemonRecord(ctx, e.Socket)
 	switch {
@@ -257,79 +260,10 @@ func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, mod
 	return e, st, nil
 }
 
-// palaceAccess says how a command uses the palace.
-type palaceAccess int
-
-const (
-	// readPalace: no lock; damaged wings and a damaged manifest are rebuilt
-	// and saved when no writer is busy.
-	readPalace palaceAccess = iota
-	// writePalace: the writer lock; mine.Mine rebuilds damaged wings first.
-	writePalace
-	// dryRunPalace: no lock and nothing saved, ever.
-	dryRunPalace
-)
-
-// openPalace opens the palace. Damaged wings are rebuilt from their
-// markdown, and the user is told.
-func (a *app) openPalace(ctx context.Context, e embed.Embedder, access palaceAccess, wings []string) (*palace.Palace, error) {
-	opts := palace.Options{Embedder: e, ReadOnly: access != writePalace, LockTimeout: a.cfg.LockTimeout, Wings: wings, Logger: a.log}
-	p, err := palace.Open(ctx, a.cfg.Palace, opts)
-	if err != nil {
-		return nil, err
-	}
-	if access == writePalace || (len(p.Damaged()) == 0 && !p.ManifestRebuilt()) {
-		return p, nil
-	}
-	if access == readPalace {
-		// Save what gets rebuilt, unless a writer is busy (it will) or the
-		// palace cannot be written (a read-only disk): then the rebuild
-		// serves this command from memory, and the intact wings with it.
-		err := p.Lock(ctx, 0)
-		switch {
-		case err == nil, errors.Is(err, palace.ErrLocked):
-		case ctx.Err() != nil:
-			return nil, err
-		default:
-			fmt.Fprintf(a.stderr, "memminer: cannot save repairs to the palace (%v); rebuilding in memory for this command\n", err)
-		}
-	}
-	rs := mine.Repair(ctx, p, a.mineOptions())
-	if p.Writable() { // readPalace, with the lock taken
-		err := p.Flush()
-		if err == nil {
-			err = repairError(rs)
-		}
-		if err != nil && ctx.Err() == nil {
-			// The lock could be taken but the repair failed: if because the
-			// wings cannot be written (an immutable or read-only wings
-			// directory), a rebuild in memory serves this command, and the
-			// intact wings with it; if that fails too, the rebuild is what
-			// failed, and its results are reported.
-			p.Close()
-			opts.ReadOnly = true
-			mem, oerr := palace.Open(ctx, a.cfg.Palace, opts)
-			if oerr != nil {
-				return nil, oerr
-			}
-			p, rs = mem, mine.Repair(ctx, mem, a.mineOptions())
-			if repairError(rs) == nil {
-				fmt.Fprintf(a.stderr, "memminer: cannot save repairs to the palace (%v); rebuilt in memory for this command\n", err)
-			}
-		}
-	}
-	a.reportRepairs(rs)
-	return p, nil
-}
-
-// repairError is the first failure of rs, or nil.
-func repairError(rs []mine.Repaired) error {
-	for _, r := range rs {
-		if r.Err != nil {
-			return fmt.Errorf("wing %s: %s", r.Wing, *r.Err)
-		}
-	}
-	return nil
+// openPalace opens the palace in this process, for a command that reads
+// it directly with or without a daemon (show), as package local opens it.
+func (a *app) openPalace(ctx context.Context, e embed.Embedder, access local.Access, wings []string) (*palace.Palace, error) {
+	return local.New(a.localOptions()).Open(ctx, e, access, wings)
 }
 
 func (a *app) reportRepairs(rs []mine.Repaired) {

@@ -33,6 +33,28 @@ type cli struct {
 	env    map[string]string
 	// copied is the day the hive was copied: the date of its undated notes.
 	copied string
+	// served is the daemon serve started, if it did.
+	served *daemonRun
+}
+
+// throughDaemon is set when the suite runs on the daemon's transport
+// (MEMMINER_TEST_TRANSPORT=daemon, as scripts/test runs it once): the
+// behaviour tests that call serve then run every command through a daemon
+// serving their hive, and must pass unchanged.
+var throughDaemon = os.Getenv("MEMMINER_TEST_TRANSPORT") == "daemon"
+
+// serve starts a daemon for c's palace and hive, and waits until it is
+// idle, when the suite runs through the daemon (throughDaemon); otherwise
+// it does nothing and c's commands open the palace themselves. A test
+// calls it once its hive is set up; startRun stops this daemon first.
+func (c *cli) serve(t *testing.T) {
+	t.Helper()
+	if !throughDaemon {
+		return
+	}
+	c.served = startRun(t, c, c.hive)
+	c.served.idle(t, c)
+	t.Logf("commands go through the daemon serving %s", c.palace)
 }
 
 func newCLI(t *testing.T) *cli {
@@ -156,6 +178,7 @@ func TestCLIErrors(t *testing.T) {
 		})
 	}
 	c.ok("mine", c.hive)
+	c.serve(t)
 	_, stderr, code := c.run("search", "x", "--wing", "nobody")
 	if code != exitUsage || !strings.Contains(stderr, "known wings: angela, dwight, jim, pam") {
 		t.Fatalf("unknown wing: exit %d, %q", code, stderr)
@@ -668,6 +691,7 @@ func TestCLIMineAdvice(t *testing.T) {
 func TestUnknownWingOneWording(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	want := `memminer: --wing: unknown wing "nobody" (known wings: angela, dwight, jim, pam)` + "\n"
 	for _, args := range [][]string{
 		{"search", "x", "--wing", "nobody"},
@@ -687,6 +711,7 @@ func TestUnknownWingOneWording(t *testing.T) {
 func TestJSONSourceIsStable(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "memory.sync-conflict-20261201-120000-ABCDEFG.md"), "- a copy\n")
 	var outs []string
 	for _, dir := range []string{c.hive, filepath.Join(c.hive, "agents", "pam"), filepath.Dir(c.palace)} {

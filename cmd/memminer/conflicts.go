@@ -5,14 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/quote"
@@ -100,14 +98,8 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 // relative to it. A scan that found some
 // copies but not all returns them with ScanError set and no error.
 func (a *app) openConflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	l, err := a.daemonConflicts(ctx, wing)
+	l, err := a.service().Conflicts(ctx, wing)
 	switch {
-	case errors.Is(err, daemon.ErrNotRunning):
-		var scanErr error
-		l, scanErr = a.scanConflicts(ctx, wing)
-		if l.Conflicts == nil && scanErr != nil {
-			return conflicts.List{}, scanErr
-		}
 	case errors.Is(err, palace.ErrUnknownWing):
 		return conflicts.List{}, nothingFound(usagef("--wing: %v", err))
 	case err != nil:
@@ -124,23 +116,6 @@ func conflictsOpenMessage(wing string, n int) string {
 		where = "wing " + wing + " has"
 	}
 	return fmt.Sprintf("%s %d open %s; merge first", where, n, plural(n, "conflict", "conflicts"))
-}
-
-// daemonConflicts asks the daemon serving the palace for its open
-// conflicts.
-func (a *app) daemonConflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	var l conflicts.List
-	q := url.Values{}
-	if wing != "" {
-		q.Set("wing", wing)
-	}
-	if err := a.client().Get(ctx, "/conflicts", q, &l); err != nil {
-		return conflicts.List{}, err
-	}
-	if l.Conflicts == nil {
-		l.Conflicts = []conflicts.Conflict{}
-	}
-	return l, nil
 }
 
 // scanConflicts lists the open conflicts without a daemon: a scan of the

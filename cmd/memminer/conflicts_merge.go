@@ -6,13 +6,11 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/palace"
 )
@@ -116,50 +114,13 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 	return cmd
 }
 
-// mergeConflicts has the daemon merge when it runs, and merges here
-// otherwise, with the palace opened read-only for the bases.
+// mergeConflicts merges as the conflicts merge command does.
 func (a *app) mergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	var rep conflicts.MergeReport
-	err := a.client().Post(ctx, "/conflicts/merge", req, &rep)
-	var re *daemon.RemoteError
-	switch {
-	case err == nil:
-		return rep, nil
-	case errors.Is(err, palace.ErrUnknownWing):
+	rep, err := a.service().MergeConflicts(ctx, req)
+	if errors.Is(err, palace.ErrUnknownWing) {
 		return rep, usagef("--wing: %v", err)
-	case errors.As(err, &re) && re.Code == "no_copy":
-		return rep, errors.New(re.Message)
-	case !errors.Is(err, daemon.ErrNotRunning):
-		return rep, err
 	}
-	l, err := a.scanConflicts(ctx, req.Wing)
-	if err != nil {
-		return rep, err
-	}
-	sel, err := conflicts.Select(l, req.Paths)
-	if err != nil {
-		return rep, err
-	}
-	var p *palace.Palace
-	var wings []string
-	for _, c := range sel {
-		if c.Wing != "" && !slices.Contains(wings, c.Wing) {
-			wings = append(wings, c.Wing)
-		}
-	}
-	if len(wings) > 0 {
-		// Only the wings whose files have copies: their mined contents
-		// are the bases.
-		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: wings, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
-		if err != nil {
-			return rep, err
-		}
-		defer p.Close()
-	}
-	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
-		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals,
-		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
-	}), nil
+	return rep, err
 }
 
 func printMergeReport(w io.Writer, rep conflicts.MergeReport) {

@@ -49,6 +49,7 @@ func TestConflictsMerge(t *testing.T) {
 	memory := mergeHive(t, c, ours, map[string]string{
 		cleanCopy: mergeSeed + "- Jim's desk moved next to the window.\n",
 	})
+	c.serve(t)
 
 	out, errs, code := c.run("conflicts", "merge")
 	if code != 0 {
@@ -192,5 +193,47 @@ func TestConflictsMergeKeepsRemovals(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(memory); string(data) != "# Jim\n\n## Office\n\n- The printer code is 4471.\n" {
 		t.Fatalf("file:\n%s", data)
+	}
+}
+
+// TestConflictsMergeApplySearchable: the notes a merge writes are in the
+// very next search, with and without the daemon, as a remembered note is.
+// Without a daemon the merge once opened the palace read-only and never
+// mined, so a search right after still gave the old answer.
+func TestConflictsMergeApplySearchable(t *testing.T) {
+	for _, withDaemon := range []bool{false, true} {
+		t.Run(map[bool]string{false: "no daemon", true: "daemon"}[withDaemon], func(t *testing.T) {
+			c := newCLI(t)
+			c.env["MEMMINER_HIVE"] = c.hive
+			memory := mergeHive(t, c, mergeSeed+"- The printer code is 4471.\n", map[string]string{
+				cleanCopy: mergeSeed + "- Jim's desk moved next to the window.\n",
+			})
+			if withDaemon {
+				startRun(t, c, c.hive).idle(t, c)
+			}
+			mout, errs, code := c.run("conflicts", "merge", "--apply")
+			if code != 0 {
+				t.Fatalf("merge --apply: exit %d: %s", code, errs)
+			}
+			if errs != "" {
+				t.Fatalf("merge --apply said on stderr: %s\n%s", errs, mout)
+			}
+			var res struct {
+				Results []struct {
+					Path string `json:"path"`
+					Text string `json:"text"`
+				} `json:"results"`
+			}
+			out, errs, code := c.run("search", "desk window", "--json")
+			if err := json.Unmarshal([]byte(out), &res); err != nil || code != 0 {
+				t.Fatalf("search: exit %d, %v\n%s%s", code, err, out, errs)
+			}
+			for _, h := range res.Results {
+				if h.Path == c.scrub(memory) && strings.Contains(h.Text, "window") {
+					return
+				}
+			}
+			t.Fatalf("the merged note is not found in %s:\n%s", memory, out)
+		})
 	}
 }

@@ -5,14 +5,14 @@ import (
 	"io"
 	"strings"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/connect"
-	"github.com/memminer/memminer/daemon"
 )
 
 // statusOutput is status --json: the palace's status and the agents
 // memminer connect wired in.
 type statusOutput struct {
-	daemon.Status
+	api.Status
 	Agents []connectedAgent `json:"agents"`
 }
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/wakeup"
@@ -121,10 +121,10 @@ func TestConnectCLIRefuses(t *testing.T) {
 
 func TestRecallBudget(t *testing.T) {
 	long := strings.Repeat("word ", 400)
-	hits := []daemon.Hit{
-		{Wing: "dwight", Source: "agents/dwight/memory.md", Line: 13, Text: "Production Postgres runs on db-2.\nSince 2026-09."},
-		{Wing: "pam", Source: "agents/pam/memory.md", Line: 4, Text: long},
-		{Wing: "jim", Source: "agents/jim/memory.md", Line: 2, Text: "never reached"},
+	hits := []api.Hit{
+		{Note: api.Note{Wing: "dwight", Source: "agents/dwight/memory.md", Line: 13, Text: "Production Postgres runs on db-2.\nSince 2026-09."}},
+		{Note: api.Note{Wing: "pam", Source: "agents/pam/memory.md", Line: 4, Text: long}},
+		{Note: api.Note{Wing: "jim", Source: "agents/jim/memory.md", Line: 2, Text: "never reached"}},
 	}
 	d := "2026-10-02"
 	hits[0].Date = &d

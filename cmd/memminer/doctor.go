@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
@@ -237,7 +238,7 @@ func (a *app) checkDaemon(ctx context.Context) check {
 	switch {
 	case err == nil:
 		c.Detail = "a daemon serves this palace"
-	case errors.Is(err, daemon.ErrNotRunning):
+	case errors.Is(err, api.ErrNotRunning):
 		c.Detail = "no daemon serves this palace: commands read it directly, and nothing re-mines on its own"
 		c.Fix = "memminer run --hive " + a.hiveArg() + " (or memminer install)"
 		c.State = checkWarn

@@ -5,13 +5,13 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 )
 
 // printExplanation prints what search --explain adds after the hits: the
 // query's words as relevance saw them and, when the floor dropped
 // candidates, the best of them and why (docs/search.md, "Relevance").
-func printExplanation(w io.Writer, ex *daemon.Explanation) {
+func printExplanation(w io.Writer, ex *api.Explanation) {
 	if ex.Vectors {
 		fmt.Fprintf(w, "\nquery words (grounding %.2f, floor %.2f):\n", ex.Grounding, ex.MinRelevance)
 	} else {

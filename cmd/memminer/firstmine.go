@@ -6,12 +6,12 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 )
 
 // firstMineProgress is how far the first mine of the daemon serving the
 // palace got, or nil when no daemon serves it or its first mine is over.
-func (a *app) firstMineProgress(ctx context.Context) *daemon.MineProgress {
+func (a *app) firstMineProgress(ctx context.Context) *api.MineProgress {
 	if a.noDaemon || a.daemonSilent {
 		return nil
 	}
@@ -49,7 +49,7 @@ func (a *app) duringFirstMine(ctx context.Context, err error) error {
 // the daemon serves this palace, so no other is worth naming.
 type firstMineError struct {
 	empty    *emptyPalaceError
-	progress *daemon.MineProgress
+	progress *api.MineProgress
 }
 
 func (e *firstMineError) Error() string {

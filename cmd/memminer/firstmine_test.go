@@ -13,8 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/socket"
 )
 
 // heldOllama is an Ollama server on 127.0.0.1 that embeds every text as a
@@ -89,7 +90,7 @@ func TestFirstMineEmptyPalace(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "zoe", "memory.md"), "- The zebrafinch cage is cleaned on Fridays.\n")
 	heldRun(t, c, &heldOllama{hold: "zebrafinch", release: make(chan struct{})})
 	testutil.WaitFor(t, "the first scan to count the hive", func() bool {
-		st, err := daemon.NewClient(c.palace).Status(context.Background())
+		st, err := socket.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesTotal == 1
 	})
 	for _, args := range [][]string{{"search", "cage"}, {"wake-up"}} {
@@ -112,15 +113,15 @@ func TestFirstMineShows(t *testing.T) {
 	h := &heldOllama{hold: "zebrafinch", release: make(chan struct{})}
 	heldRun(t, c, h)
 
-	var st daemon.Status
+	var st api.Status
 	testutil.WaitFor(t, "the first scan to count the hive", func() bool {
 		var err error
-		st, err = daemon.NewClient(c.palace).Status(context.Background())
+		st, err = socket.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesTotal > 0
 	})
 	testutil.WaitFor(t, "the four free wings to be mined", func() bool {
 		var err error
-		st, err = daemon.NewClient(c.palace).Status(context.Background())
+		st, err = socket.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesDone == 4
 	})
 	if p := st.Daemon.FirstMine; p.FilesTotal != 5 || p.ETASeconds == nil {
@@ -137,7 +138,7 @@ func TestFirstMineShows(t *testing.T) {
 
 	h.free()
 	testutil.WaitFor(t, "the first mine to end", func() bool {
-		st, err := daemon.NewClient(c.palace).Status(context.Background())
+		st, err := socket.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.Idle() && st.Daemon.FirstMine == nil
 	})
 	if out := c.ok("status"); strings.Contains(out, "first mine:") {
@@ -159,7 +160,7 @@ func TestMineHandedToDaemonShowsProgress(t *testing.T) {
 	h := &heldOllama{hold: "zebrafinch", release: make(chan struct{})}
 	heldRun(t, c, h)
 	testutil.WaitFor(t, "the first mine to hold", func() bool {
-		st, err := daemon.NewClient(c.palace).Status(context.Background())
+		st, err := socket.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesDone == 4
 	})
 

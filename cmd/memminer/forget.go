@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -44,22 +42,7 @@ wing").`,
 				return err
 			}
 			ctx := cmd.Context()
-			f, err := a.client().Forget(ctx, daemon.ForgetRequest{Wing: id, Force: force, DryRun: dryRun})
-			if errors.Is(err, daemon.ErrNotRunning) {
-				access := writePalace
-				// A palace that is not there has no wing to forget;
-				// opening it to write would create it just to say so.
-				if _, statErr := os.Stat(a.cfg.Palace); dryRun || errors.Is(statErr, fs.ErrNotExist) {
-					access = dryRunPalace
-				}
-				var p *palace.Palace
-				p, err = a.openPalace(ctx, nil, access, nil)
-				if err != nil {
-					return err
-				}
-				defer p.Close()
-				f, err = mine.Forget(p, id, mine.ForgetOptions{Hive: a.cfg.Hive, Agents: a.cfg.Agents, Force: force, DryRun: dryRun})
-			}
+			f, err := a.service().Forget(ctx, api.ForgetRequest{Wing: id, Force: force, DryRun: dryRun})
 			switch {
 			case errors.Is(err, palace.ErrUnknownWing):
 				return usagef("--wing: %v", err)

@@ -83,6 +83,7 @@ func TestGovernedSearch(t *testing.T) {
 func TestGovernedSearchUsage(t *testing.T) {
 	c := newGovernedCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	for _, tt := range []struct {
 		args []string
 		msg  string
@@ -108,6 +109,7 @@ func TestGovernedSearchUsage(t *testing.T) {
 func TestWakeupAndSearchAgreeOnSuperseded(t *testing.T) {
 	c := newGovernedCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	p, err := palace.Open(context.Background(), c.palace, palace.Options{ReadOnly: true})
 	if err != nil {
 		t.Fatal(err)
@@ -193,6 +195,7 @@ func flatten(s string) string { return strings.Join(strings.Fields(s), " ") }
 func TestStaleAfterSetting(t *testing.T) {
 	c := newGovernedCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	stale := func(query string) bool {
 		t.Helper()
 		var res struct {

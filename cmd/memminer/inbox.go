@@ -15,10 +15,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 )
@@ -227,8 +226,7 @@ func decisionError(err error) error {
 	return err
 }
 
-// mineInbox mines the agent directory of inbox note n: through the
-// daemon when one serves the palace, otherwise here. The decision is in
+// mineInbox mines the agent directory of inbox note n. The decision is in
 // the file either way; a failure says so.
 func (a *app) mineInbox(ctx context.Context, n palace.Note) (err error) {
 	defer func() {
@@ -237,22 +235,7 @@ func (a *app) mineInbox(ctx context.Context, n palace.Note) (err error) {
 		}
 	}()
 	dir := filepath.Dir(n.Source)
-	_, err = a.client().Mine(ctx, daemon.MineRequest{Path: dir, Wing: n.Wing, Model: a.cfg.Model, Agents: a.cfg.Agents})
-	if !errors.Is(err, daemon.ErrNotRunning) {
-		return err
-	}
-	e, _, err := a.embedder(ctx)
-	if err != nil {
-		return err
-	}
-	p, err := a.openPalace(ctx, e, writePalace, nil)
-	if err != nil {
-		return err
-	}
-	defer p.Close()
-	opts := a.mineOptions()
-	opts.Wing = n.Wing
-	_, err = mine.Mine(ctx, p, dir, opts)
+	_, err = a.service().Mine(ctx, api.MineRequest{Path: dir, Wing: n.Wing, Model: a.cfg.Model, Agents: a.cfg.Agents})
 	return err
 }
 

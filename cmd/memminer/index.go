@@ -2,15 +2,12 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"path/filepath"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/index"
-	"github.com/memminer/memminer/wakeup"
 )
 
 func (a *app) indexCmd() *cobra.Command {
@@ -78,10 +75,7 @@ docs/remember.md ("index").`,
 // buildIndex asks the daemon for the catalog, or builds it from the palace
 // when none serves it. Files are named by the configured hive either way.
 func (a *app) buildIndex(ctx context.Context) (index.Index, error) {
-	x, err := a.client().Index(ctx)
-	if errors.Is(err, daemon.ErrNotRunning) {
-		x, err = a.readIndex(ctx)
-	}
+	x, err := a.service().Index(ctx)
 	if err != nil {
 		return index.Index{}, err
 	}
@@ -91,14 +85,4 @@ func (a *app) buildIndex(ctx context.Context) (index.Index, error) {
 		}
 	}
 	return x, nil
-}
-
-// readIndex builds the catalog from the palace itself.
-func (a *app) readIndex(ctx context.Context) (index.Index, error) {
-	p, err := a.openPalace(ctx, nil, readPalace, nil)
-	if err != nil {
-		return index.Index{}, err
-	}
-	defer p.Close()
-	return index.Build(p, a.cfg.Hive, a.cfg.Agents, wakeup.ReadFileLimited)
 }

@@ -21,6 +21,7 @@ func TestIndexGolden(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
+	c.serve(t)
 	md := indexOut(c, "index")
 	golden(t, "index.md", md)
 	golden(t, "index.json", indexOut(c, "index", "--json"))

@@ -14,7 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/listenaddr"
 	"github.com/memminer/memminer/palace"
@@ -202,7 +202,7 @@ func toolText(render func(io.Writer)) *mcp.CallToolResult {
 }
 
 func (s *mcpServer) search(ctx context.Context, _ *mcp.CallToolRequest, in searchArgs) (*mcp.CallToolResult, mcpSearchResult, error) {
-	var out daemon.SearchResult
+	var out api.SearchResult
 	err := s.call(func() (err error) {
 		if in.Results == 0 {
 			in.Results = palace.DefaultResults

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -18,7 +18,7 @@ type mcpSearchResult struct {
 	Query   string   `json:"query"`
 	Results []mcpHit `json:"results"`
 	// Explanation is the search's, as --json has it, when asked for.
-	Explanation *daemon.Explanation `json:"explanation,omitempty"`
+	Explanation *api.Explanation `json:"explanation,omitempty"`
 }
 
 // mcpHit is one search hit: what a model needs to use the note, cite it
@@ -65,7 +65,7 @@ func compactGovernance(g govern.Fields) govCompact {
 	return c
 }
 
-func compactSearch(out daemon.SearchResult) mcpSearchResult {
+func compactSearch(out api.SearchResult) mcpSearchResult {
 	res := mcpSearchResult{Query: out.Query, Results: make([]mcpHit, len(out.Results)), Explanation: out.Explanation}
 	for i, h := range out.Results {
 		hit := mcpHit{ID: h.ID, Wing: h.Wing, Source: h.Source, Line: h.Line, Heading: h.Heading, Text: h.Text,

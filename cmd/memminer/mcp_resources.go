@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -11,9 +10,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -88,17 +87,8 @@ type memoryFile struct {
 func (s *mcpServer) memoryFiles(ctx context.Context) ([]memoryFile, error) {
 	var wings []palace.WingInfo
 	err := s.call(func() error {
-		st, err := s.a.client().Status(ctx)
-		if err == nil {
-			for _, w := range st.Wings {
-				wings = append(wings, w.WingInfo)
-			}
-			return nil
-		}
-		if !errors.Is(err, daemon.ErrNotRunning) {
-			return err
-		}
-		wings, err = s.a.palaceWings(ctx, "")
+		var err error
+		wings, err = s.a.service().Wings(ctx)
 		return err
 	})
 	if err != nil {
@@ -196,7 +186,7 @@ func readMemoryFile(path string, max int64) (text, hash string, err error) {
 	if int64(len(data)) > max {
 		return "", "", fmt.Errorf("%s is larger than max_file_bytes (%d bytes)", path, max)
 	}
-	if err := mine.CheckText(data); err != nil {
+	if err := markdown.CheckText(data); err != nil {
 		return "", "", fmt.Errorf("%s: %w", path, err)
 	}
 	return string(data), memfile.Hash(data), nil

@@ -19,7 +19,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/wakeup"
@@ -80,7 +80,7 @@ func mcpForm(t *testing.T, tool, cliJSON string) any {
 	t.Helper()
 	switch tool {
 	case "search":
-		var out daemon.SearchResult
+		var out api.SearchResult
 		if err := json.Unmarshal([]byte(cliJSON), &out); err != nil {
 			t.Fatal(err)
 		}
@@ -199,6 +199,7 @@ func newMinedCLI(t *testing.T) *cli {
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
 	addConflictCopies(t, c.hive)
+	c.serve(t)
 	return c
 }
 

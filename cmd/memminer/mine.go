@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 )
@@ -52,8 +52,6 @@ The full rules are in docs/mining.md.`,
 				fmt.Fprintln(a.stderr, "memminer: disabled (enabled: false); nothing mined")
 				return nil
 			}
-			opts := a.mineOptions()
-			opts.Wing, opts.Agent, opts.DryRun = wing, agent, dryRun
 			if wing != "" {
 				if _, err := normalizeWing(wing); err != nil {
 					return err
@@ -70,53 +68,25 @@ The full rules are in docs/mining.md.`,
 				bar = newProgress(a.stderr, "mining", false)
 			}
 			stopFollowing := a.followDaemonMine(ctx, bar)
-			rep, err := a.client().Mine(ctx, daemon.MineRequest{Path: path, Wing: wing, Agent: agent, DryRun: dryRun, Model: a.cfg.Model, Agents: a.cfg.Agents})
-			stopFollowing()
-			switch {
-			case errors.Is(err, daemon.ErrNotRunning):
-				// Nobody holds the palace for us: mine it here.
-			case errors.Is(err, daemon.ErrOtherModel):
-				return fmt.Errorf("%v; it holds the palace, so mine with its model or stop it first (memminer stop)", err)
-			case errors.Is(err, daemon.ErrOtherHive):
-				return fmt.Errorf("%v: stop the daemon (memminer stop, or Ctrl-C its run), or mine into another palace with --palace", err)
-			default:
-				for _, r := range rep.Reembeds {
-					a.reportReembed(r.Wing, r.From, r.To, r.Notes)
-				}
-				return a.finishMine(ctx, rep.Result.Summary, err, wing != "", asJSON)
-			}
-			e, _, err := a.embedder(ctx)
-			if err != nil {
-				return err
-			}
-			opts.ModelUnavailable = a.modelErr
-			access := writePalace
-			if dryRun {
-				access = dryRunPalace
-			}
-			if a.noDaemon && !dryRun {
-				// A daemon holds the palace's lock for as long as it runs:
-				// say so now rather than after the lock timeout.
-				if a.daemonServes(ctx) {
-					return fmt.Errorf("the palace at %s is held by the running daemon: stop it (memminer stop, or Ctrl-C its run) to mine with --no-daemon, or mine without --no-daemon to hand it the mine", a.cfg.Palace)
-				}
-			}
-			p, err := a.openPalace(ctx, e, access, nil)
-			if err != nil {
-				return err
-			}
-			defer p.Close()
-
 			if bar != nil {
-				opts.Progress = func(done, total int) {
+				a.mineProgress = func(done, total int) {
 					if total >= 20 {
 						bar.set(int64(done), int64(total))
 					}
 				}
 			}
-			s, err := mine.Mine(ctx, p, path, opts)
-			bar.finish()
-			return a.finishMine(ctx, s, err, wing != "", asJSON)
+			rep, err := a.service().Mine(ctx, api.MineRequest{Path: path, Wing: wing, Agent: agent, DryRun: dryRun, Model: a.cfg.Model, Agents: a.cfg.Agents})
+			stopFollowing()
+			switch {
+			case errors.Is(err, api.ErrOtherModel):
+				return fmt.Errorf("%v; it holds the palace, so mine with its model or stop it first (memminer stop)", err)
+			case errors.Is(err, api.ErrOtherHive):
+				return fmt.Errorf("%v: stop the daemon (memminer stop, or Ctrl-C its run), or mine into another palace with --palace", err)
+			}
+			for _, r := range rep.Reembeds {
+				a.reportReembed(r.Wing, r.From, r.To, r.Notes)
+			}
+			return a.finishMine(ctx, rep.Result.Summary, err, wing != "", asJSON)
 		},
 	}
 	f := cmd.Flags()
@@ -158,7 +128,7 @@ func (a *app) finishMine(ctx context.Context, s mine.Summary, err error, wingGiv
 		return err
 	}
 	if asJSON {
-		return writeJSON(a.stdout, daemon.NewMineResult(s))
+		return writeJSON(a.stdout, api.NewMineResult(s))
 	}
 	printMineSummary(a, s)
 	return nil

@@ -4,9 +4,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memminer/memminer/internal/testutil"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 func TestElapsedText(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/uselite"
 	"github.com/memminer/memminer/palace"
@@ -115,7 +115,7 @@ func (a *app) modelMismatchAdvice(err, otherModel error) error {
 		// Dropping --model helps only when the model without it (config,
 		// environment or the default) is the daemon's.
 		useDaemons := "search with --model set to the daemon's model"
-		var om *daemon.OtherModelError
+		var om *api.OtherModelError
 		if errors.As(otherModel, &om) {
 			useDaemons = "search with --model " + om.Daemon
 			if a.modelFromFlag && a.modelWithoutFlag == om.Daemon {

@@ -12,11 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/hivegen"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
 
@@ -111,7 +112,7 @@ func (m *machine) notes(ctx context.Context) ([]minedNote, error) {
 // settled reports whether m's Syncthing has the folder in sync and its
 // daemon has nothing left to mine.
 func (m *machine) settled(ctx context.Context) (bool, error) {
-	st, err := daemon.NewClient(m.c.palace).Status(ctx)
+	st, err := socket.NewClient(m.c.palace).Status(ctx)
 	if err != nil {
 		return false, err
 	}
@@ -392,7 +393,7 @@ func threeMachines(t *testing.T, seed func(t *testing.T, hive string) int) {
 func checkReplicationStatus(t *testing.T, ms []*machine) {
 	t.Helper()
 	for _, m := range ms {
-		var st daemon.Status
+		var st api.Status
 		out, _ := m.c.runRaw("status", "--json")
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatal(err)
@@ -403,7 +404,7 @@ func checkReplicationStatus(t *testing.T, ms []*machine) {
 		}
 		// The same without the daemon: status asks Syncthing itself.
 		direct, _ := m.c.runRaw("status", "--json", "--no-daemon")
-		var dst daemon.Status
+		var dst api.Status
 		if err := json.Unmarshal([]byte(direct), &dst); err != nil {
 			t.Fatal(err)
 		}
@@ -442,25 +443,25 @@ func TestPrintReplication(t *testing.T) {
 	since := time.Date(2026, 12, 1, 11, 0, 0, 0, time.UTC)
 	tests := []struct {
 		name string
-		r    *daemon.Replication
+		r    *api.Replication
 		want string
 	}{
 		{"unreachable", nil, "syncthing:   not reachable (or no hive configured): replication unknown\n"},
-		{"no folder", &daemon.Replication{Error: new("/srv/hive: no Syncthing folder holds it")}, "syncthing:   /srv/hive: no Syncthing folder holds it\n"},
-		{"in sync", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, DevicesConnected: 1,
-			Devices: []daemon.ReplicaDevice{{Name: "laptop", Connected: true}}},
+		{"no folder", &api.Replication{Error: new("/srv/hive: no Syncthing folder holds it")}, "syncthing:   /srv/hive: no Syncthing folder holds it\n"},
+		{"in sync", &api.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, DevicesConnected: 1,
+			Devices: []api.ReplicaDevice{{Name: "laptop", Connected: true}}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     1 of 1 connected: laptop\n"},
-		{"syncing", &daemon.Replication{Folder: "abcd-1234", Label: "Hive", State: "syncing", StateChanged: &since, NeedFiles: 1, NeedBytes: 2048, Errors: 2,
-			Devices: []daemon.ReplicaDevice{{Name: "laptop"}, {Name: "server"}}},
+		{"syncing", &api.Replication{Folder: "abcd-1234", Label: "Hive", State: "syncing", StateChanged: &since, NeedFiles: 1, NeedBytes: 2048, Errors: 2,
+			Devices: []api.ReplicaDevice{{Name: "laptop"}, {Name: "server"}}},
 			"syncthing:   folder Hive (abcd-1234) syncing since 2026-12-01T11:00:00Z; 1 file (2.0 KiB) still needed; 2 items failing\ndevices:     0 of 2 connected: laptop (not connected; never seen), server (not connected; never seen)\n"},
-		{"isolated", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, IsolatedSince: &since, IsolatedSeconds: new(int64(7530)),
-			Devices: []daemon.ReplicaDevice{{Name: "laptop", LastSeen: &since}, {Name: "server", Connected: false}}},
+		{"isolated", &api.Replication{Folder: "hive", State: "idle", StateChanged: &since, IsolatedSince: &since, IsolatedSeconds: new(int64(7530)),
+			Devices: []api.ReplicaDevice{{Name: "laptop", LastSeen: &since}, {Name: "server", Connected: false}}},
 			"syncthing:   folder hive: state unknown, isolated for 2h5m (no other device connected since 2026-12-01T11:00:00Z); this machine's memory may be behind\n" +
 				"devices:     0 of 2 connected: laptop (not connected; last seen 2026-12-01T11:00:00Z), server (not connected; never seen)\n"},
-		{"a peer behind", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, StateKnown: true, DevicesConnected: 1,
-			Devices: []daemon.ReplicaDevice{{Name: "laptop", Connected: true, Completion: new(62.5)}}},
+		{"a peer behind", &api.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, StateKnown: true, DevicesConnected: 1,
+			Devices: []api.ReplicaDevice{{Name: "laptop", Connected: true, Completion: new(62.5)}}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     1 of 1 connected: laptop (62% synced)\n"},
-		{"alone", &daemon.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, Devices: []daemon.ReplicaDevice{}},
+		{"alone", &api.Replication{Folder: "hive", State: "idle", StateChanged: &since, InSync: true, InSyncSince: &since, Devices: []api.ReplicaDevice{}},
 			"syncthing:   folder hive in sync since 2026-12-01T11:00:00Z; 0 files (0 B) still needed\ndevices:     0 of 0 connected: shared with no other device\n"},
 	}
 	for _, tt := range tests {

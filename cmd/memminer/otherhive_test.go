@@ -7,8 +7,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/socket"
 )
 
 // TestMineOfAnotherHiveThroughTheDaemon: a daemon serving one hive once
@@ -29,7 +29,7 @@ func TestMineOfAnotherHiveThroughTheDaemon(t *testing.T) {
 
 	wings := func() map[string]string {
 		t.Helper()
-		st, err := daemon.NewClient(c.palace).Status(context.Background())
+		st, err := socket.NewClient(c.palace).Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -343,11 +343,23 @@ func (a *app) packsToReview() []packRow {
 	if a.cfg.Hive == "" {
 		return nil
 	}
-	rows, _ := a.packRows()
+	names, _ := pack.Names(a.cfg.Hive)
 	var out []packRow
-	for _, r := range rows {
-		if r.ReviewNeeded {
-			out = append(out, r)
+	for _, n := range names {
+		marks, err := pack.Marks(a.cfg.Hive, n)
+		// Marks counted against a pack never edited are at least those
+		// counted against the real one: most packs are ruled out by their
+		// log alone, without reading and parsing the pack (every status
+		// and wake-up asks).
+		if err != nil || !pack.StateOf(&pack.Pack{}, marks).ReviewNeeded {
+			continue
+		}
+		pk, err := pack.Load(a.cfg.Hive, n)
+		if err != nil {
+			continue
+		}
+		if st := pack.StateOf(pk, marks); st.ReviewNeeded {
+			out = append(out, packRow{Name: n, File: "packs/" + n + ".md", State: st})
 		}
 	}
 	return out

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
 
@@ -25,9 +26,9 @@ func TestPartitionStatus(t *testing.T) {
 	alpha.appendNote(t, "agents/pam/memory.md", "- The deploy key rotates on Mondays")
 	alpha.args = []string{"--metrics-addr", "127.0.0.1:0"}
 	alpha.start(t)
-	status := func(args ...string) daemon.Status {
+	status := func(args ...string) api.Status {
 		t.Helper()
-		var st daemon.Status
+		var st api.Status
 		out, _ := alpha.c.runRaw(append([]string{"status", "--json"}, args...)...)
 		if err := json.Unmarshal([]byte(out), &st); err != nil {
 			t.Fatalf("%v\n%s", err, out)
@@ -95,7 +96,7 @@ func TestPartitionStatus(t *testing.T) {
 // scrape returns the daemon's metrics.
 func scrape(t *testing.T, m *machine) string {
 	t.Helper()
-	st, err := daemon.NewClient(m.c.palace).Status(context.Background())
+	st, err := socket.NewClient(m.c.palace).Status(context.Background())
 	if err != nil || st.Daemon == nil || st.Daemon.Metrics == nil {
 		t.Fatalf("status: %+v, %v", st.Daemon, err)
 	}

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/connect"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -195,7 +195,7 @@ const recallHeader = "Notes from the hive's shared memory (memminer) that may be
 // source:line, date and marks. Everything read from the palace goes
 // through quote.Inline: a note stays on its line and cannot pose as the
 // client's markup (docs/security.md). No hit, or no room for one: "".
-func renderRecall(hits []daemon.Hit, budget int) string {
+func renderRecall(hits []api.Hit, budget int) string {
 	used := wakeup.LineTokens(recallHeader)
 	var lines []string
 	for _, h := range hits {

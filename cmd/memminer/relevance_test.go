@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 )
 
 // TestNothingRelevant: a query about what the hive does not hold (an
@@ -28,7 +28,7 @@ func TestNothingRelevant(t *testing.T) {
 				t.Errorf("%s: search %q: exit %d, %q %q; want exit %d, no matching notes", how, q, code, out, stderr, exitError)
 			}
 			out, stderr, code = c.run("search", q, "--json")
-			var res daemon.SearchResult
+			var res api.SearchResult
 			if err := json.Unmarshal([]byte(out), &res); err != nil || code != exitError || stderr != "" || res.Results == nil || len(res.Results) != 0 || !strings.Contains(out, `"results": []`) {
 				t.Errorf("%s: search %q --json: exit %d, %q %q (%v)", how, q, code, out, stderr, err)
 			}

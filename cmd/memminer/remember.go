@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
@@ -151,38 +151,13 @@ func rememberText(stdin io.Reader, args []string, fromStdin bool, maxBytes int64
 	return string(data), nil
 }
 
-// remember hands the note to the daemon serving the palace, or writes and
-// mines it here when none does.
+// remember writes the note and mines its file.
 func (a *app) remember(ctx context.Context, req remember.Request) (remember.Result, error) {
 	hive, err := filepath.Abs(a.cfg.Hive)
 	if err != nil {
 		return remember.Result{}, err
 	}
-	res, err := a.client().Remember(ctx, daemon.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes, Machine: a.cfg.Machine})
-	if !errors.Is(err, daemon.ErrNotRunning) {
-		return res, err
-	}
-	// A daemon that died answering may have written the note: the write
-	// here then finds it instead of writing it twice (docs/remember.md).
-	req.Retry = req.Retry || errors.Is(err, daemon.ErrConnectionLost)
-	e, _, err := a.embedder(ctx)
-	if err != nil {
-		return remember.Result{}, err
-	}
-	p, err := a.openPalace(ctx, e, writePalace, nil)
-	if err != nil {
-		return remember.Result{}, err
-	}
-	defer p.Close()
-	mopts := a.mineOptions()
-	return remember.Remember(ctx, p, req, remember.Options{
-		Hive:         hive,
-		Agents:       a.cfg.Agents,
-		Machine:      a.cfg.Machine,
-		MaxNoteBytes: a.cfg.MaxNoteBytes,
-		Mine:         mopts,
-		Embedder:     e,
-	})
+	return a.service().Remember(ctx, api.RememberRequest{Request: req, Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes, Machine: a.cfg.Machine})
 }
 
 // flagWording words a refused supersedes reference with the command's
@@ -228,7 +203,7 @@ func rememberError(err error, wing string) error {
 		return fmt.Errorf("%v; nothing written: an agent writes only inside the hive", err)
 	case errors.Is(err, remember.ErrOutsideAgentDir):
 		return fmt.Errorf("%v; nothing written", err)
-	case errors.Is(err, daemon.ErrOtherHive):
+	case errors.Is(err, api.ErrOtherHive):
 		return fmt.Errorf("%v; run remember with the daemon's hive, or stop the daemon (memminer stop)", err)
 	}
 	return err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 )
@@ -27,7 +28,7 @@ func TestRememberDaemonDiesAnswering(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req daemon.RememberRequest
+		var req api.RememberRequest
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			t.Error(err)
 		}

@@ -17,10 +17,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
-	"github.com/memminer/memminer/mine"
 )
 
 var (
@@ -92,6 +92,7 @@ func TestRememberGolden(t *testing.T) {
 	c := newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
 	c.ok("mine", c.hive)
+	c.serve(t)
 	golden(t, "remember.txt", rememberSteps(t, c))
 	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
 	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.laptop.md"))); got != want {
@@ -266,11 +267,11 @@ func TestRememberConcurrent(t *testing.T) {
 				t.Errorf("%d lines appended, want %d", got, writers*notes)
 			}
 			// Every note is in the palace.
-			doc, err := mine.Parse([]byte(main), mine.ParseOptions{})
+			doc, err := markdown.Parse([]byte(main), markdown.MemoryOptions())
 			if err != nil {
 				t.Fatal(err)
 			}
-			var st daemon.Status
+			var st api.Status
 			raw, _ := c.runRaw("status", "--json")
 			if err := json.Unmarshal([]byte(raw), &st); err != nil {
 				t.Fatal(err)

@@ -17,10 +17,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 )
 
 // TestMain lets a test run this test binary as memminer itself
@@ -68,6 +70,11 @@ type daemonRun struct {
 // ends, and waits for its socket to answer.
 func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 	t.Helper()
+	if c.served != nil {
+		// The test starts its own: the one serve started goes first.
+		c.served.stop(t)
+		c.served = nil
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r := &daemonRun{cancel: cancel, done: make(chan struct{}), stderr: &syncBuffer{}}
 	args := append([]string{"run", "--hive", hive}, extra...)
@@ -76,7 +83,7 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 		r.code = run(ctx, args, &syncBuffer{}, r.stderr, func(k string) string { return c.env[k] })
 	}()
 	t.Cleanup(func() { r.stop(t) })
-	cl := daemon.NewClient(c.palace)
+	cl := socket.NewClient(c.palace)
 	// Its first scan done: until then a command on an empty palace hears
 	// that the daemon is mining it, as it may be.
 	testutil.WaitFor(t, "the daemon's socket and first scan", func() bool {
@@ -92,12 +99,12 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 }
 
 // idle waits until the daemon has nothing to do.
-func (r *daemonRun) idle(t *testing.T, c *cli) daemon.Status {
+func (r *daemonRun) idle(t *testing.T, c *cli) api.Status {
 	t.Helper()
-	var st daemon.Status
+	var st api.Status
 	testutil.WaitFor(t, "the daemon to become idle", func() bool {
 		var err error
-		st, err = daemon.NewClient(c.palace).Status(context.Background())
+		st, err = socket.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.Idle()
 	})
 	return st
@@ -328,8 +335,8 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(hive, "agents", fmt.Sprintf("a%03d", a), "memory.md"), b.String())
 	}
 	cmd, exited, stderr := startProcess(t, c, "run", "--hive", hive)
-	cl := daemon.NewClient(c.palace)
-	var st daemon.Status
+	cl := socket.NewClient(c.palace)
+	var st api.Status
 	testutil.WaitFor(t, "the daemon to be mining", func() bool {
 		var err error
 		st, err = cl.Status(context.Background())
@@ -424,7 +431,7 @@ func TestRunDisabledIdles(t *testing.T) {
 		done <- run(ctx, []string{"run", "--hive", c.hive}, &syncBuffer{}, &stderr, func(k string) string { return c.env[k] })
 	}()
 	testutil.WaitFor(t, "the disabled message", func() bool { return strings.Contains(stderr.String(), "disabled") })
-	if _, err := daemon.NewClient(c.palace).Status(context.Background()); !errors.Is(err, daemon.ErrNotRunning) {
+	if _, err := socket.NewClient(c.palace).Status(context.Background()); !errors.Is(err, api.ErrNotRunning) {
 		t.Fatalf("a disabled daemon answers: %v", err)
 	}
 	cancel()
@@ -570,7 +577,7 @@ func TestRunReloadsOnSIGHUP(t *testing.T) {
 	cfgFile := filepath.Join(filepath.Dir(c.palace), "config.yml")
 	testutil.WriteFile(t, cfgFile, "hive: "+hive+"\n")
 	cmd, exited, stderr := startProcess(t, c, "--config", cfgFile, "run")
-	cl := daemon.NewClient(c.palace)
+	cl := socket.NewClient(c.palace)
 	wings := func() []string {
 		st, err := cl.Status(context.Background())
 		if err != nil || st.Daemon == nil || st.Daemon.Scans == 0 || st.Daemon.Working != nil {

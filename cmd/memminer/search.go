@@ -10,7 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
@@ -69,7 +69,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			}
 			if !cmd.Flags().Changed("min-relevance") {
 				args.MinRelevance = nil
-			} else if err := daemon.CheckMinRelevance(*args.MinRelevance); err != nil {
+			} else if err := api.CheckMinRelevance(*args.MinRelevance); err != nil {
 				return usagef("--min-relevance %v", err)
 			}
 			if args.Status != "" {
@@ -82,7 +82,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			var empty *emptyPalaceError
 			if out.json && errors.As(err, &empty) {
 				// The shape a script reads is the same with nothing to search.
-				if werr := writeJSON(a.stdout, daemon.NewSearchResult(strings.TrimSpace(args.Query), nil)); werr != nil {
+				if werr := writeJSON(a.stdout, api.NewSearchResult(strings.TrimSpace(args.Query), nil)); werr != nil {
 					return werr
 				}
 			}
@@ -149,8 +149,8 @@ type searchArgs struct {
 // request checks args and turns them into the daemon's search request;
 // dates are resolved against now, so the daemon and a direct search read
 // "7d" alike.
-func (args searchArgs) request(query string, model string, staleAfter time.Duration, now time.Time) (daemon.SearchRequest, error) {
-	req := daemon.SearchRequest{Query: query, Results: args.Results, Model: model,
+func (args searchArgs) request(query string, model string, staleAfter time.Duration, now time.Time) (api.SearchRequest, error) {
+	req := api.SearchRequest{Query: query, Results: args.Results, Model: model,
 		IncludeSuperseded: args.IncludeSuperseded, IncludeInbox: args.IncludeInbox, Status: args.Status, Fresh: args.Fresh,
 		StaleAfter: staleAfter, MinRelevance: args.MinRelevance, Explain: args.Explain}
 	var err error
@@ -194,36 +194,34 @@ func (args searchArgs) request(query string, model string, staleAfter time.Durat
 // search runs a search as the search command does: through the daemon
 // when one serves the palace, otherwise in the palace itself. Sources are
 // shown relative to the working directory when they lie below it.
-func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult, error) {
+func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, error) {
 	query := strings.TrimSpace(args.Query)
 	if query == "" {
-		return daemon.SearchResult{}, usagef("search needs a QUERY")
+		return api.SearchResult{}, usagef("search needs a QUERY")
 	}
 	results := args.Results
 	if results < 1 || results > maxResults {
-		return daemon.SearchResult{}, usagef("--results must be between 1 and %d, got %d", maxResults, results)
+		return api.SearchResult{}, usagef("--results must be between 1 and %d, got %d", maxResults, results)
 	}
 	req, err := args.request(query, a.cfg.Model, a.cfg.StaleAfter, time.Now())
 	if err != nil {
-		return daemon.SearchResult{}, err
+		return api.SearchResult{}, err
 	}
-	out, err := a.client().Search(ctx, req)
+	out, err := a.service().Search(ctx, req)
 	var otherModel error // the daemon's refusal, when it serves another model
-	if errors.Is(err, daemon.ErrOtherModel) {
-		otherModel = err
-	}
-	if errors.Is(err, daemon.ErrNotRunning) || otherModel != nil {
-		out, err = a.searchPalace(ctx, req)
+	var fb *fellBackError
+	if errors.As(err, &fb) {
+		otherModel = fb.refusal
 	}
 	switch {
 	case errors.Is(err, palace.ErrModelMismatch):
-		return daemon.SearchResult{}, a.modelMismatchAdvice(err, otherModel)
+		return api.SearchResult{}, a.modelMismatchAdvice(err, otherModel)
 	case errors.Is(err, palace.ErrEmpty):
-		return daemon.SearchResult{}, a.emptyPalace()
+		return api.SearchResult{}, a.emptyPalace()
 	case errors.Is(err, palace.ErrUnknownWing):
-		return daemon.SearchResult{}, nothingFound(usagef("%s: %v", unknownWingFlag(err, req), err))
+		return api.SearchResult{}, nothingFound(usagef("%s: %v", unknownWingFlag(err, req), err))
 	case err != nil:
-		return daemon.SearchResult{}, err
+		return api.SearchResult{}, err
 	}
 	for i := range out.Results {
 		out.Results[i].Source = a.sourceName(out.Results[i].Path)
@@ -231,33 +229,12 @@ func (a *app) search(ctx context.Context, args searchArgs) (daemon.SearchResult,
 	return out, nil
 }
 
-// searchPalace searches the palace itself, read-only: no daemon serves it.
-func (a *app) searchPalace(ctx context.Context, req daemon.SearchRequest) (daemon.SearchResult, error) {
-	if _, err := req.Options(); err != nil {
-		return daemon.SearchResult{}, err
-	}
-	if !palace.HasWings(a.cfg.Palace) {
-		// Nothing to search: say so without loading (or downloading) a model.
-		return daemon.SearchResult{}, palace.ErrEmpty
-	}
-	e, _, err := a.embedder(ctx)
-	if err != nil {
-		return daemon.SearchResult{}, err
-	}
-	p, err := a.openPalace(ctx, e, readPalace, req.Wings)
-	if err != nil {
-		return daemon.SearchResult{}, err
-	}
-	defer p.Close()
-	return daemon.Search(ctx, p, req)
-}
-
 // printHits prints the text output of a search: per hit a header naming
 // its source, then the note's lines indented, so no line of a note starts
 // a line of the output. What the palace holds is rendered with quote:
 // escaped for the terminal, and defused where it imitates an agent
 // client's markup (docs/security.md).
-func printHits(w io.Writer, out daemon.SearchResult) {
+func printHits(w io.Writer, out api.SearchResult) {
 	if len(out.Results) == 0 {
 		fmt.Fprintln(w, "no matching notes")
 	}
@@ -269,7 +246,7 @@ func printHits(w io.Writer, out daemon.SearchResult) {
 	}
 }
 
-func printHit(w io.Writer, prefix string, h daemon.Hit) {
+func printHit(w io.Writer, prefix string, h api.Hit) {
 	heading := ""
 	if h.Heading != "" {
 		heading = "  " + quote.Inline(h.Heading)

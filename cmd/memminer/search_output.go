@@ -12,7 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
@@ -54,7 +54,7 @@ func (o searchOutput) summary() bool { return o.files || o.count }
 
 // print writes res as o says. Only the text and --json outputs say
 // "no matching notes"; the others print nothing for no hit, like grep.
-func (o searchOutput) print(w io.Writer, res daemon.SearchResult) error {
+func (o searchOutput) print(w io.Writer, res api.SearchResult) error {
 	switch {
 	case o.json:
 		return writeJSON(w, res)
@@ -71,7 +71,7 @@ func (o searchOutput) print(w io.Writer, res daemon.SearchResult) error {
 }
 
 // writeJSONLines writes each hit as one line of JSON, keyed as in --json.
-func writeJSONLines(w io.Writer, hits []daemon.Hit) error {
+func writeJSONLines(w io.Writer, hits []api.Hit) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, h := range hits {
@@ -85,7 +85,7 @@ func writeJSONLines(w io.Writer, hits []daemon.Hit) error {
 // printFiles prints each file with a hit once, in the order of its best
 // hit, named as the JSON's source is; escaped like every text field, so a
 // file name cannot print a second line or drive the terminal.
-func printFiles(w io.Writer, hits []daemon.Hit) {
+func printFiles(w io.Writer, hits []api.Hit) {
 	seen := map[string]bool{}
 	for _, h := range hits {
 		if !seen[h.Source] {
@@ -96,7 +96,7 @@ func printFiles(w io.Writer, hits []daemon.Hit) {
 }
 
 // printCounts prints WING:HITS for each wing with a hit, by wing id.
-func printCounts(w io.Writer, hits []daemon.Hit) {
+func printCounts(w io.Writer, hits []api.Hit) {
 	counts := map[string]int{}
 	for _, h := range hits {
 		counts[h.Wing]++
@@ -155,7 +155,7 @@ func normalizeWings(flag string, ids []string) ([]string, error) {
 // unknownWingFlag names the flag an unknown-wing error of req's search is
 // about. The palace checks the searched wings before the excluded ones,
 // and its error quotes the wing (palace.UnknownWingError).
-func unknownWingFlag(err error, req daemon.SearchRequest) string {
+func unknownWingFlag(err error, req api.SearchRequest) string {
 	for _, id := range req.ExcludeWings {
 		if !slices.Contains(req.Wings, id) && strings.Contains(err.Error(), strconv.Quote(id)) {
 			return "--exclude-wing"

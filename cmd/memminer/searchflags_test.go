@@ -87,6 +87,7 @@ func runBoth(t *testing.T, direct, served *cli, args ...string) (stdout, stderr 
 func TestSearchOutputsAgree(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	search := func(output string) string {
 		return c.stdout("search", "release", "-n", "1000", "--exclude-wing", "pam", output)
 	}
@@ -189,6 +190,7 @@ func TestSearchFilesEscaped(t *testing.T) {
 	c := newCLI(t)
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "pam", "odd\x1b[2J\nname.md"), "- The zebracorn stable is behind the barn.\n")
 	c.ok("mine", c.hive)
+	c.serve(t)
 	out := c.ok("search", "zebracorn", "-l")
 	if out != "agents/pam/odd\\x1b[2J\\nname.md\n" {
 		t.Errorf("-l printed %q, want the name escaped on one line", out)
@@ -200,6 +202,7 @@ func TestSearchFilesEscaped(t *testing.T) {
 func TestSearchSummaryKeepsLastHits(t *testing.T) {
 	c := newCLI(t)
 	c.ok("mine", c.hive)
+	c.serve(t)
 	c.ok("search", "release")
 	first := c.ok("show", "1")
 	c.ok("search", "database", "-c")

@@ -11,8 +11,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/socket"
 )
 
 // serviceFlags are the flags every service command shares.
@@ -220,12 +222,12 @@ manager, e.g. "memminer run" in a container).`,
 				state = err.Error()
 			}
 			fmt.Fprintf(a.stdout, "service:     %s (%s)\n", state, scope)
-			st, err := daemon.NewClient(a.cfg.Palace, daemon.WithAnswerTimeout(daemonAnswerTimeout)).Status(cmd.Context())
+			st, err := socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout)).Status(cmd.Context())
 			switch {
 			case err == nil:
 				up := time.Duration(st.Daemon.UptimeSeconds * float64(time.Second)).Round(time.Second)
 				fmt.Fprintf(a.stdout, "daemon:      active, pid %d, up %s, socket %s\n", st.Daemon.PID, up, daemon.SocketPath(a.cfg.Palace))
-			case errors.Is(err, daemon.ErrNotRunning) && !errors.Is(err, daemon.ErrNoAnswer):
+			case errors.Is(err, api.ErrNotRunning) && !errors.Is(err, api.ErrNoAnswer):
 				fmt.Fprintf(a.stdout, "daemon:      not running (nothing answers on %s)\n", daemon.SocketPath(a.cfg.Palace))
 			default:
 				fmt.Fprintf(a.stdout, "daemon:      not answering: %v\n", err)

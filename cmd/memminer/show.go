@@ -19,26 +19,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 )
 
 // ShownNote is the shape of `memminer show --json` and of MCP's read_note.
 type ShownNote struct {
-	ID      string `json:"id"`
-	Wing    string `json:"wing"`
-	Agent   string `json:"agent"`
-	Source  string `json:"source"`
-	Path    string `json:"path"`
-	Line    int    `json:"line"`
-	Heading string `json:"heading"`
-	Text    string `json:"text"`
-	Mtime   string `json:"mtime"`
+	api.Note
+	Mtime string `json:"mtime"`
 	govern.Fields
 	// Before and After are the notes next to it in its file; null at
 	// either end.
@@ -105,7 +99,7 @@ func (a *app) showNote(ctx context.Context, ref string, history bool) (ShownNote
 	if !palace.HasWings(a.cfg.Palace) {
 		return ShownNote{}, a.emptyPalace()
 	}
-	p, err := a.openPalace(ctx, nil, readPalace, nil)
+	p, err := a.openPalace(ctx, nil, local.Read, nil)
 	if err != nil {
 		return ShownNote{}, err
 	}
@@ -116,11 +110,8 @@ func (a *app) showNote(ctx context.Context, ref string, history bool) (ShownNote
 	}
 	src, _ := p.Source(n.Wing, n.Source)
 	stale, reason := n.Governance.Staleness(src.Mtime, time.Now(), a.cfg.StaleAfter)
-	out := ShownNote{
-		ID: n.ID, Wing: n.Wing, Agent: n.Agent, Source: a.sourceName(n.Source), Path: n.Source, Line: n.Line,
-		Heading: n.Heading, Text: n.Text, Mtime: src.Mtime.UTC().Format(time.RFC3339),
-		Fields: n.Governance.Fields(src.Mtime, stale, reason),
-	}
+	out := ShownNote{Note: api.NewNote(n), Mtime: src.Mtime.UTC().Format(time.RFC3339), Fields: n.Governance.Fields(src.Mtime, stale, reason)}
+	out.Source = a.sourceName(n.Source)
 	file := fileNotes(p, n)
 	i := slices.IndexFunc(file, func(o palace.Note) bool { return o.ID == n.ID })
 	if i > 0 {
@@ -267,7 +258,7 @@ func (a *app) lastSearchFile() string {
 
 // saveLastSearch records the ids of a search's hits; failing to is not
 // the search's failure.
-func (a *app) saveLastSearch(out daemon.SearchResult) {
+func (a *app) saveLastSearch(out api.SearchResult) {
 	ids := make([]string, len(out.Results))
 	for i, h := range out.Results {
 		ids[i] = h.ID

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -12,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/quote"
@@ -60,53 +59,18 @@ files. Details: docs/search.md, docs/several-machines.md and docs/connect.md.`,
 // status describes the palace as the status command does: the daemon's
 // answer when one serves it, otherwise what the palace itself holds and
 // what the Syncthing the settings name says of the hive's folder.
-func (a *app) status(ctx context.Context) (daemon.Status, error) {
-	st, err := a.client().Status(ctx)
-	if !errors.Is(err, daemon.ErrNotRunning) {
-		if err == nil && st.Daemon != nil && st.Model != a.cfg.Model {
-			// The daemon's model is the one the palace is served with;
-			// say so rather than report another silently.
-			fmt.Fprintf(a.stderr, "memminer: the daemon (pid %d) serving this palace uses model %s, not %s; this is its status (--no-daemon for this command's model)\n",
-				st.Daemon.PID, st.Model, a.cfg.Model)
-		}
-		return st, err
+func (a *app) status(ctx context.Context) (api.Status, error) {
+	st, err := a.service().Status(ctx)
+	if err == nil && st.Daemon != nil && st.Model != a.cfg.Model {
+		// The daemon's model is the one the palace is served with;
+		// say so rather than report another silently.
+		fmt.Fprintf(a.stderr, "memminer: the daemon (pid %d) serving this palace uses model %s, not %s; this is its status (--no-daemon for this command's model)\n",
+			st.Daemon.PID, st.Model, a.cfg.Model)
 	}
-	if st, err = a.palaceStatus(ctx); err != nil {
-		return st, err
-	}
-	// Status has no Syncthing flags: the config file and environment say.
-	client, s, err := a.syncthingClient(nil)
-	if err != nil {
-		return st, err
-	}
-	st.Syncthing = daemon.HiveReplication(ctx, client, a.cfg.Hive)
-	if client == nil && s.Off != "" {
-		st.Syncthing = daemon.ReplicationOff(s.Off)
-	}
-	return st, nil
+	return st, err
 }
 
-// palaceStatus describes the palace itself: no daemon serves it.
-func (a *app) palaceStatus(ctx context.Context) (daemon.Status, error) {
-	e, ms, err := a.statusEmbedder(ctx)
-	if err != nil {
-		return daemon.Status{}, err
-	}
-	p, err := a.openPalace(ctx, e, readPalace, nil)
-	if err != nil {
-		return daemon.Status{}, err
-	}
-	defer p.Close()
-	st := daemon.BuildStatus(p, ms.Spec, ms.Reason, a.cfg.Enabled)
-	// Active means a daemon serves the palace, asked or not (--no-daemon).
-	// (Asked only under --no-daemon: otherwise the daemon was just asked.)
-	st.Active = a.noDaemon && a.daemonServes(ctx)
-	// Counted as `memminer --no-daemon conflicts` lists them.
-	st.ConflictsOpen = a.openConflictCount(ctx, p)
-	return st, nil
-}
-
-func printStatus(w io.Writer, st daemon.Status) {
+func printStatus(w io.Writer, st api.Status) {
 	model := st.Model
 	if st.ModelError != nil {
 		model += " (unavailable: " + *st.ModelError + ")"
@@ -127,7 +91,7 @@ func printStatus(w io.Writer, st daemon.Status) {
 }
 
 // printWings prints the palace's wings as a table.
-func printWings(w io.Writer, st daemon.Status) {
+func printWings(w io.Writer, st api.Status) {
 	if len(st.Wings) == 0 {
 		if st.Daemon != nil && st.Daemon.FirstMine != nil {
 			fmt.Fprintln(w, "wings:       none yet; the daemon is mining the hive (first mine, below)")
@@ -155,7 +119,7 @@ func printWings(w io.Writer, st daemon.Status) {
 
 // printReplication prints the hive's Syncthing folder: whether the hive
 // here is behind the other machines.
-func printReplication(w io.Writer, r *daemon.Replication) {
+func printReplication(w io.Writer, r *api.Replication) {
 	switch {
 	case r == nil:
 		fmt.Fprintln(w, "syncthing:   not reachable (or no hive configured): replication unknown")
@@ -207,7 +171,7 @@ func printReplication(w io.Writer, r *daemon.Replication) {
 
 // autoMergeNote says what the daemon's automatic merge is doing with the
 // open conflicts: how many it retries, how many need a person.
-func autoMergeNote(d *daemon.DaemonInfo) string {
+func autoMergeNote(d *api.DaemonInfo) string {
 	if d == nil || d.Components[conflicts.Name] == nil {
 		return ""
 	}
@@ -230,7 +194,7 @@ func autoMergeNote(d *daemon.DaemonInfo) string {
 }
 
 // printDaemon prints what a running daemon adds to status.
-func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
+func printDaemon(w io.Writer, d *api.DaemonInfo) {
 	up := time.Duration(d.UptimeSeconds * float64(time.Second)).Round(time.Second)
 	fmt.Fprintf(w, "daemon:      pid %d, up %s, hive %s\n", d.PID, up, quote.Line(d.Hive))
 	fmt.Fprintf(w, "watching:    %s; mine loop every %s\n", quote.Line(d.Watch), d.MineInterval)
@@ -275,7 +239,7 @@ func printDaemon(w io.Writer, d *daemon.DaemonInfo) {
 
 // firstMineLine says how far the daemon's first mine got: "in progress:
 // N of M files, about T left"; "" when it is over.
-func firstMineLine(p *daemon.MineProgress) string {
+func firstMineLine(p *api.MineProgress) string {
 	if p == nil {
 		return ""
 	}
@@ -298,7 +262,7 @@ func plural(n int, one, many string) string {
 
 // attention fills in the packs that need review, read from the hive, the
 // same with and without a daemon (BuildStatus counts the inbox).
-func (a *app) attention(st *daemon.Status) {
+func (a *app) attention(st *api.Status) {
 	st.PacksReviewNeeded = []string{}
 	for _, r := range a.packsToReview() {
 		st.PacksReviewNeeded = append(st.PacksReviewNeeded, r.Name)

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 )
 
 // TestStatusSyncthingDisabled checks that status says Syncthing is
@@ -31,11 +31,11 @@ func TestStatusSyncthingDisabled(t *testing.T) {
 // TestAutoMergeNote: status's conflicts line says how many open copies
 // the automatic merge retries and how many need a person.
 func TestAutoMergeNote(t *testing.T) {
-	info := func(st any) *daemon.DaemonInfo {
-		return &daemon.DaemonInfo{Components: map[string]any{"conflicts": st}}
+	info := func(st any) *api.DaemonInfo {
+		return &api.DaemonInfo{Components: map[string]any{"conflicts": st}}
 	}
 	tests := []struct {
-		d    *daemon.DaemonInfo
+		d    *api.DaemonInfo
 		want string
 	}{
 		{nil, ""},

@@ -8,8 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon"
-	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -105,8 +103,7 @@ type wakeupArgs struct {
 	IncludeInbox bool `json:"-"`
 }
 
-// wakeUp builds the digest as the wake-up command does: from the daemon
-// when one serves the palace, otherwise from the palace itself. Story
+// wakeUp builds the digest as the wake-up command does. Story
 // sources are shown relative to the working directory when they lie below it.
 func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error) {
 	if args.Tokens < minWakeupTokens {
@@ -118,10 +115,7 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	}
 	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter,
 		IncludeInbox: args.IncludeInbox, Notices: a.packNotices()}
-	d, err := a.client().WakeUp(ctx, opts)
-	if errors.Is(err, daemon.ErrNotRunning) {
-		d, err = a.wakeup(ctx, opts)
-	}
+	d, err := a.service().WakeUp(ctx, opts)
 	switch {
 	case errors.Is(err, wakeup.ErrEmpty):
 		return wakeup.Digest{}, a.emptyPalace()
@@ -137,32 +131,4 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 		d.Handoffs[i].Source = a.sourceName(d.Handoffs[i].Path)
 	}
 	return d, nil
-}
-
-// wakeup computes the digest directly from the palace, when no daemon
-// serves it. It opens the palace
-// read-only without an embedder (the digest reads stored vectors, it
-// embeds nothing); only a damaged palace is reopened the usual way, with
-// the configured model, so its repair embeds as a mine would.
-func (a *app) wakeup(ctx context.Context, opts wakeup.Options) (wakeup.Digest, error) {
-	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Logger: a.log})
-	if err != nil {
-		return wakeup.Digest{}, err
-	}
-	if len(p.Damaged()) > 0 {
-		p.Close()
-		e, _, err := a.embedder(ctx)
-		if err != nil {
-			return wakeup.Digest{}, err
-		}
-		if p, err = a.openPalace(ctx, e, readPalace, nil); err != nil {
-			return wakeup.Digest{}, err
-		}
-	}
-	defer p.Close()
-	// As the daemon does: a machine cut off from the others says so.
-	if client, _, err := a.syncthingClient(nil); err == nil && client != nil {
-		opts.Isolated = daemon.WakeupIsolation(daemon.HiveReplication(ctx, client, a.cfg.Hive))
-	}
-	return wakeup.Build(p, opts)
 }

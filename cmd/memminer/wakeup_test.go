@@ -35,6 +35,7 @@ func minedCLI(t *testing.T) *cli {
 		t.Fatal(err)
 	}
 	c.ok("mine", c.hive)
+	c.serve(t)
 	return c
 }
 

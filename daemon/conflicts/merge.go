@@ -17,9 +17,9 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/udiff"
+	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/merge"
-	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -300,7 +300,7 @@ func appendOnly(p *palace.Palace, c Conflict, ours []byte) bool {
 	if !ok || len(src.Dropped) > 0 {
 		return false
 	}
-	doc, err := mine.Parse(ours, mine.ParseOptions{})
+	doc, err := markdown.Parse(ours, markdown.MemoryOptions())
 	if err != nil {
 		return false
 	}

@@ -12,9 +12,16 @@ import (
 // contiguous, zero-padded panels (reading them in place, one row of a panel
 // per page-sized stride, measured about 20% slower); small right-hand
 // sides built during attention may be read in place.
+//
+// On CPUs with AVX-512 the kernel's tile is wideRows × two panels instead:
+// 24 of the 32 ZMM registers hold it, so each value of b loaded feeds
+// twelve multiply-adds and each value of a broadcast feeds two, about
+// twice the work per instruction of the 6×16 AVX2 tile.
 const (
 	panelWidth = 16
 	tileRows   = 6
+	wideRows   = 12
+	widePanels = 2
 )
 
 // matrix is the right-hand side of a product: k×n, read by panels.
@@ -65,10 +72,11 @@ func (p *matrix) panel(pi int) []float32 {
 }
 
 // rowsPerJob is how many rows of the result one parallel job computes; a
-// multiple of tileRows.
+// multiple of tileRows and wideRows.
 const rowsPerJob = 8 * tileRows
 
-// panelsPerJob is how many panels (of panelWidth columns) one job covers.
+// panelsPerJob is how many panels (of panelWidth columns) one job covers;
+// a multiple of widePanels.
 const panelsPerJob = 4
 
 // matmulAdd computes c += a·b where a is m×b.k (row-major, stride b.k) and
@@ -119,20 +127,13 @@ func matmul(c, a []float32, m int, b *matrix, e epilogue) {
 					copy(row, bias)
 					continue
 				}
-				for j, v := range bias {
-					row[j] += v
-				}
+				addTo(row, bias)
 			}
 		}
 		gemmBlock(c, b.n, a, b.k, r0, r1, b, p0, p1, s)
 		if e.relu {
 			for r := r0; r < r1; r++ {
-				row := c[r*b.n+c0 : r*b.n+c1]
-				for j, v := range row {
-					if v < 0 {
-						row[j] = 0
-					}
-				}
+				relu(c[r*b.n+c0 : r*b.n+c1])
 			}
 		}
 	})
@@ -141,24 +142,52 @@ func matmul(c, a []float32, m int, b *matrix, e epilogue) {
 // gemmBlock computes rows r0..r1 and panels p0..p1 of c += a·b on the
 // calling goroutine; a and c have row strides lda and ldc.
 func gemmBlock(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix, p0, p1 int, s *scratch) {
+	t := narrowTiles
+	if useAVX512 {
+		t = wideTiles
+	}
+	t.gemm(c, ldc, a, lda, r0, r1, b, p0, p1, s)
+}
+
+// tiling is a micro-kernel and the tile it computes: rows rows of c by up
+// to panels panels. kern computes the tile for np ≤ panels panels of b,
+// bstep elements apart.
+type tiling struct {
+	rows, panels int
+	kern         func(np, k int, a []float32, lda int, b []float32, ldb, bstep int, c []float32, ldc int)
+}
+
+var (
+	// narrowTiles runs the 6×16 kernel (AVX2 or portable).
+	narrowTiles = tiling{rows: tileRows, panels: 1, kern: func(_, k int, a []float32, lda int, b []float32, ldb, _ int, c []float32, ldc int) {
+		kernel(k, a, lda, b, ldb, c, ldc)
+	}}
+	// wideTiles runs kernelWide.
+	wideTiles = tiling{rows: wideRows, panels: widePanels, kern: kernelWide}
+)
+
+// gemm is gemmBlock in t's tiles.
+func (t tiling) gemm(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix, p0, p1 int, s *scratch) {
+	tw := t.panels * panelWidth
 	k, n := b.k, b.n
 	var tailA []float32
-	tile := &s.tile
-	for pi := p0; pi < p1; pi++ {
+	tile := s.tile[:t.rows*tw]
+	for pi := p0; pi < p1; {
+		np := min(t.panels, p1-pi)
 		bp := b.panel(pi)
 		c0 := pi * panelWidth
-		cw := min(panelWidth, n-c0)
-		for r := r0; r < r1; r += tileRows {
-			rows := min(tileRows, r1-r)
-			if rows == tileRows && cw == panelWidth {
-				kernel(k, a[r*lda:], lda, bp, b.ld, c[r*ldc+c0:], ldc)
+		cw := min(np*panelWidth, n-c0)
+		for r := r0; r < r1; r += t.rows {
+			rows := min(t.rows, r1-r)
+			if rows == t.rows && cw == np*panelWidth {
+				t.kern(np, k, a[r*lda:], lda, bp, b.ld, b.step, c[r*ldc+c0:], ldc)
 				continue
 			}
 			// Edge tile: run the full-size kernel on zero-padded copies.
 			src, srcStride := a[r*lda:], lda
-			if rows < tileRows {
+			if rows < t.rows {
 				if tailA == nil {
-					tailA = grow(&s.tailA, tileRows*k)
+					tailA = grow(&s.tailA, t.rows*k)
 					clear(tailA)
 					for i := range rows {
 						copy(tailA[i*k:(i+1)*k], a[(r+i)*lda:(r+i)*lda+k])
@@ -166,14 +195,41 @@ func gemmBlock(c []float32, ldc int, a []float32, lda int, r0, r1 int, b *matrix
 				}
 				src, srcStride = tailA, k
 			}
-			clear(tile[:])
+			clear(tile)
 			for i := range rows {
-				copy(tile[i*panelWidth:i*panelWidth+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
+				copy(tile[i*tw:i*tw+cw], c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw])
 			}
-			kernel(k, src, srcStride, bp, b.ld, tile[:], panelWidth)
+			t.kern(np, k, src, srcStride, bp, b.ld, b.step, tile, tw)
 			for i := range rows {
-				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*panelWidth:i*panelWidth+cw])
+				copy(c[(r+i)*ldc+c0:(r+i)*ldc+c0+cw], tile[i*tw:i*tw+cw])
 			}
+		}
+		pi += np
+	}
+}
+
+// kernelWideGo is kernelWide on the 6×16 kernel, tile by tile.
+func kernelWideGo(np, k int, a []float32, lda int, b []float32, ldb, bstep int, c []float32, ldc int) {
+	for p := range np {
+		for h := 0; h < wideRows; h += tileRows {
+			kernel(k, a[h*lda:], lda, b[p*bstep:], ldb, c[h*ldc+p*panelWidth:], ldc)
+		}
+	}
+}
+
+// addToGo is the portable addTo.
+func addToGo(dst, src []float32) {
+	src = src[:len(dst)]
+	for j, v := range src {
+		dst[j] += v
+	}
+}
+
+// reluGo is the portable relu.
+func reluGo(dst []float32) {
+	for j, v := range dst {
+		if v < 0 {
+			dst[j] = 0
 		}
 	}
 }
@@ -202,7 +258,7 @@ func kernelGo(k int, a []float32, lda int, b []float32, ldb int, c []float32, ld
 
 // scratch is per-goroutine working memory of parallel jobs.
 type scratch struct {
-	tile   [tileRows * panelWidth]float32
+	tile   [wideRows * widePanels * panelWidth]float32 // edge tiles, the largest kernel's size
 	tailA  []float32
 	scores []float32
 	keys   matrix

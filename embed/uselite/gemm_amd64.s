@@ -75,3 +75,217 @@ loop:
 	VMOVUPS Y11, 32(R11)(R9*2)
 	VZEROUPPER
 	RET
+
+// func addAVX2(dst, src *float32, n int)
+//
+// dst[i] += src[i] for i < n: eight lanes at a time, then one by one.
+TEXT ·addAVX2(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	CMPQ CX, $8
+	JLT  addtail
+
+addloop:
+	VMOVUPS (DI), Y0
+	VADDPS  (SI), Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	ADDQ    $32, SI
+	SUBQ    $8, CX
+	CMPQ    CX, $8
+	JGE     addloop
+	VZEROUPPER
+
+addtail:
+	TESTQ CX, CX
+	JZ    adddone
+
+addone:
+	MOVSS (DI), X0
+	ADDSS (SI), X0
+	MOVSS X0, (DI)
+	ADDQ  $4, DI
+	ADDQ  $4, SI
+	DECQ  CX
+	JNZ   addone
+
+adddone:
+	RET
+
+// func reluAVX2(dst *float32, n int)
+//
+// dst[i] = 0 where dst[i] < 0, for i < n. MAXPS with the value as its
+// second operand returns the value itself for NaN and for -0, exactly as
+// the portable `if v < 0 { v = 0 }` does.
+TEXT ·reluAVX2(SB), NOSPLIT, $0-16
+	MOVQ   dst+0(FP), DI
+	MOVQ   n+8(FP), CX
+	VXORPS Y1, Y1, Y1
+	CMPQ   CX, $8
+	JLT    relutail
+
+reluloop:
+	VMOVUPS (DI), Y0
+	VMAXPS  Y0, Y1, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	SUBQ    $8, CX
+	CMPQ    CX, $8
+	JGE     reluloop
+
+relutail:
+	VZEROUPPER
+	XORPS X1, X1
+	TESTQ CX, CX
+	JZ    reludone
+
+reluone:
+	MOVSS (DI), X0
+	MOVAPS X1, X2
+	MAXSS X0, X2
+	MOVSS X2, (DI)
+	ADDQ  $4, DI
+	DECQ  CX
+	JNZ   reluone
+
+reludone:
+	RET
+
+// func kernel12x32AVX512(k int, a *float32, lda int, b *float32, ldb int, bstep int, c *float32, ldc int)
+//
+// c[12×32] += a[12×k] · b[k×32], where b is two panels of 16 columns,
+// bstep elements apart, rows ldb apart in each. Twenty-four ZMM
+// accumulators hold the tile; each step loads one row of both panels and
+// multiplies it by one value of each row of a, broadcast from memory.
+TEXT ·kernel12x32AVX512(SB), NOSPLIT, $0-64
+	MOVQ k+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), R8
+	MOVQ b+24(FP), DI
+	MOVQ ldb+32(FP), R12
+	MOVQ bstep+40(FP), R13
+	MOVQ c+48(FP), DX
+	MOVQ ldc+56(FP), R9
+	SHLQ $2, R8
+	SHLQ $2, R9
+	SHLQ $2, R12
+	SHLQ $2, R13
+	LEAQ (SI)(R8*2), R10
+	ADDQ R8, R10
+	LEAQ (R10)(R8*2), R11
+	ADDQ R8, R11
+	LEAQ (R11)(R8*2), BX
+	ADDQ R8, BX
+	MOVQ DX, AX
+	VMOVUPS (AX), Z0
+	VMOVUPS 64(AX), Z1
+	VMOVUPS (AX)(R9*1), Z2
+	VMOVUPS 64(AX)(R9*1), Z3
+	VMOVUPS (AX)(R9*2), Z4
+	VMOVUPS 64(AX)(R9*2), Z5
+	LEAQ (AX)(R9*2), AX
+	ADDQ R9, AX
+	VMOVUPS (AX), Z6
+	VMOVUPS 64(AX), Z7
+	VMOVUPS (AX)(R9*1), Z8
+	VMOVUPS 64(AX)(R9*1), Z9
+	VMOVUPS (AX)(R9*2), Z10
+	VMOVUPS 64(AX)(R9*2), Z11
+	LEAQ (AX)(R9*2), AX
+	ADDQ R9, AX
+	VMOVUPS (AX), Z12
+	VMOVUPS 64(AX), Z13
+	VMOVUPS (AX)(R9*1), Z14
+	VMOVUPS 64(AX)(R9*1), Z15
+	VMOVUPS (AX)(R9*2), Z16
+	VMOVUPS 64(AX)(R9*2), Z17
+	LEAQ (AX)(R9*2), AX
+	ADDQ R9, AX
+	VMOVUPS (AX), Z18
+	VMOVUPS 64(AX), Z19
+	VMOVUPS (AX)(R9*1), Z20
+	VMOVUPS 64(AX)(R9*1), Z21
+	VMOVUPS (AX)(R9*2), Z22
+	VMOVUPS 64(AX)(R9*2), Z23
+
+loop:
+	VMOVUPS (DI), Z30
+	VMOVUPS (DI)(R13*1), Z31
+	VBROADCASTSS (SI), Z24
+	VFMADD231PS Z30, Z24, Z0
+	VFMADD231PS Z31, Z24, Z1
+	VBROADCASTSS (SI)(R8*1), Z25
+	VFMADD231PS Z30, Z25, Z2
+	VFMADD231PS Z31, Z25, Z3
+	VBROADCASTSS (SI)(R8*2), Z26
+	VFMADD231PS Z30, Z26, Z4
+	VFMADD231PS Z31, Z26, Z5
+	VBROADCASTSS (R10), Z27
+	VFMADD231PS Z30, Z27, Z6
+	VFMADD231PS Z31, Z27, Z7
+	VBROADCASTSS (R10)(R8*1), Z24
+	VFMADD231PS Z30, Z24, Z8
+	VFMADD231PS Z31, Z24, Z9
+	VBROADCASTSS (R10)(R8*2), Z25
+	VFMADD231PS Z30, Z25, Z10
+	VFMADD231PS Z31, Z25, Z11
+	VBROADCASTSS (R11), Z26
+	VFMADD231PS Z30, Z26, Z12
+	VFMADD231PS Z31, Z26, Z13
+	VBROADCASTSS (R11)(R8*1), Z27
+	VFMADD231PS Z30, Z27, Z14
+	VFMADD231PS Z31, Z27, Z15
+	VBROADCASTSS (R11)(R8*2), Z24
+	VFMADD231PS Z30, Z24, Z16
+	VFMADD231PS Z31, Z24, Z17
+	VBROADCASTSS (BX), Z25
+	VFMADD231PS Z30, Z25, Z18
+	VFMADD231PS Z31, Z25, Z19
+	VBROADCASTSS (BX)(R8*1), Z26
+	VFMADD231PS Z30, Z26, Z20
+	VFMADD231PS Z31, Z26, Z21
+	VBROADCASTSS (BX)(R8*2), Z27
+	VFMADD231PS Z30, Z27, Z22
+	VFMADD231PS Z31, Z27, Z23
+	ADDQ $4, SI
+	ADDQ $4, R10
+	ADDQ $4, R11
+	ADDQ $4, BX
+	ADDQ R12, DI
+	DECQ CX
+	JNZ loop
+
+	MOVQ DX, AX
+	VMOVUPS Z0, (AX)
+	VMOVUPS Z1, 64(AX)
+	VMOVUPS Z2, (AX)(R9*1)
+	VMOVUPS Z3, 64(AX)(R9*1)
+	VMOVUPS Z4, (AX)(R9*2)
+	VMOVUPS Z5, 64(AX)(R9*2)
+	LEAQ (AX)(R9*2), AX
+	ADDQ R9, AX
+	VMOVUPS Z6, (AX)
+	VMOVUPS Z7, 64(AX)
+	VMOVUPS Z8, (AX)(R9*1)
+	VMOVUPS Z9, 64(AX)(R9*1)
+	VMOVUPS Z10, (AX)(R9*2)
+	VMOVUPS Z11, 64(AX)(R9*2)
+	LEAQ (AX)(R9*2), AX
+	ADDQ R9, AX
+	VMOVUPS Z12, (AX)
+	VMOVUPS Z13, 64(AX)
+	VMOVUPS Z14, (AX)(R9*1)
+	VMOVUPS Z15, 64(AX)(R9*1)
+	VMOVUPS Z16, (AX)(R9*2)
+	VMOVUPS Z17, 64(AX)(R9*2)
+	LEAQ (AX)(R9*2), AX
+	ADDQ R9, AX
+	VMOVUPS Z18, (AX)
+	VMOVUPS Z19, 64(AX)
+	VMOVUPS Z20, (AX)(R9*1)
+	VMOVUPS Z21, 64(AX)(R9*1)
+	VMOVUPS Z22, (AX)(R9*2)
+	VMOVUPS Z23, 64(AX)(R9*2)
+	VZEROUPPER
+	RET

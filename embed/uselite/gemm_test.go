@@ -30,25 +30,40 @@ func randomMatrix(r *rand.Rand, n int) []float32 {
 	return out
 }
 
-// TestMatmulAdd checks the packed product against a naive one, with the
-// assembly kernel (where the CPU has it) and the portable kernel, on
-// shapes with and without edge tiles.
+// kernelSets are the kernels a product can run on: the portable one, the
+// AVX2 6×16 one and the AVX-512 12×32 one, each where the CPU has it.
+var kernelSets = []struct {
+	name         string
+	avx2, avx512 bool
+}{{"portable", false, false}, {"avx2", true, false}, {"avx512", true, true}}
+
+// useKernels switches to a kernel set and returns the function that
+// restores the previous one, or ok false when the CPU lacks the set.
+func useKernels(avx2, avx512 bool) (restore func(), ok bool) {
+	if (avx2 && !useAVX2) || (avx512 && !useAVX512) {
+		return nil, false
+	}
+	r2 := setAVX2(avx2)
+	r512 := setAVX512(avx512)
+	return func() { r512(); r2() }, true
+}
+
+// TestMatmulAdd checks the packed product against a naive one, with each
+// kernel set the CPU has, on shapes with and without edge tiles (rows not
+// a multiple of 6 or 12, an odd number of panels, a last panel not full).
 func TestMatmulAdd(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
 	shapes := []struct{ m, k, n int }{
-		{1, 1, 1}, {6, 16, 16}, {7, 5, 17}, {13, 37, 40}, {50, 256, 768}, {97, 512, 1536 / 4}, {2, 3, 100},
+		{1, 1, 1}, {6, 16, 16}, {7, 5, 17}, {12, 16, 32}, {13, 37, 40}, {25, 9, 48}, {50, 256, 768}, {97, 512, 1536 / 4}, {2, 3, 100},
 	}
-	kernels := []struct {
-		name string
-		on   bool
-	}{{"portable", false}, {"avx2", true}}
-	for _, kern := range kernels {
-		if kern.on && !useAVX2 {
-			continue
-		}
+	for _, kern := range kernelSets {
 		for _, s := range shapes {
 			t.Run(fmt.Sprintf("%s/%dx%dx%d", kern.name, s.m, s.k, s.n), func(t *testing.T) {
-				defer setAVX2(kern.on)()
+				restore, ok := useKernels(kern.avx2, kern.avx512)
+				if !ok {
+					t.Skipf("CPU lacks the %s kernels", kern.name)
+				}
+				defer restore()
 				a := randomMatrix(r, s.m*s.k)
 				w := randomMatrix(r, s.k*s.n)
 				init := randomMatrix(r, s.m*s.n)
@@ -64,6 +79,93 @@ func TestMatmulAdd(t *testing.T) {
 					}
 				}
 			})
+		}
+	}
+}
+
+// TestMatmulKernelsAgree checks that the AVX-512 kernel gives bit for bit
+// what the AVX2 kernel gives, bias and rectification included: both run the
+// same fused multiply-adds in the same order for every element, so moving
+// to the wider tile changes no vector.
+func TestMatmulKernelsAgree(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("CPU lacks AVX-512")
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	shapes := []struct{ m, k, n int }{{1, 1, 1}, {11, 7, 16}, {12, 64, 32}, {30, 64, 30}, {49, 256, 80}, {100, 512, 1536}, {1000, 256, 512}}
+	for _, s := range shapes {
+		t.Run(fmt.Sprintf("%dx%dx%d", s.m, s.k, s.n), func(t *testing.T) {
+			a := randomMatrix(r, s.m*s.k)
+			w := newMatrix(randomMatrix(r, s.k*s.n), s.k, s.n)
+			e := epilogue{bias: randomMatrix(r, s.n), relu: true}
+			init := randomMatrix(r, s.m*s.n)
+			run := func(avx512 bool) []float32 {
+				defer setAVX512(avx512)()
+				c := append([]float32(nil), init...)
+				matmul(c, a, s.m, w, e)
+				return c
+			}
+			wide, narrow := run(true), run(false)
+			for i := range wide {
+				if math.Float32bits(wide[i]) != math.Float32bits(narrow[i]) {
+					t.Fatalf("element %d: AVX-512 %v, AVX2 %v", i, wide[i], narrow[i])
+				}
+			}
+		})
+	}
+}
+
+// TestWideTilesAnyCPU runs the AVX-512 path's tiling (12 rows, two
+// panels, its edge tiles) on the 6×16 kernels, which every CPU has, and
+// checks it bit for bit against the 6×16 tiling.
+func TestWideTilesAnyCPU(t *testing.T) {
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, s := range []struct{ m, k, n int }{{1, 1, 1}, {11, 7, 16}, {12, 64, 32}, {30, 64, 30}, {49, 33, 80}} {
+		for _, kern := range kernelSets[:2] {
+			t.Run(fmt.Sprintf("%s/%dx%dx%d", kern.name, s.m, s.k, s.n), func(t *testing.T) {
+				restore, ok := useKernels(kern.avx2, false)
+				if !ok {
+					t.Skipf("CPU lacks the %s kernel", kern.name)
+				}
+				defer restore()
+				a := randomMatrix(r, s.m*s.k)
+				w := newMatrix(randomMatrix(r, s.k*s.n), s.k, s.n)
+				init := randomMatrix(r, s.m*s.n)
+				narrow := append([]float32(nil), init...)
+				narrowTiles.gemm(narrow, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
+				wide := append([]float32(nil), init...)
+				wideTiles.gemm(wide, s.n, a, s.k, 0, s.m, w, 0, w.panels, new(scratch))
+				for i := range wide {
+					if math.Float32bits(wide[i]) != math.Float32bits(narrow[i]) {
+						t.Fatalf("element %d: wide tiles %v, 6×16 tiles %v", i, wide[i], narrow[i])
+					}
+				}
+			})
+		}
+	}
+}
+
+// TestEpilogueHelpers checks the vector addTo and relu against their
+// portable forms on every length up to two vectors and on the values
+// where max and a comparison could differ (-0, NaN).
+func TestEpilogueHelpers(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	for n := range 40 {
+		dst := randomMatrix(r, n)
+		src := randomMatrix(r, n)
+		if n > 2 {
+			dst[0], dst[1], dst[2] = float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(-1))
+		}
+		want := append([]float32(nil), dst...)
+		got := append([]float32(nil), dst...)
+		addToGo(want, src)
+		addTo(got, src)
+		reluGo(want)
+		relu(got)
+		for i := range want {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("n=%d element %d: got %v, want %v", n, i, got[i], want[i])
+			}
 		}
 	}
 }

@@ -388,20 +388,38 @@ func layerNorm(dst, x []float32, m, d int, scale, bias []float32, eps float32) {
 }
 
 // normRow writes row normalised to zero mean and unit variance, then
-// scaled and shifted, to out.
+// scaled and shifted, to out. The sums run in float64 over four
+// accumulators, which keeps them off one chain of dependent additions.
 func normRow(out, row, scale, bias []float32, eps float32) {
 	d := len(row)
-	var mean float64
-	for _, v := range row {
-		mean += float64(v)
+	out, scale, bias = out[:d], scale[:d], bias[:d]
+	var m0, m1, m2, m3 float64
+	j := 0
+	for ; j+4 <= d; j += 4 {
+		m0 += float64(row[j])
+		m1 += float64(row[j+1])
+		m2 += float64(row[j+2])
+		m3 += float64(row[j+3])
 	}
-	mean /= float64(d)
-	var variance float64
-	for _, v := range row {
-		dv := float64(v) - mean
-		variance += dv * dv
+	for ; j < d; j++ {
+		m0 += float64(row[j])
 	}
-	variance /= float64(d)
+	mean := (m0 + m1 + m2 + m3) / float64(d)
+	var v0, v1, v2, v3 float64
+	j = 0
+	for ; j+4 <= d; j += 4 {
+		d0, d1 := float64(row[j])-mean, float64(row[j+1])-mean
+		d2, d3 := float64(row[j+2])-mean, float64(row[j+3])-mean
+		v0 += d0 * d0
+		v1 += d1 * d1
+		v2 += d2 * d2
+		v3 += d3 * d3
+	}
+	for ; j < d; j++ {
+		dv := float64(row[j]) - mean
+		v0 += dv * dv
+	}
+	variance := (v0 + v1 + v2 + v3) / float64(d)
 	inv := 1 / math.Sqrt(variance+float64(eps))
 	for j, v := range row {
 		out[j] = float32((float64(v)-mean)*inv)*scale[j] + bias[j]

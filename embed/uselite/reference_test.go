@@ -92,15 +92,28 @@ func TestEmbedOddInputsReal(t *testing.T) {
 // generated texts (testdata/tokens.json, also from gen.js).
 func TestReferenceTokensMore(t *testing.T) {
 	m := loadRealModel(t)
+	for _, c := range readTokenCases(t) {
+		if got := m.Tokenize(c.Text); !slices.Equal(got, c.IDs) {
+			t.Errorf("Tokenize(%q)\n got %v\nwant %v", c.Text, got, c.IDs)
+		}
+	}
+}
+
+// tokenCase is one text of testdata/tokens.json and its pieces' ids.
+type tokenCase struct {
+	Text string `json:"text"`
+	IDs  []int  `json:"ids"`
+}
+
+// readTokenCases reads testdata/tokens.json.
+func readTokenCases(t *testing.T) []tokenCase {
+	t.Helper()
 	data, err := os.ReadFile(filepath.Join("testdata", "tokens.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var ref struct {
-		Cases []struct {
-			Text string `json:"text"`
-			IDs  []int  `json:"ids"`
-		} `json:"cases"`
+		Cases []tokenCase `json:"cases"`
 	}
 	if err := json.Unmarshal(data, &ref); err != nil {
 		t.Fatalf("parse tokens.json: %v", err)
@@ -108,11 +121,7 @@ func TestReferenceTokensMore(t *testing.T) {
 	if len(ref.Cases) < 100 {
 		t.Fatalf("tokens.json has %d cases", len(ref.Cases))
 	}
-	for _, c := range ref.Cases {
-		if got := m.Tokenize(c.Text); !slices.Equal(got, c.IDs) {
-			t.Errorf("Tokenize(%q)\n got %v\nwant %v", c.Text, got, c.IDs)
-		}
-	}
+	return ref.Cases
 }
 
 func TestSelfTest(t *testing.T) {

@@ -19,8 +19,9 @@
 // (testdata/reference.json).
 //
 // Texts embedded together go through the dense layers as one matrix, on
-// all CPUs, with an AVX2/FMA assembly kernel on amd64 (a portable Go kernel
-// elsewhere).
+// all CPUs, with assembly kernels on amd64 (AVX-512 where the CPU has it,
+// else AVX2/FMA; both give the same bits) and a portable Go kernel
+// elsewhere.
 package uselite
 
 import (

@@ -21,6 +21,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode/utf8"
 )
 
@@ -95,7 +96,8 @@ func unsafe(r rune) bool {
 	return false
 }
 
-// markup matches text that imitates an agent client's framing:
+// markup matches text that imitates an agent client's framing (compiled
+// at first use, not at every process's start):
 //   - tags of the clients' own markup and of memminer's, opening or closing,
 //     even cut short (a digest cuts long notes): any tag whose name holds
 //     a word of theirs, as <system-reminder>, </tool_result>,
@@ -108,14 +110,16 @@ func unsafe(r rune) bool {
 //   - hook-result prefixes: "UserPromptSubmit hook success:",
 //     "SessionStart:startup hook success:", "SessionStart hook additional
 //     context:", "PreToolUse:Bash hook error:".
-var markup = regexp.MustCompile(
-	`(?i:<\s*/?\s*[a-z0-9_:-]*(?:` +
-		`system|user|human|assistant|developer|tool|function|invoke|parameter|antml|` +
-		`command|hook|memory|env|context|document|instruction|reminder|result|turn|message|prompt` +
-		`)[a-z0-9_:-]*\b[^<>\n]{0,200}>?|` +
-		`<\|[a-z_]*\|?>?)|` +
-		`(?:Human|Assistant|System)\s*:|` + // no \b: an escaped newline precedes a word
-		`(?:SessionStart|SessionEnd|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification|PreCompact)(?::\w+)?\s+hook\s+(?:success|additional\s+context|blocking\s+error|error|feedback)\s*:`)
+var markup = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(
+		`(?i:<\s*/?\s*[a-z0-9_:-]*(?:` +
+			`system|user|human|assistant|developer|tool|function|invoke|parameter|antml|` +
+			`command|hook|memory|env|context|document|instruction|reminder|result|turn|message|prompt` +
+			`)[a-z0-9_:-]*\b[^<>\n]{0,200}>?|` +
+			`<\|[a-z_]*\|?>?)|` +
+			`(?:Human|Assistant|System)\s*:|` + // no \b: an escaped newline precedes a word
+			`(?:SessionStart|SessionEnd|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification|PreCompact)(?::\w+)?\s+hook\s+(?:success|additional\s+context|blocking\s+error|error|feedback)\s*:`)
+})
 
 // Neutralize returns s with every piece of text that imitates an agent
 // client's markup defused, visibly: the '<' that opens a tag is written
@@ -126,7 +130,7 @@ func Neutralize(s string) string {
 	if !mayImitate(s) {
 		return s // the regexp costs ~0.1 ms a note; most notes need none
 	}
-	return markup.ReplaceAllStringFunc(s, func(m string) string {
+	return markup().ReplaceAllStringFunc(s, func(m string) string {
 		if strings.HasPrefix(m, "<") {
 			out := "&lt;" + m[1:]
 			if strings.HasSuffix(out, ">") {

@@ -1,4 +1,4 @@
-package daemon
+package socket
 
 import (
 	"bytes"
@@ -14,6 +14,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -32,7 +36,7 @@ const dialTimeout = 2 * time.Second
 const DefaultAnswerTimeout = 5 * time.Second
 
 // Client talks to the daemon serving a palace, over the palace's control
-// socket. Every method returns an error matching ErrNotRunning when no
+// socket. Every method returns an error matching api.ErrNotRunning when no
 // daemon answers, so a caller can fall back to opening the palace itself;
 // a nil *Client is a client that never asks.
 type Client struct {
@@ -41,8 +45,11 @@ type Client struct {
 	// answerTimeout bounds reads: see DefaultAnswerTimeout.
 	answerTimeout time.Duration
 	// noAnswer, when set, hears of each read the daemon did not answer.
-	noAnswer func(context.Context, *NoAnswerError)
+	noAnswer func(context.Context, *api.NoAnswerError)
 }
+
+// The client is the daemon's transport of api.Service.
+var _ api.Service = (*Client)(nil)
 
 // ClientOption changes how a Client asks.
 type ClientOption func(*Client)
@@ -57,14 +64,14 @@ func WithAnswerTimeout(d time.Duration) ClientOption {
 // WithNoAnswer makes the client call f, before returning the error, for
 // each read request the daemon did not start answering in time, so a
 // caller can say that it falls back to the palace and why.
-func WithNoAnswer(f func(context.Context, *NoAnswerError)) ClientOption {
+func WithNoAnswer(f func(context.Context, *api.NoAnswerError)) ClientOption {
 	return func(c *Client) { c.noAnswer = f }
 }
 
 // NewClient returns a client for the daemon of the palace in palaceDir.
 // It does not connect until a method is called.
 func NewClient(palaceDir string, opts ...ClientOption) *Client {
-	socket := SocketPath(palaceDir)
+	socket := Path(palaceDir)
 	tr := &http.Transport{
 		DialContext: func(ctx context.Context, _, _ string) (net.Conn, error) {
 			d := net.Dialer{Timeout: dialTimeout}
@@ -81,31 +88,31 @@ func NewClient(palaceDir string, opts ...ClientOption) *Client {
 }
 
 // Status asks the daemon for its status.
-func (c *Client) Status(ctx context.Context) (Status, error) {
-	var st Status
+func (c *Client) Status(ctx context.Context) (api.Status, error) {
+	var st api.Status
 	err := c.Get(ctx, "/status", nil, &st)
 	return st, err
 }
 
 // Progress asks the daemon for its work in progress.
-func (c *Client) Progress(ctx context.Context) (Progress, error) {
-	var p Progress
+func (c *Client) Progress(ctx context.Context) (api.Progress, error) {
+	var p api.Progress
 	err := c.Get(ctx, "/progress", nil, &p)
 	return p, err
 }
 
-// Search asks the daemon to search. It fails with ErrOtherModel when the
+// Search asks the daemon to search. It fails with api.ErrOtherModel when the
 // daemon serves another model than req.Model.
-func (c *Client) Search(ctx context.Context, req SearchRequest) (SearchResult, error) {
-	var res SearchResult
+func (c *Client) Search(ctx context.Context, req api.SearchRequest) (api.SearchResult, error) {
+	var res api.SearchResult
 	err := c.do(ctx, http.MethodPost, "/search", nil, req, &res, read)
 	return res, err
 }
 
 // Mine hands a mine to the daemon and waits for it. On failure the reply
 // still holds what was done before the error.
-func (c *Client) Mine(ctx context.Context, req MineRequest) (MineReply, error) {
-	var rep mineErrorReply
+func (c *Client) Mine(ctx context.Context, req api.MineRequest) (api.MineReply, error) {
+	var rep MineErrorReply
 	err := c.do(ctx, http.MethodPost, "/mine", nil, req, &rep, repeatable)
 	rep.MineReply.Result.Duration = time.Duration(rep.Result.Seconds * float64(time.Second))
 	if err == nil && rep.Error != "" {
@@ -170,11 +177,11 @@ const (
 // do sends one request. A repeatable or read one whose connection breaks
 // before the answer is complete, or a read one the daemon does not start
 // answering within c.answerTimeout, fails with an error matching
-// ErrNotRunning: the daemon died, is stopping or is stopped, and the
+// api.ErrNotRunning: the daemon died, is stopping or is stopped, and the
 // caller falls back to the palace as when none runs.
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any, kind requestKind) error {
 	if c == nil {
-		return fmt.Errorf("%w (not asked)", ErrNotRunning)
+		return fmt.Errorf("%w (not asked)", api.ErrNotRunning)
 	}
 	var body io.Reader
 	if in != nil {
@@ -217,7 +224,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return fmt.Errorf("%w (%s: %v)", ErrNotRunning, c.socket, op.Err)
+			return fmt.Errorf("%w (%s: %v)", api.ErrNotRunning, c.socket, op.Err)
 		}
 		if fallBack && ctx.Err() == nil {
 			return c.lost(path, err)
@@ -237,7 +244,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		return fmt.Errorf("daemon %s: read answer: %w", path, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		var eb errorBody
+		var eb ErrorBody
 		if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
 			return fmt.Errorf("daemon %s: %s", path, resp.Status)
 		}
@@ -258,7 +265,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 
 // notAnswered is the error of a read request the daemon did not answer.
 func (c *Client) notAnswered(ctx context.Context, path string) error {
-	e := &NoAnswerError{Socket: c.socket, After: c.answerTimeout, Path: path}
+	e := &api.NoAnswerError{Socket: c.socket, After: c.answerTimeout, Path: path}
 	if c.noAnswer != nil {
 		c.noAnswer(ctx, e)
 	}
@@ -270,40 +277,44 @@ func (c *Client) lost(path string, err error) error {
 	return &lostError{socket: c.socket, path: path, err: err}
 }
 
-// ErrConnectionLost is matched by the error of a repeatable request whose
-// connection broke after it was sent: the daemon may have carried it out
-// (remember retries with remember.Request.Retry).
-var ErrConnectionLost = errors.New("the connection to the daemon broke")
-
-// lostError matches ErrNotRunning and ErrConnectionLost.
+// lostError matches api.ErrNotRunning and api.ErrConnectionLost.
 type lostError struct {
 	socket, path string
 	err          error
 }
 
 func (e *lostError) Error() string {
-	return fmt.Sprintf("%v (the connection to %s broke during %s: %v)", ErrNotRunning, e.socket, e.path, e.err)
+	return fmt.Sprintf("%v (the connection to %s broke during %s: %v)", api.ErrNotRunning, e.socket, e.path, e.err)
 }
 
 func (e *lostError) Is(target error) bool {
-	return target == ErrNotRunning || target == ErrConnectionLost
+	return target == api.ErrNotRunning || target == api.ErrConnectionLost
 }
 
-// NoAnswerError is the error of a read request the daemon accepted and
-// did not start answering in time: a daemon stopped (SIGSTOP) or wedged.
-// It matches ErrNotRunning, so callers fall back to the palace, and
-// ErrNoAnswer, so they can say why.
-type NoAnswerError struct {
-	Socket string        // the control socket asked
-	Path   string        // the request's path
-	After  time.Duration // how long it waited
+// Remember asks the daemon to remember a note. Errors match the sentinels
+// of package remember (remember.ErrConflict, remember.ErrHashMismatch, …)
+// with the same text Remember gives; a connection that broke after the
+// request was sent matches api.ErrNotRunning and api.ErrConnectionLost.
+func (c *Client) Remember(ctx context.Context, req api.RememberRequest) (remember.Result, error) {
+	var rep api.RememberReply
+	// Repeatable: a daemon that dies mid-answer may have written the
+	// note, so the caller, told api.ErrConnectionLost, sends it again with
+	// Retry set, which finds the note written instead of writing it twice.
+	err := c.do(ctx, http.MethodPost, "/remember", nil, req, &rep, repeatable)
+	return rep.Result, err
 }
 
-func (e *NoAnswerError) Error() string {
-	return fmt.Sprintf("the daemon on %s accepted %s and did not answer within %s", e.Socket, e.Path, e.After)
+// Forget asks the daemon to forget a wing. Its errors match
+// palace.ErrUnknownWing and mine.ErrAgentExists as mine.Forget's do.
+func (c *Client) Forget(ctx context.Context, req api.ForgetRequest) (mine.Forgotten, error) {
+	var out mine.Forgotten
+	err := c.do(ctx, http.MethodPost, "/forget", nil, req, &out, write)
+	return out, err
 }
 
-// Is makes the error match ErrNotRunning and ErrNoAnswer.
-func (e *NoAnswerError) Is(target error) bool {
-	return target == ErrNotRunning || target == ErrNoAnswer
+// Index asks the daemon for the hive's catalog.
+func (c *Client) Index(ctx context.Context) (index.Index, error) {
+	var x index.Index
+	err := c.Get(ctx, "/index", nil, &x)
+	return x, err
 }

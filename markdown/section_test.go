@@ -1,4 +1,4 @@
-package mine
+package markdown
 
 import (
 	"os"
@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/markdown/markdowntest"
 )
 
 // sectionCases are bodies whose headings after a blank line are, or look
@@ -56,7 +58,7 @@ func TestParseSectionsAsWhole(t *testing.T) {
 		}
 		inputs[f] = data
 	}
-	inputs["benchMemory"] = benchMemory(3000)
+	inputs["benchMemory"] = markdowntest.Memory(3000)
 	for name, src := range inputs {
 		for _, maxRunes := range []int{0, 40} {
 			whole, err := parse(src, ParseOptions{MaxNoteRunes: maxRunes}, len(src)+1)

@@ -1,4 +1,4 @@
-package mine
+package markdown
 
 import "github.com/memminer/memminer/hive"
 

@@ -1,16 +1,17 @@
-package daemon
+package socket
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http/httptest"
 	"os"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -26,13 +27,13 @@ func brokenDaemon(t *testing.T, partial string) string {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	testutil.HangUpServer(t, SocketPath(dir), partial)
+	testutil.HangUpServer(t, Path(dir), partial)
 	return dir
 }
 
 // TestClientConnectionLostMidAnswer: when the daemon dies during an
 // answer, the reads (and a mine, which the CLI can do itself) fail with
-// ErrNotRunning, so the CLI falls back to the palace; a forget, which
+// api.ErrNotRunning, so the CLI falls back to the palace; a forget, which
 // may have happened, does not.
 func TestClientConnectionLostMidAnswer(t *testing.T) {
 	answers := map[string]string{
@@ -47,18 +48,18 @@ func TestClientConnectionLostMidAnswer(t *testing.T) {
 			ctx := context.Background()
 			calls := map[string]func() error{
 				"status":    func() error { _, err := c.Status(ctx); return err },
-				"search":    func() error { _, err := c.Search(ctx, SearchRequest{Query: "x"}); return err },
+				"search":    func() error { _, err := c.Search(ctx, api.SearchRequest{Query: "x"}); return err },
 				"wake-up":   func() error { _, err := c.WakeUp(ctx, wakeup.Options{}); return err },
 				"conflicts": func() error { var out map[string]any; return c.Get(ctx, "/conflicts", nil, &out) },
-				"mine":      func() error { _, err := c.Mine(ctx, MineRequest{Path: "/hive"}); return err },
+				"mine":      func() error { _, err := c.Mine(ctx, api.MineRequest{Path: "/hive"}); return err },
 			}
 			for call, fn := range calls {
-				if err := fn(); !errors.Is(err, ErrNotRunning) {
-					t.Errorf("%s: %v, want an error matching ErrNotRunning", call, err)
+				if err := fn(); !errors.Is(err, api.ErrNotRunning) {
+					t.Errorf("%s: %v, want an error matching api.ErrNotRunning", call, err)
 				}
 			}
-			if _, err := c.Forget(ctx, ForgetRequest{Wing: "a"}); err == nil || errors.Is(err, ErrNotRunning) || strings.Count(err.Error(), "/forget") != 1 {
-				t.Errorf("forget: %v, want an error that is not ErrNotRunning, naming /forget once", err)
+			if _, err := c.Forget(ctx, api.ForgetRequest{Wing: "a"}); err == nil || errors.Is(err, api.ErrNotRunning) || strings.Count(err.Error(), "/forget") != 1 {
+				t.Errorf("forget: %v, want an error that is not api.ErrNotRunning, naming /forget once", err)
 			}
 		})
 	}
@@ -66,7 +67,7 @@ func TestClientConnectionLostMidAnswer(t *testing.T) {
 
 // TestClientReadsDoNotWaitForASilentDaemon: a daemon that accepts and
 // never answers (one stopped with SIGSTOP) fails every read with an error
-// matching ErrNotRunning and ErrNoAnswer, so the CLI reads the palace
+// matching api.ErrNotRunning and api.ErrNoAnswer, so the CLI reads the palace
 // itself; writes are not given up on: they wait as long as their context.
 func TestClientReadsDoNotWaitForASilentDaemon(t *testing.T) {
 	dir, err := os.MkdirTemp("", "mm-silent-")
@@ -74,35 +75,35 @@ func TestClientReadsDoNotWaitForASilentDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	testutil.SilentServer(t, SocketPath(dir))
+	testutil.SilentServer(t, Path(dir))
 	c := NewClient(dir, WithAnswerTimeout(time.Millisecond))
 	ctx := context.Background()
 	reads := map[string]func() error{
 		"status":    func() error { _, err := c.Status(ctx); return err },
-		"search":    func() error { _, err := c.Search(ctx, SearchRequest{Query: "x"}); return err },
+		"search":    func() error { _, err := c.Search(ctx, api.SearchRequest{Query: "x"}); return err },
 		"wake-up":   func() error { _, err := c.WakeUp(ctx, wakeup.Options{}); return err },
 		"conflicts": func() error { var out map[string]any; return c.Get(ctx, "/conflicts", nil, &out) },
 		"index":     func() error { _, err := c.Index(ctx); return err },
 	}
 	for call, fn := range reads {
 		err := fn()
-		var na *NoAnswerError
-		if !errors.Is(err, ErrNotRunning) || !errors.Is(err, ErrNoAnswer) || !errors.As(err, &na) || na.Socket != SocketPath(dir) {
-			t.Errorf("%s: %v, want a NoAnswerError on the socket matching ErrNotRunning", call, err)
+		var na *api.NoAnswerError
+		if !errors.Is(err, api.ErrNotRunning) || !errors.Is(err, api.ErrNoAnswer) || !errors.As(err, &na) || na.Socket != Path(dir) {
+			t.Errorf("%s: %v, want a api.NoAnswerError on the socket matching api.ErrNotRunning", call, err)
 		}
 	}
 	// A context that ends is the only end of a write's wait.
 	wctx, cancel := context.WithCancel(ctx)
 	time.AfterFunc(50*time.Millisecond, cancel)
 	writes := map[string]func() error{
-		"mine":     func() error { _, err := c.Mine(wctx, MineRequest{Path: "/hive"}); return err },
-		"forget":   func() error { _, err := c.Forget(wctx, ForgetRequest{Wing: "a"}); return err },
-		"remember": func() error { _, err := c.Remember(wctx, RememberRequest{}); return err },
+		"mine":     func() error { _, err := c.Mine(wctx, api.MineRequest{Path: "/hive"}); return err },
+		"forget":   func() error { _, err := c.Forget(wctx, api.ForgetRequest{Wing: "a"}); return err },
+		"remember": func() error { _, err := c.Remember(wctx, api.RememberRequest{}); return err },
 		"merge":    func() error { var out map[string]any; return c.Post(wctx, "/conflicts/merge", nil, &out) },
 	}
 	for call, fn := range writes {
-		if err := fn(); !errors.Is(err, context.Canceled) || errors.Is(err, ErrNotRunning) {
-			t.Errorf("%s: %v, want the context's end, not ErrNotRunning", call, err)
+		if err := fn(); !errors.Is(err, context.Canceled) || errors.Is(err, api.ErrNotRunning) {
+			t.Errorf("%s: %v, want the context's end, not api.ErrNotRunning", call, err)
 		}
 	}
 }
@@ -125,13 +126,15 @@ func TestRemoteErrorKeepsTheModelMismatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rec := httptest.NewRecorder()
-			WriteErr(rec, tt.err)
-			answer := fmt.Sprintf("HTTP/1.1 %d x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", rec.Code, rec.Body.Len(), rec.Body)
-			_, err := NewClient(brokenDaemon(t, answer)).Search(context.Background(), SearchRequest{Query: "x"})
+			body, err := json.Marshal(NewErrorBody(tt.err))
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer := fmt.Sprintf("HTTP/1.1 409 x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+			_, err = NewClient(brokenDaemon(t, answer)).Search(context.Background(), api.SearchRequest{Query: "x"})
 			var re *RemoteError
-			if !errors.As(err, &re) || err.Error() != tt.err.Error() || re.Code != errorCode(tt.err) {
-				t.Fatalf("err = %#v, want a RemoteError %q, code %s", err, tt.err, errorCode(tt.err))
+			if !errors.As(err, &re) || err.Error() != tt.err.Error() || re.Code != Code(tt.err) {
+				t.Fatalf("err = %#v, want a RemoteError %q, code %s", err, tt.err, Code(tt.err))
 			}
 			var got *palace.ModelMismatchError
 			if errors.As(err, &got) != (tt.want != nil) || tt.want != nil && !reflect.DeepEqual(got, tt.want) {

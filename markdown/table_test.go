@@ -1,4 +1,4 @@
-package mine
+package markdown
 
 import (
 	"slices"

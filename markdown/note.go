@@ -1,4 +1,4 @@
-package mine
+package markdown
 
 // Note is one atomic piece of a markdown file.
 type Note struct {

@@ -1,24 +1,14 @@
-package daemon
+package api
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
-	"github.com/memminer/memminer/wakeup"
 )
-
-// The types in this file are what the CLI prints and what the control
-// socket carries. The CLI fills them the same way whether it asks the daemon
-// or opens the palace itself, so its output is identical either way.
 
 // SearchRequest asks the daemon to search its palace.
 type SearchRequest struct {
@@ -57,8 +47,16 @@ type SearchRequest struct {
 }
 
 // Options returns the palace search the request asks for, or an error
-// naming a field it cannot read.
+// naming a field it cannot read, which matches ErrBadRequest.
 func (r SearchRequest) Options() (palace.SearchOptions, error) {
+	opts, err := r.options()
+	if err != nil {
+		return opts, &badRequestError{err}
+	}
+	return opts, nil
+}
+
+func (r SearchRequest) options() (palace.SearchOptions, error) {
 	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
 	f := &opts.Filters
 	f.IncludeSuperseded, f.IncludeInbox, f.Fresh, f.Tags = r.IncludeSuperseded, r.IncludeInbox, r.Fresh, r.Tags
@@ -114,26 +112,9 @@ type Explanation struct {
 	NearMisses []Hit `json:"near_misses"`
 }
 
-// Search runs req's search in p: the one way the daemon and a direct
-// search do it, so both answer alike.
-func Search(ctx context.Context, p *palace.Palace, req SearchRequest) (SearchResult, error) {
-	opts, err := req.Options()
-	if err != nil {
-		return SearchResult{}, err
-	}
-	query := strings.TrimSpace(req.Query)
-	if !req.Explain {
-		hits, err := p.Search(ctx, query, opts)
-		if err != nil {
-			return SearchResult{}, err
-		}
-		return NewSearchResult(query, hits), nil
-	}
-	hits, ex, err := p.Explain(ctx, query, opts)
-	if err != nil {
-		return SearchResult{}, err
-	}
-	out := NewSearchResult(query, hits)
+// NewExplanation is ex as printed for query: figures rounded like scores,
+// near misses converted as hits are.
+func NewExplanation(query string, ex *palace.Explanation) *Explanation {
 	e := &Explanation{Explanation: *ex, NearMisses: NewSearchResult(query, ex.NearMisses).Results}
 	e.Explanation.NearMisses = nil
 	e.Words = slices.Clone(ex.Words)
@@ -141,12 +122,12 @@ func Search(ctx context.Context, p *palace.Palace, req SearchRequest) (SearchRes
 		e.Words[i].Cosine = roundScore(e.Words[i].Cosine)
 	}
 	e.Grounding = roundScore(e.Grounding)
-	out.Explanation = e
-	return out, nil
+	return e
 }
 
-// Hit is one search result as printed.
-type Hit struct {
+// Note is a note as printed: what a search hit, `memminer show` and
+// MCP's read_note say of it first.
+type Note struct {
 	ID    string `json:"id"`
 	Wing  string `json:"wing"`
 	Agent string `json:"agent"`
@@ -158,6 +139,16 @@ type Hit struct {
 	Line    int    `json:"line"`
 	Heading string `json:"heading"`
 	Text    string `json:"text"`
+}
+
+// NewNote is n as printed.
+func NewNote(n palace.Note) Note {
+	return Note{ID: n.ID, Wing: n.Wing, Agent: n.Agent, Source: n.Source, Path: n.Source, Line: n.Line, Heading: n.Heading, Text: n.Text}
+}
+
+// Hit is one search result as printed.
+type Hit struct {
+	Note
 	// Score is relative to the first hit; it and Relevance are rounded to
 	// four decimals so output is stable.
 	Score float64 `json:"score"`
@@ -176,8 +167,7 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 	out := SearchResult{Query: query, Results: make([]Hit, len(hits))}
 	for i, h := range hits {
 		out.Results[i] = Hit{
-			ID: h.ID, Wing: h.Wing, Agent: h.Agent, Source: h.Source, Path: h.Source, Line: h.Line,
-			Heading: h.Heading, Text: h.Text, Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
+			Note: NewNote(h.Note), Score: roundScore(h.Score), Relevance: roundScore(h.Relevance),
 			Mtime:  h.Mtime.UTC().Format(time.RFC3339),
 			Fields: h.Governance.Fields(h.Mtime, h.Stale, h.StaleReason),
 		}
@@ -353,200 +343,4 @@ type FileError struct {
 	Last     time.Time `json:"last"`
 	// NextRetry is the earliest tick that retries the file unless it changes first.
 	NextRetry time.Time `json:"next_retry"`
-}
-
-// Errors callers of the control socket tell apart.
-var (
-	// ErrNotRunning means no daemon answers on the palace's socket.
-	ErrNotRunning = errors.New("no memminer daemon is running for this palace")
-	// ErrNoAnswer means a daemon accepted a read request on the socket and
-	// did not start answering in time; such errors match ErrNotRunning too.
-	ErrNoAnswer = errors.New("the daemon did not answer")
-	// ErrOtherModel means the daemon serves another embedding model than
-	// the caller is configured with.
-	ErrOtherModel = errors.New("the daemon uses another embedding model")
-)
-
-// Error codes on the wire, and the sentinel errors they map to.
-const (
-	codeEmpty             = "empty"
-	codeUnknownWing       = "unknown_wing"
-	codeWakeupEmpty       = "wakeup_empty"
-	codeWakeupUnknownWing = "wakeup_unknown_wing"
-	codeModelMismatch     = "model_mismatch"
-	codeOtherModel        = "other_model"
-	codeReadOnly          = "read_only"
-	codeShuttingDown      = "shutting_down"
-	codeBadRequest        = "bad_request"
-	codeRememberBad       = "remember_bad_request"
-	codeNoHive            = "no_hive"
-	codeOutsideHive       = "outside_hive"
-	codeOutsideAgentDir   = "outside_agent_dir"
-	codeNotMarked         = "not_marked"
-	codeConflict          = "conflict"
-	codeHashMismatch      = "hash_mismatch"
-	codeBusy              = "busy"
-	codeNotMined          = "not_mined"
-	codeOtherHive         = "other_hive"
-	codeNeedsWing         = "needs_wing"
-	codeAgentNeedsWing    = "agent_needs_wing"
-	codeBadWingID         = "bad_wing_id"
-	codeAgentExists       = "agent_exists"
-	codeInternal          = "internal"
-)
-
-// codeErrors is ordered: errorCode picks the first sentinel err matches.
-var codeErrors = []struct {
-	code string
-	err  error
-}{
-	{codeEmpty, palace.ErrEmpty},
-	{codeUnknownWing, palace.ErrUnknownWing},
-	{codeWakeupEmpty, wakeup.ErrEmpty},
-	{codeWakeupUnknownWing, wakeup.ErrUnknownWing},
-	{codeModelMismatch, palace.ErrModelMismatch},
-	{codeOtherModel, ErrOtherModel},
-	{codeReadOnly, palace.ErrReadOnly},
-	{codeShuttingDown, ErrNotRunning},
-	{codeRememberBad, remember.ErrBadRequest},
-	{codeNoHive, remember.ErrNoHive},
-	{codeOutsideHive, remember.ErrOutsideHive},
-	{codeOutsideAgentDir, remember.ErrOutsideAgentDir},
-	{codeConflict, remember.ErrConflict},
-	{codeHashMismatch, remember.ErrHashMismatch},
-	{codeBusy, remember.ErrBusy},
-	{codeNotMined, remember.ErrNotMined},
-	{codeNotMarked, remember.ErrNotMarked},
-	{codeOtherHive, ErrOtherHive},
-	{codeNeedsWing, mine.ErrNeedsWing},
-	{codeAgentNeedsWing, mine.ErrAgentNeedsWing},
-	{codeBadWingID, hive.ErrBadWingID},
-	{codeAgentExists, mine.ErrAgentExists},
-}
-
-// errorBody is the JSON of a failed request. ModelMismatch, null for
-// other errors, names the wings of a model_mismatch, so a client tells the
-// user what a search in its own process would; OtherModel, null for other
-// errors, names the daemon's model in an other_model refusal;
-// SupersedesRef, null for other errors, is remember's refused reference,
-// which the CLI words with its flag's name.
-type errorBody struct {
-	Error         string                     `json:"error"`
-	Code          string                     `json:"code"`
-	ModelMismatch *palace.ModelMismatchError `json:"model_mismatch"`
-	OtherModel    *OtherModelError           `json:"other_model"`
-	OtherHive     *OtherHiveError            `json:"other_hive"`
-	SupersedesRef *remember.RefError         `json:"supersedes_ref"`
-}
-
-// newErrorBody is err as the daemon answers it.
-func newErrorBody(err error) errorBody {
-	eb := errorBody{Error: err.Error(), Code: errorCode(err)}
-	var mm *palace.ModelMismatchError
-	if errors.As(err, &mm) {
-		eb.ModelMismatch = mm
-	}
-	var om *OtherModelError
-	if errors.As(err, &om) {
-		eb.OtherModel = om
-	}
-	var oh *OtherHiveError
-	if errors.As(err, &oh) {
-		eb.OtherHive = oh
-	}
-	var ref *remember.RefError
-	if errors.As(err, &ref) {
-		eb.SupersedesRef = ref
-	}
-	return eb
-}
-
-// detail is the typed error eb sends the details of, as newErrorBody set
-// it, or nil.
-func (eb errorBody) detail() error {
-	switch {
-	case eb.ModelMismatch != nil:
-		return eb.ModelMismatch
-	case eb.OtherModel != nil:
-		return eb.OtherModel
-	case eb.OtherHive != nil:
-		return eb.OtherHive
-	case eb.SupersedesRef != nil:
-		return eb.SupersedesRef
-	}
-	return nil
-}
-
-// OtherModelError is the daemon's refusal of a caller configured with
-// another embedding model than its own. It matches ErrOtherModel.
-type OtherModelError struct {
-	// PID is the daemon's process id.
-	PID int `json:"pid"`
-	// Daemon is the model spec the daemon serves the palace with.
-	Daemon string `json:"daemon"`
-	// Caller is the model spec the caller asked with.
-	Caller string `json:"caller"`
-}
-
-func (e *OtherModelError) Error() string {
-	return fmt.Sprintf("the daemon (pid %d) serving this palace uses model %s, not %s", e.PID, e.Daemon, e.Caller)
-}
-
-// Is reports whether target is ErrOtherModel.
-func (e *OtherModelError) Is(target error) bool { return target == ErrOtherModel }
-
-// OtherHiveError is the daemon's refusal of a mine of another hive than
-// its own, or of one of that hive's agent directories: its next scan
-// would mine its own hive's places back over it. It matches ErrOtherHive.
-type OtherHiveError struct {
-	// PID is the daemon's process id.
-	PID int `json:"pid"`
-	// Hive is the hive the daemon serves.
-	Hive string `json:"hive"`
-	// Path is the path the caller asked to mine.
-	Path string `json:"path"`
-}
-
-func (e *OtherHiveError) Error() string {
-	return fmt.Sprintf("the running daemon (pid %d) serves hive %s; a mine of %s would be undone at its next scan", e.PID, e.Hive, e.Path)
-}
-
-// Is reports whether target is ErrOtherHive.
-func (e *OtherHiveError) Is(target error) bool { return target == ErrOtherHive }
-
-// RemoteError is an error the daemon returned. Its text is the daemon's
-// message unchanged, errors.Is matches the sentinel its code stands for
-// (palace.ErrEmpty, palace.ErrUnknownWing, ErrOtherModel, …), and
-// errors.As finds the typed error the daemon sent the details of (a
-// *palace.ModelMismatchError, an *OtherModelError, an *OtherHiveError or a
-// *remember.RefError).
-type RemoteError struct {
-	Code    string
-	Message string
-	detail  error
-}
-
-func (e *RemoteError) Error() string { return e.Message }
-
-// Unwrap returns the typed error the daemon sent the details of, or nil.
-func (e *RemoteError) Unwrap() error { return e.detail }
-
-// Is reports whether target is the sentinel error of e's code.
-func (e *RemoteError) Is(target error) bool {
-	for _, c := range codeErrors {
-		if c.code == e.Code {
-			return c.err == target
-		}
-	}
-	return false
-}
-
-// errorCode classifies err for the wire.
-func errorCode(err error) string {
-	for _, c := range codeErrors {
-		if errors.Is(err, c.err) {
-			return c.code
-		}
-	}
-	return codeInternal
 }

@@ -1,0 +1,36 @@
+package api
+
+import (
+	"context"
+
+	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/wakeup"
+)
+
+// Service is what memminer does for its commands, whoever does it: the
+// palace in this process (package local) or the daemon serving it (its
+// socket client). Errors are the sentinels and typed errors of this
+// package and of the packages the results come from (palace.ErrEmpty,
+// wakeup.ErrUnknownWing, remember.ErrConflict, …), the same text either
+// way. The open conflicts and their merge are served alike (see
+// cmd/memminer's service), typed by daemon/conflicts, which this package
+// cannot import.
+type Service interface {
+	// Search searches the palace.
+	Search(context.Context, SearchRequest) (SearchResult, error)
+	// WakeUp builds the session-start digest.
+	WakeUp(context.Context, wakeup.Options) (wakeup.Digest, error)
+	// Remember writes a note and mines its file before it returns.
+	Remember(context.Context, RememberRequest) (remember.Result, error)
+	// Forget drops a wing from the palace.
+	Forget(context.Context, ForgetRequest) (mine.Forgotten, error)
+	// Mine mines a path into the palace; on failure the reply holds what
+	// was done before the error.
+	Mine(context.Context, MineRequest) (MineReply, error)
+	// Index builds the hive's catalog.
+	Index(context.Context) (index.Index, error)
+	// Status describes the palace (and the daemon, when one answers).
+	Status(context.Context) (Status, error)
+}

@@ -1,0 +1,378 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"slices"
+
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/local"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/wakeup"
+)
+
+// backend is what the commands and the MCP server call: api.Service, and
+// the open conflicts and their merge (typed by daemon/conflicts, which
+// package api cannot import), and the palace's wings.
+type backend interface {
+	api.Service
+	// Conflicts lists the open conflicts of wing (every wing when empty).
+	// A scan that found some copies but not all returns them with
+	// ScanError set and no error.
+	Conflicts(ctx context.Context, wing string) (conflicts.List, error)
+	// MergeConflicts merges conflict copies into their files.
+	MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error)
+	// Wings are the palace's wings.
+	Wings(ctx context.Context) ([]palace.WingInfo, error)
+}
+
+// service is the one place the CLI decides between the daemon and the
+// palace: with --no-daemon the palace in this process, otherwise the
+// daemon serving it, falling back to the palace by fallback's rules. Every
+// path re-mines the files a merge wrote (minedMerges).
+func (a *app) service() backend {
+	loc := &localService{Service: local.New(a.localOptions()), a: a}
+	if a.noDaemon {
+		return minedMerges{loc, a}
+	}
+	return minedMerges{&fallback{daemon: &remoteService{Client: a.client()}, local: loc, a: a}, a}
+}
+
+// localOptions are the CLI's settings and reporting for package local.
+func (a *app) localOptions() local.Options {
+	hive := a.cfg.Hive
+	if abs, err := filepath.Abs(hive); err == nil && hive != "" {
+		hive = abs
+	}
+	return local.Options{
+		Dir:          a.cfg.Palace,
+		LockTimeout:  a.cfg.LockTimeout,
+		Logger:       a.log,
+		Hive:         hive,
+		Agents:       a.cfg.Agents,
+		Machine:      a.cfg.Machine,
+		MaxNoteBytes: a.cfg.MaxNoteBytes,
+		ModelSpec:    a.cfg.Model,
+		Enabled:      a.cfg.Enabled,
+		Embedder: func(ctx context.Context) (embed.Embedder, error) {
+			e, _, err := a.embedder(ctx)
+			return e, err
+		},
+		StatusModel: func(ctx context.Context) (embed.Embedder, string, error) {
+			e, ms, err := a.statusEmbedder(ctx)
+			return e, ms.Reason, err
+		},
+		MineOptions:   a.mineOptions,
+		Repaired:      a.reportRepairs,
+		Warn:          func(msg string) { fmt.Fprintf(a.stderr, "memminer: %s\n", msg) },
+		Isolation:     a.isolation,
+		ConflictsOpen: a.openConflictCount,
+		MineProgress:  a.mineProgress,
+	}
+}
+
+// isolation is whether this machine is cut off from the others, as the
+// Syncthing the settings name says; nil when none is asked.
+func (a *app) isolation(ctx context.Context) *wakeup.Isolation {
+	client, _, err := a.syncthingClient(nil)
+	if err != nil || client == nil {
+		return nil
+	}
+	return daemon.WakeupIsolation(daemon.HiveReplication(ctx, client, a.cfg.Hive))
+}
+
+// fallback is the daemon's service with the rules for a daemon that does
+// not serve the call (docs/daemon.md, "Daemon or not"): every call goes to
+// the palace here when no daemon answers (api.ErrNotRunning: none runs, it
+// is stopping, it did not begin to answer a read in time, or the
+// connection broke on a call that can be repeated), and a search also
+// when the daemon serves another model.
+type fallback struct {
+	daemon, local backend
+	a             *app
+}
+
+// gone reports whether err says that no daemon serves the call.
+func gone(err error) bool { return errors.Is(err, api.ErrNotRunning) }
+
+// Search falls back on another model too: that daemon's ranking is not
+// the one the caller's model gives.
+func (f *fallback) Search(ctx context.Context, req api.SearchRequest) (api.SearchResult, error) {
+	out, err := f.daemon.Search(ctx, req)
+	if errors.Is(err, api.ErrOtherModel) {
+		out, lerr := f.local.Search(ctx, req)
+		if lerr != nil {
+			return out, &fellBackError{err: lerr, refusal: err}
+		}
+		return out, nil
+	}
+	if gone(err) {
+		return f.local.Search(ctx, req)
+	}
+	return out, err
+}
+
+// fellBackError is the error of a call made here after the daemon
+// refused it (Refusal): advice then names both.
+type fellBackError struct {
+	err, refusal error
+}
+
+func (e *fellBackError) Error() string { return e.err.Error() }
+
+func (e *fellBackError) Unwrap() error { return e.err }
+
+// WakeUp falls back when no daemon answers.
+func (f *fallback) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest, error) {
+	if d, err := f.daemon.WakeUp(ctx, opts); !gone(err) {
+		return d, err
+	}
+	return f.local.WakeUp(ctx, opts)
+}
+
+// Remember falls back when no daemon answers. A daemon that died
+// answering may have written the note: the write here then finds it
+// instead of writing it twice (docs/remember.md).
+func (f *fallback) Remember(ctx context.Context, req api.RememberRequest) (remember.Result, error) {
+	res, err := f.daemon.Remember(ctx, req)
+	if !gone(err) {
+		return res, err
+	}
+	req.Retry = req.Retry || errors.Is(err, api.ErrConnectionLost)
+	return f.local.Remember(ctx, req)
+}
+
+// Forget falls back when no daemon runs.
+func (f *fallback) Forget(ctx context.Context, req api.ForgetRequest) (mine.Forgotten, error) {
+	if out, err := f.daemon.Forget(ctx, req); !gone(err) {
+		return out, err
+	}
+	return f.local.Forget(ctx, req)
+}
+
+// Mine falls back when no daemon runs; a daemon of another model or
+// another hive refuses, and that stands: it holds the palace's writer
+// lock, so there is no mining here beside it.
+func (f *fallback) Mine(ctx context.Context, req api.MineRequest) (api.MineReply, error) {
+	if rep, err := f.daemon.Mine(ctx, req); !gone(err) {
+		return rep, err
+	}
+	return f.local.Mine(ctx, req)
+}
+
+// Index falls back when no daemon answers.
+func (f *fallback) Index(ctx context.Context) (index.Index, error) {
+	if x, err := f.daemon.Index(ctx); !gone(err) {
+		return x, err
+	}
+	return f.local.Index(ctx)
+}
+
+// Status falls back when no daemon answers.
+func (f *fallback) Status(ctx context.Context) (api.Status, error) {
+	if st, err := f.daemon.Status(ctx); !gone(err) {
+		return st, err
+	}
+	return f.local.Status(ctx)
+}
+
+// Conflicts falls back when no daemon answers.
+func (f *fallback) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	if l, err := f.daemon.Conflicts(ctx, wing); !gone(err) {
+		return l, err
+	}
+	return f.local.Conflicts(ctx, wing)
+}
+
+// MergeConflicts falls back when no daemon runs.
+func (f *fallback) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	if rep, err := f.daemon.MergeConflicts(ctx, req); !gone(err) {
+		return rep, err
+	}
+	return f.local.MergeConflicts(ctx, req)
+}
+
+// Wings falls back when no daemon answers.
+func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	if ws, err := f.daemon.Wings(ctx); !gone(err) {
+		return ws, err
+	}
+	return f.local.Wings(ctx)
+}
+
+// remoteService is the daemon's socket client as a service.
+type remoteService struct {
+	*socket.Client
+}
+
+// Conflicts asks the daemon for its registry's open conflicts.
+func (r *remoteService) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	var l conflicts.List
+	q := url.Values{}
+	if wing != "" {
+		q.Set("wing", wing)
+	}
+	if err := r.Get(ctx, "/conflicts", q, &l); err != nil {
+		return conflicts.List{}, err
+	}
+	if l.Conflicts == nil {
+		l.Conflicts = []conflicts.Conflict{}
+	}
+	return l, nil
+}
+
+// MergeConflicts has the daemon merge. A path with no open copy is an
+// error with the daemon's message.
+func (r *remoteService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	var rep conflicts.MergeReport
+	err := r.Post(ctx, "/conflicts/merge", req, &rep)
+	var re *socket.RemoteError
+	if errors.As(err, &re) && re.Code == "no_copy" {
+		return rep, errors.New(re.Message)
+	}
+	return rep, err
+}
+
+// Wings are the wings of the daemon's status.
+func (r *remoteService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	st, err := r.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []palace.WingInfo
+	for _, w := range st.Wings {
+		out = append(out, w.WingInfo)
+	}
+	return out, nil
+}
+
+// localService is package local's service with what the CLI adds without
+// a daemon: the conflicts scan and merge, Syncthing in status, and the
+// refusal of a mine beside a running daemon under --no-daemon.
+type localService struct {
+	*local.Service
+	a *app
+}
+
+// Mine mines here. Under --no-daemon a running daemon holds the palace's
+// lock for as long as it runs: say so now rather than after the lock
+// timeout.
+func (l *localService) Mine(ctx context.Context, req api.MineRequest) (api.MineReply, error) {
+	a := l.a
+	if a.noDaemon && !req.DryRun && a.daemonServes(ctx) {
+		return api.MineReply{}, fmt.Errorf("the palace at %s is held by the running daemon: stop it (memminer stop, or Ctrl-C its run) to mine with --no-daemon, or mine without --no-daemon to hand it the mine", a.cfg.Palace)
+	}
+	return l.Service.Mine(ctx, req)
+}
+
+// Status is the palace's status, with the Syncthing the settings name
+// (status has no Syncthing flags: the config file and environment say)
+// and whether a daemon serves the palace, asked only under --no-daemon:
+// otherwise it was just asked.
+func (l *localService) Status(ctx context.Context) (api.Status, error) {
+	a := l.a
+	st, err := l.Service.Status(ctx)
+	if err != nil {
+		return st, err
+	}
+	st.Active = a.noDaemon && a.daemonServes(ctx)
+	client, s, err := a.syncthingClient(nil)
+	if err != nil {
+		return st, err
+	}
+	st.Syncthing = daemon.HiveReplication(ctx, client, a.cfg.Hive)
+	if client == nil && s.Off != "" {
+		st.Syncthing = daemon.ReplicationOff(s.Off)
+	}
+	return st, nil
+}
+
+// Conflicts scans for the open conflicts.
+func (l *localService) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
+	list, err := l.a.scanConflicts(ctx, wing)
+	if list.Conflicts == nil && err != nil {
+		return conflicts.List{}, err
+	}
+	return list, nil
+}
+
+// MergeConflicts merges here, with the palace opened read-only for the
+// bases (only the wings whose files have copies: their mined contents
+// are the bases).
+func (l *localService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	a := l.a
+	var rep conflicts.MergeReport
+	list, err := a.scanConflicts(ctx, req.Wing)
+	if err != nil {
+		return rep, err
+	}
+	sel, err := conflicts.Select(list, req.Paths)
+	if err != nil {
+		return rep, err
+	}
+	var p *palace.Palace
+	var wings []string
+	for _, c := range sel {
+		if c.Wing != "" && !slices.Contains(wings, c.Wing) {
+			wings = append(wings, c.Wing)
+		}
+	}
+	if len(wings) > 0 {
+		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: wings, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+		if err != nil {
+			return rep, err
+		}
+		defer p.Close()
+	}
+	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
+		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals,
+		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
+	}), nil
+}
+
+// Wings are the palace's wings, read-only.
+func (l *localService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	return l.a.palaceWings(ctx, "")
+}
+
+// minedMerges re-mines each file a merge wrote, through the service that
+// merged, before the merge returns: the merged notes are in the next
+// search on every path, as a remembered note is.
+type minedMerges struct {
+	backend
+	a *app
+}
+
+// MergeConflicts merges, then mines the directories of the files written.
+// A mine that fails leaves the merge written; it is said on stderr and the
+// next mine picks the file up.
+func (m minedMerges) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	rep, err := m.backend.MergeConflicts(ctx, req)
+	if err != nil || !req.Apply {
+		return rep, err
+	}
+	type place struct{ dir, wing string }
+	var mined []place
+	for _, cm := range rep.Merges {
+		pl := place{filepath.Dir(cm.Original), cm.Wing}
+		if !cm.Applied || cm.Wing == "" || slices.Contains(mined, pl) {
+			continue
+		}
+		mined = append(mined, pl)
+		_, merr := m.backend.Mine(ctx, api.MineRequest{Path: pl.dir, Wing: pl.wing, Model: m.a.cfg.Model, Agents: m.a.cfg.Agents})
+		if merr != nil {
+			fmt.Fprintf(m.a.stderr, "memminer: merged %s, but mining it failed: %v; the next mine picks it up\n", displayPath(cm.Original), merr)
+		}
+	}
+	return rep, nil
+}

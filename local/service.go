@@ -1,0 +1,199 @@
+package local
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/wakeup"
+)
+
+var _ api.Service = (*Service)(nil)
+
+// Search searches the palace read-only, only the wings asked for loaded.
+func (s *Service) Search(ctx context.Context, req api.SearchRequest) (api.SearchResult, error) {
+	if _, err := req.Options(); err != nil {
+		return api.SearchResult{}, err
+	}
+	if s.opts.Palace == nil && !palace.HasWings(s.opts.Dir) {
+		// Nothing to search: say so without loading (or downloading) a model.
+		return api.SearchResult{}, palace.ErrEmpty
+	}
+	e, err := s.embedder(ctx)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	p, done, err := s.open(ctx, e, Read, req.Wings)
+	if err != nil {
+		return api.SearchResult{}, err
+	}
+	defer done()
+	return Search(ctx, p, req)
+}
+
+// WakeUp builds the digest. The palace is opened read-only without an
+// embedder (the digest reads stored vectors, it embeds nothing); only a
+// damaged palace is reopened the usual way, with the configured model,
+// so its repair embeds as a mine would.
+func (s *Service) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest, error) {
+	p := s.opts.Palace
+	if p == nil {
+		var err error
+		p, err = palace.Open(ctx, s.opts.Dir, palace.Options{ReadOnly: true, Logger: s.opts.Logger})
+		if err != nil {
+			return wakeup.Digest{}, err
+		}
+		if len(p.Damaged()) > 0 {
+			p.Close()
+			e, err := s.embedder(ctx)
+			if err != nil {
+				return wakeup.Digest{}, err
+			}
+			if p, err = s.Open(ctx, e, Read, nil); err != nil {
+				return wakeup.Digest{}, err
+			}
+		}
+		defer p.Close()
+	}
+	if opts.ReadFile == nil {
+		opts.ReadFile = wakeup.ReadFileLimited
+	}
+	// A machine cut off from the others says so.
+	if s.opts.Isolation != nil {
+		opts.Isolated = s.opts.Isolation(ctx)
+	}
+	return wakeup.Build(p, opts)
+}
+
+// Remember writes the note and mines its file before it returns, so the
+// note is in the next search.
+func (s *Service) Remember(ctx context.Context, req api.RememberRequest) (remember.Result, error) {
+	hive := s.opts.Hive
+	if hive == "" {
+		hive = req.Hive
+	}
+	machine, maxBytes := req.Machine, req.MaxNoteBytes
+	if machine == "" {
+		machine = s.opts.Machine
+	}
+	if maxBytes == 0 {
+		maxBytes = s.opts.MaxNoteBytes
+	}
+	e, err := s.embedder(ctx)
+	if err != nil {
+		return remember.Result{}, err
+	}
+	p, done, err := s.open(ctx, e, Write, nil)
+	if err != nil {
+		return remember.Result{}, err
+	}
+	defer done()
+	return remember.Remember(ctx, p, req.Request, remember.Options{
+		Hive:         hive,
+		Agents:       s.opts.Agents,
+		Machine:      machine,
+		MaxNoteBytes: maxBytes,
+		Mine:         s.opts.MineOptions(),
+		Embedder:     e,
+	})
+}
+
+// Forget drops a wing from the palace (mine.Forget).
+func (s *Service) Forget(ctx context.Context, req api.ForgetRequest) (mine.Forgotten, error) {
+	wing, err := palace.NormalizeWingID(req.Wing)
+	if err != nil {
+		return mine.Forgotten{}, err
+	}
+	access := Write
+	// A palace that is not there has no wing to forget; opening it to
+	// write would create it just to say so.
+	if _, statErr := os.Stat(s.opts.Dir); req.DryRun || (s.opts.Palace == nil && errors.Is(statErr, fs.ErrNotExist)) {
+		access = DryRun
+	}
+	p, done, err := s.open(ctx, nil, access, nil)
+	if err != nil {
+		return mine.Forgotten{}, err
+	}
+	defer done()
+	return mine.Forget(p, wing, mine.ForgetOptions{Hive: s.opts.Hive, Agents: s.opts.Agents, Force: req.Force, DryRun: req.DryRun})
+}
+
+// Mine mines req.Path into the palace, or says what it would change
+// with DryRun.
+func (s *Service) Mine(ctx context.Context, req api.MineRequest) (api.MineReply, error) {
+	if !filepath.IsAbs(req.Path) {
+		abs, err := filepath.Abs(req.Path)
+		if err != nil {
+			return api.MineReply{}, err
+		}
+		req.Path = abs
+	}
+	e, err := s.embedder(ctx)
+	if err != nil {
+		return api.MineReply{}, err
+	}
+	opts := s.opts.MineOptions()
+	opts.Wing, opts.Agent, opts.DryRun = req.Wing, req.Agent, req.DryRun
+	if req.Agents != nil {
+		opts.Agents = req.Agents
+	}
+	var reembeds []api.Reembed
+	// Re-embeds are reported by the caller from the reply, as the
+	// daemon's are.
+	opts.OnReembed = func(wing, from, to string, n int) {
+		reembeds = append(reembeds, api.Reembed{Wing: wing, From: from, To: to, Notes: n})
+	}
+	opts.Progress = s.opts.MineProgress
+	access := Write
+	if req.DryRun {
+		access = DryRun
+	}
+	p, done, err := s.open(ctx, e, access, nil)
+	if err != nil {
+		return api.MineReply{}, err
+	}
+	defer done()
+	sum, err := mine.Mine(ctx, p, req.Path, opts)
+	return api.MineReply{Result: api.NewMineResult(sum), Reembeds: reembeds}, err
+}
+
+// Index builds the hive's catalog from the palace.
+func (s *Service) Index(ctx context.Context) (index.Index, error) {
+	p, done, err := s.open(ctx, nil, Read, nil)
+	if err != nil {
+		return index.Index{}, err
+	}
+	defer done()
+	return index.Build(p, s.opts.Hive, s.opts.Agents, wakeup.ReadFileLimited)
+}
+
+// Status describes the palace itself, as status prints it without a
+// daemon; Active and Syncthing are the caller's to fill.
+func (s *Service) Status(ctx context.Context) (api.Status, error) {
+	var e embed.Embedder
+	reason := ""
+	if s.opts.StatusModel != nil && s.opts.Palace == nil {
+		var err error
+		if e, reason, err = s.opts.StatusModel(ctx); err != nil {
+			return api.Status{}, err
+		}
+	}
+	p, done, err := s.open(ctx, e, Read, nil)
+	if err != nil {
+		return api.Status{}, err
+	}
+	defer done()
+	st := BuildStatus(p, s.opts.ModelSpec, reason, s.opts.Enabled)
+	if s.opts.ConflictsOpen != nil {
+		st.ConflictsOpen = s.opts.ConflictsOpen(ctx, p)
+	}
+	return st, nil
+}

@@ -1,0 +1,133 @@
+package mine
+
+import (
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"fmt"
+	"iter"
+	"math"
+	"path/filepath"
+	"strings"
+
+	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/palace"
+)
+
+// NoteID is a note's stable id: the same wing, file, heading path and text
+// give the same id, so re-mining finds what it already has. rel is the
+// file's path relative to its agent directory, '/'-separated: the id does
+// not depend on where the hive lives, so every machine sharing a hive, and
+// a hive that moved, derive the same ids. The occurrence number tells
+// apart identical notes in one file.
+func NoteID(wing, rel, heading, text string, occurrence int) string {
+	sum := noteSum(wing, rel, heading, text, occurrence)
+	return hex.EncodeToString(sum[:])
+}
+
+// noteSum is the hash a NoteID spells out.
+func noteSum(wing, rel, heading, text string, occurrence int) [16]byte {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, rel, heading, text, occurrence)
+	return [16]byte(h.Sum(nil))
+}
+
+// NoteFormat is the version of how notes are derived from markdown, kept
+// with each source (palace.Source.NoteFormat): a file mined with an older
+// one is mined again by the next mine, even unchanged, keeping the vector
+// of every note whose text did not change. 1: ids name the file by its
+// path relative to the agent directory, not by its absolute path.
+const NoteFormat = 1
+
+// relPath names path by its place below the agent directory base,
+// '/'-separated, as note ids do.
+func relPath(base, path string) string {
+	rel, err := filepath.Rel(base, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		// Not below it (a link to a file elsewhere in the agent
+		// directory's tree is resolved below it; nothing else is mined).
+		return filepath.Base(path)
+	}
+	return filepath.ToSlash(rel)
+}
+
+// ConflictReason is the governance reason of a note mined from between
+// Git conflict markers: it is marked stale, with this warning, until the
+// conflict is resolved.
+const ConflictReason = "in a Git conflict: one side's version, between conflict markers; resolve the merge"
+
+// fileOf says what a mined file's notes are: of which wing, agent and
+// file (path, and rel in ids), under which frontmatter; heldGoverned
+// when the wing's notes of the file were classified under the same.
+type fileOf struct {
+	wing, rel, agent, path string
+	govern                 govern.File
+	heldGoverned           bool
+}
+
+// palaceNotes makes the palace notes of one file from its parsed notes, a
+// section at a time: the parsed notes of the whole file are never held
+// next to the palace's. The set holds them as the palace does, and a note
+// the wing holds unchanged as the wing's own (palace.NoteSet), so
+// re-mining a large file does not hold its notes twice.
+func palaceNotes(p *palace.Palace, sections iter.Seq[[]markdown.Note], f fileOf) *palace.NoteSet {
+	notes := p.NewNoteSet(f.wing)
+	occ := newOccurrences()
+	for section := range sections {
+		for _, n := range section {
+			first := noteSum(f.wing, f.rel, n.Heading, n.Text, 0)
+			id := hex.EncodeToString(first[:])
+			if k := occ.count(notes, first, n.Heading, n.Text); k > 0 {
+				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
+			}
+			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
+			held := false
+			if f.heldGoverned && !n.Conflict {
+				pn.Governance, held = notes.HeldGovernance(&pn)
+				held = held && pn.Governance.Reason != ConflictReason
+			}
+			if !held {
+				pn.Governance = govern.Classify(f.govern, n.Heading, n.Text)
+			}
+			if n.Conflict && pn.Governance.Status != govern.Superseded {
+				pn.Governance.Status, pn.Governance.Reason = govern.Stale, ConflictReason
+			}
+			notes.Add(&pn)
+		}
+	}
+	return notes
+}
+
+// occurrences numbers the notes of one file that have the same heading
+// and text, as NoteID's occurrence. Each heading and text is keyed by
+// four bytes of its first id's hash, at the index of the first note with
+// it: 17 bytes a note, where a map of whole hashes took 48.
+type occurrences struct {
+	first map[uint32]int32 // hash prefix → the first note with it
+	again map[int32]int    // first note → how many like it followed
+	// other counts the notes whose hash prefix is a different note's.
+	other map[[16]byte]int
+}
+
+func newOccurrences() *occurrences {
+	return &occurrences{first: map[uint32]int32{}, again: map[int32]int{}, other: map[[16]byte]int{}}
+}
+
+// count returns how many of notes have heading and text (whose first
+// id's hash is sum), and counts the note with them that notes gets next.
+func (o *occurrences) count(notes *palace.NoteSet, sum [16]byte, heading, text string) int {
+	key := binary.LittleEndian.Uint32(sum[:])
+	i, ok := o.first[key]
+	switch {
+	case !ok && notes.Len() <= math.MaxInt32:
+		o.first[key] = int32(notes.Len())
+		return 0
+	case ok && notes.Same(int(i), heading, text):
+		o.again[i]++
+		return o.again[i]
+	}
+	k := o.other[sum]
+	o.other[sum] = k + 1
+	return k
+}
