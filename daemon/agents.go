@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 )
 
@@ -37,7 +38,7 @@ type hiveState struct {
 
 // badAgent is a directory the agents globs match that is not mined.
 type badAgent struct {
-	FileError
+	api.FileError
 	warning string // logged once when it appears
 }
 
@@ -52,7 +53,7 @@ func (d *Daemon) listAgents() hiveState {
 		hs.agents = append(hs.agents, agentDir{wing: a.Wing, dir: a.Canonical})
 	}
 	for _, s := range skipped {
-		b := badAgent{FileError: FileError{Path: s.Canonical, Error: s.Err.Error()}}
+		b := badAgent{FileError: api.FileError{Path: s.Canonical, Error: s.Err.Error()}}
 		switch s.Reason {
 		case hive.BadName:
 			b.Error = "not a valid wing id: " + s.Err.Error() + "; rename the directory to mine it"
@@ -106,16 +107,16 @@ func (d *Daemon) noteHive(hs hiveState, now time.Time) {
 	case hs.noAgents && d.noAgents == nil:
 		status, warning := d.noAgentsMsgs()
 		d.log.Warn(warning, "hive", d.opts.Hive)
-		d.noAgents = &FileError{Path: d.opts.Hive, Error: status, Failures: 1, Since: now.UTC(), Last: now.UTC()}
+		d.noAgents = &api.FileError{Path: d.opts.Hive, Error: status, Failures: 1, Since: now.UTC(), Last: now.UTC()}
 	case !hs.noAgents && d.noAgents != nil:
 		d.log.Info("the hive's agents/ directory appeared", "hive", d.opts.Hive)
 		d.noAgents = nil
 	}
-	was := map[string]FileError{}
+	was := map[string]api.FileError{}
 	for _, b := range d.badAgents {
 		was[b.Path] = b
 	}
-	bad := make([]FileError, len(hs.bad))
+	bad := make([]api.FileError, len(hs.bad))
 	for i, b := range hs.bad {
 		if old, ok := was[b.Path]; ok && old.Error == b.Error {
 			bad[i] = old

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
@@ -169,18 +170,18 @@ type Daemon struct {
 
 	mu         sync.Mutex // guards the fields below
 	gone       bool       // the palace directory was replaced; see checkPalaceDir
-	lastMine   map[string]WingMine
+	lastMine   map[string]api.WingMine
 	lastScan   time.Time
 	scans      int64
 	mines      int64
 	watchState string
 	debouncing map[string]bool // agent directories in their debounce window
 	hiveErr    string
-	noAgents   *FileError    // the hive has no agents/ directory (since when)
-	badAgents  []FileError   // agent directories whose names are no wing id
-	listed     *hiveState    // the last listing of the hive's agent directories
-	first      *firstMine    // the first mine of the hive while it runs; nil after
-	request    *MineProgress // the mine request in progress; nil when none
+	noAgents   *api.FileError    // the hive has no agents/ directory (since when)
+	badAgents  []api.FileError   // agent directories whose names are no wing id
+	listed     *hiveState        // the last listing of the hive's agent directories
+	first      *firstMine        // the first mine of the hive while it runs; nil after
+	request    *api.MineProgress // the mine request in progress; nil when none
 }
 
 // New opens the palace for writing (waiting up to LockTimeout for another
@@ -239,7 +240,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		q:               newQueue(),
 		failures:        newBackoff(opts.Logger, opts.MineInterval),
 		reembedFailures: newBackoff(opts.Logger, opts.MineInterval),
-		lastMine:        map[string]WingMine{},
+		lastMine:        map[string]api.WingMine{},
 		debouncing:      map[string]bool{},
 		watchState:      "fsnotify",
 	}
@@ -315,7 +316,7 @@ func (e *runningError) Is(target error) bool { return target == ErrAlreadyRunnin
 func CheckNotServed(ctx context.Context, palaceDir string) error {
 	ctx, cancel := context.WithTimeout(ctx, servedCheckTimeout)
 	defer cancel()
-	st, err := NewClient(palaceDir).Status(ctx)
+	st, err := socket.NewClient(palaceDir).Status(ctx)
 	if err != nil {
 		return nil
 	}
@@ -471,7 +472,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	// daemon that is going away; then refuse new work, let in-flight
 	// requests finish briefly.
 	unregister()
-	d.q.drain(fmt.Errorf("%w: the daemon is shutting down", ErrNotRunning))
+	d.q.drain(fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
 	sctx, scancel := context.WithTimeout(context.Background(), shutdownGrace)
 	_ = srv.Shutdown(sctx)
 	if msrv != nil {

@@ -20,11 +20,13 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -45,7 +47,7 @@ func testHive(t *testing.T, dir string) string {
 // running is an in-process daemon under test.
 type running struct {
 	d      *Daemon
-	c      *Client
+	c      *socket.Client
 	cancel context.CancelFunc
 	done   chan struct{} // closed when Run returned
 	err    error         // Run's result, once done
@@ -111,7 +113,7 @@ func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
 		f(d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{d: d, c: NewClient(opts.Palace), cancel: cancel, done: make(chan struct{})}
+	r := &running{d: d, c: socket.NewClient(opts.Palace), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		r.err = d.Run(ctx)
 		close(r.done)
@@ -127,9 +129,9 @@ func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
 
 // idle waits until the daemon has scanned at least `scans` times and has
 // nothing pending.
-func (r *running) idle(t *testing.T, scans int64) Status {
+func (r *running) idle(t *testing.T, scans int64) api.Status {
 	t.Helper()
-	var st Status
+	var st api.Status
 	testutil.WaitFor(t, "the daemon to become idle", func() bool {
 		var err error
 		st, err = r.c.Status(context.Background())
@@ -146,7 +148,7 @@ func (r *running) idle(t *testing.T, scans int64) Status {
 // text contains want.
 func (r *running) searchFinds(t *testing.T, query, wing, want string) bool {
 	t.Helper()
-	res, err := r.c.Search(context.Background(), SearchRequest{Query: query, Results: 10})
+	res, err := r.c.Search(context.Background(), api.SearchRequest{Query: query, Results: 10})
 	if err != nil {
 		return false
 	}
@@ -158,13 +160,13 @@ func (r *running) searchFinds(t *testing.T, query, wing, want string) bool {
 	return false
 }
 
-func wingOf(st Status, id string) (WingStatus, bool) {
+func wingOf(st api.Status, id string) (api.WingStatus, bool) {
 	for _, w := range st.Wings {
 		if w.ID == id {
 			return w, true
 		}
 	}
-	return WingStatus{}, false
+	return api.WingStatus{}, false
 }
 
 func TestEditBecomesSearchable(t *testing.T) {
@@ -396,7 +398,7 @@ func TestFailingFileBacksOff(t *testing.T) {
 	const ticks = 60
 	st := r.idle(t, ticks)
 	resolved, _ := filepath.EvalSymlinks(bad)
-	var fe *FileError
+	var fe *api.FileError
 	for i := range st.Daemon.Errors {
 		if st.Daemon.Errors[i].Path == resolved {
 			fe = &st.Daemon.Errors[i]
@@ -595,7 +597,7 @@ func TestMineRequestsWhileRunning(t *testing.T) {
 		wg.Add(3)
 		go func() {
 			defer wg.Done()
-			rep, err := r.c.Mine(ctx, MineRequest{Path: extra, Wing: "research"})
+			rep, err := r.c.Mine(ctx, api.MineRequest{Path: extra, Wing: "research"})
 			if err == nil && rep.Result.FilesSeen != 1 {
 				err = fmt.Errorf("mine saw %d files", rep.Result.FilesSeen)
 			}
@@ -604,12 +606,12 @@ func TestMineRequestsWhileRunning(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			testutil.AppendFile(t, filepath.Join(hive, "agents", "pam", "memory.md"), fmt.Sprintf("\n- Concurrent fact %d.\n", i))
-			_, err := r.c.Mine(ctx, MineRequest{Path: hive})
+			_, err := r.c.Mine(ctx, api.MineRequest{Path: hive})
 			errs <- err
 		}()
 		go func() {
 			defer wg.Done()
-			_, err := r.c.Search(ctx, SearchRequest{Query: "build", Results: 3})
+			_, err := r.c.Search(ctx, api.SearchRequest{Query: "build", Results: 3})
 			errs <- err
 		}()
 	}
@@ -621,7 +623,7 @@ func TestMineRequestsWhileRunning(t *testing.T) {
 		}
 	}
 	testutil.WaitFor(t, "every concurrent fact", func() bool {
-		res, err := r.c.Search(ctx, SearchRequest{Query: "concurrent fact", Wings: []string{"pam"}, Results: 10})
+		res, err := r.c.Search(ctx, api.SearchRequest{Query: "concurrent fact", Wings: []string{"pam"}, Results: 10})
 		n := 0
 		for _, h := range res.Results {
 			if strings.Contains(h.Text, "Concurrent fact") {
@@ -643,21 +645,21 @@ func TestClientErrors(t *testing.T) {
 	hive := testHive(t, tmp)
 	pal := filepath.Join(tmp, "palace")
 	ctx := context.Background()
-	if _, err := NewClient(pal).Status(ctx); !errors.Is(err, ErrNotRunning) {
+	if _, err := socket.NewClient(pal).Status(ctx); !errors.Is(err, api.ErrNotRunning) {
 		t.Fatalf("status without a daemon: %v", err)
 	}
 	r := start(t, Options{Palace: pal, Hive: hive})
 	r.idle(t, 1)
 	tests := []struct {
 		name string
-		req  SearchRequest
+		req  api.SearchRequest
 		want error
 		msg  string
 	}{
-		{"unknown wing", SearchRequest{Query: "x", Wings: []string{"nobody"}}, palace.ErrUnknownWing, "known wings: angela, dwight, jim, pam"},
-		{"unknown excluded wing", SearchRequest{Query: "x", ExcludeWings: []string{"nobody"}}, palace.ErrUnknownWing, `"nobody" (known wings: angela, dwight, jim, pam)`},
-		{"other model", SearchRequest{Query: "x", Model: "ollama:other"}, ErrOtherModel, "uses model lexical, not ollama:other"},
-		{"empty query", SearchRequest{Query: "  "}, nil, "search needs a QUERY"},
+		{"unknown wing", api.SearchRequest{Query: "x", Wings: []string{"nobody"}}, palace.ErrUnknownWing, "known wings: angela, dwight, jim, pam"},
+		{"unknown excluded wing", api.SearchRequest{Query: "x", ExcludeWings: []string{"nobody"}}, palace.ErrUnknownWing, `"nobody" (known wings: angela, dwight, jim, pam)`},
+		{"other model", api.SearchRequest{Query: "x", Model: "ollama:other"}, api.ErrOtherModel, "uses model lexical, not ollama:other"},
+		{"empty query", api.SearchRequest{Query: "  "}, nil, "search needs a QUERY"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -668,15 +670,15 @@ func TestClientErrors(t *testing.T) {
 		})
 	}
 	// The refusal names the daemon's model, so the caller's advice can.
-	_, err := r.c.Search(ctx, SearchRequest{Query: "x", Model: "ollama:other"})
-	var om *OtherModelError
+	_, err := r.c.Search(ctx, api.SearchRequest{Query: "x", Model: "ollama:other"})
+	var om *api.OtherModelError
 	if !errors.As(err, &om) || om.Daemon != "lexical" || om.Caller != "ollama:other" || om.PID != os.Getpid() {
 		t.Fatalf("other model: %v; want an *OtherModelError naming lexical and ollama:other", err)
 	}
-	if _, err := r.c.Mine(ctx, MineRequest{Path: "relative/path"}); err == nil || !strings.Contains(err.Error(), "not absolute") {
+	if _, err := r.c.Mine(ctx, api.MineRequest{Path: "relative/path"}); err == nil || !strings.Contains(err.Error(), "not absolute") {
 		t.Fatalf("relative mine path: %v", err)
 	}
-	rep, err := r.c.Mine(ctx, MineRequest{Path: filepath.Join(hive, "missing")})
+	rep, err := r.c.Mine(ctx, api.MineRequest{Path: filepath.Join(hive, "missing")})
 	if err == nil || !strings.Contains(err.Error(), "no such file") {
 		t.Fatalf("mine of a missing path: %v (%+v)", err, rep)
 	}
@@ -775,7 +777,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	}
 	// A crash leaves the socket file behind.
 	testutil.WriteFile(t, SocketPath(pal), "")
-	if _, err := NewClient(pal).Status(context.Background()); !errors.Is(err, ErrNotRunning) {
+	if _, err := socket.NewClient(pal).Status(context.Background()); !errors.Is(err, api.ErrNotRunning) {
 		t.Fatalf("status on a stale socket: %v", err)
 	}
 	r = start(t, Options{Palace: pal, Hive: hive})
@@ -819,7 +821,7 @@ func TestMetrics(t *testing.T) {
 	hive := testHive(t, tmp)
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, MetricsAddr: "127.0.0.1:0"})
 	r.idle(t, 1)
-	if _, err := r.c.Search(context.Background(), SearchRequest{Query: "db-2"}); err != nil {
+	if _, err := r.c.Search(context.Background(), api.SearchRequest{Query: "db-2"}); err != nil {
 		t.Fatal(err)
 	}
 	body := r.metrics(t)
@@ -961,13 +963,13 @@ func (b *logBuffer) count(parts ...string) int {
 func (b *logBuffer) logger() *slog.Logger { return slog.New(slog.NewTextHandler(b, nil)) }
 
 // errorAt returns the status error reported for path.
-func errorAt(st Status, path string) (FileError, bool) {
+func errorAt(st api.Status, path string) (api.FileError, bool) {
 	for _, e := range st.Daemon.Errors {
 		if e.Path == path {
 			return e, true
 		}
 	}
-	return FileError{}, false
+	return api.FileError{}, false
 }
 
 // minedPalace mines hive, and a notes directory outside it as wing
@@ -1021,7 +1023,7 @@ func TestModelBackReembedsWings(t *testing.T) {
 	if len(st.Daemon.Errors) != 0 {
 		t.Errorf("errors: %+v", st.Daemon.Errors)
 	}
-	if _, err := r.c.Search(context.Background(), SearchRequest{Query: "db-2"}); err != nil {
+	if _, err := r.c.Search(context.Background(), api.SearchRequest{Query: "db-2"}); err != nil {
 		t.Fatalf("search after the re-embedding: %v", err)
 	}
 	for _, c := range []struct{ query, wing, want string }{

@@ -3,6 +3,7 @@ package daemon
 import (
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -67,12 +68,12 @@ func (d *Daemon) firstMineDone(dir string) {
 
 // firstMineProgress is the first mine's progress at now; nil once it is
 // over. d.mu must be held.
-func (d *Daemon) firstMineProgress(now time.Time) *MineProgress {
+func (d *Daemon) firstMineProgress(now time.Time) *api.MineProgress {
 	f := d.first
 	if f == nil {
 		return nil
 	}
-	p := &MineProgress{FilesDone: f.done, FilesTotal: f.total, Started: f.started.UTC()}
+	p := &api.MineProgress{FilesDone: f.done, FilesTotal: f.total, Started: f.started.UTC()}
 	if !f.scanned {
 		// Still counting: a partial total would only mislead.
 		p.FilesTotal = 0

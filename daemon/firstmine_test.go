@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/internal/testutil"
 )
@@ -41,7 +42,7 @@ func TestFirstMineProgress(t *testing.T) {
 	h := &heldEmbedder{n: 2, release: make(chan struct{})}
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Embedder: h, ModelSpec: "test"})
 
-	var st Status
+	var st api.Status
 	testutil.WaitFor(t, "the first scan to count the hive's files", func() bool {
 		var err error
 		st, err = r.c.Status(context.Background())

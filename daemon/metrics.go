@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/bearer"
 	"github.com/memminer/memminer/internal/listenaddr"
 )
@@ -33,7 +34,7 @@ type metrics struct {
 	// said during the current one.
 	scrapeMu    sync.Mutex
 	scrapeTurn  sync.Mutex
-	replication *Replication
+	replication *api.Replication
 }
 
 // Bucket bounds: round numbers, 1-2.5-5 per decade.
@@ -93,7 +94,7 @@ func newMetrics(d *Daemon) *metrics {
 // asked of Syncthing once per scrape. Without Syncthing followed there are
 // no series, rather than a 0 that looks like an outage.
 func (m *metrics) syncthingGauges(d *Daemon) []gauge {
-	replication := func() *Replication {
+	replication := func() *api.Replication {
 		m.scrapeMu.Lock()
 		defer m.scrapeMu.Unlock()
 		if m.replication == nil {
@@ -101,7 +102,7 @@ func (m *metrics) syncthingGauges(d *Daemon) []gauge {
 		}
 		return m.replication
 	}
-	value := func(f func(*Replication) float64) func() []sample {
+	value := func(f func(*api.Replication) float64) func() []sample {
 		return func() []sample {
 			if d.opts.Syncthing == nil {
 				return nil
@@ -124,15 +125,15 @@ func (m *metrics) syncthingGauges(d *Daemon) []gauge {
 			return []sample{{value: 1}}
 		}},
 		{"memminer_syncthing_need_files", "Files of the hive's Syncthing folder this machine still has to fetch.", "",
-			value(func(r *Replication) float64 { return float64(r.NeedFiles) })},
+			value(func(r *api.Replication) float64 { return float64(r.NeedFiles) })},
 		{"memminer_syncthing_need_bytes", "Bytes of the hive's Syncthing folder this machine still has to fetch.", "",
-			value(func(r *Replication) float64 { return float64(r.NeedBytes) })},
+			value(func(r *api.Replication) float64 { return float64(r.NeedBytes) })},
 		{"memminer_syncthing_devices_connected", "Other devices sharing the hive's Syncthing folder that are connected now.", "",
-			value(func(r *Replication) float64 { return float64(r.DevicesConnected) })},
+			value(func(r *api.Replication) float64 { return float64(r.DevicesConnected) })},
 		{"memminer_syncthing_state_known", "1 when this machine can know how the hive's folder stands (a device sharing it is connected, or none shares it), 0 when it is cut off from all of them.", "",
-			value(func(r *Replication) float64 { return boolGauge(r.StateKnown) })},
+			value(func(r *api.Replication) float64 { return boolGauge(r.StateKnown) })},
 		{"memminer_syncthing_isolated_seconds", "Seconds since a device sharing the hive's folder was last connected; 0 while one is.", "",
-			value(func(r *Replication) float64 {
+			value(func(r *api.Replication) float64 {
 				if r.IsolatedSeconds == nil {
 					return 0
 				}

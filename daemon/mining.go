@@ -12,13 +12,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
 
-func (d *Daemon) mineOptions(reembeds *[]Reembed) mine.Options {
+func (d *Daemon) mineOptions(reembeds *[]api.Reembed) mine.Options {
 	return mine.Options{
 		MaxFileBytes: d.opts.MaxFileBytes,
 		// Running lexically because the model is unavailable must not
@@ -27,7 +28,7 @@ func (d *Daemon) mineOptions(reembeds *[]Reembed) mine.Options {
 		OnReembed: func(wing, from, to string, n int) {
 			d.log.Warn("wing was embedded with another model; re-embedding", "wing", wing, "from", from, "to", to, "notes", n)
 			if reembeds != nil {
-				*reembeds = append(*reembeds, Reembed{Wing: wing, From: from, To: to, Notes: n})
+				*reembeds = append(*reembeds, api.Reembed{Wing: wing, From: from, To: to, Notes: n})
 			}
 		},
 	}
@@ -44,13 +45,13 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 	stop := context.AfterFunc(j.ctx, cancel)
 	defer func() { stop(); cancel() }()
 
-	reembeds := []Reembed{}
+	reembeds := []api.Reembed{}
 	opts := d.mineOptions(&reembeds)
 	opts.Wing, opts.Agent, opts.DryRun, opts.Agents, opts.Hive = j.req.Wing, j.req.Agent, j.req.DryRun, j.req.Agents, d.opts.Hive
 	start := time.Now()
 	opts.Progress = func(done, total int) {
 		d.mu.Lock()
-		d.request = &MineProgress{FilesDone: done, FilesTotal: total, Started: start.UTC()}
+		d.request = &api.MineProgress{FilesDone: done, FilesTotal: total, Started: start.UTC()}
 		d.mu.Unlock()
 	}
 	s, err := mine.Mine(mctx, d.p, j.req.Path, opts)
@@ -67,7 +68,7 @@ func (d *Daemon) doRequest(ctx context.Context, j *mineJob) {
 		d.metrics.mineFailures.add(float64(len(s.Problems)))
 	}
 	logMineRequest(d.log, j.req, s, err)
-	j.reply <- mineOutcome{reply: MineReply{Result: NewMineResult(s), Reembeds: reembeds}, err: err}
+	j.reply <- mineOutcome{reply: api.MineReply{Result: api.NewMineResult(s), Reembeds: reembeds}, err: err}
 }
 
 // requestMined reports whether a mine request counts in the daemon's mine
@@ -296,7 +297,7 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.mines++
-	lm := WingMine{At: start.UTC(), Trigger: trigger, Seconds: dur.Seconds(), FilesChanged: s.FilesChanged, NotesAdded: s.NotesAdded, NotesRemoved: s.NotesRemoved}
+	lm := api.WingMine{At: start.UTC(), Trigger: trigger, Seconds: dur.Seconds(), FilesChanged: s.FilesChanged, NotesAdded: s.NotesAdded, NotesRemoved: s.NotesRemoved}
 	if err != nil {
 		lm.Error = new(err.Error())
 	}
@@ -335,7 +336,7 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 // what it is, a refusal (a usage error of the caller: no wing follows, a
 // bad wing id, a path that does not exist) at WARN, a failure at ERROR
 // with its error; a successful mine carries no error attribute.
-func logMineRequest(log *slog.Logger, req MineRequest, s mine.Summary, err error) {
+func logMineRequest(log *slog.Logger, req api.MineRequest, s mine.Summary, err error) {
 	attrs := []any{"path", req.Path, "wings", strings.Join(s.Wings, ","), "files_changed", s.FilesChanged,
 		"notes_added", s.NotesAdded, "notes_removed", s.NotesRemoved}
 	switch {

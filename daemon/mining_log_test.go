@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 )
@@ -15,17 +16,17 @@ import (
 func TestLogMineRequest(t *testing.T) {
 	tests := []struct {
 		name string
-		req  MineRequest
+		req  api.MineRequest
 		err  error
 		want string
 	}{
-		{"mined", MineRequest{Path: "/h"}, nil, `level=INFO msg="mined on request"`},
-		{"dry run", MineRequest{Path: "/h", DryRun: true}, nil, `level=INFO msg="dry run on request; nothing changed"`},
-		{"refused", MineRequest{Path: "/h"}, fmt.Errorf("mine /h: %w", mine.ErrNeedsWing), `level=WARN msg="mine request refused"`},
-		{"missing path", MineRequest{Path: "/nonexistent"}, fmt.Errorf("mine /nonexistent: %w", syscall.ENOENT), `level=WARN msg="mine request refused"`},
-		{"agent needs a wing", MineRequest{Path: "/h/agents/a"}, fmt.Errorf("mine /h/agents/a: %w", mine.ErrAgentNeedsWing), `level=WARN msg="mine request refused"`},
-		{"bad wing id", MineRequest{Path: "/h", Wing: "Bad!"}, fmt.Errorf("--wing: %w", hive.ErrBadWingID), `level=WARN msg="mine request refused"`},
-		{"failed", MineRequest{Path: "/h"}, errors.New("disk full"), `level=ERROR msg="mine request failed"`},
+		{"mined", api.MineRequest{Path: "/h"}, nil, `level=INFO msg="mined on request"`},
+		{"dry run", api.MineRequest{Path: "/h", DryRun: true}, nil, `level=INFO msg="dry run on request; nothing changed"`},
+		{"refused", api.MineRequest{Path: "/h"}, fmt.Errorf("mine /h: %w", mine.ErrNeedsWing), `level=WARN msg="mine request refused"`},
+		{"missing path", api.MineRequest{Path: "/nonexistent"}, fmt.Errorf("mine /nonexistent: %w", syscall.ENOENT), `level=WARN msg="mine request refused"`},
+		{"agent needs a wing", api.MineRequest{Path: "/h/agents/a"}, fmt.Errorf("mine /h/agents/a: %w", mine.ErrAgentNeedsWing), `level=WARN msg="mine request refused"`},
+		{"bad wing id", api.MineRequest{Path: "/h", Wing: "Bad!"}, fmt.Errorf("--wing: %w", hive.ErrBadWingID), `level=WARN msg="mine request refused"`},
+		{"failed", api.MineRequest{Path: "/h"}, errors.New("disk full"), `level=ERROR msg="mine request failed"`},
 	}
 	for _, tt := range tests {
 		var b strings.Builder

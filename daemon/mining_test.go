@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"testing"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 )
 
@@ -27,18 +28,18 @@ func TestRefusedMineIsNotCounted(t *testing.T) {
 	ctx := context.Background()
 	for _, tt := range []struct {
 		name string
-		req  MineRequest
+		req  api.MineRequest
 	}{
-		{"no wing follows from the path", MineRequest{Path: notes}},
-		{"bad wing", MineRequest{Path: notes, Wing: "Bad Wing!"}},
-		{"agent without a wing", MineRequest{Path: hive, Agent: "pam"}},
-		{"missing path", MineRequest{Path: filepath.Join(tmp, "missing")}},
+		{"no wing follows from the path", api.MineRequest{Path: notes}},
+		{"bad wing", api.MineRequest{Path: notes, Wing: "Bad Wing!"}},
+		{"agent without a wing", api.MineRequest{Path: hive, Agent: "pam"}},
+		{"missing path", api.MineRequest{Path: filepath.Join(tmp, "missing")}},
 	} {
 		if _, err := r.c.Mine(ctx, tt.req); err == nil {
 			t.Fatalf("%s: the mine was not refused", tt.name)
 		}
 	}
-	rep, err := r.c.Mine(ctx, MineRequest{Path: binary, Wing: "bin"})
+	rep, err := r.c.Mine(ctx, api.MineRequest{Path: binary, Wing: "bin"})
 	if err != nil || rep.Result.FilesSkipped != 1 {
 		t.Fatalf("mine of a binary file: %+v, %v; want it skipped", rep.Result, err)
 	}
@@ -46,7 +47,7 @@ func TestRefusedMineIsNotCounted(t *testing.T) {
 		t.Fatalf("mine totals %+v after refused and empty mines, %+v before", got, before)
 	}
 
-	if _, err := r.c.Mine(ctx, MineRequest{Path: notes, Wing: "research"}); err != nil {
+	if _, err := r.c.Mine(ctx, api.MineRequest{Path: notes, Wing: "research"}); err != nil {
 		t.Fatal(err)
 	}
 	want := before

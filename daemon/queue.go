@@ -6,6 +6,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -214,11 +215,11 @@ type callJob struct {
 // handler waits on.
 type mineJob struct {
 	ctx   context.Context
-	req   MineRequest
+	req   api.MineRequest
 	reply chan mineOutcome // buffered, capacity 1
 }
 
 type mineOutcome struct {
-	reply MineReply
+	reply api.MineReply
 	err   error
 }

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/remember"
 )
 
@@ -18,7 +19,7 @@ func TestRememberLogsRefusal(t *testing.T) {
 	r := start(t, Options{Palace: filepath.Join(tmp, "palace"), Hive: hive, Logger: logs.logger()})
 	r.idle(t, 1)
 	ctx := context.Background()
-	_, err := r.c.Remember(ctx, RememberRequest{Hive: hive, Request: remember.Request{Wing: "pam", Text: "   "}})
+	_, err := r.c.Remember(ctx, api.RememberRequest{Hive: hive, Request: remember.Request{Wing: "pam", Text: "   "}})
 	if !errors.Is(err, remember.ErrBadRequest) {
 		t.Fatalf("blank note: %v, want a bad request", err)
 	}
@@ -28,7 +29,7 @@ func TestRememberLogsRefusal(t *testing.T) {
 	if n := logs.count("remembered on request"); n != 0 {
 		t.Errorf("a refusal was logged as remembered")
 	}
-	if _, err := r.c.Remember(ctx, RememberRequest{Hive: hive, Request: remember.Request{Wing: "pam", Text: "The stapler is in jello"}}); err != nil {
+	if _, err := r.c.Remember(ctx, api.RememberRequest{Hive: hive, Request: remember.Request{Wing: "pam", Text: "The stapler is in jello"}}); err != nil {
 		t.Fatal(err)
 	}
 	if n := logs.count("level=INFO", "remembered on request", "wing=pam", "added=true"); n != 1 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -16,11 +17,11 @@ const replicationTimeout = 3 * time.Second
 // HiveReplication asks Syncthing (c) how the folder holding hive stands.
 // It returns nil when there is nothing to ask (no client, no hive) or
 // Syncthing does not answer.
-func HiveReplication(ctx context.Context, c *syncthing.Client, hive string) *Replication {
+func HiveReplication(ctx context.Context, c *syncthing.Client, hive string) *api.Replication {
 	return hiveReplication(ctx, c, hive, time.Now())
 }
 
-func hiveReplication(ctx context.Context, c *syncthing.Client, hive string, now time.Time) *Replication {
+func hiveReplication(ctx context.Context, c *syncthing.Client, hive string, now time.Time) *api.Replication {
 	if c == nil || hive == "" {
 		return nil
 	}
@@ -30,15 +31,15 @@ func hiveReplication(ctx context.Context, c *syncthing.Client, hive string, now 
 	var he *syncthing.HTTPError
 	switch {
 	case errors.Is(err, syncthing.ErrNoFolder) || errors.Is(err, syncthing.ErrUnauthorized) || errors.As(err, &he):
-		return &Replication{Devices: []ReplicaDevice{}, Error: new(err.Error())}
+		return &api.Replication{Devices: []api.ReplicaDevice{}, Error: new(err.Error())}
 	case err != nil:
 		return nil
 	}
-	out := &Replication{
+	out := &api.Replication{
 		Folder: r.Folder, Label: r.Label, Path: r.Path,
 		State: r.State, StateChanged: &r.StateChanged,
 		InSync: r.InSync(), StateKnown: r.Known(), NeedFiles: r.NeedFiles, NeedBytes: r.NeedBytes, Errors: r.Errors,
-		DevicesConnected: r.Connected(), Devices: []ReplicaDevice{},
+		DevicesConnected: r.Connected(), Devices: []api.ReplicaDevice{},
 	}
 	if since, ok := r.IsolatedSince(); ok {
 		secs := int64(max(now.Sub(since), 0) / time.Second)
@@ -52,7 +53,7 @@ func hiveReplication(ctx context.Context, c *syncthing.Client, hive string, now 
 		out.InSyncSince = &since
 	}
 	for _, d := range r.Devices {
-		rd := ReplicaDevice{ID: d.ID.String(), Name: d.Name, Connected: d.Connected}
+		rd := api.ReplicaDevice{ID: d.ID.String(), Name: d.Name, Connected: d.Connected}
 		if !d.ConnectedSince.IsZero() {
 			rd.ConnectedSince = new(d.ConnectedSince)
 		}
@@ -71,7 +72,7 @@ func hiveReplication(ctx context.Context, c *syncthing.Client, hive string, now 
 // machine sharing it (r.StateKnown false): since when, and how many there
 // are. It is nil otherwise, and for a nil r (Syncthing not answering says
 // nothing about the peers).
-func WakeupIsolation(r *Replication) *wakeup.Isolation {
+func WakeupIsolation(r *api.Replication) *wakeup.Isolation {
 	if r == nil || r.StateKnown || r.IsolatedSince == nil || r.IsolatedSeconds == nil {
 		return nil
 	}

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"sync"
 	"time"
+
+	"github.com/memminer/memminer/api"
 )
 
 // maxRetrySkip caps the failure backoff at this many ticks.
@@ -20,7 +22,7 @@ func (s fileStat) same(o fileStat) bool { return s.mtime.Equal(o.mtime) && s.siz
 // failure is a file, an agent directory or a wing whose mine (or
 // re-embedding) failed.
 type failure struct {
-	FileError
+	api.FileError
 	wingLevel bool
 	stat      fileStat
 	// skip is how many more ticks pass before it is retried unchanged.
@@ -64,7 +66,7 @@ func (b *backoff) fail(a attempt, now time.Time) {
 	defer b.mu.Unlock()
 	f := b.items[a.key]
 	if f == nil || !f.stat.same(a.stat) {
-		f = &failure{FileError: FileError{Wing: a.wing, Path: a.path, Since: now}, wingLevel: a.wingLevel, stat: a.stat}
+		f = &failure{FileError: api.FileError{Wing: a.wing, Path: a.path, Since: now}, wingLevel: a.wingLevel, stat: a.stat}
 		b.items[a.key] = f
 	}
 	if f.Failures == 0 || f.Error != a.err {
@@ -137,10 +139,10 @@ func (b *backoff) len() int {
 }
 
 // errors lists the failures as status reports them, in no order.
-func (b *backoff) errors() []FileError {
+func (b *backoff) errors() []api.FileError {
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	out := make([]FileError, 0, len(b.items))
+	out := make([]api.FileError, 0, len(b.items))
 	for _, f := range b.items {
 		out = append(out, f.FileError)
 	}

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/socket"
 )
@@ -96,11 +97,11 @@ func FuzzRequestDecoding(f *testing.F) {
 		var req any
 		switch ((kind % 3) + 3) % 3 {
 		case 0:
-			req = &SearchRequest{}
+			req = &api.SearchRequest{}
 		case 1:
-			req = &MineRequest{}
+			req = &api.MineRequest{}
 		default:
-			req = &ForgetRequest{}
+			req = &api.ForgetRequest{}
 		}
 		w := httptest.NewRecorder()
 		r := httptest.NewRequest(http.MethodPost, "/", bytes.NewReader(body))

@@ -38,7 +38,7 @@ func (d *Daemon) Status(ctx context.Context) api.Status {
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	if d.opts.Syncthing == nil && d.opts.SyncthingOff != "" {
-		st.Syncthing = ReplicationOff(d.opts.SyncthingOff)
+		st.Syncthing = api.ReplicationOff(d.opts.SyncthingOff)
 	}
 	st.ConflictsOpen = d.conflictsOpen(ctx)
 	components := d.componentStatus()

@@ -26,9 +26,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/internal/harness"
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
 )
 
 func main() {
@@ -117,7 +118,7 @@ func measure(t harness.Target, edits, remembers int, idle time.Duration, runs in
 			return err
 		}
 		for {
-			res, err := cl.Search(ctx, daemon.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
+			res, err := cl.Search(ctx, api.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
 			if err == nil && len(res.Results) > 0 && strings.Contains(res.Results[0].Text, word) {
 				break
 			}
@@ -213,9 +214,9 @@ func cpuName() string {
 // pays), then as whole `memminer remember` processes. The daemon writes
 // and mines the file before it answers, so the first search must find
 // the note; one that does not is an error.
-func rememberLatency(ctx context.Context, cl *daemon.Client, bin string, env []string, hive string, ids []string, model string, n int) error {
+func rememberLatency(ctx context.Context, cl *socket.Client, bin string, env []string, hive string, ids []string, model string, n int) error {
 	found := func(id, word string) error {
-		res, err := cl.Search(ctx, daemon.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
+		res, err := cl.Search(ctx, api.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
 		if err != nil {
 			return err
 		}
@@ -229,7 +230,7 @@ func rememberLatency(ctx context.Context, cl *daemon.Client, bin string, env []s
 		id := ids[(i*11)%len(ids)]
 		word := fmt.Sprintf("zqxrem%03d", i)
 		t0 := time.Now()
-		if _, err := cl.Remember(ctx, daemon.RememberRequest{Request: remember.Request{Wing: id, Text: "The " + word + " fact was remembered over the socket."}, Hive: hive}); err != nil {
+		if _, err := cl.Remember(ctx, api.RememberRequest{Request: remember.Request{Wing: id, Text: "The " + word + " fact was remembered over the socket."}, Hive: hive}); err != nil {
 			return err
 		}
 		if err := found(id, word); err != nil {

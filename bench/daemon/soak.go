@@ -13,9 +13,11 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
 )
 
 // soak runs searches and remembers against the daemon without pause for
@@ -24,7 +26,7 @@ import (
 // With profiles set it saves the daemon's heap profile at the start and
 // the end of the soak there (from the control socket's
 // /debug/pprof/heap), for `go tool pprof -diff_base start.heap end.heap`.
-func soak(ctx context.Context, cl *daemon.Client, pid int, pal, hive string, ids []string, model string, d, sample time.Duration, profiles string) error {
+func soak(ctx context.Context, cl *socket.Client, pid int, pal, hive string, ids []string, model string, d, sample time.Duration, profiles string) error {
 	if profiles != "" {
 		if err := heapProfile(pal, filepath.Join(profiles, "start.heap")); err != nil {
 			return err
@@ -40,7 +42,7 @@ func soak(ctx context.Context, cl *daemon.Client, pid int, pal, hive string, ids
 	go func() { // searcher
 		defer wg.Done()
 		for i := 0; ctx.Err() == nil; i++ {
-			_, err := cl.Search(ctx, daemon.SearchRequest{Query: queries[i%len(queries)], Results: 10, Model: model})
+			_, err := cl.Search(ctx, api.SearchRequest{Query: queries[i%len(queries)], Results: 10, Model: model})
 			if err != nil && ctx.Err() == nil {
 				errs <- fmt.Errorf("search: %w", err)
 				return
@@ -53,7 +55,7 @@ func soak(ctx context.Context, cl *daemon.Client, pid int, pal, hive string, ids
 		for i := 0; ctx.Err() == nil; i++ {
 			id := ids[(i*13)%len(ids)]
 			text := fmt.Sprintf("Soak fact %d: the zqsoak%06d service was moved to host h%d.", i, i, i%97)
-			_, err := cl.Remember(ctx, daemon.RememberRequest{Request: remember.Request{Wing: id, Text: text}, Hive: hive})
+			_, err := cl.Remember(ctx, api.RememberRequest{Request: remember.Request{Wing: id, Text: text}, Hive: hive})
 			if err != nil && ctx.Err() == nil {
 				errs <- fmt.Errorf("remember: %w", err)
 				return

@@ -10,11 +10,13 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -214,14 +216,14 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 		return r, err
 	}
 	defer stop()
-	cl := daemon.NewClient(pal)
+	cl := socket.NewClient(pal)
 	if _, err := harness.WaitIdle(ctx, cl, 10*time.Minute); err != nil {
 		return r, err
 	}
 	var viaSocket []time.Duration
 	for i := range cfg.Queries {
 		t0 := time.Now()
-		if _, err := cl.Search(ctx, daemon.SearchRequest{Query: Questions[i%len(Questions)], Results: 10, Model: cfg.Model}); err != nil {
+		if _, err := cl.Search(ctx, api.SearchRequest{Query: Questions[i%len(Questions)], Results: 10, Model: cfg.Model}); err != nil {
 			return r, fmt.Errorf("search through the daemon: %w", err)
 		}
 		viaSocket = append(viaSocket, time.Since(t0))

@@ -292,7 +292,7 @@ func (l *localService) Status(ctx context.Context) (api.Status, error) {
 	}
 	st.Syncthing = daemon.HiveReplication(ctx, client, a.cfg.Hive)
 	if client == nil && s.Off != "" {
-		st.Syncthing = daemon.ReplicationOff(s.Off)
+		st.Syncthing = api.ReplicationOff(s.Off)
 	}
 	return st, nil
 }

@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -310,7 +310,7 @@ func TestListEndpoint(t *testing.T) {
 		}
 	}
 	err := r.c.Get(context.Background(), "/conflicts", url.Values{"wing": {"../x"}}, &List{})
-	var re *daemon.RemoteError
+	var re *socket.RemoteError
 	if !errors.As(err, &re) || re.Code != "bad_request" {
 		t.Fatalf("bad wing: %v", err)
 	}

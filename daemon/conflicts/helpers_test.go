@@ -17,6 +17,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/socket"
 )
 
 // hookArg is the first argument that makes the test binary act as an
@@ -176,7 +177,7 @@ const alertMsg = "syncthing conflict:"
 // running is an in-process daemon with a conflicts component.
 type running struct {
 	d      *daemon.Daemon
-	c      *daemon.Client
+	c      *socket.Client
 	comp   *Component
 	scans  *scanCounter
 	cancel context.CancelFunc
@@ -219,7 +220,7 @@ func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval
 		t.Fatalf("daemon.New: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{d: d, c: daemon.NewClient(palaceDir), comp: comp, scans: scans, cancel: cancel, done: make(chan struct{})}
+	r := &running{d: d, c: socket.NewClient(palaceDir), comp: comp, scans: scans, cancel: cancel, done: make(chan struct{})}
 	go func() {
 		defer close(r.done)
 		if err := d.Run(ctx); err != nil {

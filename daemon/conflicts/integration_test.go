@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/syncthing/sttest"
@@ -74,9 +74,9 @@ func checkReported(t *testing.T, got Conflict, hive string, c sttest.Conflict) {
 }
 
 // search returns the texts of the daemon's hits for query.
-func search(t *testing.T, r *running, query string) []daemon.Hit {
+func search(t *testing.T, r *running, query string) []api.Hit {
 	t.Helper()
-	res, err := r.c.Search(context.Background(), daemon.SearchRequest{Query: query, Results: 20})
+	res, err := r.c.Search(context.Background(), api.SearchRequest{Query: query, Results: 20})
 	if err != nil {
 		t.Fatalf("search %q: %v", query, err)
 	}

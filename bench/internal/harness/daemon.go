@@ -8,13 +8,14 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/socket"
 )
 
 // Daemon is a running `memminer run` process.
 type Daemon struct {
 	// Client talks to the daemon's control socket.
-	Client  *daemon.Client
+	Client  *socket.Client
 	cmd     *exec.Cmd
 	stopped bool
 	res     error
@@ -30,12 +31,12 @@ func StartDaemon(ctx context.Context, bin, hive, palaceDir string, env []string,
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
-	return &Daemon{Client: daemon.NewClient(palaceDir), cmd: cmd}, nil
+	return &Daemon{Client: socket.NewClient(palaceDir), cmd: cmd}, nil
 }
 
 // WaitIdle waits, for at most limit, until the daemon has nothing left to
 // do (see the function WaitIdle).
-func (d *Daemon) WaitIdle(ctx context.Context, limit time.Duration) (daemon.Status, error) {
+func (d *Daemon) WaitIdle(ctx context.Context, limit time.Duration) (api.Status, error) {
 	return WaitIdle(ctx, d.Client, limit)
 }
 
@@ -61,7 +62,7 @@ const pollEvery = 10 * time.Millisecond
 // WaitIdle polls the daemon's status until it answers and has nothing left
 // to do (it has scanned the hive and mined all of it), for at most limit
 // or until parent ends, and returns that status.
-func WaitIdle(parent context.Context, cl *daemon.Client, limit time.Duration) (daemon.Status, error) {
+func WaitIdle(parent context.Context, cl *socket.Client, limit time.Duration) (api.Status, error) {
 	ctx, cancel := context.WithTimeout(parent, limit)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)
@@ -74,9 +75,9 @@ func WaitIdle(parent context.Context, cl *daemon.Client, limit time.Duration) (d
 		select {
 		case <-ctx.Done():
 			if err := parent.Err(); err != nil {
-				return daemon.Status{}, err
+				return api.Status{}, err
 			}
-			return daemon.Status{}, fmt.Errorf("the daemon did not become idle within %s", limit)
+			return api.Status{}, fmt.Errorf("the daemon did not become idle within %s", limit)
 		case <-tick.C:
 		}
 	}
