@@ -33,6 +33,7 @@ func main() {
 	// Libraries that log through slog's default (the model download, the
 	// HTTP backends' retries) write in the same format as the CLI's own warnings.
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
+	processGC.start(os.Getenv)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()

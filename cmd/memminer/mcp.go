@@ -68,6 +68,8 @@ Client set-up (Claude Code, Codex, mcp.json): docs/mcp.md.`,
     --header "Authorization: Bearer $(memminer mcp token)"`,
 		Args: exactArgs(0, "mcp takes no arguments; name the agent with --wing ID"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			// A server runs a whole session: it collects as usual.
+			processGC.restore()
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
 			}

@@ -126,6 +126,8 @@ func absPath(flag, p string) (string, error) {
 // (hive, agents globs, model, palace) take effect without a second
 // restart path. A configuration that does not load keeps the old one.
 func (a *app) runUntilStopped(cmd *cobra.Command, noWatch, metricsAllowRemote bool) error {
+	// The daemon runs for days; its collector rests by itself (daemon/idlegc.go).
+	processGC.restore()
 	ctx := cmd.Context()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
