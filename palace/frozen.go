@@ -475,9 +475,13 @@ func parseFrozen(buf []byte, sealed bool) (*frozenWing, error) {
 			return nil, err
 		}
 	}
-	for d := range n {
-		if f.hasVec[d] != 0 {
-			f.nVecs++
+	if f.dim > 0 {
+		// A lexical wing has no vectors: its flags stay unread, a page
+		// fault less for every wing a search opens.
+		for d := range n {
+			if f.hasVec[d] != 0 {
+				f.nVecs++
+			}
 		}
 	}
 	f.lexIndex(docs, df, live, totalLen)
