@@ -133,7 +133,7 @@ func (s *mcpServer) addTools() {
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "search",
 		Description:  "Search the hive's memory notes; best first.",
-		InputSchema:  searchToolSchema,
+		InputSchema:  searchToolSchema(),
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.search)

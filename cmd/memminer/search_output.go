@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
 
@@ -121,8 +122,9 @@ func (l *wingList) UnmarshalJSON(data []byte) error {
 }
 
 // searchToolSchema is the input schema of the MCP search tool: that of
-// searchArgs, with wing one id or a list.
-var searchToolSchema = func() *jsonschema.Schema {
+// searchArgs, with wing one id or a list. Made when an MCP server starts,
+// not at every command's start-up.
+var searchToolSchema = sync.OnceValue(func() *jsonschema.Schema {
 	s, err := jsonschema.For[searchArgs](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[wingList](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
 	}})
@@ -130,7 +132,7 @@ var searchToolSchema = func() *jsonschema.Schema {
 		panic(err) // searchArgs is fixed at compile time; every MCP test builds it
 	}
 	return s
-}()
+})
 
 // normalizeWings checks the ids given to flag and returns the wings they
 // name; empty ids name none (every wing), as for a single --wing.
