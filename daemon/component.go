@@ -79,6 +79,12 @@ func (h *Host) Logger() *slog.Logger { return h.d.log }
 // or one the agents globs match).
 func (h *Host) MineAgent(dir string) { h.d.q.addAgent(dir, triggerWatch) }
 
+// HiveChanges counts the scans that looked at the hive afresh. While it
+// stays the same, every later scan found nothing in the hive changed
+// since before it took this value: a Scanner may skip its own walk when
+// its last one, made after it saw the value, was complete.
+func (h *Host) HiveChanges() uint64 { return h.d.hiveChanges.Load() }
+
 // Rescan queues a scan of the whole hive.
 func (h *Host) Rescan() { h.d.q.requestScan(triggerOverflow) }
 

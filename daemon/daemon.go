@@ -164,6 +164,13 @@ type Daemon struct {
 	// said of their files then (see agentStamp); only the mine goroutine
 	// uses them.
 	stamps map[string]*agentStamp
+	// hiveStamp is the whole hive's, when a scan found it up to date;
+	// while it holds, a tick's scan is skipped. Only the mine goroutine
+	// uses it.
+	hiveStamp *agentStamp
+	// hiveChanges counts the scans that looked at the hive afresh (see
+	// Host.HiveChanges).
+	hiveChanges atomic.Uint64
 
 	// abort stops Run with a cause (set by Run).
 	abort context.CancelCauseFunc

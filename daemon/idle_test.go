@@ -168,16 +168,20 @@ func TestStampBreaksOnEveryChange(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := filepath.Join(t.TempDir(), "agent")
+			hv := filepath.Join(t.TempDir(), "hive")
+			dir := filepath.Join(hv, "agents", "agent")
 			testutil.WriteFile(t, filepath.Join(dir, "memory0.md"), "- A note.\n")
 			testutil.WriteFile(t, filepath.Join(dir, "old", "a.md"), "- Another.\n")
-			s := takeStamp(dir, dir, later())
-			if s == nil || !s.holds() {
+			s, h := takeStamp(dir, dir, later()), takeHiveStamp(hv, later())
+			if s == nil || !s.holds() || h == nil || !h.holds() {
 				t.Fatal("no stamp of a settled directory")
 			}
 			tt.change(t, dir)
 			if s.holds() {
 				t.Error("the stamp still holds")
+			}
+			if h.holds() {
+				t.Error("the hive's stamp still holds")
 			}
 		})
 	}
@@ -188,6 +192,114 @@ func TestStampBreaksOnEveryChange(t *testing.T) {
 			t.Error("a stamp of a file written just now")
 		}
 	})
+}
+
+// TestHiveStampBreaksOnEveryChange: the hive's stamp also breaks on what
+// no agent directory's stamp sees but a tick's scan reads: a directory
+// where agent directories appear, and what the conflict scan walks. A
+// hive holding a symlink gets none, and Syncthing's own directories are
+// not looked at.
+func TestHiveStampBreaksOnEveryChange(t *testing.T) {
+	tests := []struct {
+		name   string
+		change func(t *testing.T, hv string)
+		holds  bool
+	}{
+		{"new agent directory", func(t *testing.T, hv string) {
+			if err := os.Mkdir(filepath.Join(hv, "agents", "newcomer"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"agent directory renamed", func(t *testing.T, hv string) {
+			if err := os.Rename(filepath.Join(hv, "agents", "agent"), filepath.Join(hv, "agents", "renamed")); err != nil {
+				t.Fatal(err)
+			}
+		}, false},
+		{"conflict copy in a hidden directory", func(t *testing.T, hv string) {
+			testutil.WriteFile(t, filepath.Join(hv, "agents", "agent", ".notes", "a.sync-conflict-20261204-101010-ABCDEFG.md"), "- x\n")
+		}, false},
+		{"conflict copy at the top of the hive", func(t *testing.T, hv string) {
+			testutil.WriteFile(t, filepath.Join(hv, "hive.sync-conflict-20261204-101010-ABCDEFG.toml"), "x\n")
+		}, false},
+		{"markers written into a memory file outside agent directories", func(t *testing.T, hv string) {
+			testutil.AppendFile(t, filepath.Join(hv, "notes", "loose.md"), "<<<<<<< HEAD\n")
+		}, false},
+		{"inside Syncthing's own directory", func(t *testing.T, hv string) {
+			testutil.WriteFile(t, filepath.Join(hv, ".stversions", "memory~20261204.md"), "- old\n")
+		}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hv := filepath.Join(t.TempDir(), "hive")
+			testutil.WriteFile(t, filepath.Join(hv, "agents", "agent", "memory.md"), "- A note.\n")
+			testutil.WriteFile(t, filepath.Join(hv, "agents", "agent", ".notes", "a.md"), "- Hidden.\n")
+			testutil.WriteFile(t, filepath.Join(hv, "notes", "loose.md"), "- Loose.\n")
+			testutil.WriteFile(t, filepath.Join(hv, ".stversions", "keep"), "")
+			h := takeHiveStamp(hv, later())
+			if h == nil || !h.holds() {
+				t.Fatal("no stamp of a settled hive")
+			}
+			tt.change(t, hv)
+			if h.holds() != tt.holds {
+				t.Errorf("the hive's stamp holds = %v, want %v", !tt.holds, tt.holds)
+			}
+		})
+	}
+	t.Run("symlink", func(t *testing.T) {
+		hv := filepath.Join(t.TempDir(), "hive")
+		testutil.WriteFile(t, filepath.Join(hv, "agents", "agent", "memory.md"), "- A note.\n")
+		if err := os.Symlink(t.TempDir(), filepath.Join(hv, "agents", "elsewhere")); err != nil {
+			t.Fatal(err)
+		}
+		if h := takeHiveStamp(hv, later()); h != nil {
+			t.Error("a stamp of a hive with a link to a directory")
+		}
+	})
+	t.Run("not settled", func(t *testing.T) {
+		hv := filepath.Join(t.TempDir(), "hive")
+		testutil.WriteFile(t, filepath.Join(hv, "agents", "agent", "memory.md"), "- A note.\n")
+		if h := takeHiveStamp(hv, time.Now()); h != nil {
+			t.Error("a stamp of a hive written just now")
+		}
+	})
+}
+
+// TestIdleTickSkipsUnchangedHive: once a tick found the whole hive up to
+// date, later ticks look at nothing more than its stamp, and tell the
+// components nothing changed (HiveChanges stays); a change anywhere the
+// scan reads, or work on the palace, makes the next tick look afresh.
+func TestIdleTickSkipsUnchangedHive(t *testing.T) {
+	d, _ := idleDaemon(t, 3)
+	ctx := context.Background()
+	d.drain(ctx, triggerTick)
+	if d.hiveStamp == nil {
+		t.Fatal("no hive stamp after a tick over an idle hive")
+	}
+	changes := d.host.HiveChanges()
+	for range 3 {
+		d.drain(ctx, triggerTick)
+	}
+	if got := d.host.HiveChanges(); got != changes {
+		t.Fatalf("idle ticks looked at the hive afresh %d times", got-changes)
+	}
+	// Work on the palace: the next tick checks again.
+	d.forgetStamps(work{agent: filepath.Join(d.opts.Hive, "agents", "agent00")})
+	d.drain(ctx, triggerTick)
+	if got := d.host.HiveChanges(); got != changes+1 {
+		t.Fatalf("after work on the palace: %d fresh looks, want 1", got-changes)
+	}
+	// A conflict copy where no agent's stamp looks.
+	changes = d.host.HiveChanges()
+	testutil.WriteFile(t, filepath.Join(d.opts.Hive, "agents", "agent01", ".cache", "x.sync-conflict-20261204-101010-ABCDEFG.md"), "- x\n")
+	d.drain(ctx, triggerTick)
+	if got := d.host.HiveChanges(); got != changes+1 {
+		t.Fatalf("after a conflict copy appeared: %d fresh looks, want 1", got-changes)
+	}
+	// An append that fsnotify missed is mined by the tick.
+	testutil.AppendFile(t, filepath.Join(d.opts.Hive, "agents", "agent02", "memory0.md"), "- The heron nests by the weir.\n")
+	if n := d.drain(ctx, triggerTick); n != 1 {
+		t.Fatalf("the tick after an append queued %d pieces of work, want 1", n)
+	}
 }
 
 // TestTickFindsMissedChange: with fsnotify's events lost, the mine loop

@@ -88,13 +88,21 @@ func requestMined(s mine.Summary, err error) bool {
 // another model than the palace's. A tick's scan also advances the retry
 // backoff of failing files.
 func (d *Daemon) scan(ctx context.Context, trigger string) {
-	hs := d.listAgents()
 	stale := d.staleWings()
 	now := time.Now()
 	if trigger == triggerTick {
 		d.failures.tick()
 		d.reembedFailures.tick()
+		if d.hiveStamp != nil && len(stale) == 0 && d.hiveStamp.holds() {
+			d.scanned(now) // nothing the scan reads has changed
+			return
+		}
 	}
+	// Taken before the hive is listed, and counted after, so a change
+	// during the scan, or during a component's walk told of it, breaks it.
+	hiveStamp := takeHiveStamp(d.opts.Hive, d.stampTime(now))
+	d.hiveChanges.Add(1)
+	hs := d.listAgents()
 	// A failing file (or agent) that is gone no longer fails.
 	d.failures.drop(func(path string, _ *failure) bool {
 		_, err := os.Stat(path)
@@ -139,6 +147,12 @@ func (d *Daemon) scan(ctx context.Context, trigger string) {
 			d.q.addReembed(wing, trigger)
 		}
 	}
+	d.keepHiveStamp(hiveStamp, hs, stale)
+	d.scanned(now)
+}
+
+// scanned records a scan that began at now, and tells the components.
+func (d *Daemon) scanned(now time.Time) {
 	d.mu.Lock()
 	d.scans++
 	d.lastScan = now
@@ -241,6 +255,7 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 	if s.FilesChanged > 0 && holdsConflictMarkers(dir) {
 		// A merge or rebase left markers: the conflict watcher scans now
 		// rather than at the next tick.
+		d.hiveChanges.Add(1)
 		d.signalComponents()
 	}
 }

@@ -44,19 +44,43 @@ type statKey struct {
 // directory and every memory file, as mine's walk visits them. It
 // returns nil when a stat fails or a time is not settled at now.
 func takeStamp(path, resolved string, now time.Time) *agentStamp {
+	skip := func(name string) bool { return hive.IsHidden(name) }
+	return stampTree(path, resolved, now, skip, false)
+}
+
+// takeHiveStamp stats the hive directory at path (links followed) and,
+// below its real path, every directory a scan of the hive enters (hidden
+// ones too: the conflict scan walks them) and every memory file. While it
+// holds, nothing the tick's scan reads has changed: no agent directory
+// came or went, no stamp of one broke, no conflict copy appeared or left.
+// It returns nil when a stat fails, a time is not settled at now, or the
+// hive holds a symlink other than a memory file: a link may lead to an
+// agent directory elsewhere, whose changes no stat here sees (those
+// hives keep a stamp per agent directory).
+func takeHiveStamp(path string, now time.Time) *agentStamp {
+	return stampTree(path, resolve(path), now, hive.IsSyncthingDir, true)
+}
+
+// stampTree stats path and, below root, every directory whose name skip
+// does not refuse and every memory file. With noLinks, any other symlink
+// found makes it return nil, as a failed or unsettled stat does.
+func stampTree(path, root string, now time.Time, skip func(name string) bool, noLinks bool) *agentStamp {
 	s := &agentStamp{}
 	if !s.add(path, now) {
 		return nil
 	}
-	err := filepath.WalkDir(resolved, func(p string, e fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(p string, e fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
 		case e.IsDir():
-			if p != resolved && hive.IsHidden(e.Name()) {
+			if p != root && skip(e.Name()) {
 				return fs.SkipDir
 			}
 		case !hive.IsMemoryFile(e.Name()):
+			if noLinks && e.Type()&fs.ModeSymlink != 0 {
+				return errLink
+			}
 			return nil
 		}
 		if !s.add(p, now) {
@@ -70,8 +94,11 @@ func takeStamp(path, resolved string, now time.Time) *agentStamp {
 	return s
 }
 
-// errUnsettled ends takeStamp's walk.
-var errUnsettled = errors.New("not settled")
+// errUnsettled and errLink end stampTree's walk.
+var (
+	errUnsettled = errors.New("not settled")
+	errLink      = errors.New("a symlink")
+)
 
 // add records the stat of path, reporting whether it could be taken and
 // is settled at now.
@@ -125,6 +152,25 @@ func (d *Daemon) failingBelow(dir string) bool {
 	return false
 }
 
+// keepHiveStamp keeps stamp as the hive's when the scan made with it
+// found the whole hive up to date: listed without error or skipped
+// directory, every agent directory stamped (so nothing queued), nothing
+// failing or waiting for re-embedding. Anything else is looked at again
+// at the next tick.
+func (d *Daemon) keepHiveStamp(stamp *agentStamp, hs hiveState, stale map[string]bool) {
+	d.hiveStamp = nil
+	if stamp == nil || hs.err != nil || len(hs.bad) > 0 || hs.noAgents || len(stale) > 0 ||
+		d.failures.len() > 0 || d.reembedFailures.len() > 0 {
+		return
+	}
+	for _, a := range hs.agents {
+		if d.stamps[a.dir] == nil {
+			return
+		}
+	}
+	d.hiveStamp = stamp
+}
+
 // pruneStamps drops the stamps of directories that are no longer agents.
 func (d *Daemon) pruneStamps(agents []agentDir) {
 	if len(d.stamps) <= len(agents) {
@@ -142,16 +188,18 @@ func (d *Daemon) pruneStamps(agents []agentDir) {
 }
 
 // forgetStamps drops the stamps work may make stale: a mine of one
-// agent directory its own, any other change of the palace (a mine
-// through the socket may mine any directory into any wing, a call may
-// remove a wing) every one, so the next scan checks them with mine.
+// agent directory its own and the hive's, any other change of the palace
+// (a mine through the socket may mine any directory into any wing, a
+// call may remove a wing) every one, so the next scan checks them with
+// mine.
 func (d *Daemon) forgetStamps(w work) {
 	switch {
 	case w.scan != "":
 	case w.agent != "":
 		delete(d.stamps, w.agent)
+		d.hiveStamp = nil
 	default:
-		d.stamps = nil
+		d.stamps, d.hiveStamp = nil, nil
 	}
 }
 

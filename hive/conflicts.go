@@ -84,7 +84,7 @@ func scanConflicts(ctx context.Context, root string) ([]ConflictCopy, error) {
 			return nil
 		}
 		if d.IsDir() {
-			if path != root && (d.Name() == ".stfolder" || d.Name() == ".stversions") {
+			if path != root && IsSyncthingDir(d.Name()) {
 				return fs.SkipDir
 			}
 			return nil

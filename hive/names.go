@@ -33,6 +33,11 @@ func IsMarkdown(name string) bool {
 	return ext == ".md" || ext == ".markdown"
 }
 
+// IsSyncthingDir reports whether a directory of this name (a base name)
+// is Syncthing's own, ".stfolder" or ".stversions", which no scan of the
+// hive enters.
+func IsSyncthingDir(name string) bool { return name == ".stfolder" || name == ".stversions" }
+
 // IsMemoryFile reports whether a file of this name (a base name, or a
 // path whose last element is tested) is part of an agent's memory, and so
 // mined: markdown, not hidden, not a conflict copy.

@@ -97,6 +97,9 @@ type Component struct {
 	alerts    *alerter
 	ready     chan struct{} // closed once the registry is loaded and scanned
 	readyOnce sync.Once
+	// walked is Host.HiveChanges before the last complete walk Scanned
+	// made (0: none); only Scanned's goroutine uses it.
+	walked uint64
 
 	mu       sync.Mutex // guards the fields below
 	host     *daemon.Host
@@ -221,14 +224,25 @@ func (c *Component) List() List {
 }
 
 // Scanned implements daemon.Scanner: after every hive scan of the daemon
-// the hive is walked for conflict copies.
-func (c *Component) Scanned(ctx context.Context, _ *daemon.Host) {
+// the hive is walked for conflict copies, unless the daemon found nothing
+// in it changed since the last complete walk (Host.HiveChanges).
+func (c *Component) Scanned(ctx context.Context, h *daemon.Host) {
 	select {
 	case <-c.ready:
 	case <-ctx.Done():
 		return
 	}
-	c.scan(ctx, "", deviceLookupTimeout)
+	changes := h.HiveChanges()
+	if c.walked == changes {
+		return
+	}
+	err := c.scan(ctx, "", deviceLookupTimeout)
+	c.mu.Lock()
+	reg := c.reg
+	c.mu.Unlock()
+	if err == nil && reg != nil && reg.lastSaveError() == "" {
+		c.walked = changes
+	}
 }
 
 // ConflictsOpen implements daemon.ConflictCounter. Once the registry is
