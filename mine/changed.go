@@ -6,6 +6,7 @@ import (
 	"io"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/memminer/memminer/internal/hivefile"
@@ -44,11 +45,22 @@ func sameContent(src palace.Source) (bool, error) {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	buf := hashBuffers.Get().(*[]byte)
+	defer hashBuffers.Put(buf)
+	// Read through a plain Reader: *os.File's WriteTo would copy through
+	// a buffer of its own for every file, and the daemon's tick that
+	// settles every file just mined would collect them all.
+	if _, err := io.CopyBuffer(h, struct{ io.Reader }{f}, *buf); err != nil {
 		return false, unwrapPathErr(err)
 	}
 	return hex.EncodeToString(h.Sum(nil)) == src.Hash, nil
 }
+
+// hashBuffers are sameContent's read buffers.
+var hashBuffers = sync.Pool{New: func() any {
+	b := make([]byte, 32<<10)
+	return &b
+}}
 
 // Changes is what a mine of one directory into its wing would do, as
 // Changed finds it.
