@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -128,6 +129,11 @@ func absPath(flag, p string) (string, error) {
 func (a *app) runUntilStopped(cmd *cobra.Command, noWatch, metricsAllowRemote bool) error {
 	// The daemon runs for days; its collector rests by itself (daemon/idlegc.go).
 	processGC.restore()
+	// A fixed GOMAXPROCS: otherwise the runtime re-reads the cgroup's CPU
+	// limit every minute the idle daemon sleeps (Go's updatemaxprocs),
+	// about a millisecond of CPU each time. A limit changed while the
+	// daemon runs takes effect at its next start.
+	runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	ctx := cmd.Context()
 	hup := make(chan os.Signal, 1)
 	signal.Notify(hup, syscall.SIGHUP)
