@@ -18,7 +18,7 @@ var addedRe = sync.OnceValue(func() *regexp.Regexp {
 // written on different days (or one and the request to write it again)
 // compare alike.
 func WithoutAdded(text string) string {
-	if !strings.Contains(text, "(added ") {
+	if !mayAdded(text) {
 		return text
 	}
 	return addedRe().ReplaceAllString(text, "")

@@ -195,23 +195,29 @@ func date(v any) (time.Time, error) {
 func Classify(f File, heading, text string) Note {
 	n := Note{Date: f.Date, Review: f.Review, StaleAfter: f.StaleAfter}
 	code := withoutCode(text)
+	folded := fold(code)
 	take := func(st Status, reason string) {
 		if rank(st) > rank(n.Status) {
 			n.Status, n.Reason = st, reason
 		}
 	}
-	take(noteStatus(code))
+	take(noteStatus(code, folded))
 	take(headingStatus(heading))
 	take(f.Status, f.Reason)
-	if d, ok := latestDate(code, heading); ok {
+	review := mayReview(folded)
+	if d, ok := latestDate(code, heading, review); ok {
 		n.Date = d
 	}
-	if r, ok := inlineReview(code); ok {
-		n.Review = r
+	if review {
+		if r, ok := inlineReview(code); ok {
+			n.Review = r
+		}
 	}
 	n.Tags = slices.Clone(f.Tags)
-	for _, m := range tagRe().FindAllStringSubmatch(code, -1) {
-		n.Tags = addTag(n.Tags, m[1])
+	if mayTag(code) {
+		for _, m := range tagRe().FindAllStringSubmatch(code, -1) {
+			n.Tags = addTag(n.Tags, m[1])
+		}
 	}
 	slices.Sort(n.Tags)
 	n.Tags = slices.Compact(n.Tags)
@@ -261,25 +267,52 @@ var (
 	tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?:^|[\s(\[{,;])#(\p{L}[\p{L}\p{N}_/-]*)`) })
 )
 
-// noteStatus is the status a note's own text gives it.
-func noteStatus(text string) (Status, string) {
+// fold is text in lower case as far as the (?i) expressions below need:
+// a word of ASCII letters they match in text is in fold(text). Their
+// case folding maps two runes ToLower leaves to ASCII letters of the
+// words: ſ (to s) and the Kelvin sign (which ToLower makes k already).
+// A note is given to an expression only when its folded text holds a
+// word the expression cannot match without, which most notes do not.
+func fold(text string) string {
+	return strings.ReplaceAll(strings.ToLower(text), "ſ", "s")
+}
+
+// The may functions tell whether an expression can match a note: each
+// looks for what the expression cannot match without (folded is
+// fold(text)). TestExpressionCues holds them to it.
+func maySupersede(folded string) bool { return strings.Contains(folded, "superseded") }
+func mayApprove(folded string) bool   { return strings.Contains(folded, "approved") }
+func mayReview(folded string) bool    { return strings.Contains(folded, "review") }
+func mayTag(text string) bool         { return strings.Contains(text, "#") }
+func mayAdded(text string) bool       { return strings.Contains(text, "(added ") }
+func mayStale(folded string) bool {
+	for _, w := range []string{"stale", "deprecated", "obsolete", "archived", "outdated"} {
+		if strings.Contains(folded, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// noteStatus is the status a note's own text gives it; folded is
+// fold(text).
+func noteStatus(text, folded string) (Status, string) {
 	t := strings.TrimSpace(text)
-	lower := strings.ToLower(t)
-	if strings.Contains(lower, "(inbox: ") {
+	if strings.Contains(folded, "(inbox: ") {
 		if reason, ok := inboxDone(t); ok {
 			return Superseded, reason
 		}
 	}
 	switch {
-	case strings.Contains(lower, "superseded") && supersededRe().MatchString(t):
+	case maySupersede(folded) && supersededRe().MatchString(t):
 		return Superseded, "marked superseded"
 	case len(t) > 4 && strings.HasPrefix(t, "~~") && strings.HasSuffix(t, "~~"):
 		return Superseded, "struck through"
 	case strings.HasPrefix(t, "[x] ") || strings.HasPrefix(t, "[X] "):
 		return Stale, "marked done"
-	case staleRe().MatchString(t):
+	case mayStale(folded) && staleRe().MatchString(t):
 		return Stale, "marked " + strings.ToLower(staleWord(t))
-	case strings.Contains(lower, "approved") && approvedRe().MatchString(t):
+	case mayApprove(folded) && approvedRe().MatchString(t):
 		return Approved, "marked approved"
 	}
 	return None, ""
@@ -359,13 +392,19 @@ var today = func() time.Time { return time.Now().UTC().Truncate(24 * time.Hour) 
 // latestDate returns the latest calendar date (YYYY-MM-DD) written in the
 // note or its heading path, leaving out review dates and due dates: those
 // after the day the note was written (its AddedMarker date) or, without
-// one, after today.
-func latestDate(text, heading string) (time.Time, bool) {
-	text = reviewRe().ReplaceAllString(text, "")
+// one, after today. review tells whether text may hold a review date.
+func latestDate(text, heading string, review bool) (time.Time, bool) {
+	if review {
+		text = reviewRe().ReplaceAllString(text, "")
+	}
 	written := today()
-	if m := addedRe().FindString(text); m != "" {
-		if d, err := time.Parse("2006-01-02", Dates(m)[0]); err == nil {
-			written = d
+	// Only the marker's date is needed: the expression runs from the
+	// first "(added " on, not over the whole note.
+	if i := strings.Index(text, "(added "); i >= 0 {
+		if m := addedRe().FindString(text[i:]); m != "" {
+			if d, err := time.Parse("2006-01-02", Dates(m)[0]); err == nil {
+				written = d
+			}
 		}
 	}
 	var best time.Time
