@@ -37,6 +37,7 @@ func main() {
 	edits := flag.Int("edits", 20, "edits timed for edit-to-searchable latency")
 	remembers := flag.Int("remembers", 50, "notes timed for remember-to-searchable latency, over the socket and as whole processes")
 	idle := flag.Duration("idle", 60*time.Second, "how long idle CPU is measured")
+	flag.DurationVar(&settle, "settle", 0, "wait this long after the cold mine before idle CPU is measured: the first mine tick (mine_interval, 3 min) reads again the files written just before the cold mine and stamps the hive, once")
 	runs := flag.Int("runs", 30, "hyperfine runs per search command (0 skips hyperfine)")
 	flag.DurationVar(&soakFor, "soak", 0, "instead of the latencies, search and remember without pause this long and print the daemon's RSS over time")
 	flag.DurationVar(&soakSample, "sample", 15*time.Second, "with -soak, how often RSS is printed")
@@ -46,6 +47,9 @@ func main() {
 		log.Fatal(err)
 	}
 }
+
+// settle is the -settle flag.
+var settle time.Duration
 
 // The -soak mode's flags (soak.go).
 var (
@@ -95,6 +99,10 @@ func measure(t harness.Target, edits, remembers int, idle time.Duration, runs in
 	}
 
 	// Idle CPU: nothing changes; the daemon only waits (and ticks).
+	if settle > 0 {
+		fmt.Printf("idle CPU measured from %s after the mine\n", settle)
+		time.Sleep(settle)
+	}
 	cpu0, err := harness.CPUTime(d.Pid())
 	if err != nil {
 		return err
@@ -105,7 +113,8 @@ func measure(t harness.Target, edits, remembers int, idle time.Duration, runs in
 		return err
 	}
 	used := cpu1 - cpu0
-	fmt.Printf("idle CPU over %s: %s (%.4f%% of one core)\n", idle, used.Round(time.Microsecond), 100*used.Seconds()/idle.Seconds())
+	fmt.Printf("idle CPU over %s: %s (%s a minute, %.4f%% of one core)\n", idle, used.Round(time.Microsecond),
+		time.Duration(float64(used)*float64(time.Minute)/float64(idle)).Round(time.Microsecond), 100*used.Seconds()/idle.Seconds())
 
 	// Edit to searchable: append a note with a fresh word, poll the socket.
 	var lat []time.Duration
