@@ -9,9 +9,9 @@ import (
 )
 
 // parseSection parses the body from byte start of the source to the end
-// of a section: to the first heading after p.sectionSize bytes that starts a
-// line, at column 0, after a blank line, or to the end of the source. It
-// returns where the section ends and its syntax tree.
+// of a section: to the first heading after size bytes that starts a line,
+// at column 0, after a blank line, or to the end of the source. It returns
+// where the section ends and its syntax tree.
 //
 // The tree of a section is the tree of the same lines within the whole
 // body: a blank line closes every paragraph, HTML block of types 6 and 7
@@ -20,8 +20,8 @@ import (
 // every block inside those. Only fenced code and HTML blocks of types 1
 // to 5 at the top level can run on past such a heading; a section that
 // would end inside one is made longer.
-func (p *parseState) parseSection(start int) (int, ast.Node) {
-	for size := p.sectionSize; ; size *= 2 {
+func (p *parseState) parseSection(start, size int) (int, ast.Node) {
+	for ; ; size *= 2 {
 		end := sectionEnd(p.src, start, size)
 		root := markdownParser().Parse(text.NewReader(p.src[start:end]))
 		if end == len(p.src) || !p.openAtEnd(root, start, end) {
