@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"unique"
 )
 
 // TestDroppedKeepsEveryNoteEverSeen: a file only appended to drops
@@ -52,5 +53,39 @@ func TestDroppedKeepsEveryNoteEverSeen(t *testing.T) {
 	q := openT(t, dir, nil, true)
 	if src, _ := q.Source("w", path); !slices.Equal(src.Dropped, want) {
 		t.Fatalf("after reopening, Dropped = %v, want %v", src.Dropped, want)
+	}
+}
+
+// TestDroppedShortcut: dropped's shortcut for a file that only grew gives
+// what the whole computation does.
+func TestDroppedShortcut(t *testing.T) {
+	vn := func(n int) []VersionNote {
+		var out []VersionNote
+		for i := range n {
+			out = append(out, VersionNote{Heading: "Log", Text: fmt.Sprint("note ", i), Line: i + 1})
+		}
+		return out
+	}
+	current := []*storedNote{}
+	for i, n := range vn(5) {
+		current = append(current, &storedNote{id: fmt.Sprint(i), text: n.Text})
+		current[i].heading = unique.Make(n.Heading)
+	}
+	tests := []struct {
+		name string
+		gone *Version
+		kept []Version
+	}{
+		{"nothing fell off", nil, []Version{{Notes: vn(4)}}},
+		{"grew by a note", &Version{Notes: vn(2)}, []Version{{Notes: vn(4)}, {Notes: vn(3)}}},
+		{"same notes", &Version{Notes: vn(3)}, []Version{{Notes: vn(3)}}},
+		{"no version kept", &Version{Notes: vn(2)}, nil},
+		{"a note left", &Version{Notes: []VersionNote{{Heading: "Log", Text: "gone"}}}, []Version{{Notes: vn(1)}}},
+	}
+	for _, tt := range tests {
+		got, want := dropped(nil, tt.gone, current, tt.kept), droppedAll(nil, tt.gone, current, tt.kept)
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: dropped = %v, the whole computation %v", tt.name, got, want)
+		}
 	}
 }
