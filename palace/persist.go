@@ -557,7 +557,10 @@ func (p *Palace) manifestLocked() manifest {
 }
 
 func writeManifest(path string, m manifest) error {
-	data, err := json.MarshalIndent(m, "", "  ")
+	// Compact: every mine writes it and every command reads it, and the
+	// indentation was a third of its bytes and 0.2 ms of each write at
+	// 100 wings (jq prints it readably).
+	data, err := json.Marshal(m)
 	if err != nil {
 		return err
 	}
