@@ -188,3 +188,22 @@ func FuzzPlainMatchesGoldmark(f *testing.F) {
 		checkSame(t, src)
 	})
 }
+
+// BenchmarkPlainSections parses a memory file with plainSection and with
+// goldmark alone.
+func BenchmarkPlainSections(b *testing.B) {
+	src := markdowntest.Memory(1000)
+	for _, tt := range []struct {
+		name         string
+		goldmarkOnly bool
+	}{{"plain", false}, {"goldmark", true}} {
+		b.Run(tt.name, func(b *testing.B) {
+			b.SetBytes(int64(len(src)))
+			for b.Loop() {
+				if _, err := parseWith(src, sectionBytes, tt.goldmarkOnly); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}
