@@ -15,7 +15,7 @@ import (
 )
 
 // Wing file version 2, which earlier builds wrote and which is still read
-// (version 3, which is written, is in wingfile.go). A version 2 file is a
+// (versions 3 and 4, of which 4 is written, are in wingfile.go). A version 2 file is a
 // small header, the wing's notes and sources as a stream
 // of gob messages, and the vectors as raw little-endian float32 (gob is
 // slow for millions of floats). The SHA-256 in the header covers both
@@ -42,8 +42,9 @@ import (
 // where there is one, both coded as differences (refCoder): an earlier
 // version costs about two bytes a note, and its changes. Version 1
 // ("MMWING\x00\x01", the meta part one gob of wingMeta) is still read too;
-// both are written as version 3 at their wing's next write. Version 3's
-// meta part is this stream without the notes (encodeMeta).
+// both are written in the current version (wingfile.go) at their wing's
+// next write. Version 3's meta part is this stream without the notes
+// (encodeMeta), and version 4's too, with versionHead.Current.
 var (
 	wingMagic   = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 2}
 	wingMagicV1 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 1}
@@ -170,10 +171,14 @@ type sourceHead struct {
 }
 
 // versionHead is an earlier version without its notes, Notes of which
-// follow it.
+// it has. The first Current of them are the file's first current notes,
+// the same heading, text and line (a file that only grew: every version
+// is such a prefix); versionBatches of the rest follow. Current is zero
+// in files before version 4.
 type versionHead struct {
 	Version Version
 	Notes   int
+	Current int
 }
 
 // versionBatch is a batch of an earlier version's notes. Those with the

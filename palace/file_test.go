@@ -269,7 +269,7 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 		}
 	}
 
-	// Their next write is in version 3, which reads back the same.
+	// Their next write is in version 4, which reads back the same.
 	for id := range want {
 		p.thaw(id)
 		p.wings[id].dirty = true
@@ -279,9 +279,94 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 	}
 	for id := range want {
 		data, err := os.ReadFile(filepath.Join(dir, wingsDir, id+wingExt))
-		if err != nil || !bytes.Equal(data[:8], wingMagicV3[:]) {
+		if err != nil || !bytes.Equal(data[:8], wingMagicV4[:]) {
 			t.Fatalf("wing %s written as %q, %v", id, data[:min(8, len(data))], err)
 		}
 	}
-	check("version 3")
+	check("version 4")
+}
+
+// A version 3 wing file (testdata/v3, written by the build before version
+// 4 of a file mined six times: four appends, an edit, an append) reads
+// its earlier versions, each a reference per note; written again as
+// version 4, whose versions that start with the current notes say so
+// with a count, they read back the same.
+func TestVersion3WingFileKeepsItsHistory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "palace")
+	testutil.CopyDir(t, filepath.Join("testdata", "v3"), dir)
+	path := "/h/agents/w/memory.md"
+	texts := func(v Version) []string {
+		var out []string
+		for _, n := range v.Notes {
+			out = append(out, fmt.Sprintf("%d %s: %s", n.Line, n.Heading, n.Text))
+		}
+		return out
+	}
+	const a, b, c, d = "4 Memory > Build: alpha note one.", "5 Memory > Build: bravo note two.", "6 Memory > Build: charlie note three.", "7 Memory > Build: delta note four."
+	want := [][]string{{"4 Memory > Build: alpha note one, edited.", b, c, d}, {a, b, c, d}, {a, b, c}, {a, b}}
+	check := func(when string, p *Palace) {
+		t.Helper()
+		if d := p.Damaged(); len(d) > 0 {
+			t.Fatalf("%s: damaged: %+v", when, d)
+		}
+		src, ok := p.Source("w", path)
+		if !ok || len(src.Earlier) != len(want) {
+			t.Fatalf("%s: source %v, %d earlier versions, want %d", when, ok, len(src.Earlier), len(want))
+		}
+		for i, v := range src.Earlier {
+			if got := texts(v); !slices.Equal(got, want[i]) {
+				t.Errorf("%s: version %d = %q, want %q", when, i, got, want[i])
+			}
+		}
+		if len(src.NoteIDs) != 5 || len(src.Dropped) != 0 {
+			t.Errorf("%s: %d notes, %d dropped; want 5 and none", when, len(src.NoteIDs), len(src.Dropped))
+		}
+	}
+	p := openT(t, dir, nil, false)
+	check("version 3", p)
+	p.thaw("w")
+	p.wings["w"].dirty = true
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	data, err := os.ReadFile(filepath.Join(dir, wingsDir, "w"+wingExt))
+	if err != nil || !bytes.Equal(data[:8], wingMagicV4[:]) {
+		t.Fatalf("written as %q, %v", data[:min(8, len(data))], err)
+	}
+	check("version 4", openT(t, dir, nil, true))
+}
+
+// Earlier versions that start with the file's current notes, all of them
+// or with other notes after (version 4's versionHead.Current), and ones
+// that do not, read back as they were written.
+func TestEarlierVersionsStartingWithCurrentNotes(t *testing.T) {
+	ctx := context.Background()
+	dir := filepath.Join(t.TempDir(), "palace")
+	p := openT(t, dir, nil, false)
+	path := "/h/agents/w/memory.md"
+	n := func(id string, line int) Note { return note(id, "Log", "note "+id, line) }
+	contents := [][]Note{
+		{n("a", 1), n("b", 2), n("c", 3)},
+		{n("a", 1), n("b", 2), n("c", 3), n("d", 4)},
+		{n("a", 1), n("b", 2)},
+		{n("a", 1), n("b", 2), n("e", 3)},
+		{n("x", 1), n("a", 2), n("b", 3), n("e", 4)},
+		{n("a", 1), n("b", 2), n("e", 3), n("f", 4)},
+	}
+	for i, notes := range contents {
+		if _, err := p.ApplySource(ctx, "w", Source{Path: path, Agent: "w", Hash: fmt.Sprint("h", i)}, notes); err != nil {
+			t.Fatal(err)
+		}
+	}
+	before, _ := p.Source("w", path)
+	if len(before.Earlier) != MaxEarlierVersions {
+		t.Fatalf("%d earlier versions, want %d", len(before.Earlier), MaxEarlierVersions)
+	}
+	flushedSize(t, p, "w")
+	q := openT(t, dir, nil, true)
+	after, _ := q.Source("w", path)
+	if got, want := testutil.IndentJSON(t, after), testutil.IndentJSON(t, before); got != want {
+		t.Fatalf("after reopening, the source reads\n%s\nwant\n%s", got, want)
+	}
 }

@@ -327,7 +327,11 @@ func FuzzDecodeMeta(f *testing.F) {
 		Sources: []Source{{Path: "/m.md", Agent: "w", Hash: "h1", NoteIDs: []string{"a", "b", "gone"}, Mined: day,
 			Earlier: []Version{{Hash: "h0", Notes: []VersionNote{{Heading: "H", Text: "alpha", Line: 3}, {Text: "old", Line: 4}}}}}},
 		VecIDs: []string{"b"}}
-	for _, m := range []*wingMeta{small, {ID: "empty"}} {
+	// Its earlier version starts with its current notes (versionHead.Current).
+	grown := &wingMeta{ID: "w", Model: "lexical", Notes: storedNotes(a, b),
+		Sources: []Source{{Path: "/m.md", Agent: "w", Hash: "h2", NoteIDs: []string{"a", "b"}, Mined: day,
+			Earlier: []Version{{Hash: "h1", Notes: []VersionNote{{Heading: "H", Text: "alpha", Line: 1}, {Heading: "H", Text: "bravo", Line: 2}, {Text: "old", Line: 3}}}}}}}
+	for _, m := range []*wingMeta{small, grown, {ID: "empty"}} {
 		var buf bytes.Buffer
 		if err := encodeMeta(gob.NewEncoder(&buf), m, true); err != nil {
 			f.Fatal(err)

@@ -15,7 +15,7 @@ import (
 )
 
 // A frozen wing is a wing as search reads it, straight from the index
-// section of its file (wing file version 3, wingfile.go): the BM25 term
+// section of its file (wing file versions 3 and 4, wingfile.go): the BM25 term
 // dictionary (sorted, so a term is found by binary search), the postings
 // as the index holds them in memory, the notes' lengths, the search view
 // (neighbours, file order, governance marks), the notes' strings and the

@@ -69,7 +69,7 @@ func decodeMetaWith(r io.Reader, limit int, given []*storedNote) (*wingMeta, err
 		m.Sources = append(m.Sources, s)
 	}
 	var err error
-	if m.VecIDs, err = decodeIDs(dec, m.Notes, head.Vectors, limit); err != nil {
+	if m.VecIDs, _, err = decodeIDs(dec, m.Notes, head.Vectors, limit, false); err != nil {
 		return nil, fmt.Errorf("vector ids: %w", err)
 	}
 	if err := dec.DecodeValue(reflect.Value{}); err == nil {
@@ -92,9 +92,13 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 	}
 	s.Path, s.Agent = in.of(s.Path), in.of(s.Agent)
 	var err error
-	if s.NoteIDs, err = decodeIDs(dec, notes, head.NoteIDs, limit); err != nil {
+	var held []*storedNote
+	if s.NoteIDs, held, err = decodeIDs(dec, notes, head.NoteIDs, limit, head.Earlier > 0); err != nil {
 		return Source{}, fmt.Errorf("source %s: note ids: %w", s.Path, err)
 	}
+	// The current notes as a version's, made once: the versions that
+	// start with them share it.
+	var current []VersionNote
 	s.Earlier = makeFor[Version](head.Earlier, limit)
 	for range head.Earlier {
 		var vh versionHead
@@ -102,10 +106,20 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 			return Source{}, fmt.Errorf("source %s: version: %w", s.Path, err)
 		}
 		v := vh.Version
-		if !counts(limit, vh.Notes) || v.Notes != nil {
+		if !counts(limit, vh.Notes) || v.Notes != nil || vh.Current < 0 || vh.Current > vh.Notes || vh.Current > len(held) {
 			return Source{}, fmt.Errorf("source %s: version %s: bad head", s.Path, v.Hash)
 		}
-		v.Notes = makeFor[VersionNote](vh.Notes, limit)
+		for len(current) < vh.Current {
+			n := held[len(current)]
+			if n == nil {
+				return Source{}, fmt.Errorf("source %s: version %s: current note %d is none of the wing's", s.Path, v.Hash, len(current))
+			}
+			current = append(current, VersionNote{Heading: n.heading.Value(), Text: n.text, Line: int(n.line)})
+		}
+		v.Notes = current[:vh.Current:vh.Current]
+		if vh.Current == 0 {
+			v.Notes = makeFor[VersionNote](vh.Notes, limit)
+		}
 		for len(v.Notes) < vh.Notes {
 			var b versionBatch
 			if err := decodeBatch(dec, &b, vh.Notes-len(v.Notes)); err != nil {
@@ -141,16 +155,21 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 	return s, nil
 }
 
-// decodeIDs decodes n note ids from idBatches of a stream of limit bytes.
-func decodeIDs(dec *gob.Decoder, notes []*storedNote, n, limit int) ([]string, error) {
+// decodeIDs decodes n note ids from idBatches of a stream of limit bytes,
+// and with keep the note of each id too (nil for an id of no note).
+func decodeIDs(dec *gob.Decoder, notes []*storedNote, n, limit int, keep bool) ([]string, []*storedNote, error) {
 	ids := makeFor[string](n, limit)
+	var held []*storedNote
+	if keep {
+		held = makeFor[*storedNote](n, limit)
+	}
 	for len(ids) < n {
 		var b idBatch
 		if err := decodeBatch(dec, &b, n-len(ids)); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if len(b.Missing) != len(b.IDs) {
-			return nil, fmt.Errorf("%d places for %d ids", len(b.Missing), len(b.IDs))
+			return nil, nil, fmt.Errorf("%d places for %d ids", len(b.Missing), len(b.IDs))
 		}
 		refs := newRefCoder()
 		err := interleave(len(b.Deltas), b.Missing, func(k int) error {
@@ -159,16 +178,22 @@ func decodeIDs(dec *gob.Decoder, notes []*storedNote, n, limit int) ([]string, e
 				return fmt.Errorf("bad note reference %d", b.Deltas[k])
 			}
 			ids = append(ids, notes[i].id)
+			if keep {
+				held = append(held, notes[i])
+			}
 			return nil
 		}, func(k int) error {
 			ids = append(ids, b.IDs[k])
+			if keep {
+				held = append(held, nil)
+			}
 			return nil
 		})
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return ids, nil
+	return ids, held, nil
 }
 
 // batch is a message of the meta stream that holds len items.

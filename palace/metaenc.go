@@ -19,8 +19,8 @@ type wingFile interface {
 }
 
 // encodeMeta writes m as the meta stream of a version 2 wing file, or
-// without the notes (withNotes false) as that of version 3, whose notes
-// are in its index section.
+// without the notes (withNotes false) as that of versions 3 and 4, whose
+// notes are in their index section.
 func encodeMeta(enc *gob.Encoder, m *wingMeta, withNotes bool) error {
 	index := make(map[string]int, len(m.Notes)) // note id → its index
 	for i, n := range m.Notes {
@@ -65,15 +65,20 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta, withNotes bool) error {
 		if len(s.Earlier) == 0 {
 			continue
 		}
-		same := newSameNotes(m.Notes, index, s.NoteIDs)
+		var same *sameNotes  // made for the first version that is not all current notes
 		var out versionBatch // reused, as in encodeIDs
 		for _, v := range s.Earlier {
-			head := versionHead{Version: v, Notes: len(v.Notes)}
+			k := currentPrefix(m.Notes, index, s.NoteIDs, v.Notes)
+			head := versionHead{Version: v, Notes: len(v.Notes), Current: k}
 			head.Version.Notes = nil
 			if err := enc.Encode(&head); err != nil {
 				return err
 			}
-			for b := range batches(v.Notes, func(n VersionNote) int { return len(n.Heading) + len(n.Text) }) {
+			if k < len(v.Notes) && same == nil {
+				sn := newSameNotes(m.Notes, index, s.NoteIDs)
+				same = &sn
+			}
+			for b := range batches(v.Notes[k:], func(n VersionNote) int { return len(n.Heading) + len(n.Text) }) {
 				out = versionBatch{Deltas: out.Deltas[:0], Shifts: out.Shifts[:0], InlineAt: out.InlineAt[:0], Inline: out.Inline[:0]}
 				refs := newRefCoder()
 				for j, n := range b {
@@ -92,6 +97,23 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta, withNotes bool) error {
 		}
 	}
 	return encodeIDs(enc, index, m.VecIDs)
+}
+
+// currentPrefix is how many of an earlier version's first notes are the
+// file's first current notes (ids), the same heading, text and line.
+func currentPrefix(notes []*storedNote, index map[string]int, ids []string, version []VersionNote) int {
+	k := 0
+	for ; k < len(version) && k < len(ids); k++ {
+		i, ok := index[ids[k]]
+		if !ok {
+			break
+		}
+		n, v := notes[i], version[k]
+		if int(n.line) != v.Line || n.text != v.Text || n.heading.Value() != v.Heading {
+			break
+		}
+	}
+	return k
 }
 
 // encodeIDs writes note ids as idBatches.

@@ -170,7 +170,7 @@ func (p *Palace) markDamaged(id string, err error, man manifest) {
 	p.manifestDirty = true
 }
 
-// loadWing loads the file of wing id: a version 3 file frozen when
+// loadWing loads the file of wing id: a version 3 or 4 file frozen when
 // frozen is set (and its notes were classified by this govern.Version),
 // else whole; an older one whole, and marked to be written again when the
 // palace holds the lock.

@@ -27,7 +27,7 @@ import (
 // it (frozen.go), and after it the rest of the wing, the sources and
 // their earlier versions, as version 2's gob stream less the notes:
 //
-//	magic [8]byte "MMWING\x00\x03"
+//	magic [8]byte "MMWING\x00\x03" (or \x04, below)
 //	idxLen, metaLen uint64
 //	idxCRC uint32         CRC-32C of idx's table of contents
 //	pad uint32
@@ -39,9 +39,17 @@ import (
 // CRC (hardware-fast, unlike SHA-256) and uses the section in place. The
 // meta part is read only when the wing is thawed (Palace.thaw), and its
 // notes are those of the index section, by document number. Versions 1
-// and 2 (file.go) are still read, and a writer rewrites such a wing as
-// version 3 at its next Flush.
-var wingMagicV3 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 3}
+// and 2 (file.go) are still read, and a writer rewrites such a wing in
+// the current version at its next Flush.
+//
+// Version 4 is version 3 whose earlier versions may start with the
+// file's current notes (versionHead.Current) instead of a reference to
+// each; a build that reads only 3 finds it damaged, rather than misreading
+// the versions. Both are read; 4 is written.
+var (
+	wingMagicV3 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 3}
+	wingMagicV4 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 4}
+)
 
 const wingHeaderLenV3 = 64
 
@@ -140,7 +148,7 @@ func writeWingV3(f wingFile, s *wingSnapshot) error {
 		return err
 	}
 	header := make([]byte, wingHeaderLenV3)
-	copy(header, wingMagicV3[:])
+	copy(header, wingMagicV4[:])
 	binary.LittleEndian.PutUint64(header[8:], uint64(idxLen))
 	binary.LittleEndian.PutUint64(header[16:], uint64(body.n))
 	binary.LittleEndian.PutUint32(header[24:], idxCRC)
@@ -191,8 +199,8 @@ func openWingFile(f *os.File, path string, limit int64, sealed *seal) (*wingFile
 	}
 	var header [wingHeaderLenV3]byte
 	n, err := io.ReadFull(f, header[:])
-	if n < 8 || !bytes.Equal(header[:8], wingMagicV3[:]) {
-		return nil, nil // not version 3: readWing tells what it is
+	if n < 8 || !bytes.Equal(header[:8], wingMagicV4[:]) && !bytes.Equal(header[:8], wingMagicV3[:]) {
+		return nil, nil // not version 3 or 4: readWing tells what it is
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
