@@ -168,35 +168,17 @@ func headingText(h *ast.Heading, body []byte) string {
 
 // notes renders a block's lines as text and splits it into notes.
 func (p *parseState) notes(b block) []Note {
-	lines := make([]string, 0, b.end-b.start+1)
-	for l := b.start; l <= b.end; l++ {
-		lines = append(lines, string(p.line(l)))
-	}
+	markerAt := 0
 	if b.kind == kindListItem {
-		markerAt := p.base + b.nodes[0].Pos() - p.lines.start(b.start)
+		markerAt = p.base + b.nodes[0].Pos() - p.lines.start(b.start)
 		if b.start == 0 && bytes.HasPrefix(p.src, utf8BOM) {
 			markerAt -= len(utf8BOM)
 		}
-		stripListItem(lines, markerAt)
 	}
-	for i, l := range lines {
-		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
-	}
-	first, last := 0, len(lines)
-	for first < last && lines[first] == "" {
-		first++
-	}
-	for last > first && lines[last-1] == "" {
-		last--
-	}
-	if first == last {
+	lines, startLine := p.blockLines(b, markerAt)
+	if len(lines) == 0 {
 		return nil
 	}
-	lines = lines[first:last]
-	if b.kind != kindListItem {
-		dedent(lines)
-	}
-	startLine := b.start + first
 
 	var protected []lineRange
 	blockStarts := map[int]bool{}
@@ -226,6 +208,36 @@ func (p *parseState) notes(b block) []Note {
 		notes = append(notes, Note{Heading: b.heading, Line: startLine + pc.line + 1, Text: pc.text})
 	}
 	return notes
+}
+
+// blockLines returns the lines of block b as its note's text has them, and
+// the line of the first: a list item without its marker (at byte markerAt
+// of its first line) and indentation, other blocks without the indentation
+// their lines share, every line without trailing whitespace, and no blank
+// lines first or last. It returns no lines for a blank block.
+func (p *parseState) blockLines(b block, markerAt int) ([]string, int) {
+	lines := make([]string, 0, b.end-b.start+1)
+	for l := b.start; l <= b.end; l++ {
+		lines = append(lines, string(p.line(l)))
+	}
+	if b.kind == kindListItem {
+		stripListItem(lines, markerAt)
+	}
+	for i, l := range lines {
+		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
+	}
+	first, last := 0, len(lines)
+	for first < last && lines[first] == "" {
+		first++
+	}
+	for last > first && lines[last-1] == "" {
+		last--
+	}
+	lines = lines[first:last]
+	if b.kind != kindListItem {
+		dedent(lines)
+	}
+	return lines, b.start + first
 }
 
 // lineRange is an inclusive range of lines.

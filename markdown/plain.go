@@ -76,12 +76,13 @@ func (p *parseState) plainSection(start, end int, path *outline) ([]Note, []Head
 			indent++
 		}
 		rest := string(line[indent:])
+		item := listItemText(rest)
 		switch {
 		case rest == "":
 			blank = true
 		case indent > 0:
 			switch {
-			case kind == plainItem && indent >= col && (!blank || indent < col+4) && (plainText(rest) || listItemText(rest) != ""):
+			case kind == plainItem && indent >= col && (!blank || indent < col+4) && (plainText(rest) || item != ""):
 				// the item's own lines: nested items, paragraphs, lazy lines
 			case kind == plainParagraph && !blank && plainText(rest):
 				// a paragraph's next line
@@ -98,14 +99,14 @@ func (p *parseState) plainSection(start, end int, path *outline) ([]Note, []Head
 			at.headings = pushHeading(at.headings, level, text)
 			at.path = joinHeadings(at.headings)
 			kind, attach = plainNone, -1
-		case listItemText(rest) != "":
+		case item != "":
 			// An ordered list may interrupt a paragraph only when it starts
 			// at 1; otherwise the line would join the paragraph.
 			if kind == plainParagraph && !blank && !interruptsParagraph(rest) {
 				return nil, nil, false
 			}
 			open(kindListItem, l)
-			col = len(rest) - len(listItemText(rest))
+			col = len(rest) - len(item)
 		case plainText(rest):
 			if blank || (kind != plainParagraph && kind != plainItem) {
 				open(kindBlock, l)
@@ -199,29 +200,12 @@ func fenceCloses(line []byte, f fence) (closed, ok bool) {
 // for goldmark's blocks; a note that would be split is not plain (the
 // splitter needs the syntax tree's code and block starts).
 func (p *parseState) plainNote(b block) (Note, bool) {
-	lines := make([]string, 0, b.end-b.start+1)
-	for l := b.start; l <= b.end; l++ {
-		lines = append(lines, string(p.lines.line(p.src, l)))
-	}
-	if b.kind == kindListItem {
-		stripListItem(lines, 0)
-	}
-	for i, l := range lines {
-		lines[i] = strings.TrimRightFunc(l, unicode.IsSpace)
-	}
-	last := len(lines)
-	for last > 0 && lines[last-1] == "" {
-		last--
-	}
-	lines = lines[:last]
-	if b.kind != kindListItem {
-		dedent(lines)
-	}
+	lines, start := p.blockLines(b, 0) // plain items start at column 0
 	text := strings.Join(lines, "\n")
 	if text == "" || utf8.RuneCountInString(text) > p.maxRunes {
 		return Note{}, false
 	}
-	return Note{Heading: b.heading, Line: b.start + 1, Text: text}, true
+	return Note{Heading: b.heading, Line: start + 1, Text: text}, true
 }
 
 // plainHeading returns the text and level of an ATX heading line with

@@ -116,8 +116,9 @@ func decodeSource(dec *gob.Decoder, notes []*storedNote, in interner, limit int)
 			}
 			current = append(current, VersionNote{Heading: n.heading.Value(), Text: n.text, Line: int(n.line)})
 		}
-		v.Notes = current[:vh.Current:vh.Current]
-		if vh.Current == 0 {
+		if vh.Current > 0 {
+			v.Notes = current[:vh.Current:vh.Current]
+		} else {
 			v.Notes = makeFor[VersionNote](vh.Notes, limit)
 		}
 		for len(v.Notes) < vh.Notes {
