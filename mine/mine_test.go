@@ -2,6 +2,8 @@ package mine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -298,6 +300,44 @@ func TestNoteIDStable(t *testing.T) {
 			t.Fatal("distinct notes share an id")
 		}
 	}
+}
+
+// Ids never change between releases: palaces, other machines and the
+// merge bases all hold them. These were made by the first form of NoteID.
+func TestNoteIDGolden(t *testing.T) {
+	for _, c := range []struct {
+		wing, rel, heading, text string
+		occurrence               int
+		want                     string
+	}{
+		{"w", "memory.md", "H", "text", 0, "4ee5706960da9c0043be12a19d4ce989"},
+		{"agent-000", "notes/x.md", "Decisions / Deploy", "- ünïcode ✓ note\nsecond line", 3, "ce6680d3628806ae5db9b0088f1e20f0"},
+		{"", "", "", "", 0, "a91b7f2ab93de821abeec1750258e4d4"},
+		{"a\x00b", "r", "", "t", 12345678901, "6108a4d08073c07e8edca161b31dc777"},
+		{"w", "memory.md", "H", strings.Repeat("a long note ", 100), 1, fmtNoteID("w", "memory.md", "H", strings.Repeat("a long note ", 100), 1)},
+	} {
+		if got := NoteID(c.wing, c.rel, c.heading, c.text, c.occurrence); got != c.want {
+			t.Errorf("NoteID(%q, %q, %q, %.20q, %d) = %s, want %s", c.wing, c.rel, c.heading, c.text, c.occurrence, got, c.want)
+		}
+	}
+}
+
+// fmtNoteID is NoteID as it was first written, with fmt into a hash: the
+// reference the faster form is checked against.
+func fmtNoteID(wing, rel, heading, text string, occurrence int) string {
+	h := sha256.New()
+	fmt.Fprintf(h, "%s\x00%s\x00%s\x00%s\x00%d", wing, rel, heading, text, occurrence)
+	return hex.EncodeToString(h.Sum(nil)[:16])
+}
+
+func FuzzNoteIDMatchesFmt(f *testing.F) {
+	f.Add("w", "memory.md", "H", "text", 0)
+	f.Add("agent-1", "a/b.md", "", strings.Repeat("x", 600), -7)
+	f.Fuzz(func(t *testing.T, wing, rel, heading, text string, occurrence int) {
+		if got, want := NoteID(wing, rel, heading, text, occurrence), fmtNoteID(wing, rel, heading, text, occurrence); got != want {
+			t.Fatalf("NoteID = %s, fmt form %s", got, want)
+		}
+	})
 }
 
 // Identical notes of a file are numbered in order, whatever notes share
