@@ -31,24 +31,8 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta, withNotes bool) error {
 	if err := enc.Encode(&head); err != nil {
 		return err
 	}
-	// The batch's notes are made of the stored ones a batch at a time, and
-	// strings are left out of them.
-	copies := make([]Note, batchLen)
-	out := noteBatch{Notes: make([]*Note, batchLen), Same: make([]byte, batchLen)}
-	var prev Note
-	for b := range batches(m.Notes, func(n *storedNote) int { return len(n.heading.Value()) + len(n.text) }) {
-		if !withNotes {
-			break
-		}
-		out.Notes, out.Same = out.Notes[:len(b)], out.Same[:len(b)]
-		for i, n := range b {
-			whole := n.view()
-			copies[i] = whole
-			out.Notes[i] = &copies[i]
-			out.Same[i] = elide(&copies[i], &prev)
-			prev = whole
-		}
-		if err := enc.Encode(&out); err != nil {
+	if withNotes {
+		if err := encodeNotes(enc, m.Notes); err != nil {
 			return err
 		}
 	}
@@ -97,6 +81,29 @@ func encodeMeta(enc *gob.Encoder, m *wingMeta, withNotes bool) error {
 		}
 	}
 	return encodeIDs(enc, index, m.VecIDs)
+}
+
+// encodeNotes writes the notes of a version 2 file as noteBatches.
+func encodeNotes(enc *gob.Encoder, notes []*storedNote) error {
+	// The batch's notes are made of the stored ones a batch at a time, and
+	// strings are left out of them.
+	copies := make([]Note, batchLen)
+	out := noteBatch{Notes: make([]*Note, batchLen), Same: make([]byte, batchLen)}
+	var prev Note
+	for b := range batches(notes, func(n *storedNote) int { return len(n.heading.Value()) + len(n.text) }) {
+		out.Notes, out.Same = out.Notes[:len(b)], out.Same[:len(b)]
+		for i, n := range b {
+			whole := n.view()
+			copies[i] = whole
+			out.Notes[i] = &copies[i]
+			out.Same[i] = elide(&copies[i], &prev)
+			prev = whole
+		}
+		if err := enc.Encode(&out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // currentPrefix is how many of an earlier version's first notes are the
