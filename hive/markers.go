@@ -133,11 +133,10 @@ func fileHasMarkers(path string, info fs.FileInfo) bool {
 		return false
 	}
 	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxMarkerScan))
+	has, err := readMarkers(f)
 	if err != nil {
 		return false
 	}
-	has := HasConflictMarkers(data)
 	markerCache.Lock()
 	if markerCache.m == nil || len(markerCache.m) >= maxMarkerCache {
 		markerCache.m = map[string]markerEntry{}
@@ -146,6 +145,47 @@ func fileHasMarkers(path string, info fs.FileInfo) bool {
 	markerCache.Unlock()
 	return has
 }
+
+// readMarkers reports whether the first maxMarkerScan bytes of f hold a
+// block of conflict markers. It looks for an open marker a chunk at a
+// time, in a buffer that is reused, and reads the file whole only when it
+// finds one: a scan checks every memory file, nearly all without markers,
+// and reading each whole into memory of its own was most of the cost of
+// a `memminer status` without the daemon.
+func readMarkers(f *os.File) (bool, error) {
+	bp := markerChunks.Get().(*[]byte)
+	defer markerChunks.Put(bp)
+	buf := *bp
+	// The last bytes of a chunk start the next, so a marker that straddles
+	// two chunks is found.
+	const carry = len("<<<<<<<") - 1
+	kept, read := 0, 0
+	for read < maxMarkerScan {
+		n, err := io.ReadFull(f, buf[kept:min(len(buf), kept+maxMarkerScan-read)])
+		read += n
+		if bytes.Contains(buf[:kept+n], openMarker) {
+			if _, err := f.Seek(0, io.SeekStart); err != nil {
+				return false, err
+			}
+			data, err := io.ReadAll(io.LimitReader(f, maxMarkerScan))
+			return err == nil && HasConflictMarkers(data), err
+		}
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return false, nil
+		}
+		if err != nil {
+			return false, err
+		}
+		kept = copy(buf, buf[kept+n-carry:kept+n])
+	}
+	return false, nil
+}
+
+// markerChunks are readMarkers' buffers.
+var markerChunks = sync.Pool{New: func() any {
+	b := make([]byte, 64<<10)
+	return &b
+}}
 
 // markerCache remembers, per path, what the last check of a file found.
 var markerCache struct {

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -75,5 +76,39 @@ func TestMemoryFilePatterns(t *testing.T) {
 	}
 	if len(not) != 6 {
 		t.Errorf("not = %q, want three per glob", not)
+	}
+}
+
+// readMarkers reads a chunk at a time: a block whose open marker
+// straddles two chunks, or starts or ends one, is found as in the whole
+// file.
+func TestReadMarkersAcrossChunks(t *testing.T) {
+	chunk := len(*markerChunks.Get().(*[]byte))
+	block := "<<<<<<< ours\n- b\n=======\n- c\n>>>>>>> theirs\n"
+	dir := t.TempDir()
+	for _, tt := range []struct {
+		name string
+		data func(at int) string
+	}{
+		{"block", func(at int) string { return strings.Repeat("x", at) + "\n" + block }},
+		{"open marker only", func(at int) string { return strings.Repeat("x", at) + "\n<<<<<<< ours\n- b\n" }},
+		{"none", func(at int) string { return strings.Repeat("x", at) + "\n- <<<<<< b\n" }},
+	} {
+		for at := chunk - 10; at <= chunk+2; at++ {
+			data := tt.data(at)
+			path := filepath.Join(dir, "memory.md")
+			if err := os.WriteFile(path, []byte(data), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			f, err := os.Open(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := readMarkers(f)
+			f.Close()
+			if want := HasConflictMarkers([]byte(data)); err != nil || got != want {
+				t.Errorf("%s at %d: readMarkers = %v, %v; whole file %v", tt.name, at, got, err, want)
+			}
+		}
 	}
 }
