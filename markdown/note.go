@@ -27,6 +27,10 @@ type Document struct {
 	// Headings are the file's top-level headings in source order (the
 	// ones that give notes their heading path).
 	Headings []Heading
+	// Resume, once Sections' notes are all ranged over, is where a parse
+	// of the file grown by an append can start again (SectionsFrom); nil
+	// when it cannot.
+	Resume *Resume
 	// Warnings describe problems that did not stop parsing, such as
 	// frontmatter that is not valid YAML (it is then skipped and the rest of
 	// the file is still parsed).

@@ -128,6 +128,9 @@ func parse(src []byte, opts ParseOptions, sectionSize int) (*Document, error) {
 	for notes := range p.sections(doc) {
 		doc.Notes = append(doc.Notes, notes...)
 	}
+	// A resume point is where a section started, which depends on the
+	// section size; Parse's documents are the same whatever it is.
+	doc.Resume = nil
 	return doc, nil
 }
 
@@ -171,9 +174,17 @@ func startParse(src []byte, opts ParseOptions, sectionSize int) (*parseState, *D
 // takes many times its size), and a caller that keeps the notes in
 // another form holds only one section's as Notes.
 func (p *parseState) sections(doc *Document) iter.Seq[[]Note] {
+	return p.sectionsFrom(doc, doc.BodyStart, outline{})
+}
+
+// sectionsFrom is sections from byte from of the source, where the
+// heading path is path. Once every section is yielded, the document's
+// Resume is the last one's.
+func (p *parseState) sectionsFrom(doc *Document, from int, path outline) iter.Seq[[]Note] {
 	return func(yield func([]Note) bool) {
-		var path outline
-		for start := doc.BodyStart; start < len(p.src); {
+		last, lastHeadings := -1, []headingEntry(nil)
+		for start := from; start < len(p.src); {
+			last, lastHeadings = start, append(lastHeadings[:0], path.headings...)
 			size := p.sectionSize
 			if !p.goldmarkOnly {
 				// Plain sections as short as they can be, so a line that
@@ -206,6 +217,9 @@ func (p *parseState) sections(doc *Document) iter.Seq[[]Note] {
 				return
 			}
 			start = end
+		}
+		if last >= 0 {
+			doc.Resume = p.resumeAt(doc, last, lastHeadings)
 		}
 	}
 }

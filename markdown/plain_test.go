@@ -21,6 +21,7 @@ func parseWith(src []byte, sectionSize int, goldmarkOnly bool) (*Document, error
 	for notes := range p.sections(doc) {
 		doc.Notes = append(doc.Notes, notes...)
 	}
+	doc.Resume = nil // as parse: it depends on where the sections were cut
 	return doc, nil
 }
 
