@@ -70,6 +70,10 @@ type Source struct {
 	// first, at most MaxEarlierVersions: the common ancestor a merge of a
 	// conflict copy needs, which the last mined version seldom is.
 	Earlier []Version
+	// Resume is where the miner may take up the file again once it has
+	// only grown, in the miner's encoding (markdown.Resume); the palace
+	// keeps it with the file and nothing more.
+	Resume []byte
 	// Dropped are the SeenKeys of the notes the file held in contents
 	// older than Earlier that neither it nor Earlier holds: with them,
 	// the current notes and Earlier's are every note the palace has ever

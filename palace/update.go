@@ -66,6 +66,9 @@ type NoteSet struct {
 	wing  string
 	notes []*storedNote
 	st    storer
+	// heldPath and heldBefore say which notes AddHeld added.
+	heldPath   string
+	heldBefore int
 }
 
 // NewNoteSet returns an empty NoteSet for wing.
@@ -110,6 +113,56 @@ func (s *NoteSet) HeldGovernance(n *Note) (govern.Note, bool) {
 	g := *had.gov
 	g.Tags = slices.Clone(g.Tags)
 	return g, true
+}
+
+// AddHeld adds, in order and as the wing's own, the notes the wing holds
+// of the file at path that start before line (1-based), to an empty set,
+// when keep accepts every one of them; it adds none and returns false
+// when the set is not empty, the wing holds no such file, or keep refused
+// one. A miner that parses only the end of a file that grew takes the
+// notes before it so, without making them again.
+func (s *NoteSet) AddHeld(path string, line int, keep func(*Note) bool) bool {
+	if len(s.notes) > 0 {
+		return false
+	}
+	s.p.thaw(s.wing)
+	s.p.mu.RLock()
+	defer s.p.mu.RUnlock()
+	w := s.p.wings[s.wing]
+	if w == nil || w.sources[path] == nil {
+		return false
+	}
+	var held []*storedNote
+	for _, id := range w.sources[path].NoteIDs {
+		n := w.note(id)
+		if n == nil || n.path() != path {
+			return false
+		}
+		if int(n.line) >= line {
+			break
+		}
+		if v := n.view(); !keep(&v) {
+			return false
+		}
+		held = append(held, n)
+	}
+	s.notes, s.heldPath, s.heldBefore = held, path, line
+	return true
+}
+
+// Holds reports whether AddHeld added the note with id.
+func (s *NoteSet) Holds(id string) bool {
+	if s.heldPath == "" {
+		return false
+	}
+	s.p.mu.RLock()
+	defer s.p.mu.RUnlock()
+	w := s.p.wings[s.wing]
+	if w == nil {
+		return false
+	}
+	n := w.note(id)
+	return n != nil && n.path() == s.heldPath && int(n.line) < s.heldBefore
 }
 
 // Len is the number of notes added.
