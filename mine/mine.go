@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"iter"
 	"os"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,7 @@ type Summary struct {
 	Duration time.Duration `json:"-"`
 
 	embedded int // notes that needed the embedder
+	resumed  int // files that grew, parsed from their last section (grownNotes)
 }
 
 func (s *Summary) add(o Summary) {
@@ -112,6 +114,7 @@ func (s *Summary) add(o Summary) {
 	s.NotesUnchanged += o.NotesUnchanged
 	s.Reembedded += o.Reembedded
 	s.embedded += o.embedded
+	s.resumed += o.resumed
 	s.Problems = append(s.Problems, o.Problems...)
 	s.Migrated = append(s.Migrated, o.Migrated...)
 	s.Warnings = append(s.Warnings, o.Warnings...)
@@ -448,8 +451,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	if err := checkText(data); err != nil {
 		return err
 	}
-	sum := sha256.Sum256(data)
-	hash := hex.EncodeToString(sum[:])
+	hash, grew := hashFile(data, old)
 	if current && old.Hash == hash {
 		s.FilesUnchanged++
 		s.NotesUnchanged += head.Notes
@@ -462,9 +464,18 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		}
 		return nil
 	}
-	doc, sections, err := markdown.Sections(data, markdown.MemoryOptions())
-	if err != nil {
-		return fmt.Errorf("parse: %w", err)
+	// A file that only grew is parsed from the start of its last section
+	// (markdown.Resume), unless what is held of it says otherwise.
+	var doc *markdown.Document
+	var sections iter.Seq[[]markdown.Note]
+	resumeLine := 0
+	if grew && current {
+		doc, sections, resumeLine = resumeFile(p, wing, f.path, data)
+	}
+	if doc == nil {
+		if doc, sections, err = markdown.Sections(data, markdown.MemoryOptions()); err != nil {
+			return fmt.Errorf("parse: %w", err)
+		}
 	}
 	file, govWarnings := govern.ParseFile(doc.Frontmatter)
 	if hive.IsInboxFile(f.path) {
@@ -478,7 +489,18 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// under the same rules and frontmatter, keeps its governance.
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
-	notes := palaceNotes(p, sections, fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern})
+	of := fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern}
+	var notes *palace.NoteSet
+	if resumeLine > 0 {
+		if notes = grownNotes(p, sections, resumeLine, of); notes != nil {
+			s.resumed++
+		} else if doc, sections, err = markdown.Sections(data, markdown.MemoryOptions()); err != nil {
+			return fmt.Errorf("parse: %w", err)
+		}
+	}
+	if notes == nil {
+		notes = palaceNotes(p, sections, of)
+	}
 	if opts.DryRun {
 		s.FilesChanged++
 		full, _ := p.Source(wing, f.path)
@@ -486,6 +508,9 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		return nil
 	}
 	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
+	if doc.Resume != nil {
+		src.Resume, _ = doc.Resume.MarshalBinary()
+	}
 	ch, err := p.ApplySet(ctx, src, notes)
 	if err != nil {
 		return &palaceError{fmt.Errorf("mine %s: %w", f.path, err)}
@@ -497,6 +522,36 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	s.NotesUnchanged += ch.Unchanged
 	s.embedded += ch.Embedded
 	return nil
+}
+
+// hashFile returns the hex SHA-256 of data, and whether its first
+// old.Size bytes are the content old was mined from: the file only grew.
+func hashFile(data []byte, old palace.Source) (string, bool) {
+	h := sha256.New()
+	prefix := int64(0)
+	if old.Size > 0 && old.Size < int64(len(data)) {
+		prefix = old.Size
+	}
+	h.Write(data[:prefix])
+	grew := prefix > 0 && hex.EncodeToString(h.Sum(nil)) == old.Hash
+	h.Write(data[prefix:])
+	return hex.EncodeToString(h.Sum(nil)), grew
+}
+
+// resumeFile parses the file at path of wing, which only grew, from where
+// its last parse left off (markdown.SectionsFrom); a nil document when it
+// cannot be.
+func resumeFile(p *palace.Palace, wing, path string, data []byte) (*markdown.Document, iter.Seq[[]markdown.Note], int) {
+	full, ok := p.Source(wing, path)
+	var r markdown.Resume
+	if !ok || len(full.Resume) == 0 || r.UnmarshalBinary(full.Resume) != nil {
+		return nil, nil, 0
+	}
+	doc, sections, err := markdown.SectionsFrom(data, markdown.MemoryOptions(), &r)
+	if err != nil {
+		return nil, nil, 0
+	}
+	return doc, sections, r.Line
 }
 
 // palaceError marks a failure of the palace or the embedder while mining a

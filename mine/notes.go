@@ -80,13 +80,45 @@ type fileOf struct {
 // the wing holds unchanged as the wing's own (palace.NoteSet), so
 // re-mining a large file does not hold its notes twice.
 func palaceNotes(p *palace.Palace, sections iter.Seq[[]markdown.Note], f fileOf) *palace.NoteSet {
+	return addNotes(p.NewNoteSet(f.wing), sections, f)
+}
+
+// grownNotes is palaceNotes for a file that only grew since it was
+// mined, whose sections from line on are sections: the notes before line
+// are the wing's, as mined then (markdown.Resume says why they are the
+// same). It returns nil when the wing's notes there are not what mining
+// them now would make (another agent, governance held from a conflict,
+// or governance that is not held), and the file must be mined whole.
+func grownNotes(p *palace.Palace, sections iter.Seq[[]markdown.Note], line int, f fileOf) *palace.NoteSet {
+	if !f.heldGoverned {
+		return nil
+	}
 	notes := p.NewNoteSet(f.wing)
+	keep := func(n *palace.Note) bool { return n.Agent == f.agent && n.Governance.Reason != ConflictReason }
+	if !notes.AddHeld(f.path, line, keep) {
+		return nil
+	}
+	return addNotes(notes, sections, f)
+}
+
+// addNotes adds the notes of sections to notes, which may hold notes of
+// the file before them (grownNotes).
+func addNotes(notes *palace.NoteSet, sections iter.Seq[[]markdown.Note], f fileOf) *palace.NoteSet {
+	resumed := notes.Len() > 0
 	occ := newOccurrences()
 	for section := range sections {
 		for _, n := range section {
 			first := noteSum(f.wing, f.rel, n.Heading, n.Text, 0)
 			id := hex.EncodeToString(first[:])
-			if k := occ.count(notes, first, n.Heading, n.Text); k > 0 {
+			k := 0
+			// The notes held before are numbered already: the ones like
+			// this one have its ids of occurrences 0, 1, … in turn.
+			for resumed && notes.Holds(id) {
+				k++
+				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
+			}
+			if c := occ.count(notes, first, n.Heading, n.Text); c > 0 {
+				k += c
 				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
 			}
 			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
