@@ -57,6 +57,15 @@ type Options struct {
 	Wings []string
 	// Logger receives warnings; nil means slog.Default().
 	Logger *slog.Logger
+	// Unchanged, for a writer, is asked of each wing whose file is the
+	// one its manifest entry was written with (its seal holds) and whose
+	// model is the palace's; a wing it reports unchanged is left
+	// unloaded, and the manifest written keeps its entry. A miner that
+	// listed every wing's files first passes it, so that a mine reads
+	// only the wings whose files changed. Unloaded wings are not listed
+	// or searched; anything that would change or read one whole loads it
+	// first. Nil loads every wing.
+	Unchanged func(id string, w ManifestWing) bool
 }
 
 // Palace is an open palace. Its methods are safe for concurrent use.
@@ -94,6 +103,10 @@ type Palace struct {
 	// seals are the seals of the wing files that were written or checked
 	// whole (seal.go), by wing id, for the manifest.
 	seals map[string]*seal
+	// unchanged is Options.Unchanged; unloaded are the manifest entries
+	// of the wings it left unloaded, which count as frozen.
+	unchanged func(id string, w ManifestWing) bool
+	unloaded  map[string]manifestEntry
 }
 
 // setAsideWing is a wing file of the wrong kind that was moved aside.
@@ -114,6 +127,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 		db:    chromem.NewDB(),
 		wings: map[string]*wing{},
 		seals: map[string]*seal{},
+	}
+	if !opts.ReadOnly {
+		p.unchanged = opts.Unchanged
 	}
 	if p.log == nil {
 		p.log = slog.Default()

@@ -57,6 +57,38 @@ type manifestSource struct {
 	Size  int64     `json:"size"`
 	Hash  string    `json:"hash"`
 	Notes int       `json:"notes"`
+	// Mined, Governed and NoteFormat are the source's, for
+	// Options.Unchanged; zero in manifests of earlier builds.
+	Mined      time.Time `json:"mined"`
+	Governed   int       `json:"governed"`
+	NoteFormat int       `json:"note_format"`
+}
+
+// ManifestWing is what the manifest says of a wing, as Options.Unchanged
+// is given it: its roots, and each source's head as last mined (Path,
+// Mtime, Size, Hash, Mined, Governed, NoteFormat and Notes).
+type ManifestWing struct {
+	Roots   []string
+	Sources []SourceHead
+}
+
+func (e manifestEntry) wing() ManifestWing {
+	w := ManifestWing{Roots: e.Roots, Sources: make([]SourceHead, len(e.Sources))}
+	for i, s := range e.Sources {
+		w.Sources[i] = SourceHead{Source: Source{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Mined: s.Mined,
+			Governed: s.Governed, NoteFormat: s.NoteFormat}, Notes: s.Notes}
+	}
+	return w
+}
+
+// leaveUnloaded reports whether load may leave wing id, whose manifest
+// entry is e, unloaded (Options.Unchanged).
+func (p *Palace) leaveUnloaded(id string, e manifestEntry) bool {
+	if p.unchanged == nil || p.lock == nil || e.Seal == nil || e.Model != p.Model() {
+		return false
+	}
+	info, err := os.Stat(p.wingPath(id))
+	return err == nil && e.Seal.matches(info) && p.unchanged(id, e.wing())
 }
 
 func (p *Palace) load(ctx context.Context, only []string) error {
@@ -104,6 +136,14 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if e, ok := man.Wings[id]; ok && p.leaveUnloaded(id, e) {
+			if p.unloaded == nil {
+				p.unloaded = map[string]manifestEntry{}
+			}
+			p.unloaded[id] = e
+			p.frozen.Add(1)
+			continue
 		}
 		// Frozen, as search reads it: whatever reads more of it, or
 		// changes it, thaws it first, so a mine reads whole only the
@@ -280,11 +320,13 @@ func (p *Palace) thawLocked(ids ...string) {
 		return
 	}
 	if len(ids) == 0 {
-		ids = slices.Collect(maps.Keys(p.wings))
+		ids = append(slices.Collect(maps.Keys(p.wings)), slices.Collect(maps.Keys(p.unloaded))...)
 	}
 	for _, id := range ids {
 		w := p.wings[id]
-		if w == nil || w.fz == nil {
+		if _, ok := p.unloaded[id]; ok {
+			delete(p.unloaded, id)
+		} else if w == nil || w.fz == nil {
 			continue
 		}
 		p.frozen.Add(-1)
@@ -455,6 +497,9 @@ func (p *Palace) Flush() error {
 	manifestDirty := p.manifestDirty || len(todo) > 0
 	p.manifestDirty = false
 	man := p.manifestLocked()
+	for id, e := range p.unloaded {
+		man.Wings[id] = e
+	}
 	// A palace that was read before it took the lock (partial, or locked
 	// later to save a repair) may hold stale wings: only what it writes now
 	// is news. Entries for wings not loaded, or damaged, stay as they are on
@@ -543,17 +588,23 @@ func (p *Palace) manifestLocked() manifest {
 		}
 		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined, Seal: p.seals[w.id]}
 		for _, s := range w.sources {
-			e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: len(s.NoteIDs)})
+			e.Sources = append(e.Sources, manifestSourceOf(s, len(s.NoteIDs)))
 		}
 		if w.fz != nil {
 			for _, s := range w.fz.sources {
-				e.Sources = append(e.Sources, manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: s.Notes})
+				e.Sources = append(e.Sources, manifestSourceOf(&s.Source, s.Notes))
 			}
 		}
 		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
 		m.Wings[w.id] = e
 	}
 	return m
+}
+
+// manifestSourceOf is the manifest's entry of s, which holds notes notes.
+func manifestSourceOf(s *Source, notes int) manifestSource {
+	return manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: notes,
+		Mined: s.Mined, Governed: s.Governed, NoteFormat: s.NoteFormat}
 }
 
 func writeManifest(path string, m manifest) error {

@@ -63,6 +63,7 @@ func headOf(src *Source) SourceHead {
 
 // SourceHeads lists the heads of wing's sources, sorted by path.
 func (p *Palace) SourceHeads(wingID string) []SourceHead {
+	p.wake(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -82,6 +83,7 @@ func (p *Palace) SourceHeads(wingID string) []SourceHead {
 
 // SourceHead returns the head of the file at path in wing.
 func (p *Palace) SourceHead(wingID, path string) (SourceHead, bool) {
+	p.wake(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
@@ -203,6 +205,7 @@ func (p *Palace) wingPath(id string) string {
 
 // Roots lists the paths wing was mined from.
 func (p *Palace) Roots(wingID string) []string {
+	p.wake(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	if w, ok := p.wings[wingID]; ok {
@@ -240,8 +243,29 @@ func (p *Palace) WholeWings() []string {
 	return out
 }
 
+// wake loads wing id when Options.Unchanged left it unloaded, for a
+// method about to read it: a miner that skips such wings never gets here,
+// and any other reader still sees the wing.
+func (p *Palace) wake(id string) {
+	p.mu.RLock()
+	_, ok := p.unloaded[id]
+	p.mu.RUnlock()
+	if ok {
+		p.thaw(id)
+	}
+}
+
+// Unloaded reports whether Options.Unchanged left wing id unloaded.
+func (p *Palace) Unloaded(id string) bool {
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	_, ok := p.unloaded[id]
+	return ok
+}
+
 // HasWing reports whether the palace has wing id.
 func (p *Palace) HasWing(id string) bool {
+	p.wake(id)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	_, ok := p.wings[id]
@@ -449,6 +473,7 @@ func (p *Palace) Vector(wingID, noteID string) []float32 {
 
 // ModelOf returns the model id of wing's vectors.
 func (p *Palace) ModelOf(wingID string) (string, bool) {
+	p.wake(wingID)
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	w, ok := p.wings[wingID]
