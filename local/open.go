@@ -26,10 +26,20 @@ const (
 // open returns the palace for a call, and what closes it: the served
 // palace as it is (closed by its owner), or Dir opened for access.
 func (s *Service) open(ctx context.Context, e embed.Embedder, access Access, wings []string) (*palace.Palace, func(), error) {
+	return s.openWith(ctx, palace.Options{Embedder: e, Wings: wings}, access)
+}
+
+// openFor is open of every wing for a mine whose plan says which need
+// not be loaded (palace.Options.Unchanged): a served palace has them all.
+func (s *Service) openFor(ctx context.Context, e embed.Embedder, access Access, unchanged func(string, palace.ManifestWing) bool) (*palace.Palace, func(), error) {
+	return s.openWith(ctx, palace.Options{Embedder: e, Unchanged: unchanged}, access)
+}
+
+func (s *Service) openWith(ctx context.Context, opts palace.Options, access Access) (*palace.Palace, func(), error) {
 	if s.opts.Palace != nil {
 		return s.opts.Palace, func() {}, nil
 	}
-	p, err := s.Open(ctx, e, access, wings)
+	p, err := s.openDir(ctx, opts, access)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -39,7 +49,12 @@ func (s *Service) open(ctx context.Context, e embed.Embedder, access Access, win
 // Open opens the palace directory for access, limited to wings when
 // given. Damaged wings are rebuilt from their markdown, and Repaired told.
 func (s *Service) Open(ctx context.Context, e embed.Embedder, access Access, wings []string) (*palace.Palace, error) {
-	opts := palace.Options{Embedder: e, ReadOnly: access != Write, LockTimeout: s.opts.LockTimeout, Wings: wings, Logger: s.opts.Logger}
+	return s.openDir(ctx, palace.Options{Embedder: e, Wings: wings}, access)
+}
+
+// openDir is Open with opts (Embedder, Wings, Unchanged) given.
+func (s *Service) openDir(ctx context.Context, opts palace.Options, access Access) (*palace.Palace, error) {
+	opts.ReadOnly, opts.LockTimeout, opts.Logger = access != Write, s.opts.LockTimeout, s.opts.Logger
 	p, err := palace.Open(ctx, s.opts.Dir, opts)
 	if err != nil {
 		return nil, err

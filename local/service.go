@@ -156,12 +156,15 @@ func (s *Service) Mine(ctx context.Context, req api.MineRequest) (api.MineReply,
 	if req.DryRun {
 		access = DryRun
 	}
-	p, done, err := s.open(ctx, e, access, nil)
+	// The hive is listed first, so that a palace of this command's own
+	// loads only the wings whose files changed.
+	plan := mine.NewPlan(req.Path, opts)
+	p, done, err := s.openFor(ctx, e, access, plan.Unchanged)
 	if err != nil {
 		return api.MineReply{}, err
 	}
 	defer done()
-	sum, err := mine.Mine(ctx, p, req.Path, opts)
+	sum, err := mine.MinePlan(ctx, p, plan)
 	return api.MineReply{Result: api.NewMineResult(sum), Reembeds: reembeds}, err
 }
 

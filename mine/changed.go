@@ -31,6 +31,22 @@ func settled(src palace.Source) bool { return settledAt(src.Mtime, src.Mined) }
 func settledAt(mtime, checked time.Time) bool { return checked.Sub(mtime) > racyWindow }
 
 // sameStat reports whether a file's mtime and size are those src recorded.
+// currentRules reports whether a file mined as src was mined by the
+// current rules: a file classified by older governance rules, or mined in
+// an older note format (except in a dry run), is mined again, unchanged or
+// not, so an older palace is upgraded by the next mine (its unchanged
+// texts keep their vectors, palace.ApplySet).
+func currentRules(src palace.Source, dryRun bool) bool {
+	return Classified(src) && (dryRun || src.NoteFormat >= NoteFormat)
+}
+
+// unchangedStat is the cheap check of a file mined as src, now of mtime
+// and size: trusted only for a file that had settled when it was mined;
+// others are read and hashed again.
+func unchangedStat(src palace.Source, mtime time.Time, size int64) bool {
+	return settled(src) && sameStat(src, mtime, size)
+}
+
 func sameStat(src palace.Source, mtime time.Time, size int64) bool {
 	return src.Mtime.Equal(mtime) && src.Size == size
 }

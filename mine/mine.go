@@ -138,6 +138,11 @@ type Migration struct {
 // chosen. Files that cannot be mined are reported in the summary's
 // Problems; an error is returned only when nothing sensible could be done.
 func Mine(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
+	return mine(ctx, p, path, opts, nil)
+}
+
+// mine is Mine, of pl's listing when it is not nil.
+func mine(ctx context.Context, p *palace.Palace, path string, opts Options, pl *Plan) (Summary, error) {
 	if !opts.DryRun && !p.Writable() {
 		return Summary{}, fmt.Errorf("mine %s: %w", path, palace.ErrReadOnly)
 	}
@@ -146,23 +151,32 @@ func Mine(ctx context.Context, p *palace.Palace, path string, opts Options) (Sum
 		// A damaged wing is rebuilt before anything is added to it.
 		repaired = Repair(ctx, p, opts)
 	}
-	s, err := minePath(ctx, p, path, opts)
+	if pl == nil {
+		pl = NewPlan(path, opts)
+	}
+	s, err := minePlanned(ctx, p, pl, opts)
 	s.Repaired = repaired
 	return s, err
 }
 
 // minePath mines path into p, in memory, and flushes when p is writable.
 func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
+	return minePlanned(ctx, p, NewPlan(path, opts), opts)
+}
+
+// minePlanned mines pl's jobs into p with opts, in memory, and flushes
+// when p is writable. The job of a wing the palace left unloaded
+// (pl.Unchanged) is reported as mined, every file unchanged.
+func minePlanned(ctx context.Context, p *palace.Palace, pl *Plan, opts Options) (Summary, error) {
 	start := time.Now()
-	jobs, skipped, err := planJobs(path, opts)
-	if err != nil {
-		return Summary{}, err
+	path, jobs, skipped := pl.path, pl.jobs, pl.skipped
+	if pl.err != nil {
+		return Summary{}, pl.err
 	}
-	// List every job's files first, so progress counts the whole mine.
+	// Every job's files are listed first, so progress counts the whole mine.
 	all := 0
-	for i := range jobs {
-		jobs[i].files, jobs[i].problems = collect(jobs[i])
-		all += len(jobs[i].files)
+	for _, j := range jobs {
+		all += len(j.files)
 	}
 	done := 0
 	if opts.Progress != nil {
@@ -177,7 +191,13 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 	total.FilesSkipped += len(skipped)
 	var runErr error
 	for _, j := range jobs {
-		s, err := mineOne(ctx, p, j, opts)
+		var s Summary
+		var err error
+		if p.Unloaded(j.wing) {
+			s = pl.keptSummary(j, opts)
+		} else {
+			s, err = mineOne(ctx, p, j, opts)
+		}
 		total.add(s)
 		if s.FilesChanged+s.FilesUnchanged+s.FilesRemoved > 0 {
 			total.Mined = append(total.Mined, j.wing)
@@ -426,17 +446,9 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// The head: an unchanged file does not have its wing read whole.
 	head, known := p.SourceHead(wing, f.path)
 	old := head.Source
-	// A file mined in an older note format is mined again, unchanged or
-	// not; its unchanged texts keep their vectors (palace.ApplySet).
-	remine := known && old.NoteFormat < NoteFormat && !opts.DryRun
-	// The cheap check is trusted only for a settled file; others are read
-	// and hashed again.
 	wasSettled := settled(old)
-	// A file classified by older governance rules, or mined in an older
-	// note format, is mined again, so an older palace is upgraded by the
-	// next mine.
-	current := known && Classified(old) && !remine
-	if current && wasSettled && sameStat(old, mtime, size) {
+	current := known && currentRules(old, opts.DryRun)
+	if current && unchangedStat(old, mtime, size) {
 		s.FilesUnchanged++
 		s.NotesUnchanged += head.Notes
 		return nil
