@@ -2,7 +2,6 @@ package palace
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -418,7 +417,7 @@ func readManifest(path string) (manifest, error) {
 	if err != nil {
 		return m, err
 	}
-	if err := json.Unmarshal(data, &m); err != nil {
+	if m, err = unmarshalManifest(data); err != nil {
 		return manifest{Wings: map[string]manifestEntry{}}, fmt.Errorf("%w: %s: %v", ErrCorrupt, manifestName, err)
 	}
 	if m.Wings == nil {
@@ -611,7 +610,7 @@ func writeManifest(path string, m manifest) error {
 	// Compact: every mine writes it and every command reads it, and the
 	// indentation was a third of its bytes and 0.2 ms of each write at
 	// 100 wings (jq prints it readably).
-	data, err := json.Marshal(m)
+	data, err := marshalManifest(m)
 	if err != nil {
 		return err
 	}
