@@ -3,6 +3,7 @@ package mine
 import (
 	"context"
 	"crypto/sha256"
+	"encoding/binary"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -481,8 +482,9 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	var doc *markdown.Document
 	var sections iter.Seq[[]markdown.Note]
 	resumeLine := 0
+	rel := relPath(j.base, f.path)
 	if grew && current {
-		doc, sections, resumeLine = resumeFile(p, wing, f.path, data)
+		doc, sections, resumeLine = resumeFile(p, wing, f.path, rel, data)
 	}
 	if doc == nil {
 		if doc, sections, err = markdown.Sections(data, markdown.MemoryOptions()); err != nil {
@@ -501,7 +503,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// under the same rules and frontmatter, keeps its governance.
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
-	of := fileOf{wing: wing, rel: relPath(j.base, f.path), agent: agent, path: f.path, govern: file, heldGoverned: sameGovern}
+	of := fileOf{wing: wing, rel: rel, agent: agent, path: f.path, govern: file, heldGoverned: sameGovern}
 	var notes *palace.NoteSet
 	if resumeLine > 0 {
 		if notes = grownNotes(p, sections, resumeLine, of); notes != nil {
@@ -521,7 +523,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	}
 	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
 	if doc.Resume != nil {
-		src.Resume, _ = doc.Resume.MarshalBinary()
+		src.Resume = encodeResume(rel, doc.Resume)
 	}
 	ch, err := p.ApplySet(ctx, src, notes)
 	if err != nil {
@@ -552,18 +554,44 @@ func hashFile(data []byte, old palace.Source) (string, bool) {
 
 // resumeFile parses the file at path of wing, which only grew, from where
 // its last parse left off (markdown.SectionsFrom); a nil document when it
-// cannot be.
-func resumeFile(p *palace.Palace, wing, path string, data []byte) (*markdown.Document, iter.Seq[[]markdown.Note], int) {
+// cannot be. rel is the file's path in note ids now: the notes before
+// the resume point were given ids with the one they were mined under.
+func resumeFile(p *palace.Palace, wing, path, rel string, data []byte) (*markdown.Document, iter.Seq[[]markdown.Note], int) {
 	full, ok := p.Source(wing, path)
-	var r markdown.Resume
-	if !ok || len(full.Resume) == 0 || r.UnmarshalBinary(full.Resume) != nil {
+	if !ok {
 		return nil, nil, 0
 	}
-	doc, sections, err := markdown.SectionsFrom(data, markdown.MemoryOptions(), &r)
+	minedAs, r, ok := decodeResume(full.Resume)
+	if !ok || minedAs != rel {
+		return nil, nil, 0
+	}
+	doc, sections, err := markdown.SectionsFrom(data, markdown.MemoryOptions(), r)
 	if err != nil {
 		return nil, nil, 0
 	}
 	return doc, sections, r.Line
+}
+
+// encodeResume is what a source keeps as palace.Source.Resume: the path
+// the file's note ids name it by, then markdown's resume point.
+func encodeResume(rel string, r *markdown.Resume) []byte {
+	point, _ := r.MarshalBinary()
+	b := binary.AppendUvarint(nil, uint64(len(rel)))
+	return append(append(b, rel...), point...)
+}
+
+// decodeResume decodes what encodeResume encoded; false for anything else.
+func decodeResume(b []byte) (string, *markdown.Resume, bool) {
+	n, k := binary.Uvarint(b)
+	if k <= 0 || n > uint64(len(b)-k) {
+		return "", nil, false
+	}
+	rel, point := string(b[k:k+int(n)]), b[k+int(n):]
+	var r markdown.Resume
+	if r.UnmarshalBinary(point) != nil {
+		return "", nil, false
+	}
+	return rel, &r, true
 }
 
 // palaceError marks a failure of the palace or the embedder while mining a

@@ -71,8 +71,10 @@ type Source struct {
 	// conflict copy needs, which the last mined version seldom is.
 	Earlier []Version
 	// Resume is where the miner may take up the file again once it has
-	// only grown, in the miner's encoding (markdown.Resume); the palace
-	// keeps it with the file and nothing more.
+	// only grown, in the miner's encoding (markdown.Resume). The palace
+	// keeps it with the file, and drops it when a note the file shares
+	// with another (the same id) passes between them: the wing's notes of
+	// the file are then no longer the ones its content gave.
 	Resume []byte
 	// Dropped are the SeenKeys of the notes the file held in contents
 	// older than Earlier that neither it nor Earlier holds: with them,

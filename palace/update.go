@@ -133,13 +133,17 @@ func (s *NoteSet) AddHeld(path string, line int, keep func(*Note) bool) bool {
 		return false
 	}
 	var held []*storedNote
+	last := 0
 	for _, id := range w.sources[path].NoteIDs {
 		n := w.note(id)
-		if n == nil || n.path() != path {
+		// The file's notes, in order: anything else is not what its
+		// content gave, and the miner mines it whole.
+		if n == nil || n.path() != path || int(n.line) < last {
 			return false
 		}
-		if int(n.line) >= line {
-			break
+		last = int(n.line)
+		if last >= line {
+			continue
 		}
 		if v := n.view(); !keep(&v) {
 			return false
@@ -289,6 +293,10 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 			continue
 		}
 		if at := n.place.Value(); at.wing != wingID || at.source != src.Path {
+			if had != nil && at.wing == wingID {
+				// The note leaves the other file that held it.
+				w.lostResume(at.source)
+			}
 			c := *n
 			at.wing, at.source = wingID, src.Path
 			c.place = unique.Make(at)
@@ -324,6 +332,19 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 	w.lastMined = time.Now().UTC()
 	w.dirty = true
 	return ch, nil
+}
+
+// lostResume drops the resume point of the wing's file at path, whose
+// notes in the wing are no longer the ones its content gave: a note
+// shared with another file (the same id) passed to or from it, with that
+// file's line. The caller holds the palace's lock; a snapshot may hold
+// the old Source, so it is replaced, not changed.
+func (w *wing) lostResume(path string) {
+	if s := w.sources[path]; s != nil && s.Resume != nil {
+		c := *s
+		c.Resume = nil
+		w.sources[path] = &c
+	}
 }
 
 // idsByText maps the embedded text of each of the wing's notes to their
@@ -377,6 +398,7 @@ func (w *wing) dropNotes(ids []string, path string) int {
 			at.source = p
 			c.place = unique.Make(at)
 			w.lex.setNote(&c)
+			w.lostResume(p)
 			continue
 		}
 		w.removeVector(id)
