@@ -171,16 +171,9 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 	}
 	elem, last := elems[0], len(elems) == 1
-	// A listed entry's type comes with it: only a name the pattern gives
-	// as it is needs an lstat.
-	type entry struct {
-		name   string
-		typ    fs.FileMode
-		listed bool
-	}
-	var names []entry
+	var names []string
 	if !hasMeta(elem) {
-		names = []entry{{name: elem}}
+		names = []string{elem}
 	} else {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -189,40 +182,32 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 		for _, e := range entries {
 			if ok, _ := filepath.Match(elem, e.Name()); ok {
-				names = append(names, entry{e.Name(), e.Type(), true})
+				names = append(names, e.Name())
 			}
 		}
 	}
-	for _, ent := range names {
-		name := ent.name
+	for _, name := range names {
 		if excluded(name) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		typ := ent.typ
-		if !ent.listed {
-			fi, err := os.Lstat(p)
-			if err != nil {
-				note(err)
-				continue
-			}
-			typ = fi.Mode().Type()
+		fi, err := os.Lstat(p)
+		if err != nil {
+			note(err)
+			continue
 		}
-		link := typ&fs.ModeSymlink != 0
+		link := fi.Mode()&fs.ModeSymlink != 0
 		if link {
-			fi, err := os.Stat(p)
-			if err != nil {
+			if fi, err = os.Stat(p); err != nil {
 				continue // a broken link is no directory
 			}
-			typ = fi.Mode().Type()
 		}
-		isDir := typ.IsDir()
 		m := Match{Rel: path.Join(rel, name), Path: p, Link: link, ViaLink: viaLink}
 		switch {
-		case last && isDir:
+		case last && fi.IsDir():
 			visit(m, true)
 		case last:
-		case isDir:
+		case fi.IsDir():
 			visit(m, false)
 			walk(p, m.Rel, elems[1:], viaLink || link, firstErr, visit)
 		case !hasMeta(elem):
