@@ -156,8 +156,8 @@ func (s *Service) Mine(ctx context.Context, req api.MineRequest) (api.MineReply,
 	if req.DryRun {
 		access = DryRun
 	}
-	// The hive is listed first, so that a palace of this command's own
-	// loads only the wings whose files changed.
+	// A palace of this command's own loads only the wings whose files
+	// changed: the plan lists the hive once the writer lock is held.
 	plan := mine.NewPlan(req.Path, opts)
 	p, done, err := s.openFor(ctx, e, access, plan.Unchanged)
 	if err != nil {

@@ -170,6 +170,7 @@ func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) 
 // (pl.Unchanged) is reported as mined, every file unchanged.
 func minePlanned(ctx context.Context, p *palace.Palace, pl *Plan, opts Options) (Summary, error) {
 	start := time.Now()
+	pl.list()
 	path, jobs, skipped := pl.path, pl.jobs, pl.skipped
 	if pl.err != nil {
 		return Summary{}, pl.err

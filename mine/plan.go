@@ -8,12 +8,17 @@ import (
 	"github.com/memminer/memminer/palace"
 )
 
-// Plan is a mine's wings and their files, listed before the palace is
-// opened, so that the palace need not load the wings none of whose files
-// changed: pass Unchanged as palace.Options.Unchanged, then MinePlan.
+// Plan is a mine's wings and their files, so that the palace need not
+// load the wings none of whose files changed: pass Unchanged as
+// palace.Options.Unchanged, then MinePlan.
 type Plan struct {
-	path    string
-	opts    Options
+	path string
+	opts Options
+
+	// The listing is made once, by the first Unchanged the palace asks
+	// (with the writer lock held, as a mine of every wing lists) or by
+	// MinePlan.
+	listed  sync.Once
 	jobs    []job
 	skipped []Problem
 	err     error
@@ -23,15 +28,20 @@ type Plan struct {
 	kept map[string]int
 }
 
-// NewPlan lists what a mine of path with opts reads. An error listing
+// NewPlan returns the plan of a mine of path with opts. An error listing
 // it is MinePlan's to return.
 func NewPlan(path string, opts Options) *Plan {
-	pl := &Plan{path: path, opts: opts, kept: map[string]int{}}
-	pl.jobs, pl.skipped, pl.err = planJobs(path, opts)
-	for i := range pl.jobs {
-		pl.jobs[i].files, pl.jobs[i].problems = collect(pl.jobs[i])
-	}
-	return pl
+	return &Plan{path: path, opts: opts, kept: map[string]int{}}
+}
+
+// list lists the plan's jobs and their files, once.
+func (pl *Plan) list() {
+	pl.listed.Do(func() {
+		pl.jobs, pl.skipped, pl.err = planJobs(pl.path, pl.opts)
+		for i := range pl.jobs {
+			pl.jobs[i].files, pl.jobs[i].problems = collect(pl.jobs[i])
+		}
+	})
 }
 
 // Unchanged reports whether the mine leaves wing id, of which the
@@ -39,7 +49,10 @@ func NewPlan(path string, opts Options) *Plan {
 // the wing's files, from its one root, and every one is unchanged by the
 // check mineFile makes first. A dry run loads every wing.
 func (pl *Plan) Unchanged(id string, w palace.ManifestWing) bool {
-	if pl.err != nil || pl.opts.DryRun {
+	if pl.opts.DryRun {
+		return false
+	}
+	if pl.list(); pl.err != nil {
 		return false
 	}
 	i := slices.IndexFunc(pl.jobs, func(j job) bool { return j.wing == id })

@@ -188,3 +188,40 @@ func TestUnloadedWingLoadsWhenRead(t *testing.T) {
 		t.Fatalf("palace after a flush with a wing unloaded: %+v", got)
 	}
 }
+
+// The plan lists the hive once the writer lock is held, as a mine of
+// every wing does: a file changed while the mine waits for another
+// writer is mined by it (found by review: it was listed before).
+func TestPlanListsOnceLocked(t *testing.T) {
+	hive, dir := planHive(t)
+	holder := openPalace(t, dir, nil)
+	pl := NewPlan(hive, Options{})
+	done := make(chan Summary)
+	go func() {
+		p, err := palace.Open(context.Background(), dir, palace.Options{Unchanged: pl.Unchanged, LockTimeout: time.Minute})
+		if err != nil {
+			t.Error(err)
+			close(done)
+			return
+		}
+		defer p.Close()
+		s, err := MinePlan(context.Background(), p, pl)
+		if err != nil {
+			t.Error(err)
+		}
+		done <- s
+	}()
+	// While the mine waits for the lock (or before it starts: the
+	// outcome is the same), a file changes.
+	time.Sleep(200 * time.Millisecond)
+	path := filepath.Join(hive, "agents", "bob", "memory.md")
+	testutil.AppendFile(t, path, "- bob moved the cache to redis-7.\n")
+	past := time.Now().Add(-time.Minute)
+	if err := os.Chtimes(path, past, past); err != nil {
+		t.Fatal(err)
+	}
+	holder.Close()
+	if s := <-done; s.FilesChanged != 1 || s.NotesAdded != 1 {
+		t.Fatalf("the mine waiting for the lock: %+v", s)
+	}
+}
