@@ -152,12 +152,13 @@ func appendJSONStrings(b []byte, ss []string) []byte {
 
 // appendJSONTime appends t as Time.MarshalJSON writes it, for the times
 // it writes as RFC 3339 with nanoseconds; others (a year past 9999, an
-// offset in seconds) leave the manifest to encoding/json.
+// offset in seconds or of a day or more, which it refuses) leave the
+// manifest to encoding/json.
 func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
 	if y := t.Year(); y < 0 || y > 9999 {
 		return nil, errManifestForm
 	}
-	if _, off := t.Zone(); off%60 != 0 {
+	if _, off := t.Zone(); off%60 != 0 || off <= -24*3600 || off >= 24*3600 {
 		return nil, errManifestForm
 	}
 	b = append(b, '"')

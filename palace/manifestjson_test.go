@@ -28,7 +28,9 @@ func randomManifest(r *rand.Rand, plain bool) manifest {
 			return time.Time{}
 		case 1:
 			if !plain {
-				return time.Date(2026, 12, 6, 20, 30, 1, 0, time.FixedZone("x", 90*60))
+				// Offsets Time.MarshalJSON writes, and ones it refuses (24 h).
+				off := []int{90 * 60, -(23*3600 + 59*60), 24 * 3600, -(24*3600 + 59*60), 30}[r.IntN(5)]
+				return time.Date(2026, 12, 6, 20, 30, 1, 0, time.FixedZone("x", off))
 			}
 		case 2:
 			if !plain && r.IntN(4) == 0 {
