@@ -2,10 +2,12 @@ package mine
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -224,4 +226,53 @@ func TestPlanListsOnceLocked(t *testing.T) {
 	if s := <-done; s.FilesChanged != 1 || s.NotesAdded != 1 {
 		t.Fatalf("the mine waiting for the lock: %+v", s)
 	}
+}
+
+// The manifest decides which wings stay unloaded only as its writer
+// wrote it: an entry edited since (a path, a count) has its wing loaded,
+// and a manifest of an earlier build, without digests, is written again
+// by the next mine so that the one after may leave wings unloaded.
+func TestPlanTrustsOnlyTheManifestAsWritten(t *testing.T) {
+	manifest := func(dir string) map[string]any {
+		// Numbers kept as written: a seal's are too large for a float.
+		dec := json.NewDecoder(strings.NewReader(testutil.ReadFile(t, filepath.Join(dir, "manifest.json"))))
+		dec.UseNumber()
+		var m map[string]any
+		if err := dec.Decode(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	write := func(dir string, m map[string]any) {
+		b, err := json.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		testutil.WriteFile(t, filepath.Join(dir, "manifest.json"), string(b))
+	}
+	t.Run("an edited entry", func(t *testing.T) {
+		hive, dir := planHive(t)
+		m := manifest(dir)
+		src := m["wings"].(map[string]any)["bob"].(map[string]any)["sources"].([]any)[0].(map[string]any)
+		src["notes"] = json.Number("7")
+		write(dir, m)
+		s, unloaded := minePlanT(t, dir, hive, Options{})
+		if !slices.Equal(unloaded, []string{"ann", "cy"}) || s.NotesUnchanged != 6 {
+			t.Fatalf("unloaded %v, summary %+v: the edited entry was trusted", unloaded, s)
+		}
+	})
+	t.Run("an earlier build's manifest", func(t *testing.T) {
+		hive, dir := planHive(t)
+		m := manifest(dir)
+		for _, e := range m["wings"].(map[string]any) {
+			delete(e.(map[string]any), "digest")
+		}
+		write(dir, m)
+		if _, unloaded := minePlanT(t, dir, hive, Options{}); len(unloaded) != 0 {
+			t.Fatalf("unloaded %v without digests", unloaded)
+		}
+		if _, unloaded := minePlanT(t, dir, hive, Options{}); len(unloaded) != 3 {
+			t.Fatalf("the mine after: unloaded %v, want every wing", unloaded)
+		}
+	})
 }

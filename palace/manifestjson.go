@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"hash/fnv"
 	"maps"
 	"slices"
 	"strconv"
@@ -44,50 +45,74 @@ func appendManifest(b []byte, m manifest) ([]byte, error) {
 		if i > 0 {
 			b = append(b, ',')
 		}
-		e := m.Wings[id]
 		b = appendJSONString(b, id)
-		b = append(b, `:{"model":`...)
-		b = appendJSONString(b, e.Model)
-		b = append(b, `,"roots":`...)
-		b = appendJSONStrings(b, e.Roots)
-		b = append(b, `,"notes":`...)
-		b = strconv.AppendInt(b, int64(e.Notes), 10)
-		b = append(b, `,"last_mined":`...)
-		if b, err = appendJSONTime(b, e.LastMined); err != nil {
+		b = append(b, ':')
+		if b, err = appendManifestEntry(b, m.Wings[id]); err != nil {
 			return nil, err
 		}
-		b = append(b, `,"sources":`...)
-		if e.Sources == nil {
-			b = append(b, "null"...)
-		} else {
-			b = append(b, '[')
-			for k, s := range e.Sources {
-				if k > 0 {
-					b = append(b, ',')
-				}
-				if b, err = appendManifestSource(b, s); err != nil {
-					return nil, err
-				}
-			}
-			b = append(b, ']')
-		}
-		if e.Seal != nil {
-			s := e.Seal
-			b = append(b, `,"seal":{"dev":`...)
-			b = strconv.AppendUint(b, s.Dev, 10)
-			b = append(b, `,"ino":`...)
-			b = strconv.AppendUint(b, s.Ino, 10)
-			b = append(b, `,"size":`...)
-			b = strconv.AppendInt(b, s.Size, 10)
-			b = append(b, `,"mtime_ns":`...)
-			b = strconv.AppendInt(b, s.Mtime, 10)
-			b = append(b, `,"ctime_ns":`...)
-			b = strconv.AppendInt(b, s.Ctime, 10)
-			b = append(b, '}')
-		}
-		b = append(b, '}')
 	}
 	return append(b, "}}"...), nil
+}
+
+// entryDigest is the FNV-1a hash of e as appendManifestEntry writes it
+// without its digest; zero when it cannot (encoding/json writes it).
+func entryDigest(e manifestEntry) uint64 {
+	e.Digest = 0
+	b, err := appendManifestEntry(make([]byte, 0, 512), e)
+	if err != nil {
+		return 0
+	}
+	h := fnv.New64a()
+	h.Write(b)
+	return max(h.Sum64(), 1)
+}
+
+func appendManifestEntry(b []byte, e manifestEntry) ([]byte, error) {
+	var err error
+	b = append(b, `{"model":`...)
+	b = appendJSONString(b, e.Model)
+	b = append(b, `,"roots":`...)
+	b = appendJSONStrings(b, e.Roots)
+	b = append(b, `,"notes":`...)
+	b = strconv.AppendInt(b, int64(e.Notes), 10)
+	b = append(b, `,"last_mined":`...)
+	if b, err = appendJSONTime(b, e.LastMined); err != nil {
+		return nil, err
+	}
+	b = append(b, `,"sources":`...)
+	if e.Sources == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for k, s := range e.Sources {
+			if k > 0 {
+				b = append(b, ',')
+			}
+			if b, err = appendManifestSource(b, s); err != nil {
+				return nil, err
+			}
+		}
+		b = append(b, ']')
+	}
+	if e.Seal != nil {
+		s := e.Seal
+		b = append(b, `,"seal":{"dev":`...)
+		b = strconv.AppendUint(b, s.Dev, 10)
+		b = append(b, `,"ino":`...)
+		b = strconv.AppendUint(b, s.Ino, 10)
+		b = append(b, `,"size":`...)
+		b = strconv.AppendInt(b, s.Size, 10)
+		b = append(b, `,"mtime_ns":`...)
+		b = strconv.AppendInt(b, s.Mtime, 10)
+		b = append(b, `,"ctime_ns":`...)
+		b = strconv.AppendInt(b, s.Ctime, 10)
+		b = append(b, '}')
+	}
+	if e.Digest != 0 {
+		b = append(b, `,"digest":`...)
+		b = strconv.AppendUint(b, e.Digest, 10)
+	}
+	return append(b, '}'), nil
 }
 
 func appendManifestSource(b []byte, s manifestSource) ([]byte, error) {
@@ -340,6 +365,9 @@ func parseManifest(data []byte) (manifest, bool) {
 			s.Ctime = r.int()
 			r.lit("}")
 			e.Seal = s
+		}
+		if r.peek(`,"digest":`) {
+			e.Digest = r.uint()
 		}
 		r.lit("}")
 		if _, dup := m.Wings[id]; dup {

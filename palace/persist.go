@@ -48,6 +48,10 @@ type manifestEntry struct {
 	Sources   []manifestSource `json:"sources"`
 	// Seal is the wing file's as its writer wrote or checked it (seal.go).
 	Seal *seal `json:"seal,omitempty"`
+	// Digest is a hash of the rest of the entry as its writer wrote it
+	// (entryDigest): an entry edited since (a path changed by hand) is
+	// not trusted to leave its wing unloaded. Zero in earlier builds'.
+	Digest uint64 `json:"digest,omitempty"`
 }
 
 type manifestSource struct {
@@ -83,7 +87,7 @@ func (e manifestEntry) wing() ManifestWing {
 // leaveUnloaded reports whether load may leave wing id, whose manifest
 // entry is e, unloaded (Options.Unchanged).
 func (p *Palace) leaveUnloaded(id string, e manifestEntry) bool {
-	if p.unchanged == nil || p.lock == nil || e.Seal == nil || e.Model != p.Model() {
+	if p.unchanged == nil || p.lock == nil || e.Seal == nil || e.Model != p.Model() || e.Digest == 0 || e.Digest != entryDigest(e) {
 		return false
 	}
 	info, err := os.Stat(p.wingPath(id))
@@ -99,6 +103,11 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 	for id, e := range man.Wings {
 		if e.Seal != nil {
 			p.seals[id] = e.Seal
+		}
+		if e.Digest == 0 && p.lock != nil && len(only) == 0 {
+			// An earlier build's manifest: written again, so that the
+			// next mine may leave its unchanged wings unloaded.
+			p.manifestDirty = true
 		}
 	}
 	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
@@ -566,6 +575,7 @@ func (p *Palace) Flush() error {
 		p.mu.Unlock()
 		if e, ok := man.Wings[t.w.id]; ok {
 			e.Seal = s
+			e.Digest = entryDigest(e)
 			man.Wings[t.w.id] = e
 		}
 	}
@@ -595,6 +605,7 @@ func (p *Palace) manifestLocked() manifest {
 			}
 		}
 		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
+		e.Digest = entryDigest(e)
 		m.Wings[w.id] = e
 	}
 	return m
