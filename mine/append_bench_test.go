@@ -15,7 +15,8 @@ import (
 
 // BenchmarkMineAfterAppend is the in-process part of `memminer mine`
 // after one note is appended to one agent's file of a 100,000-note hive
-// (100 agents): open the palace as the CLI does, mine the hive, close.
+// (100 agents): open the palace as the CLI does (leaving the unchanged
+// wings unloaded, mine.Plan), mine the hive, close.
 // The whole command adds the process's start (bench/vsfts5).
 func BenchmarkMineAfterAppend(b *testing.B) {
 	dir := b.TempDir()
@@ -38,12 +39,13 @@ func BenchmarkMineAfterAppend(b *testing.B) {
 	pdir := filepath.Join(dir, "palace")
 	ctx := context.Background()
 	mineOnce := func() Summary {
-		p, err := palace.Open(ctx, pdir, palace.Options{})
+		pl := NewPlan(hiveDir, Options{})
+		p, err := palace.Open(ctx, pdir, palace.Options{Unchanged: pl.Unchanged})
 		if err != nil {
 			b.Fatal(err)
 		}
 		defer p.Close()
-		s, err := Mine(ctx, p, hiveDir, Options{})
+		s, err := MinePlan(ctx, p, pl)
 		if err != nil {
 			b.Fatal(err)
 		}
