@@ -260,6 +260,10 @@ func TestPlanTrustsOnlyTheManifestAsWritten(t *testing.T) {
 		if !slices.Equal(unloaded, []string{"ann", "cy"}) || s.NotesUnchanged != 6 {
 			t.Fatalf("unloaded %v, summary %+v: the edited entry was trusted", unloaded, s)
 		}
+		// That mine wrote the entry again: the next leaves bob unloaded.
+		if _, unloaded := minePlanT(t, dir, hive, Options{}); len(unloaded) != 3 {
+			t.Fatalf("the mine after: unloaded %v, want every wing", unloaded)
+		}
 	})
 	t.Run("an earlier build's manifest", func(t *testing.T) {
 		hive, dir := planHive(t)

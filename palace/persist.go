@@ -85,9 +85,9 @@ func (e manifestEntry) wing() ManifestWing {
 }
 
 // leaveUnloaded reports whether load may leave wing id, whose manifest
-// entry is e, unloaded (Options.Unchanged).
+// entry e is as its writer wrote it, unloaded (Options.Unchanged).
 func (p *Palace) leaveUnloaded(id string, e manifestEntry) bool {
-	if p.unchanged == nil || p.lock == nil || e.Seal == nil || e.Model != p.Model() || e.Digest == 0 || e.Digest != entryDigest(e) {
+	if p.unchanged == nil || p.lock == nil || e.Seal == nil || e.Model != p.Model() {
 		return false
 	}
 	info, err := os.Stat(p.wingPath(id))
@@ -100,13 +100,18 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 		p.log.Warn("palace manifest unreadable; rebuilding it from the wing files", "palace", p.dir, "err", manErr)
 		p.manifestDirty = true
 	}
+	// The entries as their writer wrote them (their digest holds): only
+	// those may leave a wing unloaded.
+	asWritten := map[string]bool{}
 	for id, e := range man.Wings {
 		if e.Seal != nil {
 			p.seals[id] = e.Seal
 		}
-		if e.Digest == 0 && p.lock != nil && len(only) == 0 {
-			// An earlier build's manifest: written again, so that the
-			// next mine may leave its unchanged wings unloaded.
+		asWritten[id] = e.Digest != 0 && e.Digest == entryDigest(e)
+		if !asWritten[id] && p.lock != nil && len(only) == 0 {
+			// An earlier build's manifest, or one edited since: written
+			// again, so that the next mine may leave its unchanged wings
+			// unloaded.
 			p.manifestDirty = true
 		}
 	}
@@ -145,7 +150,7 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if e, ok := man.Wings[id]; ok && p.leaveUnloaded(id, e) {
+		if e, ok := man.Wings[id]; ok && asWritten[id] && p.leaveUnloaded(id, e) {
 			if p.unloaded == nil {
 				p.unloaded = map[string]manifestEntry{}
 			}
