@@ -101,14 +101,17 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 		p.manifestDirty = true
 	}
 	// The entries as their writer wrote them (their digest holds): only
-	// those may leave a wing unloaded.
+	// those may leave a wing unloaded. A reader never leaves one.
 	asWritten := map[string]bool{}
 	for id, e := range man.Wings {
 		if e.Seal != nil {
 			p.seals[id] = e.Seal
 		}
+		if p.lock == nil {
+			continue
+		}
 		asWritten[id] = e.Digest != 0 && e.Digest == entryDigest(e)
-		if !asWritten[id] && p.lock != nil && len(only) == 0 {
+		if !asWritten[id] && len(only) == 0 {
 			// An earlier build's manifest, or one edited since: written
 			// again, so that the next mine may leave its unchanged wings
 			// unloaded.
