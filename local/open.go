@@ -29,12 +29,8 @@ func (s *Service) open(ctx context.Context, e embed.Embedder, access Access, win
 	return s.openWith(ctx, palace.Options{Embedder: e, Wings: wings}, access)
 }
 
-// openFor is open of every wing for a mine whose plan says which need
-// not be loaded (palace.Options.Unchanged): a served palace has them all.
-func (s *Service) openFor(ctx context.Context, e embed.Embedder, access Access, unchanged func(string, palace.ManifestWing) bool) (*palace.Palace, func(), error) {
-	return s.openWith(ctx, palace.Options{Embedder: e, Unchanged: unchanged}, access)
-}
-
+// openWith is open with opts (Embedder, Wings, Unchanged) given; a served
+// palace is returned as it is.
 func (s *Service) openWith(ctx context.Context, opts palace.Options, access Access) (*palace.Palace, func(), error) {
 	if s.opts.Palace != nil {
 		return s.opts.Palace, func() {}, nil

@@ -159,7 +159,7 @@ func (s *Service) Mine(ctx context.Context, req api.MineRequest) (api.MineReply,
 	// A palace of this command's own loads only the wings whose files
 	// changed: the plan lists the hive once the writer lock is held.
 	plan := mine.NewPlan(req.Path, opts)
-	p, done, err := s.openFor(ctx, e, access, plan.Unchanged)
+	p, done, err := s.openWith(ctx, palace.Options{Embedder: e, Unchanged: plan.Unchanged}, access)
 	if err != nil {
 		return api.MineReply{}, err
 	}

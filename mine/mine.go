@@ -139,25 +139,7 @@ type Migration struct {
 // chosen. Files that cannot be mined are reported in the summary's
 // Problems; an error is returned only when nothing sensible could be done.
 func Mine(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
-	return mine(ctx, p, path, opts, nil)
-}
-
-// mine is Mine, of pl's listing when it is not nil.
-func mine(ctx context.Context, p *palace.Palace, path string, opts Options, pl *Plan) (Summary, error) {
-	if !opts.DryRun && !p.Writable() {
-		return Summary{}, fmt.Errorf("mine %s: %w", path, palace.ErrReadOnly)
-	}
-	var repaired []Repaired
-	if !opts.DryRun {
-		// A damaged wing is rebuilt before anything is added to it.
-		repaired = Repair(ctx, p, opts)
-	}
-	if pl == nil {
-		pl = NewPlan(path, opts)
-	}
-	s, err := minePlanned(ctx, p, pl, opts)
-	s.Repaired = repaired
-	return s, err
+	return MinePlan(ctx, p, NewPlan(path, opts))
 }
 
 // minePath mines path into p, in memory, and flushes when p is writable.

@@ -2,15 +2,16 @@ package mine
 
 import (
 	"context"
+	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/memminer/memminer/palace"
 )
 
 // Plan is a mine's wings and their files, so that the palace need not
 // load the wings none of whose files changed: pass Unchanged as
-// palace.Options.Unchanged, then MinePlan.
+// palace.Options.Unchanged, then MinePlan. The palace asks Unchanged
+// while it opens, one wing at a time; a Plan is not for concurrent use.
 type Plan struct {
 	path string
 	opts Options
@@ -18,12 +19,13 @@ type Plan struct {
 	// The listing is made once, by the first Unchanged the palace asks
 	// (with the writer lock held, as a mine of every wing lists) or by
 	// MinePlan.
-	listed  sync.Once
+	listed  bool
 	jobs    []job
 	skipped []Problem
 	err     error
+	// job is the index of each wing's job, -1 for a wing of several.
+	job map[string]int
 
-	mu sync.Mutex
 	// kept are the notes of each wing Unchanged reported unchanged.
 	kept map[string]int
 }
@@ -36,12 +38,20 @@ func NewPlan(path string, opts Options) *Plan {
 
 // list lists the plan's jobs and their files, once.
 func (pl *Plan) list() {
-	pl.listed.Do(func() {
-		pl.jobs, pl.skipped, pl.err = planJobs(pl.path, pl.opts)
-		for i := range pl.jobs {
-			pl.jobs[i].files, pl.jobs[i].problems = collect(pl.jobs[i])
+	if pl.listed {
+		return
+	}
+	pl.listed = true
+	pl.jobs, pl.skipped, pl.err = planJobs(pl.path, pl.opts)
+	pl.job = make(map[string]int, len(pl.jobs))
+	for i := range pl.jobs {
+		pl.jobs[i].files, pl.jobs[i].problems = collect(pl.jobs[i])
+		if _, dup := pl.job[pl.jobs[i].wing]; dup {
+			pl.job[pl.jobs[i].wing] = -1
+		} else {
+			pl.job[pl.jobs[i].wing] = i
 		}
-	})
+	}
 }
 
 // Unchanged reports whether the mine leaves wing id, of which the
@@ -55,8 +65,8 @@ func (pl *Plan) Unchanged(id string, w palace.ManifestWing) bool {
 	if pl.list(); pl.err != nil {
 		return false
 	}
-	i := slices.IndexFunc(pl.jobs, func(j job) bool { return j.wing == id })
-	if i < 0 || slices.ContainsFunc(pl.jobs[i+1:], func(j job) bool { return j.wing == id }) {
+	i, ok := pl.job[id]
+	if !ok || i < 0 {
 		return false
 	}
 	j := pl.jobs[i]
@@ -71,19 +81,14 @@ func (pl *Plan) Unchanged(id string, w palace.ManifestWing) bool {
 		}
 		notes += src.Notes
 	}
-	pl.mu.Lock()
 	pl.kept[id] = notes
-	pl.mu.Unlock()
 	return true
 }
 
 // keptSummary is what mineOne reports of job j, whose wing the palace
 // left unloaded as unchanged: every file seen and unchanged.
 func (pl *Plan) keptSummary(j job, opts Options) Summary {
-	pl.mu.Lock()
-	notes := pl.kept[j.wing]
-	pl.mu.Unlock()
-	s := Summary{Wings: []string{j.wing}, DryRun: opts.DryRun, FilesSeen: len(j.files), FilesUnchanged: len(j.files), NotesUnchanged: notes}
+	s := Summary{Wings: []string{j.wing}, DryRun: opts.DryRun, FilesSeen: len(j.files), FilesUnchanged: len(j.files), NotesUnchanged: pl.kept[j.wing]}
 	if opts.Progress != nil {
 		for i := range j.files {
 			opts.Progress(i+1, len(j.files))
@@ -95,5 +100,16 @@ func (pl *Plan) keptSummary(j job, opts Options) Summary {
 // MinePlan is Mine of the plan's path, into a palace opened with the
 // plan's Unchanged (or without).
 func MinePlan(ctx context.Context, p *palace.Palace, pl *Plan) (Summary, error) {
-	return mine(ctx, p, pl.path, pl.opts, pl)
+	opts := pl.opts
+	if !opts.DryRun && !p.Writable() {
+		return Summary{}, fmt.Errorf("mine %s: %w", pl.path, palace.ErrReadOnly)
+	}
+	var repaired []Repaired
+	if !opts.DryRun {
+		// A damaged wing is rebuilt before anything is added to it.
+		repaired = Repair(ctx, p, opts)
+	}
+	s, err := minePlanned(ctx, p, pl, opts)
+	s.Repaired = repaired
+	return s, err
 }
