@@ -247,10 +247,7 @@ func (p *Palace) WholeWings() []string {
 // method about to read it: a miner that skips such wings never gets here,
 // and any other reader still sees the wing.
 func (p *Palace) wake(id string) {
-	p.mu.RLock()
-	_, ok := p.unloaded[id]
-	p.mu.RUnlock()
-	if ok {
+	if p.Unloaded(id) {
 		p.thaw(id)
 	}
 }
