@@ -7,11 +7,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"strconv"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/memminer/memminer/api"
@@ -174,6 +177,12 @@ const (
 	read
 )
 
+// notRunning is the error of a call no daemon took: connecting to socket
+// failed with err.
+func notRunning(socket string, err error) error {
+	return fmt.Errorf("%w (%s: %v)", api.ErrNotRunning, socket, err)
+}
+
 // do sends one request. A repeatable or read one whose connection breaks
 // before the answer is complete, or a read one the daemon does not start
 // answering within c.answerTimeout, fails with an error matching
@@ -182,6 +191,12 @@ const (
 func (c *Client) do(ctx context.Context, method, path string, query url.Values, in, out any, kind requestKind) error {
 	if c == nil {
 		return fmt.Errorf("%w (not asked)", api.ErrNotRunning)
+	}
+	// No socket, no daemon: said without the HTTP client's dial (its
+	// goroutines and a connection attempt), which most of a command's
+	// own work costs when none runs.
+	if _, err := os.Lstat(c.socket); errors.Is(err, fs.ErrNotExist) {
+		return notRunning(c.socket, &os.SyscallError{Syscall: "connect", Err: syscall.ENOENT})
 	}
 	var body io.Reader
 	if in != nil {
@@ -224,7 +239,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		}
 		var op *net.OpError
 		if errors.As(err, &op) && op.Op == "dial" {
-			return fmt.Errorf("%w (%s: %v)", api.ErrNotRunning, c.socket, op.Err)
+			return notRunning(c.socket, op.Err)
 		}
 		if fallBack && ctx.Err() == nil {
 			return c.lost(path, err)

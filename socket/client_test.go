@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -144,5 +145,31 @@ func TestRemoteErrorKeepsTheModelMismatch(t *testing.T) {
 				t.Errorf("errors.Is(err, ErrModelMismatch) = %t", !(tt.want != nil))
 			}
 		})
+	}
+}
+
+// TestClientWithoutSocket: with no socket file every call fails with
+// api.ErrNotRunning before any dial, in the words a dial that finds no
+// socket gives (a dangling link in the socket's place makes one).
+func TestClientWithoutSocket(t *testing.T) {
+	missing, dangling := t.TempDir(), t.TempDir()
+	if err := os.Symlink(filepath.Join(dangling, "gone"), Path(dangling)); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for call, fn := range map[string]func(c *Client) error{
+		"status": func(c *Client) error { _, err := c.Status(ctx); return err },
+		"search": func(c *Client) error { _, err := c.Search(ctx, api.SearchRequest{Query: "x"}); return err },
+		"mine":   func(c *Client) error { _, err := c.Mine(ctx, api.MineRequest{Path: "/hive"}); return err },
+		"forget": func(c *Client) error { _, err := c.Forget(ctx, api.ForgetRequest{Wing: "a"}); return err },
+	} {
+		got, dialed := fn(NewClient(missing)), fn(NewClient(dangling))
+		if !errors.Is(got, api.ErrNotRunning) || !errors.Is(dialed, api.ErrNotRunning) {
+			t.Fatalf("%s: %v and %v, want errors matching api.ErrNotRunning", call, got, dialed)
+		}
+		want := strings.ReplaceAll(dialed.Error(), Path(dangling), Path(missing))
+		if got.Error() != want {
+			t.Errorf("%s without a socket: %q, want %q as a dial gives", call, got, want)
+		}
 	}
 }
