@@ -171,9 +171,15 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 	}
 	elem, last := elems[0], len(elems) == 1
-	var names []string
+	// A listed name comes with its type, as Lstat would give it.
+	type entry struct {
+		name   string
+		typ    fs.FileMode
+		listed bool
+	}
+	var names []entry
 	if !hasMeta(elem) {
-		names = []string{elem}
+		names = []entry{{name: elem}}
 	} else {
 		entries, err := os.ReadDir(dir)
 		if err != nil {
@@ -182,32 +188,40 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 		for _, e := range entries {
 			if ok, _ := filepath.Match(elem, e.Name()); ok {
-				names = append(names, e.Name())
+				names = append(names, entry{name: e.Name(), typ: e.Type(), listed: true})
 			}
 		}
 	}
-	for _, name := range names {
+	for _, e := range names {
+		name := e.name
 		if excluded(name) {
 			continue
 		}
 		p := filepath.Join(dir, name)
-		fi, err := os.Lstat(p)
-		if err != nil {
-			note(err)
-			continue
+		typ := e.typ
+		if !e.listed {
+			fi, err := os.Lstat(p)
+			if err != nil {
+				note(err)
+				continue
+			}
+			typ = fi.Mode().Type()
 		}
-		link := fi.Mode()&fs.ModeSymlink != 0
+		link := typ&fs.ModeSymlink != 0
 		if link {
-			if fi, err = os.Stat(p); err != nil {
+			fi, err := os.Stat(p)
+			if err != nil {
 				continue // a broken link is no directory
 			}
+			typ = fi.Mode().Type()
 		}
+		isDir := typ.IsDir()
 		m := Match{Rel: path.Join(rel, name), Path: p, Link: link, ViaLink: viaLink}
 		switch {
-		case last && fi.IsDir():
+		case last && isDir:
 			visit(m, true)
 		case last:
-		case fi.IsDir():
+		case isDir:
 			visit(m, false)
 			walk(p, m.Rel, elems[1:], viaLink || link, firstErr, visit)
 		case !hasMeta(elem):
