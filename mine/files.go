@@ -35,7 +35,7 @@ func collect(j job) ([]candidate, []Problem) {
 	}
 	var files []candidate
 	var problems []Problem
-	_ = filepath.WalkDir(j.root, func(path string, d fs.DirEntry, err error) error {
+	walkRoot(j.root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// The root too: an agent directory that cannot be read hides
 			// its files, which must not count as gone.
@@ -85,6 +85,26 @@ func collect(j job) ([]candidate, []Problem) {
 	})
 	sort.Slice(files, func(a, b int) bool { return files[a].path < files[b].path })
 	return files, problems
+}
+
+// walkRoot is filepath.WalkDir(root, fn) for a root the hive listing
+// found to be a directory, less the walk's Lstat of it and the call of
+// fn for it (which collect ignores): one system call an agent on every
+// mine. As WalkDir does, a root that cannot be listed is passed to fn
+// with the error, and what was listed of it is walked.
+func walkRoot(root string, fn fs.WalkDirFunc) {
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		_ = fn(root, nil, err)
+	}
+	for _, e := range entries {
+		path := filepath.Join(root, e.Name())
+		if e.IsDir() {
+			_ = filepath.WalkDir(path, fn)
+			continue
+		}
+		_ = fn(path, e, nil)
+	}
 }
 
 // collectable reports whether the walk of root lists path itself: a regular

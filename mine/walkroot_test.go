@@ -1,0 +1,106 @@
+package mine
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"syscall"
+	"testing"
+)
+
+// TestWalkRootIsWalkDir: walkRoot calls fn as filepath.WalkDir does, less
+// its first call, for the root, for trees of every kind collect meets.
+func TestWalkRootIsWalkDir(t *testing.T) {
+	tests := map[string]func(t *testing.T, root string){
+		"files": func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "memory.md"), "- a\n")
+			write(t, filepath.Join(root, "b.md"), "- b\n")
+			write(t, filepath.Join(root, "c.txt"), "c\n")
+		},
+		"subdirectories": func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "memory.md"), "- a\n")
+			write(t, filepath.Join(root, "notes", "deep", "x.md"), "- x\n")
+			write(t, filepath.Join(root, ".hidden", "y.md"), "- y\n")
+			write(t, filepath.Join(root, "z", "z.md"), "- z\n")
+		},
+		"links and a fifo": func(t *testing.T, root string) {
+			write(t, filepath.Join(root, "memory.md"), "- a\n")
+			write(t, filepath.Join(root, "in", "x.md"), "- x\n")
+			for name, target := range map[string]string{"file.md": "memory.md", "dir": "in", "broken.md": "gone"} {
+				if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := syscall.Mkfifo(filepath.Join(root, "fifo.md"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"empty": func(t *testing.T, root string) {},
+		"missing": func(t *testing.T, root string) {
+			if err := os.Remove(root); err != nil {
+				t.Fatal(err)
+			}
+		},
+		"a file": func(t *testing.T, root string) {
+			if err := os.Remove(root); err != nil {
+				t.Fatal(err)
+			}
+			write(t, root, "- not a directory\n")
+		},
+	}
+	for name, setup := range tests {
+		t.Run(name, func(t *testing.T) {
+			root := filepath.Join(t.TempDir(), "agent")
+			if err := os.Mkdir(root, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			setup(t, root)
+			var want, got []string
+			record := func(calls *[]string) fs.WalkDirFunc {
+				return func(path string, d fs.DirEntry, err error) error {
+					call := path
+					if d != nil && path != root {
+						call += fmt.Sprintf(" %v", d.Type())
+					}
+					if err != nil {
+						call += " error: " + unwrapPathErr(err).Error()
+					}
+					*calls = append(*calls, call)
+					if d != nil && d.IsDir() && path != root && d.Name() == ".hidden" {
+						return fs.SkipDir
+					}
+					return nil
+				}
+			}
+			_ = filepath.WalkDir(root, record(&want))
+			walkRoot(root, record(&got))
+			if len(want) > 0 && want[0] == root {
+				want = want[1:] // the call walkRoot leaves out
+			}
+			if name == "a file" {
+				// WalkDir passes a root that is no directory to fn as an
+				// entry; walkRoot, whose root was listed as one, says it
+				// cannot list it. Either way no file is collected.
+				if len(got) != 1 || got[0] != root+" error: not a directory" {
+					t.Fatalf("walkRoot of a file: %q", got)
+				}
+				return
+			}
+			if !slices.Equal(got, want) {
+				t.Errorf("walkRoot calls\n%q\nwant (WalkDir's)\n%q", got, want)
+			}
+		})
+	}
+}
+
+func write(t *testing.T, path, text string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
