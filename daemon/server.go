@@ -7,9 +7,10 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/pprof"
 	"os"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -69,14 +70,34 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("GET /metrics", d.metrics.serve)
 	// Heap and goroutine profiles, to find what grows in a long run
 	// (bench/daemon -soak); the socket is the user's alone.
-	mux.Handle("GET /debug/pprof/heap", pprof.Handler("heap"))
-	mux.Handle("GET /debug/pprof/goroutine", pprof.Handler("goroutine"))
+	mux.HandleFunc("GET /debug/pprof/heap", serveProfile("heap"))
+	mux.HandleFunc("GET /debug/pprof/goroutine", serveProfile("goroutine"))
 	for _, c := range d.opts.Components {
 		if r, ok := c.(Router); ok {
 			r.Routes(mux)
 		}
 	}
 	return mux
+}
+
+// serveProfile serves the runtime profile name as net/http/pprof does,
+// with its debug and gc parameters. net/http/pprof itself would add its
+// registration on http.DefaultServeMux to the start of every command.
+func serveProfile(name string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		debug, _ := strconv.Atoi(r.FormValue("debug"))
+		if gc, _ := strconv.Atoi(r.FormValue("gc")); gc > 0 && name == "heap" {
+			runtime.GC()
+		}
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		if debug == 0 {
+			w.Header().Set("Content-Type", "application/octet-stream")
+			w.Header().Set("Content-Disposition", fmt.Sprintf("attachment; filename=%q", name))
+		} else {
+			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+		}
+		_ = pprof.Lookup(name).WriteTo(w, debug)
+	}
 }
 
 func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
