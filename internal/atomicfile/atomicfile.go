@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"sync"
 )
 
@@ -80,7 +81,10 @@ var tempName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 
 // IsTemp reports whether a file name is that of a temporary file Write
 // makes: never the target of a write, only a leftover or one in flight.
-func IsTemp(name string) bool { return tempName().MatchString(name) }
+func IsTemp(name string) bool {
+	// Most names are not hidden: no need to compile the pattern for them.
+	return strings.HasPrefix(name, ".") && tempName().MatchString(name)
+}
 
 // RemoveStale removes the temporary files of interrupted writes in dir
 // (not below it) and returns how many it removed and their size.
@@ -92,6 +96,12 @@ func RemoveStale(dir string) (removed int, bytes int64, err error) {
 		}
 		return 0, 0, err
 	}
+	return RemoveStaleListed(dir, entries)
+}
+
+// RemoveStaleListed is RemoveStale of dir, whose entries the caller just
+// listed.
+func RemoveStaleListed(dir string, entries []fs.DirEntry) (removed int, bytes int64, err error) {
 	var errs []error
 	for _, e := range entries {
 		if !e.Type().IsRegular() || !IsTemp(e.Name()) {
