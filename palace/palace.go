@@ -134,6 +134,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 	if p.log == nil {
 		p.log = slog.Default()
 	}
+	var wingsListed []fs.DirEntry // by acquire, for load
+	var err error
 	if !opts.ReadOnly {
 		// A writer rewrites the manifest, so it must know every wing.
 		opts.Wings = nil
@@ -141,19 +143,21 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 			return nil, fmt.Errorf("create palace %s: %w", dir, err)
 		}
 		_ = os.Chmod(dir, 0o700)
-		if err := p.acquire(ctx, opts.LockTimeout); err != nil {
+		if wingsListed, err = p.acquire(ctx, opts.LockTimeout); err != nil {
 			return nil, err
 		}
 	}
 	p.partial = len(opts.Wings) > 0
-	if err := p.load(ctx, opts.Wings); err != nil {
+	if err := p.load(ctx, opts.Wings, wingsListed); err != nil {
 		p.Close()
 		return nil, err
 	}
 	return p, nil
 }
 
-func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
+// acquire takes the writer lock and repairs the layout; it returns the
+// entries of wings/ then.
+func (p *Palace) acquire(ctx context.Context, timeout time.Duration) ([]fs.DirEntry, error) {
 	path := filepath.Join(p.dir, lockName)
 	l := flock.New(path, flock.SetPermissions(0o600))
 	ok, err := l.TryLock()
@@ -168,30 +172,31 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 		}
 	}
 	if err != nil {
-		return fmt.Errorf("lock palace %s: %w", p.dir, err)
+		return nil, fmt.Errorf("lock palace %s: %w", p.dir, err)
 	}
 	if !ok {
 		holder := ""
 		if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) > 0 {
 			holder = fmt.Sprintf(" (pid %s)", strings.TrimSpace(string(b)))
 		}
-		return fmt.Errorf("%w%s: waited %s; try again when it is done", ErrLocked, holder, timeout)
+		return nil, fmt.Errorf("%w%s: waited %s; try again when it is done", ErrLocked, holder, timeout)
 	}
 	// Recording our pid lets a waiting writer say who holds the lock.
 	_ = os.WriteFile(path, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o600)
 	info, err := os.Stat(p.dir)
 	if err != nil {
 		_ = l.Unlock()
-		return fmt.Errorf("lock palace %s: %w", p.dir, err)
+		return nil, fmt.Errorf("lock palace %s: %w", p.dir, err)
 	}
 	p.lock, p.dirInfo = l, info
-	if err := p.repairLayout(); err != nil {
+	wings, err := p.repairLayout()
+	if err != nil {
 		p.lock, p.dirInfo = nil, nil
 		_ = l.Unlock()
-		return fmt.Errorf("create palace %s: %w", p.dir, err)
+		return nil, fmt.Errorf("create palace %s: %w", p.dir, err)
 	}
-	p.removeStaleTemps()
-	return nil
+	p.removeStaleTemps(wings)
+	return wings, nil
 }
 
 // repairLayout, with the lock taken, moves aside a wings/ that is not a
@@ -200,48 +205,55 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) error {
 // destroy), and makes wings/. The wings are
 // then rebuilt from markdown and the manifest from the wing files, as for
 // any damage.
-func (p *Palace) repairLayout() error {
+// It returns what wings/ then holds.
+func (p *Palace) repairLayout() ([]fs.DirEntry, error) {
 	wings, man := filepath.Join(p.dir, wingsDir), filepath.Join(p.dir, manifestName)
-	if fi, err := os.Lstat(wings); err == nil && !fi.IsDir() {
+	fi, err := os.Lstat(wings)
+	if err == nil && !fi.IsDir() {
 		if _, err := p.moveAside(wings); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if fi, err := os.Lstat(man); err == nil && !fi.Mode().IsRegular() {
 		if _, err := p.moveAside(man); err != nil {
-			return err
+			return nil, err
 		}
 		p.manifestDirty = true
 	}
-	if err := os.MkdirAll(wings, 0o700); err != nil {
-		return err
+	if err != nil || !fi.IsDir() {
+		if err := os.MkdirAll(wings, 0o700); err != nil {
+			return nil, err
+		}
 	}
 	return p.repairWingFiles()
 }
 
 // repairWingFiles moves aside, within wings/, each entry named as a wing
 // file that cannot be one (a directory, a FIFO): no rebuilt wing could be
-// renamed over it. What was moved is recorded for load to report.
-func (p *Palace) repairWingFiles() error {
+// renamed over it. What was moved is recorded for load to report. It
+// returns the directory's entries less those it moved (never nil).
+func (p *Palace) repairWingFiles() ([]fs.DirEntry, error) {
 	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
 	if err != nil {
-		return err
+		return nil, err
 	}
+	kept := make([]fs.DirEntry, 0, len(entries))
 	for _, e := range entries {
 		id, ok := wingFileID(e.Name())
 		if !ok || notWingFile(e.Type()) == "" {
+			kept = append(kept, e)
 			continue
 		}
 		aside, err := p.moveAside(p.wingPath(id))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if p.setAside == nil {
 			p.setAside = map[string]setAsideWing{}
 		}
 		p.setAside[id] = setAsideWing{kind: notWingFile(e.Type()), to: aside}
 	}
-	return nil
+	return kept, nil
 }
 
 // AsideName returns the name a damaged file or directory at path is moved
@@ -285,9 +297,8 @@ func (p *Palace) CheckDir() error {
 // removeStaleTemps removes the temporary files of writes that were
 // interrupted (a writer killed before its rename): only the lock holder
 // writes, so with the lock taken none of them is in flight.
-func (p *Palace) removeStaleTemps() {
-	for _, dir := range []string{p.dir, filepath.Join(p.dir, wingsDir)} {
-		n, size, err := atomicfile.RemoveStale(dir)
+func (p *Palace) removeStaleTemps(wings []fs.DirEntry) {
+	report := func(dir string, n int, size int64, err error) {
 		if n > 0 {
 			p.log.Info("removed temporary files of interrupted writes", "dir", dir, "files", n, "bytes", size)
 		}
@@ -295,6 +306,11 @@ func (p *Palace) removeStaleTemps() {
 			p.log.Warn("cannot remove temporary files of interrupted writes", "dir", dir, "err", err)
 		}
 	}
+	n, size, err := atomicfile.RemoveStale(p.dir)
+	report(p.dir, n, size, err)
+	dir := filepath.Join(p.dir, wingsDir)
+	n, size, err = atomicfile.RemoveStaleListed(dir, wings)
+	report(dir, n, size, err)
 }
 
 // Lock takes the writer lock of a palace opened read-only, waiting up to
@@ -306,7 +322,7 @@ func (p *Palace) Lock(ctx context.Context, timeout time.Duration) error {
 	if err := os.MkdirAll(p.dir, 0o700); err != nil {
 		return fmt.Errorf("create palace %s: %w", p.dir, err)
 	}
-	if err := p.acquire(ctx, timeout); err != nil {
+	if _, err := p.acquire(ctx, timeout); err != nil {
 		return err
 	}
 	p.lockedLate = true

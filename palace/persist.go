@@ -94,7 +94,9 @@ func (p *Palace) leaveUnloaded(id string, e manifestEntry) bool {
 	return err == nil && e.Seal.matches(info) && p.unchanged(id, e.wing())
 }
 
-func (p *Palace) load(ctx context.Context, only []string) error {
+// load reads the manifest and the wing files (only those named, if any).
+// listed is wings/ as acquire listed it, nil to list it here.
+func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) error {
 	man, manErr := readManifest(filepath.Join(p.dir, manifestName))
 	if manErr != nil {
 		p.log.Warn("palace manifest unreadable; rebuilding it from the wing files", "palace", p.dir, "err", manErr)
@@ -118,7 +120,10 @@ func (p *Palace) load(ctx context.Context, only []string) error {
 			p.manifestDirty = true
 		}
 	}
-	entries, err := os.ReadDir(filepath.Join(p.dir, wingsDir))
+	entries, err := listed, error(nil)
+	if listed == nil {
+		entries, err = os.ReadDir(filepath.Join(p.dir, wingsDir))
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		// wings/ is no directory (or unreadable): every wing the
 		// manifest lists is damaged, and rebuilt from its markdown.
