@@ -164,14 +164,7 @@ func joinWings(ws []string) string {
 	case 1:
 		return "wing " + ws[0]
 	}
-	out := "wings "
-	for i, w := range ws {
-		if i > 0 {
-			out += ", "
-		}
-		out += w
-	}
-	return out
+	return "wings " + strings.Join(ws, ", ")
 }
 
 func writeJSON(w interface{ Write([]byte) (int, error) }, v any) error {
