@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -75,7 +76,40 @@ func newApp(stdout, stderr io.Writer, getenv func(string) string) *app {
 	}
 }
 
-func (a *app) rootCmd() *cobra.Command {
+func (a *app) rootCmd() *cobra.Command { return a.rootFor(nil) }
+
+// namedCommand is a subcommand of the root and what makes it.
+type namedCommand struct {
+	name string
+	make func() *cobra.Command
+}
+
+// subcommands are the root's commands, by name.
+func (a *app) subcommands() []namedCommand {
+	return []namedCommand{
+		{"mine", a.mineCmd}, {"forget", a.forgetCmd}, {"search", a.searchCmd}, {"status", a.statusCmd},
+		{"doctor", a.doctorCmd}, {"wake-up", a.wakeupCmd}, {"conflicts", a.conflictsCmd}, {"mcp", a.mcpCmd},
+		{"run", a.runCmd}, {"install", a.installCmd}, {"uninstall", a.uninstallCmd}, {"start", a.startCmd},
+		{"stop", a.stopCmd}, {"restart", a.restartCmd}, {"service-status", a.serviceStatusCmd},
+		{"model", a.modelCmd}, {"version", a.versionCmd}, {"remember", a.rememberCmd},
+		{"protocol", a.protocolCmd}, {"index", a.indexCmd}, {"git", a.gitCmd}, {"show", a.showCmd},
+		{"connect", a.connectCmd}, {"disconnect", a.disconnectCmd}, {"recall", a.recallCmd},
+		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd},
+	}
+}
+
+// rootFor returns the root for the command line args. When args start
+// with a command's name the root holds that command alone, which is all
+// cobra looks at then: making the other thirty, and their flags, would be
+// a tenth of a millisecond or two of every command. Any other command line
+// (help, completion, flags first, an alias, a typo) gets every command.
+func (a *app) rootFor(args []string) *cobra.Command {
+	commands := a.subcommands()
+	if len(args) > 0 {
+		if i := slices.IndexFunc(commands, func(c namedCommand) bool { return c.name == args[0] }); i >= 0 {
+			commands = commands[i : i+1]
+		}
+	}
 	root := &cobra.Command{
 		Use:   "memminer",
 		Short: "Shared semantic memory for a hive of AI agents, mined from markdown",
@@ -93,15 +127,9 @@ rebuilt.`,
 	pf.StringVar(&a.configFile, "config", "", "config file (default $XDG_CONFIG_HOME/memminer/config.yml, optional)")
 	pf.BoolVar(&a.noDaemon, "no-daemon", false, "do not ask a running daemon; open the palace directly")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return &usageError{err.Error()} })
-	root.AddCommand(a.mineCmd(), a.forgetCmd(), a.searchCmd(), a.statusCmd(), a.doctorCmd())
-	root.AddCommand(a.wakeupCmd())
-	root.AddCommand(a.conflictsCmd())
-	root.AddCommand(a.mcpCmd())
-	root.AddCommand(a.runCmd(), a.installCmd(), a.uninstallCmd(), a.startCmd(), a.stopCmd(), a.restartCmd(), a.serviceStatusCmd())
-	root.AddCommand(a.modelCmd(), a.versionCmd())
-	root.AddCommand(a.rememberCmd(), a.protocolCmd(), a.indexCmd(), a.gitCmd(), a.showCmd())
-	root.AddCommand(a.connectCmd(), a.disconnectCmd(), a.recallCmd(), a.handoffCmd())
-	root.AddCommand(a.inboxCmd(), a.packCmd())
+	for _, c := range commands {
+		root.AddCommand(c.make())
+	}
 	a.setVersionFlag(root)
 	// Flag descriptions wrap at helpWidth, like the rest of the help.
 	root.SetUsageFunc(writeUsage)

@@ -59,7 +59,7 @@ func growStack(i int) byte {
 func run(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
 	out := &checkedWriter{w: stdout}
 	a := newApp(out, stderr, getenv)
-	root := a.rootCmd()
+	root := a.rootFor(args)
 	root.SetArgs(args)
 	root.SetOut(out)
 	root.SetErr(stderr)
