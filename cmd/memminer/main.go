@@ -15,6 +15,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	_ "github.com/memminer/memminer/internal/mainstack"
 	"github.com/memminer/memminer/internal/quote"
 )
 
@@ -34,24 +35,10 @@ func main() {
 	// HTTP backends' retries) write in the same format as the CLI's own warnings.
 	slog.SetDefault(slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})))
 	processGC.start(os.Getenv)
-	growStack(0)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv)
 	stop()
 	os.Exit(code)
-}
-
-// growStack grows the main goroutine's stack to 64 KiB while it is
-// shallow. A command's calls would grow it there from 8 KiB one doubling
-// at a time, each copying every frame and looking up its stack map, which
-// faults in much of the binary's tables: about 0.4 ms of CPU of a mine
-// (BENCHMARKS.md). One copy of a few frames here costs next to nothing.
-//
-//go:noinline
-func growStack(i int) byte {
-	var frame [64 << 10]byte
-	frame[i] = byte(i)
-	return frame[i]
 }
 
 // run executes the command line args and returns the exit code; main is a
