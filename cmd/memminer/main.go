@@ -1,12 +1,3 @@
-// With the runtime's GOMAXPROCS updater (Go 1.25) sysmon wakes about three
-// times as often in a short command, a third of a millisecond of a mine's
-// CPU (BENCHMARKS.md); GOMAXPROCS is still set from the CPU limit at
-// start, only not followed when the limit changes. Naming the runtime's
-// mappings costs a system call for each.
-//
-//go:debug updatemaxprocs=0
-//go:debug decoratemappings=0
-
 // Command memminer gives a hive of AI agents one shared, local, semantic
 // memory mined from their markdown memory files.
 package main
