@@ -90,10 +90,13 @@ func collect(j job) ([]candidate, []Problem) {
 // walkRoot is filepath.WalkDir(root, fn) for a root the hive listing
 // found to be a directory, less the walk's Lstat of it and the call of
 // fn for it (which collect ignores): one system call an agent on every
-// mine. As WalkDir does, a root that cannot be listed is passed to fn
-// with the error, and what was listed of it is walked.
+// mine. The root is opened without following a link, as WalkDir's Lstat
+// would not follow one: a root that became a link since the listing is
+// an error, never a way out of the hive. As WalkDir does, a root that
+// cannot be listed is passed to fn with the error, and what was listed
+// of it is walked.
 func walkRoot(root string, fn fs.WalkDirFunc) {
-	entries, err := os.ReadDir(root)
+	entries, err := readDirNoFollow(root)
 	if err != nil {
 		_ = fn(root, nil, err)
 	}

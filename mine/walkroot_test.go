@@ -43,6 +43,18 @@ func TestWalkRootIsWalkDir(t *testing.T) {
 				t.Fatal(err)
 			}
 		},
+		"a link": func(t *testing.T, root string) {
+			// As if the agent directory were swapped for a link leaving the
+			// hive after the hive was listed.
+			outside := t.TempDir()
+			write(t, filepath.Join(outside, "secret.md"), "- outside\n")
+			if err := os.Remove(root); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Symlink(outside, root); err != nil {
+				t.Fatal(err)
+			}
+		},
 		"a file": func(t *testing.T, root string) {
 			if err := os.Remove(root); err != nil {
 				t.Fatal(err)
@@ -78,6 +90,14 @@ func TestWalkRootIsWalkDir(t *testing.T) {
 			walkRoot(root, record(&got))
 			if len(want) > 0 && want[0] == root {
 				want = want[1:] // the call walkRoot leaves out
+			}
+			if name == "a link" {
+				// WalkDir does not follow a root that is a link; walkRoot
+				// refuses to list it, so nothing outside is collected.
+				if len(got) != 1 || got[0] != root+" error: not a directory" {
+					t.Fatalf("walkRoot of a link: %q", got)
+				}
+				return
 			}
 			if name == "a file" {
 				// WalkDir passes a root that is no directory to fn as an
