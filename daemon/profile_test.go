@@ -44,3 +44,16 @@ func TestServeProfile(t *testing.T) {
 		})
 	}
 }
+
+// TestServeProfileRefusesDeltas: a delta over seconds, which
+// net/http/pprof makes and this handler does not, is a 400, not a
+// profile of another kind.
+func TestServeProfileRefusesDeltas(t *testing.T) {
+	for _, name := range []string{"heap", "goroutine"} {
+		rec := httptest.NewRecorder()
+		serveProfile(name)(rec, httptest.NewRequest("GET", "/debug/pprof/"+name+"?seconds=1", nil))
+		if rec.Code != 400 || !strings.Contains(rec.Body.String(), "seconds") {
+			t.Errorf("%s?seconds=1: %d %s, want 400 naming seconds", name, rec.Code, rec.Body)
+		}
+	}
+}

@@ -81,10 +81,16 @@ func (d *Daemon) routes() http.Handler {
 }
 
 // serveProfile serves the runtime profile name as net/http/pprof does,
-// with its debug and gc parameters. net/http/pprof itself would add its
-// registration on http.DefaultServeMux to the start of every command.
+// with its debug and gc parameters; a delta over seconds is refused (take
+// two profiles and compare them with go tool pprof -diff_base).
+// net/http/pprof itself would add its registration on
+// http.DefaultServeMux to the start of every command.
 func serveProfile(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
+		if r.FormValue("seconds") != "" {
+			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "profile "+name+": seconds is not supported; take two profiles and compare them with go tool pprof -diff_base")
+			return
+		}
 		debug, _ := strconv.Atoi(r.FormValue("debug"))
 		if gc, _ := strconv.Atoi(r.FormValue("gc")); gc > 0 && name == "heap" {
 			runtime.GC()
