@@ -195,7 +195,7 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	// No socket, no daemon: said without the HTTP client's dial (its
 	// goroutines and a connection attempt), which most of a command's
 	// own work costs when none runs.
-	if _, err := os.Lstat(c.socket); errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Lstat(c.socket); errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
 		return notRunning(c.socket, &os.SyscallError{Syscall: "connect", Err: syscall.ENOENT})
 	}
 	var body io.Reader

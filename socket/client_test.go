@@ -173,3 +173,15 @@ func TestClientWithoutSocket(t *testing.T) {
 		}
 	}
 }
+
+// TestClientWithoutSocketCancelled: a call whose context has ended says
+// so, as a dial would, rather than that no daemon runs (which would have
+// the CLI open the palace after Ctrl-C).
+func TestClientWithoutSocketCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := NewClient(t.TempDir()).Status(ctx)
+	if err == nil || errors.Is(err, api.ErrNotRunning) || !errors.Is(err, context.Canceled) {
+		t.Errorf("status with an ended context: %v, want context.Canceled, not api.ErrNotRunning", err)
+	}
+}
