@@ -8,6 +8,8 @@ import (
 	"slices"
 	"syscall"
 	"testing"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // TestWalkRootIsWalkDir: walkRoot calls fn as filepath.WalkDir does, less
@@ -15,19 +17,19 @@ import (
 func TestWalkRootIsWalkDir(t *testing.T) {
 	tests := map[string]func(t *testing.T, root string){
 		"files": func(t *testing.T, root string) {
-			write(t, filepath.Join(root, "memory.md"), "- a\n")
-			write(t, filepath.Join(root, "b.md"), "- b\n")
-			write(t, filepath.Join(root, "c.txt"), "c\n")
+			testutil.WriteFile(t, filepath.Join(root, "memory.md"), "- a\n")
+			testutil.WriteFile(t, filepath.Join(root, "b.md"), "- b\n")
+			testutil.WriteFile(t, filepath.Join(root, "c.txt"), "c\n")
 		},
 		"subdirectories": func(t *testing.T, root string) {
-			write(t, filepath.Join(root, "memory.md"), "- a\n")
-			write(t, filepath.Join(root, "notes", "deep", "x.md"), "- x\n")
-			write(t, filepath.Join(root, ".hidden", "y.md"), "- y\n")
-			write(t, filepath.Join(root, "z", "z.md"), "- z\n")
+			testutil.WriteFile(t, filepath.Join(root, "memory.md"), "- a\n")
+			testutil.WriteFile(t, filepath.Join(root, "notes", "deep", "x.md"), "- x\n")
+			testutil.WriteFile(t, filepath.Join(root, ".hidden", "y.md"), "- y\n")
+			testutil.WriteFile(t, filepath.Join(root, "z", "z.md"), "- z\n")
 		},
 		"links and a fifo": func(t *testing.T, root string) {
-			write(t, filepath.Join(root, "memory.md"), "- a\n")
-			write(t, filepath.Join(root, "in", "x.md"), "- x\n")
+			testutil.WriteFile(t, filepath.Join(root, "memory.md"), "- a\n")
+			testutil.WriteFile(t, filepath.Join(root, "in", "x.md"), "- x\n")
 			for name, target := range map[string]string{"file.md": "memory.md", "dir": "in", "broken.md": "gone"} {
 				if err := os.Symlink(target, filepath.Join(root, name)); err != nil {
 					t.Fatal(err)
@@ -47,7 +49,7 @@ func TestWalkRootIsWalkDir(t *testing.T) {
 			// As if the agent directory were swapped for a link leaving the
 			// hive after the hive was listed.
 			outside := t.TempDir()
-			write(t, filepath.Join(outside, "secret.md"), "- outside\n")
+			testutil.WriteFile(t, filepath.Join(outside, "secret.md"), "- outside\n")
 			if err := os.Remove(root); err != nil {
 				t.Fatal(err)
 			}
@@ -59,7 +61,7 @@ func TestWalkRootIsWalkDir(t *testing.T) {
 			if err := os.Remove(root); err != nil {
 				t.Fatal(err)
 			}
-			write(t, root, "- not a directory\n")
+			testutil.WriteFile(t, root, "- not a directory\n")
 		},
 	}
 	for name, setup := range tests {
@@ -112,15 +114,5 @@ func TestWalkRootIsWalkDir(t *testing.T) {
 				t.Errorf("walkRoot calls\n%q\nwant (WalkDir's)\n%q", got, want)
 			}
 		})
-	}
-}
-
-func write(t *testing.T, path, text string) {
-	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
-		t.Fatal(err)
 	}
 }
