@@ -30,7 +30,6 @@ func settled(src palace.Source) bool { return settledAt(src.Mtime, src.Mined) }
 // prove it unchanged since.
 func settledAt(mtime, checked time.Time) bool { return checked.Sub(mtime) > racyWindow }
 
-// sameStat reports whether a file's mtime and size are those src recorded.
 // currentRules reports whether a file mined as src was mined by the
 // current rules: a file classified by older governance rules, or mined in
 // an older note format (except in a dry run), is mined again, unchanged or
@@ -47,6 +46,7 @@ func unchangedStat(src palace.Source, mtime time.Time, size int64) bool {
 	return settled(src) && sameStat(src, mtime, size)
 }
 
+// sameStat reports whether a file's mtime and size are those src recorded.
 func sameStat(src palace.Source, mtime time.Time, size int64) bool {
 	return src.Mtime.Equal(mtime) && src.Size == size
 }
