@@ -144,14 +144,15 @@ func Mine(ctx context.Context, p *palace.Palace, path string, opts Options) (Sum
 
 // minePath mines path into p, in memory, and flushes when p is writable.
 func minePath(ctx context.Context, p *palace.Palace, path string, opts Options) (Summary, error) {
-	return minePlanned(ctx, p, NewPlan(path, opts), opts)
+	return minePlanned(ctx, p, NewPlan(path, opts))
 }
 
-// minePlanned mines pl's jobs into p with opts, in memory, and flushes
-// when p is writable. The job of a wing the palace left unloaded
-// (pl.Unchanged) is reported as mined, every file unchanged.
-func minePlanned(ctx context.Context, p *palace.Palace, pl *Plan, opts Options) (Summary, error) {
+// minePlanned mines pl's jobs into p with the plan's options, in memory,
+// and flushes when p is writable. The job of a wing the palace left
+// unloaded (pl.Unchanged) is reported as mined, every file unchanged.
+func minePlanned(ctx context.Context, p *palace.Palace, pl *Plan) (Summary, error) {
 	start := time.Now()
+	opts := pl.opts
 	pl.list()
 	path, jobs, skipped := pl.path, pl.jobs, pl.skipped
 	if pl.err != nil {

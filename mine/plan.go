@@ -109,7 +109,7 @@ func MinePlan(ctx context.Context, p *palace.Palace, pl *Plan) (Summary, error) 
 		// A damaged wing is rebuilt before anything is added to it.
 		repaired = Repair(ctx, p, opts)
 	}
-	s, err := minePlanned(ctx, p, pl, opts)
+	s, err := minePlanned(ctx, p, pl)
 	s.Repaired = repaired
 	return s, err
 }
