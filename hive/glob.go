@@ -171,14 +171,15 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 	}
 	elem, last := elems[0], len(elems) == 1
-	// A listed name comes with its type, as Lstat would give it.
+	// A listed name comes with its type, as Lstat would give it; a literal
+	// one, not listed, is Lstat'ed.
+	listed := hasMeta(elem)
 	type entry struct {
-		name   string
-		typ    fs.FileMode
-		listed bool
+		name string
+		typ  fs.FileMode
 	}
 	var names []entry
-	if !hasMeta(elem) {
+	if !listed {
 		names = []entry{{name: elem}}
 	} else {
 		entries, err := os.ReadDir(dir)
@@ -188,7 +189,7 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 		for _, e := range entries {
 			if ok, _ := filepath.Match(elem, e.Name()); ok {
-				names = append(names, entry{name: e.Name(), typ: e.Type(), listed: true})
+				names = append(names, entry{name: e.Name(), typ: e.Type()})
 			}
 		}
 	}
@@ -199,7 +200,7 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		}
 		p := filepath.Join(dir, name)
 		typ := e.typ
-		if !e.listed {
+		if !listed {
 			fi, err := os.Lstat(p)
 			if err != nil {
 				note(err)
@@ -224,7 +225,7 @@ func walk(dir, rel string, elems []string, viaLink bool, firstErr *error, visit 
 		case isDir:
 			visit(m, false)
 			walk(p, m.Rel, elems[1:], viaLink || link, firstErr, visit)
-		case !hasMeta(elem):
+		case !listed:
 			// A file where the pattern wants a directory: listing it says so.
 			_, err := os.ReadDir(p)
 			note(err)
