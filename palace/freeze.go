@@ -1,10 +1,10 @@
 package palace
 
 import (
-	"bufio"
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"maps"
 	"math"
 	"slices"
@@ -19,11 +19,14 @@ import (
 // indexWriter streams an index section: the table of contents, then each
 // array at an offset that is a multiple of 8, through a CRC-32C.
 // It keeps the CRC of the array being written (crc), and with blocks set
-// of each strBlock bytes of it (blockCRCs).
+// of each strBlock bytes of it (blockCRCs). Most arrays are written four
+// bytes at a time, so the bytes are gathered in buf and summed when it is
+// written or the array ends (sum), not at each write.
 type indexWriter struct {
-	w         *bufio.Writer
+	out       io.Writer
+	buf       []byte
+	summed    int // buf[:summed] is in crc
 	n         int64
-	scratch   [8]byte
 	err       error
 	crc       uint32
 	blocks    bool
@@ -31,46 +34,74 @@ type indexWriter struct {
 	blockCRCs []uint32
 }
 
+func newIndexWriter(out io.Writer) *indexWriter {
+	return &indexWriter{out: out, buf: make([]byte, 0, 1<<16)}
+}
+
+// sum adds the bytes of buf not yet summed to crc.
+func (w *indexWriter) sum() {
+	w.crc = crc32.Update(w.crc, castagnoli, w.buf[w.summed:])
+	w.summed = len(w.buf)
+}
+
+// flush writes buf out.
+func (w *indexWriter) flush() {
+	w.sum()
+	if w.err == nil && len(w.buf) > 0 {
+		_, w.err = w.out.Write(w.buf)
+	}
+	w.buf, w.summed = w.buf[:0], 0
+}
+
+// room makes room for k more bytes in buf, false after an error.
+func (w *indexWriter) room(k int) bool {
+	if len(w.buf)+k > cap(w.buf) {
+		w.flush()
+	}
+	return w.err == nil
+}
+
 func (w *indexWriter) write(b []byte) {
-	if w.err != nil {
-		return
-	}
-	w.crc = crc32.Update(w.crc, castagnoli, b)
 	if w.blocks {
-		for len(b) > 0 {
-			at := w.n - w.start
-			if at%strBlock == 0 {
-				w.blockCRCs = append(w.blockCRCs, 0)
-			}
-			k := min(len(b), int(strBlock-at%strBlock))
-			last := &w.blockCRCs[len(w.blockCRCs)-1]
-			*last = crc32.Update(*last, castagnoli, b[:k])
-			var n int
-			n, w.err = w.w.Write(b[:k])
-			w.n += int64(n)
-			if w.err != nil {
-				return
-			}
-			b = b[k:]
-		}
+		w.writeBlocks(b)
 		return
 	}
-	var n int
-	n, w.err = w.w.Write(b)
-	w.n += int64(n)
+	for len(b) > 0 && w.room(1) {
+		k := min(len(b), cap(w.buf)-len(w.buf))
+		w.buf = append(w.buf, b[:k]...)
+		w.n += int64(k)
+		b = b[k:]
+	}
+}
+
+// writeBlocks writes b, summing each strBlock bytes of the array apart.
+func (w *indexWriter) writeBlocks(b []byte) {
+	w.sum()
+	for len(b) > 0 && w.room(1) {
+		at := w.n - w.start
+		if at%strBlock == 0 {
+			w.blockCRCs = append(w.blockCRCs, 0)
+		}
+		k := min(len(b), int(strBlock-at%strBlock), cap(w.buf)-len(w.buf))
+		last := &w.blockCRCs[len(w.blockCRCs)-1]
+		*last = crc32.Update(*last, castagnoli, b[:k])
+		w.buf = append(w.buf, b[:k]...)
+		w.n += int64(k)
+		w.sum()
+		b = b[k:]
+	}
 }
 
 // str writes s, which is only read (not copied to bytes first).
 func (w *indexWriter) str(s string) { w.write(unsafe.Slice(unsafe.StringData(s), len(s))) }
 
 func (w *indexWriter) u32(v uint32) {
-	binary.LittleEndian.PutUint32(w.scratch[:4], v)
-	w.write(w.scratch[:4])
-}
-
-func (w *indexWriter) u64(v uint64) {
-	binary.LittleEndian.PutUint64(w.scratch[:], v)
-	w.write(w.scratch[:])
+	if w.blocks || !w.room(4) {
+		w.write(binary.LittleEndian.AppendUint32(nil, v))
+		return
+	}
+	w.buf = binary.LittleEndian.AppendUint32(w.buf, v)
+	w.n += 4
 }
 
 // pad writes zeros up to the next multiple of 8.
@@ -150,7 +181,7 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 	for _, sec := range []int{secPrev, secNext, secRank, secLine, secHeadIdx, secPlaceIdx, secGovIdx, secIDEnd, secStrEnd} {
 		lens[sec] = 4 * int64(n)
 	}
-	w := &indexWriter{w: bufio.NewWriterSize(out, 1<<16)}
+	w := newIndexWriter(out)
 	toc := make([]byte, tocLen)
 	w.write(toc) // filled in last
 	var crcs [numSecs]uint32
@@ -166,6 +197,7 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 	}
 	for sec := range numSecs {
 		w.pad()
+		w.sum()
 		w.crc, w.start, w.blocks = 0, w.n, sec == secStrs
 		binary.LittleEndian.PutUint64(toc[sec*16:], uint64(w.n))
 		binary.LittleEndian.PutUint32(toc[sec*16+8:], uint32(lens[sec]))
@@ -274,15 +306,14 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 				w.write([]byte{has})
 			}
 		}
+		w.sum()
 		crcs[sec], w.blocks = w.crc, false
 		if w.n-w.start != lens[sec] && w.err == nil {
 			w.err = fmt.Errorf("wing %s: index array %d of %d bytes, %d written", s.id, sec, lens[sec], w.n-w.start)
 		}
 	}
 	w.pad()
-	if w.err == nil {
-		w.err = w.w.Flush()
-	}
+	w.flush()
 	if w.err != nil {
 		return nil, 0, 0, w.err
 	}
