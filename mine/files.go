@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/palace"
 )
 
 func within(root, path string, isDir bool) bool {
@@ -26,16 +28,29 @@ func within(root, path string, isDir bool) bool {
 // collect lists the markdown files of a job in a stable order, and the
 // entries it refused (symlinks leaving the root).
 func collect(j job) ([]candidate, []Problem) {
+	files, problems, _ := collectListing(j)
+	return files, problems
+}
+
+// collectListing is collect, with the stat the job's root directory had
+// when it was listed when that stat proves the listing current for as
+// long as it matches (nil otherwise): the root's change time had settled
+// before the listing, and what the listing found is all in the root
+// itself, with no link followed and nothing refused, so no change to it
+// leaves the root's stat as it was.
+func collectListing(j job) ([]candidate, []Problem, fs.FileInfo) {
 	if !j.isDir {
 		info, err := os.Stat(j.root)
 		if err != nil {
-			return nil, []Problem{{Path: j.root, Err: err.Error()}}
+			return nil, []Problem{{Path: j.root, Err: err.Error()}}, nil
 		}
-		return []candidate{{j.root, info}}, nil
+		return []candidate{{j.root, info}}, nil, nil
 	}
 	var files []candidate
 	var problems []Problem
-	walkRoot(j.root, func(path string, d fs.DirEntry, err error) error {
+	flat := true
+	listedAt := time.Now()
+	dir := walkRoot(j.root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			// The root too: an agent directory that cannot be read hides
 			// its files, which must not count as gone.
@@ -50,12 +65,14 @@ func collect(j job) ([]candidate, []Problem) {
 			if path != j.root && hive.IsHidden(name) {
 				return fs.SkipDir
 			}
+			flat = false
 			return nil
 		}
 		if !hive.IsMemoryFile(name) {
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
+			flat = false
 			target, err := filepath.EvalSymlinks(path)
 			if err != nil {
 				problems = append(problems, Problem{Path: path, Err: "broken symlink: " + unwrapPathErr(err).Error()})
@@ -84,7 +101,36 @@ func collect(j job) ([]candidate, []Problem) {
 		return nil
 	})
 	sort.Slice(files, func(a, b int) bool { return files[a].path < files[b].path })
-	return files, problems
+	if !flat || len(problems) > 0 || dir == nil {
+		return files, problems, nil
+	}
+	if changed, ok := palace.ChangeTime(dir); !ok || !settledAt(changed, listedAt) {
+		return files, problems, nil
+	}
+	return files, problems, dir
+}
+
+// listedFiles are the files of job j when the manifest's listing of its
+// wing, w, still holds: j's root is w's one root, its stat is the one the
+// listing was taken with, and each file is still a regular file. ok is
+// false when a listing is needed.
+func listedFiles(j job, w palace.ManifestWing) (files []candidate, ok bool) {
+	if !j.isDir || !slices.Equal(w.Roots, []string{j.root}) {
+		return nil, false
+	}
+	dir, err := os.Lstat(j.root)
+	if err != nil || !w.ListedAs(dir) {
+		return nil, false
+	}
+	files = make([]candidate, len(w.Sources))
+	for i, src := range w.Sources {
+		info, err := os.Lstat(src.Path)
+		if err != nil || !info.Mode().IsRegular() {
+			return nil, false
+		}
+		files[i] = candidate{src.Path, info}
+	}
+	return files, true
 }
 
 // walkRoot is filepath.WalkDir(root, fn) for a root the hive listing
@@ -95,8 +141,11 @@ func collect(j job) ([]candidate, []Problem) {
 // an error, never a way out of the hive. As WalkDir does, a root that
 // cannot be listed is passed to fn with the error, and what was listed
 // of it is walked.
-func walkRoot(root string, fn fs.WalkDirFunc) {
-	entries, err := readDirNoFollow(root)
+//
+// It returns the root's stat as it was before the listing, nil when it
+// could not be taken.
+func walkRoot(root string, fn fs.WalkDirFunc) fs.FileInfo {
+	entries, info, err := readDirNoFollow(root)
 	if err != nil {
 		_ = fn(root, nil, err)
 	}
@@ -108,6 +157,7 @@ func walkRoot(root string, fn fs.WalkDirFunc) {
 		}
 		_ = fn(path, e, nil)
 	}
+	return info
 }
 
 // collectable reports whether the walk of root lists path itself: a regular

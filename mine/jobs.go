@@ -160,8 +160,13 @@ type job struct {
 	hive  *hive.Hive
 	place string
 
-	files    []candidate
-	problems []Problem
+	// files and problems are what collecting the job's files found, once
+	// collected is set; listing is the stat of root that proves the
+	// collection current while it matches (collectListing), nil if none.
+	collected bool
+	files     []candidate
+	problems  []Problem
+	listing   fs.FileInfo
 }
 
 type candidate struct {

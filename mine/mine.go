@@ -154,10 +154,13 @@ func minePlanned(ctx context.Context, p *palace.Palace, pl *Plan) (Summary, erro
 	start := time.Now()
 	opts := pl.opts
 	pl.list()
-	path, jobs, skipped := pl.path, pl.jobs, pl.skipped
 	if pl.err != nil {
 		return Summary{}, pl.err
 	}
+	for i := range pl.jobs {
+		pl.collect(i, nil)
+	}
+	path, jobs, skipped := pl.path, pl.jobs, pl.skipped
 	// Every job's files are listed first, so progress counts the whole mine.
 	all := 0
 	for _, j := range jobs {
@@ -197,6 +200,7 @@ func minePlanned(ctx context.Context, p *palace.Palace, pl *Plan) (Summary, erro
 		}
 	}
 	if !opts.DryRun && !opts.repairing && p.Writable() {
+		pl.recordListings(p)
 		// Flush even after cancellation: every applied file is whole, so
 		// what was mined is kept.
 		if err := p.Flush(); err != nil {

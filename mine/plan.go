@@ -16,8 +16,10 @@ type Plan struct {
 	path string
 	opts Options
 
-	// The listing is made once, by the first Unchanged the palace asks
+	// The jobs are planned once, by the first Unchanged the palace asks
 	// (with the writer lock held, as a mine of every wing lists) or by
+	// MinePlan; each job's files are collected by the Unchanged of its
+	// wing, which may take them from the manifest's listing, or by
 	// MinePlan.
 	listed  bool
 	jobs    []job
@@ -36,7 +38,7 @@ func NewPlan(path string, opts Options) *Plan {
 	return &Plan{path: path, opts: opts, kept: map[string]int{}}
 }
 
-// list lists the plan's jobs and their files, once.
+// list lists the plan's jobs, once.
 func (pl *Plan) list() {
 	if pl.listed {
 		return
@@ -45,7 +47,6 @@ func (pl *Plan) list() {
 	pl.jobs, pl.skipped, pl.err = planJobs(pl.path, pl.opts)
 	pl.job = make(map[string]int, len(pl.jobs))
 	for i := range pl.jobs {
-		pl.jobs[i].files, pl.jobs[i].problems = collect(pl.jobs[i])
 		if _, dup := pl.job[pl.jobs[i].wing]; dup {
 			pl.job[pl.jobs[i].wing] = -1
 		} else {
@@ -69,7 +70,7 @@ func (pl *Plan) Unchanged(id string, w palace.ManifestWing) bool {
 	if !ok || i < 0 {
 		return false
 	}
-	j := pl.jobs[i]
+	j := pl.collect(i, &w)
 	if len(j.problems) > 0 || !slices.Equal(w.Roots, []string{j.root}) || len(w.Sources) != len(j.files) {
 		return false
 	}
@@ -83,6 +84,41 @@ func (pl *Plan) Unchanged(id string, w palace.ManifestWing) bool {
 	}
 	pl.kept[id] = notes
 	return true
+}
+
+// collect collects the files of job i, once: from w's listing (the
+// manifest's of the job's wing, nil when none is known) while it holds,
+// else by listing the job's root.
+func (pl *Plan) collect(i int, w *palace.ManifestWing) *job {
+	j := &pl.jobs[i]
+	if j.collected {
+		return j
+	}
+	j.collected = true
+	if w != nil {
+		if files, ok := listedFiles(*j, *w); ok {
+			j.files = files
+			return j
+		}
+	}
+	j.files, j.problems, j.listing = collectListing(*j)
+	return j
+}
+
+// recordListings gives the palace the listings the plan took that prove
+// themselves current (collectListing), for the manifest. A wing of
+// several jobs has none.
+func (pl *Plan) recordListings(p *palace.Palace) {
+	for _, j := range pl.jobs {
+		if j.listing == nil || pl.job[j.wing] < 0 {
+			continue
+		}
+		paths := make([]string, len(j.files))
+		for k, f := range j.files {
+			paths[k] = f.path
+		}
+		p.SetListing(j.wing, j.listing, paths)
+	}
 }
 
 // keptSummary is what mineOne reports of job j, whose wing the palace

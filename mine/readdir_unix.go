@@ -12,13 +12,19 @@ import (
 
 // readDirNoFollow is os.ReadDir of a directory that is not a link: the
 // open itself refuses a link, so no swap after a check can lead it away.
-func readDirNoFollow(dir string) ([]fs.DirEntry, error) {
+// It returns the directory's stat as it was before the listing too (nil
+// when it could not be taken).
+func readDirNoFollow(dir string) ([]fs.DirEntry, fs.FileInfo, error) {
 	f, err := os.OpenFile(dir, os.O_RDONLY|syscall.O_DIRECTORY|syscall.O_NOFOLLOW, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		info = nil
+	}
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
-	return entries, err
+	return entries, info, err
 }

@@ -95,24 +95,30 @@ func appendManifestEntry(b []byte, e manifestEntry) ([]byte, error) {
 		b = append(b, ']')
 	}
 	if e.Seal != nil {
-		s := e.Seal
-		b = append(b, `,"seal":{"dev":`...)
-		b = strconv.AppendUint(b, s.Dev, 10)
-		b = append(b, `,"ino":`...)
-		b = strconv.AppendUint(b, s.Ino, 10)
-		b = append(b, `,"size":`...)
-		b = strconv.AppendInt(b, s.Size, 10)
-		b = append(b, `,"mtime_ns":`...)
-		b = strconv.AppendInt(b, s.Mtime, 10)
-		b = append(b, `,"ctime_ns":`...)
-		b = strconv.AppendInt(b, s.Ctime, 10)
-		b = append(b, '}')
+		b = appendSeal(append(b, `,"seal":`...), e.Seal)
+	}
+	if e.Listed != nil {
+		b = appendSeal(append(b, `,"listed":`...), e.Listed)
 	}
 	if e.Digest != 0 {
 		b = append(b, `,"digest":`...)
 		b = strconv.AppendUint(b, e.Digest, 10)
 	}
 	return append(b, '}'), nil
+}
+
+func appendSeal(b []byte, s *seal) []byte {
+	b = append(b, `{"dev":`...)
+	b = strconv.AppendUint(b, s.Dev, 10)
+	b = append(b, `,"ino":`...)
+	b = strconv.AppendUint(b, s.Ino, 10)
+	b = append(b, `,"size":`...)
+	b = strconv.AppendInt(b, s.Size, 10)
+	b = append(b, `,"mtime_ns":`...)
+	b = strconv.AppendInt(b, s.Mtime, 10)
+	b = append(b, `,"ctime_ns":`...)
+	b = strconv.AppendInt(b, s.Ctime, 10)
+	return append(b, '}')
 }
 
 func appendManifestSource(b []byte, s manifestSource) ([]byte, error) {
@@ -302,6 +308,22 @@ func (r *manifestParser) strings() []string {
 	return out
 }
 
+func (r *manifestParser) seal() *seal {
+	s := &seal{}
+	r.lit(`{"dev":`)
+	s.Dev = r.uint()
+	r.lit(`,"ino":`)
+	s.Ino = r.uint()
+	r.lit(`,"size":`)
+	s.Size = r.int()
+	r.lit(`,"mtime_ns":`)
+	s.Mtime = r.int()
+	r.lit(`,"ctime_ns":`)
+	s.Ctime = r.int()
+	r.lit("}")
+	return s
+}
+
 // parseManifest reads data when it is in the form appendManifest writes.
 func parseManifest(data []byte) (manifest, bool) {
 	r := &manifestParser{b: bytes.TrimSuffix(data, []byte("\n")), ok: true}
@@ -352,19 +374,11 @@ func parseManifest(data []byte) (manifest, bool) {
 				e.Sources = append(e.Sources, s)
 			}
 		}
-		if r.peek(`,"seal":{"dev":`) {
-			s := &seal{}
-			s.Dev = r.uint()
-			r.lit(`,"ino":`)
-			s.Ino = r.uint()
-			r.lit(`,"size":`)
-			s.Size = r.int()
-			r.lit(`,"mtime_ns":`)
-			s.Mtime = r.int()
-			r.lit(`,"ctime_ns":`)
-			s.Ctime = r.int()
-			r.lit("}")
-			e.Seal = s
+		if r.peek(`,"seal":`) {
+			e.Seal = r.seal()
+		}
+		if r.peek(`,"listed":`) {
+			e.Listed = r.seal()
 		}
 		if r.peek(`,"digest":`) {
 			e.Digest = r.uint()

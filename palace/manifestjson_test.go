@@ -68,6 +68,9 @@ func randomManifest(r *rand.Rand, plain bool) manifest {
 		if r.IntN(3) > 0 {
 			e.Seal = &seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64() - r.Int64(), Ctime: r.Int64()}
 		}
+		if r.IntN(3) == 0 {
+			e.Listed = &seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64(), Ctime: r.Int64() - r.Int64()}
+		}
 		if r.IntN(2) > 0 {
 			e.Digest = entryDigest(e)
 		}

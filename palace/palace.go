@@ -103,6 +103,9 @@ type Palace struct {
 	// seals are the seals of the wing files that were written or checked
 	// whole (seal.go), by wing id, for the manifest.
 	seals map[string]*seal
+	// listings are the listings of the wings' roots (listing.go), by wing
+	// id, for the manifest.
+	listings map[string]listing
 	// unchanged is Options.Unchanged; unloaded are the manifest entries
 	// of the wings it left unloaded, which count as frozen.
 	unchanged func(id string, w ManifestWing) bool
@@ -121,12 +124,13 @@ type setAsideWing struct {
 // left empty, so they can be rebuilt.
 func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 	p := &Palace{
-		dir:   dir,
-		emb:   opts.Embedder,
-		log:   opts.Logger,
-		db:    chromem.NewDB(),
-		wings: map[string]*wing{},
-		seals: map[string]*seal{},
+		dir:      dir,
+		emb:      opts.Embedder,
+		log:      opts.Logger,
+		db:       chromem.NewDB(),
+		wings:    map[string]*wing{},
+		seals:    map[string]*seal{},
+		listings: map[string]listing{},
 	}
 	if !opts.ReadOnly {
 		p.unchanged = opts.Unchanged

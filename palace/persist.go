@@ -48,6 +48,9 @@ type manifestEntry struct {
 	Sources   []manifestSource `json:"sources"`
 	// Seal is the wing file's as its writer wrote or checked it (seal.go).
 	Seal *seal `json:"seal,omitempty"`
+	// Listed is the seal of the wing's root when a listing of it found
+	// exactly Sources (listing.go).
+	Listed *seal `json:"listed,omitempty"`
 	// Digest is a hash of the rest of the entry as its writer wrote it
 	// (entryDigest): an entry edited since (a path changed by hand) is
 	// not trusted to leave its wing unloaded. Zero in earlier builds'.
@@ -73,10 +76,11 @@ type manifestSource struct {
 type ManifestWing struct {
 	Roots   []string
 	Sources []SourceHead
+	listed  *seal
 }
 
 func (e manifestEntry) wing() ManifestWing {
-	w := ManifestWing{Roots: e.Roots, Sources: make([]SourceHead, len(e.Sources))}
+	w := ManifestWing{Roots: e.Roots, Sources: make([]SourceHead, len(e.Sources)), listed: e.Listed}
 	for i, s := range e.Sources {
 		w.Sources[i] = SourceHead{Source: Source{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Mined: s.Mined,
 			Governed: s.Governed, NoteFormat: s.NoteFormat}, Notes: s.Notes}
@@ -113,6 +117,15 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 			continue
 		}
 		asWritten[id] = e.Digest != 0 && e.Digest == entryDigest(e)
+		if asWritten[id] && e.Listed != nil {
+			// Kept only as its writer wrote it: one edited by hand would
+			// be written again with a digest of its own.
+			l := listing{seal: *e.Listed, paths: make([]string, len(e.Sources))}
+			for i, s := range e.Sources {
+				l.paths[i] = s.Path
+			}
+			p.listings[id] = l
+		}
 		if !asWritten[id] && len(only) == 0 {
 			// An earlier build's manifest, or one edited since: written
 			// again, so that the next mine may leave its unchanged wings
@@ -618,6 +631,7 @@ func (p *Palace) manifestLocked() manifest {
 			}
 		}
 		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
+		e.Listed = p.listedLocked(w.id, e.Sources)
 		e.Digest = entryDigest(e)
 		m.Wings[w.id] = e
 	}
