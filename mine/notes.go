@@ -94,7 +94,7 @@ func grownNotes(p *palace.Palace, sections iter.Seq[[]markdown.Note], line int, 
 		return nil
 	}
 	notes := p.NewNoteSet(f.wing)
-	keep := func(n *palace.Note) bool { return n.Agent == f.agent && n.Governance.Reason != ConflictReason }
+	keep := func(agent string, g govern.Note) bool { return agent == f.agent && g.Reason != ConflictReason }
 	if !notes.AddHeld(f.path, line, keep) {
 		return nil
 	}

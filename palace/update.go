@@ -117,11 +117,12 @@ func (s *NoteSet) HeldGovernance(n *Note) (govern.Note, bool) {
 
 // AddHeld adds, in order and as the wing's own, the notes the wing holds
 // of the file at path that start before line (1-based), to an empty set,
-// when keep accepts every one of them; it adds none and returns false
-// when the set is not empty, the wing holds no such file, or keep refused
-// one. A miner that parses only the end of a file that grew takes the
-// notes before it so, without making them again.
-func (s *NoteSet) AddHeld(path string, line int, keep func(*Note) bool) bool {
+// when keep accepts every one of them, given each one's agent and
+// governance (whose Tags it must not change); it adds none and returns
+// false when the set is not empty, the wing holds no such file, or keep
+// refused one. A miner that parses only the end of a file that grew takes
+// the notes before it so, without making them again.
+func (s *NoteSet) AddHeld(path string, line int, keep func(agent string, g govern.Note) bool) bool {
 	if len(s.notes) > 0 {
 		return false
 	}
@@ -145,7 +146,9 @@ func (s *NoteSet) AddHeld(path string, line int, keep func(*Note) bool) bool {
 		if last >= line {
 			continue
 		}
-		if v := n.view(); !keep(&v) {
+		// Not n.view(): the Note it makes escapes through keep, a heap
+		// copy of every note of the file at each mine of an append.
+		if !keep(n.place.Value().agent, *n.gov) {
 			return false
 		}
 		held = append(held, n)
