@@ -3,8 +3,8 @@ package palace
 import (
 	"cmp"
 	"encoding/binary"
+	"maps"
 	"math"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -145,11 +145,16 @@ func keyOf(g *govern.Note) governanceKey {
 
 // governances holds every governance value stored notes share, each as
 // long as a note refers to it: a value no note uses any more is
-// collected, and its entry removed.
+// collected, and its entry removed by the next sweep.
 var governances = struct {
 	sync.Mutex
 	m map[governanceKey]weak.Pointer[govern.Note]
+	// swept is how many entries the last sweep left.
+	swept int
 }{m: map[governanceKey]weak.Pointer[govern.Note]{}}
+
+// minSweep is the fewest entries that make internGovernance sweep.
+const minSweep = 256
 
 // internGovernance returns the shared copy of g, which nobody may change;
 // its Tags are nil when g has none.
@@ -170,14 +175,14 @@ func internGovernance(g *govern.Note) *govern.Note {
 			shared.Tags[i] = strings.Clone(t)
 		}
 	}
-	k = keyOf(shared)
-	governances.m[k] = weak.Make(shared)
-	runtime.AddCleanup(shared, func(k governanceKey) {
-		governances.Lock()
-		defer governances.Unlock()
-		if governances.m[k].Value() == nil {
-			delete(governances.m, k)
-		}
-	}, k)
+	// Entries of collected values are removed once the map has doubled
+	// since the last sweep: amortised, where a cleanup for each value
+	// (runtime.AddCleanup) was a third of interning the governances of a
+	// wing as it is read.
+	if n := len(governances.m); n >= max(2*governances.swept, minSweep) {
+		maps.DeleteFunc(governances.m, func(_ governanceKey, v weak.Pointer[govern.Note]) bool { return v.Value() == nil })
+		governances.swept = len(governances.m)
+	}
+	governances.m[keyOf(shared)] = weak.Make(shared)
 	return shared
 }
