@@ -269,7 +269,7 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 		}
 	}
 
-	// Their next write is in version 4, which reads back the same.
+	// Their next write is in version 5, which reads back the same.
 	for id := range want {
 		p.thaw(id)
 		p.wings[id].dirty = true
@@ -279,21 +279,20 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 	}
 	for id := range want {
 		data, err := os.ReadFile(filepath.Join(dir, wingsDir, id+wingExt))
-		if err != nil || !bytes.Equal(data[:8], wingMagicV4[:]) {
+		if err != nil || !bytes.Equal(data[:8], wingMagicV5[:]) {
 			t.Fatalf("wing %s written as %q, %v", id, data[:min(8, len(data))], err)
 		}
 	}
-	check("version 4")
+	check("version 5")
 }
 
 // A version 3 wing file (testdata/v3, written by the build before version
 // 4 of a file mined six times: four appends, an edit, an append) reads
 // its earlier versions, each a reference per note; written again as
-// version 4, whose versions that start with the current notes say so
-// with a count, they read back the same.
-func TestVersion3WingFileKeepsItsHistory(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "palace")
-	testutil.CopyDir(t, filepath.Join("testdata", "v3"), dir)
+// version 4 (testdata/v4, CRC-32C) and then 5 (CRC-32), whose versions
+// that start with the current notes say so with a count, they read back
+// the same.
+func TestOlderWingFilesKeepTheirHistory(t *testing.T) {
 	path := "/h/agents/w/memory.md"
 	texts := func(v Version) []string {
 		var out []string
@@ -304,7 +303,7 @@ func TestVersion3WingFileKeepsItsHistory(t *testing.T) {
 	}
 	const a, b, c, d = "4 Memory > Build: alpha note one.", "5 Memory > Build: bravo note two.", "6 Memory > Build: charlie note three.", "7 Memory > Build: delta note four."
 	want := [][]string{{"4 Memory > Build: alpha note one, edited.", b, c, d}, {a, b, c, d}, {a, b, c}, {a, b}}
-	check := func(when string, p *Palace) {
+	check := func(t *testing.T, when string, p *Palace) {
 		t.Helper()
 		if d := p.Damaged(); len(d) > 0 {
 			t.Fatalf("%s: damaged: %+v", when, d)
@@ -322,19 +321,28 @@ func TestVersion3WingFileKeepsItsHistory(t *testing.T) {
 			t.Errorf("%s: %d notes, %d dropped; want 5 and none", when, len(src.NoteIDs), len(src.Dropped))
 		}
 	}
-	p := openT(t, dir, nil, false)
-	check("version 3", p)
-	p.thaw("w")
-	p.wings["w"].dirty = true
-	if err := p.Flush(); err != nil {
-		t.Fatal(err)
+	for _, version := range []string{"v3", "v4"} {
+		t.Run(version, func(t *testing.T) {
+			dir := filepath.Join(t.TempDir(), "palace")
+			testutil.CopyDir(t, filepath.Join("testdata", version), dir)
+			r := openT(t, dir, nil, true)
+			check(t, version+", read frozen", r)
+			r.Close()
+			p := openT(t, dir, nil, false)
+			check(t, version, p)
+			p.thaw("w")
+			p.wings["w"].dirty = true
+			if err := p.Flush(); err != nil {
+				t.Fatal(err)
+			}
+			p.Close()
+			data, err := os.ReadFile(filepath.Join(dir, wingsDir, "w"+wingExt))
+			if err != nil || !bytes.Equal(data[:8], wingMagicV5[:]) {
+				t.Fatalf("written as %q, %v", data[:min(8, len(data))], err)
+			}
+			check(t, "version 5", openT(t, dir, nil, true))
+		})
 	}
-	p.Close()
-	data, err := os.ReadFile(filepath.Join(dir, wingsDir, "w"+wingExt))
-	if err != nil || !bytes.Equal(data[:8], wingMagicV4[:]) {
-		t.Fatalf("written as %q, %v", data[:min(8, len(data))], err)
-	}
-	check("version 4", openT(t, dir, nil, true))
 }
 
 // Earlier versions that start with the file's current notes, all of them

@@ -17,7 +17,7 @@ import (
 )
 
 // indexWriter streams an index section: the table of contents, then each
-// array at an offset that is a multiple of 8, through a CRC-32C.
+// array at an offset that is a multiple of 8, through a CRC-32 (IEEE).
 // It keeps the CRC of the array being written (crc), and with blocks set
 // of each strBlock bytes of it (blockCRCs). Most arrays are written four
 // bytes at a time, so the bytes are gathered in buf and summed when it is
@@ -40,7 +40,7 @@ func newIndexWriter(out io.Writer) *indexWriter {
 
 // sum adds the bytes of buf not yet summed to crc.
 func (w *indexWriter) sum() {
-	w.crc = crc32.Update(w.crc, castagnoli, w.buf[w.summed:])
+	w.crc = crc32.Update(w.crc, crc32.IEEETable, w.buf[w.summed:])
 	w.summed = len(w.buf)
 }
 
@@ -84,7 +84,7 @@ func (w *indexWriter) writeBlocks(b []byte) {
 		}
 		k := min(len(b), int(strBlock-at%strBlock), cap(w.buf)-len(w.buf))
 		last := &w.blockCRCs[len(w.blockCRCs)-1]
-		*last = crc32.Update(*last, castagnoli, b[:k])
+		*last = crc32.Update(*last, crc32.IEEETable, b[:k])
 		w.buf = append(w.buf, b[:k]...)
 		w.n += int64(k)
 		w.sum()
@@ -116,7 +116,7 @@ func align8(n int64) int64 { return (n + 7) &^ 7 }
 
 // writeIndex writes the index section of a wing snapshot to out at
 // offset base, where out is at, and returns the notes in their new
-// document order, the section's length (a multiple of 8) and the CRC-32C
+// document order, the section's length (a multiple of 8) and the CRC-32
 // of its table of contents, which holds those of the arrays. Removed notes are left out and the rest
 // renumbered in order; terms no note has are left out and the rest
 // numbered in the sorted order of their text, and each note's check is
@@ -323,7 +323,7 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 	if _, err := out.WriteAt(toc, base); err != nil {
 		return nil, 0, 0, err
 	}
-	return notes, w.n, crc32.Checksum(toc, castagnoli), nil
+	return notes, w.n, crc32.ChecksumIEEE(toc), nil
 }
 
 // noteTables number the distinct heading paths, places and governances

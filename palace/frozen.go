@@ -146,7 +146,7 @@ const (
 )
 
 // tocLen is the bytes of the table of contents: per array its offset
-// (uint64), length and CRC-32C (uint32 each).
+// (uint64), length and CRC (uint32 each; CRC-32C up to version 4, CRC-32 from 5).
 const tocLen = numSecs * 16
 
 // strBlock is the size of the blocks of the notes' strings that have a
@@ -172,12 +172,14 @@ var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
 type sectionArrays struct {
 	data [numSecs][]byte
 	crc  [numSecs]uint32
+	// table is the CRC's, by the file's version (crcTable).
+	table *crc32.Table
 }
 
 // splitSection slices buf, whose start is 8-aligned in memory, into its
 // arrays.
-func splitSection(buf []byte) (*sectionArrays, error) {
-	a := &sectionArrays{}
+func splitSection(buf []byte, table *crc32.Table) (*sectionArrays, error) {
+	a := &sectionArrays{table: table}
 	if len(buf) < tocLen {
 		return nil, errors.New("index section too short")
 	}
@@ -196,7 +198,7 @@ func splitSection(buf []byte) (*sectionArrays, error) {
 // check verifies the CRCs of the arrays secs.
 func (a *sectionArrays) check(secs []int) error {
 	for _, sec := range secs {
-		if crc32.Checksum(a.data[sec], castagnoli) != a.crc[sec] {
+		if crc32.Checksum(a.data[sec], a.table) != a.crc[sec] {
 			return fmt.Errorf("%w: index array %d: checksum mismatch", ErrCorrupt, sec)
 		}
 	}
@@ -402,8 +404,8 @@ func checkIndexes(v []uint32, n int) bool {
 // checked. Every array is checked for its size and, unless the section is
 // of a sealed file (seal.go), for its CRC and every offset and index for
 // its bounds, so a search of it cannot read out of range.
-func parseFrozen(buf []byte, sealed bool) (*frozenWing, error) {
-	arr, err := splitSection(buf)
+func parseFrozen(buf []byte, sealed bool, table *crc32.Table) (*frozenWing, error) {
+	arr, err := splitSection(buf, table)
 	if err != nil {
 		return nil, err
 	}
@@ -601,7 +603,7 @@ func (f *frozenWing) loadTables() error {
 func (f *frozenWing) checkStrings(start, end uint32) error {
 	for b := int(start / strBlock); b*strBlock < int(end); b++ {
 		block := f.strs[b*strBlock : min((b+1)*strBlock, len(f.strs))]
-		if crc32.Checksum(block, castagnoli) != f.strCRC[b] {
+		if crc32.Checksum(block, f.arrays.table) != f.strCRC[b] {
 			return fmt.Errorf("%w: notes' text: checksum mismatch", ErrCorrupt)
 		}
 	}

@@ -213,7 +213,7 @@ func TestFrozenDamageIsDetected(t *testing.T) {
 }
 
 // A wing file of version 2 is read whole, and the next Flush of a writer
-// rewrites it as version 4 even when nothing changed.
+// rewrites it as version 5 even when nothing changed.
 func TestOldWingFileRewrittenAtNextWrite(t *testing.T) {
 	dir := frozenPalace(t, nil)
 	path := filepath.Join(dir, wingsDir, "beta"+wingExt)
@@ -240,7 +240,7 @@ func TestOldWingFileRewrittenAtNextWrite(t *testing.T) {
 	}
 	p.Close()
 	data, err := os.ReadFile(path)
-	if err != nil || string(data[:8]) != string(wingMagicV4[:]) {
+	if err != nil || string(data[:8]) != string(wingMagicV5[:]) {
 		t.Fatalf("wing written as %q, %v", data[:min(8, len(data))], err)
 	}
 	r := openT(t, dir, nil, true)
