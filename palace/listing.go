@@ -44,7 +44,7 @@ func (p *Palace) SetListing(id string, dir fs.FileInfo, paths []string) {
 	p.listings[id] = listing{seal: s, paths: slices.Clone(paths)}
 	p.manifestDirty = true
 	if e, ok := p.unloaded[id]; ok {
-		e.Listed = p.listedLocked(id, e.Sources)
+		e.Listed, e.read = p.listedLocked(id, e.Sources), nil
 		e.Digest = entryDigest(e)
 		p.unloaded[id] = e
 	}

@@ -59,6 +59,32 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 	if told, holds := listed(t); !told || !holds {
 		t.Fatalf("a listing of the wing's one source: told %v, holds %v", told, holds)
 	}
+	// A new listing of a wing left unloaded is written, not its entry as
+	// it was read.
+	other, err := os.Lstat(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := Open(ctx, dir, Options{Unchanged: func(string, ManifestWing) bool { return true }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Unloaded("w") {
+		t.Fatal("the wing was not left unloaded")
+	}
+	p.SetListing("w", other, []string{mem})
+	if err := p.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	p.Close()
+	if m, err := readManifest(filepath.Join(dir, manifestName)); err != nil || !m.Wings["w"].wing().ListedAs(other) {
+		t.Fatalf("the manifest after a new listing of an unloaded wing: %+v, %v", m.Wings["w"], err)
+	}
+	dirInfo = other
+	if _, holds := listed(t); !holds {
+		t.Fatal("the new listing is not trusted")
+	}
+	dirInfo, _ = os.Lstat(root)
 	// A listing of other files than the sources is not kept.
 	write(t, []string{mem, notes})
 	if _, holds := listed(t); holds {
@@ -71,7 +97,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 	// A second file mined into the wing without a listing of its own: the
 	// listing no longer names the sources.
 	write(t, []string{mem, notes})
-	p := openT(t, dir, nil, false)
+	p = openT(t, dir, nil, false)
 	if _, err := p.ApplySource(ctx, "w", Source{Path: filepath.Join(root, "third.md"), Agent: "w", Hash: "h"}, []Note{note("third", "", "a third", 1)}); err != nil {
 		t.Fatal(err)
 	}

@@ -57,17 +57,48 @@ func appendManifest(b []byte, m manifest) ([]byte, error) {
 // entryDigest is the FNV-1a hash of e as appendManifestEntry writes it
 // without its digest; zero when it cannot (encoding/json writes it).
 func entryDigest(e manifestEntry) uint64 {
-	e.Digest = 0
+	e.Digest, e.read = 0, nil
 	b, err := appendManifestEntry(make([]byte, 0, 512), e)
 	if err != nil {
 		return 0
 	}
+	return digestOf(b)
+}
+
+// digestOf is the digest of the bytes of parts, one after another.
+func digestOf(parts ...[]byte) uint64 {
 	h := fnv.New64a()
-	h.Write(b)
+	for _, b := range parts {
+		h.Write(b)
+	}
 	return max(h.Sum64(), 1)
 }
 
+// A readEntry is a manifest entry's bytes as parseManifest read them, and
+// their digest without the digest field (as entryDigest hashes them):
+// an entry read in its written form needs neither encoding again to be
+// checked, nor to be written unchanged. Every mine reads and writes
+// every entry, and did both for each.
+type readEntry struct {
+	bytes  []byte
+	digest uint64
+}
+
+// digestAsRead is entryDigest(e), from the bytes e was read from when it
+// was read in its written form: bytes of another form (a hand edit) give
+// another digest, so the entry is not trusted, as when a value changed.
+func (e manifestEntry) digestAsRead() uint64 {
+	if e.read != nil {
+		return e.read.digest
+	}
+	return entryDigest(e)
+}
+
 func appendManifestEntry(b []byte, e manifestEntry) ([]byte, error) {
+	if e.read != nil && e.Digest == e.read.digest {
+		// As it was read, and as its writer wrote it.
+		return append(b, e.read.bytes...), nil
+	}
 	var err error
 	b = append(b, `{"model":`...)
 	b = appendJSONString(b, e.Model)
@@ -326,7 +357,9 @@ func (r *manifestParser) seal() *seal {
 
 // parseManifest reads data when it is in the form appendManifest writes.
 func parseManifest(data []byte) (manifest, bool) {
-	r := &manifestParser{b: bytes.TrimSuffix(data, []byte("\n")), ok: true}
+	all := bytes.TrimSuffix(data, []byte("\n"))
+	r := &manifestParser{b: all, ok: true}
+	at := func() int { return len(all) - len(r.b) }
 	m := manifest{Wings: map[string]manifestEntry{}}
 	r.lit(`{"version":`)
 	m.Version = int(r.int())
@@ -337,7 +370,9 @@ func parseManifest(data []byte) (manifest, bool) {
 		}
 		id := r.str()
 		var e manifestEntry
-		r.lit(`:{"model":`)
+		r.lit(":")
+		start := at()
+		r.lit(`{"model":`)
 		e.Model = r.str()
 		r.lit(`,"roots":`)
 		e.Roots = r.strings()
@@ -380,10 +415,14 @@ func parseManifest(data []byte) (manifest, bool) {
 		if r.peek(`,"listed":`) {
 			e.Listed = r.seal()
 		}
+		body := at()
 		if r.peek(`,"digest":`) {
 			e.Digest = r.uint()
 		}
 		r.lit("}")
+		if r.ok {
+			e.read = &readEntry{bytes: all[start:at():at()], digest: digestOf(all[start:body], []byte("}"))}
+		}
 		if _, dup := m.Wings[id]; dup {
 			r.ok = false
 		}

@@ -1,7 +1,9 @@
 package palace
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"reflect"
 	"testing"
@@ -91,6 +93,24 @@ func checkManifestDecode(t *testing.T, data []byte) (fast bool) {
 	if !ok {
 		return false
 	}
+	for id, e := range got.Wings {
+		// Each entry read with its bytes, which say what it does, and
+		// their digest without the digest field.
+		read := e.read
+		e.read = nil
+		got.Wings[id] = e
+		var fromBytes manifestEntry
+		if read == nil || json.Unmarshal(read.bytes, &fromBytes) != nil || !reflect.DeepEqual(fromBytes, e) {
+			t.Fatalf("parseManifest(%q): entry %q read as %+v from %+v", data, id, e, read)
+		}
+		body := read.bytes
+		if i := bytes.LastIndex(body, []byte(`,"digest":`)); i >= 0 && e.Digest != 0 {
+			body = append(body[:i:i], '}')
+		}
+		if d := digestOf(body); read.digest != d {
+			t.Fatalf("parseManifest(%q): entry %q digest %d as read, %d of its bytes", data, id, read.digest, d)
+		}
+	}
 	if wantErr != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("parseManifest(%q)\n= %+v\nencoding/json: %+v, %v", data, got, want, wantErr)
 	}
@@ -166,4 +186,29 @@ func BenchmarkManifestJSON(b *testing.B) {
 			_, _ = marshalManifest(m)
 		}
 	})
+	// What a mine does with the manifest: read it, check each entry's
+	// digest, write it with one entry changed; the entries as read, or
+	// encoded again.
+	for _, again := range []bool{false, true} {
+		b.Run(fmt.Sprintf("mine/encoded again=%v", again), func(b *testing.B) {
+			for b.Loop() {
+				got, _ := unmarshalManifest(data)
+				changed := ""
+				for id, e := range got.Wings {
+					if again {
+						e.read = nil
+					}
+					if e.digestAsRead() == 0 {
+						b.Fatal("no digest")
+					}
+					got.Wings[id], changed = e, id
+				}
+				e := got.Wings[changed]
+				e.Notes++
+				e.Digest, e.read = entryDigest(e), nil
+				got.Wings[changed] = e
+				_, _ = marshalManifest(got)
+			}
+		})
+	}
 }

@@ -55,6 +55,9 @@ type manifestEntry struct {
 	// (entryDigest): an entry edited since (a path changed by hand) is
 	// not trusted to leave its wing unloaded. Zero in earlier builds'.
 	Digest uint64 `json:"digest,omitempty"`
+	// read is the entry as parseManifest read it, nil when it was not
+	// read in its written form; whatever changes the entry drops it.
+	read *readEntry
 }
 
 type manifestSource struct {
@@ -116,7 +119,7 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 		if p.lock == nil {
 			continue
 		}
-		asWritten[id] = e.Digest != 0 && e.Digest == entryDigest(e)
+		asWritten[id] = e.Digest != 0 && e.Digest == e.digestAsRead()
 		if asWritten[id] && e.Listed != nil {
 			// Kept only as its writer wrote it: one edited by hand would
 			// be written again with a digest of its own.
@@ -600,7 +603,7 @@ func (p *Palace) Flush() error {
 		p.seals[t.w.id] = s
 		p.mu.Unlock()
 		if e, ok := man.Wings[t.w.id]; ok {
-			e.Seal = s
+			e.Seal, e.read = s, nil
 			e.Digest = entryDigest(e)
 			man.Wings[t.w.id] = e
 		}
