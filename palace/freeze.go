@@ -20,12 +20,13 @@ import (
 // array at an offset that is a multiple of 8, through a CRC-32 (IEEE).
 // It keeps the CRC of the array being written (crc), and with blocks set
 // of each strBlock bytes of it (blockCRCs). Most arrays are written four
-// bytes at a time, so the bytes are gathered in buf and summed when it is
-// written or the array ends (sum), not at each write.
+// bytes at a time, the strings one note's id or text at a time, so the
+// bytes are gathered in buf and summed when it is written out or the
+// array ends (sum), not at each write.
 type indexWriter struct {
 	out       io.Writer
 	buf       []byte
-	summed    int // buf[:summed] is in crc
+	summed    int // buf[:summed] is in crc (and blockCRCs)
 	n         int64
 	err       error
 	crc       uint32
@@ -38,10 +39,26 @@ func newIndexWriter(out io.Writer) *indexWriter {
 	return &indexWriter{out: out, buf: make([]byte, 0, 1<<16)}
 }
 
-// sum adds the bytes of buf not yet summed to crc.
+// sum adds the bytes of buf not yet summed to crc, and with blocks set to
+// the CRCs of the blocks they fall in.
 func (w *indexWriter) sum() {
-	w.crc = crc32.Update(w.crc, crc32.IEEETable, w.buf[w.summed:])
+	b := w.buf[w.summed:]
+	w.crc = crc32.Update(w.crc, crc32.IEEETable, b)
 	w.summed = len(w.buf)
+	if !w.blocks {
+		return
+	}
+	at := w.n - int64(len(b)) - w.start // b's offset in the array
+	for len(b) > 0 {
+		if at%strBlock == 0 {
+			w.blockCRCs = append(w.blockCRCs, 0)
+		}
+		k := min(len(b), int(strBlock-at%strBlock))
+		last := &w.blockCRCs[len(w.blockCRCs)-1]
+		*last = crc32.Update(*last, crc32.IEEETable, b[:k])
+		at += int64(k)
+		b = b[k:]
+	}
 }
 
 // flush writes buf out.
@@ -62,10 +79,6 @@ func (w *indexWriter) room(k int) bool {
 }
 
 func (w *indexWriter) write(b []byte) {
-	if w.blocks {
-		w.writeBlocks(b)
-		return
-	}
 	for len(b) > 0 && w.room(1) {
 		k := min(len(b), cap(w.buf)-len(w.buf))
 		w.buf = append(w.buf, b[:k]...)
@@ -74,30 +87,11 @@ func (w *indexWriter) write(b []byte) {
 	}
 }
 
-// writeBlocks writes b, summing each strBlock bytes of the array apart.
-func (w *indexWriter) writeBlocks(b []byte) {
-	w.sum()
-	for len(b) > 0 && w.room(1) {
-		at := w.n - w.start
-		if at%strBlock == 0 {
-			w.blockCRCs = append(w.blockCRCs, 0)
-		}
-		k := min(len(b), int(strBlock-at%strBlock), cap(w.buf)-len(w.buf))
-		last := &w.blockCRCs[len(w.blockCRCs)-1]
-		*last = crc32.Update(*last, crc32.IEEETable, b[:k])
-		w.buf = append(w.buf, b[:k]...)
-		w.n += int64(k)
-		w.sum()
-		b = b[k:]
-	}
-}
-
 // str writes s, which is only read (not copied to bytes first).
 func (w *indexWriter) str(s string) { w.write(unsafe.Slice(unsafe.StringData(s), len(s))) }
 
 func (w *indexWriter) u32(v uint32) {
-	if w.blocks || !w.room(4) {
-		w.write(binary.LittleEndian.AppendUint32(nil, v))
+	if !w.room(4) {
 		return
 	}
 	w.buf = binary.LittleEndian.AppendUint32(w.buf, v)
@@ -108,6 +102,36 @@ func (w *indexWriter) u32(v uint32) {
 func (w *indexWriter) pad() {
 	for w.n%8 != 0 {
 		w.write([]byte{0})
+	}
+}
+
+// sortTerms sorts terms by text. A thawed wing numbers its terms in that
+// order and a change adds a few after them, so the run of sorted terms
+// they start with is kept and the rest sorted and merged into it: a
+// sort of them all took a seventh of writing a wing of 1,000 notes.
+func sortTerms(terms []termRef) {
+	byText := func(a, b termRef) int { return strings.Compare(a.text, b.text) }
+	k := 1
+	for k < len(terms) && terms[k-1].text < terms[k].text {
+		k++
+	}
+	if k >= len(terms) {
+		return
+	}
+	head := slices.Clone(terms[:k])
+	tail := terms[k:]
+	slices.SortFunc(tail, byText)
+	// Merged from the front, into terms: the place written is always
+	// before what is left of tail.
+	i, j := 0, 0
+	for out := 0; i < len(head); out++ {
+		if j < len(tail) && byText(tail[j], head[i]) < 0 {
+			terms[out] = tail[j]
+			j++
+		} else {
+			terms[out] = head[i]
+			i++
+		}
 	}
 }
 
@@ -139,8 +163,8 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 		}
 	}
 	n := len(notes)
-	order := s.terms // sorted by text
-	slices.SortFunc(order, func(a, b termRef) int { return strings.Compare(a.text, b.text) })
+	order := s.terms
+	sortTerms(order)
 	checks := make([]uint32, n)
 	post := make([]byte, 0, x.size) // renumbering never lengthens a list
 	var termsLen int64

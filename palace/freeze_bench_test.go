@@ -8,8 +8,9 @@ import (
 	"testing"
 )
 
-// BenchmarkWriteWing writes the file of a wing of 1,000 notes, as a mine
-// after one appended note does for the wing it changed.
+// BenchmarkWriteWing writes the file of a wing of 1,000 notes read from
+// its file and one note appended, as a mine after one appended note does
+// for the wing it changed.
 func BenchmarkWriteWing(b *testing.B) {
 	ctx := context.Background()
 	dir := b.TempDir()
@@ -17,13 +18,26 @@ func BenchmarkWriteWing(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer p.Close()
 	notes := make([]Note, 1000)
 	for i := range notes {
 		notes[i] = note(fmt.Sprintf("n-%d", i), fmt.Sprintf("Infra > Part %d", i/20),
 			fmt.Sprintf("postgres-%d runs on db-%d behind pgbouncer %d; the canary deploy goes to node-%d first", i%97, i%13, i, i%31), i+3)
 	}
-	if _, err := p.ApplySource(ctx, "w", Source{Path: "/hive/agents/w/memory.md", Agent: "w", Hash: "h"}, notes); err != nil {
+	src := Source{Path: "/hive/agents/w/memory.md", Agent: "w", Hash: "h"}
+	if _, err := p.ApplySource(ctx, "w", src, notes[:len(notes)-1]); err != nil {
+		b.Fatal(err)
+	}
+	if err := p.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	p.Close()
+	// Read again and one note appended, as such a mine holds it.
+	if p, err = Open(ctx, filepath.Join(dir, "palace"), Options{}); err != nil {
+		b.Fatal(err)
+	}
+	defer p.Close()
+	src.Hash = "h2"
+	if _, err := p.ApplySource(ctx, "w", src, notes); err != nil {
 		b.Fatal(err)
 	}
 	w := p.wings["w"]

@@ -135,8 +135,14 @@ func (w *wing) freezeSnapshot(ctx context.Context) (*wingSnapshot, error) {
 	sort.Slice(s.sources, func(i, j int) bool { return s.sources[i].Path < s.sources[j].Path })
 	x := w.lex
 	s.lex = lexIndex{docs: slices.Clone(x.docs), notes: slices.Clone(x.notes), live: x.live, totalLen: x.totalLen, size: x.size}
-	s.terms = make([]termRef, 0, len(x.termIDs))
+	// In term id order, which for a thawed wing is the order of their
+	// text (sortTerms).
+	byID := make([]string, len(x.lists))
 	for term, t := range x.termIDs {
+		byID[t] = term
+	}
+	s.terms = make([]termRef, 0, len(x.termIDs))
+	for t, term := range byID {
 		if x.df[t] > 0 {
 			s.terms = append(s.terms, termRef{text: term, data: x.lists[t].data})
 		}
