@@ -159,6 +159,26 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 	return p, nil
 }
 
+// recordHolder writes our pid into the lock file at path, which lets a
+// waiting writer say who holds the lock. It is written in place, in a
+// fixed width, and the file cut only when it is longer: on ext4 closing a
+// file that was truncated and written again flushes it (auto_da_alloc),
+// which os.WriteFile's truncation made cost 0.17 ms of each writer's open.
+func recordHolder(path string) {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	rec := fmt.Appendf(nil, "%10d\n", os.Getpid())
+	if _, err := f.WriteAt(rec, 0); err != nil {
+		return
+	}
+	if info, err := f.Stat(); err == nil && info.Size() > int64(len(rec)) {
+		_ = f.Truncate(int64(len(rec)))
+	}
+}
+
 // acquire takes the writer lock and repairs the layout; it returns the
 // entries of wings/ then.
 func (p *Palace) acquire(ctx context.Context, timeout time.Duration) ([]fs.DirEntry, error) {
@@ -185,8 +205,7 @@ func (p *Palace) acquire(ctx context.Context, timeout time.Duration) ([]fs.DirEn
 		}
 		return nil, fmt.Errorf("%w%s: waited %s; try again when it is done", ErrLocked, holder, timeout)
 	}
-	// Recording our pid lets a waiting writer say who holds the lock.
-	_ = os.WriteFile(path, []byte(fmt.Sprintf("%d\n", os.Getpid())), 0o600)
+	recordHolder(path)
 	info, err := os.Stat(p.dir)
 	if err != nil {
 		_ = l.Unlock()
