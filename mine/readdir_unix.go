@@ -20,10 +20,7 @@ func readDirNoFollow(dir string) ([]fs.DirEntry, fs.FileInfo, error) {
 		return nil, nil, err
 	}
 	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		info = nil
-	}
+	info, _ := f.Stat() // nil when it fails
 	entries, err := f.ReadDir(-1)
 	slices.SortFunc(entries, func(a, b fs.DirEntry) int { return strings.Compare(a.Name(), b.Name()) })
 	return entries, info, err
