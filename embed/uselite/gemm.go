@@ -32,6 +32,9 @@ type matrix struct {
 	// ld is the distance between rows of a panel in data; step is the
 	// distance between the starts of consecutive panels.
 	ld, step int
+	// bf is the same panels in bfloat16, for the tile kernel; nil where
+	// the product stays in float32.
+	bf *bf16Matrix
 }
 
 // newMatrix packs w (k×n, row-major) into panels.
@@ -111,6 +114,10 @@ func matmul(c, a []float32, m int, b *matrix, e epilogue) {
 	if e.bias != nil {
 		_ = e.bias[b.n-1]
 	}
+	if useBF16 && b.bf != nil {
+		matmulBF16(c, a, m, b, e)
+		return
+	}
 	rowJobs := (m + rowsPerJob - 1) / rowsPerJob
 	panelJobs := (b.panels + panelsPerJob - 1) / panelsPerJob
 	parallelFor(rowJobs*panelJobs, func(job int, s *scratch) {
@@ -119,24 +126,38 @@ func matmul(c, a []float32, m int, b *matrix, e epilogue) {
 		p0 := (job % panelJobs) * panelsPerJob
 		p1 := min(b.panels, p0+panelsPerJob)
 		c0, c1 := p0*panelWidth, min(b.n, p1*panelWidth)
-		if e.bias != nil {
-			bias := e.bias[c0:c1]
-			for r := r0; r < r1; r++ {
-				row := c[r*b.n+c0 : r*b.n+c1]
-				if e.setBias {
-					copy(row, bias)
-					continue
-				}
-				addTo(row, bias)
-			}
-		}
+		e.begin(c, b.n, r0, r1, c0, c1)
 		gemmBlock(c, b.n, a, b.k, r0, r1, b, p0, p1, s)
-		if e.relu {
-			for r := r0; r < r1; r++ {
-				relu(c[r*b.n+c0 : r*b.n+c1])
-			}
-		}
+		e.end(c, b.n, r0, r1, c0, c1)
 	})
+}
+
+// begin applies e's bias to rows r0..r1, columns c0..c1 of c (row stride
+// ldc), before the product.
+func (e epilogue) begin(c []float32, ldc, r0, r1, c0, c1 int) {
+	if e.bias == nil {
+		return
+	}
+	bias := e.bias[c0:c1]
+	for r := r0; r < r1; r++ {
+		row := c[r*ldc+c0 : r*ldc+c1]
+		if e.setBias {
+			copy(row, bias)
+			continue
+		}
+		addTo(row, bias)
+	}
+}
+
+// end applies e's rectification to the block begin covered, after the
+// product.
+func (e epilogue) end(c []float32, ldc, r0, r1, c0, c1 int) {
+	if !e.relu {
+		return
+	}
+	for r := r0; r < r1; r++ {
+		relu(c[r*ldc+c0 : r*ldc+c1])
+	}
 }
 
 // gemmBlock computes rows r0..r1 and panels p0..p1 of c += a·b on the
@@ -258,10 +279,12 @@ func kernelGo(k int, a []float32, lda int, b []float32, ldb int, c []float32, ld
 
 // scratch is per-goroutine working memory of parallel jobs.
 type scratch struct {
-	tile   [wideRows * widePanels * panelWidth]float32 // edge tiles, the largest kernel's size
-	tailA  []float32
-	scores []float32
-	keys   matrix
+	tile [wideRows * widePanels * panelWidth]float32 // edge tiles, the largest kernel's size
+	// bf16Tile is an edge block of the tile kernel.
+	bf16Tile [bf16Rows * bf16Panels * panelWidth]float32
+	tailA    []float32
+	scores   []float32
+	keys     matrix
 }
 
 var scratchPool = sync.Pool{New: func() any { return new(scratch) }}

@@ -31,21 +31,27 @@ func randomMatrix(r *rand.Rand, n int) []float32 {
 }
 
 // kernelSets are the kernels a product can run on: the portable one, the
-// AVX2 6×16 one and the AVX-512 12×32 one, each where the CPU has it.
+// AVX2 6×16 one, the AVX-512 12×32 one and the bfloat16 tiles of AMX,
+// each where the CPU has it. Only matrices with bfloat16 panels (the
+// model's weights) run on the tiles.
 var kernelSets = []struct {
-	name         string
-	avx2, avx512 bool
-}{{"portable", false, false}, {"avx2", true, false}, {"avx512", true, true}}
+	name               string
+	avx2, avx512, bf16 bool
+}{{"portable", false, false, false}, {"avx2", true, false, false}, {"avx512", true, true, false}, {"bf16", true, true, true}}
 
 // useKernels switches to a kernel set and returns the function that
 // restores the previous one, or ok false when the CPU lacks the set.
-func useKernels(avx2, avx512 bool) (restore func(), ok bool) {
+func useKernels(avx2, avx512, bf16 bool) (restore func(), ok bool) {
 	if (avx2 && !useAVX2) || (avx512 && !useAVX512) {
+		return nil, false
+	}
+	rt, ok := setTiles(bf16, bf16)
+	if !ok {
 		return nil, false
 	}
 	r2 := setAVX2(avx2)
 	r512 := setAVX512(avx512)
-	return func() { r512(); r2() }, true
+	return func() { r512(); r2(); rt() }, true
 }
 
 // TestMatmulAdd checks the packed product against a naive one, with each
@@ -56,10 +62,10 @@ func TestMatmulAdd(t *testing.T) {
 	shapes := []struct{ m, k, n int }{
 		{1, 1, 1}, {6, 16, 16}, {7, 5, 17}, {12, 16, 32}, {13, 37, 40}, {25, 9, 48}, {50, 256, 768}, {97, 512, 1536 / 4}, {2, 3, 100},
 	}
-	for _, kern := range kernelSets {
+	for _, kern := range kernelSets[:3] { // TestMatmulBF16 has the tiles
 		for _, s := range shapes {
 			t.Run(fmt.Sprintf("%s/%dx%dx%d", kern.name, s.m, s.k, s.n), func(t *testing.T) {
-				restore, ok := useKernels(kern.avx2, kern.avx512)
+				restore, ok := useKernels(kern.avx2, kern.avx512, kern.bf16)
 				if !ok {
 					t.Skipf("CPU lacks the %s kernels", kern.name)
 				}
@@ -123,7 +129,7 @@ func TestWideTilesAnyCPU(t *testing.T) {
 	for _, s := range []struct{ m, k, n int }{{1, 1, 1}, {11, 7, 16}, {12, 64, 32}, {30, 64, 30}, {49, 33, 80}} {
 		for _, kern := range kernelSets[:2] {
 			t.Run(fmt.Sprintf("%s/%dx%dx%d", kern.name, s.m, s.k, s.n), func(t *testing.T) {
-				restore, ok := useKernels(kern.avx2, false)
+				restore, ok := useKernels(kern.avx2, false, false)
 				if !ok {
 					t.Skipf("CPU lacks the %s kernel", kern.name)
 				}

@@ -41,7 +41,7 @@ func TestEmbedKernelsAgree(t *testing.T) {
 	texts := variedTexts(t)
 	vectors := map[string][][]float32{}
 	for _, kern := range kernelSets {
-		restore, ok := useKernels(kern.avx2, kern.avx512)
+		restore, ok := useKernels(kern.avx2, kern.avx512, kern.bf16)
 		if !ok {
 			continue
 		}

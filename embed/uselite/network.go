@@ -72,8 +72,9 @@ func newNetwork(b *bundle) (*network, error) {
 		return t.shape
 	}
 	// A weight matrix is packed into panels, unless the bundle holds its
-	// panels already (a packed file, packed.go).
-	mat := func(name string, k, n int) *matrix {
+	// panels already (a packed file, packed.go); where the tile kernel
+	// runs, into bfloat16 panels too, likewise.
+	panels := func(name string, k, n int) *matrix {
 		w := get(name, k, n)
 		if t, ok := b.get(name + panelsSuffix); ok && len(t.shape) == 2 && t.shape[0] == k && t.shape[1] == n {
 			p := &matrix{k: k, n: n, panels: (n + panelWidth - 1) / panelWidth, ld: panelWidth, step: k * panelWidth}
@@ -83,6 +84,14 @@ func newNetwork(b *bundle) (*network, error) {
 			}
 		}
 		return newMatrix(w, k, n)
+	}
+	tiles := tilesUsable()
+	mat := func(name string, k, n int) *matrix {
+		p := panels(name, k, n)
+		if tiles && p.k > 0 && p.n > 0 {
+			p.bf = bf16Of(b, name, p)
+		}
+		return p
 	}
 	emb := shape("embeddings")
 	if len(emb) != 2 {

@@ -19,11 +19,12 @@ import (
 
 // The packed model file (model.bin.packed) is the converted file's
 // bundle in the form the kernels read: every weight matrix also as its
-// panels ("NAME#panels", see newMatrix) and the timing signal computed
-// ("timing#table"), each array at an offset that is a multiple of 64.
+// panels ("NAME#panels", see newMatrix) and in bfloat16 ("NAME#bf16", see
+// newBF16Matrix), and the timing signal computed ("timing#table"), each
+// array at an offset that is a multiple of 64.
 // Loading maps it and slices the arrays in place: no copy, no packing.
 //
-//	magic    [8]byte  "MMUSEP01"
+//	magic    [8]byte  "MMUSEP02"
 //	ntensors uint32
 //	ntensors × { namelen uint16, name, ndims uint8, dims [ndims]uint32,
 //	             offset uint64, count uint64 }   count float32s at offset
@@ -38,10 +39,11 @@ import (
 // or replaced file) makes the next load check the converted file again
 // and pack it anew.
 const (
-	packedMagic  = "MMUSEP01"
+	packedMagic  = "MMUSEP02"
 	packedSuffix = ".packed"
 	recordSuffix = ".packed.json"
 	panelsSuffix = "#panels"
+	bf16Suffix   = "#bf16"
 	timingTable  = "timing#table"
 	packedAlign  = 64
 )
@@ -153,6 +155,13 @@ func writePacked(path string, b *bundle, net *network, tok *Tokenizer, verified 
 	tensors := append([]tensor{}, b.tensors...)
 	for name, mat := range net.matrices() {
 		tensors = append(tensors, tensor{name: name + panelsSuffix, shape: []int{mat.k, mat.n}, data: mat.data})
+		// Written on every machine, so that the file is the same whatever
+		// the CPU that packed it.
+		bm := mat.bf
+		if bm == nil {
+			bm = newBF16Matrix(mat)
+		}
+		tensors = append(tensors, tensor{name: name + bf16Suffix, shape: []int{mat.k, mat.n}, data: asFloats(bm.data)})
 	}
 	tensors = append(tensors, tensor{name: timingTable, shape: []int{net.maxLen, net.dEmb}, data: net.timing})
 	tensors = append(tensors, tok.tensors()...)
@@ -246,7 +255,7 @@ const (
 )
 
 // asFloats views the bytes of v as float32s.
-func asFloats[T uint64 | int32 | float64](v []T) []float32 {
+func asFloats[T uint64 | int32 | float64 | uint16](v []T) []float32 {
 	if len(v) == 0 {
 		return nil
 	}
@@ -255,14 +264,17 @@ func asFloats[T uint64 | int32 | float64](v []T) []float32 {
 }
 
 // fromFloats views the bytes of f as Ts, false when they do not divide.
-func fromFloats[T uint64 | int32 | float64](f []float32) ([]T, bool) {
+func fromFloats[T uint64 | int32 | float64 | uint16](f []float32) ([]T, bool) {
 	var zero T
+	if len(f) == 0 {
+		return nil, true
+	}
+	if size := int(unsafe.Sizeof(zero)); size < 4 {
+		return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(f))), len(f)*4/size), true
+	}
 	size := int(unsafe.Sizeof(zero)) / 4
 	if len(f)%size != 0 {
 		return nil, false
-	}
-	if len(f) == 0 {
-		return nil, true
 	}
 	return unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(f))), len(f)/size), true
 }

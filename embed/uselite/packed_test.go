@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"testing"
 	"time"
 	"unsafe"
@@ -78,6 +79,14 @@ func TestPackedModelLoads(t *testing.T) {
 	pb, err := parsePacked(buf)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// Every matrix in bfloat16 too, whatever this CPU runs.
+	for name, mat := range first.net.matrices() {
+		bt, ok := pb.get(name + bf16Suffix)
+		data, _ := fromFloats[uint16](bt.data)
+		if !ok || !slices.Equal(data, newBF16Matrix(mat).data) {
+			t.Fatalf("the packed file's %s%s is not the matrix's bfloat16 panels", name, bf16Suffix)
+		}
 	}
 	if _, ok := packedTokenizer(pb); !ok {
 		t.Fatal("the packed file holds no tokenizer")

@@ -1,0 +1,81 @@
+package uselite
+
+import (
+	"sync"
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// tileConfig is the AMX tile configuration tileBF16x32 loads: palette 1,
+// eight tiles of 16 rows × 64 bytes.
+var tileConfig = func() (cfg [64]byte) {
+	cfg[0] = 1
+	for t := range 8 {
+		cfg[16+2*t] = 64 // bytes per row, little-endian uint16
+		cfg[48+t] = 16   // rows
+	}
+	return cfg
+}()
+
+// tilesUsable reports whether this CPU has AMX-BF16 and the kernel lets
+// the process use the tile registers (asked once).
+var tilesUsable = sync.OnceValue(func() bool {
+	tileAsm = cpu.X86.HasAMXTile && cpu.X86.HasAMXBF16 && useAVX512 && requestTiles()
+	useBF16 = tileAsm
+	return tileAsm
+})
+
+// tileAsm reports whether tileBF16 runs on AMX.
+var tileAsm bool
+
+//go:noescape
+func tileBF16x32(kc int, a *uint16, lda int, b *uint16, bstep int, c *float32, ldc int, cfg *byte)
+
+// tileBF16 runs the tile kernel (see tileBF16Go for the arguments): on
+// AMX when tileAsm holds, else in Go. The caller guarantees kc ≥ 1 and
+// that the slices hold the 32×32 block.
+func tileBF16(kc int, a []uint16, lda int, b []uint16, bstep int, c []float32, ldc int) {
+	if !tileAsm {
+		tileBF16Go(kc, a, lda, b, bstep, c, ldc)
+		return
+	}
+	kp := kc * bf16Chunk
+	_ = a[(bf16Rows-1)*lda+kp-1]
+	_ = b[bstep+kp*panelWidth-1]
+	_ = c[(bf16Rows-1)*ldc+bf16Panels*panelWidth-1]
+	tileBF16x32(kc, unsafe.SliceData(a), lda*2, unsafe.SliceData(b), bstep*2, unsafe.SliceData(c), ldc*4, &tileConfig[0])
+}
+
+// setTiles switches the bfloat16 products on or off, on AMX or in Go
+// (tests only), and returns a function that restores the previous
+// setting; ok is false when asm is asked for and AMX is not usable.
+func setTiles(on, asm bool) (restore func(), ok bool) {
+	if asm && !tilesUsable() {
+		return nil, false
+	}
+	old, oldAsm := useBF16, tileAsm
+	useBF16, tileAsm = on, asm
+	return func() { useBF16, tileAsm = old, oldAsm }, true
+}
+
+// roundAVX512 reports whether roundBF16 runs on AVX512-BF16.
+var roundAVX512 = useAVX512 && cpu.X86.HasAVX512BF16
+
+//go:noescape
+func roundBF16AVX512(dst *uint16, src *float32, n int)
+
+// roundBF16 sets dst[i] to toBF16(src[i]) for every i of src.
+func roundBF16(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	body := 0
+	if roundAVX512 {
+		body = len(src) / 32 * 32
+		if body > 0 {
+			roundBF16AVX512(unsafe.SliceData(dst), unsafe.SliceData(src), body)
+		}
+	}
+	for i := body; i < len(src); i++ {
+		dst[i] = toBF16(src[i])
+	}
+}

@@ -1,0 +1,92 @@
+#include "textflag.h"
+
+// func tileBF16x32(kc int, a *uint16, lda int, b *uint16, bstep int, c *float32, ldc int, cfg *byte)
+//
+// c[32×32] += a[32×32·kc] · b[32·kc×32] on AMX tiles. a is bfloat16 rows
+// lda bytes apart; b is two bfloat16 panels bstep bytes apart, each of
+// 16·kc pair rows of 64 bytes (rows 2r and 2r+1 interleaved, the B-tile
+// layout); c is float32 rows ldc bytes apart. cfg is the 64-byte tile
+// configuration: eight tiles of 16 rows × 64 bytes. Tiles 0–3 hold c,
+// 4–5 the two 16-row halves of a's chunk, 6–7 the two panels' chunk.
+// The Go assembler has no AMX mnemonics, so they are spelled in bytes;
+// the tiles are released before returning, leaving no state behind.
+TEXT ·tileBF16x32(SB), NOSPLIT, $0-64
+	MOVQ kc+0(FP), CX
+	MOVQ a+8(FP), SI
+	MOVQ lda+16(FP), DX
+	MOVQ b+24(FP), R8
+	MOVQ bstep+32(FP), R13
+	ADDQ R8, R13
+	MOVQ c+40(FP), DI
+	MOVQ ldc+48(FP), R10
+	MOVQ cfg+56(FP), AX
+	MOVQ R10, R11
+	SHLQ $4, R11
+	ADDQ DI, R11 // c row 16
+	MOVQ DX, R12
+	SHLQ $4, R12
+	ADDQ SI, R12 // a row 16
+	MOVQ $64, BX
+
+	// LDTILECFG [AX]
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0x00
+	LEAQ 64(DI), AX
+	LEAQ 64(R11), R9
+	// TILELOADD tmm0, [DI+R10]; tmm1, [AX+R10]; tmm2, [R11+R10]; tmm3, [R9+R10]
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x04; BYTE $0x17
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7b; BYTE $0x4b; BYTE $0x0c; BYTE $0x10
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7b; BYTE $0x4b; BYTE $0x14; BYTE $0x13
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7b; BYTE $0x4b; BYTE $0x1c; BYTE $0x11
+
+loop:
+	// TILELOADD tmm4, [SI+DX]; tmm5, [R12+DX]; tmm6, [R8+BX]; tmm7, [R13+BX]
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x16
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x14
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x18
+	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x7c; BYTE $0x1d; BYTE $0x00
+	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
+	ADDQ $64, SI
+	ADDQ $64, R12
+	ADDQ $1024, R8
+	ADDQ $1024, R13
+	DECQ CX
+	JNZ  loop
+
+	// TILESTORED [DI+R10], tmm0; [AX+R10], tmm1; [R11+R10], tmm2; [R9+R10], tmm3
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x04; BYTE $0x17
+	BYTE $0xc4; BYTE $0xa2; BYTE $0x7a; BYTE $0x4b; BYTE $0x0c; BYTE $0x10
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x14; BYTE $0x13
+	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x1c; BYTE $0x11
+	// TILERELEASE
+	BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0xc0
+	RET
+
+// func roundBF16AVX512(dst *uint16, src *float32, n int)
+//
+// dst[i] = src[i] rounded to bfloat16 (VCVTNE2PS2BF16: ties to even,
+// denormals to zero) for i < n, n a multiple of 32.
+TEXT ·roundBF16AVX512(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+	SHRQ $5, CX
+	JZ   done
+
+loop:
+	VMOVUPS (SI), Z0
+	VMOVUPS 64(SI), Z1
+	// VCVTNE2PS2BF16 Z0, Z1, Z2: Z0's values to Z2's low half, Z1's to its high half
+	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0
+	VMOVUPS Z2, (DI)
+	ADDQ $128, SI
+	ADDQ $64, DI
+	DECQ CX
+	JNZ  loop
+
+done:
+	VZEROUPPER
+	RET

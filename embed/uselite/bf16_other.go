@@ -1,0 +1,30 @@
+//go:build !amd64
+
+package uselite
+
+// tilesUsable is false off amd64: there is no tile kernel.
+func tilesUsable() bool { return false }
+
+// tileBF16 runs the portable tile kernel.
+func tileBF16(kc int, a []uint16, lda int, b []uint16, bstep int, c []float32, ldc int) {
+	tileBF16Go(kc, a, lda, b, bstep, c, ldc)
+}
+
+// setTiles switches the bfloat16 products on or off in Go (tests only);
+// ok is false when AMX is asked for.
+func setTiles(on, asm bool) (restore func(), ok bool) {
+	if asm {
+		return nil, false
+	}
+	old := useBF16
+	useBF16 = on
+	return func() { useBF16 = old }, true
+}
+
+// roundBF16 sets dst[i] to toBF16(src[i]) for every i of src.
+func roundBF16(dst []uint16, src []float32) {
+	dst = dst[:len(src)]
+	for i, v := range src {
+		dst[i] = toBF16(v)
+	}
+}
