@@ -51,7 +51,8 @@ func tileBF16(kc int, a []uint16, lda int, b []uint16, bstep int, c []float32, l
 // (tests only), and returns a function that restores the previous
 // setting; ok is false when asm is asked for and AMX is not usable.
 func setTiles(on, asm bool) (restore func(), ok bool) {
-	if asm && !tilesUsable() {
+	// Asked first, so that a model loaded later does not reset the switch.
+	if !tilesUsable() && asm {
 		return nil, false
 	}
 	old, oldAsm := useBF16, tileAsm
