@@ -5,10 +5,14 @@ import (
 	"sync"
 )
 
-// On CPUs with AMX, a product by a weight matrix runs in bfloat16 on the
-// tile unit: the weights and each product's left-hand side are rounded to
-// bfloat16 and multiplied with float32 sums, a 32×32 block of c per
-// kernel call (docs/model.md says what this does to the vectors).
+// On CPUs with AMX, a product by a weight matrix runs on the bfloat16
+// tile unit, a 32×32 block of c per kernel call, to float32's accuracy:
+// each value x of the weights and of the product's left-hand side is
+// split into a high and a low bfloat16 part, hi = bf16(x) and lo =
+// bf16(x − hi), which hold 16 of float32's 24 bits, and a·b is summed in
+// float32 as a_hi·b_hi + a_hi·b_lo + a_lo·b_hi (a_lo·b_lo, about 2^-16
+// of the product, is left out); the three products feed one accumulator
+// in one kernel call (docs/model.md says what this does to the vectors).
 // Attention's products, whose right-hand sides are built per sequence,
 // stay in float32.
 const (
@@ -20,26 +24,30 @@ const (
 	bf16PairsPerJob  = 2 // panel pairs one parallel job computes
 )
 
-// bf16Matrix is a weight matrix's panels in bfloat16, in the layout of
-// AMX's right-hand tiles: each pair of rows 2r, 2r+1 of a panel is one
-// row of 64 bytes, their values interleaved column by column.
+// bf16Matrix is a weight matrix's panels as high and low bfloat16 parts,
+// in the layout of AMX's right-hand tiles: each pair of rows 2r, 2r+1 of
+// a panel is one row of 64 bytes, their values interleaved column by
+// column.
 type bf16Matrix struct {
 	kp     int      // k rounded up to bf16Chunk; the rows past k are zero
 	panels int      // panels rounded up to bf16Panels; the extra one is zero
-	data   []uint16 // panel pi starts at pi·kp·panelWidth
+	data   []uint16 // the high parts; panel pi starts at pi·kp·panelWidth
+	lo     []uint16 // the low parts, laid out as data
 }
 
-// newBF16Matrix rounds p's panels to bfloat16.
+// newBF16Matrix splits p's panels into bfloat16 parts.
 func newBF16Matrix(p *matrix) *bf16Matrix {
 	bm := bf16Shape(p)
 	bm.data = make([]uint16, bm.panels*bm.kp*panelWidth)
+	bm.lo = make([]uint16, len(bm.data))
 	for pi := range p.panels {
-		src, dst := p.panel(pi), bm.panel(pi)
+		src := p.panel(pi)
+		hi, lo := bm.panel(pi), bm.loPanel(pi)
 		for i := range p.k {
 			row := src[i*p.ld : i*p.ld+panelWidth]
-			pair := dst[i/2*2*panelWidth:]
+			at := i/2*2*panelWidth + i%2
 			for j, v := range row {
-				pair[2*j+i%2] = toBF16(v)
+				hi[at+2*j], lo[at+2*j] = splitBF16(v)
 			}
 		}
 	}
@@ -47,15 +55,23 @@ func newBF16Matrix(p *matrix) *bf16Matrix {
 }
 
 // bf16Of returns p's bfloat16 panels: in place from the bundle's
-// "NAME#bf16" tensor (a packed file) when it has one of p's shape, else
-// rounded from p.
+// "NAME#bf16" and "NAME#bf16lo" tensors (a packed file) when it has them
+// in p's shape, else split from p.
 func bf16Of(b *bundle, name string, p *matrix) *bf16Matrix {
-	if t, ok := b.get(name + bf16Suffix); ok && len(t.shape) == 2 && t.shape[0] == p.k && t.shape[1] == p.n {
-		bm := bf16Shape(p)
-		if data, _ := fromFloats[uint16](t.data); len(data) == bm.panels*bm.kp*panelWidth {
-			bm.data = data
-			return bm
+	bm := bf16Shape(p)
+	part := func(suffix string) []uint16 {
+		t, ok := b.get(name + suffix)
+		if !ok || len(t.shape) != 2 || t.shape[0] != p.k || t.shape[1] != p.n {
+			return nil
 		}
+		if data, _ := fromFloats[uint16](t.data); len(data) == bm.panels*bm.kp*panelWidth {
+			return data
+		}
+		return nil
+	}
+	if hi, lo := part(bf16Suffix), part(bf16LoSuffix); hi != nil && lo != nil {
+		bm.data, bm.lo = hi, lo
+		return bm
 	}
 	return newBF16Matrix(p)
 }
@@ -68,9 +84,14 @@ func bf16Shape(p *matrix) *bf16Matrix {
 	}
 }
 
-// panel returns the data of panel pi.
+// panel returns the high parts of panel pi.
 func (bm *bf16Matrix) panel(pi int) []uint16 {
 	return bm.data[pi*bm.kp*panelWidth : (pi+1)*bm.kp*panelWidth]
+}
+
+// loPanel returns the low parts of panel pi.
+func (bm *bf16Matrix) loPanel(pi int) []uint16 {
+	return bm.lo[pi*bm.kp*panelWidth : (pi+1)*bm.kp*panelWidth]
 }
 
 // toBF16 rounds v to the nearest bfloat16, ties to even, as AVX512-BF16
@@ -87,6 +108,18 @@ func toBF16(v float32) uint16 {
 	return uint16(u >> 16)
 }
 
+// splitBF16 splits v into bfloat16 parts: hi = toBF16(v) and lo =
+// toBF16(v − hi), the subtraction exact in float32; lo is zero when hi is
+// not finite (an infinity, a NaN, or a value rounded up to infinity),
+// which keeps hi + lo what hi alone is.
+func splitBF16(v float32) (hi, lo uint16) {
+	hi = toBF16(v)
+	if hi&0x7f80 == 0x7f80 {
+		return hi, 0
+	}
+	return hi, toBF16(v - fromBF16(hi))
+}
+
 // fromBF16 is the float32 value of a bfloat16.
 func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 
@@ -95,29 +128,52 @@ func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 // is usable.
 var useBF16 bool
 
-// bf16Pool holds the rounded left-hand sides of products.
+// bf16Terms is how many tile products make a·b: 3, a_hi·b_hi + a_hi·b_lo
+// + a_lo·b_hi; 2, a_hi·b_hi + a_lo·b_hi; 1, a_hi·b_hi (bfloat16 alone).
+// Only tests and measurements set it below 3.
+var bf16Terms = 3
+
+// bf16Pool holds the split left-hand sides of products.
 var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
 
 // matmulBF16 is matmul on the tile kernel: c += a·b with e's bias and
-// rectification, a rounded to bfloat16 and b read from b.bf.
+// rectification, a split into bfloat16 parts and b's parts read from b.bf.
 func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 	bm := b.bf
 	k, n, kp := b.k, b.n, bm.kp
+	terms := bf16Terms
 	blocks := (m + bf16Rows - 1) / bf16Rows
+	size := blocks * bf16Rows * kp
 	buf := bf16Pool.Get().(*[]uint16)
 	defer bf16Pool.Put(buf)
-	if cap(*buf) < blocks*bf16Rows*kp {
-		*buf = make([]uint16, blocks*bf16Rows*kp)
+	if cap(*buf) < 2*size {
+		*buf = make([]uint16, 2*size)
 	}
-	ab := (*buf)[:blocks*bf16Rows*kp]
+	ab := (*buf)[:size]
+	var alo, blo []uint16
+	if terms >= 2 {
+		alo = (*buf)[size : 2*size]
+	}
+	if terms >= 3 {
+		blo = bm.lo
+	}
 	parallelFor(blocks, func(blk int, _ *scratch) {
 		for r := blk * bf16Rows; r < (blk+1)*bf16Rows; r++ {
 			dst := ab[r*kp : (r+1)*kp]
 			if r >= m {
 				clear(dst)
+				if alo != nil {
+					clear(alo[r*kp : (r+1)*kp])
+				}
 				continue
 			}
-			roundBF16(dst[:k], a[r*k:(r+1)*k])
+			if alo == nil {
+				roundBF16(dst[:k], a[r*k:(r+1)*k])
+			} else {
+				lo := alo[r*kp : (r+1)*kp]
+				splitBF16s(dst[:k], lo[:k], a[r*k:(r+1)*k])
+				clear(lo[k:])
+			}
 			clear(dst[k:])
 		}
 	})
@@ -135,14 +191,22 @@ func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 		e.begin(c, n, r0, r1, c0, c1)
 		for q := q0; q < q1; q++ {
 			bp := bm.data[q*bf16Panels*kp*panelWidth:]
+			var bplo []uint16
+			if blo != nil {
+				bplo = blo[q*bf16Panels*kp*panelWidth:]
+			}
 			cq := q * tw
 			cw := min(tw, n-cq)
 			for blk := b0; blk < b1; blk++ {
 				r := blk * bf16Rows
 				rows := min(bf16Rows, m-r)
 				ap := ab[r*kp:]
+				var aplo []uint16
+				if alo != nil {
+					aplo = alo[r*kp:]
+				}
 				if rows == bf16Rows && cw == tw {
-					tileBF16(kp/bf16Chunk, ap, kp, bp, kp*panelWidth, c[r*n+cq:], n)
+					tileBF16(kp/bf16Chunk, ap, aplo, kp, bp, bplo, kp*panelWidth, c[r*n+cq:], n)
 					continue
 				}
 				// Edge block: compute it in a full-size copy.
@@ -151,7 +215,7 @@ func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 				for i := range rows {
 					copy(tile[i*tw:i*tw+cw], c[(r+i)*n+cq:(r+i)*n+cq+cw])
 				}
-				tileBF16(kp/bf16Chunk, ap, kp, bp, kp*panelWidth, tile, tw)
+				tileBF16(kp/bf16Chunk, ap, aplo, kp, bp, bplo, kp*panelWidth, tile, tw)
 				for i := range rows {
 					copy(c[(r+i)*n+cq:(r+i)*n+cq+cw], tile[i*tw:i*tw+cw])
 				}
@@ -162,24 +226,40 @@ func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 }
 
 // tileBF16Go is the portable tile kernel: c[32×32] += a[32×32·kc] ·
-// b[32·kc×32], a in bfloat16 rows lda apart, b two bfloat16 panels (pair
-// rows interleaved) bstep apart, c rows ldc apart; strides in elements.
-// Each element adds the products (exact in float32) in order of k,
-// rounding after each; the tile unit sums a chunk more precisely, so the
-// two agree to float32 rounding, not bit for bit.
-func tileBF16Go(kc int, a []uint16, lda int, b []uint16, bstep int, c []float32, ldc int) {
+// b[32·kc×32] as the sum of bfloat16 products a_hi·b_hi + a_hi·b_lo +
+// a_lo·b_hi, a's parts rows lda apart, b's two panels (pair rows
+// interleaved) bstep apart, c rows ldc apart; strides in elements. A nil
+// alo or blo leaves out the products with that part. Each element adds
+// the products (exact in float32) in order of k, rounding after each; the
+// tile unit sums a chunk more precisely and in another order, so the two
+// agree to float32 rounding, not bit for bit.
+func tileBF16Go(kc int, a, alo []uint16, lda int, b, blo []uint16, bstep int, c []float32, ldc int) {
 	kp := kc * bf16Chunk
 	for i := range bf16Rows {
 		arow := a[i*lda : i*lda+kp]
+		var alrow []uint16
+		if alo != nil {
+			alrow = alo[i*lda : i*lda+kp]
+		}
 		for p := range bf16Panels {
 			panel := b[p*bstep : p*bstep+kp*panelWidth]
+			var lpanel []uint16
+			if blo != nil {
+				lpanel = blo[p*bstep : p*bstep+kp*panelWidth]
+			}
 			crow := c[i*ldc+p*panelWidth : i*ldc+(p+1)*panelWidth]
 			for j := range crow {
 				acc := crow[j]
-				for kk := 0; kk < kp; kk += 2 {
-					pair := panel[kk*panelWidth+2*j:]
-					acc += fromBF16(arow[kk]) * fromBF16(pair[0])
-					acc += fromBF16(arow[kk+1]) * fromBF16(pair[1])
+				for kk := range kp {
+					at := kk/2*2*panelWidth + 2*j + kk%2
+					ah, bh := fromBF16(arow[kk]), fromBF16(panel[at])
+					if lpanel != nil {
+						acc += ah * fromBF16(lpanel[at])
+					}
+					acc += ah * bh
+					if alrow != nil {
+						acc += fromBF16(alrow[kk]) * bh
+					}
 				}
 				crow[j] = acc
 			}

@@ -30,21 +30,30 @@ var tilesUsable = sync.OnceValue(func() bool {
 var tileAsm bool
 
 //go:noescape
-func tileBF16x32(kc int, a *uint16, lda int, b *uint16, bstep int, c *float32, ldc int, cfg *byte)
+func tileBF16x32(kc int, a, alo *uint16, lda int, b, blo *uint16, bstep int, c *float32, ldc int, cfg *byte)
 
 // tileBF16 runs the tile kernel (see tileBF16Go for the arguments): on
 // AMX when tileAsm holds, else in Go. The caller guarantees kc ≥ 1 and
 // that the slices hold the 32×32 block.
-func tileBF16(kc int, a []uint16, lda int, b []uint16, bstep int, c []float32, ldc int) {
+func tileBF16(kc int, a, alo []uint16, lda int, b, blo []uint16, bstep int, c []float32, ldc int) {
 	if !tileAsm {
-		tileBF16Go(kc, a, lda, b, bstep, c, ldc)
+		tileBF16Go(kc, a, alo, lda, b, blo, bstep, c, ldc)
 		return
 	}
 	kp := kc * bf16Chunk
 	_ = a[(bf16Rows-1)*lda+kp-1]
 	_ = b[bstep+kp*panelWidth-1]
 	_ = c[(bf16Rows-1)*ldc+bf16Panels*panelWidth-1]
-	tileBF16x32(kc, unsafe.SliceData(a), lda*2, unsafe.SliceData(b), bstep*2, unsafe.SliceData(c), ldc*4, &tileConfig[0])
+	var alop, blop *uint16
+	if alo != nil {
+		_ = alo[(bf16Rows-1)*lda+kp-1]
+		alop = unsafe.SliceData(alo)
+	}
+	if blo != nil {
+		_ = blo[bstep+kp*panelWidth-1]
+		blop = unsafe.SliceData(blo)
+	}
+	tileBF16x32(kc, unsafe.SliceData(a), alop, lda*2, unsafe.SliceData(b), blop, bstep*2, unsafe.SliceData(c), ldc*4, &tileConfig[0])
 }
 
 // setTiles switches the bfloat16 products on or off, on AMX or in Go
@@ -60,7 +69,8 @@ func setTiles(on, asm bool) (restore func(), ok bool) {
 	return func() { useBF16, tileAsm = old, oldAsm }, true
 }
 
-// roundAVX512 reports whether roundBF16 runs on AVX512-BF16.
+// roundAVX512 reports whether roundBF16 and splitBF16s run on
+// AVX512-BF16.
 var roundAVX512 = useAVX512 && cpu.X86.HasAVX512BF16
 
 //go:noescape
@@ -78,5 +88,23 @@ func roundBF16(dst []uint16, src []float32) {
 	}
 	for i := body; i < len(src); i++ {
 		dst[i] = toBF16(src[i])
+	}
+}
+
+//go:noescape
+func splitBF16AVX512(hi, lo *uint16, src *float32, n int)
+
+// splitBF16s sets hi[i], lo[i] to splitBF16(src[i]) for every i of src.
+func splitBF16s(hi, lo []uint16, src []float32) {
+	hi, lo = hi[:len(src)], lo[:len(src)]
+	body := 0
+	if roundAVX512 {
+		body = len(src) / 32 * 32
+		if body > 0 {
+			splitBF16AVX512(unsafe.SliceData(hi), unsafe.SliceData(lo), unsafe.SliceData(src), body)
+		}
+	}
+	for i := body; i < len(src); i++ {
+		hi[i], lo[i] = splitBF16(src[i])
 	}
 }

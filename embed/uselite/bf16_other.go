@@ -6,8 +6,8 @@ package uselite
 func tilesUsable() bool { return false }
 
 // tileBF16 runs the portable tile kernel.
-func tileBF16(kc int, a []uint16, lda int, b []uint16, bstep int, c []float32, ldc int) {
-	tileBF16Go(kc, a, lda, b, bstep, c, ldc)
+func tileBF16(kc int, a, alo []uint16, lda int, b, blo []uint16, bstep int, c []float32, ldc int) {
+	tileBF16Go(kc, a, alo, lda, b, blo, bstep, c, ldc)
 }
 
 // setTiles switches the bfloat16 products on or off in Go (tests only);
@@ -26,5 +26,13 @@ func roundBF16(dst []uint16, src []float32) {
 	dst = dst[:len(src)]
 	for i, v := range src {
 		dst[i] = toBF16(v)
+	}
+}
+
+// splitBF16s sets hi[i], lo[i] to splitBF16(src[i]) for every i of src.
+func splitBF16s(hi, lo []uint16, src []float32) {
+	hi, lo = hi[:len(src)], lo[:len(src)]
+	for i, v := range src {
+		hi[i], lo[i] = splitBF16(v)
 	}
 }

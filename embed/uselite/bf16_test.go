@@ -93,11 +93,73 @@ func TestRoundBF16(t *testing.T) {
 	}
 }
 
+// TestSplitBF16 checks the split of a float32 into bfloat16 parts: hi is
+// toBF16(v), lo the rest rounded, and hi + lo within 2^-16 of v (where the
+// rest is no denormal); lo is zero where hi is not finite. splitBF16s,
+// the vector split, must give the same parts on every length up to three
+// vectors' worth, on random bits (denormals, infinities and NaNs among
+// them).
+func TestSplitBF16(t *testing.T) {
+	r := rand.New(rand.NewPCG(17, 18))
+	values := []float32{0, 1, -1, 1.00390625, 1 + 0x1p-20, math.MaxFloat32, -math.MaxFloat32, float32(math.Inf(1)),
+		float32(math.Inf(-1)), float32(math.NaN()), math.Float32frombits(0x7f7f8000), math.Float32frombits(0x00800000),
+		math.Float32frombits(0x00812345), math.SmallestNonzeroFloat32}
+	for range 100000 {
+		values = append(values, math.Float32frombits(r.Uint32()))
+	}
+	for _, v := range values {
+		hi, lo := splitBF16(v)
+		if want := toBF16(v); hi != want && v == v {
+			t.Fatalf("splitBF16(%#x): hi %#x, want toBF16's %#x", math.Float32bits(v), hi, want)
+		}
+		h := fromBF16(hi)
+		if math.IsInf(float64(h), 0) || h != h {
+			if lo != 0 {
+				t.Fatalf("splitBF16(%#x): hi %#x is not finite, lo %#x", math.Float32bits(v), hi, lo)
+			}
+			continue
+		}
+		if want := toBF16(v - h); lo != want {
+			t.Fatalf("splitBF16(%#x): lo %#x, want %#x", math.Float32bits(v), lo, want)
+		}
+		if rest := math.Abs(float64(v - h)); rest >= 0x1p-126 {
+			if d := math.Abs(float64(v) - float64(h) - float64(fromBF16(lo))); d > math.Abs(float64(v))*0x1p-16 {
+				t.Fatalf("splitBF16(%v): hi + lo = %v, off by %g", v, float64(h)+float64(fromBF16(lo)), d)
+			}
+		}
+	}
+	for n := range 100 {
+		src := make([]float32, n)
+		for i := range src {
+			src[i] = math.Float32frombits(r.Uint32() >> (r.Uint32() % 2 * 24))
+		}
+		src = append(src, values[:n%len(values)]...) // the special values too
+		hi, lo := make([]uint16, len(src)), make([]uint16, len(src))
+		splitBF16s(hi, lo, src)
+		for i, v := range src {
+			wantHi, wantLo := splitBF16(v)
+			if v != v {
+				if g := fromBF16(hi[i]); g == g || lo[i] != 0 {
+					t.Fatalf("n=%d: splitBF16s(NaN %#x) = %#x, %#x, want a NaN and 0", len(src), math.Float32bits(v), hi[i], lo[i])
+				}
+				continue
+			}
+			if hi[i] != wantHi || lo[i] != wantLo {
+				t.Fatalf("n=%d, element %d: splitBF16s(%#x) = %#x, %#x, splitBF16 %#x, %#x", len(src), i, math.Float32bits(v), hi[i], lo[i], wantHi, wantLo)
+			}
+		}
+	}
+}
+
 // TestMatmulBF16 checks products on the bfloat16 tiles, with their bias
-// and rectification, against float64 products of the rounded inputs, on
-// shapes with edge blocks (rows, columns or k not a multiple of 32, an odd
-// number of panels): the portable kernel everywhere, the AMX one where the
-// CPU has it.
+// and rectification, on shapes with edge blocks (rows, columns or k not a
+// multiple of 32, an odd number of panels): the portable kernel
+// everywhere, the AMX one where the CPU has it, with each number of tile
+// products (bf16Terms). Each is held to the float64 product of the parts
+// it multiplies to within float32 sums, and the three products, what
+// runs, to the float64 product of the unrounded inputs to within the
+// parts' precision: 3·2^-16 of each |a·b| (a_lo·b_lo and the low parts'
+// rounding left out).
 func TestMatmulBF16(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	shapes := []struct{ m, k, n int }{
@@ -111,51 +173,94 @@ func TestMatmulBF16(t *testing.T) {
 			bias := randomMatrix(r, s.n)
 			b := newMatrix(w, s.k, s.n)
 			b.bf = newBF16Matrix(b)
-			rounded := func(x []float32) []float32 {
-				out := make([]float32, len(x))
+			parts := func(x []float32) (hi, lo []float64) {
+				hi, lo = make([]float64, len(x)), make([]float64, len(x))
 				for i, v := range x {
-					out[i] = fromBF16(toBF16(v))
+					h, l := splitBF16(v)
+					hi[i], lo[i] = float64(fromBF16(h)), float64(fromBF16(l))
 				}
-				return out
+				return hi, lo
 			}
-			exact := naiveMatmul(rounded(a), rounded(w), s.m, s.k, s.n)
-			for _, e := range []epilogue{{}, {bias: bias, setBias: true, relu: true}, {bias: bias}} {
-				want := make([]float32, len(exact))
-				for i := range want {
-					switch {
-					case e.setBias:
-						want[i] = bias[i%s.n]
-					case e.bias != nil:
-						want[i] = init[i] + bias[i%s.n]
-					default:
-						want[i] = init[i]
+			ahi, alo := parts(a)
+			whi, wlo := parts(w)
+			// exact[terms-1] is the float64 product of the parts the
+			// kernel multiplies with that many products; size is Σ|a·b|.
+			var exact [3][]float64
+			for i := range exact {
+				exact[i] = make([]float64, s.m*s.n)
+			}
+			truth, size := make([]float64, s.m*s.n), make([]float64, s.m*s.n)
+			for i := range s.m {
+				for j := range s.n {
+					var e1, e2, e3, x, sz float64
+					for kk := range s.k {
+						ai, wi := i*s.k+kk, kk*s.n+j
+						hh := ahi[ai] * whi[wi]
+						e1 += hh
+						e2 += hh + alo[ai]*whi[wi]
+						e3 += hh + alo[ai]*whi[wi] + ahi[ai]*wlo[wi]
+						x += float64(a[ai]) * float64(w[wi])
+						sz += math.Abs(float64(a[ai]) * float64(w[wi]))
 					}
-					want[i] += exact[i]
-					if e.relu && want[i] < 0 {
-						want[i] = 0
-					}
+					exact[0][i*s.n+j], exact[1][i*s.n+j], exact[2][i*s.n+j] = e1, e2, e3
+					truth[i*s.n+j], size[i*s.n+j] = x, sz
 				}
-				run := func(asm bool) ([]float32, bool) {
+			}
+			for _, e := range []epilogue{{}, {bias: bias, setBias: true, relu: true}, {bias: bias}} {
+				with := func(prod []float64) []float64 {
+					want := make([]float64, len(prod))
+					for i := range want {
+						switch {
+						case e.setBias:
+							want[i] = float64(bias[i%s.n])
+						case e.bias != nil:
+							want[i] = float64(init[i] + bias[i%s.n])
+						default:
+							want[i] = float64(init[i])
+						}
+						want[i] += prod[i]
+						if e.relu && want[i] < 0 {
+							want[i] = 0
+						}
+					}
+					return want
+				}
+				run := func(asm bool, terms int) ([]float32, bool) {
 					restore, ok := setTiles(true, asm)
 					if !ok {
 						return nil, false
 					}
 					defer restore()
+					old := bf16Terms
+					bf16Terms = terms
+					defer func() { bf16Terms = old }()
 					c := append([]float32(nil), init...)
 					matmul(c, a, s.m, b, e)
 					return c, true
 				}
 				for _, asm := range []bool{false, true} {
-					got, ok := run(asm)
-					if !ok {
-						continue
-					}
-					// Float32 sums of k products below 1 in size; the two
-					// kernels round differently within a chunk of k.
-					tol := float32(s.k+2) * 1e-6
-					for i := range got {
-						if d := got[i] - want[i]; d > tol || d < -tol {
-							t.Fatalf("AMX %v, %+v: element %d: got %v, want %v", asm, e, i, got[i], want[i])
+					for terms := 1; terms <= 3; terms++ {
+						got, ok := run(asm, terms)
+						if !ok {
+							continue
+						}
+						// Float32 sums of k products below 1 in size; the
+						// two kernels round differently within a chunk of k.
+						tol := float64(s.k+2) * 1e-6
+						want := with(exact[terms-1])
+						for i := range got {
+							if d := math.Abs(float64(got[i]) - want[i]); d > tol {
+								t.Fatalf("AMX %v, %d products, %+v: element %d: got %v, want %v", asm, terms, e, i, got[i], want[i])
+							}
+						}
+						if terms != 3 {
+							continue
+						}
+						want = with(truth)
+						for i := range got {
+							if d := math.Abs(float64(got[i]) - want[i]); d > tol+3*0x1p-16*size[i] {
+								t.Fatalf("AMX %v, %+v: element %d: got %v, float64 %v", asm, e, i, got[i], want[i])
+							}
 						}
 					}
 				}

@@ -19,12 +19,13 @@ import (
 
 // The packed model file (model.bin.packed) is the converted file's
 // bundle in the form the kernels read: every weight matrix also as its
-// panels ("NAME#panels", see newMatrix) and in bfloat16 ("NAME#bf16", see
-// newBF16Matrix), and the timing signal computed ("timing#table"), each
-// array at an offset that is a multiple of 64.
+// panels ("NAME#panels", see newMatrix) and as high and low bfloat16
+// parts ("NAME#bf16", "NAME#bf16lo", see newBF16Matrix), and the timing
+// signal computed ("timing#table"), each array at an offset that is a
+// multiple of 64.
 // Loading maps it and slices the arrays in place: no copy, no packing.
 //
-//	magic    [8]byte  "MMUSEP02"
+//	magic    [8]byte  "MMUSEP03"
 //	ntensors uint32
 //	ntensors × { namelen uint16, name, ndims uint8, dims [ndims]uint32,
 //	             offset uint64, count uint64 }   count float32s at offset
@@ -39,11 +40,12 @@ import (
 // or replaced file) makes the next load check the converted file again
 // and pack it anew.
 const (
-	packedMagic  = "MMUSEP02"
+	packedMagic  = "MMUSEP03" // 02 had no #bf16lo: packed anew once
 	packedSuffix = ".packed"
 	recordSuffix = ".packed.json"
 	panelsSuffix = "#panels"
 	bf16Suffix   = "#bf16"
+	bf16LoSuffix = "#bf16lo"
 	timingTable  = "timing#table"
 	packedAlign  = 64
 )
@@ -161,7 +163,8 @@ func writePacked(path string, b *bundle, net *network, tok *Tokenizer, verified 
 		if bm == nil {
 			bm = newBF16Matrix(mat)
 		}
-		tensors = append(tensors, tensor{name: name + bf16Suffix, shape: []int{mat.k, mat.n}, data: asFloats(bm.data)})
+		tensors = append(tensors, tensor{name: name + bf16Suffix, shape: []int{mat.k, mat.n}, data: asFloats(bm.data)},
+			tensor{name: name + bf16LoSuffix, shape: []int{mat.k, mat.n}, data: asFloats(bm.lo)})
 	}
 	tensors = append(tensors, tensor{name: timingTable, shape: []int{net.maxLen, net.dEmb}, data: net.timing})
 	tensors = append(tensors, tok.tensors()...)

@@ -19,7 +19,8 @@ import (
 // without checking the weights while the files keep the size and time
 // recorded: a byte changed in place, time kept, still loads. Touching the
 // converted file makes the next load check it again, which finds the
-// damage; a packed file of another size is not trusted.
+// damage; a packed file of another size or an older format is not
+// trusted.
 func TestPackedModelLoads(t *testing.T) {
 	data, err := newSynthetic(t).bundle(t).encode()
 	if err != nil {
@@ -80,12 +81,18 @@ func TestPackedModelLoads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// Every matrix in bfloat16 too, whatever this CPU runs.
+	// Every matrix as its bfloat16 parts too, whatever this CPU runs.
 	for name, mat := range first.net.matrices() {
-		bt, ok := pb.get(name + bf16Suffix)
-		data, _ := fromFloats[uint16](bt.data)
-		if !ok || !slices.Equal(data, newBF16Matrix(mat).data) {
-			t.Fatalf("the packed file's %s%s is not the matrix's bfloat16 panels", name, bf16Suffix)
+		bm := newBF16Matrix(mat)
+		for suffix, want := range map[string][]uint16{bf16Suffix: bm.data, bf16LoSuffix: bm.lo} {
+			bt, ok := pb.get(name + suffix)
+			data, _ := fromFloats[uint16](bt.data)
+			if !ok || !slices.Equal(data, want) {
+				t.Fatalf("the packed file's %s%s is not the matrix's bfloat16 panels", name, suffix)
+			}
+		}
+		if got := bf16Of(pb, name, mat); !slices.Equal(got.data, bm.data) || !slices.Equal(got.lo, bm.lo) {
+			t.Fatalf("%s: the bfloat16 parts read from the packed file are not the matrix's", name)
 		}
 	}
 	if _, ok := packedTokenizer(pb); !ok {
@@ -130,5 +137,24 @@ func TestPackedModelLoads(t *testing.T) {
 	}
 	if got, err := again.Embed(context.Background(), texts); err != nil || !reflect.DeepEqual(got, want) {
 		t.Fatalf("load beside a cut packed file: %v, same vectors %v", err, reflect.DeepEqual(got, want))
+	}
+	// A packed file of the previous format (no low bfloat16 parts), its
+	// size and time those recorded: packed anew, in this format.
+	f, err := os.OpenFile(path+packedSuffix, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinfo, err = f.Stat()
+	if err == nil {
+		_, err = f.WriteAt([]byte("MMUSEP02"), 0)
+	}
+	if err := errors.Join(err, f.Close(), os.Chtimes(path+packedSuffix, pinfo.ModTime(), pinfo.ModTime())); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Open(path); err != nil {
+		t.Fatal(err)
+	}
+	if head, err := os.ReadFile(path + packedSuffix); err != nil || string(head[:len(packedMagic)]) != packedMagic {
+		t.Fatalf("the old format's packed file was not packed anew (%v)", err)
 	}
 }
