@@ -1,5 +1,27 @@
 #include "textflag.h"
 
+// The tile kernel's AMX instructions, which the Go assembler has no
+// mnemonics for, in bytes. TDP_c_a_b is TDPBF16PS tmm_c, tmm_a, tmm_b
+// (tmm_c += tmm_a · tmm_b); the loads are TILELOADD of tmm4–tmm7 from
+// the parts' current chunks, tmm4 and tmm5 from a part's rows 0 and 16
+// (stride DX), tmm6 and tmm7 from a part's two panels (stride BX).
+#define TDP_0_4_6 BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
+#define TDP_1_4_7 BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
+#define TDP_2_5_6 BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
+#define TDP_3_5_7 BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
+// tmm4, [SI+DX]; tmm5, [R12+DX]: a_hi
+#define LOAD4_AHI BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x16
+#define LOAD5_AHI BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x14
+// tmm4, [DI+DX]; tmm5, [AX+DX]: a_lo
+#define LOAD4_ALO BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x17
+#define LOAD5_ALO BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x10
+// tmm6, [R8+BX]; tmm7, [R13+BX]: b_hi
+#define LOAD6_BHI BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x18
+#define LOAD7_BHI BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x7c; BYTE $0x1d; BYTE $0x00
+// tmm6, [R9+BX]; tmm7, [R10+BX]: b_lo
+#define LOAD6_BLO BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x19
+#define LOAD7_BLO BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x3c; BYTE $0x1a
+
 // func tileBF16x32(kc int, a, alo *uint16, lda int, b, blo *uint16, bstep int, c *float32, ldc int, cfg *byte)
 //
 // c[32×32] += a[32×32·kc] · b[32·kc×32] on AMX tiles, as a_hi·b_hi +
@@ -57,16 +79,14 @@ TEXT ·tileBF16x32(SB), NOSPLIT, $0-80
 	JNZ   two
 
 one:
-	// TILELOADD tmm4, [SI+DX]; tmm5, [R12+DX]; tmm6, [R8+BX]; tmm7, [R13+BX]
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x16
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x14
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x18
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x7c; BYTE $0x1d; BYTE $0x00
-	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
+	LOAD4_AHI
+	LOAD5_AHI
+	LOAD6_BHI
+	LOAD7_BHI
+	TDP_0_4_6
+	TDP_1_4_7
+	TDP_2_5_6
+	TDP_3_5_7
 	ADDQ $64, SI
 	ADDQ $64, R12
 	ADDQ $1024, R8
@@ -76,24 +96,21 @@ one:
 	JMP  store
 
 two:
-	// a_hi·b_hi: TILELOADD tmm4, [SI+DX]; tmm5, [R12+DX]; tmm6, [R8+BX]; tmm7, [R13+BX]
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x16
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x14
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x18
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x7c; BYTE $0x1d; BYTE $0x00
-	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
-	// a_lo·b_hi: TILELOADD tmm4, [DI+DX]; tmm5, [AX+DX]
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x17
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x10
-	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
+	// a_hi·b_hi, then a_lo·b_hi
+	LOAD4_AHI
+	LOAD5_AHI
+	LOAD6_BHI
+	LOAD7_BHI
+	TDP_0_4_6
+	TDP_1_4_7
+	LOAD4_ALO
+	TDP_2_5_6
+	TDP_3_5_7
+	LOAD5_ALO
+	TDP_0_4_6
+	TDP_1_4_7
+	TDP_2_5_6
+	TDP_3_5_7
 	ADDQ $64, SI
 	ADDQ $64, R12
 	ADDQ $64, DI
@@ -105,32 +122,30 @@ two:
 	JMP  store
 
 three:
-	// a_hi·b_lo: TILELOADD tmm4, [SI+DX]; tmm5, [R12+DX]; tmm6, [R9+BX]; tmm7, [R10+BX]
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x16
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x14
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x19
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x3c; BYTE $0x1a
-	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
-	// a_hi·b_hi: TILELOADD tmm6, [R8+BX]; tmm7, [R13+BX]
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x18
-	BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x7c; BYTE $0x1d; BYTE $0x00
-	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
-	// a_lo·b_hi: TILELOADD tmm4, [DI+DX]; tmm5, [AX+DX]
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x24; BYTE $0x17
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x7b; BYTE $0x4b; BYTE $0x2c; BYTE $0x10
-	// TDPBF16PS tmm0, tmm4, tmm6; tmm1, tmm4, tmm7; tmm2, tmm5, tmm6; tmm3, tmm5, tmm7
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xc4
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xcc
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x4a; BYTE $0x5c; BYTE $0xd5
-	BYTE $0xc4; BYTE $0xe2; BYTE $0x42; BYTE $0x5c; BYTE $0xdd
+	// a_hi·b_lo, a_hi·b_hi, a_lo·b_hi per chunk, each tile loaded as
+	// soon as the products before it are done with the tile it replaces;
+	// the next chunk's first tiles are loaded in the last products of
+	// this one, except on the last chunk.
+	LOAD4_AHI
+	LOAD5_AHI
+	LOAD6_BLO
+	LOAD7_BLO
+	DECQ CX
+	JZ   threelast
+
+threeloop:
+	TDP_0_4_6
+	TDP_1_4_7
+	TDP_2_5_6
+	LOAD6_BHI
+	TDP_3_5_7
+	LOAD7_BHI
+	TDP_0_4_6
+	TDP_1_4_7
+	LOAD4_ALO
+	TDP_2_5_6
+	TDP_3_5_7
+	LOAD5_ALO
 	ADDQ $64, SI
 	ADDQ $64, R12
 	ADDQ $64, DI
@@ -139,8 +154,34 @@ three:
 	ADDQ $1024, R13
 	ADDQ $1024, R9
 	ADDQ $1024, R10
+	TDP_0_4_6
+	TDP_1_4_7
+	LOAD4_AHI
+	TDP_2_5_6
+	LOAD6_BLO
+	TDP_3_5_7
+	LOAD5_AHI
+	LOAD7_BLO
 	DECQ CX
-	JNZ  three
+	JNZ  threeloop
+
+threelast:
+	TDP_0_4_6
+	TDP_1_4_7
+	TDP_2_5_6
+	LOAD6_BHI
+	TDP_3_5_7
+	LOAD7_BHI
+	TDP_0_4_6
+	TDP_1_4_7
+	LOAD4_ALO
+	TDP_2_5_6
+	TDP_3_5_7
+	LOAD5_ALO
+	TDP_0_4_6
+	TDP_1_4_7
+	TDP_2_5_6
+	TDP_3_5_7
 
 store:
 	MOVQ c+56(FP), DI
