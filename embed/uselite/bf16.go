@@ -128,11 +128,6 @@ func fromBF16(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 // is usable.
 var useBF16 bool
 
-// bf16Terms is how many tile products make a·b: 3, a_hi·b_hi + a_hi·b_lo
-// + a_lo·b_hi; 2, a_hi·b_hi + a_lo·b_hi; 1, a_hi·b_hi (bfloat16 alone).
-// Only tests and measurements set it below 3.
-var bf16Terms = 3
-
 // bf16Pool holds the split left-hand sides of products.
 var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
 
@@ -141,7 +136,6 @@ var bf16Pool = sync.Pool{New: func() any { return new([]uint16) }}
 func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 	bm := b.bf
 	k, n, kp := b.k, b.n, bm.kp
-	terms := bf16Terms
 	blocks := (m + bf16Rows - 1) / bf16Rows
 	size := blocks * bf16Rows * kp
 	buf := bf16Pool.Get().(*[]uint16)
@@ -149,32 +143,18 @@ func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 	if cap(*buf) < 2*size {
 		*buf = make([]uint16, 2*size)
 	}
-	ab := (*buf)[:size]
-	var alo, blo []uint16
-	if terms >= 2 {
-		alo = (*buf)[size : 2*size]
-	}
-	if terms >= 3 {
-		blo = bm.lo
-	}
+	ab, alo := (*buf)[:size], (*buf)[size:2*size]
 	parallelFor(blocks, func(blk int, _ *scratch) {
 		for r := blk * bf16Rows; r < (blk+1)*bf16Rows; r++ {
-			dst := ab[r*kp : (r+1)*kp]
+			hi, lo := ab[r*kp:(r+1)*kp], alo[r*kp:(r+1)*kp]
 			if r >= m {
-				clear(dst)
-				if alo != nil {
-					clear(alo[r*kp : (r+1)*kp])
-				}
+				clear(hi)
+				clear(lo)
 				continue
 			}
-			if alo == nil {
-				roundBF16(dst[:k], a[r*k:(r+1)*k])
-			} else {
-				lo := alo[r*kp : (r+1)*kp]
-				splitBF16s(dst[:k], lo[:k], a[r*k:(r+1)*k])
-				clear(lo[k:])
-			}
-			clear(dst[k:])
+			splitBF16s(hi[:k], lo[:k], a[r*k:(r+1)*k])
+			clear(hi[k:])
+			clear(lo[k:])
 		}
 	})
 	pairs := bm.panels / bf16Panels
@@ -190,21 +170,13 @@ func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 		c0, c1 := q0*tw, min(n, q1*tw)
 		e.begin(c, n, r0, r1, c0, c1)
 		for q := q0; q < q1; q++ {
-			bp := bm.data[q*bf16Panels*kp*panelWidth:]
-			var bplo []uint16
-			if blo != nil {
-				bplo = blo[q*bf16Panels*kp*panelWidth:]
-			}
+			bp, bplo := bm.data[q*bf16Panels*kp*panelWidth:], bm.lo[q*bf16Panels*kp*panelWidth:]
 			cq := q * tw
 			cw := min(tw, n-cq)
 			for blk := b0; blk < b1; blk++ {
 				r := blk * bf16Rows
 				rows := min(bf16Rows, m-r)
-				ap := ab[r*kp:]
-				var aplo []uint16
-				if alo != nil {
-					aplo = alo[r*kp:]
-				}
+				ap, aplo := ab[r*kp:], alo[r*kp:]
 				if rows == bf16Rows && cw == tw {
 					tileBF16(kp/bf16Chunk, ap, aplo, kp, bp, bplo, kp*panelWidth, c[r*n+cq:], n)
 					continue
@@ -228,38 +200,25 @@ func matmulBF16(c, a []float32, m int, b *matrix, e epilogue) {
 // tileBF16Go is the portable tile kernel: c[32×32] += a[32×32·kc] ·
 // b[32·kc×32] as the sum of bfloat16 products a_hi·b_hi + a_hi·b_lo +
 // a_lo·b_hi, a's parts rows lda apart, b's two panels (pair rows
-// interleaved) bstep apart, c rows ldc apart; strides in elements. A nil
-// alo or blo leaves out the products with that part. Each element adds
-// the products (exact in float32) in order of k, rounding after each; the
+// interleaved) bstep apart, c rows ldc apart; strides in elements. Each
+// element adds the products (exact in float32) in order of k, rounding after each; the
 // tile unit sums a chunk more precisely and in another order, so the two
 // agree to float32 rounding, not bit for bit.
 func tileBF16Go(kc int, a, alo []uint16, lda int, b, blo []uint16, bstep int, c []float32, ldc int) {
 	kp := kc * bf16Chunk
 	for i := range bf16Rows {
-		arow := a[i*lda : i*lda+kp]
-		var alrow []uint16
-		if alo != nil {
-			alrow = alo[i*lda : i*lda+kp]
-		}
+		arow, alrow := a[i*lda:i*lda+kp], alo[i*lda:i*lda+kp]
 		for p := range bf16Panels {
-			panel := b[p*bstep : p*bstep+kp*panelWidth]
-			var lpanel []uint16
-			if blo != nil {
-				lpanel = blo[p*bstep : p*bstep+kp*panelWidth]
-			}
+			panel, lpanel := b[p*bstep:p*bstep+kp*panelWidth], blo[p*bstep:p*bstep+kp*panelWidth]
 			crow := c[i*ldc+p*panelWidth : i*ldc+(p+1)*panelWidth]
 			for j := range crow {
 				acc := crow[j]
 				for kk := range kp {
 					at := kk/2*2*panelWidth + 2*j + kk%2
 					ah, bh := fromBF16(arow[kk]), fromBF16(panel[at])
-					if lpanel != nil {
-						acc += ah * fromBF16(lpanel[at])
-					}
+					acc += ah * fromBF16(lpanel[at])
 					acc += ah * bh
-					if alrow != nil {
-						acc += fromBF16(alrow[kk]) * bh
-					}
+					acc += fromBF16(alrow[kk]) * bh
 				}
 				crow[j] = acc
 			}

@@ -44,16 +44,9 @@ func tileBF16(kc int, a, alo []uint16, lda int, b, blo []uint16, bstep int, c []
 	_ = a[(bf16Rows-1)*lda+kp-1]
 	_ = b[bstep+kp*panelWidth-1]
 	_ = c[(bf16Rows-1)*ldc+bf16Panels*panelWidth-1]
-	var alop, blop *uint16
-	if alo != nil {
-		_ = alo[(bf16Rows-1)*lda+kp-1]
-		alop = unsafe.SliceData(alo)
-	}
-	if blo != nil {
-		_ = blo[bstep+kp*panelWidth-1]
-		blop = unsafe.SliceData(blo)
-	}
-	tileBF16x32(kc, unsafe.SliceData(a), alop, lda*2, unsafe.SliceData(b), blop, bstep*2, unsafe.SliceData(c), ldc*4, &tileConfig[0])
+	_ = alo[(bf16Rows-1)*lda+kp-1]
+	_ = blo[bstep+kp*panelWidth-1]
+	tileBF16x32(kc, unsafe.SliceData(a), unsafe.SliceData(alo), lda*2, unsafe.SliceData(b), unsafe.SliceData(blo), bstep*2, unsafe.SliceData(c), ldc*4, &tileConfig[0])
 }
 
 // setTiles switches the bfloat16 products on or off, on AMX or in Go
@@ -69,27 +62,8 @@ func setTiles(on, asm bool) (restore func(), ok bool) {
 	return func() { useBF16, tileAsm = old, oldAsm }, true
 }
 
-// roundAVX512 reports whether roundBF16 and splitBF16s run on
-// AVX512-BF16.
-var roundAVX512 = useAVX512 && cpu.X86.HasAVX512BF16
-
-//go:noescape
-func roundBF16AVX512(dst *uint16, src *float32, n int)
-
-// roundBF16 sets dst[i] to toBF16(src[i]) for every i of src.
-func roundBF16(dst []uint16, src []float32) {
-	dst = dst[:len(src)]
-	body := 0
-	if roundAVX512 {
-		body = len(src) / 32 * 32
-		if body > 0 {
-			roundBF16AVX512(unsafe.SliceData(dst), unsafe.SliceData(src), body)
-		}
-	}
-	for i := body; i < len(src); i++ {
-		dst[i] = toBF16(src[i])
-	}
-}
+// splitAVX512 reports whether splitBF16s runs on AVX512-BF16.
+var splitAVX512 = useAVX512 && cpu.X86.HasAVX512BF16
 
 //go:noescape
 func splitBF16AVX512(hi, lo *uint16, src *float32, n int)
@@ -98,7 +72,7 @@ func splitBF16AVX512(hi, lo *uint16, src *float32, n int)
 func splitBF16s(hi, lo []uint16, src []float32) {
 	hi, lo = hi[:len(src)], lo[:len(src)]
 	body := 0
-	if roundAVX512 {
+	if splitAVX512 {
 		body = len(src) / 32 * 32
 		if body > 0 {
 			splitBF16AVX512(unsafe.SliceData(hi), unsafe.SliceData(lo), unsafe.SliceData(src), body)

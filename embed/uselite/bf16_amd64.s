@@ -22,12 +22,16 @@
 #define LOAD6_BLO BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x34; BYTE $0x19
 #define LOAD7_BLO BYTE $0xc4; BYTE $0xc2; BYTE $0x7b; BYTE $0x4b; BYTE $0x3c; BYTE $0x1a
 
+// HI_LO_PRODUCTS, from a chunk's a_hi and b_lo in tmm4–7: a_hi·b_lo, then
+// a_hi·b_hi and a_lo's tiles, each loaded as soon as the products before
+// it are done with the tile it replaces; a_lo·b_hi is left to the caller.
+#define HI_LO_PRODUCTS TDP_0_4_6; TDP_1_4_7; TDP_2_5_6; LOAD6_BHI; TDP_3_5_7; LOAD7_BHI; TDP_0_4_6; TDP_1_4_7; LOAD4_ALO; TDP_2_5_6; TDP_3_5_7; LOAD5_ALO
+
 // func tileBF16x32(kc int, a, alo *uint16, lda int, b, blo *uint16, bstep int, c *float32, ldc int, cfg *byte)
 //
 // c[32×32] += a[32×32·kc] · b[32·kc×32] on AMX tiles, as a_hi·b_hi +
 // a_hi·b_lo + a_lo·b_hi where a, alo are a's high and low bfloat16 parts
-// and b, blo b's; a nil alo or blo leaves out the products with it. a's
-// parts are rows lda bytes apart; b's are two panels bstep bytes apart,
+// and b, blo b's. a's parts are rows lda bytes apart; b's are two panels bstep bytes apart,
 // each of 16·kc pair rows of 64 bytes (rows 2r and 2r+1 interleaved, the
 // B-tile layout); c is float32 rows ldc bytes apart. cfg is the 64-byte
 // tile configuration: eight tiles of 16 rows × 64 bytes. Tiles 0–3 hold
@@ -73,55 +77,7 @@ TEXT ·tileBF16x32(SB), NOSPLIT, $0-80
 	MOVQ blo+40(FP), R9
 	MOVQ bstep+48(FP), R10
 	ADDQ R9, R10
-	TESTQ R9, R9
-	JNZ   three
-	TESTQ DI, DI
-	JNZ   two
 
-one:
-	LOAD4_AHI
-	LOAD5_AHI
-	LOAD6_BHI
-	LOAD7_BHI
-	TDP_0_4_6
-	TDP_1_4_7
-	TDP_2_5_6
-	TDP_3_5_7
-	ADDQ $64, SI
-	ADDQ $64, R12
-	ADDQ $1024, R8
-	ADDQ $1024, R13
-	DECQ CX
-	JNZ  one
-	JMP  store
-
-two:
-	// a_hi·b_hi, then a_lo·b_hi
-	LOAD4_AHI
-	LOAD5_AHI
-	LOAD6_BHI
-	LOAD7_BHI
-	TDP_0_4_6
-	TDP_1_4_7
-	LOAD4_ALO
-	TDP_2_5_6
-	TDP_3_5_7
-	LOAD5_ALO
-	TDP_0_4_6
-	TDP_1_4_7
-	TDP_2_5_6
-	TDP_3_5_7
-	ADDQ $64, SI
-	ADDQ $64, R12
-	ADDQ $64, DI
-	ADDQ $64, AX
-	ADDQ $1024, R8
-	ADDQ $1024, R13
-	DECQ CX
-	JNZ  two
-	JMP  store
-
-three:
 	// a_hi·b_lo, a_hi·b_hi, a_lo·b_hi per chunk, each tile loaded as
 	// soon as the products before it are done with the tile it replaces;
 	// the next chunk's first tiles are loaded in the last products of
@@ -131,21 +87,10 @@ three:
 	LOAD6_BLO
 	LOAD7_BLO
 	DECQ CX
-	JZ   threelast
+	JZ   last
 
-threeloop:
-	TDP_0_4_6
-	TDP_1_4_7
-	TDP_2_5_6
-	LOAD6_BHI
-	TDP_3_5_7
-	LOAD7_BHI
-	TDP_0_4_6
-	TDP_1_4_7
-	LOAD4_ALO
-	TDP_2_5_6
-	TDP_3_5_7
-	LOAD5_ALO
+loop:
+	HI_LO_PRODUCTS
 	ADDQ $64, SI
 	ADDQ $64, R12
 	ADDQ $64, DI
@@ -163,27 +108,15 @@ threeloop:
 	LOAD5_AHI
 	LOAD7_BLO
 	DECQ CX
-	JNZ  threeloop
+	JNZ  loop
 
-threelast:
-	TDP_0_4_6
-	TDP_1_4_7
-	TDP_2_5_6
-	LOAD6_BHI
-	TDP_3_5_7
-	LOAD7_BHI
-	TDP_0_4_6
-	TDP_1_4_7
-	LOAD4_ALO
-	TDP_2_5_6
-	TDP_3_5_7
-	LOAD5_ALO
+last:
+	HI_LO_PRODUCTS
 	TDP_0_4_6
 	TDP_1_4_7
 	TDP_2_5_6
 	TDP_3_5_7
 
-store:
 	MOVQ c+56(FP), DI
 	MOVQ ldc+64(FP), R10
 	MOVQ R10, R11
@@ -198,32 +131,6 @@ store:
 	BYTE $0xc4; BYTE $0x82; BYTE $0x7a; BYTE $0x4b; BYTE $0x1c; BYTE $0x11
 	// TILERELEASE
 	BYTE $0xc4; BYTE $0xe2; BYTE $0x78; BYTE $0x49; BYTE $0xc0
-	RET
-
-// func roundBF16AVX512(dst *uint16, src *float32, n int)
-//
-// dst[i] = src[i] rounded to bfloat16 (VCVTNE2PS2BF16: ties to even,
-// denormals to zero) for i < n, n a multiple of 32.
-TEXT ·roundBF16AVX512(SB), NOSPLIT, $0-24
-	MOVQ dst+0(FP), DI
-	MOVQ src+8(FP), SI
-	MOVQ n+16(FP), CX
-	SHRQ $5, CX
-	JZ   done
-
-loop:
-	VMOVUPS (SI), Z0
-	VMOVUPS 64(SI), Z1
-	// VCVTNE2PS2BF16 Z0, Z1, Z2: Z0's values to Z2's low half, Z1's to its high half
-	BYTE $0x62; BYTE $0xf2; BYTE $0x77; BYTE $0x48; BYTE $0x72; BYTE $0xd0
-	VMOVUPS Z2, (DI)
-	ADDQ $128, SI
-	ADDQ $64, DI
-	DECQ CX
-	JNZ  loop
-
-done:
-	VZEROUPPER
 	RET
 
 // func splitBF16AVX512(hi, lo *uint16, src *float32, n int)

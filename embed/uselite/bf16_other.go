@@ -21,14 +21,6 @@ func setTiles(on, asm bool) (restore func(), ok bool) {
 	return func() { useBF16 = old }, true
 }
 
-// roundBF16 sets dst[i] to toBF16(src[i]) for every i of src.
-func roundBF16(dst []uint16, src []float32) {
-	dst = dst[:len(src)]
-	for i, v := range src {
-		dst[i] = toBF16(v)
-	}
-}
-
 // splitBF16s sets hi[i], lo[i] to splitBF16(src[i]) for every i of src.
 func splitBF16s(hi, lo []uint16, src []float32) {
 	hi, lo = hi[:len(src)], lo[:len(src)]

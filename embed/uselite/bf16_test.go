@@ -66,33 +66,6 @@ func TestToBF16(t *testing.T) {
 	}
 }
 
-// TestRoundBF16 checks the vector rounding against toBF16 on every length
-// up to three vectors' worth, on random bits (denormals, infinities and
-// NaNs among them).
-func TestRoundBF16(t *testing.T) {
-	r := rand.New(rand.NewPCG(15, 16))
-	for n := range 100 {
-		src := make([]float32, n)
-		for i := range src {
-			src[i] = math.Float32frombits(r.Uint32() >> (r.Uint32() % 2 * 24)) // small ones too
-		}
-		dst := make([]uint16, n)
-		roundBF16(dst, src)
-		for i, v := range src {
-			want := toBF16(v)
-			if v != v {
-				if g := fromBF16(dst[i]); g == g {
-					t.Fatalf("n=%d: roundBF16(NaN %#x) = %#x, not a NaN", n, math.Float32bits(v), dst[i])
-				}
-				continue
-			}
-			if dst[i] != want {
-				t.Fatalf("n=%d, element %d: roundBF16(%#x) = %#x, toBF16 %#x", n, i, math.Float32bits(v), dst[i], want)
-			}
-		}
-	}
-}
-
 // TestSplitBF16 checks the split of a float32 into bfloat16 parts: hi is
 // toBF16(v), lo the rest rounded, and hi + lo within 2^-16 of v (where the
 // rest is no denormal); lo is zero where hi is not finite. splitBF16s,
@@ -154,12 +127,11 @@ func TestSplitBF16(t *testing.T) {
 // TestMatmulBF16 checks products on the bfloat16 tiles, with their bias
 // and rectification, on shapes with edge blocks (rows, columns or k not a
 // multiple of 32, an odd number of panels): the portable kernel
-// everywhere, the AMX one where the CPU has it, with each number of tile
-// products (bf16Terms). Each is held to the float64 product of the parts
-// it multiplies to within float32 sums, and the three products, what
-// runs, to the float64 product of the unrounded inputs to within the
-// parts' precision: 3·2^-16 of each |a·b| (a_lo·b_lo and the low parts'
-// rounding left out).
+// everywhere, the AMX one where the CPU has it. Each is held to the
+// float64 product of the parts it multiplies to within float32 sums, and
+// to the float64 product of the unrounded inputs to within the parts'
+// precision: 3·2^-16 of each |a·b| (a_lo·b_lo and the low parts' rounding
+// left out).
 func TestMatmulBF16(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 14))
 	shapes := []struct{ m, k, n int }{
@@ -183,26 +155,19 @@ func TestMatmulBF16(t *testing.T) {
 			}
 			ahi, alo := parts(a)
 			whi, wlo := parts(w)
-			// exact[terms-1] is the float64 product of the parts the
-			// kernel multiplies with that many products; size is Σ|a·b|.
-			var exact [3][]float64
-			for i := range exact {
-				exact[i] = make([]float64, s.m*s.n)
-			}
-			truth, size := make([]float64, s.m*s.n), make([]float64, s.m*s.n)
+			// exact is the float64 product of the parts the kernel
+			// multiplies; size is Σ|a·b|.
+			exact, truth, size := make([]float64, s.m*s.n), make([]float64, s.m*s.n), make([]float64, s.m*s.n)
 			for i := range s.m {
 				for j := range s.n {
-					var e1, e2, e3, x, sz float64
+					var e3, x, sz float64
 					for kk := range s.k {
 						ai, wi := i*s.k+kk, kk*s.n+j
-						hh := ahi[ai] * whi[wi]
-						e1 += hh
-						e2 += hh + alo[ai]*whi[wi]
-						e3 += hh + alo[ai]*whi[wi] + ahi[ai]*wlo[wi]
+						e3 += ahi[ai]*whi[wi] + alo[ai]*whi[wi] + ahi[ai]*wlo[wi]
 						x += float64(a[ai]) * float64(w[wi])
 						sz += math.Abs(float64(a[ai]) * float64(w[wi]))
 					}
-					exact[0][i*s.n+j], exact[1][i*s.n+j], exact[2][i*s.n+j] = e1, e2, e3
+					exact[i*s.n+j] = e3
 					truth[i*s.n+j], size[i*s.n+j] = x, sz
 				}
 			}
@@ -225,42 +190,34 @@ func TestMatmulBF16(t *testing.T) {
 					}
 					return want
 				}
-				run := func(asm bool, terms int) ([]float32, bool) {
+				run := func(asm bool) ([]float32, bool) {
 					restore, ok := setTiles(true, asm)
 					if !ok {
 						return nil, false
 					}
 					defer restore()
-					old := bf16Terms
-					bf16Terms = terms
-					defer func() { bf16Terms = old }()
 					c := append([]float32(nil), init...)
 					matmul(c, a, s.m, b, e)
 					return c, true
 				}
 				for _, asm := range []bool{false, true} {
-					for terms := 1; terms <= 3; terms++ {
-						got, ok := run(asm, terms)
-						if !ok {
-							continue
+					got, ok := run(asm)
+					if !ok {
+						continue
+					}
+					// Float32 sums of k products below 1 in size; the two
+					// kernels round differently within a chunk of k.
+					tol := float64(s.k+2) * 1e-6
+					want := with(exact)
+					for i := range got {
+						if d := math.Abs(float64(got[i]) - want[i]); d > tol {
+							t.Fatalf("AMX %v, %+v: element %d: got %v, want %v", asm, e, i, got[i], want[i])
 						}
-						// Float32 sums of k products below 1 in size; the
-						// two kernels round differently within a chunk of k.
-						tol := float64(s.k+2) * 1e-6
-						want := with(exact[terms-1])
-						for i := range got {
-							if d := math.Abs(float64(got[i]) - want[i]); d > tol {
-								t.Fatalf("AMX %v, %d products, %+v: element %d: got %v, want %v", asm, terms, e, i, got[i], want[i])
-							}
-						}
-						if terms != 3 {
-							continue
-						}
-						want = with(truth)
-						for i := range got {
-							if d := math.Abs(float64(got[i]) - want[i]); d > tol+3*0x1p-16*size[i] {
-								t.Fatalf("AMX %v, %+v: element %d: got %v, float64 %v", asm, e, i, got[i], want[i])
-							}
+					}
+					want = with(truth)
+					for i := range got {
+						if d := math.Abs(float64(got[i]) - want[i]); d > tol+3*0x1p-16*size[i] {
+							t.Fatalf("AMX %v, %+v: element %d: got %v, float64 %v", asm, e, i, got[i], want[i])
 						}
 					}
 				}
