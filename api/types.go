@@ -44,6 +44,9 @@ type SearchRequest struct {
 	// Explain asks for each hit's evidence and, for what the floor
 	// dropped, the near misses (SearchResult.Explanation).
 	Explain bool `json:"explain,omitempty"`
+	// Prompt asks the prompt hook's question (palace.SearchOptions.Prompt):
+	// only the notes a prompt needs, most often none.
+	Prompt bool `json:"prompt,omitempty"`
 }
 
 // Options returns the palace search the request asks for, or an error
@@ -57,7 +60,7 @@ func (r SearchRequest) Options() (palace.SearchOptions, error) {
 }
 
 func (r SearchRequest) options() (palace.SearchOptions, error) {
-	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance}
+	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance, Prompt: r.Prompt}
 	f := &opts.Filters
 	f.IncludeSuperseded, f.IncludeInbox, f.Fresh, f.Tags = r.IncludeSuperseded, r.IncludeInbox, r.Fresh, r.Tags
 	if r.Status != "" {

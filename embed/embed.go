@@ -202,3 +202,13 @@ func IsForWords(ctx context.Context) bool {
 	v, _ := ctx.Value(wordsKey{}).(bool)
 	return v
 }
+
+// WordFrequency is implemented by an embedder whose vocabulary tells how
+// common a word is (the built-in model's unigram pieces): search uses it to
+// tell a query's everyday words that no note happens to use ("host") from
+// words of another domain ("origami", "zorblax").
+type WordFrequency interface {
+	// WordLogProb is the natural log of the word's probability as one
+	// word of text; common words score near -10, rare ones below -20.
+	WordLogProb(word string) float64
+}

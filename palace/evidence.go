@@ -63,6 +63,22 @@ const (
 	groundHigh = 0.60
 )
 
+// rareWordLogProb is the word log probability (embed.WordFrequency) below
+// which a query word that no searched note has is foreign to the palace:
+// "origami" (-25), "villanelle" (-33), "zorblax" (-35), where everyday
+// words score above -12 ("host" -9, "teeth" -10, "purchase" -10).
+const rareWordLogProb = -20
+
+// answerCoverage is the lexical coverage from which a note holds the
+// words of what it is asked (Evidence.Answers): the only evidence on which
+// the prompt hook gives a note to an agent (SearchOptions.Prompt). It is
+// fullCoverage: more than a stray shared word. The built-in model's cosine
+// cannot tell: on bench/recall's dev set the best notes of unrelated
+// prompts reach cosines of 0.62, those of paraphrases that answer 0.53;
+// their lexical coverage stays under 0.28, and the answers of direct
+// questions average 0.93.
+const answerCoverage = fullCoverage
+
 // fullCoverage is the lexical coverage that counts whatever the query's
 // grounding: a note holding half of what the query weighs shares more
 // than a stray word with it.
@@ -75,6 +91,10 @@ type QueryWord struct {
 	Term string `json:"term"`
 	// InPalace tells that some searched note has the term.
 	InPalace bool `json:"in_palace"`
+	// Foreign tells that no searched note has the word and that it is
+	// rare in English (rareWordLogProb): when at least half of a query's
+	// words are, the cosine is no evidence (Explanation.Foreign).
+	Foreign bool `json:"foreign,omitempty"`
 	// Identifier tells that the word looks like an identifier.
 	Identifier bool `json:"identifier,omitempty"`
 	// Cosine is the word's best cosine, embedded alone, to one of the
@@ -103,6 +123,10 @@ type Evidence struct {
 	Channels int     `json:"channels"`
 	// Relevance is the larger of Coverage and Semantic, 0 when vetoed.
 	Relevance float64 `json:"relevance"`
+	// Answers tells that the note itself, not its neighbours, holds the
+	// words of the query (its coverage at least answerCoverage): the only
+	// notes the prompt hook gives.
+	Answers bool `json:"answers"`
 	// Passed tells whether the hit reached the floor; Reason says why
 	// or why not.
 	Passed bool   `json:"passed"`
@@ -121,6 +145,14 @@ type Explanation struct {
 	// MissingIdentifier is an identifier of the query no searched note
 	// has: the search then returns nothing.
 	MissingIdentifier string `json:"missing_identifier,omitempty"`
+	// Foreign tells that at least half of the query's words are foreign
+	// to the palace (QueryWord.Foreign): a question about another domain,
+	// which only lexical coverage can answer.
+	Foreign bool `json:"foreign,omitempty"`
+	// Prompt tells that the search decided for the prompt hook: only
+	// notes that answer (Evidence.Answers) are given, at most
+	// PromptResults.
+	Prompt bool `json:"prompt,omitempty"`
 	// Parts are the query's coherent parts that count on their own, as
 	// the query spells their words.
 	Parts [][]string `json:"parts,omitempty"`
@@ -156,7 +188,7 @@ func queryTokens(query string) []queryToken {
 	for _, raw := range strings.FieldsFunc(query, func(r rune) bool {
 		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune(joiners, r))
 	}) {
-		raw = strings.Trim(raw, joiners)
+		raw = trimClitic(strings.Trim(raw, joiners))
 		if raw == "" {
 			continue
 		}
@@ -233,6 +265,7 @@ type decider struct {
 	words     []QueryWord
 	grounding float64
 	veto      string
+	foreign   bool
 	parts     [][]string
 	weights   map[*wingScores]*queryWeights
 	mean, sd  [numChannels]float64
@@ -240,8 +273,9 @@ type decider struct {
 
 // newDecider gathers the query's evidence over the searched wings. wordVecs
 // are the vectors of the query's tokens, nil where a token has none (all
-// nil without vectors). The caller holds the palace's read lock.
-func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, terms []string, useLex bool) *decider {
+// nil without vectors); emb is the palace's embedder (nil: lexical). The
+// caller holds the palace's read lock.
+func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, terms []string, useLex bool, emb embed.Embedder) *decider {
 	d := &decider{useLex: useLex, weights: map[*wingScores]*queryWeights{}}
 	d.mean, d.sd = channelStats(scores)
 	df := func(term string) (n float64) {
@@ -256,10 +290,16 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 		wordVecs = make([][]float32, len(toks))
 	}
 	cosines := wordCosines(groundingPool(scores), wordVecs)
+	freq, _ := emb.(embed.WordFrequency)
+	foreign := 0
 	for i, tok := range toks {
 		w := QueryWord{Word: tok.raw, Term: tok.term, InPalace: df(tok.term) > 0, Identifier: tok.identifier, Cosine: cosines[i]}
 		if tok.identifier && !w.InPalace && d.veto == "" {
 			d.veto = tok.raw
+		}
+		if freq != nil && tok.embed && !w.InPalace && freq.WordLogProb(tok.raw) < rareWordLogProb {
+			w.Foreign = true
+			foreign++
 		}
 		d.words = append(d.words, w)
 	}
@@ -267,6 +307,13 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 	slices.Reverse(best)
 	for _, c := range best[:min(2, len(best))] {
 		d.grounding += c
+	}
+	// A query half made of words the palace lacks and English rarely uses
+	// is about something else: the built-in model still finds some note at
+	// a cosine of 0.3-0.5 ("zorblax quintessence flavour profile"), so the
+	// vectors' evidence does not count.
+	if foreign > 0 && 2*foreign >= len(toks) {
+		d.foreign, d.grounding = true, 0
 	}
 
 	// Weights over every searched note: a term one wing lacks is not the
@@ -461,11 +508,12 @@ func (d *decider) judge(c candidate, floor float64) Evidence {
 	e := Evidence{part: -1}
 	ws := c.ws
 	if d.useLex {
-		whole, part, k := ws.coverages(d.weights[ws], c.d)
+		whole, part, k, own := ws.coverages(d.weights[ws], c.d)
 		e.Coverage = whole
 		if part > whole {
 			e.Coverage, e.Part, e.part = part, d.parts[k], k
 		}
+		e.Answers = own >= answerCoverage
 	}
 	if ch := ws.chans[chanVecNote]; ch.set() {
 		e.Cosine = ch.at(c.d)
@@ -487,7 +535,7 @@ func (d *decider) judge(c candidate, floor float64) Evidence {
 	}
 	e.Relevance = max(e.Coverage, e.Semantic)
 	if d.veto != "" {
-		e.Relevance = 0
+		e.Relevance, e.Answers = 0, false
 	}
 	e.Passed = e.Relevance >= floor // a floor of 0 keeps every hit
 	switch {
@@ -517,7 +565,7 @@ func (d *decider) strongest(e Evidence) string {
 
 // explanation returns the query's evidence; the caller adds the near misses.
 func (d *decider) explanation(floor float64) *Explanation {
-	return &Explanation{Words: d.words, Grounding: d.grounding, Vectors: d.vectors, MissingIdentifier: d.veto, Parts: d.parts, MinRelevance: floor}
+	return &Explanation{Words: d.words, Grounding: d.grounding, Vectors: d.vectors, MissingIdentifier: d.veto, Foreign: d.foreign, Parts: d.parts, MinRelevance: floor}
 }
 
 // wordVectors embeds alone the query's tokens that ground it; the others

@@ -478,6 +478,7 @@ func lexTerms(text string) []string { return appendLexTerms(nil, text) }
 // appendLexTerms appends the index terms of text to terms.
 func appendLexTerms(terms []string, text string) []string {
 	emit := func(tok string) {
+		tok = trimClitic(tok)
 		parts := splitCompound(tok)
 		if len(parts) > 1 {
 			terms = append(terms, tok)
@@ -517,6 +518,22 @@ func appendLexTerms(terms []string, text string) []string {
 
 // joiners may sit inside an identifier: electron-vite, db_2, v1.2, a/b is not one.
 const joiners = "-_.'’"
+
+// trimClitic drops a possessive or a contraction's ending from a token:
+// "build-04's" is the host build-04, as a query names it, not a compound
+// of three parts.
+func trimClitic(tok string) string {
+	i := strings.LastIndexAny(tok, "'’")
+	if i <= 0 {
+		return tok
+	}
+	_, size := utf8.DecodeRuneInString(tok[i:])
+	switch strings.ToLower(tok[i+size:]) {
+	case "s", "t", "ll", "re", "ve", "d", "m":
+		return tok[:i]
+	}
+	return tok
+}
 
 func splitCompound(tok string) []string {
 	if tok == "" {

@@ -18,17 +18,19 @@ import (
 // coverage is the share of the query's weight that document d holds,
 // counting a term found only in its neighbours neighbourWeight.
 func (ws *wingScores) coverage(q *queryWeights, d int32) float64 {
-	whole, _, _ := ws.coverages(q, d)
+	whole, _, _, _ := ws.coverages(q, d)
 	return whole
 }
 
 // coverages returns the share of the query's weight that document d holds
 // (as coverage), and the best share of one of the query's coherent parts
-// (see evidence.go) it holds, with that part's number (-1 for none).
-func (ws *wingScores) coverages(q *queryWeights, d int32) (whole, part float64, which int) {
+// (see evidence.go) it holds, with that part's number (-1 for none); own
+// is the larger of the two counting only the note's own words, not its
+// neighbours'.
+func (ws *wingScores) coverages(q *queryWeights, d int32) (whole, part float64, which int, own float64) {
 	which = -1
 	if q.total == 0 {
-		return 0, 0, -1
+		return 0, 0, -1, 0
 	}
 	v := ws.v
 	// By part, the whole query last; the note's own terms and those only
@@ -58,13 +60,17 @@ func (ws *wingScores) coverages(q *queryWeights, d int32) (whole, part float64, 
 		}
 	}
 	q.reset()
+	own = min(1, got[n-1]/q.total)
+	for k, w := range q.parts {
+		own = max(own, min(1, got[k]/w))
+	}
 	whole = min(1, (got[n-1]+neighbourWeight*extra[n-1])/q.total)
 	for k, w := range q.parts {
 		if c := min(1, (got[k]+neighbourWeight*extra[k])/w); c > part {
 			part, which = c, k
 		}
 	}
-	return whole, part, which
+	return whole, part, which, own
 }
 
 // queryTerms tells which of a query's terms each note of a wing holds: a

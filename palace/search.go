@@ -40,7 +40,16 @@ type SearchOptions struct {
 	// every hit, those of a query naming an identifier no note has too.
 	// DefaultMinRelevance is the floor the CLI uses.
 	MinRelevance float64
+	// Prompt asks the prompt hook's question rather than search's: does
+	// the prompt need something from memory? Only notes that hold its
+	// words (Evidence.Answers) are returned, at most PromptResults, and
+	// most prompts get none.
+	Prompt bool
 }
+
+// PromptResults is the most notes a Prompt search returns: an agent's
+// prompt gets the few notes it needs, not a page of results.
+const PromptResults = 3
 
 // DefaultMinRelevance is the relevance below which search reports no
 // match: lexical coverage or grounded cosine (evidence.go). BENCHMARKS.md,
@@ -129,6 +138,9 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	if n <= 0 {
 		n = DefaultResults
 	}
+	if opts.Prompt {
+		n = min(n, PromptResults)
+	}
 	wings, err := p.searchWings(opts.Wings, opts.ExcludeWings)
 	if err != nil {
 		return nil, nil, err
@@ -165,6 +177,11 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	// Demoting a neighbour can promote at most two later notes per pick,
 	// so the best 3n+3 notes hold the n results.
 	keep := 3*n + 3
+	if opts.Prompt {
+		// The hook orders notes by their words, not by the fused score
+		// (below): it looks further down the fused ranking.
+		keep = 3*DefaultResults + 3
+	}
 	filters := opts.Filters
 	if filters.Now.IsZero() {
 		filters.Now = time.Now()
@@ -215,12 +232,16 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		scores = append(scores, ws)
 	}
 	cands := fuse(scores, keep)
-	dec := newDecider(scores, toks, wordVecs, terms, useLex)
+	dec := newDecider(scores, toks, wordVecs, terms, useLex, p.emb)
 	evidence := make(map[candidate]Evidence, len(cands))
 	var missed []candidate
 	kept := cands[:0]
 	for _, c := range cands {
 		e := dec.judge(c, opts.MinRelevance)
+		if opts.Prompt && e.Passed && !e.Answers {
+			e.Passed = false
+			e.Reason = fmt.Sprintf("not for the prompt hook: lexical coverage %.2f below %.2f (%s)", e.Coverage, answerCoverage, e.Reason)
+		}
 		evidence[candidate{ws: c.ws, d: c.d}] = e
 		if !e.Passed {
 			missed = append(missed, c)
@@ -242,6 +263,16 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		}
 		return h, nil
 	}
+	if opts.Prompt {
+		// The note holding most of the prompt's words first: the cosine
+		// orders unrelated notes as confidently as related ones.
+		sort.SliceStable(kept, func(i, j int) bool {
+			return evidence[candidate{ws: kept[i].ws, d: kept[i].d}].Coverage > evidence[candidate{ws: kept[j].ws, d: kept[j].d}].Coverage
+		})
+		for i := range kept {
+			kept[i].score = -float64(i) // pick keeps this order
+		}
+	}
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
 	picked = coverParts(picked, kept, evidence, len(dec.parts))
 	hits := make([]Hit, 0, len(picked))
@@ -256,6 +287,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		return hits, nil, nil
 	}
 	ex := dec.explanation(opts.MinRelevance)
+	ex.Prompt = opts.Prompt
 	missed = pick(missed, min(nearMisses, len(missed)), 0)
 	for _, c := range missed {
 		h, err := hit(c, missed[0].score)

@@ -81,7 +81,7 @@ func TestRecall(t *testing.T) {
 			t.Fatalf("no set %q", name)
 		}
 		for _, e := range []embed.Embedder{model, nil} {
-			r, err := Run(ctx, set, t.TempDir(), e, legacyHook)
+			r, err := Run(ctx, set, t.TempDir(), e, promptHook)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -152,4 +152,9 @@ func legacyHook(ctx context.Context, p *palace.Palace, prompt string) ([]palace.
 		used += wakeup.LineTokens("- [" + h.Wing + "] " + h.Text + " (" + h.Source + ":1)")
 	}
 	return hits, nil
+}
+
+// promptHook is the prompt hook's decision, as recall --hook asks it.
+func promptHook(ctx context.Context, p *palace.Palace, prompt string) ([]palace.Hit, error) {
+	return p.Search(ctx, prompt, palace.SearchOptions{Prompt: true, MinRelevance: palace.DefaultMinRelevance})
 }

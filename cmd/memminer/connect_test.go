@@ -142,8 +142,14 @@ func TestRecallBudget(t *testing.T) {
 		if budget >= 100 && !strings.Contains(out, "- [dwight] Production Postgres runs on db-2. Since 2026-09. (agents/dwight/memory.md:13, 2026-10-02, STALE: review due 2026-11-01)\n") {
 			t.Errorf("budget %d: first hit missing or malformed:\n%s", budget, out)
 		}
-		if budget >= 300 && budget < 1000 && (!strings.Contains(out, "word…") || strings.Contains(out, "never reached")) {
-			t.Errorf("budget %d: the long note is not cut to fit:\n%s", budget, out)
+		// A note is given whole or not at all: a cut could drop the part
+		// that answers, and the notes after one that does not fit are not
+		// reached.
+		if budget < 1000 && (strings.Contains(out, "word") || strings.Contains(out, "…") || strings.Contains(out, "never reached")) {
+			t.Errorf("budget %d: the long note is cut to fit, or a later one given:\n%s", budget, out)
+		}
+		if budget >= 1000 && !strings.Contains(out, strings.TrimSpace(long)+" (agents/pam/memory.md:4") {
+			t.Errorf("budget %d: the long note is not given whole:\n%s", budget, out)
 		}
 	}
 	if out := renderRecall(nil, 300); out != "" {

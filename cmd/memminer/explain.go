@@ -30,6 +30,9 @@ func printExplanation(w io.Writer, ex *api.Explanation) {
 		if q.Identifier {
 			notes = append(notes, "identifier")
 		}
+		if q.Foreign {
+			notes = append(notes, "rare in English")
+		}
 		if q.Cosine > 0 {
 			notes = append(notes, fmt.Sprintf("best note cosine %.2f", q.Cosine))
 		}
@@ -37,6 +40,9 @@ func printExplanation(w io.Writer, ex *api.Explanation) {
 	}
 	if ex.MissingIdentifier != "" {
 		fmt.Fprintf(w, "no searched note has the identifier %s: nothing is relevant\n", ex.MissingIdentifier)
+	}
+	if ex.Foreign {
+		fmt.Fprintln(w, "half the query's words or more are rare and in no note: a question about something else, only lexical coverage counts")
 	}
 	for _, p := range ex.Parts {
 		fmt.Fprintf(w, "coherent part: %s\n", strings.Join(p, " "))

@@ -14,6 +14,7 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -22,9 +23,6 @@ const (
 	// defaultRecallTokens is the budget of recall's output, in wake-up's
 	// estimated tokens.
 	defaultRecallTokens = 300
-	// recallResults is how many hits recall asks search for; the budget
-	// usually ends the list first.
-	recallResults = 8
 	// maxRecallQueryRunes bounds the prompt searched with: a pasted log
 	// should not make the hook slow.
 	maxRecallQueryRunes = 2000
@@ -165,8 +163,10 @@ func readHookInput(r io.Reader) (hookInput, error) {
 	return in, nil
 }
 
-// recall searches with prompt as search does, relevance decision included,
-// and renders what passes within the budget; "" when nothing does.
+// recall asks the prompt hook's question of the palace (search's ranking
+// and relevance, and only notes holding the prompt's words:
+// palace.SearchOptions.Prompt) and renders what it gives within the
+// budget; "" when it gives nothing, as for most prompts.
 func (a *app) recall(ctx context.Context, prompt string, tokens int) (string, error) {
 	if tokens < 1 {
 		return "", usagef("--tokens must be at least 1, got %d", tokens)
@@ -178,7 +178,7 @@ func (a *app) recall(ctx context.Context, prompt string, tokens int) (string, er
 	if r := []rune(q); len(r) > maxRecallQueryRunes {
 		q = string(r[:maxRecallQueryRunes])
 	}
-	out, err := a.search(ctx, searchArgs{Query: q, Results: recallResults})
+	out, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true})
 	if err != nil {
 		return "", err
 	}
@@ -190,9 +190,9 @@ func (a *app) recall(ctx context.Context, prompt string, tokens int) (string, er
 const recallHeader = "Notes from the hive's shared memory (memminer) that may bear on this prompt.\n" + quote.Preamble
 
 // renderRecall is the one place the prompt hook renders notes for an
-// agent's context: a header, then one line per hit, best first, as many as
-// the budget holds (the last cut at a word to fit), each with its wing,
-// source:line, date and marks. Everything read from the palace goes
+// agent's context: a header, then one line per hit, best first, as many
+// whole notes as the budget holds (a note cut to fit could drop the part
+// that answers), each with its wing, source:line, date and marks. Everything read from the palace goes
 // through quote.Inline: a note stays on its line and cannot pose as the
 // client's markup (docs/security.md). No hit, or no room for one: "".
 func renderRecall(hits []api.Hit, budget int) string {
@@ -203,11 +203,10 @@ func renderRecall(hits []api.Hit, budget int) string {
 		render := func(t string) string {
 			return fmt.Sprintf("- [%s] %s (%s:%d%s)", quote.Inline(h.Wing), quote.Inline(t), quote.Inline(h.Source), h.Line, quote.Inline(marks(h.Fields)))
 		}
-		t, ok := wakeup.Truncate(text, budget-used, render)
-		if !ok {
+		line := render(text)
+		if used+wakeup.LineTokens(line) > budget {
 			break
 		}
-		line := render(t)
 		lines = append(lines, line)
 		used += wakeup.LineTokens(line)
 	}

@@ -144,13 +144,15 @@ type searchArgs struct {
 	// MinRelevance nil means palace.DefaultMinRelevance.
 	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this relevance, 0 to 1 (default 0.22)"`
 	Explain      bool     `json:"explain,omitempty" jsonschema:"also say why each hit passed and near misses did not"`
+	// Prompt is the prompt hook's question (recall), not a flag of search.
+	Prompt bool `json:"-"`
 }
 
 // request checks args and turns them into the daemon's search request;
 // dates are resolved against now, so the daemon and a direct search read
 // "7d" alike.
 func (args searchArgs) request(query string, model string, staleAfter time.Duration, now time.Time) (api.SearchRequest, error) {
-	req := api.SearchRequest{Query: query, Results: args.Results, Model: model,
+	req := api.SearchRequest{Query: query, Results: args.Results, Model: model, Prompt: args.Prompt,
 		IncludeSuperseded: args.IncludeSuperseded, IncludeInbox: args.IncludeInbox, Status: args.Status, Fresh: args.Fresh,
 		StaleAfter: staleAfter, MinRelevance: args.MinRelevance, Explain: args.Explain}
 	var err error
@@ -259,7 +261,11 @@ func printHit(w io.Writer, prefix string, h api.Hit) {
 		if e.Cosine != 0 || e.Semantic != 0 {
 			vectors = fmt.Sprintf(", cosine %.2f, semantic %.2f, standout %.2f sd", e.Cosine, e.Semantic, e.Standout)
 		}
-		fmt.Fprintf(w, "   evidence: coverage %.2f%s, channels agreeing %d\n", e.Coverage, vectors, e.Channels)
+		hook := "no"
+		if e.Answers {
+			hook = "yes"
+		}
+		fmt.Fprintf(w, "   evidence: coverage %.2f%s, channels agreeing %d; the prompt hook gives it: %s\n", e.Coverage, vectors, e.Channels, hook)
 	}
 }
 

@@ -246,3 +246,50 @@ func (t *Tokenizer) encode(syms []rune) []int {
 	}
 	return out
 }
+
+// WordLogProb is the log probability of word, lower-cased, as one word of
+// text under the vocabulary's unigram model: the score of its best split
+// into pieces. A word the training text used often is one likely piece
+// ("host": about -9); a rare or made-up one takes several unlikely pieces
+// ("zorblax": below -30). A position no piece covers scores as the
+// vocabulary's least likely piece.
+func (t *Tokenizer) WordLogProb(word string) float64 {
+	syms := normalize(strings.ToLower(word))
+	n := len(syms)
+	if n <= 1 {
+		return 0
+	}
+	unknown := 0.0 // the least likely piece's score
+	for _, p := range t.pieces[reservedPieces:] {
+		unknown = min(unknown, p.Score)
+	}
+	best := make([]float64, n+1)
+	reached := make([]bool, n+1)
+	reached[0] = true
+	for i := range n {
+		if !reached[i] {
+			continue
+		}
+		found := false
+		node := t.childOf(0, syms[i])
+		for j := i; node >= 0; {
+			if id := t.id[node]; id >= 0 {
+				if s := best[i] + t.score[node]; !reached[j+1] || s > best[j+1] {
+					best[j+1], reached[j+1] = s, true
+				}
+				found = true
+			}
+			j++
+			if j >= n {
+				break
+			}
+			node = t.childOf(node, syms[j])
+		}
+		if !found {
+			if s := best[i] + unknown; !reached[i+1] || s > best[i+1] {
+				best[i+1], reached[i+1] = s, true
+			}
+		}
+	}
+	return best[n]
+}

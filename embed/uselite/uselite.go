@@ -183,3 +183,7 @@ func (m *Model) Embed(ctx context.Context, texts []string) ([][]float32, error) 
 	}
 	return out, nil
 }
+
+// WordLogProb is how common word is in the text the model's vocabulary was
+// made from (Tokenizer.WordLogProb).
+func (m *Model) WordLogProb(word string) float64 { return m.tok.WordLogProb(word) }
