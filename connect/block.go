@@ -95,7 +95,7 @@ type blockEdit struct {
 
 func (e blockEdit) format() string { return e.kind }
 
-func (e blockEdit) apply(cur []byte) ([]byte, error) {
+func (e blockEdit) apply(cur, _ []byte) ([]byte, error) {
 	if e.check != nil {
 		if err := e.check(cur); err != nil {
 			return nil, err

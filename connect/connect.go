@@ -15,6 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/udiff"
 )
@@ -65,8 +67,10 @@ func (e *TakenError) Is(target error) bool { return target == ErrTaken }
 // edit is how connect changes one file format.
 type edit interface {
 	// apply returns cur with memminer's entries in place of any earlier
-	// ones; cur is empty when the file does not exist.
-	apply(cur []byte) ([]byte, error)
+	// ones connect wrote; cur is empty when the file does not exist. orig
+	// is the file before the first connect: an entry it had is the
+	// user's, however much it looks like memminer's.
+	apply(cur, orig []byte) ([]byte, error)
 	// remove returns cur without memminer's entries, keeping whatever orig
 	// (the file before the first connect) had.
 	remove(cur, orig []byte) ([]byte, error)
@@ -148,8 +152,13 @@ type fileState struct {
 	Backup  string `json:"backup,omitempty"`
 	Mode    uint32 `json:"mode,omitempty"`
 	// After is the SHA-256 of the file as connect last wrote it: a file
-	// still so is restored from its backup byte for byte.
+	// still so, and never Edited, is restored from its backup byte for
+	// byte.
 	After string `json:"after"`
+	// Edited says that a connect found the file changed since connect
+	// last wrote it: the backup is then older than what the user (or the
+	// client) wrote, and disconnect only removes memminer's entries.
+	Edited bool `json:"edited,omitempty"`
 	// Dirs are directories connect created for it, deepest first.
 	Dirs []string `json:"dirs,omitempty"`
 }
@@ -163,6 +172,11 @@ func Connect(agentID string, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("%w %q (want one of: %s)", ErrUnknownAgent, agentID, strings.Join(AgentIDs(), ", "))
 	}
 	res := Result{Agent: ag.ID, Wing: opts.Wing, Scope: opts.Scope.Name(), DryRun: opts.DryRun}
+	unlock, err := lock(opts)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	dir := connectionDir(opts.StateDir, ag.ID, opts.Scope)
 	rec, _ := readRecord(dir)
 	type plan struct {
@@ -187,7 +201,13 @@ func Connect(agentID string, opts Options) (Result, error) {
 			return res, fmt.Errorf("connect %s: %w", ag.Name, err)
 		}
 		p.cur = cur
-		if p.new, err = f.edit.apply(cur); err != nil {
+		orig := cur
+		if i := rec.index(f.path); i >= 0 {
+			if orig, err = rec.backup(i); err != nil {
+				return res, fmt.Errorf("connect %s: %w", ag.Name, err)
+			}
+		}
+		if p.new, err = f.edit.apply(cur, orig); err != nil {
 			return res, withPath(err, f.path)
 		}
 		action := Changed
@@ -237,6 +257,9 @@ func Connect(agentID string, opts Options) (Result, error) {
 	}
 	for _, p := range plans {
 		i := rec.index(p.f.path)
+		if sum(p.cur) != rec.Files[i].After {
+			rec.Files[i].Edited = true
+		}
 		if !bytes.Equal(p.new, p.cur) || !p.existed {
 			if err := os.MkdirAll(filepath.Dir(p.path), 0o755); err != nil {
 				return res, fmt.Errorf("connect: %w", err)
@@ -260,6 +283,11 @@ func Disconnect(agentID string, opts Options) (Result, error) {
 		return Result{}, fmt.Errorf("%w %q (want one of: %s)", ErrUnknownAgent, agentID, strings.Join(AgentIDs(), ", "))
 	}
 	res := Result{Agent: ag.ID, Scope: opts.Scope.Name(), DryRun: opts.DryRun}
+	unlock, err := lock(opts)
+	if err != nil {
+		return res, err
+	}
+	defer unlock()
 	dir := connectionDir(opts.StateDir, ag.ID, opts.Scope)
 	rec, err := readRecord(dir)
 	if err != nil {
@@ -280,7 +308,7 @@ func Disconnect(agentID string, opts Options) (Result, error) {
 		changed bool
 	}
 	var plans []plan
-	for _, st := range rec.Files {
+	for i, st := range rec.Files {
 		p := plan{st: st, path: resolve(st.Path), mode: fs.FileMode(st.Mode)}
 		if p.mode == 0 {
 			p.mode = 0o644
@@ -295,17 +323,15 @@ func Disconnect(agentID string, opts Options) (Result, error) {
 		if err != nil {
 			return res, fmt.Errorf("disconnect %s: %w", ag.Name, err)
 		}
-		var orig []byte
-		if st.Existed {
-			if orig, err = os.ReadFile(filepath.Join(dir, st.Backup)); err != nil {
-				return res, fmt.Errorf("disconnect %s: read the backup of %s: %w", ag.Name, st.Path, err)
-			}
+		orig, err := rec.backup(i)
+		if err != nil {
+			return res, fmt.Errorf("disconnect %s: %w", ag.Name, err)
 		}
 		action := Restored
 		switch {
-		case sum(cur) == st.After && st.Existed:
+		case sum(cur) == st.After && !st.Edited && st.Existed:
 			p.new = orig
-		case sum(cur) == st.After:
+		case sum(cur) == st.After && !st.Edited:
 			p.delete, action = true, Deleted
 		default:
 			e := edits[st.Path]
@@ -389,6 +415,37 @@ func (c Connection) Paths() []string {
 	return out
 }
 
+// backup is the content of the connection's i-th file before the first
+// connect: nil when connect created it.
+func (c Connection) backup(i int) ([]byte, error) {
+	st := c.Files[i]
+	if !st.Existed {
+		return nil, nil
+	}
+	b, err := os.ReadFile(filepath.Join(c.dir, st.Backup))
+	if err != nil {
+		return nil, fmt.Errorf("read the backup of %s: %w", st.Path, err)
+	}
+	return b, nil
+}
+
+// lock takes the connect lock of the user: an advisory lock on the home
+// directory itself (no lock file, so a dry run or a refused connect
+// writes nothing), which every Connect and Disconnect holds while it
+// reads and writes the clients' files and the records. Two at once would
+// each back up, edit and record a file the other is changing, and
+// disconnect would undo half of it. It waits for the lock.
+func lock(opts Options) (unlock func(), err error) {
+	if opts.Scope.Home == "" {
+		return nil, errors.New("connect: no home directory to lock")
+	}
+	l := flock.New(opts.Scope.Home, flock.SetFlag(os.O_RDONLY))
+	if err := l.Lock(); err != nil {
+		return nil, fmt.Errorf("connect: lock %s: %w", opts.Scope.Home, err)
+	}
+	return func() { _ = l.Unlock() }, nil
+}
+
 func (c Connection) index(path string) int {
 	for i, f := range c.Files {
 		if f.Path == path {
@@ -430,10 +487,27 @@ func writeRecord(dir string, c Connection) error {
 }
 
 // resolve follows a symlinked configuration file to the file it names, so
-// the link stays a link.
+// the link stays a link: a dangling one too, to the file it would name.
 func resolve(path string) string {
-	if r, err := filepath.EvalSymlinks(path); err == nil {
-		return r
+	for range 40 { // as many links as the kernel follows
+		if r, err := filepath.EvalSymlinks(path); err == nil {
+			return r
+		}
+		fi, err := os.Lstat(path)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			break
+		}
+		target, err := os.Readlink(path)
+		if err != nil {
+			break
+		}
+		if !filepath.IsAbs(target) {
+			target = filepath.Join(filepath.Dir(path), target)
+		}
+		path = target
+	}
+	if r, err := filepath.EvalSymlinks(filepath.Dir(path)); err == nil {
+		return filepath.Join(r, filepath.Base(path))
 	}
 	return path
 }

@@ -109,7 +109,7 @@ func equalString(s string) func(gjson.Result) bool {
 
 func (e jsonEdit) format() string { return "JSON" }
 
-func (e jsonEdit) apply(cur []byte) ([]byte, error) {
+func (e jsonEdit) apply(cur, orig []byte) ([]byte, error) {
 	created := len(bytes.TrimSpace(cur)) == 0
 	if created {
 		cur = []byte("{}")
@@ -134,17 +134,19 @@ func (e jsonEdit) apply(cur []byte) ([]byte, error) {
 		}
 	}
 	for _, a := range e.appends {
+		had := gjson.GetBytes(orig, a.path).Array()
 		elems := gjson.GetBytes(out, a.path).Array()
 		var ours []int
 		same := false
 		for i, el := range elems {
-			if a.ours(el) {
+			// An element the file had before connect is the user's.
+			if a.ours(el) && !containsJSON(had, el.Raw) {
 				ours = append(ours, i)
 				same = sameJSON(el.Raw, a.value)
 			}
 		}
-		if len(ours) == 1 && same {
-			continue
+		if len(ours) == 1 && same || len(ours) == 0 && containsJSON(had, a.value) {
+			continue // in place, or the user's own is the same
 		}
 		for i := len(ours) - 1; i >= 0; i-- {
 			if out, err = sjson.DeleteBytes(out, a.path+"."+strconv.Itoa(ours[i])); err != nil {

@@ -22,7 +22,9 @@ import (
 // it differs, so an older palace is upgraded by the next mine.
 // Unapproved and the inbox markers left it at 2: they change only notes
 // in an agent's inbox or carrying an inbox marker, which no palace mined
-// before them holds.
+// before them holds. Ignoring an inbox item's heading left it at 2 too: a
+// palace that holds an item under a "Superseded" heading classifies it
+// again at the inbox's next change (every decision rewrites the file).
 const Version = 2
 
 // DefaultStaleAfter is how long a note stays fresh when neither its file
@@ -201,9 +203,19 @@ func Classify(f File, heading, text string) Note {
 			n.Status, n.Reason = st, reason
 		}
 	}
-	take(noteStatus(code, folded))
-	take(headingStatus(heading))
-	take(f.Status, f.Reason)
+	if f.Status == Unapproved {
+		// An inbox item leaves the queue by a person's decision alone
+		// (its done marker): no heading, and no word of the agent's
+		// that reads as superseded or stale, hides it from the person.
+		n.Status, n.Reason = f.Status, f.Reason
+		if reason, ok := inboxDone(strings.TrimSpace(code)); ok {
+			n.Status, n.Reason = Superseded, reason
+		}
+	} else {
+		take(noteStatus(code, folded))
+		take(headingStatus(heading))
+		take(f.Status, f.Reason)
+	}
 	review := mayReview(folded)
 	if d, ok := latestDate(code, heading, review); ok {
 		n.Date = d
@@ -357,6 +369,14 @@ func headingStatus(heading string) (Status, string) {
 		}
 	}
 	return best, reason
+}
+
+// HeadingHides reports whether governance reads the notes under heading
+// (a heading path) as superseded or stale: where a new note must not be
+// put, or it would be hidden the moment it is written.
+func HeadingHides(heading string) bool {
+	st, _ := headingStatus(heading)
+	return st == Superseded || st == Stale
 }
 
 // HeadingParts splits a heading path "A > B > C" into its headings.

@@ -8,7 +8,10 @@ package handoff
 import (
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -82,3 +85,54 @@ func ParseAccept(text string) (ref string, ok bool) {
 }
 
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Claim is one handoff note carrying a ref: the wing whose own memory
+// holds it (the sender), its date (YYYY-MM-DD, "" when unknown), whether
+// it is withdrawn (superseded), and where it is.
+type Claim struct {
+	Note
+	From      string
+	Date      string
+	Withdrawn bool
+	Source    string
+	Line      int
+}
+
+// ErrContested means two wings wrote a handoff with the same ref on its
+// first day: which one sent it cannot be told, so it belongs to neither.
+var ErrContested = errors.New("two wings claim this handoff reference")
+
+// Owner returns the handoff a ref belongs to among claims, every handoff
+// note carrying it (none of them from an inbox: an unapproved note is no
+// handoff): the first, by date, in the sender's own wing. A wing that
+// copies a ref it read later writes a note of its own that is no
+// handoff, so it can neither take the handoff over nor block it; claims
+// of two wings on the first day are ErrContested. ok is false for no
+// claims.
+func Owner(claims []Claim) (owner Claim, ok bool, err error) {
+	if len(claims) == 0 {
+		return Claim{}, false, nil
+	}
+	sorted := slices.Clone(claims)
+	slices.SortStableFunc(sorted, func(a, b Claim) int {
+		switch {
+		case a.Date == b.Date:
+			return 0
+		case a.Date == "":
+			return 1 // undated last
+		case b.Date == "":
+			return -1
+		}
+		return strings.Compare(a.Date, b.Date)
+	})
+	first := sorted[0]
+	for _, c := range sorted[1:] {
+		if c.Date != first.Date {
+			break
+		}
+		if c.From != first.From {
+			return Claim{}, false, fmt.Errorf("handoff %s: %w on %s (%s and %s); ask the sender for a new handoff", first.Ref, ErrContested, first.Date, first.From, c.From)
+		}
+	}
+	return first, true, nil
+}

@@ -1,6 +1,9 @@
 package handoff
 
-import "testing"
+import (
+	"errors"
+	"testing"
+)
 
 func TestParse(t *testing.T) {
 	cases := []struct {
@@ -30,5 +33,30 @@ func TestParse(t *testing.T) {
 	}
 	if _, ok := ParseAccept(h); ok {
 		t.Error("a handoff parsed as an acceptance")
+	}
+}
+
+func TestOwner(t *testing.T) {
+	claim := func(from, date, to string) Claim {
+		return Claim{Note: Note{Ref: "ho-0a1b2c3d", To: to}, From: from, Date: date}
+	}
+	cases := []struct {
+		name      string
+		claims    []Claim
+		from      string
+		contested bool
+	}{
+		{"none", nil, "", false},
+		{"one", []Claim{claim("dwight", "2026-10-01", "pam")}, "dwight", false},
+		{"a later copy", []Claim{claim("mallory", "2026-10-02", "bob"), claim("dwight", "2026-10-01", "pam")}, "dwight", false},
+		{"an undated copy", []Claim{claim("mallory", "", "pam"), claim("dwight", "2026-10-01", "pam")}, "dwight", false},
+		{"twice in the sender's wing", []Claim{claim("dwight", "2026-10-01", "pam"), claim("dwight", "2026-10-01", "pam")}, "dwight", false},
+		{"two wings on the first day", []Claim{claim("dwight", "2026-10-01", "pam"), claim("mallory", "2026-10-01", "pam")}, "", true},
+	}
+	for _, c := range cases {
+		got, ok, err := Owner(c.claims)
+		if errors.Is(err, ErrContested) != c.contested || got.From != c.from || ok != (c.from != "") {
+			t.Errorf("%s: Owner = %+v, %v, %v; want from %q, contested %v", c.name, got, ok, err, c.from, c.contested)
+		}
 	}
 }

@@ -66,6 +66,11 @@ func Approval(n palace.Note, d Decision) (text, heading string, err error) {
 	if parts := govern.HeadingParts(n.Heading); len(parts) > 1 {
 		heading = parts[len(parts)-1]
 	}
+	if govern.HeadingHides(heading) {
+		// A heading that would hide the approved note in memory (it
+		// did not hide the item in the inbox): remember places it.
+		heading = ""
+	}
 	return text, heading, nil
 }
 

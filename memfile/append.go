@@ -9,7 +9,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"syscall"
 
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
@@ -36,11 +35,15 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) er
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	flags := os.O_WRONLY | os.O_APPEND | syscall.O_NONBLOCK
+	// Read and write: the content is checked through the descriptor the
+	// tail is written to, and no link is followed on the way (s.Path is
+	// resolved), so a file swapped for a link to another user's file
+	// after the check is refused, not appended to.
+	flags := os.O_RDWR | os.O_APPEND
 	if !s.Exists {
 		flags |= os.O_CREATE | os.O_EXCL
 	}
-	f, err := os.OpenFile(s.Path, flags, NewFileMode)
+	f, err := hivefile.OpenFile(s.Path, flags, NewFileMode)
 	switch {
 	case errors.Is(err, fs.ErrExist):
 		return fmt.Errorf("append to %s: %w (it was created)", s.Path, ErrChanged)
@@ -54,11 +57,8 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) er
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", s.Path, err)
 	}
-	if !info.Mode().IsRegular() {
-		return fmt.Errorf("append to %s: %w", s.Path, ErrNotRegular)
-	}
 	if s.Exists {
-		if err := sameContent(s, info.Size(), afterLines); err != nil {
+		if err := sameContent(f, s, info.Size(), afterLines); err != nil {
 			return err
 		}
 	}
@@ -92,14 +92,19 @@ const maxGrowth = 1 << 20
 // another writer's atomic save landing then.
 var afterAppend func(path string)
 
-// sameContent checks that the file at s.Path, of size bytes on the
-// descriptor just opened, holds exactly s.Data, or with afterLines s.Data
-// (ending a line) followed by whole lines. The descriptor is write only,
-// so the content is read through another; a file replaced in between is
-// caught by AppendEnd's check after the write.
-func sameContent(s Snapshot, size int64, afterLines bool) error {
+// sameContent checks that f, the file at s.Path of size bytes, holds
+// exactly s.Data, or with afterLines s.Data (ending a line) followed by
+// whole lines.
+func sameContent(f *os.File, s Snapshot, size int64, afterLines bool) error {
 	if size == int64(len(s.Data)) {
-		return unchanged(s)
+		data, err := hivefile.ReadAll(f, int64(len(s.Data))+1)
+		if err != nil {
+			return fmt.Errorf("append to %s: %w", s.Path, err)
+		}
+		if !bytes.Equal(data, s.Data) {
+			return fmt.Errorf("append to %s: %w", s.Path, ErrChanged)
+		}
+		return nil
 	}
 	grown := afterLines && size > int64(len(s.Data)) && (len(s.Data) == 0 || s.Data[len(s.Data)-1] == '\n')
 	if !grown {
@@ -107,7 +112,7 @@ func sameContent(s Snapshot, size int64, afterLines bool) error {
 	}
 	// All of it, not size bytes: it may have grown again since the stat,
 	// and a cut at size would end inside a line.
-	data, err := hivefile.ReadLimited(s.Path, size+maxGrowth)
+	data, err := hivefile.ReadAll(f, size+maxGrowth)
 	if err != nil {
 		return fmt.Errorf("append to %s: %w", s.Path, err)
 	}
@@ -134,7 +139,7 @@ func recoverTail(old *os.File, want []byte, path string) (foreign bool, err erro
 	if len(tail) == 0 {
 		return false, nil
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	f, err := hivefile.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		return false, err
 	}

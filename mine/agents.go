@@ -27,7 +27,11 @@ func hiveJobs(h *hive.Hive) ([]job, []Problem, error) {
 		skipped = append(skipped, Problem{Path: s.Path, Err: msg})
 	}
 	for _, a := range agents {
-		jobs = append(jobs, job{wing: a.Wing, root: a.Root(), isDir: true, base: a.Root(), hive: h, place: a.Rel})
+		real, err := filepath.EvalSymlinks(a.Root())
+		if err != nil {
+			real = a.Root() // gone since it was listed: its files fail to open
+		}
+		jobs = append(jobs, job{wing: a.Wing, root: a.Root(), isDir: true, real: real, base: a.Root(), hive: h, place: a.Rel})
 	}
 	if len(jobs) == 0 && len(skipped) == 0 {
 		return nil, nil, fmt.Errorf("%s has no agent directories", filepath.Join(h.Dir(), hive.DefaultDir))

@@ -196,9 +196,19 @@ func hiddenBelow(root, path string) bool {
 	return err == nil && rel != "." && hive.IsHiddenPath(rel)
 }
 
-func readFile(path string, maxBytes int64) ([]byte, error) {
+// readFile reads path, a file of job j, through one descriptor: opened
+// without following a link out of the directory the job was planned
+// with (j.real), nor one swapped in on the resolved path, its type
+// checked on the descriptor, so a file or directory another user swaps
+// for a link to one of ours is never mined.
+func readFile(j job, path string, maxBytes int64) ([]byte, error) {
+	f, err := hivefile.OpenIn(j.real, path)
+	if err != nil {
+		return nil, unwrapPathErr(err)
+	}
+	defer f.Close()
 	// The file may have grown since it was listed; never read past the cap.
-	data, err := hivefile.ReadLimited(path, maxBytes+1)
+	data, err := hivefile.ReadAll(f, maxBytes+1)
 	if err != nil {
 		return nil, unwrapPathErr(err)
 	}

@@ -119,7 +119,7 @@ func wingJob(path, root string, info fs.FileInfo, globs hive.Globs, opts Options
 			configured = h
 		}
 	}
-	j := job{wing: wing, root: root, isDir: info.IsDir(), base: agentBase(root, info.IsDir(), configured)}
+	j := job{wing: wing, root: root, isDir: info.IsDir(), real: dir, base: agentBase(root, info.IsDir(), configured)}
 	if j.isDir {
 		j.hive, j.place = agentPlace(root, configured, opts.Agents)
 	}
@@ -152,6 +152,11 @@ type job struct {
 	wing  string
 	root  string // resolved absolute path
 	isDir bool
+	// real is the directory the job's files must really lie in, resolved
+	// when the job was planned: root, or the directory of a file root;
+	// a link the hive follows to an agent directory resolved. A file that
+	// resolves elsewhere when read is not read (readFile).
+	real string
 	// base is the agent directory the job's files are named relative to
 	// in note ids: root for an agent directory.
 	base string

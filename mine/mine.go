@@ -445,7 +445,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	if size > maxBytes {
 		return fmt.Errorf("file is %s, larger than the %s limit (max_file_bytes); not mined", bytesize.Format(size), bytesize.Format(maxBytes))
 	}
-	data, err := readFile(f.path, maxBytes)
+	data, err := readFile(j, f.path, maxBytes)
 	if err != nil {
 		return err
 	}

@@ -383,6 +383,9 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		if old, err = resolveRefs(p, t, req.Supersedes); err != nil {
 			return Result{}, err
 		}
+		if err := checkHandoffRef(p, t.wing, fact); err != nil {
+			return Result{}, err
+		}
 		except := make([]string, len(old))
 		for i, n := range old {
 			except[i] = n.ID

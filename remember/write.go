@@ -61,9 +61,14 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 	if err != nil {
 		return fmt.Errorf("remember: %s: %w", t.rel, err)
 	}
-	if heading == "" && governedByHeading(out, line) {
-		// The file's last section would hide or mark the new note at
-		// once (## Superseded, ## Archive): it goes under its own heading.
+	if governedByHeading(out, line) && !t.inbox {
+		// The section would hide or mark the new note at once
+		// (## Superseded, ## Archive): the file's last section gives way
+		// to a heading of its own; a heading asked for is refused. (An
+		// inbox item waits whatever its heading: govern.Classify.)
+		if heading != "" {
+			return badRequest("--heading %q: governance reads the notes under it as superseded or stale, so the note would be hidden the moment it is written; choose another heading", heading)
+		}
 		if out, line, err = memfile.Append(data, NotesHeading, item); err != nil {
 			return fmt.Errorf("remember: %s: %w", t.rel, err)
 		}
@@ -202,8 +207,7 @@ func governedByHeading(data []byte, line int) bool {
 	}
 	for _, n := range doc.Notes {
 		if n.Line == line {
-			st := govern.Classify(govern.File{}, n.Heading, "").Status
-			return st == govern.Superseded || st == govern.Stale
+			return govern.HeadingHides(n.Heading)
 		}
 	}
 	return false

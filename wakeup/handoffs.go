@@ -6,6 +6,7 @@ import (
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/handoff"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 )
@@ -33,14 +34,18 @@ func handoffLine(h Handoff, summary string) string {
 	return "- " + h.Ref + " from " + quote.Inline(h.From) + ", " + h.Date + ": " + quote.Inline(summary)
 }
 
-// openHandoffs lists the handoffs addressed to wing that no wing's note
-// accepts, oldest first. Superseded handoff notes are withdrawn.
+// openHandoffs lists the handoffs addressed to wing that no note of its
+// own accepts, oldest first. A ref is the handoff handoff.Owner gives it
+// (a copy of the ref in another wing is not); a handoff withdrawn
+// (superseded) is not open, and nothing from an inbox is a handoff before
+// a person approves it.
 func openHandoffs(infos []palace.WingInfo, notes [][]palace.Note, sources []map[string]palace.Source, wing string) []Handoff {
 	if wing == "" {
 		return nil
 	}
 	accepted := map[string]bool{}
-	var open []Handoff
+	claims := map[string][]handoff.Claim{}
+	var refs []string
 	for i, info := range infos {
 		for _, n := range notes[i] {
 			if ref, ok := handoff.ParseAccept(n.Text); ok && info.ID == wing {
@@ -48,17 +53,28 @@ func openHandoffs(infos []palace.WingInfo, notes [][]palace.Note, sources []map[
 				continue
 			}
 			h, ok := handoff.Parse(n.Text)
-			if !ok || h.To != wing || n.Governance.Status == govern.Superseded {
+			if !ok || n.Governance.Status == govern.Unapproved || hive.IsInboxFile(n.Source) {
 				continue
 			}
 			date := ""
 			if when := n.Governance.When(sources[i][n.Source].Mtime); !when.IsZero() {
 				date = when.UTC().Format("2006-01-02")
 			}
-			open = append(open, Handoff{Ref: h.Ref, From: info.ID, To: h.To, Summary: h.Summary, Date: date, Source: n.Source, Path: n.Source, Line: n.Line})
+			if claims[h.Ref] == nil {
+				refs = append(refs, h.Ref)
+			}
+			claims[h.Ref] = append(claims[h.Ref], handoff.Claim{Note: h, From: info.ID, Date: date,
+				Withdrawn: n.Governance.Status == govern.Superseded, Source: n.Source, Line: n.Line})
 		}
 	}
-	open = slices.DeleteFunc(open, func(h Handoff) bool { return accepted[h.Ref] })
+	var open []Handoff
+	for _, ref := range refs {
+		c, ok, err := handoff.Owner(claims[ref])
+		if err != nil || !ok || c.Withdrawn || c.To != wing || accepted[ref] {
+			continue
+		}
+		open = append(open, Handoff{Ref: c.Ref, From: c.From, To: c.To, Summary: c.Summary, Date: c.Date, Source: c.Source, Path: c.Source, Line: c.Line})
+	}
 	slices.SortStableFunc(open, func(a, b Handoff) int {
 		if c := strings.Compare(a.Date, b.Date); c != 0 {
 			return c

@@ -138,24 +138,36 @@ func (a *app) acceptHandoff(ctx context.Context, ref string) (handoffResult, err
 		return handoffResult{}, usagef("--accept %s: a handoff reference is ho- and 8 hex digits (memminer wake-up --wing %s lists yours)", ref, me)
 	}
 	zero := 0.0
-	found, err := a.search(ctx, searchArgs{Query: ref, Results: 50, MinRelevance: &zero})
+	// Withdrawn handoffs too: a ref belongs to its first handoff
+	// (handoff.Owner), withdrawn or not.
+	found, err := a.search(ctx, searchArgs{Query: ref, Results: 50, MinRelevance: &zero, IncludeSuperseded: true})
 	var empty *emptyPalaceError
 	if err != nil && !errors.As(err, &empty) {
 		return handoffResult{}, err
 	}
 	out := handoffResult{Ref: ref, To: me, Accepted: true}
-	sent := false
+	var claims []handoff.Claim
 	for _, h := range found.Results {
 		if n, ok := handoff.Parse(h.Text); ok && n.Ref == ref {
-			if n.To != me {
-				return handoffResult{}, fmt.Errorf("handoff %s is addressed to %s, not to you (%s); nothing written", ref, n.To, me)
+			date := ""
+			if h.Date != nil {
+				date = *h.Date
 			}
-			out.From, out.Summary, sent = h.Wing, n.Summary, true
+			claims = append(claims, handoff.Claim{Note: n, From: h.Wing, Date: date, Withdrawn: h.Superseded, Source: h.Source, Line: h.Line})
 		}
 	}
-	if !sent {
+	owner, sent, err := handoff.Owner(claims)
+	switch {
+	case err != nil:
+		return handoffResult{}, fmt.Errorf("%w; nothing written", err)
+	case !sent:
 		return handoffResult{}, fmt.Errorf("no handoff %s in the palace (memminer wake-up --wing %s lists the open ones); nothing written", ref, me)
+	case owner.Withdrawn:
+		return handoffResult{}, fmt.Errorf("handoff %s from %s was withdrawn (superseded); nothing written", ref, owner.From)
+	case owner.To != me:
+		return handoffResult{}, fmt.Errorf("handoff %s is addressed to %s, not to you (%s); nothing written", ref, owner.To, me)
 	}
+	out.From, out.Summary = owner.From, owner.Summary
 	for _, h := range found.Results {
 		if r, ok := handoff.ParseAccept(h.Text); ok && r == ref && h.Wing == me {
 			out.AlreadyAccepted, out.File, out.Line, out.ID = true, h.Source, h.Line, h.ID

@@ -123,12 +123,14 @@ func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f fu
 		}
 	}
 	if err == nil {
+		// The timeout bounds the read too: a client that never closes
+		// stdin must not hold the prompt past it.
+		ctx, cancel := context.WithTimeout(cmd.Context(), hookTimeout)
 		var in hookInput
-		if in, err = readHookInput(cmd.InOrStdin()); err == nil {
-			ctx, cancel := context.WithTimeout(cmd.Context(), hookTimeout)
+		if in, err = readHookInput(ctx, cmd.InOrStdin()); err == nil {
 			out, err = f(ctx, in)
-			cancel()
 		}
+		cancel()
 	}
 	var empty *emptyPalaceError
 	switch {
@@ -145,11 +147,28 @@ func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f fu
 	return nil
 }
 
-func readHookInput(r io.Reader) (hookInput, error) {
+// readHookInput reads the hook's JSON from r until EOF, or fails when ctx
+// ends first (the read is left to the process's exit).
+func readHookInput(ctx context.Context, r io.Reader) (hookInput, error) {
 	var in hookInput
-	data, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
-	if err != nil {
-		return in, fmt.Errorf("read the hook's input: %w", err)
+	type read struct {
+		data []byte
+		err  error
+	}
+	done := make(chan read, 1)
+	go func() {
+		data, err := io.ReadAll(io.LimitReader(r, maxHookInputBytes+1))
+		done <- read{data, err}
+	}()
+	var data []byte
+	select {
+	case <-ctx.Done():
+		return in, fmt.Errorf("read the hook's input: it did not end within %s: %w", hookTimeout, ctx.Err())
+	case got := <-done:
+		if got.err != nil {
+			return in, fmt.Errorf("read the hook's input: %w", got.err)
+		}
+		data = got.data
 	}
 	if len(data) > maxHookInputBytes {
 		return in, fmt.Errorf("the hook's input is over %d bytes", maxHookInputBytes)

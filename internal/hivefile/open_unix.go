@@ -3,12 +3,61 @@
 package hivefile
 
 import (
+	"errors"
+	"io/fs"
 	"os"
-	"syscall"
+	"path/filepath"
+	"strings"
+
+	"golang.org/x/sys/unix"
 )
 
-// openNonBlocking opens path with O_NONBLOCK: opening a FIFO for reading
-// without it waits for a writer. Reads of a regular file ignore the flag.
-func openNonBlocking(path string) (*os.File, error) {
-	return os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+// openNoFollow opens path (absolute, or made so) by walking it one
+// component at a time, each opened relative to the descriptor of the
+// directory before it with O_NOFOLLOW: a symlink anywhere on the way,
+// even one swapped in a moment ago, fails with ErrLink instead of being
+// followed. O_NONBLOCK keeps a FIFO's open from waiting for a writer;
+// reads and writes of a regular file ignore it.
+func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	dir, err := unix.Open("/", unix.O_RDONLY|unix.O_DIRECTORY|unix.O_CLOEXEC, 0)
+	if err != nil {
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	parts := strings.Split(strings.TrimPrefix(abs, "/"), "/")
+	for _, name := range parts[:len(parts)-1] {
+		next, err := unix.Openat(dir, name, unix.O_RDONLY|unix.O_DIRECTORY|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			err = linkError(dir, name, err)
+			_ = unix.Close(dir)
+			return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+		}
+		_ = unix.Close(dir)
+		dir = next
+	}
+	name := parts[len(parts)-1]
+	fd, err := unix.Openat(dir, name, flag|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, uint32(perm.Perm()))
+	if err != nil {
+		err = linkError(dir, name, err)
+		_ = unix.Close(dir)
+		return nil, &fs.PathError{Op: "open", Path: path, Err: err}
+	}
+	_ = unix.Close(dir)
+	return os.NewFile(uintptr(fd), path), nil
+}
+
+// linkError is err, the failed open of name in dir, as ErrLink when name
+// is a symlink (O_NOFOLLOW's ELOOP, or ENOTDIR with O_DIRECTORY).
+func linkError(dir int, name string, err error) error {
+	if !errors.Is(err, unix.ELOOP) && !errors.Is(err, unix.ENOTDIR) {
+		return err
+	}
+	var st unix.Stat_t
+	if unix.Fstatat(dir, name, &st, unix.AT_SYMLINK_NOFOLLOW) == nil && st.Mode&unix.S_IFMT == unix.S_IFLNK {
+		return ErrLink
+	}
+	return err
 }

@@ -22,7 +22,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
 )
 
 // Preamble is the line put once before notes framed with Note, Body or
@@ -97,16 +100,19 @@ func unsafe(r rune) bool {
 }
 
 // markup matches text that imitates an agent client's framing (compiled
-// at first use, not at every process's start):
+// at first use, not at every process's start), in text folded as fold
+// does:
 //   - tags of the clients' own markup and of memminer's, opening or closing,
 //     even cut short (a digest cuts long notes): any tag whose name holds
 //     a word of theirs, as <system-reminder>, </tool_result>,
 //     <function_calls>, <invoke>, <user-prompt-submit-hook>,
+//     <bash-stdout>, <ide_opened_file>, <command-name>,
 //     <user_instructions>, <environment_context>; <div> or Vec<String>
 //     are left alone;
 //   - chat-template tokens: <|im_start|>, <|endoftext|>;
-//   - turn markers: "Human:", "Assistant:", "System:" (the colon is what
-//     makes one);
+//   - turn markers: "Human:", "Assistant:", "System:", "User:" (the colon
+//     is what makes one), in capitals too, and in any case at the start of
+//     a line (a line of a note, or after an escaped line break);
 //   - hook-result prefixes: "UserPromptSubmit hook success:",
 //     "SessionStart:startup hook success:", "SessionStart hook additional
 //     context:", "PreToolUse:Bash hook error:".
@@ -114,39 +120,151 @@ var markup = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(
 		`(?i:<\s*/?\s*[a-z0-9_:-]*(?:` +
 			`system|user|human|assistant|developer|tool|function|invoke|parameter|antml|` +
-			`command|hook|memory|env|context|document|instruction|reminder|result|turn|message|prompt` +
+			`command|hook|memory|env|context|document|instruction|reminder|result|turn|message|prompt|` +
+			`bash|stdout|stderr|ide_|task|notification` +
 			`)[a-z0-9_:-]*\b[^<>\n]{0,200}>?|` +
 			`<\|[a-z_]*\|?>?)|` +
-			`(?:Human|Assistant|System)\s*:|` + // no \b: an escaped newline precedes a word
+			`(?:Human|Assistant|System|User|HUMAN|ASSISTANT|SYSTEM|USER)\s*:|` + // no \b: an escaped newline precedes a word
+			`(?im:(?:^|\\[nr]|\\u2028|\\u2029)[ \t]*(?:human|assistant|system|user)[ \t]*:)|` +
 			`(?:SessionStart|SessionEnd|UserPromptSubmit|PreToolUse|PostToolUse|Stop|SubagentStop|Notification|PreCompact)(?::\w+)?\s+hook\s+(?:success|additional\s+context|blocking\s+error|error|feedback)\s*:`)
 })
 
 // Neutralize returns s with every piece of text that imitates an agent
 // client's markup defused, visibly: the '<' that opens a tag is written
 // "&lt;" (and a closing '>' of it "&gt;"), and the colon that ends a turn
-// marker or a hook-result prefix is written "\:". Everything else is kept
-// byte for byte, so a note without such text comes back unchanged.
+// marker or a hook-result prefix is written "\:". The decision is made on
+// s folded (fold): compatibility forms normalised (NFKC: a full-width
+// '＜' is '<') and format characters dropped (a zero-width space inside
+// "Hu\u200bman:"), so disguised markup is caught too, and a defused
+// piece is written folded. Everything else is kept byte for byte, so a
+// note without such text comes back unchanged.
 func Neutralize(s string) string {
-	if !mayImitate(s) {
-		return s // the regexp costs ~0.1 ms a note; most notes need none
-	}
-	return markup().ReplaceAllStringFunc(s, func(m string) string {
-		if strings.HasPrefix(m, "<") {
-			out := "&lt;" + m[1:]
-			if strings.HasSuffix(out, ">") {
-				out = out[:len(out)-1] + "&gt;"
-			}
-			return out
+	if isASCII(s) {
+		if !mayImitate(s) {
+			return s // the regexp costs ~0.1 ms a note; most notes need none
 		}
-		return m[:len(m)-1] + `\:`
-	})
+		return markup().ReplaceAllStringFunc(s, defuse)
+	}
+	f := fold(s)
+	if !mayImitate(f.text) {
+		return s
+	}
+	matches := markup().FindAllStringIndex(f.text, -1)
+	if matches == nil {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 8)
+	prev := 0 // in s
+	for _, m := range matches {
+		// Widen the match to whole runes of s, and write the folded text
+		// of those runes with the match defused.
+		a, z := m[0], m[1]
+		start, end := f.from[a], f.to[z-1]
+		if start < prev {
+			continue
+		}
+		lo, hi := a, z
+		for lo > 0 && f.from[lo-1] == start {
+			lo--
+		}
+		for hi < len(f.text) && f.to[hi] == end {
+			hi++
+		}
+		b.WriteString(s[prev:start])
+		b.WriteString(f.text[lo:a])
+		b.WriteString(defuse(f.text[a:z]))
+		b.WriteString(f.text[z:hi])
+		prev = end
+	}
+	b.WriteString(s[prev:])
+	return b.String()
+}
+
+// defuse writes one piece of markup so it is not markup: a tag's '<' as
+// "&lt;" (and its '>' as "&gt;"), the colon of a marker as "\:".
+func defuse(m string) string {
+	i := strings.IndexByte(m, '<')
+	if i >= 0 {
+		out := m[:i] + "&lt;" + m[i+1:]
+		if strings.HasSuffix(out, ">") {
+			out = out[:len(out)-1] + "&gt;"
+		}
+		return out
+	}
+	return m[:len(m)-1] + `\:`
+}
+
+// folded is text as markup is matched against: from[i] and to[i] are the
+// byte range of s the rune that gave byte i of text came from.
+type folded struct {
+	text     string
+	from, to []int
+}
+
+// fold normalises s rune by rune to NFKC and drops format characters
+// (Unicode category Cf: zero-width spaces and joiners, soft hyphens, the
+// bidirectional marks), which a reader does not see but would split a
+// word the regexp looks for.
+func fold(s string) folded {
+	var f folded
+	var b strings.Builder
+	b.Grow(len(s))
+	for i, r := range s {
+		size := utf8.RuneLen(r)
+		if r == utf8.RuneError {
+			_, size = utf8.DecodeRuneInString(s[i:])
+		}
+		if unicode.Is(unicode.Cf, r) {
+			continue
+		}
+		n := norm.NFKC.String(s[i : i+size])
+		b.WriteString(n)
+		for range len(n) {
+			f.from = append(f.from, i)
+			f.to = append(f.to, i+size)
+		}
+	}
+	f.text = b.String()
+	return f
+}
+
+// isASCII reports whether s is all ASCII: nothing to fold.
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }
 
 // mayImitate reports whether markup can match s at all: every match
-// holds a '<', a turn marker's word or " hook".
+// holds a '<', or a colon and a turn marker's word or "hook".
 func mayImitate(s string) bool {
-	return strings.ContainsRune(s, '<') || strings.Contains(s, "Human") ||
-		strings.Contains(s, "Assistant") || strings.Contains(s, "System") || strings.Contains(s, "hook")
+	if strings.IndexByte(s, '<') >= 0 {
+		return true
+	}
+	if strings.IndexByte(s, ':') < 0 {
+		return false
+	}
+	for _, w := range [...]string{"human", "assistant", "system", "user", "hook"} {
+		if containsFold(s, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// containsFold reports whether s holds the lower-case ASCII word w in any
+// case, without allocating.
+func containsFold(s, w string) bool {
+	for i := 0; i+len(w) <= len(s); i++ {
+		if s[i]|0x20 == w[0] && strings.EqualFold(s[i:i+len(w)], w) {
+			return true
+		}
+	}
+	return false
 }
 
 // Inline renders a note's text for one line of an agent's context (a

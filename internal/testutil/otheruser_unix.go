@@ -3,6 +3,7 @@
 package testutil
 
 import (
+	"bufio"
 	"io"
 	"os"
 	"os/exec"
@@ -107,4 +108,111 @@ func copyExecutable(t testing.TB, from, to string) {
 	if err := out.Close(); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The swap race: another user who owns a directory of the hive swaps a
+// file of it between a regular file and a symlink to a file of ours, as
+// fast as it can, while memminer reads or appends to it. SwapRace starts
+// it; the test binary's helper function (named helper, which must call
+// RunSwapper first thing) is the other user's side.
+
+// swapEnv names the environment variables the swapper reads.
+const (
+	swapFileEnv   = "MEMMINER_SWAP_FILE"
+	swapTargetEnv = "MEMMINER_SWAP_TARGET"
+	swapTextEnv   = "MEMMINER_SWAP_TEXT"
+)
+
+// SwapRace runs helper as OtherUser, swapping file (in a directory that
+// user owns) between a regular file holding text and a symlink to
+// target, until the test ends. It returns once the first swap is done.
+func SwapRace(t testing.TB, helper, file, target, text string) {
+	t.Helper()
+	cmd := HelperAsOtherUser(t, helper, swapFileEnv+"="+file, swapTargetEnv+"="+target, swapTextEnv+"="+text)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stdin.Close() // the swapper stops at EOF
+		_ = cmd.Wait()
+	})
+	// The line "swapping" is the swapper's sign that it is running.
+	out := bufio.NewReader(stdout)
+	for {
+		line, err := out.ReadString('\n')
+		if err != nil {
+			t.Fatalf("the other user's swapper did not start: %v", err)
+		}
+		if line == "swapping\n" {
+			break
+		}
+	}
+	go func() { _, _ = io.Copy(io.Discard, out) }()
+}
+
+// RunSwapper is the other user's side of SwapRace: it returns false at
+// once when the test is not that side, else swaps until its input ends
+// and returns true.
+func RunSwapper(t testing.TB) bool {
+	file := os.Getenv(swapFileEnv)
+	if file == "" {
+		return false
+	}
+	if os.Getuid() == 0 {
+		t.Fatal("the swapper runs as root, not as another user")
+	}
+	stop := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(io.Discard, os.Stdin)
+		close(stop)
+	}()
+	reg, link := file+".swap-reg", file+".swap-link"
+	for i := 0; ; i++ {
+		select {
+		case <-stop:
+			return true
+		default:
+		}
+		if err := os.WriteFile(reg, []byte(os.Getenv(swapTextEnv)), 0o666); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(reg, file); err != nil {
+			t.Fatal(err)
+		}
+		_ = os.Remove(link)
+		if err := os.Symlink(os.Getenv(swapTargetEnv), link); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(link, file); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			os.Stdout.WriteString("swapping\n")
+		}
+	}
+}
+
+// OtherUsersDir makes rel, with its parents, in a new directory others
+// may read, and gives rel to OtherUser: the directory of a shared hive
+// another user owns. It returns rel's path.
+func OtherUsersDir(t testing.TB, rel string) string {
+	t.Helper()
+	uid, gid := OtherUser(t)
+	dir := filepath.Join(SharedDir(t, 0o755), rel)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, int(uid), int(gid)); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
