@@ -209,8 +209,100 @@ func Redact(text string) (string, []Finding) {
 // and what it replaced: the text memminer shows of a note or file that
 // holds one, which stays as it is on disk. Hidden finds the marks again.
 func Hide(text string) (string, []Finding) {
-	found := Find(text)
-	return replace(text, found, hiddenMark), found
+	m := Scan(text)
+	return m.Hide(text), m.Found
+}
+
+// Masker hides the secrets Scan found in a whole text in any part of it:
+// the notes a memory file is cut into, where a long note may be cut in
+// two between a private key's lines, or between "password:" and its
+// value, and neither part alone looks like a secret.
+type Masker struct {
+	// Found are the secrets of the text Scan was given, placed in it.
+	Found  []Finding
+	pieces []piece
+}
+
+// piece is one line of a secret, as a note holds it (without the
+// indentation a list item's continuation lines have in the file).
+type piece struct {
+	text, kind string
+}
+
+// minLoosePiece is the length from which a piece is hidden wherever it
+// occurs; a shorter one only where it is not part of a longer word.
+const minLoosePiece = 8
+
+// Scan finds the secrets of text, a whole file, for Hide on its parts.
+func Scan(text string) Masker {
+	m := Masker{Found: Find(text)}
+	for _, f := range m.Found {
+		for line := range strings.SplitSeq(text[f.start:f.end], "\n") {
+			if line = strings.TrimSpace(line); line != "" {
+				m.pieces = append(m.pieces, piece{line, f.Kind})
+			}
+		}
+	}
+	// The longer first, so a piece inside another is not hidden alone.
+	slices.SortStableFunc(m.pieces, func(a, b piece) int { return len(b.text) - len(a.text) })
+	return m
+}
+
+// Hide returns part, a part of the text m was made from, with each piece
+// of a secret in it replaced by "[secret hidden: KIND]"; pieces separated
+// only by white space (a private key's lines) become one mark.
+func (m Masker) Hide(part string) string {
+	if len(m.pieces) == 0 {
+		return part
+	}
+	var found []Finding
+	taken := func(start, end int) bool {
+		for _, f := range found {
+			if start < f.end && f.start < end {
+				return true
+			}
+		}
+		return false
+	}
+	for _, p := range m.pieces {
+		for off := 0; ; {
+			i := strings.Index(part[off:], p.text)
+			if i < 0 {
+				break
+			}
+			start, end := off+i, off+i+len(p.text)
+			off = end
+			if len(p.text) < minLoosePiece && (wordByte(part, start-1) || wordByte(part, end)) {
+				continue
+			}
+			if !taken(start, end) {
+				found = append(found, Finding{Kind: p.kind, start: start, end: end})
+			}
+		}
+	}
+	if len(found) == 0 {
+		return part
+	}
+	slices.SortFunc(found, func(a, b Finding) int { return a.start - b.start })
+	merged := found[:1]
+	for _, f := range found[1:] {
+		last := &merged[len(merged)-1]
+		if f.Kind == last.Kind && strings.TrimSpace(part[last.end:f.start]) == "" {
+			last.end = f.end
+			continue
+		}
+		merged = append(merged, f)
+	}
+	return replace(part, merged, hiddenMark)
+}
+
+// wordByte reports whether s[i] is a letter or digit; false out of s.
+func wordByte(s string, i int) bool {
+	if i < 0 || i >= len(s) {
+		return false
+	}
+	c := s[i]
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 const (

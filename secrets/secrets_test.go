@@ -109,14 +109,14 @@ func TestTenKinds(t *testing.T) {
 				t.Errorf("kind %s, want %s (%s)", found[0].Kind, c.Kind, secrets.Describe(found))
 			}
 			for _, f := range found {
-				if d := f.String(); strings.Contains(c.Note, d) || containsAny(d, c.Secrets) {
+				if d := f.String(); strings.Contains(c.Note, d) || c.In(d) {
 					t.Errorf("the description %q shows the secret", d)
 				}
 			}
 			redacted, _ := secrets.Redact(c.Note)
 			hidden, _ := secrets.Hide(c.Note)
 			for _, out := range []string{redacted, hidden} {
-				if containsAny(out, c.Secrets) {
+				if c.In(out) {
 					t.Errorf("the secret is still in %q", out)
 				}
 				if !strings.Contains(out, c.Before) || !strings.Contains(out, c.After) {
@@ -134,15 +134,6 @@ func TestTenKinds(t *testing.T) {
 			}
 		})
 	}
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }
 
 func TestWhere(t *testing.T) {
@@ -192,5 +183,34 @@ func TestImportsNothingOfMemminer(t *testing.T) {
 				t.Errorf("%s imports %s", p.ImportPath, imp)
 			}
 		}
+	}
+}
+
+// TestMaskerHidesPartsOfACutSecret: a long note cut in parts may cut a
+// secret in two; each part is hidden by what the whole text held.
+func TestMaskerHidesPartsOfACutSecret(t *testing.T) {
+	creds := secretstest.Ten()
+	key := creds[7] // the OpenSSH private key, over several lines
+	lines := strings.Split(key.Note, "\n")
+	file := "- " + strings.Join(lines, "\n  ") + "\n- next note ab\n"
+	m := secrets.Scan(file)
+	if len(m.Found) != 1 || m.Found[0].Kind != "private-key" || m.Found[0].Line != 2 {
+		t.Fatalf("Scan found %v, want the private key at line 2", m.Found)
+	}
+	half := len(lines) / 2
+	for _, part := range []string{strings.Join(lines[:half], "\n"), strings.Join(lines[half:], "\n")} {
+		got := m.Hide(part)
+		body := strings.Join(lines[1:len(lines)-1], "")
+		for _, l := range lines[1 : len(lines)-1] {
+			if strings.Contains(got, strings.TrimSpace(l)) && strings.Contains(body, strings.TrimSpace(l)) {
+				t.Errorf("Hide(%q) = %q keeps a line of the key", part, got)
+			}
+		}
+		if strings.Count(got, "[secret hidden: private-key]") != 1 {
+			t.Errorf("Hide(%q) = %q, want one mark", part, got)
+		}
+	}
+	if got := m.Hide("next note ab"); got != "next note ab" {
+		t.Errorf("Hide changed a part without the secret: %q", got)
 	}
 }

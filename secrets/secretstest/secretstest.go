@@ -98,3 +98,13 @@ func randomBytes(n int) []byte {
 	}
 	return b
 }
+
+// In reports whether s shows any of c's secrets.
+func (c Credential) In(s string) bool {
+	for _, secret := range c.Secrets {
+		if strings.Contains(s, secret) {
+			return true
+		}
+	}
+	return false
+}
