@@ -305,6 +305,10 @@ func wordByte(s string, i int) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
+// HiddenMark starts the mark Hide puts in place of a secret; a note's text
+// holds one for each secret hidden in it.
+const HiddenMark = hiddenMark
+
 const (
 	redactedMark = "[redacted: "
 	hiddenMark   = "[secret hidden: "
