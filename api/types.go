@@ -263,6 +263,11 @@ type Status struct {
 	// "review needed", which the CLI fills from the hive.
 	InboxPending      int      `json:"inbox_pending"`
 	PacksReviewNeeded []string `json:"packs_review_needed"`
+	// SecretsHidden counts the secrets the palace holds hidden in notes'
+	// texts: found in memory files by the miner and stored as "[secret
+	// hidden: KIND]", never shown (memminer doctor names each file and
+	// line).
+	SecretsHidden int `json:"secrets_hidden"`
 	// Syncthing is the hive's Syncthing folder; null when Syncthing does
 	// not answer (or no hive or Syncthing is configured).
 	Syncthing *Replication `json:"syncthing"`

@@ -175,20 +175,24 @@ type Daemon struct {
 	// abort stops Run with a cause (set by Run).
 	abort context.CancelCauseFunc
 
-	mu         sync.Mutex // guards the fields below
-	gone       bool       // the palace directory was replaced; see checkPalaceDir
-	lastMine   map[string]api.WingMine
-	lastScan   time.Time
-	scans      int64
-	mines      int64
-	watchState string
-	debouncing map[string]bool // agent directories in their debounce window
-	hiveErr    string
-	noAgents   *api.FileError    // the hive has no agents/ directory (since when)
-	badAgents  []api.FileError   // agent directories whose names are no wing id
-	listed     *hiveState        // the last listing of the hive's agent directories
-	first      *firstMine        // the first mine of the hive while it runs; nil after
-	request    *api.MineProgress // the mine request in progress; nil when none
+	mu       sync.Mutex // guards the fields below
+	gone     bool       // the palace directory was replaced; see checkPalaceDir
+	lastMine map[string]api.WingMine
+	// secretsLogged is, for each file found holding secrets, the warning
+	// logged about it: a file is logged once, and again only when what it
+	// holds changes.
+	secretsLogged map[string]string
+	lastScan      time.Time
+	scans         int64
+	mines         int64
+	watchState    string
+	debouncing    map[string]bool // agent directories in their debounce window
+	hiveErr       string
+	noAgents      *api.FileError    // the hive has no agents/ directory (since when)
+	badAgents     []api.FileError   // agent directories whose names are no wing id
+	listed        *hiveState        // the last listing of the hive's agent directories
+	first         *firstMine        // the first mine of the hive while it runs; nil after
+	request       *api.MineProgress // the mine request in progress; nil when none
 }
 
 // New opens the palace for writing (waiting up to LockTimeout for another
@@ -248,6 +252,7 @@ func New(ctx context.Context, opts Options) (*Daemon, error) {
 		failures:        newBackoff(opts.Logger, opts.MineInterval),
 		reembedFailures: newBackoff(opts.Logger, opts.MineInterval),
 		lastMine:        map[string]api.WingMine{},
+		secretsLogged:   map[string]string{},
 		debouncing:      map[string]bool{},
 		watchState:      "fsnotify",
 	}

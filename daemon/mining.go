@@ -317,6 +317,12 @@ func (d *Daemon) record(wing, dir, trigger string, start time.Time, dur time.Dur
 		lm.Error = new(err.Error())
 	}
 	d.lastMine[wing] = lm
+	for _, w := range s.Warnings {
+		if w.Kind == mine.ProblemSecret && d.secretsLogged[w.Path] != w.Err {
+			d.secretsLogged[w.Path] = w.Err
+			d.log.Warn("file holds secrets; they are hidden from every output", "wing", wing, "path", w.Path, "found", w.Err)
+		}
+	}
 	for _, m := range s.Migrated {
 		d.log.Info("wing migrated to the current note format; vectors of unchanged notes kept", "wing", m.Wing, "format", m.Format, "files", m.Files, "notes", m.Notes, "embedded", m.Embedded)
 	}

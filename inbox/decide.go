@@ -12,6 +12,7 @@ import (
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // attempts is how often Mark reads and writes before it gives up on a
@@ -21,6 +22,11 @@ const attempts = 5
 // ErrBadDecision is matched by a decision without the person or the reason
 // it needs.
 var ErrBadDecision = errors.New("bad decision")
+
+// ErrSecret means the item holds a secret, hidden in the palace (package
+// secrets): approving it would put the credential in memory, so it is
+// not approved.
+var ErrSecret = errors.New("the inbox item holds a secret")
 
 // Decision is a person's decision on an inbox item.
 type Decision struct {
@@ -58,6 +64,14 @@ func (d Decision) check(needNote bool) (Decision, error) {
 func Approval(n palace.Note, d Decision) (text, heading string, err error) {
 	if d, err = d.check(false); err != nil {
 		return "", "", err
+	}
+	if found := append(secrets.Hidden(n.Heading), secrets.Hidden(n.Text)...); len(found) > 0 {
+		where := make([]string, len(found))
+		for i, f := range found {
+			where[i] = fmt.Sprintf("%s at line %d", f.Kind, n.Line+f.Line-1)
+		}
+		return "", "", fmt.Errorf("%w: %s (%s); nothing approved: remove the credential from the file, store where it lives, not what it is, then approve it again",
+			ErrSecret, n.Source, strings.Join(where, ", "))
 	}
 	text = govern.WithoutInboxMarkers(n.Text) + govern.ApprovedMarker(d.Now.Format(time.DateOnly), d.By)
 	if d.Note != "" {
@@ -135,9 +149,15 @@ func lineOf(data []byte, n palace.Note) (int, error) {
 	if err != nil {
 		return 0, fmt.Errorf("inbox: parse %s: %w", n.Source, err)
 	}
+	// The palace holds a note's secrets hidden (secrets.Hide): so is the
+	// file's note compared.
+	shown := func(s string) string { return s }
+	if len(secrets.Hidden(n.Text)) > 0 || len(secrets.Hidden(n.Heading)) > 0 {
+		shown = secrets.Scan(string(data)).Hide
+	}
 	found := 0
 	for _, m := range doc.Notes {
-		if m.Text != n.Text || m.Heading != n.Heading {
+		if shown(m.Text) != n.Text || shown(m.Heading) != n.Heading {
 			continue
 		}
 		if m.Line == n.Line {

@@ -8,6 +8,7 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // BuildStatus describes p the way `memminer status` prints it when no
@@ -32,8 +33,44 @@ func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) api
 	}
 	st.Initialized = len(st.Wings) > 0
 	st.InboxPending = inbox.Count(p)
+	for _, w := range p.Wings() {
+		st.SecretsHidden += p.CountInTexts(w.ID, secrets.HiddenMark)
+	}
 	st.PacksReviewNeeded = []string{}
 	return st
+}
+
+// HiddenSecret is a secret a memory file holds, stored hidden in the
+// palace: its kind and where, never the secret.
+type HiddenSecret struct {
+	Wing string
+	// Path is the file, Line the line where the secret starts (for one in
+	// a heading, the line of the first note under it).
+	Path string
+	Line int
+	Kind string
+}
+
+// HiddenSecrets lists the secrets hidden in p's notes (secrets.Hidden),
+// by wing, file and line. A heading holding one is counted once, not for
+// every note under it.
+func HiddenSecrets(p *palace.Palace) []HiddenSecret {
+	var out []HiddenSecret
+	for _, w := range p.Wings() {
+		lastHeading := map[string]string{} // file → the last heading counted
+		for _, n := range p.Notes(w.ID) {
+			if hs := secrets.Hidden(n.Heading); len(hs) > 0 && lastHeading[n.Source] != n.Heading {
+				lastHeading[n.Source] = n.Heading
+				for _, f := range hs {
+					out = append(out, HiddenSecret{Wing: w.ID, Path: n.Source, Line: n.Line, Kind: f.Kind})
+				}
+			}
+			for _, f := range secrets.Hidden(n.Text) {
+				out = append(out, HiddenSecret{Wing: w.ID, Path: n.Source, Line: n.Line + f.Line - 1, Kind: f.Kind})
+			}
+		}
+	}
+	return out
 }
 
 // orphaned reports whether every root a wing was mined from is gone.

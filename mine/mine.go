@@ -1,6 +1,7 @@
 package mine
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/binary"
@@ -21,6 +22,7 @@ import (
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // Options configure one mine.
@@ -64,8 +66,60 @@ type Problem struct {
 	Path string `json:"path"`
 	Err  string `json:"error"`
 	// Kind is ProblemVectorsKept for a wing left unmined to keep its
-	// vectors, empty for every other problem.
+	// vectors, ProblemSecret for a warning about secrets in the file,
+	// empty for every other problem.
 	Kind string `json:"kind"`
+}
+
+// scanFrom scans data for secrets (secrets.Scan) from the start of line
+// on (0 or 1: all of it), each found placed at its line in data.
+func scanFrom(data []byte, line int) secrets.Masker {
+	off := 0
+	for l := 1; l < line && off < len(data); l++ {
+		i := bytes.IndexByte(data[off:], '\n')
+		if i < 0 {
+			off = len(data)
+			break
+		}
+		off += i + 1
+	}
+	m := secrets.Scan(string(data[off:]))
+	for i := range m.Found {
+		m.Found[i].Line += max(line, 1) - 1
+	}
+	return m
+}
+
+// hideScalars hides the secrets of frontmatter values, which wake-up and
+// the index show (an identity).
+func hideScalars(fm map[string]string) map[string]string {
+	for k, v := range fm {
+		fm[k], _ = secrets.Hide(v)
+	}
+	return fm
+}
+
+// ProblemSecret is the Kind of a warning about a file holding secrets:
+// they are hidden from every output, and the file is as it was.
+const ProblemSecret = "secret"
+
+// secretsWarning is the warning about the secrets hidden in the file at
+// path: their kinds and lines, never the secrets.
+func secretsWarning(path string, found []secrets.Finding) Problem {
+	where := make([]string, len(found))
+	for i, f := range found {
+		where[i] = fmt.Sprintf("%s at line %d", f.Kind, f.Line)
+	}
+	return Problem{Path: path, Kind: ProblemSecret, Err: fmt.Sprintf(
+		"holds %d %s (%s), hidden from search, wake-up and every other output; remove %s from the file and store where %s, not what (memminer doctor lists them)",
+		len(found), plural(len(found), "secret", "secrets"), strings.Join(where, ", "), plural(len(found), "it", "them"), plural(len(found), "it lives", "they live"))}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // ProblemVectorsKept is the Kind of a problem that left a wing unmined
@@ -491,7 +545,11 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// under the same rules and frontmatter, keeps its governance.
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
-	of := fileOf{wing: wing, rel: rel, agent: agent, path: f.path, govern: file, heldGoverned: sameGovern}
+	// Secrets are found in the file's text, not note by note: a long note
+	// is cut in parts, which may cut one in two. The notes held of a file
+	// that grew had theirs hidden when they were mined.
+	mask := scanFrom(data, resumeLine)
+	of := fileOf{wing: wing, rel: rel, agent: agent, path: f.path, govern: file, heldGoverned: sameGovern, mask: mask}
 	var notes *palace.NoteSet
 	if resumeLine > 0 {
 		if notes = grownNotes(p, sections, resumeLine, of); notes != nil {
@@ -503,13 +561,16 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	if notes == nil {
 		notes = palaceNotes(p, sections, of)
 	}
+	if len(mask.Found) > 0 {
+		s.Warnings = append(s.Warnings, secretsWarning(f.path, mask.Found))
+	}
 	if opts.DryRun {
 		s.FilesChanged++
 		full, _ := p.Source(wing, f.path)
 		s.add(dryRunChange(full.NoteIDs, notes))
 		return nil
 	}
-	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: markdown.FrontmatterScalars(doc.Frontmatter), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
+	src := palace.Source{Path: f.path, Agent: agent, Mtime: mtime, Size: size, Hash: hash, Frontmatter: hideScalars(markdown.FrontmatterScalars(doc.Frontmatter)), Mined: time.Now().UTC(), Governed: govern.Version, GovernedFile: fileKey, NoteFormat: NoteFormat}
 	if doc.Resume != nil {
 		src.Resume = encodeResume(rel, doc.Resume)
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // NoteID is a note's stable id: the same wing, file, heading path and text
@@ -45,8 +46,9 @@ func noteSum(wing, rel, heading, text string, occurrence int) [16]byte {
 // with each source (palace.Source.NoteFormat): a file mined with an older
 // one is mined again by the next mine, even unchanged, keeping the vector
 // of every note whose text did not change. 1: ids name the file by its
-// path relative to the agent directory, not by its absolute path.
-const NoteFormat = 1
+// path relative to the agent directory, not by its absolute path. 2: a
+// secret in a note's text or heading is stored hidden (secrets.Hide).
+const NoteFormat = 2
 
 // relPath names path by its place below the agent directory base,
 // '/'-separated, as note ids do.
@@ -72,6 +74,9 @@ type fileOf struct {
 	wing, rel, agent, path string
 	govern                 govern.File
 	heldGoverned           bool
+	// mask hides the secrets of the file's text in the notes made
+	// (secrets.Scan).
+	mask secrets.Masker
 }
 
 // palaceNotes makes the palace notes of one file from its parsed notes, a
@@ -106,6 +111,7 @@ func grownNotes(p *palace.Palace, sections iter.Seq[[]markdown.Note], line int, 
 func addNotes(notes *palace.NoteSet, sections iter.Seq[[]markdown.Note], f fileOf) *palace.NoteSet {
 	resumed := notes.Len() > 0
 	occ := newOccurrences()
+	hideHeading := lastOf(f.mask.Hide)
 	for section := range sections {
 		for _, n := range section {
 			first := noteSum(f.wing, f.rel, n.Heading, n.Text, 0)
@@ -121,7 +127,7 @@ func addNotes(notes *palace.NoteSet, sections iter.Seq[[]markdown.Note], f fileO
 				k += c
 				id = NoteID(f.wing, f.rel, n.Heading, n.Text, k)
 			}
-			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: n.Heading, Text: n.Text}
+			pn := palace.Note{ID: id, Wing: f.wing, Agent: f.agent, Source: f.path, Line: n.Line, Heading: hideHeading(n.Heading), Text: f.mask.Hide(n.Text)}
 			held := false
 			if f.heldGoverned && !n.Conflict {
 				pn.Governance, held = notes.HeldGovernance(&pn)
@@ -137,6 +143,19 @@ func addNotes(notes *palace.NoteSet, sections iter.Seq[[]markdown.Note], f fileO
 		}
 	}
 	return notes
+}
+
+// lastOf is f remembering its last answer: a heading over a run of notes
+// is hidden once.
+func lastOf(f func(string) string) func(string) string {
+	var in, out string
+	done := false
+	return func(s string) string {
+		if !done || s != in {
+			in, out, done = s, f(s), true
+		}
+		return out
+	}
 }
 
 // occurrences numbers the notes of one file that have the same heading

@@ -27,6 +27,7 @@ import (
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // DefaultMaxNoteBytes bounds a note's text when Options.MaxNoteBytes is zero.
@@ -55,6 +56,9 @@ var (
 	// ErrNotMined means the note was written but mining the file failed: it
 	// is in the markdown, not yet in search.
 	ErrNotMined = errors.New("written but not mined")
+	// ErrSecret is matched by a *SecretError: the note holds a credential,
+	// and nothing was written.
+	ErrSecret = errors.New("the note holds a secret")
 	// ErrNotMarked means the note was written but a note it supersedes in
 	// another file could not be marked: the Result is filled, and the old
 	// note is still live.
@@ -120,6 +124,25 @@ func (e *RefError) Explain(field, search string) string {
 	return fmt.Sprintf("%s %q: want a note id (%s gives each note's), or FILE:LINE such as memory.md:12", field, e.Ref, search)
 }
 
+// SecretError is a note that holds a credential (package secrets): nothing
+// was written. Its text names each secret's kind and where it is in the
+// request's field, never the secret; Request.Redact writes the note with
+// each one replaced by "[redacted: KIND]" instead.
+type SecretError struct {
+	// Field is the request's field that holds them: "text", "heading" or
+	// "tags".
+	Field string `json:"field"`
+	// Found are the secrets, in the order they appear.
+	Found []secrets.Finding `json:"found"`
+}
+
+func (e *SecretError) Error() string {
+	return fmt.Sprintf("the note's %s holds a secret: %s", e.Field, secrets.Describe(e.Found))
+}
+
+// Is makes a *SecretError match ErrSecret.
+func (e *SecretError) Is(target error) bool { return target == ErrSecret }
+
 // ConflictError is an open Syncthing conflict copy in the wing: nothing
 // was written.
 type ConflictError struct {
@@ -184,6 +207,10 @@ type Request struct {
 	// TTL, for a verified low-risk note, is how long it holds before it is
 	// stale until reviewed ("30d"; govern.ParseAge).
 	TTL string `json:"ttl,omitempty"`
+	// Redact writes a note that holds a secret with each one replaced by
+	// "[redacted: KIND]"; without it such a note is refused (SecretError).
+	// A secret in a tag is always refused.
+	Redact bool `json:"redact,omitempty"`
 }
 
 // NoteRef names one note of the palace.
@@ -493,6 +520,11 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 	var tags []string
 	for _, tag := range req.Tags {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "#")
+		if found := secrets.Find(tag); len(found) > 0 {
+			// Before the pattern check: a refused tag is never echoed
+			// when it is a secret.
+			return memfile.Item{}, "", &SecretError{Field: "tags", Found: found}
+		}
 		if !tagRe().MatchString(tag) {
 			return memfile.Item{}, "", bad("tag %q: want letters, digits, _, - or /, no spaces", tag)
 		}
@@ -500,7 +532,26 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 			tags = append(tags, tag)
 		}
 	}
+	if text, err = withoutSecrets("text", text, req.Redact); err != nil {
+		return memfile.Item{}, "", err
+	}
+	if heading, err = withoutSecrets("heading", heading, req.Redact); err != nil {
+		return memfile.Item{}, "", err
+	}
 	return memfile.Item{Text: text, Tags: tags}, heading, nil
+}
+
+// withoutSecrets is field's text s when it holds no secret, else s
+// redacted when redact is set, else a *SecretError.
+func withoutSecrets(field, s string, redact bool) (string, error) {
+	if !redact {
+		if found := secrets.Find(s); len(found) > 0 {
+			return "", &SecretError{Field: field, Found: found}
+		}
+		return s, nil
+	}
+	s, _ = secrets.Redact(s)
+	return s, nil
 }
 
 // noteAt is the id of the wing's note at line of the machine's file, or "".

@@ -30,6 +30,7 @@ const (
 	CodeShuttingDown      = "shutting_down"
 	CodeBadRequest        = "bad_request"
 	CodeRememberBad       = "remember_bad_request"
+	CodeSecret            = "secret"
 	CodeNoHive            = "no_hive"
 	CodeOutsideHive       = "outside_hive"
 	CodeOutsideAgentDir   = "outside_agent_dir"
@@ -60,6 +61,7 @@ var codeErrors = []struct {
 	{CodeReadOnly, palace.ErrReadOnly},
 	{CodeShuttingDown, api.ErrNotRunning},
 	{CodeRememberBad, remember.ErrBadRequest},
+	{CodeSecret, remember.ErrSecret},
 	{CodeNoHive, remember.ErrNoHive},
 	{CodeOutsideHive, remember.ErrOutsideHive},
 	{CodeOutsideAgentDir, remember.ErrOutsideAgentDir},

@@ -10,6 +10,7 @@ import (
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // IdentityFile is the name of an agent's identity file, beside its memory.md.
@@ -153,12 +154,15 @@ func parseIdentity(data []byte) (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("parse %s: %w", IdentityFile, err)
 	}
+	// A file that was not mined: its secrets are hidden here, as the
+	// miner hides them in the notes it stores.
+	mask := secrets.Scan(string(data))
 	if v, ok := doc.Frontmatter["identity"].(string); ok && strings.TrimSpace(v) != "" {
-		return strings.TrimSpace(v), nil
+		return mask.Hide(strings.TrimSpace(v)), nil
 	}
 	var parts []string
 	for _, n := range doc.Notes {
-		parts = append(parts, flatten(n.Text))
+		parts = append(parts, flatten(mask.Hide(n.Text)))
 	}
 	return strings.Join(parts, " "), nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 )
@@ -192,6 +193,8 @@ func (a *app) checkPalace(ctx context.Context, agents []hive.Agent) []check {
 	}
 	out = append(out, m)
 
+	out = append(out, checkSecrets(p, a.sourceName))
+
 	var stray []string
 	for _, w := range p.Wings() {
 		if !mined[w.ID] {
@@ -204,6 +207,25 @@ func (a *app) checkPalace(ctx context.Context, agents []hive.Agent) []check {
 			Fix:    "keep them, or memminer forget --wing ID"})
 	}
 	return out
+}
+
+// checkSecrets names each memory file and line holding a secret, which
+// the palace holds hidden (local.HiddenSecrets), and its kind.
+func checkSecrets(p *palace.Palace, name func(string) string) check {
+	c := check{Name: "secrets", State: checkOK, Detail: "no memory file holds a secret"}
+	found := local.HiddenSecrets(p)
+	if len(found) == 0 {
+		return c
+	}
+	where := make([]string, len(found))
+	for i, s := range found {
+		where[i] = fmt.Sprintf("%s:%d (%s)", name(s.Path), s.Line, s.Kind)
+	}
+	c.State = checkWarn
+	c.Detail = fmt.Sprintf("%d %s in memory files, hidden from every output but copied to every machine of the hive: %s",
+		len(found), plural(len(found), "secret", "secrets"), strings.Join(where, ", "))
+	c.Fix = "remove each from its file (store where it lives, not what it is), and rotate it: it has been replicated"
+	return c
 }
 
 func (a *app) checkModel(cmd *cobra.Command) check {

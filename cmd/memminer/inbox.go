@@ -220,6 +220,9 @@ func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve 
 }
 
 func decisionError(err error) error {
+	if errors.Is(err, inbox.ErrSecret) {
+		return &codeError{code: exitSecret, msg: err.Error()}
+	}
 	if errors.Is(err, inbox.ErrBadDecision) || errors.Is(err, inbox.ErrNoItem) {
 		return usagef("%v", err)
 	}

@@ -52,6 +52,8 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 		return nil, res, fmt.Errorf("%v\nnothing written; the file holds Git conflict markers: resolve the merge (the conflicts tool lists it), then remember again", remErr)
 	case errors.Is(remErr, remember.ErrConflict):
 		return nil, res, fmt.Errorf("%v\nnothing written; merge the copy into the original and delete it (the conflicts tool lists it), then remember again", remErr)
+	case errors.Is(remErr, remember.ErrSecret):
+		return nil, res, fmt.Errorf("%v\nnothing written: %s; then remember again", remErr, secretAdvice)
 	case errors.Is(remErr, remember.ErrHashMismatch):
 		return nil, res, fmt.Errorf("%v\nnothing written; read the file again (its resource memminer://wing/%s/… has the hash in _meta), then remember", remErr, s.wing)
 	case remErr != nil && !errors.Is(remErr, remember.ErrNotMined):

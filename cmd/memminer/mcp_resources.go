@@ -16,6 +16,7 @@ import (
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -176,8 +177,9 @@ func (s *mcpServer) readWingFile(ctx context.Context, req *mcp.ReadResourceReque
 
 // readMemoryFile reads a memory file as text, refusing what mine would
 // not mine: anything but a regular file (without blocking on a FIFO), a
-// file over max bytes, or one that is not UTF-8 text. hash is the file's
-// hash, which remember's expect_hash takes.
+// file over max bytes, or one that is not UTF-8 text. The text has each
+// secret hidden, as every output has (secrets.Hide); hash is the file's
+// own, which remember's expect_hash takes.
 func readMemoryFile(path string, max int64) (text, hash string, err error) {
 	data, err := hivefile.ReadLimited(path, max+1)
 	if err != nil {
@@ -189,5 +191,6 @@ func readMemoryFile(path string, max int64) (text, hash string, err error) {
 	if err := markdown.CheckText(data); err != nil {
 		return "", "", fmt.Errorf("%s: %w", path, err)
 	}
-	return string(data), memfile.Hash(data), nil
+	text, _ = secrets.Hide(string(data))
+	return text, memfile.Hash(data), nil
 }

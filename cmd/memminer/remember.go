@@ -18,8 +18,12 @@ import (
 	"github.com/memminer/memminer/remember"
 )
 
-// exitHashMismatch: remember --expect-hash found another version of the file.
-const exitHashMismatch = 4
+const (
+	// exitHashMismatch: remember --expect-hash found another version of the file.
+	exitHashMismatch = 4
+	// exitSecret: the note holds a secret; nothing was written.
+	exitSecret = 5
+)
 
 func (a *app) rememberCmd() *cobra.Command {
 	var (
@@ -54,7 +58,11 @@ Nothing is written, and remember says why, when:
     identifiers and negations; not merely a similar sentence): remember
     prints where it is and exits 0 (--allow-duplicate appends anyway);
   - a file to write is a symlink out of the wing's agent directory;
-  - TEXT is empty, over max_note_bytes, or not UTF-8 text (exit status 2).
+  - TEXT is empty, over max_note_bytes, or not UTF-8 text (exit status 2);
+  - TEXT, the heading or a tag holds a secret: a token, key, password or
+    private key (exit status 5). remember names its kind and where it is,
+    never the secret; --redact writes the note with each one replaced by
+    "[redacted: KIND]".
 
 A new note that resembles one of the wing's is written, and remember says
 "similar to note ID; use --supersedes ID if it replaces it".
@@ -95,6 +103,9 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 			}
 			req.Wing = w
 			res, err := a.remember(cmd.Context(), req)
+			if errors.Is(err, remember.ErrSecret) {
+				return secretError(err, ", or pass --redact to write it with each secret replaced by [redacted: KIND]")
+			}
 			if err != nil && !errors.Is(err, remember.ErrNotMined) && !errors.Is(err, remember.ErrNotMarked) {
 				return rememberError(flagWording(err), req.Wing)
 			}
@@ -124,6 +135,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 	f.StringVar(&req.Confidence, "confidence", "verified", "verified, or hypothesis: a hypothesis goes to your inbox until a person approves it")
 	f.StringVar(&req.Risk, "risk", "low", "low, or high: a high-risk note goes to your inbox until a person approves it")
 	f.StringVar(&req.TTL, "ttl", "", "a verified low-risk note is stale after this long until reviewed: 30d, 2w, 36h")
+	f.BoolVar(&req.Redact, "redact", false, `write a note holding a secret with each one replaced by "[redacted: KIND]"`)
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	return cmd
 }
@@ -186,6 +198,16 @@ func gitMarkersOnly(err error) bool {
 	return true
 }
 
+// secretAdvice is what to do with a note that holds a secret: every hive
+// machine and every agent would see it.
+const secretAdvice = "remove the credential; store where it lives, not what it is (memory is copied to every machine of the hive and shown to every agent)"
+
+// secretError is a note refused for holding a secret, with the advice and
+// more, what else the command offers.
+func secretError(err error, more string) error {
+	return &codeError{code: exitSecret, msg: fmt.Sprintf("%v\nnothing written: %s%s", err, secretAdvice, more)}
+}
+
 // rememberError adds the advice to what remember refused.
 func rememberError(err error, wing string) error {
 	switch {
@@ -197,6 +219,8 @@ func rememberError(err error, wing string) error {
 		return &codeError{code: exitConflict, msg: fmt.Sprintf("%v\nnothing written; list it with: memminer conflicts --wing %s\n%s, or pass --force to write anyway", err, wing, how)}
 	case errors.Is(err, remember.ErrHashMismatch):
 		return &codeError{code: exitHashMismatch, msg: fmt.Sprintf("%v\nnothing written; read the file again (memminer index --json prints its hash), then remember", err)}
+	case errors.Is(err, remember.ErrSecret):
+		return secretError(err, "")
 	case errors.Is(err, remember.ErrBadRequest), errors.Is(err, remember.ErrNoHive):
 		return &codeError{code: exitUsage, msg: fmt.Sprintf("%v; nothing written", err)}
 	case errors.Is(err, remember.ErrOutsideHive):

@@ -81,6 +81,9 @@ func printStatus(w io.Writer, st api.Status) {
 	if st.InboxPending > 0 {
 		fmt.Fprintf(w, "inbox:       %d %s for approval (memminer inbox)\n", st.InboxPending, plural(st.InboxPending, "note waits", "notes wait"))
 	}
+	if st.SecretsHidden > 0 {
+		fmt.Fprintf(w, "secrets:     %d hidden in memory files, shown nowhere (memminer doctor names them; remove them from the files)\n", st.SecretsHidden)
+	}
 	if len(st.PacksReviewNeeded) > 0 {
 		fmt.Fprintf(w, "packs:       review needed: %s (memminer pack --list)\n", strings.Join(st.PacksReviewNeeded, ", "))
 	}
