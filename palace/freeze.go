@@ -135,9 +135,6 @@ func sortTerms(terms []termRef) {
 	}
 }
 
-// align8 rounds n up to a multiple of 8.
-func align8(n int64) int64 { return (n + 7) &^ 7 }
-
 // writeIndex writes the index section of a wing snapshot to out at
 // offset base, where out is at, and returns the notes in their new
 // document order, the section's length (a multiple of 8) and the CRC-32
