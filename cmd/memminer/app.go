@@ -231,7 +231,7 @@ func (a *app) daemonRecord(ctx context.Context, socket string) (registry.Record,
 	defer cancel()
 	recs, _ := a.runningDaemons(ctx)
 	for _, r := range recs {
-		if r.Socket == socket || sameDir(r.Palace, a.cfg.Palace) {
+		if r.Socket == socket || namesOneFile(r.Palace, a.cfg.Palace) {
 			return r, true
 		}
 	}
