@@ -23,6 +23,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/backoff"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
@@ -330,7 +331,7 @@ func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) 
 		return Result{}, err
 	}
 	res.Path, res.File = t.file, t.relOf(t.file)
-	if err := memfile.RemoveStale(t.file); err != nil {
+	if _, _, err := atomicfile.RemoveStale(filepath.Dir(t.file), nil, filepath.Base(t.file)); err != nil {
 		return Result{}, fmt.Errorf("remember: remove the leftovers of an interrupted write: %w", err)
 	}
 
