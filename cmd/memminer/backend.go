@@ -55,15 +55,13 @@ func (a *app) localOptions() local.Options {
 		hive = abs
 	}
 	return local.Options{
-		Dir:          a.cfg.Palace,
-		LockTimeout:  a.cfg.LockTimeout,
-		Logger:       a.log,
-		Hive:         hive,
-		Agents:       a.cfg.Agents,
-		Machine:      a.cfg.Machine,
-		MaxNoteBytes: a.cfg.MaxNoteBytes,
-		ModelSpec:    a.cfg.Model,
-		Enabled:      a.cfg.Enabled,
+		Dir:         a.cfg.Palace,
+		LockTimeout: a.cfg.LockTimeout,
+		Logger:      a.log,
+		Hive:        hive,
+		Agents:      a.cfg.Agents,
+		ModelSpec:   a.cfg.Model,
+		Enabled:     a.cfg.Enabled,
 		Embedder: func(ctx context.Context) (embed.Embedder, error) {
 			e, _, err := a.embedder(ctx)
 			return e, err
