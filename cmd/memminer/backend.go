@@ -326,7 +326,7 @@ func (l *localService) MergeConflicts(ctx context.Context, req conflicts.MergeRe
 		}
 	}
 	if len(wings) > 0 {
-		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: wings, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+		p, err = a.openPalace(ctx, nil, local.AsIs, wings)
 		if err != nil {
 			return rep, err
 		}
