@@ -299,13 +299,12 @@ func Disconnect(agentID string, opts Options) (Result, error) {
 		edits[f.path] = f.edit
 	}
 	type plan struct {
-		st      fileState
-		path    string
-		new     []byte
-		delete  bool
-		skip    bool
-		mode    fs.FileMode
-		changed bool
+		st     fileState
+		path   string
+		new    []byte
+		delete bool
+		skip   bool
+		mode   fs.FileMode
 	}
 	var plans []plan
 	for i, st := range rec.Files {

@@ -62,7 +62,7 @@ type Host struct {
 }
 
 // Palace is the daemon's open palace. Components read it; writes go
-// through the mine goroutine (MineAgent).
+// through the daemon's mine goroutine.
 func (h *Host) Palace() *palace.Palace { return h.d.p }
 
 // Hive is the hive directory, absolute.
@@ -75,18 +75,11 @@ func (h *Host) Agents() []string { return slices.Clone(h.d.opts.Agents) }
 // Logger is the daemon's logger.
 func (h *Host) Logger() *slog.Logger { return h.d.log }
 
-// MineAgent queues a mine of the agent directory dir (hive/agents/<id>,
-// or one the agents globs match).
-func (h *Host) MineAgent(dir string) { h.d.q.addAgent(dir, triggerWatch) }
-
 // HiveChanges counts the scans that looked at the hive afresh. While it
 // stays the same, every later scan found nothing in the hive changed
 // since before it took this value: a Scanner may skip its own walk when
 // its last one, made after it saw the value, was complete.
 func (h *Host) HiveChanges() uint64 { return h.d.hiveChanges.Load() }
-
-// Rescan queues a scan of the whole hive.
-func (h *Host) Rescan() { h.d.q.requestScan(triggerOverflow) }
 
 func (h *Host) scanChan(name string) chan struct{} {
 	h.mu.Lock()

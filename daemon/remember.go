@@ -18,7 +18,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 	if !readJSON(w, r, &req) {
 		return
 	}
-	if !sameDir(req.Hive, d.opts.Hive) {
+	if !sameResolvedPath(req.Hive, d.opts.Hive) {
 		WriteError(w, http.StatusConflict, socket.CodeOtherHive,
 			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", api.ErrOtherHive, d.opts.Hive, req.Hive))
 		return
@@ -62,8 +62,10 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 	WriteJSON(w, http.StatusOK, api.RememberReply{Result: res})
 }
 
-// sameDir reports whether a and b name the same directory.
-func sameDir(a, b string) bool {
+// sameResolvedPath reports whether a and b are one path once made
+// absolute and their symlinks resolved; a path that does not resolve (not
+// there) is compared as it is.
+func sameResolvedPath(a, b string) bool {
 	if a == b {
 		return true
 	}

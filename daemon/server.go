@@ -232,7 +232,7 @@ func (d *Daemon) servesHiveOf(w http.ResponseWriter, req api.MineRequest) bool {
 	for _, hw := range mine.HiveWings(req.Path, mine.Options{Wing: req.Wing, Agents: req.Agents, Hive: d.opts.Hive}) {
 		same, seen := ours[hw.Hive]
 		if !seen {
-			same = sameDir(hw.Hive, d.opts.Hive)
+			same = sameResolvedPath(hw.Hive, d.opts.Hive)
 			ours[hw.Hive] = same
 		}
 		if same {

@@ -2,8 +2,9 @@
 // writes as a hypothesis, or as high-risk, goes to the agent's inbox
 // (hive.InboxFileName) instead of its memory, and stays out of recall
 // until a person approves it into memory or rejects it. The package
-// decides where a note goes (Route), lists what waits (List) and records
-// the person's decision (Approve, Reject), always through memfile's
+// decides where a note goes (ParseClass, Class.Pending), lists what waits
+// (List, Find, Count) and records the person's decision (MarkApproved,
+// MarkRejected), always through memfile's
 // atomic edits; an item is marked done, never deleted. docs/remember.md
 // ("The inbox") has the rules.
 package inbox

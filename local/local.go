@@ -32,9 +32,6 @@ type Options struct {
 	// Hive and Agents are the hive and agent globs mined and written.
 	Hive   string
 	Agents []string
-	// Machine, MaxNoteBytes are remember's defaults; a request's own win.
-	Machine      string
-	MaxNoteBytes int64
 	// ModelSpec is the configured model; Enabled the configured service state.
 	ModelSpec string
 	Enabled   bool

@@ -21,6 +21,10 @@ const (
 	Write
 	// DryRun takes no lock and saves nothing, ever.
 	DryRun
+	// AsIs takes no lock and repairs nothing: the palace as its files hold
+	// it, damaged wings listed (Palace.Damaged), for a reader that reports
+	// on the palace or only needs what it records of its wings.
+	AsIs
 )
 
 // open returns the palace for a call, and what closes it: the served
@@ -55,7 +59,7 @@ func (s *Service) openDir(ctx context.Context, opts palace.Options, access Acces
 	if err != nil {
 		return nil, err
 	}
-	if access == Write || (len(p.Damaged()) == 0 && !p.ManifestRebuilt()) {
+	if access == Write || access == AsIs || (len(p.Damaged()) == 0 && !p.ManifestRebuilt()) {
 		return p, nil
 	}
 	if access == Read {

@@ -76,17 +76,6 @@ func (s *Service) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Diges
 // Remember writes the note and mines its file before it returns, so the
 // note is in the next search.
 func (s *Service) Remember(ctx context.Context, req api.RememberRequest) (remember.Result, error) {
-	hive := s.opts.Hive
-	if hive == "" {
-		hive = req.Hive
-	}
-	machine, maxBytes := req.Machine, req.MaxNoteBytes
-	if machine == "" {
-		machine = s.opts.Machine
-	}
-	if maxBytes == 0 {
-		maxBytes = s.opts.MaxNoteBytes
-	}
 	e, err := s.embedder(ctx)
 	if err != nil {
 		return remember.Result{}, err
@@ -96,14 +85,27 @@ func (s *Service) Remember(ctx context.Context, req api.RememberRequest) (rememb
 		return remember.Result{}, err
 	}
 	defer done()
-	return remember.Remember(ctx, p, req.Request, remember.Options{
+	return remember.Remember(ctx, p, req.Request, s.rememberOptions(req, e))
+}
+
+// rememberOptions are the settings of a remember, resolved once: the
+// hive and agents the service mines (the request's hive when the service
+// has none; the daemon refuses a request of another hive before it gets
+// here), and the caller's machine and note-size limit as the request
+// carries them (empty: this host's machine name, the default limit).
+func (s *Service) rememberOptions(req api.RememberRequest, e embed.Embedder) remember.Options {
+	hive := s.opts.Hive
+	if hive == "" {
+		hive = req.Hive
+	}
+	return remember.Options{
 		Hive:         hive,
 		Agents:       s.opts.Agents,
-		Machine:      machine,
-		MaxNoteBytes: maxBytes,
+		Machine:      req.Machine,
+		MaxNoteBytes: req.MaxNoteBytes,
 		Mine:         s.opts.MineOptions(),
 		Embedder:     e,
-	})
+	}
 }
 
 // Forget drops a wing from the palace (mine.Forget).

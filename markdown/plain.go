@@ -28,120 +28,162 @@ func (p *parseState) plainSection(start, end int, path *outline) ([]Note, []Head
 	if end < len(p.src) {
 		next = p.lines.lineOf(end)
 	}
-	var (
-		blocks   []block
-		headings []Heading
-		at       = outline{headings: slices.Clone(path.headings), path: path.path}
-		kind     = plainNone
-		col      int  // content column of the open list item
-		blank    bool // a blank line came after the open block's last line
-		attach   = -1 // the block that code coming next joins
-	)
-	open := func(k blockKind, l int) {
-		blocks = append(blocks, block{kind: k, start: l, heading: at.path})
-		if k == kindListItem {
-			kind = plainItem
-		} else {
-			kind = plainParagraph
-		}
-		attach, blank = len(blocks)-1, false
-	}
+	c := &plainCut{at: outline{headings: slices.Clone(path.headings), path: path.path}, kind: plainNone, attach: -1}
 	for l := first; l < next; l++ {
 		line := p.lines.line(p.src, l)
-		if fence, ok := fenceOpen(line); ok {
-			// Code after a paragraph or an item joins its note, as in collect.
-			if attach < 0 {
-				blocks = append(blocks, block{kind: kindBlock, start: l, heading: at.path})
+		if f, ok := fenceOpen(line); ok {
+			if l, ok = c.code(p, l, next, f); !ok {
+				return nil, nil, false
 			}
-			for l++; l < next; l++ {
-				closed, ok := fenceCloses(p.lines.line(p.src, l), fence)
-				if !ok {
-					return nil, nil, false
-				}
-				if closed {
-					break
-				}
-			}
-			if l == next {
-				return nil, nil, false // open at the section's end: goldmark's to extend
-			}
-			kind, blank = plainCode, false
 			continue
 		}
-		if bytes.IndexByte(line, '\t') >= 0 {
-			return nil, nil, false
-		}
-		indent := 0
-		for indent < len(line) && line[indent] == ' ' {
-			indent++
-		}
-		rest := string(line[indent:])
-		item := listItemText(rest)
-		switch {
-		case rest == "":
-			blank = true
-		case indent > 0:
-			switch {
-			case kind == plainItem && indent >= col && (!blank || indent < col+4) && (plainText(rest) || item != ""):
-				// the item's own lines: nested items, paragraphs, lazy lines
-			case kind == plainParagraph && !blank && plainText(rest):
-				// a paragraph's next line
-			default:
-				return nil, nil, false
-			}
-			blank = false
-		case rest[0] == '#':
-			text, level, ok := plainHeading(rest)
-			if !ok {
-				return nil, nil, false
-			}
-			headings = append(headings, Heading{Level: level, Text: text, Line: l + 1})
-			at.headings = pushHeading(at.headings, level, text)
-			at.path = joinHeadings(at.headings)
-			kind, attach = plainNone, -1
-		case item != "":
-			// An ordered list may interrupt a paragraph only when it starts
-			// at 1; otherwise the line would join the paragraph.
-			if kind == plainParagraph && !blank && !interruptsParagraph(rest) {
-				return nil, nil, false
-			}
-			open(kindListItem, l)
-			col = len(rest) - len(item)
-		case plainText(rest):
-			if blank || (kind != plainParagraph && kind != plainItem) {
-				open(kindBlock, l)
-			}
-			// else a paragraph's next line, or an item's lazy line
-			blank = false
-		default:
+		if !c.line(l, line) {
 			return nil, nil, false
 		}
 	}
+	notes, ok := c.notes(p, next)
+	if !ok {
+		return nil, nil, false
+	}
+	*path = c.at
+	p.markConflicts(notes)
+	return notes, c.headings, true
+}
 
-	// A block ends where the next one, or a heading, starts.
-	notes := make([]Note, 0, len(blocks))
-	hi := 0
-	for i := range blocks {
-		end := next - 1
-		if i+1 < len(blocks) {
-			end = blocks[i+1].start - 1
+// plainCut is plainSection's state: the blocks and headings found so far,
+// the heading path and the open block.
+type plainCut struct {
+	blocks   []block
+	headings []Heading
+	at       outline
+	kind     int
+	col      int  // content column of the open list item
+	blank    bool // a blank line came after the open block's last line
+	attach   int  // the block that code coming next joins, or -1
+}
+
+// open starts a block of kind k at line l.
+func (c *plainCut) open(k blockKind, l int) {
+	c.blocks = append(c.blocks, block{kind: k, start: l, heading: c.at.path})
+	if k == kindListItem {
+		c.kind = plainItem
+	} else {
+		c.kind = plainParagraph
+	}
+	c.attach, c.blank = len(c.blocks)-1, false
+}
+
+// code takes fenced code opening at line l (fence f) and returns the line
+// that closes it; false for code left open at the section's end
+// (goldmark's to extend) or a line plainSection cannot tell.
+func (c *plainCut) code(p *parseState, l, next int, f fence) (int, bool) {
+	// Code after a paragraph or an item joins its note, as in collect.
+	if c.attach < 0 {
+		c.blocks = append(c.blocks, block{kind: kindBlock, start: l, heading: c.at.path})
+	}
+	for l++; l < next; l++ {
+		closed, ok := fenceCloses(p.lines.line(p.src, l), f)
+		if !ok {
+			return l, false
 		}
-		for hi < len(headings) && headings[hi].Line-1 <= blocks[i].start {
+		if closed {
+			break
+		}
+	}
+	if l == next {
+		return l, false
+	}
+	c.kind, c.blank = plainCode, false
+	return l, true
+}
+
+// line takes line l, other than fenced code; false for a line
+// plainSection leaves to goldmark.
+func (c *plainCut) line(l int, line []byte) bool {
+	if bytes.IndexByte(line, '\t') >= 0 {
+		return false
+	}
+	indent := 0
+	for indent < len(line) && line[indent] == ' ' {
+		indent++
+	}
+	rest := string(line[indent:])
+	item := listItemText(rest)
+	switch {
+	case rest == "":
+		c.blank = true
+	case indent > 0:
+		if !c.continues(indent, rest, item) {
+			return false
+		}
+		c.blank = false
+	case rest[0] == '#':
+		text, level, ok := plainHeading(rest)
+		if !ok {
+			return false
+		}
+		c.headings = append(c.headings, Heading{Level: level, Text: text, Line: l + 1})
+		c.at.headings = pushHeading(c.at.headings, level, text)
+		c.at.path = joinHeadings(c.at.headings)
+		c.kind, c.attach = plainNone, -1
+	case item != "":
+		// An ordered list may interrupt a paragraph only when it starts
+		// at 1; otherwise the line would join the paragraph.
+		if c.kind == plainParagraph && !c.blank && !interruptsParagraph(rest) {
+			return false
+		}
+		c.open(kindListItem, l)
+		c.col = len(rest) - len(item)
+	case plainText(rest):
+		if c.blank || (c.kind != plainParagraph && c.kind != plainItem) {
+			c.open(kindBlock, l)
+		}
+		// else a paragraph's next line, or an item's lazy line
+		c.blank = false
+	default:
+		return false
+	}
+	return true
+}
+
+// continues reports whether an indented line (rest after indent spaces;
+// item its list item's text, if it is one) continues the open block: the
+// item's own lines (nested items, paragraphs, lazy lines) or a
+// paragraph's next line.
+func (c *plainCut) continues(indent int, rest, item string) bool {
+	switch {
+	case c.kind == plainItem && indent >= c.col && (!c.blank || indent < c.col+4) && (plainText(rest) || item != ""):
+		return true
+	case c.kind == plainParagraph && !c.blank && plainText(rest):
+		return true
+	}
+	return false
+}
+
+// notes ends each block where the next one, or a heading, starts, and
+// makes its note; false for a block plainNote cannot make.
+func (c *plainCut) notes(p *parseState, next int) ([]Note, bool) {
+	notes := make([]Note, 0, len(c.blocks))
+	hi := 0
+	for i := range c.blocks {
+		end := next - 1
+		if i+1 < len(c.blocks) {
+			end = c.blocks[i+1].start - 1
+		}
+		for hi < len(c.headings) && c.headings[hi].Line-1 <= c.blocks[i].start {
 			hi++
 		}
-		if hi < len(headings) {
-			end = min(end, headings[hi].Line-2)
+		if hi < len(c.headings) {
+			end = min(end, c.headings[hi].Line-2)
 		}
-		blocks[i].end = end
-		n, ok := p.plainNote(blocks[i])
+		c.blocks[i].end = end
+		n, ok := p.plainNote(c.blocks[i])
 		if !ok {
-			return nil, nil, false
+			return nil, false
 		}
 		notes = append(notes, n)
 	}
-	*path = at
-	p.markConflicts(notes)
-	return notes, headings, true
+	return notes, true
 }
 
 // The open block of plainSection.

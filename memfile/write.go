@@ -11,7 +11,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
@@ -111,7 +110,7 @@ func Write(ctx context.Context, s Snapshot, data []byte) (err error) {
 	}
 	dir := filepath.Dir(s.Path)
 	// A hidden name: mine, the daemon and the index skip it.
-	tmp, err := os.CreateTemp(dir, tempPrefix(s.Path)+"*")
+	tmp, err := atomicfile.CreateTemp(s.Path)
 	if err != nil {
 		return fmt.Errorf("write %s: %w", s.Path, err)
 	}
@@ -201,27 +200,3 @@ func unchanged(s Snapshot) error {
 	return nil
 }
 
-// tempPrefix starts the names of Write's temporary files for path.
-func tempPrefix(path string) string { return "." + filepath.Base(path) + ".memminer-" }
-
-// RemoveStale removes the temporary files an interrupted Write of path
-// left beside it. Call it holding the directory's Lock: every writer takes
-// it, so no write is in flight and every such file is a leftover (which
-// Syncthing would otherwise copy to every machine).
-func RemoveStale(path string) error {
-	matches, err := filepath.Glob(filepath.Join(filepath.Dir(path), globEscape(tempPrefix(path))+"*"))
-	if err != nil {
-		return err
-	}
-	for _, m := range matches {
-		if err := os.Remove(m); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
-		}
-	}
-	return nil
-}
-
-// globEscape quotes the characters filepath.Match treats specially.
-func globEscape(s string) string {
-	return strings.NewReplacer(`\`, `\\`, "*", `\*`, "?", `\?`, "[", `\[`).Replace(s)
-}

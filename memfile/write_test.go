@@ -102,23 +102,3 @@ func TestLock(t *testing.T) {
 	}
 	unlock2()
 }
-
-func TestRemoveStale(t *testing.T) {
-	dir := t.TempDir()
-	path := filepath.Join(dir, "memory.md")
-	keep := []string{"memory.md", ".other.md.memminer-1", "notes.md"}
-	for _, n := range append(keep, ".memory.md.memminer-123", ".memory.md.memminer-x") {
-		os.WriteFile(filepath.Join(dir, n), []byte("x"), 0o644)
-	}
-	if err := RemoveStale(path); err != nil {
-		t.Fatal(err)
-	}
-	entries, _ := os.ReadDir(dir)
-	var got []string
-	for _, e := range entries {
-		got = append(got, e.Name())
-	}
-	if len(got) != len(keep) {
-		t.Errorf("left %v, want %v", got, keep)
-	}
-}

@@ -243,11 +243,6 @@ func Merge(in Input) (*Result, error) {
 // accept.
 func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirsFirst, accept bool) []item {
 	var items []item
-	note := func(s *side, i int) Note { return Note{Heading: s.units[i].heading, Text: s.units[i].text()} }
-	fromTheirs := func(t int, marked bool) item {
-		res.FromTheirs = append(res.FromTheirs, note(theirs, t))
-		return item{ours: -1, theirs: t, marked: marked}
-	}
 	for a := 0; a <= len(base); a++ {
 		items = append(items, res.inserts(base, a, ours, theirs, eo, et, theirsFirst)...)
 		if a == len(base) {
@@ -255,55 +250,76 @@ func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirs
 		}
 		o, t := eo.to[a], et.to[a]
 		ko, kt := eo.kind[a], et.kind[a]
-		if !res.ThreeWay {
-			// Without a base nothing is known to be removed or changed:
-			// everything of ours stays, and a different version of a note
-			// in the copy is kept after it.
-			res.Kept++
-			items = append(items, item{ours: o, theirs: -1})
-			if kt == changed {
-				res.conflict(UnionChanged, base[a].heading, ours.units[o].text(), theirs.units[t].text())
-				items = append(items, fromTheirs(t, true))
-			}
-			continue
-		}
-		if !res.Confirmed && (ko != kt || ko == deleted) && !(ko == changed && kt == changed) {
-			items = append(items, res.unconfirmed(base[a], ours, theirs, o, t, ko, kt)...)
-			continue
-		}
 		switch {
-		case ko == kept && kt == kept, ko == changed && kt == kept:
-			res.Kept++
-			items = append(items, item{ours: o, theirs: -1})
-		case ko == kept && kt == deleted && accept:
-			res.Removed = append(res.Removed, note(ours, o))
-		case ko == kept && kt == deleted,
-			ko == kept && kt == changed && !accept && cutShort(base[a], theirs.units[t]):
-			res.ProposedRemovals = append(res.ProposedRemovals, note(ours, o))
-			res.Kept++
-			items = append(items, item{ours: o, theirs: -1})
-		case ko == deleted && (kt == kept || kt == deleted):
-			// Already gone from ours.
-		case ko == kept && kt == changed:
-			res.FromTheirs = append(res.FromTheirs, note(theirs, t))
-			items = append(items, item{ours: o, theirs: t})
-		case ko == changed && kt == changed:
-			res.Kept++
-			items = append(items, item{ours: o, theirs: -1})
-			if ours.units[o].key != theirs.units[t].key {
-				res.conflict(BothChanged, base[a].heading, ours.units[o].text(), theirs.units[t].text())
-				items = append(items, fromTheirs(t, true))
-			}
-		case ko == deleted && kt == changed:
-			res.conflict(OursRemovedTheirsChanged, base[a].heading, "", theirs.units[t].text())
-			items = append(items, fromTheirs(t, true))
-		case ko == changed && kt == deleted:
-			res.Kept++
-			res.conflict(OursChangedTheirsRemoved, base[a].heading, ours.units[o].text(), "")
-			items = append(items, item{ours: o, theirs: -1})
+		case !res.ThreeWay:
+			items = append(items, res.union(base[a], ours, theirs, o, t, kt)...)
+		case !res.Confirmed && (ko != kt || ko == deleted) && !(ko == changed && kt == changed):
+			items = append(items, res.unconfirmed(base[a], ours, theirs, o, t, ko, kt)...)
+		default:
+			items = append(items, res.threeWay(base[a], ours, theirs, o, t, ko, kt, accept)...)
 		}
 	}
 	return items
+}
+
+// noteOf is unit i of side s as a Note.
+func noteOf(s *side, i int) Note { return Note{Heading: s.units[i].heading, Text: s.units[i].text()} }
+
+// fromTheirs is unit t of the copy taken into the merge, marked or not.
+func (res *Result) fromTheirs(theirs *side, t int, marked bool) item {
+	res.FromTheirs = append(res.FromTheirs, noteOf(theirs, t))
+	return item{ours: -1, theirs: t, marked: marked}
+}
+
+// union resolves a base unit without a base: nothing is known to be
+// removed or changed, so everything of ours stays, and a different
+// version of a note in the copy is kept after it.
+func (res *Result) union(b unit, ours, theirs *side, o, t int, kt opKind) []item {
+	res.Kept++
+	items := []item{{ours: o, theirs: -1}}
+	if kt == changed {
+		res.conflict(UnionChanged, b.heading, ours.units[o].text(), theirs.units[t].text())
+		items = append(items, res.fromTheirs(theirs, t, true))
+	}
+	return items
+}
+
+// threeWay resolves base unit b by what each side did to it (ko, kt):
+// what the copy removed stays, proposed, unless accept.
+func (res *Result) threeWay(b unit, ours, theirs *side, o, t int, ko, kt opKind, accept bool) []item {
+	switch {
+	case ko == kept && kt == kept, ko == changed && kt == kept:
+		res.Kept++
+		return []item{{ours: o, theirs: -1}}
+	case ko == kept && kt == deleted && accept:
+		res.Removed = append(res.Removed, noteOf(ours, o))
+	case ko == kept && kt == deleted,
+		ko == kept && kt == changed && !accept && cutShort(b, theirs.units[t]):
+		res.ProposedRemovals = append(res.ProposedRemovals, noteOf(ours, o))
+		res.Kept++
+		return []item{{ours: o, theirs: -1}}
+	case ko == deleted && (kt == kept || kt == deleted):
+		// Already gone from ours.
+	case ko == kept && kt == changed:
+		res.FromTheirs = append(res.FromTheirs, noteOf(theirs, t))
+		return []item{{ours: o, theirs: t}}
+	case ko == changed && kt == changed:
+		res.Kept++
+		items := []item{{ours: o, theirs: -1}}
+		if ours.units[o].key != theirs.units[t].key {
+			res.conflict(BothChanged, b.heading, ours.units[o].text(), theirs.units[t].text())
+			items = append(items, res.fromTheirs(theirs, t, true))
+		}
+		return items
+	case ko == deleted && kt == changed:
+		res.conflict(OursRemovedTheirsChanged, b.heading, "", theirs.units[t].text())
+		return []item{res.fromTheirs(theirs, t, true)}
+	case ko == changed && kt == deleted:
+		res.Kept++
+		res.conflict(OursChangedTheirsRemoved, b.heading, ours.units[o].text(), "")
+		return []item{{ours: o, theirs: -1}}
+	}
+	return nil
 }
 
 // unconfirmed resolves a base unit one side removed or changed when the

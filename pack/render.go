@@ -187,112 +187,25 @@ type selection struct {
 // governance leaves out of recall, and puts approved notes first, keeping
 // the order of use: otherwise.
 func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, now time.Time, staleAfter time.Duration) (selection, error) {
+	sl := &selector{ctx: ctx, p: p, pk: pk, opts: opts, now: now, staleAfter: staleAfter,
+		wings: p.Wings(), held: map[string][]palace.Note{}, queries: map[string]map[string]int{}}
 	s := selection{entry: map[string]string{}, mtime: map[string]time.Time{}}
-	wings := p.Wings()
-	held := map[string][]palace.Note{} // p.Notes copies: each wing once
-	notesOf := func(wing string) []palace.Note {
-		ns, ok := held[wing]
-		if !ok {
-			ns = p.Notes(wing)
-			held[wing] = ns
-		}
-		return ns
-	}
-	all := func(yield func(palace.Note) bool) {
-		for _, w := range wings {
-			for _, n := range notesOf(w.ID) {
-				if !yield(n) {
-					return
-				}
-			}
-		}
-	}
-	for _, w := range wings {
+	for _, w := range sl.wings {
 		for _, src := range p.Sources(w.ID) {
 			s.mtime[src.Path] = src.Mtime
 		}
 	}
-	queries := map[string]map[string]int{} // query → id → rank
-	search := func(q string) (map[string]int, error) {
-		if r, ok := queries[q]; ok {
-			return r, nil
-		}
-		r := map[string]int{}
-		if opts.Search != nil {
-			ids, err := opts.Search(ctx, q)
-			if err != nil {
-				return nil, fmt.Errorf("pack %s: query:%s: %w", pk.Name, q, err)
-			}
-			for i, id := range ids {
-				r[id] = i
-			}
-		}
-		queries[q] = r
-		return r, nil
-	}
-	matches := func(e Entry, n palace.Note) (bool, error) {
-		switch e.Kind {
-		case Wing:
-			return n.Wing == e.Value, nil
-		case File:
-			return sameFile(opts.Hive, e.Value, n.Source), nil
-		case Tag:
-			return slices.Contains(n.Governance.Tags, e.Value), nil
-		case Status:
-			if e.Value == string(govern.Stale) {
-				// Stale by age or review date too, as search's --fresh.
-				stale, _ := n.Governance.Staleness(s.mtime[n.Source], now, staleAfter)
-				return stale, nil
-			}
-			return string(n.Governance.Status) == e.Value, nil
-		case Query:
-			r, err := search(e.Value)
-			_, ok := r[n.ID]
-			return ok, err
-		}
-		return false, nil
-	}
-	admitted := func(n palace.Note) (bool, error) {
-		switch st := n.Governance.Status; {
-		case st == govern.Superseded, st == govern.Unapproved && !opts.IncludeInbox:
-			return false, nil
-		}
-		for _, e := range pk.Avoid {
-			if ok, err := matches(e, n); ok || err != nil {
-				return false, err
-			}
-		}
-		return true, nil
-	}
+	sl.mtime = s.mtime
 	for _, e := range pk.Use {
-		var found []palace.Note
-		if e.Kind == Query {
-			r, err := search(e.Value)
-			if err != nil {
-				return s, err
-			}
-			for n := range all {
-				if _, ok := r[n.ID]; ok {
-					found = append(found, n)
-				}
-			}
-			slices.SortStableFunc(found, func(a, b palace.Note) int { return r[a.ID] - r[b.ID] })
-		} else {
-			candidates := all
-			if e.Kind == Wing {
-				candidates = slices.Values(notesOf(e.Value))
-			}
-			for n := range candidates {
-				if ok, _ := matches(e, n); ok {
-					found = append(found, n)
-				}
-			}
+		found, err := sl.used(e)
+		if err != nil {
+			return s, err
 		}
 		for _, n := range found {
 			if _, dup := s.entry[n.ID]; dup {
 				continue
 			}
-			ok, err := admitted(n)
+			ok, err := sl.admitted(n)
 			if err != nil {
 				return s, err
 			}
@@ -306,6 +219,129 @@ func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, 
 		return boolRank(b.Governance.Status == govern.Approved) - boolRank(a.Governance.Status == govern.Approved)
 	})
 	return s, nil
+}
+
+// selector is selectNotes' work: the palace's notes, each wing's read
+// once, and each query searched once.
+type selector struct {
+	ctx        context.Context
+	p          *palace.Palace
+	pk         *Pack
+	opts       Options
+	now        time.Time
+	staleAfter time.Duration
+	wings      []palace.WingInfo
+	mtime      map[string]time.Time
+	held       map[string][]palace.Note  // p.Notes copies: each wing once
+	queries    map[string]map[string]int // query → id → rank
+}
+
+// notesOf are wing's notes.
+func (sl *selector) notesOf(wing string) []palace.Note {
+	ns, ok := sl.held[wing]
+	if !ok {
+		ns = sl.p.Notes(wing)
+		sl.held[wing] = ns
+	}
+	return ns
+}
+
+// all yields every note of the palace.
+func (sl *selector) all(yield func(palace.Note) bool) {
+	for _, w := range sl.wings {
+		for _, n := range sl.notesOf(w.ID) {
+			if !yield(n) {
+				return
+			}
+		}
+	}
+}
+
+// search is the rank of each note query q finds.
+func (sl *selector) search(q string) (map[string]int, error) {
+	if r, ok := sl.queries[q]; ok {
+		return r, nil
+	}
+	r := map[string]int{}
+	if sl.opts.Search != nil {
+		ids, err := sl.opts.Search(sl.ctx, q)
+		if err != nil {
+			return nil, fmt.Errorf("pack %s: query:%s: %w", sl.pk.Name, q, err)
+		}
+		for i, id := range ids {
+			r[id] = i
+		}
+	}
+	sl.queries[q] = r
+	return r, nil
+}
+
+// matches reports whether entry e takes note n.
+func (sl *selector) matches(e Entry, n palace.Note) (bool, error) {
+	switch e.Kind {
+	case Wing:
+		return n.Wing == e.Value, nil
+	case File:
+		return sameFile(sl.opts.Hive, e.Value, n.Source), nil
+	case Tag:
+		return slices.Contains(n.Governance.Tags, e.Value), nil
+	case Status:
+		if e.Value == string(govern.Stale) {
+			// Stale by age or review date too, as search's --fresh.
+			stale, _ := n.Governance.Staleness(sl.mtime[n.Source], sl.now, sl.staleAfter)
+			return stale, nil
+		}
+		return string(n.Governance.Status) == e.Value, nil
+	case Query:
+		r, err := sl.search(e.Value)
+		_, ok := r[n.ID]
+		return ok, err
+	}
+	return false, nil
+}
+
+// admitted reports whether n may be in the pack: governance leaves it in
+// recall and no avoid: entry takes it.
+func (sl *selector) admitted(n palace.Note) (bool, error) {
+	switch st := n.Governance.Status; {
+	case st == govern.Superseded, st == govern.Unapproved && !sl.opts.IncludeInbox:
+		return false, nil
+	}
+	for _, e := range sl.pk.Avoid {
+		if ok, err := sl.matches(e, n); ok || err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// used are the notes use: entry e takes, a query's in its ranking's
+// order, the others in the palace's.
+func (sl *selector) used(e Entry) ([]palace.Note, error) {
+	var found []palace.Note
+	if e.Kind == Query {
+		r, err := sl.search(e.Value)
+		if err != nil {
+			return nil, err
+		}
+		for n := range sl.all {
+			if _, ok := r[n.ID]; ok {
+				found = append(found, n)
+			}
+		}
+		slices.SortStableFunc(found, func(a, b palace.Note) int { return r[a.ID] - r[b.ID] })
+		return found, nil
+	}
+	candidates := sl.all
+	if e.Kind == Wing {
+		candidates = slices.Values(sl.notesOf(e.Value))
+	}
+	for n := range candidates {
+		if ok, _ := sl.matches(e, n); ok {
+			found = append(found, n)
+		}
+	}
+	return found, nil
 }
 
 func boolRank(b bool) int {

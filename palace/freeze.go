@@ -135,9 +135,6 @@ func sortTerms(terms []termRef) {
 	}
 }
 
-// align8 rounds n up to a multiple of 8.
-func align8(n int64) int64 { return (n + 7) &^ 7 }
-
 // writeIndex writes the index section of a wing snapshot to out at
 // offset base, where out is at, and returns the notes in their new
 // document order, the section's length (a multiple of 8) and the CRC-32
@@ -148,192 +145,25 @@ func align8(n int64) int64 { return (n + 7) &^ 7 }
 // note are held in memory; the notes' strings and vectors are streamed
 // from the wing's own.
 func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64, uint32, error) {
-	x := &s.lex
-	docNum := make([]int32, len(x.docs))
-	olds := make([]int32, 0, x.live) // the old document of each new one
-	notes := make([]*storedNote, 0, x.live)
-	var strsLen int64
-	for d, doc := range x.docs {
-		docNum[d] = -1
-		if !doc.dead() && x.notes[d] != nil {
-			docNum[d] = int32(len(notes))
-			olds = append(olds, int32(d))
-			notes = append(notes, x.notes[d])
-			strsLen += int64(len(x.notes[d].id) + len(x.notes[d].text))
-		}
-	}
-	n := len(notes)
-	order := s.terms
-	sortTerms(order)
-	checks := make([]uint32, n)
-	post := make([]byte, 0, x.size) // renumbering never lengthens a list
-	var termsLen int64
-	df, listLast := make([]int32, len(order)), make([]int32, len(order))
-	listEnd := make([]uint32, len(order))
-	for nt, t := range order {
-		last := int32(-1)
-		for p := range t.postings() {
-			d := docNum[p.doc]
-			if d < 0 {
-				continue
-			}
-			post = encodePosting(post, d-last, p.tf)
-			last = d
-			df[nt]++
-			checks[d] += termCheck(int32(nt), p.tf)
-		}
-		listEnd[nt], listLast[nt] = uint32(len(post)), last
-		termsLen += int64(len(t.text))
-	}
-	var marked []int32
-	for _, d := range s.view.marked {
-		if d >= 0 && int(d) < len(docNum) && docNum[d] >= 0 {
-			marked = append(marked, docNum[d])
-		}
-	}
-	tables := newNoteTables(notes)
-	head := s.head(tables)
-	dim := max(s.dim, 0)
-
-	lens := [numSecs]int64{secHead: int64(len(head)), secDocs: 8 * int64(n), secDF: 4 * int64(len(order)),
-		secListEnd: 4 * int64(len(order)), secListLast: 4 * int64(len(order)), secPost: int64(len(post)),
-		secTermEnd: 4 * int64(len(order)), secTerms: termsLen, secMarked: 4 * int64(len(marked)), secStrs: strsLen,
-		secStrCRC: 4 * ((strsLen + strBlock - 1) / strBlock), secVecs: 4 * int64(n) * int64(dim), secHasVec: int64(n), secStatus: int64(n)}
-	if lens[secStrs] > math.MaxUint32 || lens[secVecs] > math.MaxUint32 {
-		return nil, 0, 0, fmt.Errorf("wing %s is too large for one file", s.id)
-	}
-	for _, sec := range []int{secPrev, secNext, secRank, secLine, secHeadIdx, secPlaceIdx, secGovIdx, secIDEnd, secStrEnd} {
-		lens[sec] = 4 * int64(n)
+	ip, err := planIndex(s)
+	if err != nil {
+		return nil, 0, 0, err
 	}
 	w := newIndexWriter(out)
 	toc := make([]byte, tocLen)
 	w.write(toc) // filled in last
 	var crcs [numSecs]uint32
-	view := func(a []int32, old int32, renum bool) uint32 {
-		if int(old) >= len(a) {
-			return math.MaxUint32 // -1
-		}
-		v := a[old]
-		if renum && v >= 0 {
-			v = docNum[v]
-		}
-		return uint32(v)
-	}
 	for sec := range numSecs {
 		w.pad()
 		w.sum()
 		w.crc, w.start, w.blocks = 0, w.n, sec == secStrs
 		binary.LittleEndian.PutUint64(toc[sec*16:], uint64(w.n))
-		binary.LittleEndian.PutUint32(toc[sec*16+8:], uint32(lens[sec]))
-		switch sec {
-		case secHead:
-			w.write(head)
-		case secDocs:
-			for i, old := range olds {
-				w.u32(uint32(x.docs[old].length))
-				w.u32(checks[i])
-			}
-		case secDF:
-			for _, v := range df {
-				w.u32(uint32(v))
-			}
-		case secListEnd:
-			for _, v := range listEnd {
-				w.u32(v)
-			}
-		case secListLast:
-			for _, v := range listLast {
-				w.u32(uint32(v))
-			}
-		case secPost:
-			w.write(post)
-		case secTermEnd:
-			end := uint32(0)
-			for _, t := range order {
-				end += uint32(len(t.text))
-				w.u32(end)
-			}
-		case secTerms:
-			for _, t := range order {
-				w.str(t.text)
-			}
-		case secPrev, secNext, secRank:
-			a := map[int][]int32{secPrev: s.view.prev, secNext: s.view.next, secRank: s.view.rank}[sec]
-			for _, old := range olds {
-				w.u32(view(a, old, sec != secRank))
-			}
-		case secMarked:
-			for _, d := range marked {
-				w.u32(uint32(d))
-			}
-		case secLine:
-			for _, nt := range notes {
-				w.u32(uint32(nt.line))
-			}
-		case secHeadIdx:
-			for _, nt := range notes {
-				w.u32(tables.headings[nt.heading])
-			}
-		case secPlaceIdx:
-			for _, nt := range notes {
-				w.u32(tables.places[nt.place])
-			}
-		case secGovIdx:
-			for _, nt := range notes {
-				w.u32(tables.govs[nt.gov])
-			}
-		case secStatus:
-			for _, nt := range notes {
-				w.write([]byte{statusCode(nt.gov.Status)})
-			}
-		case secIDEnd, secStrEnd:
-			end := uint32(0)
-			for _, nt := range notes {
-				end += uint32(len(nt.id))
-				if sec == secIDEnd {
-					w.u32(end)
-				}
-				end += uint32(len(nt.text))
-				if sec == secStrEnd {
-					w.u32(end)
-				}
-			}
-		case secStrs:
-			for _, nt := range notes {
-				w.str(nt.id)
-				w.str(nt.text)
-			}
-		case secStrCRC:
-			for _, c := range w.blockCRCs {
-				w.u32(c)
-			}
-		case secVecs:
-			if dim == 0 {
-				break
-			}
-			zero := make([]float32, dim)
-			for _, nt := range notes {
-				v := s.vecs[nt.id]
-				if len(v) != dim {
-					v = zero
-				}
-				for _, f := range v {
-					w.u32(math.Float32bits(f))
-				}
-			}
-		case secHasVec:
-			for _, nt := range notes {
-				has := byte(0)
-				if v := s.vecs[nt.id]; dim > 0 && len(v) == dim {
-					has = 1
-				}
-				w.write([]byte{has})
-			}
-		}
+		binary.LittleEndian.PutUint32(toc[sec*16+8:], uint32(ip.lens[sec]))
+		ip.writeSection(w, sec)
 		w.sum()
 		crcs[sec], w.blocks = w.crc, false
-		if w.n-w.start != lens[sec] && w.err == nil {
-			w.err = fmt.Errorf("wing %s: index array %d of %d bytes, %d written", s.id, sec, lens[sec], w.n-w.start)
+		if w.n-w.start != ip.lens[sec] && w.err == nil {
+			w.err = fmt.Errorf("wing %s: index array %d of %d bytes, %d written", s.id, sec, ip.lens[sec], w.n-w.start)
 		}
 	}
 	w.pad()
@@ -347,7 +177,261 @@ func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64
 	if _, err := out.WriteAt(toc, base); err != nil {
 		return nil, 0, 0, err
 	}
-	return notes, w.n, crc32.ChecksumIEEE(toc), nil
+	return ip.notes, w.n, crc32.ChecksumIEEE(toc), nil
+}
+
+// indexPlan is what writeIndex writes: the live notes renumbered, the
+// terms sorted with their postings, and each array's length.
+type indexPlan struct {
+	s      *wingSnapshot
+	docNum []int32 // the new number of each old document, -1 for one left out
+	olds   []int32 // the old document of each new one
+	notes  []*storedNote
+	// order are the terms in sorted order; the postings of term i end at
+	// listEnd[i] of post, its last document is listLast[i] and df[i]
+	// documents hold it; checks are the notes' checks.
+	order    []termRef
+	post     []byte
+	df       []int32
+	listLast []int32
+	listEnd  []uint32
+	checks   []uint32
+	marked   []int32
+	tables   *noteTables
+	head     []byte
+	dim      int
+	lens     [numSecs]int64
+}
+
+// planIndex renumbers the snapshot's notes and terms and sizes the
+// arrays, refusing a wing too large for one file.
+func planIndex(s *wingSnapshot) (*indexPlan, error) {
+	ip := &indexPlan{s: s, dim: max(s.dim, 0)}
+	strsLen := ip.renumberNotes()
+	termsLen := ip.renumberPostings()
+	for _, d := range s.view.marked {
+		if d >= 0 && int(d) < len(ip.docNum) && ip.docNum[d] >= 0 {
+			ip.marked = append(ip.marked, ip.docNum[d])
+		}
+	}
+	ip.tables = newNoteTables(ip.notes)
+	ip.head = s.head(ip.tables)
+	n, terms := int64(len(ip.notes)), int64(len(ip.order))
+	ip.lens = [numSecs]int64{secHead: int64(len(ip.head)), secDocs: 8 * n, secDF: 4 * terms,
+		secListEnd: 4 * terms, secListLast: 4 * terms, secPost: int64(len(ip.post)),
+		secTermEnd: 4 * terms, secTerms: termsLen, secMarked: 4 * int64(len(ip.marked)), secStrs: strsLen,
+		secStrCRC: 4 * ((strsLen + strBlock - 1) / strBlock), secVecs: 4 * n * int64(ip.dim), secHasVec: n, secStatus: n}
+	if ip.lens[secStrs] > math.MaxUint32 || ip.lens[secVecs] > math.MaxUint32 {
+		return nil, fmt.Errorf("wing %s is too large for one file", s.id)
+	}
+	for _, sec := range []int{secPrev, secNext, secRank, secLine, secHeadIdx, secPlaceIdx, secGovIdx, secIDEnd, secStrEnd} {
+		ip.lens[sec] = 4 * n
+	}
+	return ip, nil
+}
+
+// renumberNotes numbers the live notes in document order and returns the
+// length of their strings.
+func (ip *indexPlan) renumberNotes() (strsLen int64) {
+	x := &ip.s.lex
+	ip.docNum = make([]int32, len(x.docs))
+	ip.olds = make([]int32, 0, x.live)
+	ip.notes = make([]*storedNote, 0, x.live)
+	for d, doc := range x.docs {
+		ip.docNum[d] = -1
+		if !doc.dead() && x.notes[d] != nil {
+			ip.docNum[d] = int32(len(ip.notes))
+			ip.olds = append(ip.olds, int32(d))
+			ip.notes = append(ip.notes, x.notes[d])
+			strsLen += int64(len(x.notes[d].id) + len(x.notes[d].text))
+		}
+	}
+	return strsLen
+}
+
+// renumberPostings sorts the terms and encodes their postings with the
+// new document numbers, making each note's check again; it returns the
+// length of the terms' text.
+func (ip *indexPlan) renumberPostings() (termsLen int64) {
+	ip.order = ip.s.terms
+	sortTerms(ip.order)
+	ip.checks = make([]uint32, len(ip.notes))
+	ip.post = make([]byte, 0, ip.s.lex.size) // renumbering never lengthens a list
+	ip.df, ip.listLast = make([]int32, len(ip.order)), make([]int32, len(ip.order))
+	ip.listEnd = make([]uint32, len(ip.order))
+	for nt, t := range ip.order {
+		last := int32(-1)
+		for p := range t.postings() {
+			d := ip.docNum[p.doc]
+			if d < 0 {
+				continue
+			}
+			ip.post = encodePosting(ip.post, d-last, p.tf)
+			last = d
+			ip.df[nt]++
+			ip.checks[d] += termCheck(int32(nt), p.tf)
+		}
+		ip.listEnd[nt], ip.listLast[nt] = uint32(len(ip.post)), last
+		termsLen += int64(len(t.text))
+	}
+	return termsLen
+}
+
+// writeSection writes array sec.
+func (ip *indexPlan) writeSection(w *indexWriter, sec int) {
+	switch sec {
+	case secHead:
+		w.write(ip.head)
+	case secDocs, secDF, secListEnd, secListLast, secPost, secTermEnd, secTerms, secMarked:
+		ip.writeLexical(w, sec)
+	case secIDEnd, secStrEnd, secStrs, secStrCRC:
+		ip.writeStrings(w, sec)
+	case secVecs, secHasVec:
+		ip.writeVectors(w, sec)
+	default:
+		ip.writeNoteFields(w, sec)
+	}
+}
+
+// writeLexical writes an array of the lexical index: the documents, the
+// terms and their postings, the marked documents.
+func (ip *indexPlan) writeLexical(w *indexWriter, sec int) {
+	switch sec {
+	case secDocs:
+		for i, old := range ip.olds {
+			w.u32(uint32(ip.s.lex.docs[old].length))
+			w.u32(ip.checks[i])
+		}
+	case secDF:
+		for _, v := range ip.df {
+			w.u32(uint32(v))
+		}
+	case secListEnd:
+		for _, v := range ip.listEnd {
+			w.u32(v)
+		}
+	case secListLast:
+		for _, v := range ip.listLast {
+			w.u32(uint32(v))
+		}
+	case secPost:
+		w.write(ip.post)
+	case secTermEnd:
+		end := uint32(0)
+		for _, t := range ip.order {
+			end += uint32(len(t.text))
+			w.u32(end)
+		}
+	case secTerms:
+		for _, t := range ip.order {
+			w.str(t.text)
+		}
+	case secMarked:
+		for _, d := range ip.marked {
+			w.u32(uint32(d))
+		}
+	}
+}
+
+// writeNoteFields writes an array of one number a note: its neighbours
+// and rank in the view, its line and its tables' entries, its status.
+func (ip *indexPlan) writeNoteFields(w *indexWriter, sec int) {
+	switch sec {
+	case secPrev, secNext, secRank:
+		a := map[int][]int32{secPrev: ip.s.view.prev, secNext: ip.s.view.next, secRank: ip.s.view.rank}[sec]
+		for _, old := range ip.olds {
+			w.u32(ip.viewOf(a, old, sec != secRank))
+		}
+	case secLine:
+		for _, nt := range ip.notes {
+			w.u32(uint32(nt.line))
+		}
+	case secHeadIdx:
+		for _, nt := range ip.notes {
+			w.u32(ip.tables.headings[nt.heading])
+		}
+	case secPlaceIdx:
+		for _, nt := range ip.notes {
+			w.u32(ip.tables.places[nt.place])
+		}
+	case secGovIdx:
+		for _, nt := range ip.notes {
+			w.u32(ip.tables.govs[nt.gov])
+		}
+	case secStatus:
+		for _, nt := range ip.notes {
+			w.write([]byte{statusCode(nt.gov.Status)})
+		}
+	}
+}
+
+// viewOf is entry old of the view's array a, renumbered when it names a
+// document (renum), math.MaxUint32 (-1) past its end.
+func (ip *indexPlan) viewOf(a []int32, old int32, renum bool) uint32 {
+	if int(old) >= len(a) {
+		return math.MaxUint32 // -1
+	}
+	v := a[old]
+	if renum && v >= 0 {
+		v = ip.docNum[v]
+	}
+	return uint32(v)
+}
+
+// writeStrings writes the notes' ids and texts, where each ends, and the
+// checksums of their blocks.
+func (ip *indexPlan) writeStrings(w *indexWriter, sec int) {
+	switch sec {
+	case secIDEnd, secStrEnd:
+		end := uint32(0)
+		for _, nt := range ip.notes {
+			end += uint32(len(nt.id))
+			if sec == secIDEnd {
+				w.u32(end)
+			}
+			end += uint32(len(nt.text))
+			if sec == secStrEnd {
+				w.u32(end)
+			}
+		}
+	case secStrs:
+		for _, nt := range ip.notes {
+			w.str(nt.id)
+			w.str(nt.text)
+		}
+	case secStrCRC:
+		for _, c := range w.blockCRCs {
+			w.u32(c)
+		}
+	}
+}
+
+// writeVectors writes the notes' vectors (zeros for a note without one
+// of the wing's dimension) and whether each has one.
+func (ip *indexPlan) writeVectors(w *indexWriter, sec int) {
+	if sec == secHasVec {
+		for _, nt := range ip.notes {
+			has := byte(0)
+			if v := ip.s.vecs[nt.id]; ip.dim > 0 && len(v) == ip.dim {
+				has = 1
+			}
+			w.write([]byte{has})
+		}
+		return
+	}
+	if ip.dim == 0 {
+		return
+	}
+	zero := make([]float32, ip.dim)
+	for _, nt := range ip.notes {
+		v := ip.s.vecs[nt.id]
+		if len(v) != ip.dim {
+			v = zero
+		}
+		for _, f := range v {
+			w.u32(math.Float32bits(f))
+		}
+	}
 }
 
 // noteTables number the distinct heading paths, places and governances

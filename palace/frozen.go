@@ -414,62 +414,16 @@ func parseFrozen(buf []byte, sealed bool, table *crc32.Table) (*frozenWing, erro
 			return nil, err
 		}
 	}
-	a := &arr.data
-	r := &headReader{b: a[secHead]}
-	f := &frozenWing{id: r.str(), model: r.str(), dim: int(r.uint()), lastMined: r.time(),
-		sources: make([]SourceHead, r.count())}
-	for i := range f.sources {
-		f.sources[i] = readSourceHead(r)
+	f, live, totalLen, err := readFrozenHead(arr.data[secHead])
+	if err != nil {
+		return nil, err
 	}
-	f.governed = int(r.uint())
-	if n := r.count(); n > 0 {
-		f.roots = make([]string, n)
-		for i := range f.roots {
-			f.roots[i] = r.str()
-		}
+	docs, df, err := f.takeArrays(arr)
+	if err != nil {
+		return nil, err
 	}
-	live, totalLen := int(r.uint()), int(r.uint())
-	if r.err != nil {
-		return nil, r.err
-	}
-	// The tables the notes refer to are read when a search or a thaw first
-	// needs them (loadTables): a mine of other wings never does.
-	f.tablesRaw = r.b
-	f.mtimes = make(map[string]time.Time, len(f.sources))
-	for _, s := range f.sources {
-		f.mtimes[s.Path] = s.Mtime
-	}
-	ok := true
-	take := func(v []int32, good bool) []int32 { ok = ok && good; return v }
-	takeU := func(v []uint32, good bool) []uint32 { ok = ok && good; return v }
-	docs, good := lexDocs(a[secDocs])
-	ok = ok && good
-	df := take(int32s(a[secDF]))
-	f.lex = frozenLex{terms: a[secTerms], post: a[secPost]}
-	f.lex.termEnd = takeU(uint32s(a[secTermEnd]))
-	f.lex.listEnd = takeU(uint32s(a[secListEnd]))
-	f.lex.listLast = take(int32s(a[secListLast]))
-	f.prev, f.next, f.rank = take(int32s(a[secPrev])), take(int32s(a[secNext])), take(int32s(a[secRank]))
-	f.marked, f.line = take(int32s(a[secMarked])), take(int32s(a[secLine]))
-	f.headIdx, f.placeIdx, f.govIdx = takeU(uint32s(a[secHeadIdx])), takeU(uint32s(a[secPlaceIdx])), takeU(uint32s(a[secGovIdx]))
-	f.idEnd, f.strEnd = takeU(uint32s(a[secIDEnd])), takeU(uint32s(a[secStrEnd]))
-	f.strs, f.arrays, f.status = a[secStrs], arr, a[secStatus]
-	f.strCRC = takeU(uint32s(a[secStrCRC]))
-	vecs, good := float32s(a[secVecs])
-	f.vecs, f.hasVec = vecs, a[secHasVec]
 	n, terms := len(docs), len(df)
-	if !ok || !good {
-		return nil, errors.New("index array of a bad size")
-	}
-	for _, l := range [][]int32{f.prev, f.next, f.rank, f.line} {
-		ok = ok && len(l) == n
-	}
-	for _, l := range [][]uint32{f.headIdx, f.placeIdx, f.govIdx, f.idEnd, f.strEnd} {
-		ok = ok && len(l) == n
-	}
-	ok = ok && len(f.lex.termEnd) == terms && len(f.lex.listEnd) == terms && len(f.lex.listLast) == terms &&
-		len(f.hasVec) == n && len(f.status) == n && len(f.strCRC) == (len(f.strs)+strBlock-1)/strBlock && f.dim >= 0 && (f.dim == 0 && len(vecs) == 0 || f.dim > 0 && len(vecs) == n*f.dim)
-	if !ok {
+	if !f.sizesMatch(n, terms) {
 		return nil, fmt.Errorf("index arrays do not match its %d notes and %d terms", n, terms)
 	}
 	if !sealed {
@@ -489,6 +443,93 @@ func parseFrozen(buf []byte, sealed bool, table *crc32.Table) (*frozenWing, erro
 	f.lexIndex(docs, df, live, totalLen)
 	f.view = f.makeView()
 	return f, nil
+}
+
+// readFrozenHead reads the index section's head: the wing's fields and
+// sources, and the count and total length of its live notes.
+func readFrozenHead(head []byte) (f *frozenWing, live, totalLen int, err error) {
+	r := &headReader{b: head}
+	f = &frozenWing{id: r.str(), model: r.str(), dim: int(r.uint()), lastMined: r.time(),
+		sources: make([]SourceHead, r.count())}
+	for i := range f.sources {
+		f.sources[i] = readSourceHead(r)
+	}
+	f.governed = int(r.uint())
+	if n := r.count(); n > 0 {
+		f.roots = make([]string, n)
+		for i := range f.roots {
+			f.roots[i] = r.str()
+		}
+	}
+	live, totalLen = int(r.uint()), int(r.uint())
+	if r.err != nil {
+		return nil, 0, 0, r.err
+	}
+	// The tables the notes refer to are read when a search or a thaw first
+	// needs them (loadTables): a mine of other wings never does.
+	f.tablesRaw = r.b
+	f.mtimes = make(map[string]time.Time, len(f.sources))
+	for _, s := range f.sources {
+		f.mtimes[s.Path] = s.Mtime
+	}
+	return f, live, totalLen, nil
+}
+
+// takeArrays points f's arrays at the section's, each checked for a size
+// its element divides, and returns the documents and their frequencies.
+func (f *frozenWing) takeArrays(arr *sectionArrays) ([]lexDoc, []int32, error) {
+	a := &arr.data
+	ok := true
+	take := func(v []int32, good bool) []int32 { ok = ok && good; return v }
+	takeU := func(v []uint32, good bool) []uint32 { ok = ok && good; return v }
+	docs, good := lexDocs(a[secDocs])
+	ok = ok && good
+	df := take(int32s(a[secDF]))
+	f.lex = frozenLex{terms: a[secTerms], post: a[secPost]}
+	f.lex.termEnd = takeU(uint32s(a[secTermEnd]))
+	f.lex.listEnd = takeU(uint32s(a[secListEnd]))
+	f.lex.listLast = take(int32s(a[secListLast]))
+	f.prev, f.next, f.rank = take(int32s(a[secPrev])), take(int32s(a[secNext])), take(int32s(a[secRank]))
+	f.marked, f.line = take(int32s(a[secMarked])), take(int32s(a[secLine]))
+	f.headIdx, f.placeIdx, f.govIdx = takeU(uint32s(a[secHeadIdx])), takeU(uint32s(a[secPlaceIdx])), takeU(uint32s(a[secGovIdx]))
+	f.idEnd, f.strEnd = takeU(uint32s(a[secIDEnd])), takeU(uint32s(a[secStrEnd]))
+	f.strs, f.arrays, f.status = a[secStrs], arr, a[secStatus]
+	f.strCRC = takeU(uint32s(a[secStrCRC]))
+	vecs, good := float32s(a[secVecs])
+	f.vecs, f.hasVec = vecs, a[secHasVec]
+	if !ok || !good {
+		return nil, nil, errors.New("index array of a bad size")
+	}
+	return docs, df, nil
+}
+
+// sizesMatch reports whether f's arrays have the lengths n notes and
+// terms terms give them.
+func (f *frozenWing) sizesMatch(n, terms int) bool {
+	ok := true
+	for _, l := range [][]int32{f.prev, f.next, f.rank, f.line} {
+		ok = ok && len(l) == n
+	}
+	for _, l := range [][]uint32{f.headIdx, f.placeIdx, f.govIdx, f.idEnd, f.strEnd} {
+		ok = ok && len(l) == n
+	}
+	ok = ok && len(f.lex.termEnd) == terms && len(f.lex.listEnd) == terms && len(f.lex.listLast) == terms
+	if len(f.hasVec) != n || len(f.status) != n || len(f.strCRC) != (len(f.strs)+strBlock-1)/strBlock {
+		return false
+	}
+	return ok && f.vectorsMatch(n)
+}
+
+// vectorsMatch reports whether f holds a vector of its dimension for each
+// of its n notes, or, lexical, none.
+func (f *frozenWing) vectorsMatch(n int) bool {
+	switch {
+	case f.dim == 0:
+		return len(f.vecs) == 0
+	case f.dim > 0:
+		return len(f.vecs) == n*f.dim
+	}
+	return false
 }
 
 // checkRanges checks that every offset and document number of f, of n

@@ -507,25 +507,6 @@ func TestSearchAcrossWingsIsComparable(t *testing.T) {
 	}
 }
 
-func TestParseMode(t *testing.T) {
-	tests := []struct {
-		in   string
-		want Mode
-		ok   bool
-	}{
-		{"hybrid", Hybrid, true}, {" Lexical ", LexicalOnly, true}, {"vector", VectorOnly, true}, {"bm25", 0, false},
-	}
-	for _, tt := range tests {
-		got, err := ParseMode(tt.in)
-		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
-			t.Errorf("ParseMode(%q) = %v, %v", tt.in, got, err)
-		}
-		if tt.ok && got.String() != strings.ToLower(strings.TrimSpace(tt.in)) {
-			t.Errorf("%v.String() = %q", got, got.String())
-		}
-	}
-}
-
 func TestVectorModeNeedsModel(t *testing.T) {
 	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
 	if _, err := p.ApplySource(context.Background(), "w", Source{Path: "/m.md"}, []Note{note("a", "", "alpha", 1)}); err != nil {

@@ -330,10 +330,10 @@ func (p *Palace) removeStaleTemps(wings []fs.DirEntry) {
 			p.log.Warn("cannot remove temporary files of interrupted writes", "dir", dir, "err", err)
 		}
 	}
-	n, size, err := atomicfile.RemoveStale(p.dir)
+	n, size, err := atomicfile.RemoveStale(p.dir, nil, "")
 	report(p.dir, n, size, err)
 	dir := filepath.Join(p.dir, wingsDir)
-	n, size, err = atomicfile.RemoveStaleListed(dir, wings)
+	n, size, err = atomicfile.RemoveStale(dir, wings, "")
 	report(dir, n, size, err)
 }
 

@@ -109,9 +109,41 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 		p.log.Warn("palace manifest unreadable; rebuilding it from the wing files", "palace", p.dir, "err", manErr)
 		p.manifestDirty = true
 	}
-	// The entries as their writer wrote them (their digest holds): only
-	// those may leave a wing unloaded. A reader never leaves one.
-	asWritten := map[string]bool{}
+	want := func(id string) bool { return len(only) == 0 || slices.Contains(only, id) }
+	asWritten := p.takeManifest(man, len(only) == 0)
+	entries, err := listed, error(nil)
+	if listed == nil {
+		entries, err = os.ReadDir(filepath.Join(p.dir, wingsDir))
+	}
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		// wings/ is no directory (or unreadable): every wing the
+		// manifest lists is damaged, and rebuilt from its markdown.
+		p.log.Warn("palace wings directory unreadable; its wings are rebuilt from markdown", "palace", p.dir, "err", err)
+		for id := range man.Wings {
+			if want(id) {
+				p.markDamaged(id, fmt.Errorf("%w: wings directory unreadable: %v", ErrCorrupt, err), man)
+			}
+		}
+		p.known = map[string]bool{}
+		sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
+		return nil
+	}
+	wrongKind, err := p.loadWings(ctx, entries, man, asWritten, want)
+	if err != nil {
+		return err
+	}
+	p.markMissing(man, wrongKind, want)
+	sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
+	return nil
+}
+
+// takeManifest takes the manifest's seals and, for a writer, its
+// listings, and returns which entries are as their writer wrote them
+// (their digest holds): only those may leave a wing unloaded. A reader
+// never leaves one. An entry that is not makes the manifest be written
+// again when every wing is loaded (all).
+func (p *Palace) takeManifest(man manifest, all bool) (asWritten map[string]bool) {
+	asWritten = map[string]bool{}
 	for id, e := range man.Wings {
 		if e.Seal != nil {
 			p.seals[id] = e.Seal
@@ -129,34 +161,23 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 			}
 			p.listings[id] = l
 		}
-		if !asWritten[id] && len(only) == 0 {
+		if !asWritten[id] && all {
 			// An earlier build's manifest, or one edited since: written
 			// again, so that the next mine may leave its unchanged wings
 			// unloaded.
 			p.manifestDirty = true
 		}
 	}
-	entries, err := listed, error(nil)
-	if listed == nil {
-		entries, err = os.ReadDir(filepath.Join(p.dir, wingsDir))
-	}
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		// wings/ is no directory (or unreadable): every wing the
-		// manifest lists is damaged, and rebuilt from its markdown.
-		p.log.Warn("palace wings directory unreadable; its wings are rebuilt from markdown", "palace", p.dir, "err", err)
-		for id := range man.Wings {
-			if len(only) == 0 || slices.Contains(only, id) {
-				p.markDamaged(id, fmt.Errorf("%w: wings directory unreadable: %v", ErrCorrupt, err), man)
-			}
-		}
-		p.known = map[string]bool{}
-		sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
-		return nil
-	}
-	want := func(id string) bool { return len(only) == 0 || slices.Contains(only, id) }
-	onDisk := map[string]bool{}
-	p.known = onDisk
-	wrongKind := map[string]string{}
+	return asWritten
+}
+
+// loadWings loads the wing files of wings/ that want names, leaving
+// unloaded those a writer may, and marks damaged those that do not load;
+// it records the wings on disk (p.known) and returns the kind of each
+// entry named as a wing file that is none (a directory, a FIFO).
+func (p *Palace) loadWings(ctx context.Context, entries []fs.DirEntry, man manifest, asWritten map[string]bool, want func(string) bool) (wrongKind map[string]string, err error) {
+	p.known = map[string]bool{}
+	wrongKind = map[string]string{}
 	for _, e := range entries {
 		id, ok := wingFileID(e.Name())
 		if !ok {
@@ -167,12 +188,12 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 			wrongKind[id] = kind
 			continue
 		}
-		onDisk[id] = true
+		p.known[id] = true
 		if !want(id) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return err
+			return nil, err
 		}
 		if e, ok := man.Wings[id]; ok && asWritten[id] && p.leaveUnloaded(id, e) {
 			if p.unloaded == nil {
@@ -189,9 +210,15 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 			p.markDamaged(id, err, man)
 		}
 	}
-	// A wing in the manifest without a file was lost (or its write never landed).
+	return wrongKind, nil
+}
+
+// markMissing marks damaged each wing of the manifest that want names
+// and that has no file: it was lost (or its write never landed), or its
+// name is taken by something else.
+func (p *Palace) markMissing(man manifest, wrongKind map[string]string, want func(string) bool) {
 	for id := range man.Wings {
-		if onDisk[id] || !want(id) {
+		if p.known[id] || !want(id) {
 			continue
 		}
 		cause := fmt.Errorf("%w: wing file missing", ErrCorrupt)
@@ -202,8 +229,6 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 		}
 		p.markDamaged(id, cause, man)
 	}
-	sort.Slice(p.damaged, func(i, j int) bool { return p.damaged[i].Wing < p.damaged[j].Wing })
-	return nil
 }
 
 // wingFileID is the id of the wing whose file is named name in wings/,

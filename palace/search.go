@@ -82,16 +82,6 @@ func (m Mode) String() string {
 	return fmt.Sprintf("Mode(%d)", int(m))
 }
 
-// ParseMode reads a mode name: hybrid, lexical or vector.
-func ParseMode(s string) (Mode, error) {
-	for _, m := range []Mode{Hybrid, LexicalOnly, VectorOnly} {
-		if strings.EqualFold(strings.TrimSpace(s), m.String()) {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown search mode %q (want hybrid, lexical or vector)", s)
-}
-
 // Hit is one search result.
 type Hit struct {
 	Note

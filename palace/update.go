@@ -203,17 +203,79 @@ func (s *NoteSet) IDs() iter.Seq[string] {
 func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change, error) {
 	wingID, notes := set.wing, set.notes
 	p.thaw(wingID)
+	fresh, vecs, embedded, err := p.vectorsOf(ctx, wingID, notes, src.Path)
+	if err != nil {
+		return Change{}, err
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	w := p.wingLocked(wingID)
+	if w.noteCount() == 0 {
+		w.model, w.dim = p.Model(), 0
+	}
+	// Check before changing anything: a failed update leaves the wing as it was.
+	if err := w.checkDims(vecs); err != nil {
+		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
+	}
+	w.invalidate()
+	w.keepHistory(&src, notes)
+	ch := w.replaceNotes(wingID, &src, notes)
+	ch.Embedded = embedded
+	ids := make([]string, len(fresh))
+	for i, n := range fresh {
+		ids[i] = n.id
+	}
+	w.addVectors(p.db, ids, vecs)
+	s := src
+	w.sources[src.Path] = &s
+	w.lastMined = time.Now().UTC()
+	w.dirty = true
+	return ch, nil
+}
+
+// vectorsOf returns the notes of the set that need a vector (fresh) and
+// their vectors, each lent by a note of the wing with the same embedded
+// text or embedded (how many: embedded); vecs is nil when there are none.
+func (p *Palace) vectorsOf(ctx context.Context, wingID string, notes []*storedNote, path string) (fresh []*storedNote, vecs [][]float32, embedded int, err error) {
 	p.mu.RLock()
 	w := p.wings[wingID]
-	var fresh, toEmbed []*storedNote
-	var reused [][]float32
-	var byText map[string][]string
+	fresh, toEmbed, reused := p.toEmbed(w, notes)
+	mismatch := w != nil && w.model != p.Model() && w.noteCount() > 0
+	p.mu.RUnlock()
+	if mismatch {
+		return nil, nil, 0, fmt.Errorf("%w: wing %s has %s vectors, palace model is %s", ErrModelMismatch, wingID, w.model, p.Model())
+	}
+	texts := make([]string, len(toEmbed))
+	for i, n := range toEmbed {
+		texts[i] = n.embedText()
+	}
+	out, err := p.embedTexts(ctx, texts)
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("embed %s: %w", path, err)
+	}
+	if len(out) > 0 || len(toEmbed) < len(fresh) {
+		vecs = make([][]float32, len(fresh))
+		for i, k := 0, 0; i < len(fresh); i++ {
+			if vecs[i] = reused[i]; vecs[i] == nil {
+				vecs[i] = out[k]
+				k++
+			}
+		}
+	}
+	return fresh, vecs, len(out), nil
+}
+
+// toEmbed returns the notes that need a vector in wing w (nil: new) and,
+// for each, the vector a note of the wing with the same embedded text
+// lends it, or nil for one among toEmbed. The caller holds p.mu.
+func (p *Palace) toEmbed(w *wing, notes []*storedNote) (fresh, toEmbed []*storedNote, reused [][]float32) {
 	// Only a palace with a model embeds, and only a wing of its vectors
 	// lends them: a lexical mine of a large file lists nothing here.
+	if p.emb == nil {
+		return nil, nil, nil
+	}
+	var byText map[string][]string
 	for _, n := range notes {
-		if p.emb == nil {
-			break
-		}
 		// A note the wing has without a vector (in a wing of vectors) is
 		// embedded again rather than trusted.
 		if w != nil && w.note(n.id) != nil && (w.dim == 0 || w.hasVector(n.id)) {
@@ -232,53 +294,32 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 		reused = append(reused, nil)
 		toEmbed = append(toEmbed, n)
 	}
-	mismatch := w != nil && w.model != p.Model() && w.noteCount() > 0
-	p.mu.RUnlock()
-	if mismatch {
-		return Change{}, fmt.Errorf("%w: wing %s has %s vectors, palace model is %s", ErrModelMismatch, wingID, w.model, p.Model())
-	}
-	texts := make([]string, len(toEmbed))
-	for i, n := range toEmbed {
-		texts[i] = n.embedText()
-	}
-	embedded, err := p.embedTexts(ctx, texts)
-	if err != nil {
-		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
-	}
-	var vecs [][]float32
-	if len(embedded) > 0 || len(toEmbed) < len(fresh) {
-		vecs = make([][]float32, len(fresh))
-		for i, k := 0, 0; i < len(fresh); i++ {
-			if vecs[i] = reused[i]; vecs[i] == nil {
-				vecs[i] = embedded[k]
-				k++
-			}
-		}
-	}
+	return fresh, toEmbed, reused
+}
 
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	w = p.wingLocked(wingID)
-	if w.noteCount() == 0 {
-		w.model, w.dim = p.Model(), 0
-	}
-	// Check before changing anything: a failed update leaves the wing as it was.
-	if err := w.checkDims(vecs); err != nil {
-		return Change{}, fmt.Errorf("embed %s: %w", src.Path, err)
-	}
-	w.invalidate()
+// keepHistory carries the earlier versions of src's file over from the
+// wing's source, adding the version it had when its content changed.
+func (w *wing) keepHistory(src *Source, notes []*storedNote) {
 	src.Earlier, src.Dropped = nil, nil
-	if old, ok := w.sources[src.Path]; ok {
-		src.Earlier, src.Dropped = old.Earlier, old.Dropped
-		if old.Hash != src.Hash {
-			var gone *Version
-			src.Earlier, gone = pushVersion(old.Earlier, w.versionOf(old))
-			if gone != nil || len(old.Dropped) > 0 {
-				src.Dropped = dropped(old.Dropped, gone, notes, src.Earlier)
-			}
+	old, ok := w.sources[src.Path]
+	if !ok {
+		return
+	}
+	src.Earlier, src.Dropped = old.Earlier, old.Dropped
+	if old.Hash != src.Hash {
+		var gone *Version
+		src.Earlier, gone = pushVersion(old.Earlier, w.versionOf(old))
+		if gone != nil || len(old.Dropped) > 0 {
+			src.Dropped = dropped(old.Dropped, gone, notes, src.Earlier)
 		}
 	}
-	ch := Change{Embedded: len(embedded)}
+}
+
+// replaceNotes makes notes the wing's notes of src's file: new ones
+// added, the rest replaced (moved to this file when another held them),
+// those the file no longer has dropped. It sets src.NoteIDs.
+func (w *wing) replaceNotes(wingID string, src *Source, notes []*storedNote) Change {
+	var ch Change
 	old, remined := w.sources[src.Path]
 	var keep map[string]bool
 	if remined {
@@ -325,16 +366,7 @@ func (p *Palace) ApplySet(ctx context.Context, src Source, set *NoteSet) (Change
 		}
 		ch.Removed = w.dropNotes(gone, src.Path)
 	}
-	ids := make([]string, len(fresh))
-	for i, n := range fresh {
-		ids[i] = n.id
-	}
-	w.addVectors(p.db, ids, vecs)
-	s := src
-	w.sources[src.Path] = &s
-	w.lastMined = time.Now().UTC()
-	w.dirty = true
-	return ch, nil
+	return ch
 }
 
 // lostResume drops the resume point of the wing's file at path, whose

@@ -23,6 +23,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/backoff"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/mine"
@@ -289,205 +290,328 @@ var tagRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[
 // which must be writable (the caller holds the palace lock). The rules:
 // docs/remember.md. On ErrNotMined and ErrNotMarked the Result is filled:
 // the note is in the file.
+//
+// It runs these steps, each one function: prepare (check the request,
+// classify it, find the file: the inbox for a note that waits for a
+// person), refuseConflicts (an open conflict copy), lock (the agent
+// directory's lock, the file confined to it), then under the lock
+// writeRetried, whose every attempt brings the palace up to date
+// (catchUp), reads the file, looks for a duplicate and writes, and last
+// finish, which marks the notes the new one supersedes and mines the
+// file once.
 func Remember(ctx context.Context, p *palace.Palace, req Request, opts Options) (Result, error) {
-	if opts.Hive == "" {
-		return Result{}, ErrNoHive
-	}
-	if !p.Writable() {
-		return Result{}, fmt.Errorf("remember: %w", palace.ErrReadOnly)
-	}
-	now := time.Now
-	if opts.Now != nil {
-		now = opts.Now
-	}
-	date := now().Format(time.DateOnly)
-	item, heading, err := checkRequest(&req, opts)
+	c, err := prepare(p, req, opts)
 	if err != nil {
 		return Result{}, err
 	}
-	class, err := inbox.ParseClass(req.Confidence, req.Risk, req.TTL)
+	if err := c.refuseConflicts(ctx); err != nil {
+		return Result{}, err
+	}
+	unlock, err := c.lock(ctx)
 	if err != nil {
-		return Result{}, badRequest("%v", err)
+		return Result{}, err
 	}
-	if class.Pending() && len(req.Supersedes) > 0 {
-		return Result{}, badRequest("a %s %s-risk note waits in the inbox and supersedes nothing until a person approves it; leave out supersedes", class.Confidence, class.Risk)
+	defer unlock()
+	o, err := c.writeRetried(ctx)
+	if err != nil {
+		return Result{}, err
 	}
-	// The fact as the agent stated it is what a memory write compares.
-	fact := item.Text
-	item.Text, item.Date = class.Text(item.Text, now()), date
+	return c.finish(ctx, o)
+}
+
+// call is one Remember: the request checked, its settings resolved and
+// where it goes, and the Result it builds.
+type call struct {
+	p     *palace.Palace
+	req   Request
+	opts  Options
+	class inbox.Class
+	// item is the line to append; fact the note as the agent stated it,
+	// what a memory write compares (an inbox item is compared with its
+	// marker, as item.Text holds it).
+	item    memfile.Item
+	fact    string
+	heading string
+	date    string
+	t       target
+	// mine is how the agent directory is mined; maxFile bounds the
+	// memory files read and written.
+	mine    mine.Options
+	maxFile int64
+	// vec is the note's vector for the similarity hint, made once.
+	vec []float32
+	res Result
+}
+
+// outcome is what the write step did: the note written, found written by
+// an earlier try of the request (replayed), or found stated already
+// (dup); old are the notes it supersedes, still to be marked.
+type outcome struct {
+	old []palace.Note
+	dup bool
+}
+
+// prepare checks the request and resolves where and how it is written:
+// nothing is read from or written to the hive's files yet.
+func prepare(p *palace.Palace, req Request, opts Options) (*call, error) {
+	if opts.Hive == "" {
+		return nil, ErrNoHive
+	}
+	if !p.Writable() {
+		return nil, fmt.Errorf("remember: %w", palace.ErrReadOnly)
+	}
+	c := &call{p: p, opts: opts}
+	if err := c.check(req); err != nil {
+		return nil, err
+	}
 	h, err := hive.Open(opts.Hive, opts.Agents)
 	if err != nil {
-		return Result{}, fmt.Errorf("remember: %w", err)
+		return nil, fmt.Errorf("remember: %w", err)
 	}
 	machine, err := machineName(opts.Machine)
 	if err != nil {
-		return Result{}, err
+		return nil, err
 	}
-	t, err := locate(h, req.Wing, machine)
-	if err != nil {
-		return Result{}, err
+	if c.t, err = locate(h, c.req.Wing, machine); err != nil {
+		return nil, err
 	}
-	if class.Pending() {
-		t.toInbox()
+	if c.class.Pending() {
+		c.t.toInbox()
 	}
-	res := Result{Wing: t.wing, File: t.rel, Path: t.file, Superseded: []NoteRef{}, ForcedPast: []string{}, Pending: class.Pending()}
+	c.res = Result{Wing: c.t.wing, File: c.t.rel, Path: c.t.file, Superseded: []NoteRef{}, ForcedPast: []string{}, Pending: c.class.Pending()}
+	c.mine = opts.Mine
+	c.mine.Wing, c.mine.Hive, c.mine.Agents = c.t.wing, opts.Hive, opts.Agents
+	if c.maxFile = c.mine.MaxFileBytes; c.maxFile <= 0 {
+		c.maxFile = config.DefaultMaxFileBytes
+	}
+	return c, nil
+}
 
-	found, err := h.ConflictCopies(ctx, t.wing)
+// check validates and classifies req (checkRequest, inbox.ParseClass)
+// and dates its item.
+func (c *call) check(req Request) error {
+	item, heading, err := checkRequest(&req, c.opts)
+	if err != nil {
+		return err
+	}
+	class, err := inbox.ParseClass(req.Confidence, req.Risk, req.TTL)
+	if err != nil {
+		return badRequest("%v", err)
+	}
+	if class.Pending() && len(req.Supersedes) > 0 {
+		return badRequest("a %s %s-risk note waits in the inbox and supersedes nothing until a person approves it; leave out supersedes", class.Confidence, class.Risk)
+	}
+	now := time.Now
+	if c.opts.Now != nil {
+		now = c.opts.Now
+	}
+	today := now()
+	c.req, c.class, c.heading, c.fact = req, class, heading, item.Text
+	c.date = today.Format(time.DateOnly)
+	item.Text, item.Date = class.Text(item.Text, today), c.date
+	c.item = item
+	return nil
+}
+
+// refuseConflicts refuses a wing with an open conflict copy, unless the
+// request forces the write: then the copies are named in the result.
+func (c *call) refuseConflicts(ctx context.Context) error {
+	found, err := c.t.h.ConflictCopies(ctx, c.t.wing)
 	if err != nil && len(found) == 0 {
-		return Result{}, fmt.Errorf("remember: check for conflict copies: %w", err)
+		return fmt.Errorf("remember: check for conflict copies: %w", err)
 	}
 	copies := []string{}
-	for _, c := range found {
-		copies = append(copies, filepath.ToSlash(mustRel(h.Dir(), c.Path)))
+	for _, f := range found {
+		copies = append(copies, filepath.ToSlash(mustRel(c.t.h.Dir(), f.Path)))
 	}
-	if len(copies) > 0 && !req.Force {
-		return Result{}, &ConflictError{Wing: t.wing, Copies: copies}
+	if len(copies) > 0 && !c.req.Force {
+		return &ConflictError{Wing: c.t.wing, Copies: copies}
 	}
-	res.ForcedPast = copies
+	c.res.ForcedPast = copies
+	return nil
+}
 
-	if err := os.MkdirAll(t.dir, 0o755); err != nil {
-		return Result{}, fmt.Errorf("remember: %w", err)
+// lock creates the agent directory, takes its lock (every memminer
+// writer of the directory takes it), confines the memory file to the
+// directory and clears the leftovers of an interrupted write of it.
+func (c *call) lock(ctx context.Context) (unlock func(), err error) {
+	if err := os.MkdirAll(c.t.dir, 0o755); err != nil {
+		return nil, fmt.Errorf("remember: %w", err)
 	}
-	unlock, err := memfile.Lock(ctx, t.dir)
+	unlock, err = memfile.Lock(ctx, c.t.dir)
 	if err != nil {
-		return Result{}, fmt.Errorf("remember: %w", err)
+		return nil, fmt.Errorf("remember: %w", err)
 	}
-	defer unlock()
-	if err := t.confine(); err != nil {
-		return Result{}, err
+	if err := c.t.confine(); err != nil {
+		unlock()
+		return nil, err
 	}
-	res.Path, res.File = t.file, t.relOf(t.file)
-	if err := memfile.RemoveStale(t.file); err != nil {
-		return Result{}, fmt.Errorf("remember: remove the leftovers of an interrupted write: %w", err)
+	c.res.Path, c.res.File = c.t.file, c.t.relOf(c.t.file)
+	if _, _, err := atomicfile.RemoveStale(filepath.Dir(c.t.file), nil, filepath.Base(c.t.file)); err != nil {
+		unlock()
+		return nil, fmt.Errorf("remember: remove the leftovers of an interrupted write: %w", err)
 	}
+	return unlock, nil
+}
 
-	mopts := opts.Mine
-	mopts.Wing, mopts.Hive, mopts.Agents = t.wing, opts.Hive, opts.Agents
-	maxFile := mopts.MaxFileBytes
-	if maxFile <= 0 {
-		maxFile = config.DefaultMaxFileBytes
-	}
-	var (
-		vec []float32
-		old []palace.Note
-		bo  = newBackoff()
-		// replay: the note may be in the file already, written by this
-		// request before (a daemon that died answering, a write whose
-		// file was replaced meanwhile); then it is not written again.
-		replay = req.Retry
-	)
+// writeRetried tries the write until the file stays still between the
+// read and the write, at most attempts times with a growing pause.
+func (c *call) writeRetried(ctx context.Context) (outcome, error) {
+	bo := newBackoff()
+	// replay: the note may be in the file already, written by this
+	// request before (a daemon that died answering, a write whose file
+	// was replaced meanwhile); then it is not written again.
+	replay := c.req.Retry
 	for attempt := 1; ; attempt++ {
-		// The palace must be current for the duplicate check and the
-		// references: mine what changed since the last mine, if anything
-		// did (by mine's rule: a mine that changes nothing still flushes).
-		if ch := mine.Changed(p, t.wing, t.realDir); len(ch.Changed) > 0 || len(ch.Gone) > 0 {
-			if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
-				return Result{}, fmt.Errorf("remember: mine %s before writing: %w", t.rel, err)
-			}
-		}
-		snap, err := memfile.Read(t.file, maxFile)
-		if err != nil {
-			return Result{}, fmt.Errorf("remember: %w", err)
-		}
-		if replay {
-			if line, ok := findItem(snap.Data, item); ok {
-				res.Line, res.Hash = line, snap.Hash
-				// The request that wrote it may have died before marking
-				// what it replaces in other files.
-				old = unmarkedRefs(p, t, req.Supersedes)
-				if err := markOthers(ctx, t, old, date, maxFile, false); err != nil {
-					return notMarked(ctx, p, t, mopts, res, err)
-				}
-				for _, n := range old {
-					res.Superseded = append(res.Superseded, t.ref(n))
-				}
-				break
-			}
-		}
-		if req.ExpectHash != "" && !strings.EqualFold(req.ExpectHash, snap.Hash) {
-			return Result{}, &HashMismatchError{File: t.rel, Want: req.ExpectHash, Have: snap.Hash}
-		}
-		if old, err = resolveRefs(p, t, req.Supersedes); err != nil {
-			return Result{}, err
-		}
-		if err := checkHandoffRef(p, t.wing, fact); err != nil {
-			return Result{}, err
-		}
-		except := make([]string, len(old))
-		for i, n := range old {
-			except[i] = n.ID
-		}
-		probe := item.Text // in the inbox, an item is the same with its marker
-		if !class.Pending() {
-			// What waits in the inbox is no memory: a fact written (or
-			// approved) into memory does not duplicate it.
-			except = append(except, inbox.PendingIDs(p.Notes(t.wing))...)
-			probe = fact
-		}
-		if !req.AllowDuplicate {
-			if vec == nil && opts.Embedder != nil {
-				vec = embedProbe(ctx, p, opts.Embedder, t.wing, heading, fact)
-			}
-			same, similar := findSame(p, t.wing, probe, vec, except)
-			if same != nil {
-				ref := t.ref(*same)
-				res.Line, res.ID, res.Hash, res.DuplicateOf = same.Line, same.ID, snap.Hash, &ref
-				res.File = ref.File
-				// The fact is there (written with a similar_to hint,
-				// say): what is left to do is marking what it replaces.
-				if err := markOthers(ctx, t, old, date, maxFile, true); err != nil {
-					return Result{}, err
-				}
-				for _, n := range old {
-					res.Superseded = append(res.Superseded, t.ref(n))
-				}
-				if len(old) > 0 {
-					if now, err := memfile.Read(t.file, maxFile); err == nil {
-						res.Hash = now.Hash
-					}
-					if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
-						return res, fmt.Errorf("remember: %s: %w: %w", t.rel, ErrNotMined, err)
-					}
-				}
-				return res, nil
-			}
-			if similar != nil {
-				ref := t.ref(*similar)
-				res.SimilarTo = &ref
-			}
-		}
-		err = write(ctx, t, snap, heading, item, old, date, maxFile, &res)
+		o, err := c.try(ctx, replay)
 		if errors.Is(err, memfile.ErrReplaced) {
 			replay = true // the lines may have reached the file that replaced it
 		}
-		if retryable(err) && attempt < attempts {
-			if err := backoff.Sleep(ctx, bo.Next()); err != nil {
-				return Result{}, fmt.Errorf("remember: %w", err)
-			}
-			continue
+		switch {
+		case !retryable(err):
+			return o, err
+		case attempt == attempts:
+			return outcome{}, fmt.Errorf("remember: %w: %s changed between read and write %d times; try again", ErrBusy, c.t.rel, attempts)
 		}
-		if retryable(err) {
-			return Result{}, fmt.Errorf("remember: %w: %s changed between read and write %d times; try again", ErrBusy, t.rel, attempts)
+		if err := backoff.Sleep(ctx, bo.Next()); err != nil {
+			return outcome{}, fmt.Errorf("remember: %w", err)
 		}
-		if err != nil {
+	}
+}
+
+// try is one attempt: the palace brought up to date, the file read, the
+// note found there already (replay), the file's hash checked, the
+// references resolved, a duplicate looked for, and the note written.
+func (c *call) try(ctx context.Context, replay bool) (outcome, error) {
+	if err := c.catchUp(ctx); err != nil {
+		return outcome{}, err
+	}
+	snap, err := memfile.Read(c.t.file, c.maxFile)
+	if err != nil {
+		return outcome{}, fmt.Errorf("remember: %w", err)
+	}
+	if replay {
+		if line, ok := findItem(snap.Data, c.item); ok {
+			c.res.Line, c.res.Hash = line, snap.Hash
+			// The request that wrote it may have died before marking
+			// what it replaces in other files.
+			return outcome{old: unmarkedRefs(c.p, c.t, c.req.Supersedes)}, nil
+		}
+	}
+	if c.req.ExpectHash != "" && !strings.EqualFold(c.req.ExpectHash, snap.Hash) {
+		return outcome{}, &HashMismatchError{File: c.t.rel, Want: c.req.ExpectHash, Have: snap.Hash}
+	}
+	old, err := resolveRefs(c.p, c.t, c.req.Supersedes)
+	if err != nil {
+		return outcome{}, err
+	}
+	if err := checkHandoffRef(c.p, c.t.wing, c.fact); err != nil {
+		return outcome{}, err
+	}
+	if same := c.duplicate(ctx, old); same != nil {
+		ref := c.t.ref(*same)
+		c.res.Line, c.res.ID, c.res.Hash, c.res.DuplicateOf = same.Line, same.ID, snap.Hash, &ref
+		c.res.File = ref.File
+		return outcome{old: old, dup: true}, nil
+	}
+	return outcome{old: old}, write(ctx, c.t, snap, c.heading, c.item, old, c.date, c.maxFile, &c.res)
+}
+
+// catchUp mines the agent directory when its files changed since the
+// last mine (an edit, a file Syncthing brought, a write while no daemon
+// ran): the duplicate check, the references and the inbox's pending notes
+// read the palace, whose notes carry the ids and vectors search answers
+// with, and must see the wing as its files hold it. When nothing changed,
+// as after memminer's own writes, it mines nothing.
+func (c *call) catchUp(ctx context.Context) error {
+	ch := mine.Changed(c.p, c.t.wing, c.t.realDir)
+	if len(ch.Changed) == 0 && len(ch.Gone) == 0 {
+		return nil
+	}
+	if err := mineDir(ctx, c.p, c.t.realDir, c.t.file, c.mine); err != nil {
+		return fmt.Errorf("remember: mine %s before writing: %w", c.t.rel, err)
+	}
+	return nil
+}
+
+// duplicate is the wing's note that states the note's fact already
+// (SameFact), or nil; a note it only resembles becomes the result's
+// SimilarTo. The notes the request supersedes are no duplicate, and
+// neither is what waits in the inbox for a note written into memory.
+func (c *call) duplicate(ctx context.Context, old []palace.Note) *palace.Note {
+	if c.req.AllowDuplicate {
+		return nil
+	}
+	except := make([]string, len(old))
+	for i, n := range old {
+		except[i] = n.ID
+	}
+	probe := c.item.Text // in the inbox, an item is the same with its marker
+	if !c.class.Pending() {
+		except = append(except, inbox.PendingIDs(c.p.Notes(c.t.wing))...)
+		probe = c.fact
+	}
+	if c.vec == nil && c.opts.Embedder != nil {
+		c.vec = embedProbe(ctx, c.p, c.opts.Embedder, c.t.wing, c.heading, c.fact)
+	}
+	same, similar := findSame(c.p, c.t.wing, probe, c.vec, except)
+	if similar != nil {
+		ref := c.t.ref(*similar)
+		c.res.SimilarTo = &ref
+	}
+	return same
+}
+
+// finish marks the notes the new one supersedes and mines the agent
+// directory, once. A duplicate marks them in every file, its own
+// included (the note that would have marked them there was not written),
+// and mines only when it marked any.
+func (c *call) finish(ctx context.Context, o outcome) (Result, error) {
+	if err := markOthers(ctx, c.t, o.old, c.date, c.maxFile, o.dup); err != nil {
+		if o.dup {
 			return Result{}, err
 		}
-		if err := markOthers(ctx, t, old, date, maxFile, false); err != nil {
-			return notMarked(ctx, p, t, mopts, res, err)
+		return c.notMarked(ctx, err)
+	}
+	for _, n := range o.old {
+		c.res.Superseded = append(c.res.Superseded, c.t.ref(n))
+	}
+	if o.dup {
+		if len(o.old) == 0 {
+			return c.res, nil
 		}
-		for _, n := range old {
-			res.Superseded = append(res.Superseded, t.ref(n))
+		if now, err := memfile.Read(c.t.file, c.maxFile); err == nil {
+			c.res.Hash = now.Hash
 		}
-		break
+		return c.res, c.mineAfter(ctx)
 	}
-	res.Added = true
-	if err := mineDir(ctx, p, t.realDir, t.file, mopts); err != nil {
-		return res, fmt.Errorf("remember: %s: %w: %w", t.rel, ErrNotMined, err)
+	c.res.Added = true
+	if err := c.mineAfter(ctx); err != nil {
+		return c.res, err
 	}
-	if res.ID = noteAt(p, t, res.Line); res.ID == "" {
-		return res, fmt.Errorf("remember: %s: %w: no note at line %d after mining", t.rel, ErrNotMined, res.Line)
+	if c.res.ID = noteAt(c.p, c.t, c.res.Line); c.res.ID == "" {
+		return c.res, fmt.Errorf("remember: %s: %w: no note at line %d after mining", c.t.rel, ErrNotMined, c.res.Line)
 	}
-	return res, nil
+	return c.res, nil
+}
+
+// mineAfter mines the agent directory after the write, so the note is in
+// the next search; its error matches ErrNotMined.
+func (c *call) mineAfter(ctx context.Context) error {
+	if err := mineDir(ctx, c.p, c.t.realDir, c.t.file, c.mine); err != nil {
+		return fmt.Errorf("remember: %s: %w: %w", c.t.rel, ErrNotMined, err)
+	}
+	return nil
+}
+
+// notMarked answers a request whose note is written but whose supersedes
+// in other files could not be marked. %v for the cause: the error must not
+// read as one to retry, which would append the note again.
+func (c *call) notMarked(ctx context.Context, err error) (Result, error) {
+	c.res.Added = true
+	_ = c.mineAfter(ctx)
+	c.res.ID = noteAt(c.p, c.t, c.res.Line)
+	return c.res, fmt.Errorf("remember: %s:%d: %w: %v", c.t.rel, c.res.Line, ErrNotMarked, err)
 }
 
 // checkRequest normalises and checks req, returning the item to append and
@@ -595,14 +719,4 @@ func embedProbe(ctx context.Context, p *palace.Palace, e embed.Embedder, wing, h
 		return nil
 	}
 	return vecs[0]
-}
-
-// notMarked answers a request whose note is written but whose supersedes
-// in other files could not be marked. %v for the cause: the error must not
-// read as one to retry, which would append the note again.
-func notMarked(ctx context.Context, p *palace.Palace, t target, mopts mine.Options, res Result, err error) (Result, error) {
-	res.Added = true
-	_ = mineDir(ctx, p, t.realDir, t.file, mopts)
-	res.ID = noteAt(p, t, res.Line)
-	return res, fmt.Errorf("remember: %s:%d: %w: %v", t.rel, res.Line, ErrNotMarked, err)
 }

@@ -198,22 +198,9 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if _, err := os.Lstat(c.socket); errors.Is(err, fs.ErrNotExist) && ctx.Err() == nil {
 		return notRunning(c.socket, &os.SyscallError{Syscall: "connect", Err: syscall.ENOENT})
 	}
-	var body io.Reader
-	if in != nil {
-		data, err := json.Marshal(in)
-		if err != nil {
-			return fmt.Errorf("daemon %s: %w", path, err)
-		}
-		body = bytes.NewReader(data)
-	}
-	// The host is a placeholder: the transport always dials the socket.
-	u := url.URL{Scheme: "http", Host: "memminer", Path: path, RawQuery: query.Encode()}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	req, err := newRequest(ctx, method, path, query, in)
 	if err != nil {
-		return fmt.Errorf("daemon %s: %w", path, err)
-	}
-	if in != nil {
-		req.Header.Set("Content-Type", "application/json")
+		return err
 	}
 	var noAnswer atomic.Bool
 	if kind == read && c.answerTimeout > 0 {
@@ -230,21 +217,8 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 	if err != nil && noAnswer.Load() && ctx.Err() == nil {
 		return c.notAnswered(ctx, path)
 	}
-	fallBack := kind != write
 	if err != nil {
-		// The URL is a placeholder the error would only repeat.
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		var op *net.OpError
-		if errors.As(err, &op) && op.Op == "dial" {
-			return notRunning(c.socket, op.Err)
-		}
-		if fallBack && ctx.Err() == nil {
-			return c.lost(path, err)
-		}
-		return fmt.Errorf("daemon %s: %w", path, err)
+		return c.sendError(ctx, path, err, kind)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
@@ -253,17 +227,65 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 		return c.notAnswered(ctx, path)
 	}
 	if err != nil {
-		if fallBack && ctx.Err() == nil {
+		if kind != write && ctx.Err() == nil {
 			return c.lost(path, err)
 		}
 		return fmt.Errorf("daemon %s: read answer: %w", path, err)
 	}
+	return decodeAnswer(path, resp, data, out)
+}
+
+// newRequest is the request of a call: in, when not nil, as its JSON
+// body.
+func newRequest(ctx context.Context, method, path string, query url.Values, in any) (*http.Request, error) {
+	var body io.Reader
+	if in != nil {
+		data, err := json.Marshal(in)
+		if err != nil {
+			return nil, fmt.Errorf("daemon %s: %w", path, err)
+		}
+		body = bytes.NewReader(data)
+	}
+	// The host is a placeholder: the transport always dials the socket.
+	u := url.URL{Scheme: "http", Host: "memminer", Path: path, RawQuery: query.Encode()}
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), body)
+	if err != nil {
+		return nil, fmt.Errorf("daemon %s: %w", path, err)
+	}
+	if in != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	return req, nil
+}
+
+// sendError is the error of a request that got no answer: no daemon
+// when the dial failed, a lost connection for a call that may be made
+// again (not a write).
+func (c *Client) sendError(ctx context.Context, path string, err error, kind requestKind) error {
+	// The URL is a placeholder the error would only repeat.
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		err = ue.Err
+	}
+	var op *net.OpError
+	if errors.As(err, &op) && op.Op == "dial" {
+		return notRunning(c.socket, op.Err)
+	}
+	if kind != write && ctx.Err() == nil {
+		return c.lost(path, err)
+	}
+	return fmt.Errorf("daemon %s: %w", path, err)
+}
+
+// decodeAnswer decodes the daemon's answer data into out, or its error
+// body into a *RemoteError (a failed mine's body carries its summary
+// into out too).
+func decodeAnswer(path string, resp *http.Response, data []byte, out any) error {
 	if resp.StatusCode != http.StatusOK {
 		var eb ErrorBody
 		if json.Unmarshal(data, &eb) != nil || eb.Error == "" {
 			return fmt.Errorf("daemon %s: %s", path, resp.Status)
 		}
-		// A failed mine carries its summary too.
 		if out != nil {
 			_ = json.Unmarshal(data, out)
 		}

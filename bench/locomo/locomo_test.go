@@ -327,3 +327,22 @@ func TestSmokeLoCoMo(t *testing.T) {
 	}
 	t.Logf("conversation %s: %d questions, session R@10 %.3f, turn R@10 %.3f", convs[0].ID, r.Questions, r.SessionR10, r.TurnR10)
 }
+
+func TestParseMode(t *testing.T) {
+	tests := []struct {
+		in   string
+		want palace.Mode
+		ok   bool
+	}{
+		{"hybrid", palace.Hybrid, true}, {" Lexical ", palace.LexicalOnly, true}, {"vector", palace.VectorOnly, true}, {"bm25", 0, false},
+	}
+	for _, tt := range tests {
+		got, err := parseMode(tt.in)
+		if (err == nil) != tt.ok || (tt.ok && got != tt.want) {
+			t.Errorf("parseMode(%q) = %v, %v", tt.in, got, err)
+		}
+		if tt.ok && got.String() != strings.ToLower(strings.TrimSpace(tt.in)) {
+			t.Errorf("%v.String() = %q", got, got.String())
+		}
+	}
+}

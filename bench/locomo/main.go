@@ -49,7 +49,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var ms []palace.Mode
 	needVectors := false
 	for _, s := range strings.Split(*modes, ",") {
-		m, err := palace.ParseMode(s)
+		m, err := parseMode(s)
 		if err != nil {
 			return err
 		}
@@ -127,4 +127,15 @@ func printTable(w io.Writer, results []Result) error {
 		}
 	}
 	return tw.Flush()
+}
+
+// parseMode reads a search mode as --modes names it: hybrid, lexical or
+// vector.
+func parseMode(s string) (palace.Mode, error) {
+	for _, m := range []palace.Mode{palace.Hybrid, palace.LexicalOnly, palace.VectorOnly} {
+		if strings.EqualFold(strings.TrimSpace(s), m.String()) {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown search mode %q (want hybrid, lexical or vector)", s)
 }

@@ -231,7 +231,7 @@ func (a *app) daemonRecord(ctx context.Context, socket string) (registry.Record,
 	defer cancel()
 	recs, _ := a.runningDaemons(ctx)
 	for _, r := range recs {
-		if r.Socket == socket || sameDir(r.Palace, a.cfg.Palace) {
+		if r.Socket == socket || namesOneFile(r.Palace, a.cfg.Palace) {
 			return r, true
 		}
 	}
@@ -289,7 +289,9 @@ func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, mod
 }
 
 // openPalace opens the palace in this process, for a command that reads
-// it directly with or without a daemon (show), as package local opens it.
+// it directly with or without a daemon (show, inbox, doctor, the
+// conflicts scan and merge), as package local opens it: cmd never opens
+// it itself (TestCommandsOpenThePalaceThroughLocal).
 func (a *app) openPalace(ctx context.Context, e embed.Embedder, access local.Access, wings []string) (*palace.Palace, error) {
 	return local.New(a.localOptions()).Open(ctx, e, access, wings)
 }

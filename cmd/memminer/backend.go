@@ -55,15 +55,13 @@ func (a *app) localOptions() local.Options {
 		hive = abs
 	}
 	return local.Options{
-		Dir:          a.cfg.Palace,
-		LockTimeout:  a.cfg.LockTimeout,
-		Logger:       a.log,
-		Hive:         hive,
-		Agents:       a.cfg.Agents,
-		Machine:      a.cfg.Machine,
-		MaxNoteBytes: a.cfg.MaxNoteBytes,
-		ModelSpec:    a.cfg.Model,
-		Enabled:      a.cfg.Enabled,
+		Dir:         a.cfg.Palace,
+		LockTimeout: a.cfg.LockTimeout,
+		Logger:      a.log,
+		Hive:        hive,
+		Agents:      a.cfg.Agents,
+		ModelSpec:   a.cfg.Model,
+		Enabled:     a.cfg.Enabled,
 		Embedder: func(ctx context.Context) (embed.Embedder, error) {
 			e, _, err := a.embedder(ctx)
 			return e, err
@@ -328,7 +326,7 @@ func (l *localService) MergeConflicts(ctx context.Context, req conflicts.MergeRe
 		}
 	}
 	if len(wings) > 0 {
-		p, err = palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: wings, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+		p, err = a.openPalace(ctx, nil, local.AsIs, wings)
 		if err != nil {
 			return rep, err
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -228,7 +229,7 @@ func (a *app) palaceWings(ctx context.Context, wing string) ([]palace.WingInfo, 
 	if wing != "" {
 		only = []string{wing}
 	}
-	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: only, LockTimeout: a.cfg.LockTimeout, Logger: a.log})
+	p, err := a.openPalace(ctx, nil, local.AsIs, only)
 	if err != nil {
 		return nil, err
 	}
@@ -325,7 +326,7 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 // corruption is reported once, not by every command until a daemon runs.
 func (a *app) setAsideRegistry(ctx context.Context) {
 	// No wing is loaded: only the lock is wanted.
-	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: []string{"-"}, Logger: a.log})
+	p, err := a.openPalace(ctx, nil, local.AsIs, []string{"-"})
 	if err != nil {
 		return
 	}

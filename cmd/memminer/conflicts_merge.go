@@ -128,102 +128,128 @@ func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
 		fmt.Fprintln(w, "no open conflicts to merge")
 		return
 	}
-	review, written, proposals := 0, 0, 0
+	var t mergeTally
 	for i, m := range rep.Merges {
 		if i > 0 {
 			fmt.Fprintln(w)
 		}
-		if m.Status == conflicts.StatusMarkers {
-			fmt.Fprintf(w, "%s (wing %s)\n  holds Git conflict markers: no copy to merge; resolve it in Git (remove the markers, keep both sides' notes, git add)\n", m.Original, m.Wing)
-			continue
-		}
-		fmt.Fprintf(w, "%s\n  into %s", m.Copy, m.Original)
-		if m.Wing != "" {
-			fmt.Fprintf(w, " (wing %s)", m.Wing)
-		}
-		fmt.Fprintln(w)
-		switch m.Status {
-		case conflicts.StatusNotMemory:
-			fmt.Fprintln(w, "  not a memory file: left alone; merge it by hand")
-			continue
-		case conflicts.StatusFailed:
-			fmt.Fprintf(w, "  cannot merge: %s\n", *m.Error)
-			continue
-		}
-		switch {
-		case m.AppendOnly:
-			fmt.Fprintln(w, "  append-only: the palace has seen this file lose no note, so both sides only added; a union of both sides, the copy's new notes added")
-		case m.ThreeWay && m.BaseConfirmed:
-			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
-		case m.ThreeWay:
-			fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: additions taken, what the copy lacks kept, other changes left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
-		default:
-			fmt.Fprintln(w, "  no base (the palace has no earlier content of this file): a union of both sides, no note dropped; removals on either side are not carried over")
-		}
-		fmt.Fprintf(w, "  keeps %d %s of the file, takes %d from the copy, removes %d\n",
-			m.Kept, plural(m.Kept, "note", "notes"), len(m.FromCopy), len(m.Removed))
-		for _, n := range m.FromCopy {
-			fmt.Fprintf(w, "    + %s\n", notePreview(n.Heading, n.Text))
-		}
-		for _, n := range m.Removed {
-			fmt.Fprintf(w, "    - %s\n", notePreview(n.Heading, n.Text))
-		}
-		if k := len(m.ProposedRemovals); k > 0 {
-			proposals++
-			fmt.Fprintf(w, "  the copy removed %d %s; %s kept (--accept-removals removes %s):\n", k, plural(k, "note", "notes"), plural(k, "it is", "they are"), plural(k, "it", "them"))
-			for _, n := range m.ProposedRemovals {
-				fmt.Fprintf(w, "    ? %s\n", notePreview(n.Heading, n.Text))
-			}
-		}
-		switch {
-		case m.Frontmatter == "theirs":
-			fmt.Fprintln(w, "  frontmatter: the copy's (only the copy changed it)")
-		case m.ProposedFrontmatter:
-			proposals++
-			fmt.Fprintln(w, "  frontmatter: this file's is kept; the copy's drops some of it (--accept-removals takes the copy's)")
-		}
-		for _, c := range m.Conflicts {
-			fmt.Fprintf(w, "  conflict (%s): %s\n", conflictKindText(string(c.Kind)), notePreview(c.Heading, firstNonEmpty(c.Ours, c.Theirs)))
-		}
-		if m.Diff != "" {
-			fmt.Fprintln(w)
-			for _, l := range strings.SplitAfter(strings.TrimSuffix(m.Diff, "\n"), "\n") {
-				fmt.Fprintf(w, "    %s", strings.TrimSuffix(l, "\n"))
-				fmt.Fprintln(w)
-			}
-			fmt.Fprintln(w)
-		} else {
-			fmt.Fprintln(w, "  the file stays as it is")
-		}
-		if m.Status == conflicts.StatusNeedsReview {
-			review++
-		}
-		switch {
-		case m.Applied:
-			written++
-			fmt.Fprintf(w, "  merged; the copy is removed. Kept the copy and the file's previous content in %s\n", *m.Backup)
-		case m.Error != nil:
-			fmt.Fprintf(w, "  not written: %s\n", *m.Error)
-		case m.Status == conflicts.StatusNeedsReview:
-			fmt.Fprintln(w, "  needs review")
-		default:
-			fmt.Fprintln(w, "  merges cleanly")
-		}
+		printCopyMerge(w, m, &t)
 	}
 	fmt.Fprintln(w)
+	printMergeAdvice(w, rep, t)
+}
+
+// mergeTally counts, over a report's merges, those that need review,
+// those written and those that propose removals.
+type mergeTally struct{ review, written, proposals int }
+
+// printCopyMerge prints the merge of one copy into its file.
+func printCopyMerge(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
+	if m.Status == conflicts.StatusMarkers {
+		fmt.Fprintf(w, "%s (wing %s)\n  holds Git conflict markers: no copy to merge; resolve it in Git (remove the markers, keep both sides' notes, git add)\n", m.Original, m.Wing)
+		return
+	}
+	fmt.Fprintf(w, "%s\n  into %s", m.Copy, m.Original)
+	if m.Wing != "" {
+		fmt.Fprintf(w, " (wing %s)", m.Wing)
+	}
+	fmt.Fprintln(w)
+	switch m.Status {
+	case conflicts.StatusNotMemory:
+		fmt.Fprintln(w, "  not a memory file: left alone; merge it by hand")
+		return
+	case conflicts.StatusFailed:
+		fmt.Fprintf(w, "  cannot merge: %s\n", *m.Error)
+		return
+	}
+	printMergeKind(w, m)
+	printMergeNotes(w, m, t)
+	for _, c := range m.Conflicts {
+		fmt.Fprintf(w, "  conflict (%s): %s\n", conflictKindText(string(c.Kind)), notePreview(c.Heading, firstNonEmpty(c.Ours, c.Theirs)))
+	}
+	if m.Diff != "" {
+		fmt.Fprintln(w)
+		for _, l := range strings.SplitAfter(strings.TrimSuffix(m.Diff, "\n"), "\n") {
+			fmt.Fprintf(w, "    %s", strings.TrimSuffix(l, "\n"))
+			fmt.Fprintln(w)
+		}
+		fmt.Fprintln(w)
+	} else {
+		fmt.Fprintln(w, "  the file stays as it is")
+	}
+	if m.Status == conflicts.StatusNeedsReview {
+		t.review++
+	}
+	switch {
+	case m.Applied:
+		t.written++
+		fmt.Fprintf(w, "  merged; the copy is removed. Kept the copy and the file's previous content in %s\n", *m.Backup)
+	case m.Error != nil:
+		fmt.Fprintf(w, "  not written: %s\n", *m.Error)
+	case m.Status == conflicts.StatusNeedsReview:
+		fmt.Fprintln(w, "  needs review")
+	default:
+		fmt.Fprintln(w, "  merges cleanly")
+	}
+}
+
+// printMergeKind says how the copy was merged: append-only, three-way
+// (from which base) or without a base.
+func printMergeKind(w io.Writer, m conflicts.CopyMerge) {
+	switch {
+	case m.AppendOnly:
+		fmt.Fprintln(w, "  append-only: the palace has seen this file lose no note, so both sides only added; a union of both sides, the copy's new notes added")
+	case m.ThreeWay && m.BaseConfirmed:
+		fmt.Fprintf(w, "  three-way merge, base: the file as mined %s\n", m.BaseMined.UTC().Format(time.RFC3339))
+	case m.ThreeWay:
+		fmt.Fprintf(w, "  three-way merge, base: the file as mined %s, which neither side confirms it descends from: additions taken, what the copy lacks kept, other changes left for review\n", m.BaseMined.UTC().Format(time.RFC3339))
+	default:
+		fmt.Fprintln(w, "  no base (the palace has no earlier content of this file): a union of both sides, no note dropped; removals on either side are not carried over")
+	}
+}
+
+// printMergeNotes lists the notes the merge keeps, takes, removes and
+// proposes to remove, and what it does with the frontmatter.
+func printMergeNotes(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
+	fmt.Fprintf(w, "  keeps %d %s of the file, takes %d from the copy, removes %d\n",
+		m.Kept, plural(m.Kept, "note", "notes"), len(m.FromCopy), len(m.Removed))
+	for _, n := range m.FromCopy {
+		fmt.Fprintf(w, "    + %s\n", notePreview(n.Heading, n.Text))
+	}
+	for _, n := range m.Removed {
+		fmt.Fprintf(w, "    - %s\n", notePreview(n.Heading, n.Text))
+	}
+	if k := len(m.ProposedRemovals); k > 0 {
+		t.proposals++
+		fmt.Fprintf(w, "  the copy removed %d %s; %s kept (--accept-removals removes %s):\n", k, plural(k, "note", "notes"), plural(k, "it is", "they are"), plural(k, "it", "them"))
+		for _, n := range m.ProposedRemovals {
+			fmt.Fprintf(w, "    ? %s\n", notePreview(n.Heading, n.Text))
+		}
+	}
+	switch {
+	case m.Frontmatter == "theirs":
+		fmt.Fprintln(w, "  frontmatter: the copy's (only the copy changed it)")
+	case m.ProposedFrontmatter:
+		t.proposals++
+		fmt.Fprintln(w, "  frontmatter: this file's is kept; the copy's drops some of it (--accept-removals takes the copy's)")
+	}
+}
+
+// printMergeAdvice says what was changed and what to run next.
+func printMergeAdvice(w io.Writer, rep conflicts.MergeReport, t mergeTally) {
 	switch {
 	case !rep.Apply:
 		fmt.Fprintln(w, "Nothing was changed; run with --apply to write the clean merges.")
-		if review > 0 {
+		if t.review > 0 {
 			fmt.Fprintln(w, "Merges that need review are written with --apply --accept-conflicts (the conflicts marked in the file), or merge them by hand.")
 		}
-		if proposals > 0 {
+		if t.proposals > 0 {
 			fmt.Fprintln(w, "A merge removes nothing on its own: what the copies removed is kept unless you run with --apply --accept-removals.")
 		}
-	case review > 0 && written < len(rep.Merges):
+	case t.review > 0 && t.written < len(rep.Merges):
 		fmt.Fprintln(w, "Merges that need review were not written: check the diff, then run with --apply --accept-conflicts, or merge by hand.")
 	}
-	if rep.Apply && proposals > 0 && written > 0 {
+	if rep.Apply && t.proposals > 0 && t.written > 0 {
 		fmt.Fprintln(w, "What the copies removed was kept (without --accept-removals); the copies are kept where each merge says, to remove it by hand if it should go.")
 	}
 }

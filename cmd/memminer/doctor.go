@@ -140,7 +140,7 @@ func (a *app) checkPalace(ctx context.Context, agents []hive.Agent) []check {
 		c.Fix = "memminer mine " + a.hiveArg()
 		return []check{c}
 	}
-	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Logger: a.log})
+	p, err := a.openPalace(ctx, nil, local.AsIs, nil)
 	if err != nil {
 		c.State, c.Detail, c.Fix = checkFail, err.Error(), "memminer mine "+a.hiveArg()+" rebuilds it from the markdown"
 		return []check{c}

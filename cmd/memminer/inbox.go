@@ -18,6 +18,7 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 )
@@ -146,7 +147,7 @@ func (a *app) inboxPalace(ctx context.Context) (*palace.Palace, error) {
 	if _, err := os.Stat(a.cfg.Palace); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Logger: a.log})
+	return a.openPalace(ctx, nil, local.AsIs, nil)
 }
 
 func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.Item, error) {

@@ -61,7 +61,7 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	var others []registry.Record
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if seen[r.Palace] || sameDir(r.Palace, a.cfg.Palace) || (a.cfg.Hive != "" && !sameDir(r.Hive, a.cfg.Hive)) {
+		if seen[r.Palace] || namesOneFile(r.Palace, a.cfg.Palace) || (a.cfg.Hive != "" && !namesOneFile(r.Hive, a.cfg.Hive)) {
 			continue
 		}
 		seen[r.Palace] = true
@@ -83,9 +83,10 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 		quote.Line(a.cfg.Palace), strings.Join(list, ", "))
 }
 
-// sameDir reports whether two paths (palaces, hives) name one directory: the
-// same path, or the same directory reached another way (a symlink).
-func sameDir(a, b string) bool {
+// namesOneFile reports whether two paths (palaces, hives) name one file: the
+// same path, or the same file reached another way (a symlink), as
+// os.SameFile tells; a path not there is only ever the same path.
+func namesOneFile(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 )
@@ -282,7 +283,7 @@ func (a *app) hiveOfWing(ctx context.Context, wing string) string {
 	if !palace.HasWings(a.cfg.Palace) {
 		return ""
 	}
-	p, err := palace.Open(ctx, a.cfg.Palace, palace.Options{ReadOnly: true, Wings: []string{wing}, Logger: a.log})
+	p, err := a.openPalace(ctx, nil, local.AsIs, []string{wing})
 	if err != nil {
 		return ""
 	}

@@ -184,7 +184,7 @@ func (r *reader) bytes(n int) []byte {
 		r.err = io.ErrUnexpectedEOF
 		return nil
 	}
-	buf := r.scratch[:0]
+	var buf []byte
 	if n > len(r.scratch) {
 		buf = make([]byte, n)
 	} else {

@@ -48,130 +48,167 @@ type network struct {
 
 // newNetwork checks the bundle's shapes and builds the network.
 func newNetwork(b *bundle) (*network, error) {
-	var firstErr error
-	get := func(name string, shape ...int) []float32 {
-		t, ok := b.get(name)
-		if !ok {
-			if firstErr == nil {
-				firstErr = fmt.Errorf("tensor %s missing (have %v)", name, b.sortedNames())
-			}
-			return nil
-		}
-		want := slices.DeleteFunc(slices.Clone(shape), func(d int) bool { return d == 1 })
-		have := slices.DeleteFunc(slices.Clone(t.shape), func(d int) bool { return d == 1 })
-		if !slices.Equal(want, have) && firstErr == nil {
-			firstErr = fmt.Errorf("tensor %s has shape %v, want %v", name, t.shape, shape)
-		}
-		return t.data
-	}
-	shape := func(name string) []int {
-		t, ok := b.get(name)
-		if !ok {
-			return nil
-		}
-		return t.shape
-	}
-	// A weight matrix is packed into panels, unless the bundle holds its
-	// panels already (a packed file, packed.go); where the tile kernel
-	// runs, into bfloat16 panels too, likewise.
-	panels := func(name string, k, n int) *matrix {
-		w := get(name, k, n)
-		if t, ok := b.get(name + panelsSuffix); ok && len(t.shape) == 2 && t.shape[0] == k && t.shape[1] == n {
-			p := &matrix{k: k, n: n, panels: (n + panelWidth - 1) / panelWidth, ld: panelWidth, step: k * panelWidth}
-			if len(t.data) == p.panels*p.step {
-				p.data = t.data
-				return p
-			}
-		}
-		return newMatrix(w, k, n)
-	}
-	tiles := tilesUsable()
-	mat := func(name string, k, n int) *matrix {
-		p := panels(name, k, n)
-		if tiles && p.k > 0 && p.n > 0 {
-			p.bf = bf16Of(b, name, p)
-		}
-		return p
-	}
-	emb := shape("embeddings")
-	if len(emb) != 2 {
-		return nil, fmt.Errorf("tensor embeddings has shape %v, want [vocab dim]", emb)
-	}
-	n := &network{vocab: emb[0], dEmb: emb[1]}
-	if n.vocab < len(b.vocab) || n.dEmb%2 != 0 || n.dEmb == 0 {
-		return nil, fmt.Errorf("embeddings %v do not fit a vocabulary of %d pieces", emb, len(b.vocab))
-	}
-	n.embed = get("embeddings", n.vocab, n.dEmb)
-	n.invTimescales = get("timing", n.dEmb/2)
-	scalar := func(name string) float32 {
-		if d := get(name, 1); len(d) == 1 {
-			return d[0]
-		}
-		return 0
-	}
-	n.lnEps = scalar("ln_epsilon")
-	n.l2Eps = scalar("l2_epsilon")
-	n.maxLen = int(scalar("max_len"))
-	heads := int(scalar("heads"))
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	if heads <= 0 || n.maxLen <= 0 || n.maxLen > 1<<16 {
-		return nil, fmt.Errorf("bad head count %d or clip length %d", heads, n.maxLen)
-	}
-	if t, ok := b.get(timingTable); ok && len(t.data) == n.maxLen*n.dEmb {
-		n.timing = t.data
-	} else {
-		n.timing = timingSignal(n.maxLen, n.dEmb, n.invTimescales)
+	r := &tensors{b: b, tiles: tilesUsable()}
+	n, heads, err := r.embedding()
+	if err != nil {
+		return nil, err
 	}
 	din := n.dEmb
 	for _, p := range []string{"l0.", "l1."} {
-		qkv := shape(p + "qkv.w")
-		out := shape(p + "out.w")
-		ffn1 := shape(p + "ffn1.w")
-		if len(qkv) == 0 || len(out) == 0 || len(ffn1) != 2 || qkv[len(qkv)-1]%3 != 0 {
-			return nil, fmt.Errorf("layer %s: bad attention or FFN shapes %v %v %v", p, qkv, out, ffn1)
-		}
-		l := layer{din: din, inner: qkv[len(qkv)-1] / 3, dout: out[len(out)-1], dff: ffn1[1], heads: heads}
-		if l.inner%heads != 0 {
-			return nil, fmt.Errorf("layer %s: width %d does not split into %d heads", p, l.inner, heads)
-		}
-		l.qScale = scalar(p + "q_scale")
-		l.lnScale = get(p+"ln.scale", din)
-		l.lnBias = get(p+"ln.bias", din)
-		if _, ok := b.get(p + "res.w"); ok {
-			l.res = mat(p+"res.w", din, l.dout)
-			l.resB = get(p+"res.b", l.dout)
-		} else if din != l.dout {
-			return nil, fmt.Errorf("layer %s: %d inputs, %d outputs and no residual projection", p, din, l.dout)
-		}
-		l.qkv = mat(p+"qkv.w", din, 3*l.inner)
-		l.qkvB = get(p+"qkv.b", 3*l.inner)
-		l.out = mat(p+"out.w", l.inner, l.dout)
-		l.outB = get(p+"out.b", l.dout)
-		l.ffnLnScale = get(p+"ffn.ln.scale", l.dout)
-		l.ffnLnBias = get(p+"ffn.ln.bias", l.dout)
-		l.ffn1 = mat(p+"ffn1.w", l.dout, l.dff)
-		l.ffn1B = get(p+"ffn1.b", l.dff)
-		l.ffn2 = mat(p+"ffn2.w", l.dff, l.dout)
-		l.ffn2B = get(p+"ffn2.b", l.dout)
-		if firstErr != nil {
-			return nil, firstErr
+		l, err := r.layer(p, din, heads)
+		if err != nil {
+			return nil, err
 		}
 		n.layers = append(n.layers, l)
 		din = l.dout
 	}
-	tw := shape("tanh.w")
+	tw := r.shape("tanh.w")
 	if len(tw) != 2 || tw[0] != din {
 		return nil, fmt.Errorf("tensor tanh.w has shape %v, want [%d out]", tw, din)
 	}
 	n.dOut = tw[1]
-	n.tanh = mat("tanh.w", din, n.dOut)
-	n.tanhB = get("tanh.b", n.dOut)
-	if firstErr != nil {
-		return nil, firstErr
+	n.tanh = r.mat("tanh.w", din, n.dOut)
+	n.tanhB = r.get("tanh.b", n.dOut)
+	if r.err != nil {
+		return nil, r.err
 	}
 	return n, nil
+}
+
+// tensors reads a bundle's tensors, checked for their shapes; err is the
+// first problem found.
+type tensors struct {
+	b     *bundle
+	tiles bool // the tile kernel runs: weights get bfloat16 panels too
+	err   error
+}
+
+// get returns tensor name's data, which must have shape (dimensions of 1
+// aside).
+func (r *tensors) get(name string, shape ...int) []float32 {
+	t, ok := r.b.get(name)
+	if !ok {
+		if r.err == nil {
+			r.err = fmt.Errorf("tensor %s missing (have %v)", name, r.b.sortedNames())
+		}
+		return nil
+	}
+	want := slices.DeleteFunc(slices.Clone(shape), func(d int) bool { return d == 1 })
+	have := slices.DeleteFunc(slices.Clone(t.shape), func(d int) bool { return d == 1 })
+	if !slices.Equal(want, have) && r.err == nil {
+		r.err = fmt.Errorf("tensor %s has shape %v, want %v", name, t.shape, shape)
+	}
+	return t.data
+}
+
+// shape is tensor name's shape, nil when it is missing.
+func (r *tensors) shape(name string) []int {
+	t, ok := r.b.get(name)
+	if !ok {
+		return nil
+	}
+	return t.shape
+}
+
+// scalar is the one value of tensor name, 0 when it has none.
+func (r *tensors) scalar(name string) float32 {
+	if d := r.get(name, 1); len(d) == 1 {
+		return d[0]
+	}
+	return 0
+}
+
+// panels is weight matrix name (k×n) packed into panels, unless the
+// bundle holds its panels already (a packed file, packed.go).
+func (r *tensors) panels(name string, k, n int) *matrix {
+	w := r.get(name, k, n)
+	if t, ok := r.b.get(name + panelsSuffix); ok && len(t.shape) == 2 && t.shape[0] == k && t.shape[1] == n {
+		p := &matrix{k: k, n: n, panels: (n + panelWidth - 1) / panelWidth, ld: panelWidth, step: k * panelWidth}
+		if len(t.data) == p.panels*p.step {
+			p.data = t.data
+			return p
+		}
+	}
+	return newMatrix(w, k, n)
+}
+
+// mat is weight matrix name (k×n) in panels and, where the tile kernel
+// runs, in bfloat16 panels too, likewise.
+func (r *tensors) mat(name string, k, n int) *matrix {
+	p := r.panels(name, k, n)
+	if r.tiles && p.k > 0 && p.n > 0 {
+		p.bf = bf16Of(r.b, name, p)
+	}
+	return p
+}
+
+// embedding reads the embedding table, the timing signal and the
+// network's scalars, and returns the network so far and its head count.
+func (r *tensors) embedding() (*network, int, error) {
+	emb := r.shape("embeddings")
+	if len(emb) != 2 {
+		return nil, 0, fmt.Errorf("tensor embeddings has shape %v, want [vocab dim]", emb)
+	}
+	n := &network{vocab: emb[0], dEmb: emb[1]}
+	if n.vocab < len(r.b.vocab) || n.dEmb%2 != 0 || n.dEmb == 0 {
+		return nil, 0, fmt.Errorf("embeddings %v do not fit a vocabulary of %d pieces", emb, len(r.b.vocab))
+	}
+	n.embed = r.get("embeddings", n.vocab, n.dEmb)
+	n.invTimescales = r.get("timing", n.dEmb/2)
+	n.lnEps = r.scalar("ln_epsilon")
+	n.l2Eps = r.scalar("l2_epsilon")
+	n.maxLen = int(r.scalar("max_len"))
+	heads := int(r.scalar("heads"))
+	if r.err != nil {
+		return nil, 0, r.err
+	}
+	if heads <= 0 || n.maxLen <= 0 || n.maxLen > 1<<16 {
+		return nil, 0, fmt.Errorf("bad head count %d or clip length %d", heads, n.maxLen)
+	}
+	if t, ok := r.b.get(timingTable); ok && len(t.data) == n.maxLen*n.dEmb {
+		n.timing = t.data
+	} else {
+		n.timing = timingSignal(n.maxLen, n.dEmb, n.invTimescales)
+	}
+	return n, heads, nil
+}
+
+// layer reads the transformer layer whose tensors start with p, of din
+// inputs.
+func (r *tensors) layer(p string, din, heads int) (layer, error) {
+	qkv := r.shape(p + "qkv.w")
+	out := r.shape(p + "out.w")
+	ffn1 := r.shape(p + "ffn1.w")
+	if len(qkv) == 0 || len(out) == 0 || len(ffn1) != 2 || qkv[len(qkv)-1]%3 != 0 {
+		return layer{}, fmt.Errorf("layer %s: bad attention or FFN shapes %v %v %v", p, qkv, out, ffn1)
+	}
+	l := layer{din: din, inner: qkv[len(qkv)-1] / 3, dout: out[len(out)-1], dff: ffn1[1], heads: heads}
+	if l.inner%heads != 0 {
+		return layer{}, fmt.Errorf("layer %s: width %d does not split into %d heads", p, l.inner, heads)
+	}
+	l.qScale = r.scalar(p + "q_scale")
+	l.lnScale = r.get(p+"ln.scale", din)
+	l.lnBias = r.get(p+"ln.bias", din)
+	if _, ok := r.b.get(p + "res.w"); ok {
+		l.res = r.mat(p+"res.w", din, l.dout)
+		l.resB = r.get(p+"res.b", l.dout)
+	} else if din != l.dout {
+		return layer{}, fmt.Errorf("layer %s: %d inputs, %d outputs and no residual projection", p, din, l.dout)
+	}
+	l.qkv = r.mat(p+"qkv.w", din, 3*l.inner)
+	l.qkvB = r.get(p+"qkv.b", 3*l.inner)
+	l.out = r.mat(p+"out.w", l.inner, l.dout)
+	l.outB = r.get(p+"out.b", l.dout)
+	l.ffnLnScale = r.get(p+"ffn.ln.scale", l.dout)
+	l.ffnLnBias = r.get(p+"ffn.ln.bias", l.dout)
+	l.ffn1 = r.mat(p+"ffn1.w", l.dout, l.dff)
+	l.ffn1B = r.get(p+"ffn1.b", l.dff)
+	l.ffn2 = r.mat(p+"ffn2.w", l.dff, l.dout)
+	l.ffn2B = r.get(p+"ffn2.b", l.dout)
+	if r.err != nil {
+		return layer{}, r.err
+	}
+	return l, nil
 }
 
 // timingSignal is the sinusoidal timing signal: for each position p the

@@ -32,7 +32,7 @@ func Write(path string, data []byte, perm fs.FileMode) error {
 // nil, and removed if it returns an error.
 func WriteFunc(path string, perm fs.FileMode, write func(f *os.File) error) (err error) {
 	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	f, err := CreateTemp(path)
 	if err != nil {
 		return err
 	}
@@ -75,36 +75,64 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-// tempName matches the temporary files Write makes (".NAME.tmp-123"),
-// and ".NAME.123.tmp", which earlier versions made.
-var tempName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.(tmp-[0-9]+|[0-9]+\.tmp)$`) })
+// CreateTemp creates the temporary file a write of path goes through,
+// beside it: ".NAME.tmp-N", a hidden name that mine, the daemon and the
+// index skip, and the one IsTemp and RemoveStale know. Every writer that
+// replaces a file by renaming over it names its temporary file so.
+func CreateTemp(path string) (*os.File, error) {
+	return os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+}
+
+// tempName matches the temporary files CreateTemp makes (".NAME.tmp-123"),
+// and ".NAME.123.tmp" and ".NAME.memminer-123", which earlier versions
+// made; its first group is NAME, the file written.
+var tempName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\.(.+)\.(?:tmp-[0-9]+|[0-9]+\.tmp|memminer-[0-9]+)$`)
+})
 
 // IsTemp reports whether a file name is that of a temporary file Write
 // makes: never the target of a write, only a leftover or one in flight.
 func IsTemp(name string) bool {
+	_, ok := tempTarget(name)
+	return ok
+}
+
+// tempTarget is the name of the file the temporary file name was to
+// replace, and false for a name that is no temporary file.
+func tempTarget(name string) (string, bool) {
 	// Most names are not hidden: no need to compile the pattern for them.
-	return strings.HasPrefix(name, ".") && tempName().MatchString(name)
+	if !strings.HasPrefix(name, ".") {
+		return "", false
+	}
+	m := tempName().FindStringSubmatch(name)
+	if m == nil {
+		return "", false
+	}
+	return m[1], true
 }
 
 // RemoveStale removes the temporary files of interrupted writes in dir
-// (not below it) and returns how many it removed and their size.
-func RemoveStale(dir string) (removed int, bytes int64, err error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return 0, 0, nil
+// (not below it) and returns how many it removed and their size. entries,
+// when not nil, is dir's listing the caller just made. target, when not
+// empty, limits it to the temporary files of writes of dir's file of that
+// name. Call it only as the one process allowed to write what it removes
+// (the palace's lock holder, the holder of a memory file's directory
+// lock): a write in flight would lose its temporary file.
+func RemoveStale(dir string, entries []fs.DirEntry, target string) (removed int, bytes int64, err error) {
+	if entries == nil {
+		if entries, err = os.ReadDir(dir); err != nil {
+			if errors.Is(err, fs.ErrNotExist) {
+				return 0, 0, nil
+			}
+			return 0, 0, err
 		}
-		return 0, 0, err
 	}
-	return RemoveStaleListed(dir, entries)
-}
-
-// RemoveStaleListed is RemoveStale of dir, whose entries the caller just
-// listed.
-func RemoveStaleListed(dir string, entries []fs.DirEntry) (removed int, bytes int64, err error) {
 	var errs []error
 	for _, e := range entries {
-		if !e.Type().IsRegular() || !IsTemp(e.Name()) {
+		if !e.Type().IsRegular() {
+			continue
+		}
+		if of, ok := tempTarget(e.Name()); !ok || (target != "" && of != target) {
 			continue
 		}
 		var size int64

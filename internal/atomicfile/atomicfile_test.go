@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 )
 
@@ -27,41 +28,76 @@ func TestWriteLeavesNoTemp(t *testing.T) {
 	}
 }
 
+// RemoveStale removes the temporary files of every target, or of one
+// (a memory file's, whose directory holds other writers' files), in the
+// naming CreateTemp uses and in the older ones.
 func TestRemoveStale(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]bool{ // name: is a stale temp file
-		".manifest.json.tmp-123456": true,
-		".dwight.wing.tmp-98":       true,
-		".conflicts.json.4242.tmp":  true, // the older pattern
-		"manifest.json":             false,
-		"dwight.wing":               false,
-		".hidden":                   false,
-		"notes.tmp-1":               false, // not hidden: not ours
-		".x.tmp-abc":                false,
+	names := []string{
+		".manifest.json.tmp-123456",
+		".dwight.wing.tmp-98",
+		".conflicts.json.4242.tmp",     // an older pattern
+		".memory.md.memminer-123",      // memfile's older pattern
+		".memory.md.tmp-7",             // CreateTemp's, of memory.md
+		".memory.laptop.md.tmp-8",      // of another memory file
+		"manifest.json", "dwight.wing", // the files themselves
+		".hidden",
+		"notes.tmp-1", // not hidden: not ours
+		".x.tmp-abc",  // no number
+		".memory.md.memminer-x",
 	}
-	for name := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte("12345"), 0o600); err != nil {
-			t.Fatal(err)
-		}
+	tests := []struct {
+		target string
+		stale  []string // the names removed
+	}{
+		{"", []string{".manifest.json.tmp-123456", ".dwight.wing.tmp-98", ".conflicts.json.4242.tmp", ".memory.md.memminer-123", ".memory.md.tmp-7", ".memory.laptop.md.tmp-8"}},
+		{"memory.md", []string{".memory.md.memminer-123", ".memory.md.tmp-7"}},
+		{"dwight.wing", []string{".dwight.wing.tmp-98"}},
+		{"notes", nil},
 	}
-	if err := os.Mkdir(filepath.Join(dir, ".sub.tmp-1"), 0o700); err != nil {
+	for _, tt := range tests {
+		t.Run("target="+tt.target, func(t *testing.T) {
+			dir := t.TempDir()
+			for _, name := range names {
+				if err := os.WriteFile(filepath.Join(dir, name), []byte("12345"), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := os.Mkdir(filepath.Join(dir, ".sub.tmp-1"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			n, size, err := RemoveStale(dir, nil, tt.target)
+			if err != nil || n != len(tt.stale) || size != int64(5*len(tt.stale)) {
+				t.Fatalf("RemoveStale = %d, %d, %v; want %d, %d", n, size, err, len(tt.stale), 5*len(tt.stale))
+			}
+			for _, name := range names {
+				_, err := os.Stat(filepath.Join(dir, name))
+				if gone, stale := os.IsNotExist(err), slices.Contains(tt.stale, name); gone != stale {
+					t.Errorf("%s: removed %t, want %t", name, gone, stale)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, ".sub.tmp-1")); err != nil {
+				t.Errorf("a directory was removed: %v", err)
+			}
+		})
+	}
+	if n, _, err := RemoveStale(filepath.Join(t.TempDir(), "missing"), nil, ""); n != 0 || err != nil {
+		t.Errorf("missing dir: %d, %v", n, err)
+	}
+}
+
+// CreateTemp's names are the ones IsTemp and RemoveStale know.
+func TestCreateTempIsTemp(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "memory.md")
+	f, err := CreateTemp(path)
+	if err != nil {
 		t.Fatal(err)
 	}
-	n, size, err := RemoveStale(dir)
-	if err != nil || n != 3 || size != 15 {
-		t.Fatalf("RemoveStale = %d, %d, %v; want 3, 15", n, size, err)
+	f.Close()
+	if name := filepath.Base(f.Name()); !IsTemp(name) {
+		t.Errorf("IsTemp(%q) = false", name)
 	}
-	for name, stale := range files {
-		_, err := os.Stat(filepath.Join(dir, name))
-		if gone := os.IsNotExist(err); gone != stale {
-			t.Errorf("%s: removed %t, want %t", name, gone, stale)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(dir, ".sub.tmp-1")); err != nil {
-		t.Errorf("a directory was removed: %v", err)
-	}
-	if n, _, err := RemoveStale(filepath.Join(dir, "missing")); n != 0 || err != nil {
-		t.Errorf("missing dir: %d, %v", n, err)
+	if n, _, err := RemoveStale(filepath.Dir(path), nil, "memory.md"); n != 1 || err != nil {
+		t.Errorf("RemoveStale of memory.md = %d, %v; want its temporary file removed", n, err)
 	}
 }
 

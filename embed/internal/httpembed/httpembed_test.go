@@ -559,6 +559,7 @@ func TestShownURL(t *testing.T) {
 }
 
 func TestURLReason(t *testing.T) {
+	//lint:ignore SA1007 the test needs the error of a URL with a bad port
 	_, parseErr := url.Parse("https://me:s3cret@example.internal:x/")
 	if parseErr == nil {
 		t.Fatal("url.Parse accepted a bad port")
