@@ -66,8 +66,16 @@ const (
 // rareWordLogProb is the word log probability (embed.WordFrequency) below
 // which a query word that no searched note has is foreign to the palace:
 // "origami" (-25), "villanelle" (-33), "zorblax" (-35), where everyday
-// words score above -12 ("host" -9, "teeth" -10, "purchase" -10).
-const rareWordLogProb = -20
+// words score above -12 ("host" -9, "teeth" -10, "purchase" -10). Words of
+// a trade the vocabulary's text seldom used score near -21 ("palette",
+// "payloads", "traces"): a paraphrase may use them, so they are not.
+const rareWordLogProb = -22
+
+// foreignShare is the share of a query's words that, foreign, make it a
+// question about something else. Lower, it catches more such questions and
+// loses paraphrases that use one rare word (BENCHMARKS.md, "Recall on
+// small hives").
+const foreignShare = 1.0 / 3
 
 // answerCoverage is the lexical coverage from which a note holds the
 // words of what it is asked (Evidence.Answers): the only evidence on which
@@ -78,6 +86,21 @@ const rareWordLogProb = -20
 // their lexical coverage stays under 0.28, and the answers of direct
 // questions average 0.93.
 const answerCoverage = fullCoverage
+
+// A note that answers (Evidence.Answers) ranks above every note that does
+// not, and the answering notes rank by how much of the query they hold:
+// answerLead is added to its fused score, in standard deviations (the
+// fused score of a small wing's notes spans about ten). The built-in
+// model's cosines, standardised over a handful of notes, otherwise rank a
+// note sharing "runs" with "which host runs postgres" above the one
+// holding both words (BENCHMARKS.md, "Recall on small hives").
+const (
+	answerBase  = 20
+	answerSlope = 30
+)
+
+// answerLead is what an answering note of lexical coverage c gains.
+func answerLead(c float64) float64 { return answerBase + answerSlope*c }
 
 // fullCoverage is the lexical coverage that counts whatever the query's
 // grounding: a note holding half of what the query weighs shares more
@@ -92,8 +115,8 @@ type QueryWord struct {
 	// InPalace tells that some searched note has the term.
 	InPalace bool `json:"in_palace"`
 	// Foreign tells that no searched note has the word and that it is
-	// rare in English (rareWordLogProb): when at least half of a query's
-	// words are, the cosine is no evidence (Explanation.Foreign).
+	// rare in English (rareWordLogProb): when at least a third of a
+	// query's words are, the cosine is no evidence (Explanation.Foreign).
 	Foreign bool `json:"foreign,omitempty"`
 	// Identifier tells that the word looks like an identifier.
 	Identifier bool `json:"identifier,omitempty"`
@@ -145,8 +168,8 @@ type Explanation struct {
 	// MissingIdentifier is an identifier of the query no searched note
 	// has: the search then returns nothing.
 	MissingIdentifier string `json:"missing_identifier,omitempty"`
-	// Foreign tells that at least half of the query's words are foreign
-	// to the palace (QueryWord.Foreign): a question about another domain,
+	// Foreign tells that at least a third of the query's words are
+	// foreign to the palace (QueryWord.Foreign): a question about another domain,
 	// which only lexical coverage can answer.
 	Foreign bool `json:"foreign,omitempty"`
 	// Prompt tells that the search decided for the prompt hook: only
@@ -308,11 +331,11 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 	for _, c := range best[:min(2, len(best))] {
 		d.grounding += c
 	}
-	// A query half made of words the palace lacks and English rarely uses
-	// is about something else: the built-in model still finds some note at
-	// a cosine of 0.3-0.5 ("zorblax quintessence flavour profile"), so the
-	// vectors' evidence does not count.
-	if foreign > 0 && 2*foreign >= len(toks) {
+	// A query a third made of words the palace lacks and English rarely
+	// uses is about something else: the built-in model still finds some
+	// note at a cosine of 0.3-0.5 ("zorblax quintessence flavour profile"),
+	// so the vectors' evidence does not count.
+	if foreign > 0 && float64(foreign) >= foreignShare*float64(len(toks)) {
 		d.foreign, d.grounding = true, 0
 	}
 

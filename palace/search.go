@@ -167,11 +167,9 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	// Demoting a neighbour can promote at most two later notes per pick,
 	// so the best 3n+3 notes hold the n results.
 	keep := 3*n + 3
-	if opts.Prompt {
-		// The hook orders notes by their words, not by the fused score
-		// (below): it looks further down the fused ranking.
-		keep = 3*DefaultResults + 3
-	}
+	// A note that answers (answerLead, below) can rank far above its
+	// place in the fused ranking: look further down it.
+	keep = max(keep, 3*DefaultResults+3)
 	filters := opts.Filters
 	if filters.Now.IsZero() {
 		filters.Now = time.Now()
@@ -232,6 +230,9 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 			e.Passed = false
 			e.Reason = fmt.Sprintf("not for the prompt hook: lexical coverage %.2f below %.2f (%s)", e.Coverage, answerCoverage, e.Reason)
 		}
+		if e.Answers {
+			c.score += answerLead(e.Coverage)
+		}
 		evidence[candidate{ws: c.ws, d: c.d}] = e
 		if !e.Passed {
 			missed = append(missed, c)
@@ -252,16 +253,6 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 			h.Evidence = &e
 		}
 		return h, nil
-	}
-	if opts.Prompt {
-		// The note holding most of the prompt's words first: the cosine
-		// orders unrelated notes as confidently as related ones.
-		sort.SliceStable(kept, func(i, j int) bool {
-			return evidence[candidate{ws: kept[i].ws, d: kept[i].d}].Coverage > evidence[candidate{ws: kept[j].ws, d: kept[j].d}].Coverage
-		})
-		for i := range kept {
-			kept[i].score = -float64(i) // pick keeps this order
-		}
 	}
 	picked := pick(kept, n, adjacencyPenalty*float64(channels))
 	picked = coverParts(picked, kept, evidence, len(dec.parts))

@@ -42,7 +42,7 @@ func printExplanation(w io.Writer, ex *api.Explanation) {
 		fmt.Fprintf(w, "no searched note has the identifier %s: nothing is relevant\n", ex.MissingIdentifier)
 	}
 	if ex.Foreign {
-		fmt.Fprintln(w, "half the query's words or more are rare and in no note: a question about something else, only lexical coverage counts")
+		fmt.Fprintln(w, "a third of the query's words or more are rare and in no note: a question about something else, only lexical coverage counts")
 	}
 	for _, p := range ex.Parts {
 		fmt.Fprintf(w, "coherent part: %s\n", strings.Join(p, " "))
