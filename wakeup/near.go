@@ -14,8 +14,9 @@ import (
 // measure, if it is at least half related (minSimilar) or the same fact or
 // a near-duplicate by that measure (the first in source order on a tie):
 // the weighted Jaccard of their terms (idf over the wing and text), or,
-// when vec is a vector of the wing's model and the two share some words,
-// the calibrated cosine of their vectors. It is a resemblance, not
+// when vec is a vector of the wing's model, the calibrated cosine of their
+// vectors; either way the two must share some of their rarer words
+// (minSharedForVector). It is a resemblance, not
 // identity: "db-2 is the primary" and "db-3 is the primary" are similar.
 // Whether a note says the same fact is remember's rule (remember.SameFact),
 // decided from the text. vec must be a vector of the wing's model
@@ -57,6 +58,13 @@ func Similar(p *palace.Palace, wing, text string, vec []float32, except ...strin
 	bestScore := 0.0
 	for _, c := range cands {
 		m := r.compare(probe, c)
+		if m.shared < minSharedForVector {
+			// A note it could replace is about the same thing: it shares
+			// some of its rarer words. The built-in model puts notes of one
+			// wing close whatever they say ("Never commit .env files" and
+			// "The web app uses Vite").
+			continue
+		}
 		score := m.related
 		if m.duplicate || m.sameFact {
 			score++

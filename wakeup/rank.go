@@ -116,6 +116,8 @@ type match struct {
 	related   float64 // in [0, 1]
 	sameFact  bool
 	duplicate bool
+	// shared is the weighted Jaccard of the two notes' terms.
+	shared float64
 }
 
 // minSharedForVector is the weighted Jaccard two notes need before their
@@ -132,6 +134,7 @@ const minSharedForVector = 0.15
 func (r *ranker) compare(a, b *cand) match {
 	lex := weightedJaccard(a.terms, b.terms, r.weights)
 	m := match{
+		shared:    lex,
 		related:   lexicalThresholds.related(lex),
 		sameFact:  lex >= lexicalThresholds.sameFact,
 		duplicate: lex >= lexicalThresholds.duplicate,
