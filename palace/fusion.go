@@ -531,6 +531,9 @@ type candidate struct {
 	ws    *wingScores
 	d     int32
 	score float64
+	// lead is the part of score an answering note gained (answerLead);
+	// a hit's shown Score leaves it out.
+	lead float64
 }
 
 // better orders candidates: higher score first, then by wing and file

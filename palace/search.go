@@ -87,8 +87,10 @@ type Hit struct {
 	Note
 	// Score is the hit's relevance relative to the first hit, in (0, 1]:
 	// the first hit scores 1, and a hit's score falls by a factor e for
-	// every standard deviation (averaged over the retrievers) it trails the
-	// first hit by. See fusion.go.
+	// every standard deviation (averaged over the retrievers) its fused
+	// score trails the first hit's by, never above the hit before it
+	// (a note that answers ranks first whatever its fused score:
+	// answerLead). See fusion.go.
 	Score float64
 	// Mtime is the source file's modification time when mined.
 	Mtime time.Time
@@ -124,114 +126,173 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	if query == "" {
 		return nil, nil, errors.New("empty query")
 	}
-	n := opts.Results
-	if n <= 0 {
-		n = DefaultResults
-	}
-	if opts.Prompt {
-		n = min(n, PromptResults)
-	}
 	wings, err := p.searchWings(opts.Wings, opts.ExcludeWings)
 	if err != nil {
 		return nil, nil, err
 	}
-	if opts.Mode == VectorOnly && p.emb == nil {
-		return nil, nil, errors.New("vector search needs an embedding model; this palace is lexical")
+	r, err := p.newSearchRun(ctx, query, opts, explain)
+	if err != nil {
+		return nil, nil, err
 	}
-	var qvec []float32
-	toks := queryTokens(query)
-	var wordVecs [][]float32
+	p.mu.RLock()
+	defer p.mu.RUnlock()
+	scores, err := r.score(ctx, wings)
+	if err != nil {
+		return nil, nil, err
+	}
+	dec := newDecider(scores, r.toks, r.wordVecs, r.terms, r.useLex, p.emb)
+	kept, missed, evidence := r.decide(fuse(scores, r.keep), dec)
+	picked := pick(kept, r.n, adjacencyPenalty*float64(r.channels))
+	picked = coverParts(picked, kept, evidence, len(dec.parts))
+	hits, err := r.hits(picked, evidence)
+	if err != nil || !explain {
+		return hits, nil, err
+	}
+	ex := dec.explanation(opts.MinRelevance)
+	ex.Prompt = opts.Prompt
+	if ex.NearMisses, err = r.hits(pick(missed, min(nearMisses, len(missed)), 0), evidence); err != nil {
+		return nil, nil, err
+	}
+	return hits, ex, nil
+}
+
+// searchRun is one search: the query as the retrievers take it and how
+// many notes it looks at.
+type searchRun struct {
+	p       *Palace
+	opts    SearchOptions
+	explain bool
+	// n is the number of hits wanted; keep how many of the fused ranking's
+	// best notes relevance judges.
+	n, keep int
+	toks    []queryToken
+	terms   []string
+	// qvec is the query's vector and wordVecs its words' (nil without
+	// vectors).
+	qvec     []float32
+	wordVecs [][]float32
+	useLex   bool
+	useVec   bool
+	channels int
+	filters  Filters
+}
+
+// newSearchRun prepares a search of query: its terms and, with vectors,
+// its vector and its words' vectors.
+func (p *Palace) newSearchRun(ctx context.Context, query string, opts SearchOptions, explain bool) (*searchRun, error) {
+	if opts.Mode == VectorOnly && p.emb == nil {
+		return nil, errors.New("vector search needs an embedding model; this palace is lexical")
+	}
+	r := &searchRun{p: p, opts: opts, explain: explain, n: opts.Results, toks: queryTokens(query), terms: lexTerms(query), filters: opts.Filters}
+	if r.n <= 0 {
+		r.n = DefaultResults
+	}
+	if opts.Prompt {
+		r.n = min(r.n, PromptResults)
+	}
+	// Demoting a neighbour can promote at most two later notes per pick,
+	// so the best 3n+3 notes hold the n results; a note that answers
+	// (answerLead) can rank far above its place in the fused ranking, so
+	// relevance looks further down it.
+	r.keep = max(3*r.n+3, 3*DefaultResults+3)
+	if r.filters.Now.IsZero() {
+		r.filters.Now = time.Now()
+	}
 	if p.emb != nil && opts.Mode != LexicalOnly {
 		vs, err := p.emb.Embed(ctx, []string{query})
 		if err != nil {
-			return nil, nil, fmt.Errorf("embed query: %w", err)
+			return nil, fmt.Errorf("embed query: %w", err)
 		}
 		if len(vs) != 1 || !normalize(vs[0]) {
-			return nil, nil, errors.New("embed query: embedder returned no usable vector")
+			return nil, errors.New("embed query: embedder returned no usable vector")
 		}
-		qvec = vs[0]
-		if wordVecs, err = p.wordVectors(ctx, toks); err != nil {
-			return nil, nil, err
+		r.qvec = vs[0]
+		if r.wordVecs, err = p.wordVectors(ctx, r.toks); err != nil {
+			return nil, err
 		}
 	}
+	r.useLex, r.useVec = opts.Mode != VectorOnly, r.qvec != nil
+	if r.useLex {
+		r.channels += 2
+	}
+	if r.useVec {
+		r.channels += 2
+	}
+	return r, nil
+}
 
-	terms := lexTerms(query)
-	useLex, useVec := opts.Mode != VectorOnly, qvec != nil
-	channels := 0
-	if useLex {
-		channels += 2
-	}
-	if useVec {
-		channels += 2
-	}
-	// Demoting a neighbour can promote at most two later notes per pick,
-	// so the best 3n+3 notes hold the n results.
-	keep := 3*n + 3
-	// A note that answers (answerLead, below) can rank far above its
-	// place in the fused ranking: look further down it.
-	keep = max(keep, 3*DefaultResults+3)
-	filters := opts.Filters
-	if filters.Now.IsZero() {
-		filters.Now = time.Now()
-	}
-
-	p.mu.RLock()
-	defer p.mu.RUnlock()
+// score runs the retrievers over each of wings that has notes. The caller
+// holds the palace's read lock.
+func (r *searchRun) score(ctx context.Context, wings []string) ([]*wingScores, error) {
 	var scores []*wingScores
 	for _, id := range wings {
-		w := p.wings[id]
+		w := r.p.wings[id]
 		if w == nil || w.noteCount() == 0 {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		hasVecs := w.vectorCount() > 0
-		if useVec && hasVecs && w.dim != len(qvec) {
-			return nil, nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, id, w.dim, len(qvec))
-		}
-		v, err := viewOf(ctx, w)
+		ws, err := r.scoreWing(ctx, w)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		// Filters that narrow read every note's governance; otherwise
-		// only hits need the tables.
-		if v.fz != nil && filters.narrows() {
-			if err := v.fz.loadTables(); err != nil {
-				return nil, nil, fmt.Errorf("wing %s: %w", id, err)
-			}
-		}
-		ws := &wingScores{w: w, v: v, lexWeight: 1}
-		if useLex {
-			coverage := ws.lexChannels(terms)
-			if useVec {
-				ws.lexWeight = lexicalTrust(coverage)
-			}
-		}
-		if useVec && hasVecs {
-			if v.fz != nil {
-				if err := v.fz.checkVectors(); err != nil {
-					return nil, nil, fmt.Errorf("wing %s: %w", id, err)
-				}
-			}
-			ws.vecChannels(qvec)
-		}
-		ws.prior = filters.priors(ws, channels)
 		scores = append(scores, ws)
 	}
-	cands := fuse(scores, keep)
-	dec := newDecider(scores, toks, wordVecs, terms, useLex, p.emb)
-	evidence := make(map[candidate]Evidence, len(cands))
-	var missed []candidate
-	kept := cands[:0]
+	return scores, nil
+}
+
+// scoreWing runs the retrievers over w's notes.
+func (r *searchRun) scoreWing(ctx context.Context, w *wing) (*wingScores, error) {
+	hasVecs := w.vectorCount() > 0
+	if r.useVec && hasVecs && w.dim != len(r.qvec) {
+		return nil, fmt.Errorf("%w: wing %s has %d-dimension vectors, query has %d", ErrModelMismatch, w.id, w.dim, len(r.qvec))
+	}
+	v, err := viewOf(ctx, w)
+	if err != nil {
+		return nil, err
+	}
+	// Filters that narrow read every note's governance; otherwise only
+	// hits need the tables.
+	if v.fz != nil && r.filters.narrows() {
+		if err := v.fz.loadTables(); err != nil {
+			return nil, fmt.Errorf("wing %s: %w", w.id, err)
+		}
+	}
+	ws := &wingScores{w: w, v: v, lexWeight: 1}
+	if r.useLex {
+		coverage := ws.lexChannels(r.terms)
+		if r.useVec {
+			ws.lexWeight = lexicalTrust(coverage)
+		}
+	}
+	if r.useVec && hasVecs {
+		if v.fz != nil {
+			if err := v.fz.checkVectors(); err != nil {
+				return nil, fmt.Errorf("wing %s: %w", w.id, err)
+			}
+		}
+		ws.vecChannels(r.qvec)
+	}
+	ws.prior = r.filters.priors(ws, r.channels)
+	return ws, nil
+}
+
+// decide judges each candidate's relevance: kept are those that pass, an
+// answering note raised above those that do not answer (answerLead);
+// missed are the others; evidence is every candidate's.
+func (r *searchRun) decide(cands []candidate, dec *decider) (kept, missed []candidate, evidence map[candidate]Evidence) {
+	evidence = make(map[candidate]Evidence, len(cands))
+	kept = cands[:0]
 	for _, c := range cands {
-		e := dec.judge(c, opts.MinRelevance)
-		if opts.Prompt && e.Passed && !e.Answers {
+		e := dec.judge(c, r.opts.MinRelevance)
+		if r.opts.Prompt && e.Passed && !e.Answers {
 			e.Passed = false
 			e.Reason = fmt.Sprintf("not for the prompt hook: lexical coverage %.2f below %.2f (%s)", e.Coverage, answerCoverage, e.Reason)
 		}
 		if e.Answers {
-			c.score += answerLead(e.Coverage)
+			c.lead = answerLead(e.Coverage)
+			c.score += c.lead
 		}
 		evidence[candidate{ws: c.ws, d: c.d}] = e
 		if !e.Passed {
@@ -240,44 +301,31 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 		}
 		kept = append(kept, c)
 	}
-	hit := func(c candidate, best float64) (Hit, error) {
+	return kept, missed, evidence
+}
+
+// hits makes the hits of cands, best first, scored relative to the first
+// by their fused scores (Hit.Score), never above the hit before.
+func (r *searchRun) hits(cands []candidate, evidence map[candidate]Evidence) ([]Hit, error) {
+	hits := make([]Hit, 0, len(cands))
+	shown := 1.0
+	for _, c := range cands {
 		note, err := c.ws.v.noteAt(c.d)
 		if err != nil {
-			return Hit{}, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
+			return nil, fmt.Errorf("wing %s: %w", c.ws.w.id, err)
 		}
 		e := evidence[candidate{ws: c.ws, d: c.d}]
-		h := Hit{Note: note.note(), Score: math.Exp((c.score - best) / float64(channels)), Relevance: e.Relevance}
+		fused, first := c.score-c.lead, cands[0].score-cands[0].lead
+		shown = min(shown, math.Exp((fused-first)/float64(r.channels)))
+		h := Hit{Note: note.note(), Score: shown, Relevance: e.Relevance}
 		h.Mtime = c.ws.w.mtimeOf(h.Source)
-		h.Stale, h.StaleReason = note.gov.Staleness(h.Mtime, filters.Now, filters.StaleAfter)
-		if explain {
+		h.Stale, h.StaleReason = note.gov.Staleness(h.Mtime, r.filters.Now, r.filters.StaleAfter)
+		if r.explain {
 			h.Evidence = &e
-		}
-		return h, nil
-	}
-	picked := pick(kept, n, adjacencyPenalty*float64(channels))
-	picked = coverParts(picked, kept, evidence, len(dec.parts))
-	hits := make([]Hit, 0, len(picked))
-	for _, c := range picked {
-		h, err := hit(c, picked[0].score)
-		if err != nil {
-			return nil, nil, err
 		}
 		hits = append(hits, h)
 	}
-	if !explain {
-		return hits, nil, nil
-	}
-	ex := dec.explanation(opts.MinRelevance)
-	ex.Prompt = opts.Prompt
-	missed = pick(missed, min(nearMisses, len(missed)), 0)
-	for _, c := range missed {
-		h, err := hit(c, missed[0].score)
-		if err != nil {
-			return nil, nil, err
-		}
-		ex.NearMisses = append(ex.NearMisses, h)
-	}
-	return hits, ex, nil
+	return hits, nil
 }
 
 // searchWings resolves the wings to search, sorted and each once, and
