@@ -160,6 +160,10 @@ type Digest struct {
 	// MoreWings counts wings whose identity line did not fit the budget.
 	MoreWings int         `json:"more_wings"`
 	Story     []StoryItem `json:"story"`
+	// MoreNotes counts the notes that could enter the story and did not
+	// fit the budget; Markdown says so after the story. It is 0 when the
+	// line saying so would not fit either.
+	MoreNotes int `json:"more_notes"`
 	// Pending counts the notes waiting in the hive's inboxes for a person
 	// to approve them; Notices are Options.Notices. Both open the digest,
 	// under "## Attention", when there are any.
@@ -222,6 +226,9 @@ func (d Digest) Markdown() string {
 		for _, it := range d.Story {
 			b.WriteString(storyLine(it, it.Text) + "\n")
 		}
+		if d.MoreNotes > 0 {
+			b.WriteString(moreNotesLine(d.MoreNotes) + "\n")
+		}
 	}
 	return b.String()
 }
@@ -258,6 +265,15 @@ const (
 
 func identityLine(wing, text string) string {
 	return "- " + quote.Inline(wing) + ": " + quote.Inline(text)
+}
+
+// moreNotesLine says how many notes did not fit, as pack does, so that
+// an agent knows the digest is a part of memory.
+func moreNotesLine(n int) string {
+	if n == 1 {
+		return "- … 1 more note did not fit the budget (--tokens)"
+	}
+	return fmt.Sprintf("- … %d more notes did not fit the budget (--tokens)", n)
 }
 
 func moreWingsLine(n int) string {
