@@ -4,10 +4,10 @@
 //
 // Detection is gitleaks' (github.com/zricethezav/gitleaks/v8): its default
 // rule set with its keywords, entropy thresholds and allowlists, run as its
-// detector runs them (engine), plus the rules of extra.toml (a password in a URL, an AWS secret key, a credential
-// assigned to a name that says so). The rules are compiled on the
-// first call, about 30 ms, so a command that never reads or writes a note's
-// text never pays for them.
+// detector runs them (engine), plus the rules of extra.toml (a password in
+// a URL, an AWS secret key, a credential assigned to a name that says so).
+// The rules are compiled on the first call, about 30 ms, so a command that
+// never reads or writes a note's text never pays for them.
 package secrets
 
 import (
