@@ -22,6 +22,9 @@ func TestSecretsNeverEnter(t *testing.T) {
 				{Wing: "kim", Text: c.Note},
 				{Wing: "kim", Text: c.Note, Confidence: "hypothesis"},
 				{Wing: "kim", Text: "The release checklist.", Heading: strings.ReplaceAll(c.Note, "\n", " ")},
+				// A heading of two lines is refused for its secret,
+				// never echoed as a bad heading.
+				{Wing: "kim", Text: "The release checklist.", Heading: "Ops\n" + c.Note},
 			} {
 				_, err := f.remember(t, req)
 				var se *SecretError
