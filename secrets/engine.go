@@ -2,7 +2,9 @@ package secrets
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"sync"
@@ -26,8 +28,25 @@ import (
 // every memminer command about 5 M instructions at start-up (BENCHMARKS.md).
 type engine struct {
 	global    []*config.Allowlist
-	rules     []config.Rule // by id, so findings come in one order
+	rules     []*rule // by id, so findings come in one order
 	prefilter *ahocorasick.Trie
+}
+
+// rule is one of gitleaks' rules, its regexp and allowlists compiled the
+// first time a text holds one of its keywords: compiling all of them
+// costs some 30 ms, and a note seldom holds the keywords of more than a
+// few.
+type rule struct {
+	id          string
+	keywords    []string // lower case
+	secretGroup int
+	entropy     float64
+	compiled    func() compiledRule
+}
+
+type compiledRule struct {
+	regex      *regexp.Regexp
+	allowlists []*config.Allowlist
 }
 
 // rawFinding is a rule's match: the kind, the secret and the line it
@@ -40,60 +59,124 @@ type rawFinding struct {
 // gitleaksAllow on a line lets its match through, as gitleaks does.
 const gitleaksAllow = "gitleaks:allow"
 
-// newEngine runs gitleaks' default rules extended by extra.toml's.
+// newEngine reads gitleaks' default rules and extra.toml's (which
+// replace a default rule of the same id), as gitleaks' configuration
+// does (config.ViperConfig.Translate), but leaves each rule's regexps to
+// be compiled when it is first needed.
 func newEngine() (*engine, error) {
-	cfg, err := gitleaksConfig()
-	if err != nil {
-		return nil, err
+	// gitleaks logs to standard error (a version warning, a rule without
+	// keywords): memminer's output is its own.
+	logging.Logger = zerolog.Nop()
+	byID := map[string]*rule{}
+	e := &engine{}
+	for _, src := range []string{config.DefaultConfig, extraRules} {
+		v := viper.New()
+		v.SetConfigType("toml")
+		if err := v.ReadConfig(strings.NewReader(src)); err != nil {
+			return nil, err
+		}
+		var vc config.ViperConfig
+		if err := v.Unmarshal(&vc); err != nil {
+			return nil, err
+		}
+		for _, vr := range vc.Rules {
+			// A rule on paths alone, or on paths too, never matches a
+			// text without one; SkipReport rules only serve others.
+			if vr.Regex == "" || vr.Path != "" || vr.SkipReport {
+				delete(byID, vr.ID)
+				continue
+			}
+			if len(vr.Required) > 0 {
+				return nil, fmt.Errorf("rule %s: rules that require others are not supported", vr.ID)
+			}
+			r := &rule{id: vr.ID, secretGroup: vr.SecretGroup, entropy: vr.Entropy}
+			for _, k := range vr.Keywords {
+				r.keywords = append(r.keywords, strings.ToLower(k))
+			}
+			type raw = struct {
+				cond, target, desc             string
+				regexes, paths, commits, stops []string
+			}
+			var lists []raw
+			if vr.AllowList != nil {
+				a := vr.AllowList
+				lists = append(lists, raw{a.Condition, a.RegexTarget, a.Description, a.Regexes, a.Paths, a.Commits, a.StopWords})
+			}
+			for _, a := range vr.Allowlists {
+				lists = append(lists, raw{a.Condition, a.RegexTarget, a.Description, a.Regexes, a.Paths, a.Commits, a.StopWords})
+			}
+			regex, id := vr.Regex, vr.ID
+			r.compiled = sync.OnceValue(func() compiledRule {
+				c := compiledRule{regex: regexp.MustCompile(regex)}
+				for _, a := range lists {
+					al, err := newAllowlist(a.cond, a.target, a.desc, a.regexes, a.paths, a.commits, a.stops)
+					if err != nil {
+						panic(fmt.Sprintf("secrets: rule %s: %v", id, err))
+					}
+					c.allowlists = append(c.allowlists, al)
+				}
+				return c
+			})
+			byID[vr.ID] = r
+		}
+		globals := vc.Allowlists
+		if vc.AllowList != nil {
+			globals = append(globals, vc.AllowList)
+		}
+		for _, a := range globals {
+			if len(a.TargetRules) > 0 {
+				return nil, fmt.Errorf("allowlists with targetRules are not supported")
+			}
+			al, err := newAllowlist(a.Condition, a.RegexTarget, a.Description, a.Regexes, a.Paths, a.Commits, a.StopWords)
+			if err != nil {
+				return nil, err
+			}
+			e.global = append(e.global, al)
+		}
 	}
-	e := &engine{global: cfg.Allowlists}
-	for _, id := range slices.Sorted(func(yield func(string) bool) {
-		for id := range cfg.Rules {
-			if !yield(id) {
-				return
+	var keywords []string
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		r := byID[id]
+		e.rules = append(e.rules, r)
+		for _, k := range r.keywords {
+			if !slices.Contains(keywords, k) {
+				keywords = append(keywords, k)
 			}
 		}
-	}) {
-		r := cfg.Rules[id]
-		// A rule on paths alone, or on paths too, never matches a text
-		// without one; SkipReport rules only serve others.
-		if r.Regex == nil || r.Path != nil || r.SkipReport {
-			continue
-		}
-		if len(r.RequiredRules) > 0 {
-			return nil, fmt.Errorf("rule %s: rules that require others are not supported", id)
-		}
-		e.rules = append(e.rules, r)
-	}
-	keywords := make([]string, 0, len(cfg.Keywords))
-	for k := range cfg.Keywords {
-		keywords = append(keywords, strings.ToLower(k))
 	}
 	e.prefilter = ahocorasick.NewTrieBuilder().AddStrings(keywords).Build()
 	return e, nil
 }
 
-// gitleaksConfig is gitleaks' default configuration extended by
-// extra.toml's rules, loaded once: gitleaks counts the extensions it
-// loads in a global, and loads the default no more once it has twice.
-var gitleaksConfig = sync.OnceValues(func() (config.Config, error) { return loadConfig(extraRules) })
-
-// loadConfig is gitleaks' default configuration extended by extra
-// (gitleaks' format). It goes through viper's global instance, as
-// gitleaks' own loading does; nothing else in memminer uses viper.
-func loadConfig(extra string) (config.Config, error) {
-	// gitleaks logs to standard error (a version warning, a rule without
-	// keywords): memminer's output is its own.
-	logging.Logger = zerolog.Nop()
-	viper.SetConfigType("toml")
-	if err := viper.ReadConfig(strings.NewReader(extra)); err != nil {
-		return config.Config{}, err
+// newAllowlist is an allowlist as gitleaks' configuration makes one
+// (parseAllowlist).
+func newAllowlist(condition, target, desc string, regexes, paths, commits, stopWords []string) (*config.Allowlist, error) {
+	a := &config.Allowlist{Description: desc, Commits: commits, StopWords: stopWords}
+	switch strings.ToUpper(condition) {
+	case "AND", "&&":
+		a.MatchCondition = config.AllowlistMatchAnd
+	case "", "OR", "||":
+		a.MatchCondition = config.AllowlistMatchOr
+	default:
+		return nil, fmt.Errorf("unknown allowlist condition %q", condition)
 	}
-	var vc config.ViperConfig
-	if err := viper.Unmarshal(&vc); err != nil {
-		return config.Config{}, err
+	switch target {
+	case "", "secret":
+	case "match", "line":
+		a.RegexTarget = target
+	default:
+		return nil, fmt.Errorf("unknown allowlist regexTarget %q", target)
 	}
-	return vc.Translate()
+	for _, r := range regexes {
+		a.Regexes = append(a.Regexes, regexp.MustCompile(r))
+	}
+	for _, p := range paths {
+		a.Paths = append(a.Paths, regexp.MustCompile(p))
+	}
+	if err := a.Validate(); err != nil {
+		return nil, err
+	}
+	return a, nil
 }
 
 // find returns the secrets of text, rule by rule.
@@ -113,9 +196,8 @@ func (e *engine) find(text string) []rawFinding {
 		return at
 	})
 	var found []rawFinding
-	for i := range e.rules {
-		r := &e.rules[i]
-		if len(r.Keywords) > 0 && !slices.ContainsFunc(r.Keywords, func(k string) bool { return present[strings.ToLower(k)] }) {
+	for _, r := range e.rules {
+		if len(r.keywords) > 0 && !slices.ContainsFunc(r.keywords, func(k string) bool { return present[k] }) {
 			continue
 		}
 		found = append(found, e.findRule(text, r, newlines)...)
@@ -123,9 +205,10 @@ func (e *engine) find(text string) []rawFinding {
 	return dropGeneric(found)
 }
 
-func (e *engine) findRule(text string, r *config.Rule, newlines func() []int) []rawFinding {
+func (e *engine) findRule(text string, r *rule, newlines func() []int) []rawFinding {
+	c := r.compiled()
 	var found []rawFinding
-	for _, m := range r.Regex.FindAllStringIndex(text, -1) {
+	for _, m := range c.regex.FindAllStringIndex(text, -1) {
 		match := strings.Trim(text[m[0]:m[1]], "\n")
 		// As gitleaks places it: from the match's start, as long as what
 		// is left of it.
@@ -136,12 +219,12 @@ func (e *engine) findRule(text string, r *config.Rule, newlines func() []int) []
 			continue
 		}
 		secret := match
-		if groups := r.Regex.FindStringSubmatch(match); len(groups) >= 2 {
-			if r.SecretGroup > 0 {
-				if len(groups) <= r.SecretGroup {
+		if groups := c.regex.FindStringSubmatch(match); len(groups) >= 2 {
+			if r.secretGroup > 0 {
+				if len(groups) <= r.secretGroup {
 					continue
 				}
-				secret = groups[r.SecretGroup]
+				secret = groups[r.secretGroup]
 			} else {
 				for _, g := range groups[1:] {
 					if g != "" {
@@ -151,13 +234,13 @@ func (e *engine) findRule(text string, r *config.Rule, newlines func() []int) []
 				}
 			}
 		}
-		if r.Entropy != 0 && shannonEntropy(secret) <= r.Entropy {
+		if r.entropy != 0 && shannonEntropy(secret) <= r.entropy {
 			continue
 		}
-		if allowed(e.global, secret, match, line) || allowed(r.Allowlists, secret, match, line) {
+		if allowed(e.global, secret, match, line) || allowed(c.allowlists, secret, match, line) {
 			continue
 		}
-		found = append(found, rawFinding{kind: r.RuleID, secret: secret, line: strings.Count(text[:start], "\n")})
+		found = append(found, rawFinding{kind: r.id, secret: secret, line: strings.Count(text[:start], "\n")})
 	}
 	return found
 }

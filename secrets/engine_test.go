@@ -3,12 +3,45 @@ package secrets
 import (
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 
 	"github.com/memminer/memminer/secrets/secretstest"
 )
+
+// gitleaksConfig is gitleaks' default configuration extended by
+// extra.toml's rules as gitleaks itself loads it (Translate), to hold
+// the engine to gitleaks' detector. It is loaded once: gitleaks
+// counts the extensions it loads in a global, and loads the default no
+// more once it has twice.
+var gitleaksConfig = sync.OnceValues(func() (config.Config, error) {
+	viper.SetConfigType("toml")
+	if err := viper.ReadConfig(strings.NewReader(extraRules)); err != nil {
+		return config.Config{}, err
+	}
+	var vc config.ViperConfig
+	if err := viper.Unmarshal(&vc); err != nil {
+		return config.Config{}, err
+	}
+	return vc.Translate()
+})
+
+// TestEveryRuleCompiles: the rules are compiled when first needed; each
+// one must compile, with its allowlists.
+func TestEveryRuleCompiles(t *testing.T) {
+	if len(rules().rules) < 200 {
+		t.Fatalf("%d rules, want gitleaks' 200 and more", len(rules().rules))
+	}
+	for _, r := range rules().rules {
+		if c := r.compiled(); c.regex == nil {
+			t.Errorf("rule %s has no regexp", r.id)
+		}
+	}
+}
 
 // TestEngineIsGitleaksDetector: on the ten kinds, in prose and as code
 // would hold them, and on ordinary notes, the engine finds what gitleaks'
