@@ -7,6 +7,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
@@ -38,5 +39,26 @@ func TestLogMineRequest(t *testing.T) {
 		if (tt.err == nil) == strings.Contains(got, "err=") {
 			t.Errorf("%s: err attribute in %q", tt.name, got)
 		}
+	}
+}
+
+// TestSecretsLoggedOncePerFile: a mine's warning about a file holding
+// secrets is logged once, not on every mine of the file, and again when
+// what the file holds changes.
+func TestSecretsLoggedOncePerFile(t *testing.T) {
+	var b strings.Builder
+	log := slog.New(slog.NewTextHandler(&b, nil))
+	d := &Daemon{log: log, failures: newBackoff(log, time.Second), lastMine: map[string]api.WingMine{}, secretsLogged: map[string]string{}}
+	warn := func(msg string) mine.Summary {
+		return mine.Summary{FilesChanged: 1, Warnings: []mine.Problem{{Path: "/h/agents/kim/memory.md", Kind: mine.ProblemSecret, Err: msg}}}
+	}
+	for _, s := range []mine.Summary{warn("holds 1 secret (github-pat at line 4)"), warn("holds 1 secret (github-pat at line 4)"), warn("holds 2 secrets (github-pat at line 4, npm-access-token at line 9)")} {
+		d.record("kim", "/h/agents/kim", "watch", time.Now(), time.Millisecond, s, nil)
+	}
+	if n := strings.Count(b.String(), `msg="file holds secrets; they are hidden from every output"`); n != 2 {
+		t.Errorf("logged %d times, want twice (once, then once more for the change):\n%s", n, b.String())
+	}
+	if !strings.Contains(b.String(), "npm-access-token at line 9") || !strings.Contains(b.String(), "path=/h/agents/kim/memory.md") {
+		t.Errorf("the log does not say where:\n%s", b.String())
 	}
 }

@@ -545,13 +545,13 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	// under the same rules and frontmatter, keeps its governance.
 	fileKey := file.Key()
 	sameGovern := known && Classified(old) && old.GovernedFile != "" && old.GovernedFile == fileKey
+	of := fileOf{wing: wing, rel: rel, agent: agent, path: f.path, govern: file, heldGoverned: sameGovern}
 	// Secrets are found in the file's text, not note by note: a long note
 	// is cut in parts, which may cut one in two. The notes held of a file
 	// that grew had theirs hidden when they were mined.
-	mask := scanFrom(data, resumeLine)
-	of := fileOf{wing: wing, rel: rel, agent: agent, path: f.path, govern: file, heldGoverned: sameGovern, mask: mask}
 	var notes *palace.NoteSet
 	if resumeLine > 0 {
+		of.mask = scanFrom(data, resumeLine)
 		if notes = grownNotes(p, sections, resumeLine, of); notes != nil {
 			s.resumed++
 		} else if doc, sections, err = markdown.Sections(data, markdown.MemoryOptions()); err != nil {
@@ -559,10 +559,11 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 		}
 	}
 	if notes == nil {
+		of.mask = scanFrom(data, 0)
 		notes = palaceNotes(p, sections, of)
 	}
-	if len(mask.Found) > 0 {
-		s.Warnings = append(s.Warnings, secretsWarning(f.path, mask.Found))
+	if len(of.mask.Found) > 0 {
+		s.Warnings = append(s.Warnings, secretsWarning(f.path, of.mask.Found))
 	}
 	if opts.DryRun {
 		s.FilesChanged++

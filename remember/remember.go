@@ -638,8 +638,19 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 		return memfile.Item{}, "", bad("the note is %d bytes, over the %d-byte limit (max_note_bytes); remember small atomic facts, one at a time", len(text), limit)
 	}
 	heading := strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(req.Heading), "#"))
+	// Before any check that echoes the text: a refusal never shows a
+	// secret.
+	if text, err = withoutSecrets("text", text, req.Redact); err != nil {
+		return memfile.Item{}, "", err
+	}
+	shownHeading := req.Heading
+	if h, err := withoutSecrets("heading", heading, req.Redact); err != nil {
+		return memfile.Item{}, "", err
+	} else if h != heading {
+		heading, shownHeading = h, h
+	}
 	if req.Heading != "" && (heading == "" || strings.ContainsAny(heading, "\r\n") || memfile.CheckText([]byte(heading)) != nil) {
-		return memfile.Item{}, "", bad("heading %q: want one line of text", req.Heading)
+		return memfile.Item{}, "", bad("heading %q: want one line of text", shownHeading)
 	}
 	var tags []string
 	for _, tag := range req.Tags {
@@ -655,12 +666,6 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 		if !slices.Contains(tags, tag) {
 			tags = append(tags, tag)
 		}
-	}
-	if text, err = withoutSecrets("text", text, req.Redact); err != nil {
-		return memfile.Item{}, "", err
-	}
-	if heading, err = withoutSecrets("heading", heading, req.Redact); err != nil {
-		return memfile.Item{}, "", err
 	}
 	return memfile.Item{Text: text, Tags: tags}, heading, nil
 }

@@ -1,12 +1,14 @@
 package remember
 
 import (
+	"context"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/secrets/secretstest"
 )
 
@@ -22,6 +24,9 @@ func TestSecretsNeverEnter(t *testing.T) {
 				{Wing: "kim", Text: c.Note},
 				{Wing: "kim", Text: c.Note, Confidence: "hypothesis"},
 				{Wing: "kim", Text: "The release checklist.", Heading: strings.ReplaceAll(c.Note, "\n", " ")},
+				// A heading of two lines is refused for its secret,
+				// never echoed as a bad heading.
+				{Wing: "kim", Text: "The release checklist.", Heading: "Ops\n" + c.Note},
 			} {
 				_, err := f.remember(t, req)
 				var se *SecretError
@@ -65,5 +70,26 @@ func TestSecretInATagIsRefusedEvenRedacted(t *testing.T) {
 	_, err := f.remember(t, Request{Wing: "kim", Text: "The release checklist.", Tags: []string{gh}, Redact: true})
 	if !errors.Is(err, ErrSecret) || strings.Contains(err.Error(), gh) {
 		t.Errorf("err = %v, want ErrSecret without the secret", err)
+	}
+}
+
+// TestSupersedeANoteHoldingASecret: a hand-written note whose secret the
+// palace holds hidden can still be superseded by its id.
+func TestSupersedeANoteHoldingASecret(t *testing.T) {
+	c := secretstest.Ten()[3]
+	f := newFixture(t, map[string]string{"agents/kim/memory.md": "# kim's memory\n\n- " + c.Secrets[0] + " is the Stripe key of billing.\n"})
+	if _, err := mine.Mine(context.Background(), f.p, filepath.Join(f.hive, "agents/kim"), mine.Options{Hive: f.hive}); err != nil {
+		t.Fatal(err)
+	}
+	notes := f.p.Notes("kim")
+	if len(notes) != 1 || c.In(notes[0].Text) {
+		t.Fatalf("notes %+v, want one with its secret hidden", notes)
+	}
+	res, err := f.remember(t, Request{Wing: "kim", Text: "Billing's Stripe key is in Vault at secret/billing/stripe.", Supersedes: []string{notes[0].ID}})
+	if err != nil || len(res.Superseded) != 1 {
+		t.Fatalf("Remember = %+v, %v; want the old note superseded", res, err)
+	}
+	if got := f.read(t, "agents/kim/memory.md"); !strings.Contains(got, "(superseded 2026-12-01)") {
+		t.Errorf("the old note is not marked: %q", got)
 	}
 }

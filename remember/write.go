@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/secrets"
 )
 
 // attempts is how often Remember reads, edits and writes a file before it
@@ -167,6 +168,9 @@ func startsNote(data []byte, n palace.Note) bool {
 		return false
 	}
 	first, _, _ := strings.Cut(n.Text, "\n")
+	// The palace holds a secret hidden, the file as written: what comes
+	// before one is compared.
+	first, _, _ = strings.Cut(first, secrets.HiddenMark)
 	first = strings.TrimSpace(first)
 	if r := []rune(first); len(r) > 40 {
 		first = string(r[:40])

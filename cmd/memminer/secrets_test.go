@@ -108,6 +108,21 @@ func TestSecretsNeverLeave(t *testing.T) {
 		sc, _ := json.Marshal(res.StructuredContent)
 		leaks(t, "MCP search", resultText(t, res)+string(sc), creds)
 	}
+	for i, call := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"wake_up", map[string]any{}},
+		{"pack", map[string]any{"name": "kim"}},
+		{"read_note", map[string]any{"ref": fmt.Sprintf("agents/kim/memory.md:%d", lines[7])}},
+	} {
+		res := callTool(t, cs, call.tool, call.args)
+		sc, _ := json.Marshal(res.StructuredContent)
+		if res.IsError && i > 0 {
+			t.Errorf("MCP %s: %s", call.tool, resultText(t, res))
+		}
+		leaks(t, "MCP "+call.tool, resultText(t, res)+string(sc), creds)
+	}
 	res, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "memminer://wing/kim/memory.md"})
 	if err != nil || len(res.Contents) != 1 {
 		t.Fatalf("read the memory file's resource: %v", err)
