@@ -29,10 +29,6 @@ func (c *Component) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("POST /conflicts/merge", c.handleMerge)
 }
 
-// codeNoCopy is the wire code of a merge request naming a path with no
-// open conflict copy.
-const codeNoCopy = "no_copy"
-
 func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 	var req MergeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 1<<20)).Decode(&req); err != nil {
@@ -61,7 +57,7 @@ func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 	c.scan(r.Context(), req.Wing, requestLookupTimeout)
 	sel, err := Select(c.List().Wing(req.Wing), req.Paths)
 	if err != nil {
-		daemon.WriteError(w, http.StatusNotFound, codeNoCopy, err.Error())
+		daemon.WriteErr(w, err)
 		return
 	}
 	daemon.WriteJSON(w, http.StatusOK, c.merge(r.Context(), sel, req))
