@@ -199,4 +199,3 @@ func unchanged(s Snapshot) error {
 	}
 	return nil
 }
-
