@@ -289,7 +289,7 @@ func WriteErr(w http.ResponseWriter, err error) {
 // statusOf picks the HTTP status for an error.
 func statusOf(err error) int {
 	switch socket.Code(err) {
-	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing:
+	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing, socket.CodeNoCopy:
 		return http.StatusNotFound
 	case socket.CodeRememberBad, socket.CodeNoHive:
 		return http.StatusBadRequest

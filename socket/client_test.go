@@ -127,12 +127,7 @@ func TestRemoteErrorKeepsTheModelMismatch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			body, err := json.Marshal(NewErrorBody(tt.err))
-			if err != nil {
-				t.Fatal(err)
-			}
-			answer := fmt.Sprintf("HTTP/1.1 409 x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-			_, err = NewClient(brokenDaemon(t, answer)).Search(context.Background(), api.SearchRequest{Query: "x"})
+			err := searchAnswered(t, 409, tt.err)
 			var re *RemoteError
 			if !errors.As(err, &re) || err.Error() != tt.err.Error() || re.Code != Code(tt.err) {
 				t.Fatalf("err = %#v, want a RemoteError %q, code %s", err, tt.err, Code(tt.err))
@@ -184,4 +179,40 @@ func TestClientWithoutSocketCancelled(t *testing.T) {
 	if err == nil || errors.Is(err, api.ErrNotRunning) || !errors.Is(err, context.Canceled) {
 		t.Errorf("status with an ended context: %v, want context.Canceled, not api.ErrNotRunning", err)
 	}
+}
+
+// TestErrorCodesOnTheWire: an error the daemon answers with reaches the
+// client as a RemoteError of its code, matching the same sentinel.
+func TestErrorCodesOnTheWire(t *testing.T) {
+	tests := []struct {
+		err      error
+		code     string
+		sentinel error
+	}{
+		{fmt.Errorf("no open conflict copy at or of /h/a.md: %w", api.ErrNoCopy), CodeNoCopy, api.ErrNoCopy},
+		{palace.UnknownWingError("kevin", []string{"angela"}), CodeUnknownWing, palace.ErrUnknownWing},
+		{api.ErrOtherHive, CodeOtherHive, api.ErrOtherHive},
+	}
+	for _, tt := range tests {
+		t.Run(tt.code, func(t *testing.T) {
+			err := searchAnswered(t, 404, tt.err)
+			var re *RemoteError
+			if !errors.As(err, &re) || re.Code != tt.code || !errors.Is(err, tt.sentinel) || err.Error() != tt.err.Error() {
+				t.Errorf("err = %#v, want a RemoteError %q of code %s matching %v", err, tt.err, tt.code, tt.sentinel)
+			}
+		})
+	}
+}
+
+// searchAnswered is the error of a search a daemon answers with err, as
+// its handlers write it, and HTTP status.
+func searchAnswered(t *testing.T, status int, err error) error {
+	t.Helper()
+	body, jerr := json.Marshal(NewErrorBody(err))
+	if jerr != nil {
+		t.Fatal(jerr)
+	}
+	answer := fmt.Sprintf("HTTP/1.1 %d x\r\nContent-Type: application/json\r\nContent-Length: %d\r\n\r\n%s", status, len(body), body)
+	_, err = NewClient(brokenDaemon(t, answer)).Search(context.Background(), api.SearchRequest{Query: "x"})
+	return err
 }

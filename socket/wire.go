@@ -44,6 +44,7 @@ const (
 	CodeAgentNeedsWing    = "agent_needs_wing"
 	CodeBadWingID         = "bad_wing_id"
 	CodeAgentExists       = "agent_exists"
+	CodeNoCopy            = "no_copy"
 	CodeInternal          = "internal"
 )
 
@@ -75,6 +76,7 @@ var codeErrors = []struct {
 	{CodeAgentNeedsWing, mine.ErrAgentNeedsWing},
 	{CodeBadWingID, hive.ErrBadWingID},
 	{CodeAgentExists, mine.ErrAgentExists},
+	{CodeNoCopy, api.ErrNoCopy},
 }
 
 // ErrorBody is the JSON of a failed request. ModelMismatch, null for

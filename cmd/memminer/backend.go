@@ -230,14 +230,10 @@ func (r *remoteService) Conflicts(ctx context.Context, wing string) (conflicts.L
 }
 
 // MergeConflicts has the daemon merge. A path with no open copy is an
-// error with the daemon's message.
+// error with the daemon's message, matching api.ErrNoCopy.
 func (r *remoteService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
 	var rep conflicts.MergeReport
 	err := r.Post(ctx, "/conflicts/merge", req, &rep)
-	var re *socket.RemoteError
-	if errors.As(err, &re) && re.Code == "no_copy" {
-		return rep, errors.New(re.Message)
-	}
 	return rep, err
 }
 

@@ -194,32 +194,30 @@ func (a *app) openConflictCount(ctx context.Context, p *palace.Palace) int {
 
 // checkHiveWing returns a usage error naming the known wings when wing is
 // neither an agent directory of the configured hive nor a wing of the
-// palace, as the daemon's GET /conflicts refuses it.
+// palace: conflicts.KnownWing, the daemon's rule.
 func (a *app) checkHiveWing(ctx context.Context, wing string) error {
 	h, err := hive.Open(a.cfg.Hive, a.cfg.Agents)
 	if err != nil {
 		return nil // a bad glob is reported by the scan
 	}
-	hiveWings, err := h.Wings()
-	if err != nil || slices.Contains(hiveWings, wing) {
-		return nil // an unreadable hive is reported by the scan
+	err = conflicts.KnownWing(wing, h, conflicts.Wings{
+		Has: func(wing string) (bool, error) {
+			ws, err := a.palaceWings(ctx, wing)
+			return len(ws) > 0, err
+		},
+		All: func() ([]string, error) {
+			all, err := a.palaceWings(ctx, "")
+			ids := make([]string, len(all))
+			for i, w := range all {
+				ids[i] = w.ID
+			}
+			return ids, err
+		},
+	})
+	if errors.Is(err, palace.ErrUnknownWing) {
+		return nothingFound(usagef("--wing: %v", err))
 	}
-	ws, err := a.palaceWings(ctx, wing)
-	if err != nil {
-		return err
-	}
-	if len(ws) > 0 {
-		return nil
-	}
-	all, err := a.palaceWings(ctx, "")
-	if err != nil {
-		return err
-	}
-	known := hiveWings
-	for _, w := range all {
-		known = append(known, w.ID)
-	}
-	return nothingFound(usagef("--wing: %v", conflicts.UnknownWingError(wing, known)))
+	return err
 }
 
 // palaceWings opens the palace read-only and returns its wings, or only

@@ -131,6 +131,33 @@ func UnknownWingError(wing string, known []string) error {
 	return fmt.Errorf("%w %q (known wings: %s)", palace.ErrUnknownWing, wing, strings.Join(known, ", "))
 }
 
+// Wings are what KnownWing asks of the palace: whether it has a wing
+// (Has), and its wings (All), asked only to name them.
+type Wings struct {
+	Has func(wing string) (bool, error)
+	All func() ([]string, error)
+}
+
+// KnownWing is the one rule of an unknown --wing of conflicts, with a
+// daemon and without (docs/conflicts.md): nil when wing is an agent
+// directory of the hive or a wing of the palace, else an
+// UnknownWingError naming the known wings of both. A hive whose wings
+// cannot be read tells nothing (nil): the scan reports it.
+func KnownWing(wing string, h *hive.Hive, p Wings) error {
+	hiveWings, err := h.Wings()
+	if err != nil || slices.Contains(hiveWings, wing) {
+		return nil
+	}
+	if has, err := p.Has(wing); has || err != nil {
+		return err
+	}
+	all, err := p.All()
+	if err != nil {
+		return err
+	}
+	return UnknownWingError(wing, append(hiveWings, all...))
+}
+
 // scanHive lists the conflict copies of the hive (only those of wing's
 // agent directories when wing is set) as hive.Hive.ConflictCopies finds
 // them.

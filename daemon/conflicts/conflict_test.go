@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -325,5 +326,37 @@ func TestReconcileResolvesRecordsOutsideTheHive(t *testing.T) {
 	}
 	if _, ok := reg.open[pam]; !ok {
 		t.Fatal("pam's record, whose copy exists in the hive, was resolved")
+	}
+}
+
+// TestKnownWing: a wing is known when it is an agent directory of the
+// hive or a wing of the palace, and nothing else makes it so; an unknown
+// one is refused naming the known wings of both (docs/conflicts.md).
+func TestKnownWing(t *testing.T) {
+	dir := t.TempDir()
+	for _, id := range []string{"angela", "oscar"} {
+		if err := os.MkdirAll(filepath.Join(dir, "agents", id), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := mustOpen(t, dir, nil)
+	inPalace := []string{"kevin"}
+	wings := Wings{
+		Has: func(w string) (bool, error) { return slices.Contains(inPalace, w), nil },
+		All: func() ([]string, error) { return inPalace, nil },
+	}
+	tests := []struct {
+		wing string
+		want string // "" for known, else the error's text
+	}{
+		{"angela", ""},
+		{"kevin", ""},
+		{"dwight", `unknown wing "dwight" (known wings: angela, kevin, oscar)`},
+	}
+	for _, tt := range tests {
+		err := KnownWing(tt.wing, h, wings)
+		if tt.want == "" && err != nil || tt.want != "" && (!errors.Is(err, palace.ErrUnknownWing) || !strings.HasSuffix(err.Error(), tt.want)) {
+			t.Errorf("KnownWing(%q) = %v, want %q", tt.wing, err, tt.want)
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
@@ -463,6 +464,9 @@ type NoCopyError struct{ Paths []string }
 func (e *NoCopyError) Error() string {
 	return fmt.Sprintf("no open conflict copy at or of %s", strings.Join(e.Paths, ", "))
 }
+
+// Is makes a *NoCopyError match api.ErrNoCopy.
+func (e *NoCopyError) Is(target error) bool { return target == api.ErrNoCopy }
 
 // Select returns the conflicts of l whose copy or original is one of paths
 // (every one when paths is empty), or a *NoCopyError naming the paths

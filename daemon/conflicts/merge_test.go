@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -236,7 +237,7 @@ func TestSelect(t *testing.T) {
 		t.Errorf("Select = %+v, %v", got, err)
 	}
 	var nc *NoCopyError
-	if _, err := Select(l, []string{"/h/c/memory.md"}); !errors.As(err, &nc) || nc.Paths[0] != "/h/c/memory.md" {
+	if _, err := Select(l, []string{"/h/c/memory.md"}); !errors.As(err, &nc) || nc.Paths[0] != "/h/c/memory.md" || !errors.Is(err, api.ErrNoCopy) {
 		t.Errorf("Select of an unknown path: %v", err)
 	}
 	if got, _ := Select(l, nil); len(got) != 2 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
-	"slices"
 
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/palace"
@@ -28,10 +27,6 @@ func (c *Component) Routes(mux *http.ServeMux) {
 	mux.HandleFunc("GET /conflicts", c.handleList)
 	mux.HandleFunc("POST /conflicts/merge", c.handleMerge)
 }
-
-// codeNoCopy is the wire code of a merge request naming a path with no
-// open conflict copy.
-const codeNoCopy = "no_copy"
 
 func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 	var req MergeRequest
@@ -61,7 +56,7 @@ func (c *Component) handleMerge(w http.ResponseWriter, r *http.Request) {
 	c.scan(r.Context(), req.Wing, requestLookupTimeout)
 	sel, err := Select(c.List().Wing(req.Wing), req.Paths)
 	if err != nil {
-		daemon.WriteError(w, http.StatusNotFound, codeNoCopy, err.Error())
+		daemon.WriteErr(w, err)
 		return
 	}
 	daemon.WriteJSON(w, http.StatusOK, c.merge(r.Context(), sel, req))
@@ -120,8 +115,8 @@ func (c *Component) handleList(w http.ResponseWriter, r *http.Request) {
 }
 
 // checkWing returns an error matching palace.ErrUnknownWing when wing is
-// neither a wing of the palace, nor an agent directory of the hive, nor
-// the wing of an open conflict.
+// neither a wing of the palace nor an agent directory of the hive
+// (KnownWing).
 func (c *Component) checkWing(wing string) error {
 	c.mu.Lock()
 	h, reg := c.host, c.reg
@@ -130,25 +125,16 @@ func (c *Component) checkWing(wing string) error {
 		return nil // Run failed early; the list is empty anyway
 	}
 	p := h.Palace()
-	if p != nil && p.HasWing(wing) {
-		return nil
-	}
-	known, err := reg.hive.Wings()
-	if err != nil {
-		return nil // cannot tell; the scan reports the error
-	}
-	if slices.Contains(known, wing) {
-		return nil
-	}
-	for _, cf := range reg.list() {
-		if cf.Wing == wing {
-			return nil
-		}
-	}
-	if p != nil {
-		for _, wi := range p.Wings() {
-			known = append(known, wi.ID)
-		}
-	}
-	return UnknownWingError(wing, known)
+	return KnownWing(wing, reg.hive, Wings{
+		Has: func(wing string) (bool, error) { return p != nil && p.HasWing(wing), nil },
+		All: func() ([]string, error) {
+			var ids []string
+			if p != nil {
+				for _, wi := range p.Wings() {
+					ids = append(ids, wi.ID)
+				}
+			}
+			return ids, nil
+		},
+	})
 }
