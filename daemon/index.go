@@ -5,11 +5,16 @@ import (
 	"net/http"
 
 	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
 func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
-	x, err := d.local().Index(r.Context())
+	// Its time grows with the wings (5.5 s for 3,000): the client is told
+	// the daemon is at work, so it waits rather than building it again.
+	var x index.Index
+	var err error
+	socket.Working(w, func() { x, err = d.local().Index(r.Context()) })
 	if err != nil {
 		WriteErr(w, err)
 		return

@@ -8,6 +8,7 @@ import (
 
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/util"
 
 	"github.com/memminer/memminer/hive"
 )
@@ -236,7 +237,7 @@ var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 var markdownParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
 		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+		parser.WithParagraphTransformers(util.Prioritized(linkRefTransformer{}, 100)))
 })
 
 // parseState holds what one Parse call works with.

@@ -19,6 +19,13 @@ import (
 // displaced, not in the one the path names now. Read it again.
 var ErrReplaced = errors.New("file replaced while it was appended to")
 
+// ErrTruncated means the appended bytes are not where they were written:
+// another program (an editor saving its buffer) truncated and rewrote
+// the file under the writer, before or after the write. The note is lost
+// or in the wrong place; it matches ErrReplaced, so a writer reads the
+// file again and appends what is missing.
+var ErrTruncated = fmt.Errorf("file truncated and rewritten while it was appended to: %w", ErrReplaced)
+
 // AppendEnd appends tail to the end of the file s was read from with a
 // single O_APPEND write and an fsync: no rename, so a line another
 // appender writes at the same time (an agent's `echo >> memory.md`) cannot
@@ -80,7 +87,33 @@ func AppendEnd(ctx context.Context, s Snapshot, tail []byte, afterLines bool) er
 	if err != nil || !os.SameFile(now, info) {
 		return fmt.Errorf("append to %s: %w", s.Path, ErrReplaced)
 	}
+	if err := landed(f, info.Size(), tail); err != nil {
+		return fmt.Errorf("append to %s: %w", s.Path, err)
+	}
 	runHooks(ctx, s.Path)
+	return nil
+}
+
+// landed checks, through f, that tail is in the file at or after byte
+// from, the end of the content checked before the write (other appenders
+// may have written before it): a file now shorter than that, or without
+// tail there, was truncated under the writer (ErrTruncated).
+func landed(f *os.File, from int64, tail []byte) error {
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	end := from + int64(len(tail))
+	if info.Size() < end {
+		return fmt.Errorf("%w (%d bytes, not the %d acknowledged)", ErrTruncated, info.Size(), end)
+	}
+	data := make([]byte, min(info.Size(), end+maxGrowth)-from)
+	if _, err := f.ReadAt(data, from); err != nil && !errors.Is(err, io.EOF) {
+		return err
+	}
+	if !bytes.Contains(data, tail) {
+		return fmt.Errorf("%w (the appended lines are not after byte %d)", ErrTruncated, from)
+	}
 	return nil
 }
 

@@ -176,3 +176,38 @@ func TestAppendEndReplaced(t *testing.T) {
 		t.Fatalf("err = %v, want ErrReplaced", err)
 	}
 }
+
+// TestAppendEndTruncated: an editor that saves in place (truncates the
+// file and writes its buffer back) after the note was appended, or
+// before, so that the note landed at the start of the emptied file and
+// is then overwritten, loses it; the writer is told (ErrTruncated, which
+// matches ErrReplaced), never that the note is written.
+func TestAppendEndTruncated(t *testing.T) {
+	t.Cleanup(func() { afterAppend = nil })
+	const before, buffer = "- a\n", "- a\n- the editor's own line, longer than the note\n"
+	tests := []struct {
+		name string
+		save func(p string) error
+	}{
+		{"its buffer as it was", func(p string) error { return os.WriteFile(p, []byte(before), 0o644) }},
+		{"its buffer, grown", func(p string) error { return os.WriteFile(p, []byte(buffer), 0o644) }},
+		{"emptied", func(p string) error { return os.Truncate(p, 0) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "memory.md")
+			if err := os.WriteFile(path, []byte(before), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			s, _ := Read(path, 0)
+			afterAppend = func(p string) {
+				if err := tt.save(p); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := AppendEnd(context.Background(), s, []byte("- b\n"), true); !errors.Is(err, ErrTruncated) || !errors.Is(err, ErrReplaced) {
+				t.Fatalf("err = %v, want ErrTruncated", err)
+			}
+		})
+	}
+}

@@ -93,11 +93,16 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 	}
 	res.Line, res.Hash = line, memfile.Hash(out)
 	// Another appender may have written between the check and the write:
-	// the note's line is where the file holds it now.
+	// the note's line is where the file holds it now. Not there at all,
+	// another program rewrote the file in place under the write (an
+	// editor saving its buffer): the note is lost, and the caller reads
+	// the file again and appends it again (ErrTruncated is ErrReplaced).
 	if now, err := memfile.Read(t.file, maxFile); err == nil {
-		if l, ok := findItem(now.Data, item); ok {
-			res.Line, res.Hash = l, now.Hash
+		l, ok := findItem(now.Data, item)
+		if !ok {
+			return fmt.Errorf("remember: %s: %w", t.rel, memfile.ErrTruncated)
 		}
+		res.Line, res.Hash = l, now.Hash
 	}
 	return nil
 }

@@ -10,6 +10,8 @@ import (
 	"io/fs"
 	"net"
 	"net/http"
+	"net/http/httptrace"
+	"net/textproto"
 	"net/url"
 	"os"
 	"strconv"
@@ -211,6 +213,14 @@ func (c *Client) do(ctx context.Context, method, path string, query url.Values, 
 			cancel()
 		})
 		defer timer.Stop()
+		// A daemon at work on a long read says so (Working): each 102
+		// Processing is an answer, and the bound starts again.
+		rctx = httptrace.WithClientTrace(rctx, &httptrace.ClientTrace{Got1xxResponse: func(code int, _ textproto.MIMEHeader) error {
+			if code == http.StatusProcessing && !noAnswer.Load() {
+				timer.Reset(c.answerTimeout)
+			}
+			return nil
+		}})
 		req = req.WithContext(rctx)
 	}
 	resp, err := c.hc.Do(req)

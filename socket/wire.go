@@ -2,7 +2,9 @@ package socket
 
 import (
 	"errors"
+	"net/http"
 	"path/filepath"
+	"time"
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
@@ -175,4 +177,33 @@ type MineErrorReply struct {
 	api.MineReply
 	Error string `json:"error"`
 	Code  string `json:"code"`
+}
+
+// WorkingEvery is how often Working tells the client the daemon is at
+// work on its request; well inside DefaultAnswerTimeout.
+var WorkingEvery = time.Second
+
+// Working runs f, the work of a read whose time grows with the hive (the
+// index of thousands of wings), and while it runs sends the client a
+// 102 Processing at once and every WorkingEvery. The client takes each as
+// the daemon answering: it waits another answer bound instead of giving up
+// and doing the same work itself. A stopped daemon sends none, and is
+// given up on as before. f's answer is the handler's to write once Working
+// returns.
+func Working(w http.ResponseWriter, f func()) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f()
+	}()
+	t := time.NewTicker(WorkingEvery)
+	defer t.Stop()
+	for {
+		w.WriteHeader(http.StatusProcessing)
+		select {
+		case <-done:
+			return
+		case <-t.C:
+		}
+	}
 }

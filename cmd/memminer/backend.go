@@ -329,7 +329,7 @@ func (l *localService) MergeConflicts(ctx context.Context, req conflicts.MergeRe
 		defer p.Close()
 	}
 	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
-		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals,
+		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals, Reviewed: req.Reviewed,
 		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
 	}), nil
 }

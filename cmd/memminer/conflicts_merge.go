@@ -30,7 +30,9 @@ three-way merge of notes, with the file's contents as the palace mined them
 for the common ancestor. A note either side added is kept, in its section
 and order; one changed on one side takes the change. A merge never deletes
 on its own: a note (or frontmatter) the copy removed is kept and the
-removal proposed; --accept-removals, with --apply, carries it out. A note
+removal proposed, with a review naming the copy and the removals;
+--accept-removals --reviewed REVIEW, with --apply, carries them out, and
+refuses a copy whose removals are no longer the ones reviewed. A note
 both sides changed is a conflict: the file's version stays and the copy's
 is put right after it, marked "(conflict: from the copy of <device>,
 <date>)". Without a usable
@@ -54,7 +56,8 @@ the copy proposes only with --accept-removals.
 When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`,
 		Example: `  memminer conflicts merge
   memminer conflicts merge --wing dwight --apply
-  memminer conflicts merge agents/dwight/memory.md --apply --accept-conflicts`,
+  memminer conflicts merge agents/dwight/memory.md --apply --accept-conflicts
+  memminer conflicts merge --apply --accept-removals --reviewed 3f9a0c4e12b7d685`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wing != "" && len(args) > 0 {
 				return usagef("give --wing or paths, not both")
@@ -64,6 +67,9 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 			}
 			if req.AcceptRemovals && !req.Apply {
 				return usagef("--accept-removals goes with --apply")
+			}
+			if req.AcceptRemovals != (len(req.Reviewed) > 0) {
+				return usagef("--accept-removals and --reviewed REVIEW go together: run conflicts merge without --apply, check the removals each copy proposes, and pass the review it prints for them")
 			}
 			w, err := normalizeWing(wing)
 			if err != nil {
@@ -108,7 +114,8 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 	f.StringVar(&wing, "wing", "", "only this wing's conflict copies")
 	f.BoolVar(&req.Apply, "apply", false, "write the merges and remove the copies")
 	f.BoolVar(&req.AcceptConflicts, "accept-conflicts", false, "with --apply, also write merges that need review (their conflicts marked)")
-	f.BoolVar(&req.AcceptRemovals, "accept-removals", false, "with --apply, also remove the notes and frontmatter the copy removed (kept otherwise)")
+	f.BoolVar(&req.AcceptRemovals, "accept-removals", false, "with --apply and --reviewed, also remove the notes and frontmatter the copy removed (kept otherwise)")
+	f.StringSliceVar(&req.Reviewed, "reviewed", nil, "with --accept-removals: the review the dry run printed for removals you checked (repeatable); a copy whose removals changed since is not merged")
 	f.BoolVar(&asJSON, "json", false, "print the report as JSON")
 	settingFlags(f, "hive")
 	return cmd
@@ -232,6 +239,9 @@ func printMergeNotes(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
 	case m.ProposedFrontmatter:
 		t.proposals++
 		fmt.Fprintln(w, "  frontmatter: this file's is kept; the copy's drops some of it (--accept-removals takes the copy's)")
+	}
+	if m.Review != nil {
+		fmt.Fprintf(w, "  review %s: to carry these removals out, --apply --accept-removals --reviewed %s\n", *m.Review, *m.Review)
 	}
 }
 

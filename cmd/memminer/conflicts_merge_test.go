@@ -5,6 +5,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -84,7 +85,7 @@ func TestConflictsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"append_only", "applied", "backup", "base_confirmed", "base_mined", "conflicts", "copy", "device", "diff", "error",
-		"from_copy", "frontmatter", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "status", "three_way", "wing"}
+		"from_copy", "frontmatter", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "review", "status", "three_way", "wing"}
 	if got := slices.Sorted(maps.Keys(raw.Merges[0])); !slices.Equal(got, want) || raw.Merges[0]["backup"] != nil || raw.Merges[0]["error"] != nil {
 		t.Errorf("--json merge keys %v, want %v with backup and error null: %s", got, want, js)
 	}
@@ -158,24 +159,33 @@ func TestConflictsMergeUsage(t *testing.T) {
 	}
 }
 
-// TestConflictsMergeKeepsRemovals: an empty conflict copy of a file whose
-// history confirms the base merges cleanly and removes nothing; the
-// notes it would remove are listed as proposed, and only --apply
-// --accept-removals removes them.
-func TestConflictsMergeKeepsRemovals(t *testing.T) {
-	c := newCLI(t)
+// removalsHistory is a hive whose jim/memory.md the palace saw lose a
+// note and gain one: a base both sides confirm. It returns the file and
+// its content.
+func removalsHistory(t *testing.T) (c *cli, memory, ours string) {
+	t.Helper()
+	c = newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
-	memory := filepath.Join(c.hive, "agents", "jim", "memory.md")
+	memory = filepath.Join(c.hive, "agents", "jim", "memory.md")
 	if err := os.MkdirAll(filepath.Dir(memory), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	ours := mergeSeed + "- The printer code is 4471.\n"
+	ours = mergeSeed + "- The printer code is 4471.\n"
 	for _, content := range []string{mergeSeed + "- Lunch is at noon in the kitchen.\n", mergeSeed, ours} {
 		if err := os.WriteFile(memory, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		c.ok("mine", c.hive)
 	}
+	return c, memory, ours
+}
+
+// TestConflictsMergeKeepsRemovals: an empty conflict copy of a file whose
+// history confirms the base merges cleanly and removes nothing; the
+// notes it would remove are listed as proposed, and only --apply
+// --accept-removals --reviewed removes them.
+func TestConflictsMergeKeepsRemovals(t *testing.T) {
+	c, memory, _ := removalsHistory(t)
 	if err := os.WriteFile(filepath.Join(filepath.Dir(memory), cleanCopy), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
@@ -187,12 +197,53 @@ func TestConflictsMergeKeepsRemovals(t *testing.T) {
 	if _, errs, code := c.run("conflicts", "merge", "--accept-removals"); code != 2 || !strings.Contains(errs, "--accept-removals goes with --apply") {
 		t.Fatalf("--accept-removals without --apply: exit %d %s", code, errs)
 	}
-	out, errs, code = c.run("conflicts", "merge", "--apply", "--accept-removals")
+	review := reviewRe.FindStringSubmatch(out)
+	if review == nil {
+		t.Fatalf("the dry run prints no review:\n%s", out)
+	}
+	if _, errs, code := c.run("conflicts", "merge", "--apply", "--accept-removals"); code != 2 || !strings.Contains(errs, "--reviewed REVIEW") {
+		t.Fatalf("--accept-removals without --reviewed: exit %d %s", code, errs)
+	}
+	out, errs, code = c.run("conflicts", "merge", "--apply", "--accept-removals", "--reviewed", review[1])
 	if code != 0 || !strings.Contains(out, "removes 2\n") {
 		t.Fatalf("--apply --accept-removals: exit %d: %s\n%s", code, errs, out)
 	}
 	if data, _ := os.ReadFile(memory); string(data) != "# Jim\n\n## Office\n\n- The printer code is 4471.\n" {
 		t.Fatalf("file:\n%s", data)
+	}
+}
+
+// reviewRe finds the review the dry run prints for a copy's removals.
+var reviewRe = regexp.MustCompile(`review ([0-9a-f]{16}): to carry these removals out`)
+
+// TestConflictsMergeAppliesTheReviewedRemovals: --accept-removals is
+// bound to the proposal the dry run showed: a copy that changed since
+// (it now removes more notes) is not merged, and nothing is removed.
+func TestConflictsMergeAppliesTheReviewedRemovals(t *testing.T) {
+	c, memory, ours := removalsHistory(t)
+	copyPath := filepath.Join(filepath.Dir(memory), cleanCopy)
+	// The copy the person reviews removes one note.
+	if err := os.WriteFile(copyPath, []byte(strings.Replace(mergeSeed, "- Stand-up is at 9:30.\n", "", 1)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := c.ok("conflicts", "merge")
+	review := reviewRe.FindStringSubmatch(out)
+	if review == nil || !strings.Contains(out, "the copy removed 1 note;") {
+		t.Fatalf("dry run:\n%s", out)
+	}
+	// It is replaced by one that removes every note.
+	if err := os.WriteFile(copyPath, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := c.run("conflicts", "merge", "--apply", "--accept-removals", "--reviewed", review[1])
+	if code != 1 || !strings.Contains(out, "not reviewed as they are now") {
+		t.Fatalf("apply of a changed copy: exit %d: %s\n%s", code, errs, out)
+	}
+	if data, _ := os.ReadFile(memory); string(data) != ours {
+		t.Fatalf("the file changed:\n%s", data)
+	}
+	if _, err := os.Stat(copyPath); err != nil {
+		t.Fatalf("the copy is gone: %v", err)
 	}
 }
 

@@ -121,8 +121,8 @@ Run ` + "`memminer wake-up{{.WingFlag}}`" + `: who is who, and the notes that ma
 
 ## Write
 - ` + "`memminer remember{{.WingFlag}} \"FACT\"`" + ` appends one dated note to your own file; it is searchable at once. ` + "`--heading SECTION`" + ` files it under a section, ` + "`--tag T`" + ` adds #T.
-- Write only into your own wing. Never edit another agent's files.
-- One small, durable fact per note: decisions, preferences, how things work, what changed. No transcripts, no secrets.
+- Write only into your own wing, never with an editor: memminer appends anytime.
+- One small, durable fact per note: decisions, preferences, how things work. No transcripts, no secrets.
 - A fact changed? ` + "`memminer remember{{.WingFlag}} --supersedes REF \"NEW FACT\"`" + ` (REF: a note id from ` + "`search --json`" + `, or ` + "`FILE:LINE`" + `). Do not edit or delete old notes: they stay as history.
 - ` + "`already remembered`" + `: it is there. ` + "`similar to note ID`" + `: written; to replace that, repeat with ` + "`--supersedes ID`" + `.
 - Read, think, then write: pass ` + "`--expect-hash HASH`" + ` (from ` + "`remember --json`" + ` or ` + "`index --json`" + `); exit 4 means the file changed, so read it again.

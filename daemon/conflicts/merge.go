@@ -3,6 +3,8 @@ package conflicts
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -56,8 +58,13 @@ type MergeOptions struct {
 	AcceptConflicts bool
 	// AcceptRemovals lets the merge remove what the copy removed (notes,
 	// frontmatter); without it they are kept and proposed. A person's
-	// choice: the automatic merge never sets it.
+	// choice: the automatic merge never sets it. It holds for a copy only
+	// when Reviewed has the copy's Review as the merge finds it now: the
+	// proposal the person saw, not what the copy became since.
 	AcceptRemovals bool
+	// Reviewed are the reviews (CopyMerge.Review) of the proposals whose
+	// removals AcceptRemovals carries out.
+	Reviewed []string
 	// PalaceDir is where MergedDir lives (required with Apply).
 	PalaceDir string
 	// MaxFileBytes bounds the files read (config.DefaultMaxFileBytes when 0).
@@ -103,6 +110,12 @@ type CopyMerge struct {
 	// ProposedFrontmatter says the copy's frontmatter drops some of the
 	// file's, which is kept: taken only with AcceptRemovals.
 	ProposedFrontmatter bool `json:"proposed_frontmatter"`
+	// Review names the removals the copy proposes (ProposedRemovals and
+	// ProposedFrontmatter) together with the copy's content: what a
+	// person passes back with --accept-removals --reviewed. Another copy,
+	// or other removals, has another review. Null when the copy proposes
+	// no removal.
+	Review *string `json:"review"`
 	// Diff is the unified diff of the file (empty when unchanged).
 	Diff string `json:"diff"`
 	// Applied says the merge was written and the copy removed.
@@ -152,6 +165,11 @@ var ErrNeedsReview = errors.New("the merge has conflicts for a person to review"
 
 // ErrCopyChanged means the copy changed while it was being merged.
 var ErrCopyChanged = errors.New("the conflict copy changed while it was merged")
+
+// ErrNotReviewed means AcceptRemovals was asked for a copy whose
+// proposal, as the merge finds it now, is none of MergeOptions.Reviewed:
+// the copy (or the file) changed since the dry run a person reviewed.
+var ErrNotReviewed = errors.New("the removals were not reviewed as they are now")
 
 // MergeCopies merges each conflict copy into its original, copies of one
 // file in the order of the time in their names. p (which may be nil) gives
@@ -279,6 +297,7 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals
 	m.Removed = append(m.Removed, res.Removed...)
 	m.ProposedRemovals = append(m.ProposedRemovals, res.ProposedRemovals...)
 	m.ProposedFrontmatter = res.ProposedFrontmatter
+	m.Review = review(theirs, res.ProposedRemovals, res.ProposedFrontmatter)
 	m.Conflicts = append(m.Conflicts, res.Conflicts...)
 	m.Status = StatusClean
 	if res.NeedsReview {
@@ -287,6 +306,47 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals
 	name := filepath.ToSlash(filepath.Base(c.Original))
 	m.Diff = udiff.Diff("a/"+name, "b/"+name, ours, res.Merged)
 	return res, nil
+}
+
+// review names a proposal of removals: the SHA-256 of the copy's content
+// and of each note it would remove, and whether it drops frontmatter,
+// cut to 16 hex digits; nil when nothing is proposed.
+func review(theirs []byte, removals []merge.Note, frontmatter bool) *string {
+	if len(removals) == 0 && !frontmatter {
+		return nil
+	}
+	notes := make([]string, len(removals))
+	for i, n := range removals {
+		notes[i] = n.Heading + "\x00" + n.Text
+	}
+	slices.Sort(notes)
+	h := sha256.New()
+	copySum := sha256.Sum256(theirs)
+	h.Write(copySum[:])
+	for _, n := range notes {
+		sum := sha256.Sum256([]byte(n))
+		h.Write(sum[:])
+	}
+	if frontmatter {
+		h.Write([]byte("frontmatter"))
+	}
+	return new(hex.EncodeToString(h.Sum(nil))[:16])
+}
+
+// checkReviewed is the apply's check that the removals it would carry
+// out are the ones a person reviewed: the proposal the merge of theirs
+// into ours makes now must be one of opts.Reviewed.
+func checkReviewed(p *palace.Palace, c Conflict, ours, theirs []byte, opts MergeOptions, m *CopyMerge) error {
+	probe := CopyMerge{Device: m.Device}
+	if _, err := mergeInto(p, c, ours, theirs, false, &probe); err != nil {
+		return err
+	}
+	if probe.Review == nil || slices.Contains(opts.Reviewed, *probe.Review) {
+		return nil
+	}
+	m.Review = probe.Review
+	return fmt.Errorf("%w: the copy proposes %d removals as review %s, which is not among those given (%s); run conflicts merge without --apply, check what it removes, and pass the review it prints to --reviewed",
+		ErrNotReviewed, len(probe.ProposedRemovals), *probe.Review, strings.Join(opts.Reviewed, ", "))
 }
 
 // appendOnly reports whether ours holds every note the palace has seen in
@@ -338,6 +398,11 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	theirs, err := readText(c.Path, opts.MaxFileBytes)
 	if err != nil {
 		return err
+	}
+	if opts.AcceptRemovals {
+		if err := checkReviewed(p, c, before.Data, theirs, opts, m); err != nil {
+			return err
+		}
 	}
 	res, err := mergeInto(p, c, before.Data, theirs, opts.AcceptRemovals, m)
 	if err != nil {
@@ -455,6 +520,9 @@ type MergeRequest struct {
 	Apply           bool     `json:"apply"`
 	AcceptConflicts bool     `json:"accept_conflicts"`
 	AcceptRemovals  bool     `json:"accept_removals"`
+	// Reviewed are the reviews of the proposals AcceptRemovals carries
+	// out (MergeOptions.Reviewed).
+	Reviewed []string `json:"reviewed,omitempty"`
 }
 
 // NoCopyError names paths that are neither an open conflict copy nor a

@@ -90,7 +90,11 @@ func TestEmptyOrTruncatedCopyDeletesNothing(t *testing.T) {
 	t.Run("accepted by a person", func(t *testing.T) {
 		f := newMergeHistory(t, full, deleted, appended)
 		c := f.copyOf(t, "20261204-120000", "")
-		m := MergeCopies(context.Background(), f.p, []Conflict{c}, MergeOptions{Apply: true, AcceptRemovals: true, PalaceDir: f.palaceDir})
+		dry := MergeCopies(context.Background(), f.p, []Conflict{c}, MergeOptions{}).Merges[0]
+		if dry.Review == nil {
+			t.Fatalf("the dry run names no review: %+v", dry)
+		}
+		m := MergeCopies(context.Background(), f.p, []Conflict{c}, MergeOptions{Apply: true, AcceptRemovals: true, Reviewed: []string{*dry.Review}, PalaceDir: f.palaceDir})
 		if got := m.Merges[0]; !got.Applied || len(got.Removed) != 10 || len(got.ProposedRemovals) != 0 {
 			t.Fatalf("merge %+v", got)
 		}

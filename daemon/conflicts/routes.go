@@ -75,7 +75,7 @@ func (c *Component) merge(ctx context.Context, sel []Conflict, req MergeRequest)
 			dir = p.Dir()
 		}
 	}
-	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
+	rep := MergeCopies(ctx, p, sel, MergeOptions{Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals, Reviewed: req.Reviewed, PalaceDir: dir, MaxFileBytes: c.opts.MaxFileBytes})
 	if req.Apply {
 		c.scan(ctx, "", requestLookupTimeout)
 	}

@@ -29,11 +29,12 @@ var ErrLink = errors.New("a symlink appeared on the path after it was checked; n
 var ErrOutside = errors.New("a symlink to a file outside its directory; not followed")
 
 // The rule for every file of a hive, which other local users may own: it
-// is checked and used through one descriptor. A path is opened one
-// component at a time without following a link (openNoFollow), so a file
-// or directory swapped for a symlink after a check is refused, never
-// followed to a file of the user memminer runs as; the type is checked on
-// the opened descriptor (fstat), never by a stat of the path before.
+// is checked and used through one descriptor. A path is opened following
+// no link on the way (openNoFollow: openat2's RESOLVE_NO_SYMLINKS, else
+// one component at a time with O_NOFOLLOW), so a file or directory
+// swapped for a symlink after a check is refused, never followed to a
+// file of the user memminer runs as; the type is checked on the opened
+// descriptor (fstat), never by a stat of the path before.
 
 // Open opens path for reading if it is a regular file. A symlink is
 // followed only to a file of the directory that holds it (or below): a
@@ -42,6 +43,13 @@ var ErrOutside = errors.New("a symlink to a file outside its directory; not foll
 // opened file, so a file swapped for a FIFO or a link after a stat is
 // still refused.
 func Open(path string) (*os.File, error) {
+	f, err := openNoFollow(path, os.O_RDONLY, 0)
+	if !errors.Is(err, ErrLink) {
+		if err != nil {
+			return nil, err
+		}
+		return regular(f, path) // no link on the way: nothing to check
+	}
 	dir, err := filepath.EvalSymlinks(filepath.Dir(path))
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: unwrap(err)}

@@ -64,3 +64,33 @@ func TestNoLinkOutOfItsDirectory(t *testing.T) {
 		})
 	}
 }
+
+// TestWalkFollowsNoLink: the walk one component at a time, which
+// systems without openat2 use, refuses a link wherever it is, as the
+// kernel's RESOLVE_NO_SYMLINKS does.
+func TestWalkFollowsNoLink(t *testing.T) {
+	base := t.TempDir()
+	real := filepath.Join(base, "a", "memory.md")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{"link.md": real, "b": "a"} {
+		if err := os.Symlink(target, filepath.Join(base, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, open := range []func(string, int, os.FileMode) (*os.File, error){openNoFollow, openWalk} {
+		for path, want := range map[string]error{real: nil, filepath.Join(base, "link.md"): ErrLink, filepath.Join(base, "b", "memory.md"): ErrLink} {
+			f, err := open(path, os.O_RDONLY, 0)
+			if f != nil {
+				f.Close()
+			}
+			if want == nil && err != nil || want != nil && !errors.Is(err, want) {
+				t.Errorf("open %s: %v, want %v", path, err, want)
+			}
+		}
+	}
+}

@@ -12,13 +12,23 @@ import (
 	"golang.org/x/sys/unix"
 )
 
-// openNoFollow opens path (absolute, or made so) by walking it one
-// component at a time, each opened relative to the descriptor of the
-// directory before it with O_NOFOLLOW: a symlink anywhere on the way,
-// even one swapped in a moment ago, fails with ErrLink instead of being
-// followed. O_NONBLOCK keeps a FIFO's open from waiting for a writer;
+// openNoFollow opens path (absolute, or made so) following no symlink
+// on the way: one anywhere, even swapped in a moment ago, fails with
+// ErrLink instead of being followed. On Linux the kernel walks the path
+// so (openat2 with RESOLVE_NO_SYMLINKS), one system call; elsewhere, or
+// where openat2 is refused, the walk is made one component at a time,
+// each opened relative to the descriptor of the directory before it
+// with O_NOFOLLOW. O_NONBLOCK keeps a FIFO's open from waiting for a writer;
 // reads and writes of a regular file ignore it.
 func openNoFollow(path string, flag int, perm fs.FileMode) (*os.File, error) {
+	if f, err, ok := openResolveNoLinks(path, flag, perm); ok {
+		return f, err
+	}
+	return openWalk(path, flag, perm)
+}
+
+// openWalk is openNoFollow one component at a time.
+func openWalk(path string, flag int, perm fs.FileMode) (*os.File, error) {
 	abs, err := filepath.Abs(path)
 	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: path, Err: err}

@@ -121,6 +121,7 @@ const (
 	swapFileEnv   = "MEMMINER_SWAP_FILE"
 	swapTargetEnv = "MEMMINER_SWAP_TARGET"
 	swapTextEnv   = "MEMMINER_SWAP_TEXT"
+	swapNameEnv   = "MEMMINER_SWAP_NAME"
 )
 
 // SwapRace runs helper as OtherUser, swapping file (in a directory that
@@ -128,7 +129,20 @@ const (
 // target, until the test ends. It returns once the first swap is done.
 func SwapRace(t testing.TB, helper, file, target, text string) {
 	t.Helper()
-	cmd := HelperAsOtherUser(t, helper, swapFileEnv+"="+file, swapTargetEnv+"="+target, swapTextEnv+"="+text)
+	swapRace(t, helper, swapFileEnv+"="+file, swapTargetEnv+"="+target, swapTextEnv+"="+text)
+}
+
+// SwapDirRace is SwapRace for a directory: dir is swapped between a
+// directory holding the file name with text and a symlink to target
+// (a directory of ours).
+func SwapDirRace(t testing.TB, helper, dir, target, name, text string) {
+	t.Helper()
+	swapRace(t, helper, swapFileEnv+"="+dir, swapTargetEnv+"="+target, swapTextEnv+"="+text, swapNameEnv+"="+name)
+}
+
+func swapRace(t testing.TB, helper string, env ...string) {
+	t.Helper()
+	cmd := HelperAsOtherUser(t, helper, env...)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -175,6 +189,10 @@ func RunSwapper(t testing.TB) bool {
 		_, _ = io.Copy(io.Discard, os.Stdin)
 		close(stop)
 	}()
+	if name := os.Getenv(swapNameEnv); name != "" {
+		runDirSwapper(t, file, name, stop)
+		return true
+	}
 	reg, link := file+".swap-reg", file+".swap-link"
 	for i := 0; ; i++ {
 		select {
