@@ -97,6 +97,10 @@ type Config struct {
 	Machine string
 	// MaxNoteBytes bounds the text of one note given to remember.
 	MaxNoteBytes int64
+	// CaptureTTL is how long a low-risk directive memminer capture writes
+	// into memory holds before it is stale until reviewed;
+	// govern.Never: no review date.
+	CaptureTTL time.Duration
 	// Index makes the daemon keep HIVE/INDEX.md current.
 	Index bool
 }

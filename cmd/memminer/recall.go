@@ -109,6 +109,10 @@ func (a *app) hookable(cmd *cobra.Command, hook *string, preErr *error) {
 type hookInput struct {
 	Event  string `json:"hook_event_name"`
 	Prompt string `json:"prompt"`
+	// TranscriptPath and SessionID name the session's transcript and
+	// the session: what capture reads.
+	TranscriptPath string `json:"transcript_path"`
+	SessionID      string `json:"session_id"`
 }
 
 // runHook runs f as agent's hook: it reads the hook JSON from stdin, and
