@@ -104,24 +104,29 @@ func Lookup(id string) (Agent, bool) {
 // clients offer its tools to the model as mcp__memminer__TOOL.
 const serverName = "memminer"
 
-// clientHooks are agent id's session-start and prompt hooks, in the
-// hooks shape both clients read.
+// clientHooks are agent id's session-start, prompt and capture hooks, in
+// the hooks shape both clients read. Capture runs when a session ends and
+// before its context is compacted (both clients name these events alike:
+// Codex 0.171 runs SessionEnd and PreCompact as Claude Code does).
 func clientHooks(id string, in Install) hooksEdit {
-	start, prompt := hookCommands(id, in)
+	start, prompt, capture := hookCommands(id, in)
 	return hooksEdit{
 		ours: ourHook(id),
 		events: []hookEvent{
 			{name: "SessionStart", command: start},
 			{name: "UserPromptSubmit", command: prompt},
+			{name: "PreCompact", command: capture},
+			{name: "SessionEnd", command: capture},
 		},
 	}
 }
 
-// hookCommands are the shell commands of the session-start and the prompt
-// hook for agent id.
-func hookCommands(id string, in Install) (sessionStart, prompt string) {
+// hookCommands are the shell commands of the session-start, the prompt
+// and the capture hook for agent id.
+func hookCommands(id string, in Install) (sessionStart, prompt, capture string) {
 	return shellJoin(append([]string{in.Exe, "wake-up", "--hook", id}, in.Flags...)),
-		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...))
+		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...)),
+		shellJoin(append([]string{in.Exe, "capture", "--hook", id}, in.Flags...))
 }
 
 // mcpArgs are the arguments of the MCP server's command.
@@ -130,7 +135,7 @@ func mcpArgs(in Install) []string { return append([]string{"mcp"}, in.Flags...) 
 // ourHook recognises a hook command connect installed for agent id, under
 // any wing or program path.
 func ourHook(id string) *regexp.Regexp {
-	return regexp.MustCompile(`memminer\S*'? (wake-up|recall) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
+	return regexp.MustCompile(`memminer\S*'? (wake-up|recall|capture) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
 }
 
 func claudeFiles(s Scope, in Install) []file {
