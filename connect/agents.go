@@ -104,19 +104,28 @@ func Lookup(id string) (Agent, bool) {
 // clients offer its tools to the model as mcp__memminer__TOOL.
 const serverName = "memminer"
 
+// claudeSessionEndTimeout is the capture hook's timeout in Claude Code,
+// in seconds: its SessionEnd hooks are stopped after 1.5 s unless a hook
+// asks for more (2.1.197), less than a capture that writes several notes
+// through a cold palace takes. It is above the hook's own limit
+// (hookTimeout in the CLI, 20 s).
+const claudeSessionEndTimeout = 30
+
 // clientHooks are agent id's session-start, prompt and capture hooks, in
-// the hooks shape both clients read. Capture runs when a session ends and
-// before its context is compacted (both clients name these events alike:
-// Codex 0.171 runs SessionEnd and PreCompact as Claude Code does).
-func clientHooks(id string, in Install) hooksEdit {
+// the hooks shape both clients read; captureTimeout is the capture
+// hook's timeout in seconds (0: the client's default). Capture runs when
+// a session ends and before its context is compacted (both clients name
+// these events alike: Codex 0.171 runs SessionEnd and PreCompact as
+// Claude Code does).
+func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
 	start, prompt, capture := hookCommands(id, in)
 	return hooksEdit{
 		ours: ourHook(id),
 		events: []hookEvent{
 			{name: "SessionStart", command: start},
 			{name: "UserPromptSubmit", command: prompt},
-			{name: "PreCompact", command: capture},
-			{name: "SessionEnd", command: capture},
+			{name: "PreCompact", command: capture, timeout: captureTimeout},
+			{name: "SessionEnd", command: capture, timeout: captureTimeout},
 		},
 	}
 }
@@ -139,7 +148,7 @@ func ourHook(id string) *regexp.Regexp {
 }
 
 func claudeFiles(s Scope, in Install) []file {
-	hooks := clientHooks("claude-code", in)
+	hooks := clientHooks("claude-code", in, claudeSessionEndTimeout)
 	server := stdioServer{Type: "stdio", Command: in.Exe, Args: mcpArgs(in), Env: map[string]string{}}
 	instructions := markdownBlock(in.Protocol)
 	if s.Project != "" {
@@ -170,7 +179,7 @@ func claudeFiles(s Scope, in Install) []file {
 }
 
 func codexFiles(s Scope, in Install) []file {
-	hooks := clientHooks("codex", in)
+	hooks := clientHooks("codex", in, 0)
 	dir, instructions := s.CodexHome, filepath.Join(s.CodexHome, "AGENTS.md")
 	if dir == "" {
 		dir, instructions = filepath.Join(s.Home, ".codex"), filepath.Join(s.Home, ".codex", "AGENTS.md")

@@ -83,6 +83,7 @@ func TestConnectClaudeKeepsEverythingElse(t *testing.T) {
 		"hooks.UserPromptSubmit.0.hooks.0.command": "/opt/memminer/bin/memminer recall --hook claude-code --wing dwight",
 		"hooks.PreCompact.0.hooks.0.command":       "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
 		"hooks.SessionEnd.0.hooks.0.command":       "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
+		"hooks.SessionEnd.0.hooks.0.timeout":       "30",
 		"permissions.allow.0":                      "Bash(ls:*)",
 		"permissions.allow.1":                      "mcp__memminer",
 	} {
