@@ -180,8 +180,11 @@ func Classify(sentence string) (Directive, bool) {
 }
 
 // notImperative are the words after "always" or "never" that make a
-// remark rather than a rule: "never seen that", "always happens".
+// remark rather than a rule: "never seen that", "always happens",
+// "always something with this CI" (no verb: an exclamation).
 var notImperative = map[string]bool{
+	"something": true, "anything": true, "nothing": true, "the": true, "a": true, "an": true, "so": true,
+	"like": true, "late": true, "same": true, "this": true, "that": true,
 	"seen": true, "heard": true, "been": true, "thought": true, "knew": true, "had": true, "happens": true,
 	"happened": true, "works": true, "worked": true, "fails": true, "failed": true, "was": true, "is": true,
 	"mind": true, "again": true, "got": true, "gets": true, "liked": true, "did": true, "does": true,

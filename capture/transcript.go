@@ -96,7 +96,9 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 // an entry of type "user" that is not the client's own (isMeta), not a
 // subagent's (isSidechain) and not a tool's result.
 func claudeUser(line []byte) (string, bool) {
-	if !bytes.Contains(line, []byte(`"user"`)) {
+	// A tool's result is the bulk of a transcript: skip it unparsed (in a
+	// typed text the quotes would be escaped).
+	if !bytes.Contains(line, []byte(`"user"`)) || bytes.Contains(line, []byte(`"type":"tool_result"`)) {
 		return "", false
 	}
 	var e struct {
