@@ -101,6 +101,10 @@ type Config struct {
 	// into memory holds before it is stale until reviewed;
 	// govern.Never: no review date.
 	CaptureTTL time.Duration
+	// CaptureAskAfter is how many tool calls make a session's work
+	// substantial: at its end the Stop hook asks the agent, once, to
+	// record what it learned, unless it remembered something; 0: never.
+	CaptureAskAfter int64
 	// Index makes the daemon keep HIVE/INDEX.md current.
 	Index bool
 }

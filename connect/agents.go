@@ -114,9 +114,10 @@ const claudeSessionEndTimeout = 30
 // clientHooks are agent id's session-start, prompt and capture hooks, in
 // the hooks shape both clients read; captureTimeout is the capture
 // hook's timeout in seconds (0: the client's default). Capture runs when
-// a session ends and before its context is compacted (both clients name
-// these events alike: Codex 0.171 runs SessionEnd and PreCompact as
-// Claude Code does).
+// a session ends and before its context is compacted, and at the end of
+// a turn (Stop) asks the agent to record what it learned (both clients
+// name these events alike, and Codex 0.171 runs them as Claude Code
+// does, a Stop hook's block included).
 func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
 	start, prompt, capture := hookCommands(id, in)
 	return hooksEdit{
@@ -126,6 +127,7 @@ func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
 			{name: "UserPromptSubmit", command: prompt},
 			{name: "PreCompact", command: capture, timeout: captureTimeout},
 			{name: "SessionEnd", command: capture, timeout: captureTimeout},
+			{name: "Stop", command: capture},
 		},
 	}
 }

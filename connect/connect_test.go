@@ -84,6 +84,7 @@ func TestConnectClaudeKeepsEverythingElse(t *testing.T) {
 		"hooks.PreCompact.0.hooks.0.command":       "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
 		"hooks.SessionEnd.0.hooks.0.command":       "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
 		"hooks.SessionEnd.0.hooks.0.timeout":       "30",
+		"hooks.Stop.0.hooks.0.command":             "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
 		"permissions.allow.0":                      "Bash(ls:*)",
 		"permissions.allow.1":                      "mcp__memminer",
 	} {
@@ -252,7 +253,7 @@ func TestConnectCodexKeepsCommentsAndTables(t *testing.T) {
 	if c := gjson.Get(hooks, "hooks.SessionStart.0.hooks.0.command").String(); c != "/opt/memminer/bin/memminer wake-up --hook codex --wing pam" {
 		t.Errorf("hooks.json: %s", hooks)
 	}
-	for _, event := range []string{"PreCompact", "SessionEnd"} {
+	for _, event := range []string{"PreCompact", "SessionEnd", "Stop"} {
 		if c := gjson.Get(hooks, "hooks."+event+".0.hooks.0.command").String(); c != "/opt/memminer/bin/memminer capture --hook codex --wing pam" {
 			t.Errorf("hooks.json %s: %s", event, hooks)
 		}

@@ -2,13 +2,17 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -52,6 +56,11 @@ memminer connect installs it: the transcript and session come from the
 hook's JSON on stdin, and nothing is printed on stdout; a failure is one
 line on stderr and exit status 0, so the session is never held up.
 
+As the client's Stop hook it captures nothing: when the session did
+substantial work (capture_ask_after tool calls, 10 by default) and
+remembered nothing, it asks the agent, once per session, to record what
+another agent would need next time, each note with its confidence and risk.
+
 The rules, and what is and is not a directive: docs/capture.md.`,
 		Example: `  memminer capture --client claude-code --wing dwight ~/.claude/projects/P/SESSION.jsonl
   memminer capture --client codex --wing pam --dry-run --json ROLLOUT.jsonl
@@ -64,6 +73,9 @@ The rules, and what is and is not a directive: docs/capture.md.`,
 				return a.runHook(cmd, "capture", hook, preErr, func(ctx context.Context, in hookInput) (string, error) {
 					if in.TranscriptPath == "" {
 						return "", errors.New("the hook's input names no transcript_path")
+					}
+					if in.Event == "Stop" {
+						return a.askToRemember(ctx, hook, in)
 					}
 					res, err := a.capture(ctx, captureArgs{Client: hook, Session: in.SessionID, Transcript: in.TranscriptPath})
 					if n := res.written(); n > 0 {
@@ -241,26 +253,36 @@ func captureSession(session, transcript string) string {
 	return session
 }
 
-// readTranscript reads the user's messages from the transcript at path,
-// a regular file checked and read through one descriptor.
+// readTranscript reads the user's messages from the transcript at path.
 func readTranscript(client, path string) ([]string, error) {
-	f, err := os.Open(path)
+	f, err := openTranscript(path)
 	if err != nil {
-		return nil, fmt.Errorf("read the transcript: %w", err)
+		return nil, err
 	}
 	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read the transcript: %w", err)
-	}
-	if !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("read the transcript: %s is not a regular file", path)
-	}
 	messages, err := capture.Read(client, f)
 	if err != nil {
 		return nil, fmt.Errorf("read the transcript %s: %w", path, err)
 	}
 	return messages, nil
+}
+
+// openTranscript opens the transcript at path, a regular file: checked
+// and read through the one descriptor.
+func openTranscript(path string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read the transcript: %w", err)
+	}
+	st, err := f.Stat()
+	if err == nil && !st.Mode().IsRegular() {
+		err = fmt.Errorf("%s is not a regular file", path)
+	}
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("read the transcript: %w", err)
+	}
+	return f, nil
 }
 
 func printCaptured(w io.Writer, res captureResult) {
@@ -283,4 +305,76 @@ func printCaptured(w io.Writer, res captureResult) {
 	} else if n := res.pending(); n > 0 {
 		fmt.Fprintf(w, "%d wait for a person's approval: memminer inbox --wing %s\n", n, res.Wing)
 	}
+}
+
+// askRequest is what the Stop hook asks of the agent: seed 001's
+// "classification is the agent's responsibility".
+const askRequest = "memminer: this session did substantial work (%d tool calls) and recorded nothing in the hive's memory. " +
+	"Before you stop, record what another agent would need next time: decisions made, causes found, commands that work, pitfalls. " +
+	"One fact per note, through memminer's MCP tool remember (or: memminer remember --wing %s --confidence verified|hypothesis --risk low|high \"NOTE\"). " +
+	"Give each its confidence (verified only if you checked it, otherwise hypothesis) and its risk (high if acting on it wrongly could harm production, data, money or security). " +
+	"Never record a secret. If nothing is worth keeping, just stop."
+
+// askedMaxAge is how long the record that a session was asked is kept.
+const askedMaxAge = 30 * 24 * time.Hour
+
+// askToRemember is the Stop hook: the client's decision to block the
+// stop with the request, once per session, when the session's work is
+// substantial (capture_ask_after tool calls) and nothing was
+// remembered; "" otherwise, and always while a Stop hook's request is
+// being answered (stop_hook_active).
+func (a *app) askToRemember(ctx context.Context, agent string, in hookInput) (string, error) {
+	if in.StopHookActive || a.cfg.CaptureAskAfter <= 0 {
+		return "", nil
+	}
+	w, err := a.ownWing(ctx, "capture")
+	if err != nil {
+		return "", err
+	}
+	work, err := readWork(agent, in.TranscriptPath)
+	if err != nil || int64(work.ToolCalls) < a.cfg.CaptureAskAfter || work.Remembered {
+		return "", err
+	}
+	first, err := a.firstAsk(agent, captureSession(in.SessionID, in.TranscriptPath))
+	if err != nil || !first {
+		return "", err
+	}
+	out, err := json.Marshal(map[string]string{"decision": "block", "reason": fmt.Sprintf(askRequest, work.ToolCalls, w)})
+	return string(out) + "\n", err
+}
+
+// firstAsk records that agent's session was asked and reports whether
+// it was the first time: the record is a file created exclusively in
+// the state directory, so two hooks at once ask once. Records older
+// than askedMaxAge are removed.
+func (a *app) firstAsk(agent, session string) (bool, error) {
+	dir := filepath.Join(filepath.Dir(connect.StateDir(a.getenv, a.home())), "capture", "asked")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return false, err
+	}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > askedMaxAge {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	f, err := os.OpenFile(filepath.Join(dir, agent+"-"+session), os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
+}
+
+// readWork reads the agent's tool calls from the transcript at path.
+func readWork(client, path string) (capture.Work, error) {
+	f, err := openTranscript(path)
+	if err != nil {
+		return capture.Work{}, err
+	}
+	defer f.Close()
+	return capture.ReadWork(client, f)
 }

@@ -14,8 +14,9 @@ import (
 // the user states directives among chatter, and the mock model calls
 // memminer's search tool, ends; its SessionEnd hook must have remembered
 // the directives in the wing, with their provenance, so that search
-// finds them; a second session with nothing durable in it captures
-// nothing.
+// finds them; its Stop hook must have asked the model, once, to record
+// what it learned, and the model's remember call must have landed; a
+// second session with nothing durable in it captures nothing.
 
 // capturePrompt is what the user says in the first session: two
 // durable directives (the second high-risk, for the inbox) among chatter.
@@ -62,6 +63,27 @@ func (h *e2eHive) checkCaptured(client string) map[string]string {
 	return files
 }
 
+// checkAskedOnce checks that the Stop hook's request reached the model in
+// exactly one turn of the session, once, and that the note the mock
+// model remembered in answer is in pam's memory.
+func (h *e2eHive) checkAskedOnce(m *mockModel, callID string) {
+	h.t.Helper()
+	asked, most := 0, 0
+	for _, r := range m.Requests() {
+		n := strings.Count(r, askMarker)
+		most = max(most, n)
+		if n > 0 && !strings.Contains(r, callID) {
+			asked++
+		}
+	}
+	if asked != 1 || most != 1 {
+		h.t.Errorf("the Stop hook's request reached the model in %d turns, at most %d times in one request; want once", asked, most)
+	}
+	if out := h.memminer("search", "nightly job WAL archive bucket"); !strings.Contains(out, learnedNote) {
+		h.t.Errorf("the note the model remembered on the Stop hook's request is not found:\n%s", out)
+	}
+}
+
 // checkNothingNew checks that pam's files are still before.
 func (h *e2eHive) checkNothingNew(before map[string]string) {
 	h.t.Helper()
@@ -81,12 +103,17 @@ func TestCaptureClaudeCodeEndToEnd(t *testing.T) {
 	h := newE2EHive(t, "claude-code")
 	h.memminer(h.connectArgs...)
 	m := newMockModel(t, "db-2 primary")
-	runClient(t, h.work, h.claudeEnv(m), filepath.Join(bin, "claude"), "-p", capturePrompt, "--output-format", "json")
+	// One tool call (the mock's search) is substantial work here.
+	env := append(h.claudeEnv(m), "MEMMINER_CAPTURE_ASK_AFTER=1")
+	runClient(t, h.work, env, filepath.Join(bin, "claude"), "-p", capturePrompt, "--output-format", "json")
 	if _, ok := m.firstWith(`"tool_result"`); !ok {
 		t.Errorf("the session made no tool call")
 	}
+	h.checkAskedOnce(m, "toolu_mock2")
 	before := h.checkCaptured("claude-code")
-	runClient(t, h.work, h.claudeEnv(m), filepath.Join(bin, "claude"), "-p", "thanks, that looks good. Can you fix the typo in README.md?", "--output-format", "json")
+	// The second session is asked too, and the mock remembers the same
+	// note: the duplicate rule writes nothing.
+	runClient(t, h.work, env, filepath.Join(bin, "claude"), "-p", "thanks, that looks good. Can you fix the typo in README.md?", "--output-format", "json")
 	h.checkNothingNew(before)
 	h.disconnect()
 	settings, _ := os.ReadFile(filepath.Join(h.home, ".claude", "settings.json"))
@@ -102,14 +129,17 @@ func TestCaptureCodexEndToEnd(t *testing.T) {
 	codexHome := filepath.Join(h.home, ".codex")
 	testutil.WriteFile(t, filepath.Join(codexHome, "config.toml"), codexOffline(m))
 	h.memminer(h.connectArgs...)
-	env := append(append([]string(nil), h.env...), "CODEX_HOME="+codexHome, "MOCK_API_KEY=test")
+	env := append(append([]string(nil), h.env...), "CODEX_HOME="+codexHome, "MOCK_API_KEY=test", "MEMMINER_CAPTURE_ASK_AFTER=1")
+	// Codex asks before an MCP tool that writes runs, and exec cannot
+	// ask: the user approves memminer's tools in its config.
 	codex := func(prompt string) {
-		runClient(t, h.work, env, filepath.Join(bin, "codex"), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", prompt)
+		runClient(t, h.work, env, filepath.Join(bin, "codex"), "exec", "--dangerously-bypass-hook-trust", "--skip-git-repo-check", "-c", `mcp_servers.memminer.default_tools_approval_mode="approve"`, prompt)
 	}
 	codex(capturePrompt)
 	if _, ok := m.firstWith(`"function_call_output"`); !ok {
 		t.Errorf("the session made no tool call")
 	}
+	h.checkAskedOnce(m, "call_mock2")
 	before := h.checkCaptured("codex")
 	codex("thanks, that looks good. Can you fix the typo in README.md?")
 	h.checkNothingNew(before)

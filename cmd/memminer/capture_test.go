@@ -159,3 +159,72 @@ func TestCaptureCommand(t *testing.T) {
 		t.Errorf("no --client: exit %d, %s", code, stderr)
 	}
 }
+
+// stopTranscript is a Claude Code transcript of a session in which the
+// agent made calls tool calls, one of them a remember when remembered.
+func stopTranscript(t *testing.T, calls int, remembered bool) string {
+	t.Helper()
+	var b strings.Builder
+	b.WriteString(`{"type":"user","message":{"role":"user","content":"Find why the nightly job fails."}}` + "\n")
+	for i := range calls {
+		name := "Bash"
+		if remembered && i == calls-1 {
+			name = "mcp__memminer__remember"
+		}
+		b.WriteString(`{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"` + name + `","input":{}}]}}` + "\n")
+	}
+	path := filepath.Join(t.TempDir(), "stop.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestCaptureStopHook: at the end of a turn, a session that made
+// capture_ask_after tool calls and remembered nothing is asked, once, to
+// record what it learned (the client's "block" decision, whose reason
+// the model reads); a session that remembered, did little, or is
+// already answering a Stop hook (stop_hook_active) is not.
+func TestCaptureStopHook(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_CAPTURE_ASK_AFTER"] = "3"
+	c.env["XDG_STATE_HOME"] = filepath.Join(t.TempDir(), "state")
+	stop := func(session, transcript string, active bool) string {
+		in, _ := json.Marshal(map[string]any{"hook_event_name": "Stop", "session_id": session, "transcript_path": transcript, "stop_hook_active": active})
+		out, stderr, code := c.runStdin(string(in), "capture", "--hook", "claude-code", "--wing", "pam", "--hive", c.hive)
+		if code != 0 || stderr != "" {
+			t.Errorf("Stop hook: exit %d, stderr %q", code, stderr)
+		}
+		return out
+	}
+	busy := stopTranscript(t, 3, false)
+	before := hiveFiles(t, c.hive)
+	for _, tc := range []struct {
+		name, session, transcript string
+		active                    bool
+		ask                       bool
+	}{
+		{"busy session answering a Stop hook", "s1", busy, true, false},
+		{"busy session", "s1", busy, false, true},
+		{"busy session asked already", "s1", busy, false, false},
+		{"another busy session", "s2", busy, false, true},
+		{"session that remembered", "s3", stopTranscript(t, 5, true), false, false},
+		{"session that did little", "s4", stopTranscript(t, 2, false), false, false},
+	} {
+		out := stop(tc.session, tc.transcript, tc.active)
+		if !tc.ask {
+			if out != "" {
+				t.Errorf("%s: asked %q", tc.name, out)
+			}
+			continue
+		}
+		var got struct{ Decision, Reason string }
+		if err := json.Unmarshal([]byte(out), &got); err != nil || got.Decision != "block" ||
+			!strings.Contains(got.Reason, "(3 tool calls) and recorded nothing") || !strings.Contains(got.Reason, "--wing pam") {
+			t.Errorf("%s: %q, want a block with the request", tc.name, out)
+		}
+	}
+	if after := hiveFiles(t, c.hive); len(after) != len(before) {
+		t.Errorf("the Stop hook wrote into the hive: %d files, want %d", len(after), len(before))
+	}
+}

@@ -113,6 +113,9 @@ type hookInput struct {
 	// the session: what capture reads.
 	TranscriptPath string `json:"transcript_path"`
 	SessionID      string `json:"session_id"`
+	// StopHookActive is set on a Stop that follows one a hook blocked:
+	// the agent is already doing what a Stop hook asked.
+	StopHookActive bool `json:"stop_hook_active"`
 }
 
 // runHook runs f as agent's hook: it reads the hook JSON from stdin, and
