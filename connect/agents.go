@@ -25,6 +25,9 @@ type Scope struct {
 	ClaudeConfigDir string
 	// CodexHome is $CODEX_HOME, default ~/.codex.
 	CodexHome string
+	// ConfigHome is $XDG_CONFIG_HOME, where OpenCode keeps its user
+	// files (opencode/), default ~/.config.
+	ConfigHome string
 	// Project, when set, is the project directory whose files are edited
 	// instead of the user's.
 	Project string
@@ -80,6 +83,7 @@ type Agent struct {
 var Agents = []Agent{
 	{ID: "claude-code", Name: "Claude Code", files: claudeFiles},
 	{ID: "codex", Name: "Codex", files: codexFiles},
+	{ID: "opencode", Name: "OpenCode", files: openCodeFiles},
 }
 
 // AgentIDs lists the ids of Agents, for messages.
