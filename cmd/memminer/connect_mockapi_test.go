@@ -12,8 +12,9 @@ import (
 )
 
 // mockModel is a model API on 127.0.0.1 that the real agent clients talk
-// to in tests: Anthropic's Messages API (Claude Code) and OpenAI's
-// Responses API (Codex), both streamed as server-sent events. It records
+// to in tests: Anthropic's Messages API (Claude Code), OpenAI's Responses
+// API (Codex) and Chat Completions API (OpenCode), all streamed as
+// server-sent events. It records
 // every request body. Its script: when the request offers memminer's
 // search tool and holds no result of it yet, it calls search for five
 // hits of searchQuery; otherwise it answers with text.
@@ -35,6 +36,7 @@ func newMockModel(t *testing.T, searchQuery string) *mockModel {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/messages", m.messages)
 	mux.HandleFunc("/v1/responses", m.responses)
+	mux.HandleFunc("/v1/chat/completions", m.chatCompletions)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead || r.URL.Path == "/" {
 			w.WriteHeader(http.StatusOK)
@@ -156,4 +158,48 @@ func (m *mockModel) responses(w http.ResponseWriter, r *http.Request) {
 		obj{"type": "response.output_item.added", "output_index": 0, "item": item},
 		obj{"type": "response.output_item.done", "output_index": 0, "item": item},
 		obj{"type": "response.completed", "response": resp("completed", []any{item})})
+}
+
+// chatCompletions answers OpenAI's POST /v1/chat/completions, which
+// OpenCode's OpenAI-compatible provider sends. Its chunks carry no event
+// names, only data lines, and end with [DONE].
+func (m *mockModel) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	body := m.record(r)
+	var req struct {
+		Tools []struct {
+			Function struct{ Name string }
+		}
+		Messages []struct{ Role string }
+	}
+	json.Unmarshal(body, &req)
+	offered, answered := false, false
+	for _, t := range req.Tools {
+		offered = offered || t.Function.Name == "memminer_search"
+	}
+	for _, msg := range req.Messages {
+		answered = answered || msg.Role == "tool"
+	}
+	chunk := func(delta obj, finish any) obj {
+		return obj{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": "mock-model",
+			"choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	var chunks []obj
+	if offered && !answered {
+		args, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
+		chunks = []obj{
+			chunk(obj{"role": "assistant", "tool_calls": []any{obj{"index": 0, "id": "call_mock1", "type": "function",
+				"function": obj{"name": "memminer_search", "arguments": string(args)}}}}, nil),
+			chunk(obj{}, "tool_calls"),
+		}
+	} else {
+		chunks = []obj{chunk(obj{"role": "assistant", "content": "mock answer: done"}, nil), chunk(obj{}, "stop")}
+	}
+	last := chunks[len(chunks)-1]
+	last["usage"] = obj{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, c := range chunks {
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
 }
