@@ -145,7 +145,7 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		return connect.Options{}, errors.New("no home directory: set HOME")
 	}
 	scope := connect.Scope{Home: home, ClaudeConfigDir: a.getenv("CLAUDE_CONFIG_DIR"), CodexHome: a.getenv("CODEX_HOME"),
-		ConfigHome: a.getenv("XDG_CONFIG_HOME")}
+		ConfigHome: a.getenv("XDG_CONFIG_HOME"), GeminiCLIHome: a.getenv("GEMINI_CLI_HOME")}
 	if f.project != "" {
 		dir, err := filepath.Abs(f.project)
 		if err != nil {

@@ -164,8 +164,9 @@ func snapshot(t *testing.T, files []string) map[string]string {
 	return out
 }
 
-// findToolResult returns the field of the first object of type (or role) kind in a
-// recorded request's JSON body ("PATH BODY"), as a string.
+// findToolResult returns the field of the first object of type (or role)
+// kind, or under the key kind, in a recorded request's JSON body ("PATH
+// BODY"), as a string.
 func findToolResult(req, kind, field string) string {
 	_, body, _ := strings.Cut(req, " ")
 	var v any
@@ -176,6 +177,10 @@ func findToolResult(req, kind, field string) string {
 	walk = func(v any) (string, bool) {
 		switch x := v.(type) {
 		case map[string]any:
+			if inner, ok := x[kind].(map[string]any); ok {
+				b, _ := json.Marshal(inner[field])
+				return string(b), true
+			}
 			if x["type"] == kind || x["role"] == kind {
 				if s, ok := x[field].(string); ok {
 					return s, true

@@ -13,8 +13,8 @@ import (
 
 // mockModel is a model API on 127.0.0.1 that the real agent clients talk
 // to in tests: Anthropic's Messages API (Claude Code), OpenAI's Responses
-// API (Codex) and Chat Completions API (OpenCode), all streamed as
-// server-sent events. It records
+// API (Codex), Chat Completions API (OpenCode) and Google's Gemini API
+// (Gemini CLI), streamed as server-sent events. It records
 // every request body. Its script: when the request offers memminer's
 // search tool and holds no result of it yet, it calls search for five
 // hits of searchQuery; otherwise it answers with text.
@@ -37,6 +37,7 @@ func newMockModel(t *testing.T, searchQuery string) *mockModel {
 	mux.HandleFunc("/v1/messages", m.messages)
 	mux.HandleFunc("/v1/responses", m.responses)
 	mux.HandleFunc("/v1/chat/completions", m.chatCompletions)
+	mux.HandleFunc("/v1beta/models/", m.generateContent)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead || r.URL.Path == "/" {
 			w.WriteHeader(http.StatusOK)
@@ -202,4 +203,31 @@ func (m *mockModel) chatCompletions(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprintf(w, "data: %s\n\n", b)
 	}
 	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// geminiSearchTool is the name Gemini CLI gives memminer's search tool.
+const geminiSearchTool = "mcp_memminer_search"
+
+// generateContent answers the Gemini API's POST
+// /v1beta/models/MODEL:streamGenerateContent?alt=sse, and
+// :generateContent (Gemini CLI's model router asks it first, unstreamed).
+func (m *mockModel) generateContent(w http.ResponseWriter, r *http.Request) {
+	body := m.record(r)
+	s := string(body)
+	offered := strings.Contains(s, `"name":"`+geminiSearchTool+`"`)
+	answered := strings.Contains(s, `"functionResponse"`)
+	part := obj{"text": "mock answer: done"}
+	if offered && !answered {
+		part = obj{"functionCall": obj{"name": geminiSearchTool, "args": obj{"query": m.searchQuery, "results": 5}}}
+	}
+	resp := obj{"candidates": []any{obj{"content": obj{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": obj{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+	b, _ := json.Marshal(resp)
+	if !strings.Contains(r.URL.Path, ":streamGenerateContent") {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: %s\n\n", b)
 }

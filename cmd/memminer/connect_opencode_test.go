@@ -34,12 +34,8 @@ func openCodeOffline(m *mockModel) string {
 // saw; it returns the search result as the model got it.
 func (h *e2eHive) runOpenCode(bin string, m *mockModel) string {
 	h.t.Helper()
-	env := append(append([]string(nil), h.env...), "OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1",
-		"OPENCODE_DISABLE_LSP_DOWNLOAD=1", "OPENCODE_DISABLE_SHARE=1")
-	out := runClient(h.t, h.work, env, filepath.Join(bin, "opencode"), "run", "Which server runs the production Postgres?")
-	if !strings.Contains(out, "mock answer") {
-		h.t.Errorf("opencode run: %s", out)
-	}
+	h.runSession([]string{"OPENCODE_DISABLE_AUTOUPDATE=1", "OPENCODE_DISABLE_MODELS_FETCH=1", "OPENCODE_DISABLE_LSP_DOWNLOAD=1",
+		"OPENCODE_DISABLE_SHARE=1"}, filepath.Join(bin, "opencode"), "run", e2ePrompt)
 	return h.checkModelSaw(m, "tool", "content")
 }
 
@@ -74,4 +70,17 @@ func TestConnectOpenCodeProjectEndToEnd(t *testing.T) {
 	h.runOpenCode(bin, m)
 	h.disconnect()
 	h.checkRestored(config, plugin, protocol)
+}
+
+// e2ePrompt is the prompt of the end-to-end sessions.
+const e2ePrompt = "Which server runs the production Postgres?"
+
+// runSession runs one non-interactive session of a client with env added
+// to the hive's, and checks that it printed the mock model's answer.
+func (h *e2eHive) runSession(env []string, name string, args ...string) {
+	h.t.Helper()
+	out := runClient(h.t, h.work, append(append([]string(nil), h.env...), env...), name, args...)
+	if !strings.Contains(out, "mock answer") {
+		h.t.Errorf("%s: %s", filepath.Base(name), out)
+	}
 }
