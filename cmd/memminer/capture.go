@@ -189,7 +189,7 @@ func (a *app) capture(ctx context.Context, args captureArgs) (captureResult, err
 		req := a.captureRequest(w, args.Client, res.Session, d)
 		// What capture prints is what remember writes: never a secret.
 		shown := d
-		shown.Text, _ = secrets.Redact(d.Text)
+		shown.Text, _ = secrets.RedactWritten(d.Text)
 		c := capturedNote{Directive: shown}
 		if args.DryRun {
 			c.Outcome = "would remember"
