@@ -49,7 +49,8 @@ func (a *app) connectCmd() *cobra.Command {
 		Short: "Give an agent client its memory: hooks, MCP server, protocol",
 		Long: `Wire memminer into an agent client's own files, so that every session of the
 agent starts with its wake-up digest and every prompt brings the notes
-relevant to it. AGENT is ` + strings.Join(connect.AgentIDs(), " or ") + `. It installs:
+relevant to it. AGENT is one of ` + strings.Join(connect.AgentIDs(), ", ") + `.
+It installs:
 
   - a session-start hook: memminer wake-up --hook AGENT for the wing;
   - a prompt hook: memminer recall --hook AGENT, the notes relevant to the
@@ -108,11 +109,12 @@ func (a *app) disconnectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "disconnect AGENT",
 		Short: "Undo memminer connect: restore the agent client's files",
-		Long: `Remove what memminer connect installed for AGENT (` + strings.Join(connect.AgentIDs(), " or ") + `) in the
-user's files, or a project's with --project DIR. A file nobody changed since
-connect is restored from its backup byte for byte, or deleted when connect
-created it; a file changed since (clients rewrite their own state) keeps the
-changes and loses only memminer's entries. The backups go last.
+		Long: `Remove what memminer connect installed for AGENT (one of
+` + strings.Join(connect.AgentIDs(), ", ") + `) in the user's files, or a
+project's with --project DIR. A file nobody changed since connect is
+restored from its backup byte for byte, or deleted when connect created it;
+a file changed since (clients rewrite their own state) keeps the changes and
+loses only memminer's entries. The backups go last.
 
 Details: docs/connect.md.`,
 		Example: `  memminer disconnect claude-code

@@ -48,10 +48,11 @@ relevance decision, within a small budget (--tokens, 300 by default, counted
 as wake-up counts), each with its wing, source, line, date and any
 superseded or stale mark. When nothing is relevant it prints nothing.
 
-With --hook AGENT (` + strings.Join(connect.AgentIDs(), ", ") + `) it is that client's prompt hook, as
-memminer connect installs it: the prompt comes from the hook's JSON on
-stdin, and any error prints nothing, is logged to stderr and exits 0, so
-the prompt is never blocked. It gives up after 20 seconds.
+With --hook AGENT (` + strings.Join(connect.AgentIDs(), ", ") + `) it is that
+client's prompt hook, as memminer connect installs it: the prompt comes
+from the hook's JSON on stdin, and any error prints nothing, is logged to
+stderr and exits 0, so the prompt is never blocked. It gives up after 20
+seconds.
 
 Through the daemon when one serves the palace, otherwise from the palace
 directly, like search. Details: docs/connect.md.`,
