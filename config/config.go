@@ -99,6 +99,9 @@ type Config struct {
 	MaxNoteBytes int64
 	// Index makes the daemon keep HIVE/INDEX.md current.
 	Index bool
+	// Domains assign wings to domains, each WING=DOMAIN
+	// (hive.DomainAssignments); they win over a wing's frontmatter domain:.
+	Domains []string
 }
 
 // Default returns the built-in settings: each setting's Default, with

@@ -35,6 +35,7 @@ var settings = []Setting{
 	{Key: "wing", Env: "MEMMINER_WING", Help: "the agent's own wing, which remember writes to and protocol fills in; a harness sets it per agent", kind: textKind(func(c *Config) *string { return &c.Wing })},
 	{Key: "machine", Env: "MEMMINER_MACHINE", Help: "this machine's name in the memory files remember writes, agents/<id>/memory.<machine>.md; unique per machine sharing the hive; unset: the host name", kind: machineKind(func(c *Config) *string { return &c.Machine })},
 	{Key: "max_note_bytes", Env: "MEMMINER_MAX_NOTE_BYTES", Default: strconv.Itoa(DefaultMaxNoteBytes), Help: "longest note remember takes, in bytes", kind: countKind(func(c *Config) *int64 { return &c.MaxNoteBytes }, 1)},
+	{Key: "domains", Env: "MEMMINER_DOMAINS", Help: "domains of wings, WING=DOMAIN (a list, or separated by commas); they win over a wing's frontmatter domain:; a wing with neither is global, seen by every domain", kind: listKind(func(c *Config) *[]string { return &c.Domains }, "WING=DOMAIN pairs", checkDomainAssignment)},
 	{Key: "index", Env: "MEMMINER_INDEX", Flag: "index", Default: "false", Help: "the daemon keeps HIVE/INDEX.md, the hive's catalog, current (rewritten only when it changes)", kind: boolKind(func(c *Config) *bool { return &c.Index })},
 	{Key: "model_cache", Env: "MEMMINER_MODEL_CACHE", Default: "$XDG_CACHE_HOME/memminer/models", Help: "directory downloaded models are kept in", kind: pathKind(func(c *Config) *string { return &c.ModelCache })},
 	{Key: "syncthing", Env: "MEMMINER_SYNCTHING", Flag: "no-syncthing", FlagNegates: true, Default: "true", Help: "follow the local Syncthing's events for conflict copies when it answers", FlagHelp: "do not follow Syncthing's events; find conflict copies by scanning the hive at every mine tick only", kind: boolKind(func(c *Config) *bool { return &c.Syncthing })},
@@ -47,6 +48,12 @@ var settings = []Setting{
 	{Key: "metrics_token", Env: "MEMMINER_METRICS_TOKEN", Flag: "metrics-token", Default: "false", Help: "scrapes of metrics_addr must send Authorization: Bearer TOKEN (memminer mcp token prints it); the control socket serves /metrics to you alone either way", kind: boolKind(func(c *Config) *bool { return &c.MetricsToken })},
 	{Key: "log_format", Env: "MEMMINER_LOG_FORMAT", Flag: "log-format", Default: "text", Help: "the daemon's log format: text or json", kind: choiceKind(func(c *Config) *string { return &c.LogFormat }, "text", "json")},
 	{Key: "log_level", Env: "MEMMINER_LOG_LEVEL", Flag: "log-level", Default: "info", Help: "the daemon's log level: debug, info, warn or error", kind: choiceKind(func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error")},
+}
+
+// checkDomainAssignment checks one entry of the domains setting.
+func checkDomainAssignment(s string) error {
+	_, _, err := hive.ParseDomainAssignment(s)
+	return err
 }
 
 // durationText writes d as people do: 3m rather than 3m0s.

@@ -105,6 +105,10 @@ type Options struct {
 	// Isolated, when set, says this machine is cut off from the others
 	// sharing the hive: the digest opens with a line saying since when.
 	Isolated *Isolation
+	// Scope keeps the digest inside the caller's domains
+	// (palace.ScopeWings): the wings it does not see are left out whole,
+	// identity and story, and Wing must be one it sees.
+	Scope palace.DomainScope
 }
 
 // IdentityLine is one wing's identity.
@@ -371,6 +375,14 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	if opts.Wing != "" && !slices.Contains(known, opts.Wing) {
 		return Digest{}, palace.UnknownWingError(opts.Wing, known)
 	}
+	sc, err := p.ScopeWings(opts.Scope)
+	if err != nil {
+		return Digest{}, err
+	}
+	if opts.Wing != "" && !sc.Sees(opts.Wing) {
+		return Digest{}, sc.Outside(opts.Wing)
+	}
+	infos = slices.DeleteFunc(infos, func(w palace.WingInfo) bool { return !sc.Sees(w.ID) })
 
 	wings := make([]*wingData, len(infos))
 	sources := make([]map[string]palace.Source, len(infos))

@@ -36,9 +36,11 @@ var hookTimeout = 20 * time.Second
 
 func (a *app) recallCmd() *cobra.Command {
 	var (
-		hook   string
-		tokens int
-		preErr error
+		hook    string
+		tokens  int
+		preErr  error
+		wing    string
+		domains domainArgs
 	)
 	cmd := &cobra.Command{
 		Use:   "recall [PROMPT]",
@@ -47,6 +49,10 @@ func (a *app) recallCmd() *cobra.Command {
 relevance decision, within a small budget (--tokens, 300 by default, counted
 as wake-up counts), each with its wing, source, line, date and any
 superseded or stale mark. When nothing is relevant it prints nothing.
+
+An agent's recall (its wing from --wing, as connect installs the hook, or
+MEMMINER_WING) stays inside its domain and global; --all-domains widens it,
+--domain narrows it (docs/domains.md).
 
 With --hook AGENT (` + strings.Join(connect.AgentIDs(), ", ") + `) it is that client's prompt hook, as
 memminer connect installs it: the prompt comes from the hook's JSON on
@@ -58,6 +64,9 @@ directly, like search. Details: docs/connect.md.`,
 		Example: `  memminer recall "how do we deploy the web bundle?"
   echo '{"prompt": "who owns db-2?"}' | memminer recall --hook claude-code`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("wing") {
+				a.cfg.Wing = wing
+			}
 			if hook == "" {
 				if preErr != nil {
 					return preErr
@@ -65,7 +74,7 @@ directly, like search. Details: docs/connect.md.`,
 				if len(args) == 0 {
 					return usagef("recall needs a PROMPT (or --hook AGENT with the hook's JSON on stdin)")
 				}
-				out, err := a.recall(cmd.Context(), strings.Join(args, " "), tokens)
+				out, err := a.recall(cmd.Context(), strings.Join(args, " "), tokens, domains)
 				if err != nil {
 					return err
 				}
@@ -76,13 +85,14 @@ directly, like search. Details: docs/connect.md.`,
 				if len(args) > 0 {
 					in.Prompt = strings.Join(args, " ")
 				}
-				return a.recall(ctx, in.Prompt, tokens)
+				return a.recall(ctx, in.Prompt, tokens, domains)
 			})
 		},
 	}
 	a.hookable(cmd, &hook, &preErr)
 	cmd.Flags().IntVar(&tokens, "tokens", defaultRecallTokens, "budget of the output, in estimated tokens")
-	cmd.Flags().String("wing", "", "the agent's wing (accepted from the installed hook; recall searches every wing)")
+	cmd.Flags().StringVar(&wing, "wing", "", "the agent's wing, whose domain recall stays in (env MEMMINER_WING)")
+	domainFlags(cmd.Flags(), &domains)
 	settingFlags(cmd.Flags(), "hive")
 	// The installed hook must never fail on a flag a later memminer dropped.
 	cmd.FParseErrWhitelist.UnknownFlags = true
@@ -186,7 +196,7 @@ func readHookInput(ctx context.Context, r io.Reader) (hookInput, error) {
 // and relevance, and only notes holding the prompt's words:
 // palace.SearchOptions.Prompt) and renders what it gives within the
 // budget; "" when it gives nothing, as for most prompts.
-func (a *app) recall(ctx context.Context, prompt string, tokens int) (string, error) {
+func (a *app) recall(ctx context.Context, prompt string, tokens int, domains domainArgs) (string, error) {
 	if tokens < 1 {
 		return "", usagef("--tokens must be at least 1, got %d", tokens)
 	}
@@ -197,7 +207,7 @@ func (a *app) recall(ctx context.Context, prompt string, tokens int) (string, er
 	if r := []rune(q); len(r) > maxRecallQueryRunes {
 		q = string(r[:maxRecallQueryRunes])
 	}
-	out, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true})
+	out, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true, domainArgs: domains})
 	if err != nil {
 		return "", err
 	}
