@@ -73,13 +73,26 @@ type Agent struct {
 	Name string
 	// files lists the files connecting touches in scope s.
 	files func(s Scope, in Install) []file
+	// skills is the folder of skills the client loads in scope s; nil
+	// when it loads none.
+	skills func(s Scope) string
+}
+
+// SkillsDir is the folder of skills (one folder with a SKILL.md each) the
+// client loads in scope s, where connect installs the hive's published
+// skills; "" when the client loads none.
+func (a Agent) SkillsDir(s Scope) string {
+	if a.skills == nil {
+		return ""
+	}
+	return a.skills(s)
 }
 
 // Agents are the agent clients memminer connects to. A third is an entry
 // here: its files and the edit each needs.
 var Agents = []Agent{
-	{ID: "claude-code", Name: "Claude Code", files: claudeFiles},
-	{ID: "codex", Name: "Codex", files: codexFiles},
+	{ID: "claude-code", Name: "Claude Code", files: claudeFiles, skills: claudeSkills},
+	{ID: "codex", Name: "Codex", files: codexFiles, skills: codexSkills},
 }
 
 // AgentIDs lists the ids of Agents, for messages.
@@ -162,6 +175,30 @@ func claudeFiles(s Scope, in Install) []file {
 		{path: state, role: RoleMCP, edit: mcpServersEdit(server)},
 		{path: filepath.Join(dir, "CLAUDE.md"), role: RoleInstructions, edit: instructions},
 	}
+}
+
+// claudeSkills is Claude Code's skills folder: ~/.claude/skills (or
+// $CLAUDE_CONFIG_DIR/skills), a project's .claude/skills.
+func claudeSkills(s Scope) string {
+	switch {
+	case s.Project != "":
+		return filepath.Join(s.Project, ".claude", "skills")
+	case s.ClaudeConfigDir != "":
+		return filepath.Join(s.ClaudeConfigDir, "skills")
+	}
+	return filepath.Join(s.Home, ".claude", "skills")
+}
+
+// codexSkills is Codex's skills folder: $CODEX_HOME/skills (~/.codex/skills),
+// a project's .agents/skills.
+func codexSkills(s Scope) string {
+	switch {
+	case s.Project != "":
+		return filepath.Join(s.Project, ".agents", "skills")
+	case s.CodexHome != "":
+		return filepath.Join(s.CodexHome, "skills")
+	}
+	return filepath.Join(s.Home, ".codex", "skills")
 }
 
 func codexFiles(s Scope, in Install) []file {
