@@ -49,3 +49,31 @@ func hasRequestWith(m *mockModel, s string) bool {
 	_, ok := m.firstWith(s)
 	return ok
 }
+
+// TestConnectCodexOffersPublishedSkills: the same with the real Codex,
+// which loads $CODEX_HOME/skills.
+func TestConnectCodexOffersPublishedSkills(t *testing.T) {
+	bin := agentClientsBin(t)
+	h := newE2EHive(t, "codex")
+	m := newMockModel(t, "db-2 primary")
+	codexHome := filepath.Join(h.home, ".codex")
+	testutil.WriteFile(t, filepath.Join(codexHome, "config.toml"), codexOffline(m))
+	h.env = append(h.env, "CODEX_HOME="+codexHome)
+	const marker = "zebra-kumquat drill"
+	file := filepath.Join(h.work, "SKILL.md")
+	testutil.WriteFile(t, file, "---\nname: failover-drill\ndescription: Run the quarterly db-2 failover drill, the "+marker+", step by step.\n---\n# Failover drill\n\n1. Announce the drill.\n")
+	h.memminer("skill", "propose", "failover-drill", file, "--wing", "dwight")
+	h.memminer("skill", "approve", "failover-drill")
+	h.memminer(h.connectArgs...)
+	if _, err := os.Stat(filepath.Join(codexHome, "skills", "failover-drill", "SKILL.md")); err != nil {
+		t.Fatalf("connect did not install the skill: %v", err)
+	}
+	h.runCodex(bin, m, codexHome)
+	if !hasRequestWith(m, marker) {
+		t.Errorf("no request offered the published skill; requests:\n%s", strings.Join(m.Requests(), "\n\n"))
+	}
+	h.disconnect()
+	if _, err := os.Stat(filepath.Join(codexHome, "skills", "failover-drill")); !os.IsNotExist(err) {
+		t.Errorf("disconnect left the skill: %v", err)
+	}
+}
