@@ -205,3 +205,33 @@ func skillError(err error) error {
 	}
 	return err
 }
+
+// proposedSkills are the hive's skills waiting for approval, which the
+// inbox lists beside its notes; none without a hive.
+func (a *app) proposedSkills() []skill.Skill {
+	out := []skill.Skill{}
+	if a.cfg.Hive == "" {
+		return out
+	}
+	all, _, err := skill.List(a.cfg.Hive)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "memminer: warning: could not list the proposed skills: %v\n", err)
+	}
+	for _, s := range all {
+		if s.State == skill.Proposed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// printProposedSkills prints the skills waiting for approval.
+func printProposedSkills(w io.Writer, skills []skill.Skill) {
+	if len(skills) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d %s for approval (memminer skill approve|reject NAME):\n", len(skills), plural(len(skills), "skill waits", "skills wait"))
+	for _, s := range skills {
+		fmt.Fprintf(w, "  %s: %s\n", quote.Line(s.Name), quote.Line(s.Description))
+	}
+}

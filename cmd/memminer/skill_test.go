@@ -26,6 +26,7 @@ func TestSkillCommand(t *testing.T) {
 		{[]string{"skill", "propose", "Deploy", good}, exitUsage, "lower-case"},
 		{[]string{"skill", "propose", "deploy-api", good, "--wing", "dwight"}, 0, "waits for a person: memminer skill approve deploy-api"},
 		{[]string{"skill", "propose", "deploy-api", good}, exitUsage, "waits for approval already"},
+		{[]string{"inbox"}, 0, "1 skill waits for approval (memminer skill approve|reject NAME):\n  deploy-api: Deploy the API."},
 		{[]string{"skill", "reject", "deploy-api"}, exitUsage, "needs --note"},
 		{[]string{"skill", "approve", "deploy-api"}, 0, "approved skill deploy-api"},
 		{[]string{"skill", "approve", "deploy-api"}, exitUsage, "no proposed skill deploy-api"},
