@@ -17,12 +17,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/markdown"
 )
 
-// Dir is the skills' directory in a hive.
-const Dir = "skills"
+// Dir is the skills' directory in a hive, never an agent's.
+const Dir = hive.SkillsDir
 
 // FileName is a skill's entry point, as the clients read it.
 const FileName = "SKILL.md"
