@@ -132,7 +132,7 @@ const claudeSessionEndTimeout = 30
 // name these events alike, and Codex 0.171 runs them as Claude Code
 // does, a Stop hook's block included).
 func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
-	start, prompt, capture := hookCommands(id, in)
+	start, prompt, capture, preAction := hookCommands(id, in)
 	return hooksEdit{
 		ours: ourHook(id),
 		events: []hookEvent{
@@ -141,16 +141,18 @@ func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
 			{name: "PreCompact", command: capture, timeout: captureTimeout},
 			{name: "SessionEnd", command: capture, timeout: captureTimeout},
 			{name: "Stop", command: capture},
+			{name: "PreToolUse", command: preAction},
 		},
 	}
 }
 
-// hookCommands are the shell commands of the session-start, the prompt
-// and the capture hook for agent id.
-func hookCommands(id string, in Install) (sessionStart, prompt, capture string) {
+// hookCommands are the shell commands of the session-start, the prompt,
+// the capture and the pre-action hook for agent id.
+func hookCommands(id string, in Install) (sessionStart, prompt, capture, preAction string) {
 	return shellJoin(append([]string{in.Exe, "wake-up", "--hook", id}, in.Flags...)),
 		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...)),
-		shellJoin(append([]string{in.Exe, "capture", "--hook", id}, in.Flags...))
+		shellJoin(append([]string{in.Exe, "capture", "--hook", id}, in.Flags...)),
+		shellJoin(append([]string{in.Exe, "pre-action", "--hook", id}, in.Flags...))
 }
 
 // mcpArgs are the arguments of the MCP server's command.
@@ -159,7 +161,7 @@ func mcpArgs(in Install) []string { return append([]string{"mcp"}, in.Flags...) 
 // ourHook recognises a hook command connect installed for agent id, under
 // any wing or program path.
 func ourHook(id string) *regexp.Regexp {
-	return regexp.MustCompile(`memminer\S*'? (wake-up|recall|capture) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
+	return regexp.MustCompile(`memminer\S*'? (wake-up|recall|capture|pre-action) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
 }
 
 func claudeFiles(s Scope, in Install) []file {

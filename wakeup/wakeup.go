@@ -24,6 +24,7 @@ import (
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/preaction"
 )
 
 // DefaultTokens is the budget of a digest when Options.Tokens is zero.
@@ -471,7 +472,8 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 			h.mark, h.pinned = headingMarker(n.Heading)
 			headings[n.Heading] = h
 		}
-		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded || n.Governance.Status == govern.Unapproved && !inbox {
+		// A pre-action log is history: searchable, never the story.
+		if h.identity || isIdentitySource(n.Source) || preaction.IsLog(filepath.Base(n.Source)) || n.Governance.Status == govern.Superseded || n.Governance.Status == govern.Unapproved && !inbox {
 			continue
 		}
 		text := flatten(n.Text)

@@ -126,6 +126,31 @@ type hookInput struct {
 	// StopHookActive is set on a Stop that follows one a hook blocked:
 	// the agent is already doing what a Stop hook asked.
 	StopHookActive bool `json:"stop_hook_active"`
+	// Cwd, ToolName and ToolInput are a PreToolUse hook's: where the
+	// agent runs, and the tool it is about to call (a shell's command).
+	Cwd       string `json:"cwd"`
+	ToolName  string `json:"tool_name"`
+	ToolInput struct {
+		Command shellCommand `json:"command"`
+	} `json:"tool_input"`
+}
+
+// shellCommand is a shell tool's command: a string (Claude Code's Bash),
+// or argv (a list), joined with spaces.
+type shellCommand string
+
+// UnmarshalJSON reads a string, a list of strings, or anything else as "".
+func (c *shellCommand) UnmarshalJSON(data []byte) error {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		*c = shellCommand(s)
+		return nil
+	}
+	var argv []string
+	if json.Unmarshal(data, &argv) == nil {
+		*c = shellCommand(strings.Join(argv, " "))
+	}
+	return nil
 }
 
 // runHook runs f as agent's hook: it reads the hook JSON from stdin, and

@@ -45,8 +45,8 @@ The rules: docs/skills.md.`,
 	return cmd
 }
 
-// skillHive is the configured hive, or the advice to configure one.
-func (a *app) skillHive() (string, error) {
+// configuredHive is the configured hive, or the advice to configure one.
+func (a *app) configuredHive() (string, error) {
 	if a.cfg.Hive == "" {
 		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 	}
@@ -64,7 +64,7 @@ An improvement of a published skill is proposed under the same NAME. The
 proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
 		Args: exactArgs(2, "skill propose takes NAME and FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			h, err := a.skillHive()
+			h, err := a.configuredHive()
 			if err != nil {
 				return err
 			}
@@ -103,7 +103,7 @@ func (a *app) skillDecideCmd(verb string) *cobra.Command {
 		Short: short,
 		Args:  exactArgs(1, "skill "+verb+" takes the skill's NAME"),
 		RunE: func(_ *cobra.Command, args []string) error {
-			h, err := a.skillHive()
+			h, err := a.configuredHive()
 			if err != nil {
 				return err
 			}
@@ -162,7 +162,7 @@ type skillListJSON struct {
 }
 
 func (a *app) skillList(asJSON bool) error {
-	h, err := a.skillHive()
+	h, err := a.configuredHive()
 	if err != nil {
 		return err
 	}

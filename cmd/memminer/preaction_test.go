@@ -1,0 +1,76 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestPreActionHook(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	log := filepath.Join(c.hive, "agents", "dwight", "pre-action-log.laptop.md")
+	hook := func(command string, env ...string) (string, int) {
+		t.Helper()
+		in, _ := json.Marshal(map[string]any{"hook_event_name": "PreToolUse", "session_id": "s-42", "cwd": "/work/api",
+			"tool_name": "Bash", "tool_input": map[string]any{"command": command}})
+		out, stderr, code := c.runStdin(string(in), "pre-action", "--hook", "claude-code", "--wing", "dwight")
+		if stderr != "" {
+			t.Errorf("stderr: %s", stderr)
+		}
+		return out, code
+	}
+	if out, code := hook("git status"); out != "" || code != 0 {
+		t.Errorf("harmless: %q exit %d", out, code)
+	}
+	if _, err := os.Stat(log); !os.IsNotExist(err) {
+		t.Errorf("a harmless command was logged: %v", err)
+	}
+	if out, code := hook("git push --force origin main"); out != "" || code != 0 {
+		t.Errorf("high-risk, not blocking: %q exit %d", out, code)
+	}
+	// Codex gives argv.
+	in := `{"hook_event_name":"PreToolUse","session_id":"s-43","cwd":"/work/web","tool_name":"shell","tool_input":{"command":["bash","-lc","rm -rf dist"]}}`
+	if out, _, code := c.runStdin(in, "pre-action", "--hook", "codex", "--wing", "dwight"); out != "" || code != 0 {
+		t.Errorf("codex: %q exit %d", out, code)
+	}
+	c.env["MEMMINER_PRE_ACTION_BLOCK"] = "true"
+	out, _ := hook("terraform destroy")
+	if !strings.Contains(out, `"permissionDecision":"ask"`) {
+		t.Errorf("block: %q", out)
+	}
+	delete(c.env, "MEMMINER_PRE_ACTION_BLOCK")
+
+	// Times are scrubbed to $TIME in c's output.
+	var got struct {
+		Entries []struct{ Time, Wing, Session, Cwd, Command, File string }
+	}
+	if err := json.Unmarshal([]byte(c.ok("pre-action", "--json")), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"git push --force origin main", "bash -lc rm -rf dist", "terraform destroy"}
+	if len(got.Entries) != len(want) {
+		t.Fatalf("entries %+v, want %v", got.Entries, want)
+	}
+	for i, e := range got.Entries {
+		if e.Command != want[i] || e.Wing != "dwight" || e.File != "agents/dwight/pre-action-log.laptop.md" {
+			t.Errorf("entry %d: %+v", i, e)
+		}
+	}
+	if got.Entries[0].Session != "s-42" || got.Entries[0].Cwd != "/work/api" {
+		t.Errorf("entry 0: %+v", got.Entries[0])
+	}
+	if out := c.ok("pre-action", "--wing", "pam"); !strings.Contains(out, "no high-risk commands logged") {
+		t.Errorf("--wing pam: %s", out)
+	}
+	// Mined as history: search finds it, wake-up's story never tells it.
+	c.ok("mine", c.hive)
+	if out := c.ok("search", "terraform destroy"); !strings.Contains(out, "pre-action-log.laptop.md") {
+		t.Errorf("search does not find the log:\n%s", out)
+	}
+	if out := c.ok("wake-up", "--tokens", "4000"); strings.Contains(out, "pre-action-log") || strings.Contains(out, "terraform destroy") {
+		t.Errorf("wake-up tells the log:\n%s", out)
+	}
+}
