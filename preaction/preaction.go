@@ -87,6 +87,11 @@ type Entry struct {
 	Command string    `json:"command"`
 	// Matched is the pattern the command matched.
 	Matched string `json:"matched"`
+	// Pack is the Context Pack the wing loaded last, "" when none.
+	Pack string `json:"pack"`
+	// Notes are the notes the prompt hook gave the session, as
+	// FILE:LINE, latest prompt's; none when it gave none.
+	Notes []string `json:"notes"`
 	// File is the log the entry is in (set by Read).
 	File string `json:"file,omitempty"`
 }
@@ -98,8 +103,9 @@ const header = "# Pre-action log\n\nHigh-risk commands, logged before they ran (
 // each field on one line.
 func (e Entry) markdown() string {
 	one := func(s string) string { return strings.Join(strings.Fields(s), " ") }
-	return fmt.Sprintf("\n## %s\n\n- wing: %s\n- session: %s\n- cwd: %s\n- matched: `%s`\n- command: `%s`\n",
-		e.Time.UTC().Format(time.RFC3339), one(e.Wing), one(e.Session), one(e.Cwd), strings.ReplaceAll(one(e.Matched), "`", "'"), strings.ReplaceAll(one(e.Command), "`", "'"))
+	return fmt.Sprintf("\n## %s\n\n- wing: %s\n- session: %s\n- cwd: %s\n- pack: %s\n- notes: %s\n- matched: `%s`\n- command: `%s`\n",
+		e.Time.UTC().Format(time.RFC3339), one(e.Wing), one(e.Session), one(e.Cwd), one(e.Pack), one(strings.Join(e.Notes, ", ")),
+		strings.ReplaceAll(one(e.Matched), "`", "'"), strings.ReplaceAll(one(e.Command), "`", "'"))
 }
 
 // Append appends e to the log at path in one O_APPEND write, creating it
@@ -157,6 +163,14 @@ func Parse(data []byte) []Entry {
 			cur.Cwd = val
 		case "matched":
 			cur.Matched = val
+		case "pack":
+			cur.Pack = val
+		case "notes":
+			for _, n := range strings.Split(val, ", ") {
+				if n = strings.TrimSpace(n); n != "" {
+					cur.Notes = append(cur.Notes, n)
+				}
+			}
 		case "command":
 			cur.Command = val
 		}

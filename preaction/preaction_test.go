@@ -3,6 +3,7 @@ package preaction
 import (
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -46,7 +47,7 @@ func TestAppendParse(t *testing.T) {
 	path := filepath.Join(t.TempDir(), FileName("laptop"))
 	at := time.Date(2026, 12, 7, 10, 0, 0, 0, time.UTC)
 	entries := []Entry{
-		{Time: at, Wing: "eng", Session: "s1", Cwd: "/work/api", Command: "rm -rf dist", Matched: "rm"},
+		{Time: at, Wing: "eng", Session: "s1", Cwd: "/work/api", Command: "rm -rf dist", Matched: "rm", Pack: "deploy", Notes: []string{"agents/eng/memory.md:4", "agents/ops/memory.md:9"}},
 		{Time: at.Add(time.Minute), Wing: "eng", Session: "s1", Cwd: "/work/api", Command: "git push --force\n  origin `main`", Matched: "push"},
 	}
 	if err := Append(path, entries[0]); err != nil {
@@ -62,7 +63,7 @@ func TestAppendParse(t *testing.T) {
 	}
 	got := Parse(after)
 	entries[1].Command = "git push --force origin 'main'"
-	if len(got) != 2 || got[0] != entries[0] || got[1] != entries[1] {
+	if len(got) != 2 || !reflect.DeepEqual(got, entries) {
 		t.Errorf("Parse = %+v\nwant %+v", got, entries)
 	}
 	if !IsLog("pre-action-log.laptop.md") || IsLog("memory.md") {

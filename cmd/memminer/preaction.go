@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -12,10 +15,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/pack"
 	"github.com/memminer/memminer/preaction"
 )
 
@@ -48,7 +54,9 @@ It is traceability, not rollback: docs/pre-action.md.`,
 				if wing != "" {
 					a.cfg.Wing = wing
 				}
-				return a.runHook(cmd, "pre-action", hook, preErr, a.preActionHook)
+				return a.runHook(cmd, "pre-action", hook, preErr, func(_ context.Context, in hookInput) (string, error) {
+					return a.preActionHook(hook, in)
+				})
 			}
 			if preErr != nil {
 				return preErr
@@ -68,7 +76,7 @@ It is traceability, not rollback: docs/pre-action.md.`,
 
 // preActionHook logs in.ToolInput's command when it is high-risk, and with
 // pre_action_block asks the client to confirm it.
-func (a *app) preActionHook(_ context.Context, in hookInput) (string, error) {
+func (a *app) preActionHook(agent string, in hookInput) (string, error) {
 	command := strings.TrimSpace(string(in.ToolInput.Command))
 	if command == "" {
 		return "", nil
@@ -85,7 +93,8 @@ func (a *app) preActionHook(_ context.Context, in hookInput) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	e := preaction.Entry{Time: time.Now(), Wing: a.cfg.Wing, Session: in.SessionID, Cwd: in.Cwd, Command: command, Matched: matched}
+	e := preaction.Entry{Time: time.Now(), Wing: a.cfg.Wing, Session: in.SessionID, Cwd: in.Cwd, Command: command, Matched: matched,
+		Pack: a.lastPack(a.cfg.Wing), Notes: a.recalled(agent, in.SessionID)}
 	if err := preaction.Append(path, e); err != nil {
 		return "", err
 	}
@@ -191,4 +200,65 @@ func printPreAction(w io.Writer, entries []preaction.Entry) {
 		fmt.Fprintf(w, "%s [%s] %s\n  in %s, session %s (%s)\n", e.Time.UTC().Format(time.RFC3339), quote.Line(e.Wing), quote.Line(e.Command),
 			quote.Line(e.Cwd), quote.Line(e.Session), quote.Line(e.File))
 	}
+}
+
+// recalledFile is where the prompt hook records the notes it gave agent's
+// session, for the pre-action log: one small file per session in the
+// state directory, named by a hash (a session id is the client's text).
+func (a *app) recalledFile(agent, session string) string {
+	sum := sha256.Sum256([]byte(agent + "\x00" + session))
+	return filepath.Join(filepath.Dir(connect.StateDir(a.getenv, a.home())), "pre-action", "recalled", hex.EncodeToString(sum[:16])+".json")
+}
+
+// recordRecalled records the notes the prompt hook gave the session,
+// replacing the previous prompt's; a failure costs only the log's notes.
+func (a *app) recordRecalled(agent, session string, notes []string) {
+	if session == "" {
+		return
+	}
+	path := a.recalledFile(agent, session)
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return
+	}
+	data, _ := json.Marshal(notes)
+	if err := atomicfile.Write(path, data, 0o600); err != nil {
+		fmt.Fprintf(a.stderr, "memminer: warning: could not record the notes given for the pre-action log: %v\n", err)
+	}
+}
+
+// recalled are the notes the prompt hook last gave the session.
+func (a *app) recalled(agent, session string) []string {
+	if session == "" {
+		return nil
+	}
+	data, err := os.ReadFile(a.recalledFile(agent, session))
+	if err != nil {
+		return nil
+	}
+	var notes []string
+	json.Unmarshal(data, &notes)
+	return notes
+}
+
+// lastPack is the Context Pack wing rendered last (its marks log), "" when
+// none.
+func (a *app) lastPack(wing string) string {
+	names, err := pack.Names(a.cfg.Hive)
+	if err != nil {
+		return ""
+	}
+	var last string
+	var at time.Time
+	for _, n := range names {
+		marks, err := pack.Marks(a.cfg.Hive, n)
+		if err != nil {
+			continue
+		}
+		for _, m := range marks {
+			if m.Kind == pack.Used && m.By == wing && m.Time.After(at) {
+				last, at = n, m.Time
+			}
+		}
+	}
+	return last
 }

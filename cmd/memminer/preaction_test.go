@@ -22,6 +22,16 @@ func TestPreActionHook(t *testing.T) {
 		}
 		return out, code
 	}
+	// The prompt hook's notes and the pack the wing used last go in.
+	c.ok("mine", c.hive)
+	c.ok("pack", "new", "deploy", "--use", "wing:dwight")
+	c.env["MEMMINER_USER"] = "dwight"
+	c.ok("pack", "deploy")
+	delete(c.env, "MEMMINER_USER")
+	if out, _, _ := c.runStdin(`{"hook_event_name":"UserPromptSubmit","session_id":"s-42","prompt":"which server runs the production Postgres?"}`,
+		"recall", "--hook", "claude-code", "--wing", "dwight"); !strings.Contains(out, "Production Postgres runs on db-2") {
+		t.Fatalf("recall: %q", out)
+	}
 	if out, code := hook("git status"); out != "" || code != 0 {
 		t.Errorf("harmless: %q exit %d", out, code)
 	}
@@ -45,7 +55,10 @@ func TestPreActionHook(t *testing.T) {
 
 	// Times are scrubbed to $TIME in c's output.
 	var got struct {
-		Entries []struct{ Time, Wing, Session, Cwd, Command, File string }
+		Entries []struct {
+			Time, Wing, Session, Cwd, Command, File, Pack string
+			Notes                                         []string
+		}
 	}
 	if err := json.Unmarshal([]byte(c.ok("pre-action", "--json")), &got); err != nil {
 		t.Fatal(err)
@@ -59,8 +72,11 @@ func TestPreActionHook(t *testing.T) {
 			t.Errorf("entry %d: %+v", i, e)
 		}
 	}
-	if got.Entries[0].Session != "s-42" || got.Entries[0].Cwd != "/work/api" {
-		t.Errorf("entry 0: %+v", got.Entries[0])
+	if e := got.Entries[0]; e.Session != "s-42" || e.Cwd != "/work/api" || e.Pack != "deploy" || len(e.Notes) == 0 || !strings.HasPrefix(e.Notes[0], "agents/dwight/memory.md:") {
+		t.Errorf("entry 0: %+v", e)
+	}
+	if e := got.Entries[1]; len(e.Notes) != 0 {
+		t.Errorf("entry 1, another session, has notes: %+v", e)
 	}
 	if out := c.ok("pre-action", "--wing", "pam"); !strings.Contains(out, "no high-risk commands logged") {
 		t.Errorf("--wing pam: %s", out)

@@ -85,7 +85,11 @@ directly, like search. Details: docs/connect.md.`,
 				if len(args) > 0 {
 					in.Prompt = strings.Join(args, " ")
 				}
-				return a.recall(ctx, in.Prompt, tokens, domains)
+				out, given, err := a.recallGiven(ctx, in.Prompt, tokens, domains)
+				if err == nil {
+					a.recordRecalled(hook, in.SessionID, given)
+				}
+				return out, err
 			})
 		},
 	}
@@ -229,21 +233,35 @@ func readHookInput(ctx context.Context, r io.Reader) (hookInput, error) {
 // palace.SearchOptions.Prompt) and renders what it gives within the
 // budget; "" when it gives nothing, as for most prompts.
 func (a *app) recall(ctx context.Context, prompt string, tokens int, domains domainArgs) (string, error) {
+	out, _, err := a.recallGiven(ctx, prompt, tokens, domains)
+	return out, err
+}
+
+// recallGiven is recall, with the notes its output gives as FILE:LINE.
+func (a *app) recallGiven(ctx context.Context, prompt string, tokens int, domains domainArgs) (string, []string, error) {
 	if tokens < 1 {
-		return "", usagef("--tokens must be at least 1, got %d", tokens)
+		return "", nil, usagef("--tokens must be at least 1, got %d", tokens)
 	}
 	q := strings.TrimSpace(prompt)
 	if q == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	if r := []rune(q); len(r) > maxRecallQueryRunes {
 		q = string(r[:maxRecallQueryRunes])
 	}
-	out, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true, domainArgs: domains})
+	res, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true, domainArgs: domains})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return renderRecall(out.Results, tokens), nil
+	out := renderRecall(res.Results, tokens)
+	var given []string
+	for _, h := range res.Results {
+		ref := fmt.Sprintf("%s:%d", h.Source, h.Line)
+		if strings.Contains(out, "("+quote.Inline(h.Source)+fmt.Sprintf(":%d", h.Line)) {
+			given = append(given, ref)
+		}
+	}
+	return out, given, nil
 }
 
 // recallHeader introduces the notes to the agent, quote.Preamble saying
