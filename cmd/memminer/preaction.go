@@ -210,6 +210,9 @@ func (a *app) recalledFile(agent, session string) string {
 	return filepath.Join(filepath.Dir(connect.StateDir(a.getenv, a.home())), "pre-action", "recalled", hex.EncodeToString(sum[:16])+".json")
 }
 
+// recalledMaxAge is how long the notes given to a session are kept.
+const recalledMaxAge = 30 * 24 * time.Hour
+
 // recordRecalled records the notes the prompt hook gave the session,
 // replacing the previous prompt's; a failure costs only the log's notes.
 func (a *app) recordRecalled(agent, session string, notes []string) {
@@ -217,8 +220,17 @@ func (a *app) recordRecalled(agent, session string, notes []string) {
 		return
 	}
 	path := a.recalledFile(agent, session)
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return
+	}
+	// A session's record outlives it by recalledMaxAge at most.
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			if fi, err := e.Info(); err == nil && time.Since(fi.ModTime()) > recalledMaxAge {
+				os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
 	}
 	data, _ := json.Marshal(notes)
 	if err := atomicfile.Write(path, data, 0o600); err != nil {
