@@ -33,7 +33,7 @@ func (a *app) preActionCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "pre-action",
-		Short: "The pre-action log: high-risk commands agents ran, logged before",
+		Short: "List the high-risk commands agents ran, logged before they ran",
 		Long: `List the pre-action log: the high-risk shell commands (rm -rf, git push
 --force, DROP TABLE, terraform apply, … the pre_action setting) agents were
 about to run, with when, the wing, the session and the working directory,

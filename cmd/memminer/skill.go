@@ -18,7 +18,7 @@ func (a *app) skillCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "skill",
-		Short: "The hive's shared skills: propose, approve, reject, deprecate, list",
+		Short: "Share skills: propose, approve, reject, deprecate, list",
 		Long: `Skills are reusable knowledge the hive shares: folders of a SKILL.md
 (frontmatter name and description, then the instructions) that Claude Code
 and Codex load. An agent proposes one (HIVE/skills/proposed/NAME); a person
