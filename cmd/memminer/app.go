@@ -95,6 +95,7 @@ func (a *app) subcommands() []namedCommand {
 		{"protocol", a.protocolCmd}, {"index", a.indexCmd}, {"git", a.gitCmd}, {"show", a.showCmd},
 		{"connect", a.connectCmd}, {"disconnect", a.disconnectCmd}, {"recall", a.recallCmd},
 		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd}, {"capture", a.captureCmd},
+		{"skill", a.skillCmd}, {"pre-action", a.preActionCmd},
 	}
 }
 

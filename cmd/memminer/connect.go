@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/skill"
 )
 
 // connectExe is the memminer program the installed hooks and MCP server
@@ -97,7 +98,11 @@ Which files, and how each is edited: docs/connect.md.`,
 			if err != nil {
 				return connectError(err)
 			}
-			return a.printConnect(res, f, "connected")
+			skills, err := a.connectSkills(args[0], opts, true)
+			if err != nil {
+				return err
+			}
+			return a.printConnect(res, skills, f, "connected")
 		},
 	}
 	f.add(cmd, true)
@@ -129,7 +134,11 @@ Details: docs/connect.md.`,
 			if err != nil {
 				return connectError(err)
 			}
-			return a.printConnect(res, f, "disconnected")
+			skills, err := a.connectSkills(args[0], opts, false)
+			if err != nil {
+				return err
+			}
+			return a.printConnect(res, skills, f, "disconnected")
 		},
 	}
 	f.add(cmd, false)
@@ -214,12 +223,52 @@ func connectError(err error) error {
 	return err
 }
 
-func (a *app) printConnect(res connect.Result, f connectFlags, done string) error {
+// connectJSON is connect's and disconnect's --json: the files, and the
+// skills installed or removed when there were any.
+type connectJSON struct {
+	connect.Result
+	Skills *skill.Installed `json:"skills,omitempty"`
+}
+
+// connectSkills installs the hive's published skills into agent's skills
+// folder (install), or removes those memminer installed there; nil when
+// there is nothing to do (no hive, a dry run, a client without skills).
+func (a *app) connectSkills(agent string, opts connect.Options, install bool) (*skill.Installed, error) {
+	ag, _ := connect.Lookup(agent)
+	dir := ag.SkillsDir(opts.Scope)
+	if dir == "" || opts.DryRun || install && a.cfg.Hive == "" {
+		return nil, nil
+	}
+	hive := ""
+	if a.cfg.Hive != "" {
+		abs, err := filepath.Abs(a.cfg.Hive)
+		if err != nil {
+			return nil, err
+		}
+		hive = abs
+	}
+	var res skill.Installed
+	var err error
+	if install {
+		res, err = skill.Install(dir, hive)
+	} else {
+		res, err = skill.Remove(dir, hive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("skills in %s: %w", dir, err)
+	}
+	if len(res.Installed)+len(res.Removed)+len(res.Kept) == 0 {
+		return nil, nil
+	}
+	return &res, nil
+}
+
+func (a *app) printConnect(res connect.Result, skills *skill.Installed, f connectFlags, done string) error {
 	if f.asJSON {
 		if res.Files == nil {
 			res.Files = []connect.FileResult{}
 		}
-		return writeJSON(a.stdout, res)
+		return writeJSON(a.stdout, connectJSON{Result: res, Skills: skills})
 	}
 	if f.dryRun {
 		for _, fr := range res.Files {
@@ -231,6 +280,17 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 	fmt.Fprintf(a.stdout, "%s %s (wing %s, %s files)\n", done, res.Agent, res.Wing, res.Scope)
 	for _, fr := range res.Files {
 		fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", fr.Action, fr.Role, fr.Path)
+	}
+	if skills != nil {
+		for _, n := range skills.Installed {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "installed", "skill", filepath.Join(skills.Dir, n))
+		}
+		for _, n := range skills.Removed {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "removed", "skill", filepath.Join(skills.Dir, n))
+		}
+		for _, n := range skills.Kept {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (not memminer's: the hive's skill %s is not installed)\n", "kept", "skill", filepath.Join(skills.Dir, n), n)
+		}
 	}
 	if done == "connected" {
 		fmt.Fprintf(a.stdout, "backups are kept until: memminer disconnect %s%s\n", res.Agent, projectFlag(res.Scope))

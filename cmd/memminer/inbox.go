@@ -21,6 +21,7 @@ import (
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) inboxCmd() *cobra.Command {
@@ -55,10 +56,12 @@ The rules: docs/remember.md ("The inbox").`,
 			if err != nil {
 				return err
 			}
+			skills := a.proposedSkills()
 			if asJSON {
-				return writeJSON(a.stdout, inboxJSON{Pending: countPending(items), Items: items})
+				return writeJSON(a.stdout, inboxJSON{Pending: countPending(items), Items: items, SkillsProposed: skills})
 			}
 			printInbox(a.stdout, items)
+			printProposedSkills(a.stdout, skills)
 			return nil
 		},
 	}
@@ -74,6 +77,8 @@ The rules: docs/remember.md ("The inbox").`,
 type inboxJSON struct {
 	Pending int          `json:"pending"`
 	Items   []inbox.Item `json:"items"`
+	// SkillsProposed are the skills waiting for approval (skill.go).
+	SkillsProposed []skill.Skill `json:"skills_proposed"`
 }
 
 func countPending(items []inbox.Item) int {

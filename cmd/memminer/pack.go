@@ -23,6 +23,7 @@ func (a *app) packCmd() *cobra.Command {
 		tokens              int
 		asJSON, list, inbox bool
 		mark, note, by      string
+		dom                 domainArgs
 	)
 	cmd := &cobra.Command{
 		Use:   "pack NAME",
@@ -44,6 +45,9 @@ passed, is warned of; with block_stale: true the pack is refused instead
 log, packs/NAME.marks. Three bad marks in a row flag the pack "review
 needed" here, in status and in wake-up, until the pack is edited or marked
 reviewed. --list shows every pack with its last use, marks and state.
+
+An agent's rendering (MEMMINER_WING) brings notes of its domain and global
+only; --all-domains widens it, --domain narrows it (docs/domains.md).
 
 The format and the rules: docs/packs.md.`,
 		Example: `  memminer pack deploy
@@ -77,7 +81,7 @@ The format and the rules: docs/packs.md.`,
 			if tokens < 1 {
 				return usagef("--tokens must be at least 1, got %d", tokens)
 			}
-			r, err := a.renderPack(cmd.Context(), args[0], tokens, inbox, a.whoAmI())
+			r, err := a.renderPack(cmd.Context(), args[0], tokens, inbox, a.whoAmI(), dom)
 			if err != nil {
 				return err
 			}
@@ -97,6 +101,7 @@ The format and the rules: docs/packs.md.`,
 	f.StringVar(&mark, "mark", "", "add a mark to the pack's validation log: good, bad or reviewed")
 	f.StringVar(&note, "note", "", "why, with --mark")
 	f.StringVar(&by, "by", "", "who marks, with --mark (default MEMMINER_USER, else your login name)")
+	domainFlags(f, &dom)
 	cmd.AddCommand(a.packNewCmd())
 	return cmd
 }
@@ -194,8 +199,8 @@ func (a *app) loadPack(name string) (*pack.Pack, error) {
 }
 
 // renderPack renders pack name from the palace, read-only, and records
-// the use in its log, by who.
-func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox bool, by string) (pack.Rendered, error) {
+// the use in its log, by who; dom scopes it by domain, as search.
+func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox bool, by string, dom domainArgs) (pack.Rendered, error) {
 	pk, err := a.loadPack(name)
 	if err != nil {
 		return pack.Rendered{}, err
@@ -212,9 +217,17 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 		return pack.Rendered{}, a.emptyPalace()
 	}
 	defer p.Close()
-	opts := pack.Options{Tokens: tokens, StaleAfter: a.cfg.StaleAfter, IncludeInbox: inbox, Hive: a.cfg.Hive, Name: a.sourceName, State: pack.StateOf(pk, marks)}
+	scope, err := a.domainScope(dom)
+	if err != nil {
+		return pack.Rendered{}, err
+	}
+	sc, err := p.ScopeWings(scope)
+	if err != nil {
+		return pack.Rendered{}, usagef("%v", err)
+	}
+	opts := pack.Options{Tokens: tokens, StaleAfter: a.cfg.StaleAfter, IncludeInbox: inbox, Hive: a.cfg.Hive, Name: a.sourceName, State: pack.StateOf(pk, marks), Sees: sc.Sees}
 	opts.Search = func(ctx context.Context, q string) ([]string, error) {
-		out, err := a.search(ctx, searchArgs{Query: q, Results: packQueryResults, IncludeInbox: inbox})
+		out, err := a.search(ctx, searchArgs{Query: q, Results: packQueryResults, IncludeInbox: inbox, domainArgs: dom})
 		var empty *emptyPalaceError
 		if errors.As(err, &empty) {
 			return nil, nil

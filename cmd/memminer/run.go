@@ -229,6 +229,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		Palace:             a.cfg.Palace,
 		Hive:               a.cfg.Hive,
 		Agents:             a.cfg.Agents,
+		Domains:            a.domainAssignments(),
 		Embedder:           e,
 		Prober:             prober,
 		ModelSpec:          ms.Spec,
