@@ -1,0 +1,262 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"html/template"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/wakeup"
+)
+
+// uiFuncs are the templates' helpers. Every one returns text, which
+// html/template escapes: nothing a note holds becomes markup.
+var uiFuncs = template.FuncMap{
+	"when": when,
+	"pct": func(f *float64) string {
+		if f == nil {
+			return "?"
+		}
+		return strconv.FormatFloat(*f, 'f', 0, 64) + "%"
+	},
+	"plural": plural,
+	"deref": func(s *string) string {
+		if s == nil {
+			return ""
+		}
+		return *s
+	},
+	"conflictKind": conflictKindText,
+	"diffClass": func(line string) string {
+		switch {
+		case strings.HasPrefix(line, "+"):
+			return "add"
+		case strings.HasPrefix(line, "-"):
+			return "del"
+		case strings.HasPrefix(line, "@@"):
+			return "hunk"
+		}
+		return ""
+	},
+	"lines": func(s string) []string { return strings.Split(strings.TrimSuffix(s, "\n"), "\n") },
+}
+
+// when is a time on the page: UTC to the minute, "never" when unset.
+func when(t any) string {
+	var at time.Time
+	switch t := t.(type) {
+	case time.Time:
+		at = t
+	case *time.Time:
+		if t != nil {
+			at = *t
+		}
+	}
+	if at.IsZero() {
+		return "never"
+	}
+	return at.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// overviewData is the overview page.
+type overviewData struct {
+	uiPage
+	Status   api.Status
+	Handoffs []wakeup.Handoff
+}
+
+// overview is the palace's status (what status --json says), with the
+// open handoffs of every wing.
+func (u *uiServer) overview(w http.ResponseWriter, r *http.Request) {
+	a := u.a
+	d := overviewData{uiPage: u.page("Overview", "overview")}
+	st, err := a.status(r.Context())
+	if err != nil {
+		d.Errors = append(d.Errors, "status: "+err.Error())
+	}
+	a.attention(&st)
+	d.Status = st
+	for _, wing := range st.Wings {
+		dg, err := a.service().WakeUp(r.Context(), wakeup.Options{Wing: wing.ID, Tokens: 1 << 20, StaleAfter: a.cfg.StaleAfter})
+		if err != nil && !errors.Is(err, wakeup.ErrEmpty) {
+			d.Errors = append(d.Errors, "handoffs of "+wing.ID+": "+err.Error())
+			continue
+		}
+		for _, h := range dg.Handoffs {
+			h.Source = hive.SourceName(a.hive(), h.Path)
+			d.Handoffs = append(d.Handoffs, h)
+		}
+	}
+	u.render(w, "overview", d)
+}
+
+// inboxData is the inbox page: the pending items, then the decided ones.
+type inboxData struct {
+	uiPage
+	Pending, Decided []inbox.Item
+	By               string
+}
+
+func (u *uiServer) inboxPage(w http.ResponseWriter, r *http.Request) {
+	d := inboxData{uiPage: u.page("Inbox", "inbox"), By: u.a.whoAmI()}
+	items, err := u.a.inboxItems(r.Context(), "", true)
+	if err != nil {
+		d.Errors = append(d.Errors, err.Error())
+	}
+	for _, it := range items {
+		if it.State == inbox.Pending {
+			d.Pending = append(d.Pending, it)
+		} else {
+			d.Decided = append(d.Decided, it)
+		}
+	}
+	slices.Reverse(d.Decided) // the latest first
+	u.render(w, "inbox", d)
+}
+
+// uiResult is the answer to a state change: what happened to each item.
+type uiResult struct {
+	Results []uiOutcome `json:"results"`
+}
+
+type uiOutcome struct {
+	// Ref is the inbox item's ref or the conflict copy's path.
+	Ref string `json:"ref"`
+	OK  bool   `json:"ok"`
+	// Message says what was done, or why not.
+	Message string `json:"message"`
+}
+
+// answer writes res as JSON: 200 when every item went through, 422 when
+// some did not.
+func answer(w http.ResponseWriter, res uiResult) {
+	code := http.StatusOK
+	if slices.ContainsFunc(res.Results, func(o uiOutcome) bool { return !o.OK }) {
+		code = http.StatusUnprocessableEntity
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(code)
+	_ = json.NewEncoder(w).Encode(res)
+}
+
+// inboxDecide approves or rejects the items ref names (one or several),
+// each as memminer inbox approve or reject does, with the note given.
+func (u *uiServer) inboxDecide(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "memminer ui: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	action, refs := r.PostForm.Get("action"), r.PostForm["ref"]
+	if (action != "approve" && action != "reject") || len(refs) == 0 {
+		http.Error(w, "memminer ui: want action=approve or reject and at least one ref", http.StatusBadRequest)
+		return
+	}
+	d := inbox.Decision{By: u.a.whoAmI(), Note: r.PostForm.Get("note"), Now: time.Now()}
+	var res uiResult
+	for _, ref := range refs {
+		msg, err := u.a.decide(r.Context(), ref, d, action == "approve")
+		o := uiOutcome{Ref: ref, OK: msg != "", Message: msg}
+		if err != nil {
+			o.Message = strings.TrimSpace(msg + " " + err.Error())
+		}
+		res.Results = append(res.Results, o)
+	}
+	answer(w, res)
+}
+
+// conflictsData is the conflicts page: the open copies and what merging
+// each would do, as conflicts merge without --apply says.
+type conflictsData struct {
+	uiPage
+	List   conflicts.List
+	Merges []uiMerge
+}
+
+// uiMerge is one copy's merge with its paths as the page names them
+// (CopyName, OriginalName) beside the copy's own path, which the apply
+// form sends back.
+type uiMerge struct {
+	conflicts.CopyMerge
+	CopyName, OriginalName string
+}
+
+func (u *uiServer) conflictsPage(w http.ResponseWriter, r *http.Request) {
+	d := conflictsData{uiPage: u.page("Conflicts", "conflicts")}
+	l, err := u.a.openConflicts(r.Context(), "")
+	if err != nil {
+		d.Errors = append(d.Errors, err.Error())
+	}
+	if l.ScanError != nil {
+		d.Errors = append(d.Errors, "the scan was incomplete, conflicts may be missing: "+*l.ScanError)
+	}
+	d.List = l
+	if len(l.Conflicts) > 0 {
+		rep, err := u.a.mergeConflicts(r.Context(), conflicts.MergeRequest{})
+		if err != nil {
+			d.Errors = append(d.Errors, err.Error())
+		}
+		for _, m := range rep.Merges {
+			d.Merges = append(d.Merges, uiMerge{CopyMerge: m, CopyName: hive.SourceName(u.a.hive(), m.Copy), OriginalName: hive.SourceName(u.a.hive(), m.Original)})
+		}
+	}
+	u.render(w, "conflicts", d)
+}
+
+// conflictsMerge applies the merge of one copy (the form's copy: its
+// path, which must be an open copy's): with its conflicts marked when
+// accept_conflicts is set, and with the removals the page showed when
+// their review was ticked: the merge refuses a copy whose removals are no
+// longer the ones reviewed, as conflicts merge --reviewed does.
+func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
+	if err := r.ParseForm(); err != nil {
+		http.Error(w, "memminer ui: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	copyName := r.PostForm.Get("copy")
+	if copyName == "" {
+		http.Error(w, "memminer ui: want copy=PATH", http.StatusBadRequest)
+		return
+	}
+	reviewed := slices.DeleteFunc(r.PostForm["reviewed"], func(s string) bool { return s == "" })
+	req := conflicts.MergeRequest{
+		Paths:           []string{copyName},
+		Apply:           true,
+		AcceptConflicts: r.PostForm.Get("accept_conflicts") != "",
+		AcceptRemovals:  len(reviewed) > 0,
+		Reviewed:        reviewed,
+	}
+	rep, err := u.a.mergeConflicts(r.Context(), req)
+	if err != nil {
+		answer(w, uiResult{Results: []uiOutcome{{Ref: copyName, Message: err.Error()}}})
+		return
+	}
+	var res uiResult
+	for _, m := range rep.Merges {
+		o := uiOutcome{Ref: hive.SourceName(u.a.hive(), m.Copy), OK: m.Applied}
+		switch {
+		case m.Applied:
+			o.Message = "merged into " + hive.SourceName(u.a.hive(), m.Original) + "; the copy is removed, kept with the file's previous content in " + deref(m.Backup)
+		case m.Error != nil:
+			o.Message = "not merged: " + *m.Error
+		default:
+			o.Message = "not merged: " + m.Status
+		}
+		res.Results = append(res.Results, o)
+	}
+	answer(w, res)
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
