@@ -184,6 +184,8 @@ func (u *uiServer) handler() http.Handler {
 	mux.HandleFunc("POST /inbox/decide", u.inboxDecide)
 	mux.HandleFunc("GET /conflicts", u.conflictsPage)
 	mux.HandleFunc("POST /conflicts/merge", u.conflictsMerge)
+	// The page has no icon; an answer keeps the browser's ask quiet.
+	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
 	return u.guard(mux)
 }
