@@ -37,6 +37,9 @@ type app struct {
 	noDaemon   bool
 	// gitCommit is run's --git-commit.
 	gitCommit bool
+	// runUI is run's --ui: the address the daemon serves the page on;
+	// empty: none.
+	runUI string
 
 	cfg config.Config
 	// modelFromFlag is set when --model chose the model: advice to run

@@ -75,6 +75,10 @@ as the author and a one-line message ("remember: <first words>"). Files
 memminer did not write are never committed, and memminer never pushes or
 pulls: docs/several-machines.md.
 
+With --ui the service also serves the page of memminer ui (docs/ui.md):
+the log says at which address; open it with ?token= and the token memminer
+mcp token prints.
+
 Watching, the mine loop, metrics and logging: docs/daemon.md; every
 setting: docs/configuration.md.`,
 		Example: `  memminer run --hive ~/hive
@@ -89,6 +93,8 @@ setting: docs/configuration.md.`,
 		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge", "index")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
+	f.StringVar(&a.runUI, "ui", "", "also serve the page of memminer ui on this loopback address (--ui alone: any free port; the log says where)")
+	f.Lookup("ui").NoOptDefVal = "127.0.0.1:0"
 	f.BoolVar(&a.gitCommit, "git-commit", false, "commit every change the service writes to a memory file (the hive must lie in a Git work tree)")
 	return cmd
 }
@@ -206,6 +212,13 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	}
 	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 		return err
+	}
+	if a.runUI != "" {
+		stopUI, err := a.serveUIBeside(ctx, log)
+		if err != nil {
+			return err
+		}
+		defer stopUI()
 	}
 	stClient, stSettings, err := a.syncthingClient(cmd)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"html/template"
 	"io/fs"
+	"log/slog"
 	"net"
 	"net/http"
 	"os/exec"
@@ -70,23 +71,11 @@ Details: docs/ui.md.`,
   memminer ui --listen 127.0.0.1:8766 --open`,
 		Args: exactArgs(0, "ui takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if err := listenaddr.Check("--listen", listen, "127.0.0.1:0", false); err != nil {
-				return usagef("%v", err)
-			}
-			token, err := a.token()
+			u, ln, err := a.listenUI("--listen", listen)
 			if err != nil {
 				return err
 			}
-			ln, err := net.Listen("tcp", listen)
-			if err != nil {
-				return fmt.Errorf("--listen: %w", err)
-			}
-			u, err := a.newUI(token, ln.Addr().String())
-			if err != nil {
-				ln.Close()
-				return err
-			}
-			url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), token)
+			url := fmt.Sprintf("http://%s/?token=%s", ln.Addr(), u.token)
 			fmt.Fprintln(a.stdout, url)
 			if open {
 				openBrowser(a, url)
@@ -99,6 +88,48 @@ Details: docs/ui.md.`,
 	f.BoolVar(&open, "open", false, "open the page in the desktop's browser")
 	settingFlags(f, "hive")
 	return cmd
+}
+
+// listenUI listens on addr (flag names it), a loopback address, and
+// makes the page's server for it with the HTTP token.
+func (a *app) listenUI(flag, addr string) (*uiServer, net.Listener, error) {
+	if err := listenaddr.Check(flag, addr, "127.0.0.1:0", false); err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	token, err := a.token()
+	if err != nil {
+		return nil, nil, err
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", flag, err)
+	}
+	u, err := a.newUI(token, ln.Addr().String())
+	if err != nil {
+		ln.Close()
+		return nil, nil, err
+	}
+	return u, ln, nil
+}
+
+// serveUIBeside serves the page for run --ui until ctx ends or the
+// returned stop is called, which waits for it. The log names the address,
+// never the token (logs are read by more than the token's owner).
+func (a *app) serveUIBeside(ctx context.Context, log *slog.Logger) (stop func(), err error) {
+	u, ln, err := a.listenUI("--ui", a.runUI)
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := u.serve(ctx, ln); err != nil {
+			log.Error("the page stopped", "err", err)
+		}
+	}()
+	log.Info("serving the page of memminer ui; open it with ?token= and the token memminer mcp token prints", "url", fmt.Sprintf("http://%s/", ln.Addr()))
+	return func() { cancel(); <-done }, nil
 }
 
 // openBrowser asks the desktop to open url; failing, it says so and the

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/internal/bearer"
 	"github.com/memminer/memminer/internal/testutil"
 )
 
@@ -282,5 +283,61 @@ func TestUIConflictsMerge(t *testing.T) {
 				t.Errorf("copy kept: %v, want %v", err == nil, tt.wantCopy)
 			}
 		})
+	}
+}
+
+// uiURLInLog finds the page's address in run --ui's log.
+var uiURLInLog = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/)`)
+
+// TestRunServesUI: memminer run --ui serves the page beside the daemon,
+// guarded by the same token, and an approval from it goes through.
+func TestRunServesUI(t *testing.T) {
+	c := newPackCLI(t)
+	c.ok("remember", "--wing", "ops", "--confidence", "hypothesis", "The load balancer drops idle connections after ten minutes")
+	r := startRun(t, c, c.hive, "--ui")
+	r.idle(t, c)
+	m := uiURLInLog.FindStringSubmatch(r.stderr.String())
+	if m == nil {
+		t.Fatalf("run --ui logs no address:\n%s", r.stderr)
+	}
+	token, _, err := bearer.Load(filepath.Join(c.env["XDG_CONFIG_HOME"], "memminer", bearer.FileName))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(r.stderr.String(), token) {
+		t.Errorf("the log holds the token:\n%s", r.stderr)
+	}
+	send := func(method, path, body string, auth bool) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, m[1]+strings.TrimPrefix(path, "/"), strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if auth {
+			req.Header.Set(uiTokenHeader, token)
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, _ := send(http.MethodGet, "/inbox", "", false); code != http.StatusUnauthorized {
+		t.Errorf("GET /inbox without the token: %d", code)
+	}
+	code, body := send(http.MethodGet, "/inbox", "", true)
+	ref := regexp.MustCompile(`data-ref="([0-9a-f]+)"`).FindStringSubmatch(body)
+	if code != http.StatusOK || ref == nil {
+		t.Fatalf("GET /inbox: %d\n%s", code, body)
+	}
+	if code, body := send(http.MethodPost, "/inbox/decide", "action=approve&ref="+ref[1], true); code != http.StatusOK {
+		t.Fatalf("approve: %d %s", code, body)
+	}
+	mem := testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "memory.laptop.md"))
+	if !strings.Contains(mem, "- The load balancer drops idle connections after ten minutes (status: approved ") {
+		t.Errorf("memory.laptop.md:\n%s", mem)
 	}
 }
