@@ -309,21 +309,11 @@ func TestRunServesUI(t *testing.T) {
 	}
 	send := func(method, path, body string, auth bool) (int, string) {
 		t.Helper()
-		req, err := http.NewRequest(method, m[1]+strings.TrimPrefix(path, "/"), strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
+		headers := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 		if auth {
-			req.Header.Set(uiTokenHeader, token)
+			headers[uiTokenHeader] = token
 		}
-		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		return sendHTTP(t, method, m[1]+strings.TrimPrefix(path, "/"), body, headers)
 	}
 	if code, _ := send(http.MethodGet, "/inbox", "", false); code != http.StatusUnauthorized {
 		t.Errorf("GET /inbox without the token: %d", code)
