@@ -168,6 +168,45 @@ func TestUIEscapesNotes(t *testing.T) {
 	}
 }
 
+// TestUIOverview: the overview shows what status --json says (wings,
+// the inbox, the open conflicts, no daemon or the one running) and the
+// open handoffs, each escaped; the same with and without the daemon.
+func TestUIOverview(t *testing.T) {
+	for _, withDaemon := range []bool{false, true} {
+		t.Run(fmt.Sprintf("daemon=%v", withDaemon), func(t *testing.T) {
+			c := newPackCLI(t)
+			if withDaemon {
+				startRun(t, c, c.hive).idle(t, c)
+			}
+			c.ok("remember", "--wing", "ops", "--confidence", "hypothesis", "The cache warms up in five minutes")
+			c.ok("handoff", "--wing", "ops", "--to", "legacy", "Finish the <b>db-2</b> runbook")
+			if err := os.WriteFile(filepath.Join(c.hive, "agents", "legacy", cleanCopy), []byte("- a copy\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			code, body := uiGet(t, newUIFor(t, c), "/")
+			daemon := "not running: the page reads the palace itself"
+			if withDaemon {
+				daemon = "running, pid "
+			}
+			for _, want := range []string{
+				"<td>legacy</td>", "<td>ops</td>",
+				`<a href="/inbox">1 note waits in the inbox</a>`,
+				`<a href="/conflicts">1 open conflict</a>`,
+				daemon,
+				"<td>ops</td><td>legacy</td>",
+				"Finish the &lt;b&gt;db-2&lt;/b&gt; runbook",
+			} {
+				if !strings.Contains(body, want) {
+					t.Errorf("the overview lacks %q", want)
+				}
+			}
+			if code != http.StatusOK || t.Failed() {
+				t.Fatalf("GET /: %d\n%s", code, body)
+			}
+		})
+	}
+}
+
 // uiRefs are the refs of the inbox page's pending items, in order.
 func uiRefs(t *testing.T, h http.Handler) []string {
 	t.Helper()
@@ -251,38 +290,43 @@ func TestUIConflictsMerge(t *testing.T) {
 		{name: "ticked, the copy changed since", tick: true, change: true, wantFile: func(ours string) string { return ours }, wantCopy: true, wantInMsg: "not reviewed as they are now"},
 	}
 	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			c, memory, ours := removalsHistory(t)
-			copyPath := filepath.Join(filepath.Dir(memory), cleanCopy)
-			if err := os.WriteFile(copyPath, []byte(strings.Replace(mergeSeed, "- Stand-up is at 9:30.\n", "", 1)), 0o644); err != nil {
-				t.Fatal(err)
-			}
-			h := newUIFor(t, c)
-			code, body := uiGet(t, h, "/conflicts")
-			review := reviewInPage.FindStringSubmatch(body)
-			if code != http.StatusOK || review == nil || !strings.Contains(body, "Stand-up is at 9:30.") {
-				t.Fatalf("GET /conflicts: %d, no review of the removal:\n%s", code, body)
-			}
-			if tt.change {
-				if err := os.WriteFile(copyPath, nil, 0o644); err != nil {
+		for _, withDaemon := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/daemon=%v", tt.name, withDaemon), func(t *testing.T) {
+				c, memory, ours := removalsHistory(t)
+				if withDaemon {
+					startRun(t, c, c.hive).idle(t, c)
+				}
+				copyPath := filepath.Join(filepath.Dir(memory), cleanCopy)
+				if err := os.WriteFile(copyPath, []byte(strings.Replace(mergeSeed, "- Stand-up is at 9:30.\n", "", 1)), 0o644); err != nil {
 					t.Fatal(err)
 				}
-			}
-			form := url.Values{"copy": {copyPath}}
-			if tt.tick {
-				form.Set("reviewed", review[1])
-			}
-			_, res := uiPost(t, h, "/conflicts/merge", form)
-			if len(res.Results) != 1 || res.Results[0].OK != tt.wantOK || !strings.Contains(res.Results[0].Message, tt.wantInMsg) {
-				t.Fatalf("apply: %+v", res)
-			}
-			if data := testutil.ReadFile(t, memory); data != tt.wantFile(ours) {
-				t.Errorf("file:\n%s\nwant\n%s", data, tt.wantFile(ours))
-			}
-			if _, err := os.Stat(copyPath); (err == nil) != tt.wantCopy {
-				t.Errorf("copy kept: %v, want %v", err == nil, tt.wantCopy)
-			}
-		})
+				h := newUIFor(t, c)
+				code, body := uiGet(t, h, "/conflicts")
+				review := reviewInPage.FindStringSubmatch(body)
+				if code != http.StatusOK || review == nil || !strings.Contains(body, "Stand-up is at 9:30.") {
+					t.Fatalf("GET /conflicts: %d, no review of the removal:\n%s", code, body)
+				}
+				if tt.change {
+					if err := os.WriteFile(copyPath, nil, 0o644); err != nil {
+						t.Fatal(err)
+					}
+				}
+				form := url.Values{"copy": {copyPath}}
+				if tt.tick {
+					form.Set("reviewed", review[1])
+				}
+				_, res := uiPost(t, h, "/conflicts/merge", form)
+				if len(res.Results) != 1 || res.Results[0].OK != tt.wantOK || !strings.Contains(res.Results[0].Message, tt.wantInMsg) {
+					t.Fatalf("apply: %+v", res)
+				}
+				if data := testutil.ReadFile(t, memory); data != tt.wantFile(ours) {
+					t.Errorf("file:\n%s\nwant\n%s", data, tt.wantFile(ours))
+				}
+				if _, err := os.Stat(copyPath); (err == nil) != tt.wantCopy {
+					t.Errorf("copy kept: %v, want %v", err == nil, tt.wantCopy)
+				}
+			})
+		}
 	}
 }
 
