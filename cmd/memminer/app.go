@@ -37,7 +37,7 @@ type app struct {
 	noDaemon   bool
 	// gitCommit is run's --git-commit.
 	gitCommit bool
-	// runUI is run's --ui: the address the daemon serves the page on;
+	// runUI is run's --ui-listen when --ui is given: where the daemon serves the page;
 	// empty: none.
 	runUI string
 

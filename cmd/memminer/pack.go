@@ -204,7 +204,7 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 	if err != nil {
 		return pack.Rendered{}, err
 	}
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil {
 		return pack.Rendered{}, err
 	}

@@ -116,7 +116,7 @@ func (a *app) listenUI(flag, addr string) (*uiServer, net.Listener, error) {
 // returned stop is called, which waits for it. The log names the address,
 // never the token (logs are read by more than the token's owner).
 func (a *app) serveUIBeside(ctx context.Context, log *slog.Logger) (stop func(), err error) {
-	u, ln, err := a.listenUI("--ui", a.runUI)
+	u, ln, err := a.listenUI("--ui-listen", a.runUI)
 	if err != nil {
 		return nil, err
 	}

@@ -1,8 +1,8 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
-	"errors"
 	"html/template"
 	"net/http"
 	"slices"
@@ -74,7 +74,7 @@ type overviewData struct {
 }
 
 // overview is the palace's status (what status --json says), with the
-// open handoffs of every wing.
+// open handoffs to every wing.
 func (u *uiServer) overview(w http.ResponseWriter, r *http.Request) {
 	a := u.a
 	d := overviewData{uiPage: u.page("Overview", "overview")}
@@ -84,18 +84,27 @@ func (u *uiServer) overview(w http.ResponseWriter, r *http.Request) {
 	}
 	a.attention(&st)
 	d.Status = st
-	for _, wing := range st.Wings {
-		dg, err := a.service().WakeUp(r.Context(), wakeup.Options{Wing: wing.ID, Tokens: 1 << 20, StaleAfter: a.cfg.StaleAfter})
-		if err != nil && !errors.Is(err, wakeup.ErrEmpty) {
-			d.Errors = append(d.Errors, "handoffs of "+wing.ID+": "+err.Error())
-			continue
-		}
-		for _, h := range dg.Handoffs {
-			h.Source = hive.SourceName(a.hive(), h.Path)
-			d.Handoffs = append(d.Handoffs, h)
-		}
+	d.Handoffs, err = a.openHandoffs(r.Context())
+	if err != nil {
+		d.Errors = append(d.Errors, "handoffs: "+err.Error())
 	}
 	u.render(w, "overview", d)
+}
+
+// openHandoffs are the open handoffs to every wing, read from the palace
+// in this process as the inbox is (one pass, where a wake-up per wing
+// would read every note once per wing), files named as output names them.
+func (a *app) openHandoffs(ctx context.Context) ([]wakeup.Handoff, error) {
+	p, err := a.readPalace(ctx)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	defer p.Close()
+	hs := wakeup.OpenHandoffs(p)
+	for i := range hs {
+		hs[i].Source = hive.SourceName(a.hive(), hs[i].Path)
+	}
+	return hs, nil
 }
 
 // inboxData is the inbox page: the pending items, then the decided ones.
