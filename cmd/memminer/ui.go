@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/bearer"
 	"github.com/memminer/memminer/internal/listenaddr"
 )
@@ -252,6 +253,9 @@ func (u *uiServer) guard(next http.Handler) http.Handler {
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
 		u.mu.Lock()
 		defer u.mu.Unlock()
+		// In a daemon (run --ui) a page reading every note is work: the
+		// collector must not rest meanwhile.
+		defer daemon.Working()()
 		next.ServeHTTP(w, r)
 	})
 }
