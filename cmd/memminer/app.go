@@ -97,7 +97,8 @@ func (a *app) subcommands() []namedCommand {
 		{"model", a.modelCmd}, {"version", a.versionCmd}, {"remember", a.rememberCmd},
 		{"protocol", a.protocolCmd}, {"index", a.indexCmd}, {"git", a.gitCmd}, {"show", a.showCmd},
 		{"connect", a.connectCmd}, {"disconnect", a.disconnectCmd}, {"recall", a.recallCmd},
-		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd}, {"ui", a.uiCmd},
+		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd}, {"capture", a.captureCmd},
+		{"ui", a.uiCmd},
 	}
 }
 
