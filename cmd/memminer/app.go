@@ -182,6 +182,11 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	return settingAdvice(cmd, a.cfg.Validate())
 }
 
+// errNoHive is the usage error of a command that needs a hive and has none.
+func errNoHive() error {
+	return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+}
+
 // client returns a client for the daemon serving the palace, or nil with
 // --no-daemon; commands reach it through service.
 func (a *app) client() *socket.Client {

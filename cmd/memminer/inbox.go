@@ -177,7 +177,7 @@ func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.It
 // decided, also when mining it then failed.
 func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (string, error) {
 	if a.cfg.Hive == "" {
-		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return "", errNoHive()
 	}
 	p, err := a.readPalace(ctx)
 	if err != nil {
