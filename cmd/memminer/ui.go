@@ -174,7 +174,7 @@ func (a *app) newUI(token, addr string) (*uiServer, error) {
 }
 
 // uiPageNames are the templates of ui/, each rendered in ui/layout.html.
-var uiPageNames = []string{"overview", "inbox", "conflicts"}
+var uiPageNames = []string{"overview", "inbox", "conflicts", "packs"}
 
 func parseUIPages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
@@ -216,6 +216,8 @@ func (u *uiServer) handler() http.Handler {
 	mux.HandleFunc("POST /inbox/decide", u.inboxDecide)
 	mux.HandleFunc("GET /conflicts", u.conflictsPage)
 	mux.HandleFunc("POST /conflicts/merge", u.conflictsMerge)
+	mux.HandleFunc("GET /packs", u.packsPage)
+	mux.HandleFunc("POST /packs/mark", u.packsMark)
 	// The page has no icon; an answer keeps the browser's ask quiet.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))
@@ -251,6 +253,11 @@ func (u *uiServer) guard(next http.Handler) http.Handler {
 			return
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, 1<<20)
+		// A change's form is read here, once, for every handler.
+		if err := r.ParseForm(); !safe && err != nil {
+			http.Error(w, "memminer ui: "+err.Error(), http.StatusBadRequest)
+			return
+		}
 		u.mu.Lock()
 		defer u.mu.Unlock()
 		// In a daemon (run --ui) a page reading every note is work: the

@@ -67,8 +67,9 @@ func startUI(t *testing.T, c *cli) string {
 }
 
 // TestUIInBrowser opens the URL memminer ui prints in headless Chromium,
-// approves an inbox item and applies a conflict merge with its proposed
-// removal ticked, as a person would, and checks the memory files:
+// approves an inbox item, applies a conflict merge with its proposed
+// removal ticked and marks a pack reviewed, as a person would, and checks
+// the files:
 // the page's script, its token header and the approval work end to end,
 // and a note holding markup runs nothing. The pages' screenshots are the
 // test's artifacts (go test -artifacts keeps them).
@@ -82,6 +83,9 @@ func TestUIInBrowser(t *testing.T) {
 	copyPath := filepath.Join(filepath.Dir(memory), cleanCopy)
 	if err := os.WriteFile(copyPath, []byte(strings.Replace(mergeSeed, "- Stand-up is at 9:30.\n", "", 1)), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	for range 3 {
+		c.ok("pack", "deploy", "--mark", "bad")
 	}
 	url := startUI(t, c)
 	if !strings.HasPrefix(url, "http://127.0.0.1:") || !strings.Contains(url, "/?token=") {
@@ -105,6 +109,7 @@ func TestUIInBrowser(t *testing.T) {
 		PendingAfter               int
 		Texts, Flash               []string
 		Proposed, MergeFlash       []string
+		PackFlash                  []string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -133,6 +138,12 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	if _, err := os.Stat(copyPath); err == nil {
 		t.Errorf("the copy %s is still there", copyPath)
+	}
+	if len(got.PackFlash) != 1 || got.PackFlash[0] != "marked pack deploy reviewed (0 good, 3 bad)" {
+		t.Errorf("packs: the page said %q", got.PackFlash)
+	}
+	if log := testutil.ReadFile(t, filepath.Join(c.hive, "packs", "deploy.marks")); !strings.Contains(log, " reviewed tester: rewrote the use list\n") {
+		t.Errorf("deploy.marks:\n%s", log)
 	}
 	t.Logf("screenshots in %s", shots)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/pack"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -159,10 +160,6 @@ func answer(w http.ResponseWriter, res uiResult) {
 // inboxDecide approves or rejects the items ref names (one or several),
 // each as memminer inbox approve or reject does, with the note given.
 func (u *uiServer) inboxDecide(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "memminer ui: "+err.Error(), http.StatusBadRequest)
-		return
-	}
 	action, refs := r.PostForm.Get("action"), r.PostForm["ref"]
 	if (action != "approve" && action != "reject") || len(refs) == 0 {
 		http.Error(w, "memminer ui: want action=approve or reject and at least one ref", http.StatusBadRequest)
@@ -225,10 +222,6 @@ func (u *uiServer) conflictsPage(w http.ResponseWriter, r *http.Request) {
 // their review was ticked: the merge refuses a copy whose removals are no
 // longer the ones reviewed, as conflicts merge --reviewed does.
 func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
-	if err := r.ParseForm(); err != nil {
-		http.Error(w, "memminer ui: "+err.Error(), http.StatusBadRequest)
-		return
-	}
 	copyName := r.PostForm.Get("copy")
 	if copyName == "" {
 		http.Error(w, "memminer ui: want copy=PATH", http.StatusBadRequest)
@@ -268,4 +261,43 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
+}
+
+// packsData is the packs page: every pack with its state, as pack --list
+// shows it.
+type packsData struct {
+	uiPage
+	Packs []packRow
+	By    string
+}
+
+func (u *uiServer) packsPage(w http.ResponseWriter, _ *http.Request) {
+	d := packsData{uiPage: u.page("Packs", "packs"), By: u.a.whoAmI()}
+	if u.a.cfg.Hive == "" {
+		d.Errors = append(d.Errors, errNoHive().Error())
+	} else if rows, err := u.a.packRows(); err != nil {
+		d.Errors = append(d.Errors, err.Error())
+	} else {
+		d.Packs = rows
+	}
+	u.render(w, "packs", d)
+}
+
+// packsMark adds a mark (good, bad or reviewed) to a pack's log, as
+// memminer pack NAME --mark does.
+func (u *uiServer) packsMark(w http.ResponseWriter, r *http.Request) {
+	name := r.PostForm.Get("name")
+	o := uiOutcome{Ref: name}
+	kind, err := pack.ParseMark(r.PostForm.Get("kind"))
+	if err == nil && u.a.cfg.Hive == "" {
+		err = errNoHive()
+	}
+	if err == nil {
+		o.Message, err = u.a.packMark(r.Context(), name, pack.Mark{Time: time.Now(), Kind: kind, By: u.a.whoAmI(), Note: r.PostForm.Get("note")})
+	}
+	o.OK = err == nil
+	if err != nil {
+		o.Message = err.Error()
+	}
+	answer(w, uiResult{Results: []uiOutcome{o}})
 }

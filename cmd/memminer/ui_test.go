@@ -330,6 +330,38 @@ func TestUIConflictsMerge(t *testing.T) {
 	}
 }
 
+// TestUIPacks: the packs page shows a pack flagged for review; marking
+// it reviewed from the page writes the mark pack --mark writes, and the
+// flag goes; a mark that is no mark is refused by pack's own rule.
+func TestUIPacks(t *testing.T) {
+	c := newPackCLI(t)
+	for range 3 {
+		c.ok("pack", "deploy", "--mark", "bad", "--note", "missed the <b>failover</b>")
+	}
+	h := newUIFor(t, c)
+	code, body := uiGet(t, h, "/packs")
+	if code != http.StatusOK || !strings.Contains(body, "review needed</span> 3 bad in a row: missed the &lt;b&gt;failover&lt;/b&gt;") || !strings.Contains(body, `data-pack="migrate"`) {
+		t.Fatalf("GET /packs: %d\n%s", code, body)
+	}
+	code, res := uiPost(t, h, "/packs/mark", url.Values{"name": {"deploy"}, "kind": {"great"}})
+	if code != http.StatusUnprocessableEntity || len(res.Results) != 1 || !strings.Contains(res.Results[0].Message, "want good, bad or reviewed") {
+		t.Fatalf("mark great: %d %+v", code, res)
+	}
+	code, res = uiPost(t, h, "/packs/mark", url.Values{"name": {"deploy"}, "kind": {"reviewed"}, "note": {"rewrote the use list"}})
+	if code != http.StatusOK || len(res.Results) != 1 || res.Results[0].Message != "marked pack deploy reviewed (0 good, 3 bad)" {
+		t.Fatalf("mark reviewed: %d %+v", code, res)
+	}
+	if _, body := uiGet(t, h, "/packs"); strings.Contains(body, "review needed") {
+		t.Errorf("deploy still needs review:\n%s", body)
+	}
+	if log := testutil.ReadFile(t, filepath.Join(c.hive, "packs", "deploy.marks")); !strings.Contains(log, " reviewed tester: rewrote the use list\n") {
+		t.Errorf("deploy.marks:\n%s", log)
+	}
+	if out := c.ok("pack", "--list"); !strings.Contains(out, "deploy  never used, 0 good, 3 bad, ok\n") {
+		t.Errorf("pack --list:\n%s", out)
+	}
+}
+
 // uiURLInLog finds the page's address in run --ui's log.
 var uiURLInLog = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/)`)
 

@@ -46,6 +46,15 @@ async function main() {
 		await page.waitForSelector("#flash p");
 		out.mergeFlash = await page.locator("#flash p").allTextContents();
 		await page.screenshot({ path: shots + "/conflicts-after.png", fullPage: true });
+		await page.click('nav a[href="/packs"]');
+		await page.waitForSelector('tr[data-pack="deploy"]');
+		await page.screenshot({ path: shots + "/packs-before.png", fullPage: true });
+		const deploy = page.locator('tr[data-pack="deploy"]');
+		await deploy.locator('input[name="note"]').fill("rewrote the use list");
+		await deploy.locator('button[value="reviewed"]').click();
+		await page.waitForSelector("#flash p");
+		out.packFlash = await page.locator("#flash p").allTextContents();
+		await page.screenshot({ path: shots + "/packs-after.png", fullPage: true });
 		console.log(JSON.stringify(out));
 	} finally {
 		await browser.close();
