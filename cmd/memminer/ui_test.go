@@ -407,3 +407,25 @@ func TestRunServesUI(t *testing.T) {
 		t.Errorf("memory.laptop.md:\n%s", mem)
 	}
 }
+
+// TestUIUsage: the page binds loopback only, and run's --ui-listen needs
+// --ui; both are usage errors (exit 2) saying what to do.
+func TestUIUsage(t *testing.T) {
+	c := newPackCLI(t)
+	tests := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"ui", "--listen", "0.0.0.0:8766"}, `--listen address "0.0.0.0:8766" is reachable from other machines; use 127.0.0.1:8766 or ::1`},
+		{[]string{"ui", "--listen", "8766"}, "want host:port, e.g. 127.0.0.1:0"},
+		{[]string{"ui", "extra"}, "ui takes no arguments"},
+		{[]string{"run", "--hive", c.hive, "--ui-listen", "127.0.0.1:0"}, "--ui-listen goes with --ui"},
+		{[]string{"run", "--hive", c.hive, "--ui", "--ui-listen", "192.0.2.1:8766"}, "--ui-listen address \"192.0.2.1:8766\" is reachable from other machines"},
+	}
+	for _, tt := range tests {
+		out, errs, code := c.run(tt.args...)
+		if code != 2 || out != "" || !strings.Contains(errs, tt.want) {
+			t.Errorf("memminer %s: exit %d, stdout %q, stderr %q; want 2 and %q", strings.Join(tt.args, " "), code, out, errs, tt.want)
+		}
+	}
+}
