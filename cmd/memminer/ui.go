@@ -53,8 +53,8 @@ func (a *app) uiCmd() *cobra.Command {
 		Long: `Serve a page on this machine's loopback for the person in the loop: the
 overview (wings, the daemon and Syncthing, open conflicts, the inbox, packs
 needing review, open handoffs), the inbox with approve and reject, one item
-or several at once, and the open conflicts with each copy's proposed merge,
-applied from the page.
+or several at once, the open conflicts with each copy's proposed merge,
+applied from the page, the packs with their marks, and a memory search.
 
 The first line printed is the URL to open; it carries the login token
 (the one memminer mcp token prints), which the page trades for a cookie.
@@ -64,8 +64,9 @@ address only; port 0 picks a free port.
 
 The page works through the same service as the commands: with a daemon
 serving the palace it asks the daemon, without one it reads the palace
-itself, with the same results. Approving, rejecting and merging do what
-memminer inbox approve, inbox reject and conflicts merge --apply do.
+itself, with the same results. Approving, rejecting, merging, marking and
+searching do what memminer inbox approve, inbox reject, conflicts merge
+--apply, pack --mark and search do.
 
 Details: docs/ui.md.`,
 		Example: `  memminer ui
@@ -174,7 +175,7 @@ func (a *app) newUI(token, addr string) (*uiServer, error) {
 }
 
 // uiPageNames are the templates of ui/, each rendered in ui/layout.html.
-var uiPageNames = []string{"overview", "inbox", "conflicts", "packs"}
+var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory"}
 
 func parseUIPages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
@@ -218,6 +219,7 @@ func (u *uiServer) handler() http.Handler {
 	mux.HandleFunc("POST /conflicts/merge", u.conflictsMerge)
 	mux.HandleFunc("GET /packs", u.packsPage)
 	mux.HandleFunc("POST /packs/mark", u.packsMark)
+	mux.HandleFunc("GET /memory", u.memoryPage)
 	// The page has no icon; an answer keeps the browser's ask quiet.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

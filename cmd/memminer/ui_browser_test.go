@@ -109,7 +109,7 @@ func TestUIInBrowser(t *testing.T) {
 		PendingAfter               int
 		Texts, Flash               []string
 		Proposed, MergeFlash       []string
-		PackFlash                  []string
+		PackFlash, Hits            []string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -144,6 +144,9 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	if log := testutil.ReadFile(t, filepath.Join(c.hive, "packs", "deploy.marks")); !strings.Contains(log, " reviewed tester: rewrote the use list\n") {
 		t.Errorf("deploy.marks:\n%s", log)
+	}
+	if len(got.Hits) == 0 || !strings.HasPrefix(got.Hits[0], "The load balancer drops idle connections after ten minutes (status: approved ") {
+		t.Errorf("memory: the search shows %q, want the approved note first", got.Hits)
 	}
 	t.Logf("screenshots in %s", shots)
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/pack"
@@ -300,4 +301,52 @@ func (u *uiServer) packsMark(w http.ResponseWriter, r *http.Request) {
 		o.Message = err.Error()
 	}
 	answer(w, uiResult{Results: []uiOutcome{o}})
+}
+
+// memoryData is the memory page: a search as memminer search runs it.
+type memoryData struct {
+	uiPage
+	Query, Wing, Status, Tag, Since string
+	Wings, Statuses                 []string
+	Hits                            []api.Hit
+}
+
+// uiResults is how many hits the memory page shows.
+const uiResults = 20
+
+// memoryPage searches memory with the query and filters of its form, through
+// the search the command runs (a.search: the one service, the relevance
+// decision, the governed defaults).
+func (u *uiServer) memoryPage(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	d := memoryData{uiPage: u.page("Memory", "memory"), Query: strings.TrimSpace(q.Get("q")), Wing: q.Get("wing"),
+		Status: q.Get("status"), Tag: q.Get("tag"), Since: q.Get("since"), Statuses: []string{"approved", "stale", "superseded"}}
+	wings, err := u.a.service().Wings(r.Context())
+	if err != nil {
+		d.Errors = append(d.Errors, err.Error())
+	}
+	for _, wi := range wings {
+		d.Wings = append(d.Wings, wi.ID)
+	}
+	if d.Query != "" {
+		args := searchArgs{Query: d.Query, Results: uiResults, Status: d.Status, Since: d.Since}
+		if d.Wing != "" {
+			args.Wing = wingList{d.Wing}
+		}
+		if d.Tag != "" {
+			args.Tags = []string{d.Tag}
+		}
+		out, err := api.SearchResult{}, error(nil)
+		if d.Status != "" {
+			_, err = govern.ParseStatus(d.Status)
+		}
+		if err == nil {
+			out, err = u.a.search(r.Context(), args)
+		}
+		if err != nil {
+			d.Errors = append(d.Errors, err.Error())
+		}
+		d.Hits = out.Results
+	}
+	u.render(w, "memory", d)
 }

@@ -362,6 +362,44 @@ func TestUIPacks(t *testing.T) {
 	}
 }
 
+// TestUIMemory: the memory page answers as memminer search does (the
+// same hits, in order), filtered by wing; the note's text is escaped; a
+// query nothing answers says so.
+func TestUIMemory(t *testing.T) {
+	c := newPackCLI(t)
+	c.ok("remember", "--wing", "ops", "The <em>staging</em> database is rebuilt every night")
+	h := newUIFor(t, c)
+	var want struct{ Results []struct{ ID string } }
+	out, _ := c.runRaw("search", "staging database", "--json") // unscrubbed: the ids
+	if err := json.Unmarshal([]byte(out), &want); err != nil || len(want.Results) == 0 {
+		t.Fatalf("search --json: %v %+v", err, want)
+	}
+	code, body := uiGet(t, h, "/memory?q=staging+database")
+	var got []string
+	for _, m := range regexp.MustCompile(`note <code>([0-9a-f]{32})</code>`).FindAllStringSubmatch(body, -1) {
+		got = append(got, m[1])
+	}
+	var ids []string
+	for _, r := range want.Results {
+		ids = append(ids, r.ID)
+	}
+	if code != http.StatusOK || strings.Join(got, " ") != strings.Join(ids, " ") {
+		t.Fatalf("GET /memory: %d, hits %v, want search's %v\n%s", code, got, ids, body)
+	}
+	if !strings.Contains(body, "The &lt;em&gt;staging&lt;/em&gt; database is rebuilt every night") {
+		t.Errorf("the note is not on the page, escaped:\n%s", body)
+	}
+	if _, body := uiGet(t, h, "/memory?q=staging+database&wing=legacy"); strings.Contains(body, "staging&lt;/em&gt; database") {
+		t.Errorf("wing=legacy shows an ops note:\n%s", body)
+	}
+	if _, body := uiGet(t, h, "/memory?q=zebra+quantum+harmonica"); !strings.Contains(body, "Nothing answers this.") {
+		t.Errorf("a query nothing answers:\n%s", body)
+	}
+	if _, body := uiGet(t, h, "/memory?q=staging&status=bogus"); !strings.Contains(body, `class="error"`) {
+		t.Errorf("status=bogus is not refused:\n%s", body)
+	}
+}
+
 // uiURLInLog finds the page's address in run --ui's log.
 var uiURLInLog = regexp.MustCompile(`url=(http://127\.0\.0\.1:\d+/)`)
 

@@ -55,6 +55,12 @@ async function main() {
 		await page.waitForSelector("#flash p");
 		out.packFlash = await page.locator("#flash p").allTextContents();
 		await page.screenshot({ path: shots + "/packs-after.png", fullPage: true });
+		await page.click('nav a[href="/memory"]');
+		await page.fill('input[name="q"]', "load balancer idle connections");
+		await page.click('form.search button[type="submit"]');
+		await page.waitForSelector("li.hit");
+		out.hits = await page.locator("li.hit pre.text").allTextContents();
+		await page.screenshot({ path: shots + "/memory.png", fullPage: true });
 		console.log(JSON.stringify(out));
 	} finally {
 		await browser.close();
