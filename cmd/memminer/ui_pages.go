@@ -309,6 +309,10 @@ type memoryData struct {
 	Query, Wing, Status, Tag, Since string
 	Wings, Statuses                 []string
 	Hits                            []api.Hit
+	// Explain asks for search --explain's view: each hit's evidence, the
+	// query's words and the near misses (Explanation).
+	Explain     bool
+	Explanation *api.Explanation
 }
 
 // uiResults is how many hits the memory page shows.
@@ -320,7 +324,8 @@ const uiResults = 20
 func (u *uiServer) memoryPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := memoryData{uiPage: u.page("Memory", "memory"), Query: strings.TrimSpace(q.Get("q")), Wing: q.Get("wing"),
-		Status: q.Get("status"), Tag: q.Get("tag"), Since: q.Get("since"), Statuses: []string{"approved", "stale", "superseded"}}
+		Status: q.Get("status"), Tag: q.Get("tag"), Since: q.Get("since"), Statuses: []string{"approved", "stale", "superseded"},
+		Explain: q.Get("explain") != ""}
 	wings, err := u.a.service().Wings(r.Context())
 	if err != nil {
 		d.Errors = append(d.Errors, err.Error())
@@ -329,7 +334,7 @@ func (u *uiServer) memoryPage(w http.ResponseWriter, r *http.Request) {
 		d.Wings = append(d.Wings, wi.ID)
 	}
 	if d.Query != "" {
-		args := searchArgs{Query: d.Query, Results: uiResults, Status: d.Status, Since: d.Since}
+		args := searchArgs{Query: d.Query, Results: uiResults, Status: d.Status, Since: d.Since, Explain: d.Explain}
 		if d.Wing != "" {
 			args.Wing = wingList{d.Wing}
 		}
@@ -346,7 +351,13 @@ func (u *uiServer) memoryPage(w http.ResponseWriter, r *http.Request) {
 		if err != nil {
 			d.Errors = append(d.Errors, err.Error())
 		}
-		d.Hits = out.Results
+		d.Hits, d.Explanation = out.Results, out.Explanation
+		if d.Explanation != nil {
+			for i := range d.Explanation.NearMisses {
+				h := &d.Explanation.NearMisses[i]
+				h.Source = u.a.sourceName(h.Path)
+			}
+		}
 	}
 	u.render(w, "memory", d)
 }

@@ -395,6 +395,11 @@ func TestUIMemory(t *testing.T) {
 	if _, body := uiGet(t, h, "/memory?q=zebra+quantum+harmonica"); !strings.Contains(body, "Nothing answers this.") {
 		t.Errorf("a query nothing answers:\n%s", body)
 	}
+	// --explain's view: each hit's evidence, the query's words.
+	if _, body := uiGet(t, h, "/memory?q=staging+database&explain=1"); !strings.Contains(body, "<h2>Why: the query's words</h2>") ||
+		!strings.Contains(body, "<li><strong>staging</strong>: in the palace") || !strings.Contains(body, `<div class="meta evidence">coverage `) {
+		t.Errorf("explain:\n%s", body)
+	}
 	if _, body := uiGet(t, h, "/memory?q=staging&status=bogus"); !strings.Contains(body, `class="error"`) {
 		t.Errorf("status=bogus is not refused:\n%s", body)
 	}
