@@ -440,7 +440,12 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		head += EstimateTokens(att + "\n")
 	}
 	// Then the open handoffs to the wing, within half of what is left.
-	handoffs, used := layoutHandoffs(max(budget-head, 0), openHandoffs(infos, notes, sources, opts.Wing))
+	// A digest without a wing is no one's: it has no handoffs.
+	var open []Handoff
+	if opts.Wing != "" {
+		open = openHandoffs(infos, notes, sources, opts.Wing)
+	}
+	handoffs, used := layoutHandoffs(max(budget-head, 0), open)
 	d := layout(max(budget-head-used, 0), ids, hidden, rank)
 	d.Handoffs = handoffs
 	if isolated {

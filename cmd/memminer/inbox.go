@@ -146,9 +146,9 @@ func (a *app) whoAmI() string {
 	return a.getenv("USER")
 }
 
-// inboxPalace opens the palace read-only, as every reader of it does;
+// readPalace opens the palace read-only, as every reader of it does;
 // nil when nothing was mined yet.
-func (a *app) inboxPalace(ctx context.Context) (*palace.Palace, error) {
+func (a *app) readPalace(ctx context.Context) (*palace.Palace, error) {
 	if _, err := os.Stat(a.cfg.Palace); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -156,7 +156,7 @@ func (a *app) inboxPalace(ctx context.Context) (*palace.Palace, error) {
 }
 
 func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.Item, error) {
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil || p == nil {
 		return []inbox.Item{}, err
 	}
@@ -182,9 +182,9 @@ func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.It
 // decided, also when mining it then failed.
 func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (string, error) {
 	if a.cfg.Hive == "" {
-		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return "", errNoHive()
 	}
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil {
 		return "", err
 	}

@@ -57,7 +57,7 @@ The format and the rules: docs/packs.md.`,
   memminer pack new deploy --use wing:dwight --avoid status:stale`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+				return errNoHive()
 			}
 			if list {
 				if len(args) > 0 {
@@ -76,7 +76,12 @@ The format and the rules: docs/packs.md.`,
 				if by == "" {
 					by = a.whoAmI()
 				}
-				return a.packMark(cmd.Context(), args[0], pack.Mark{Time: time.Now(), Kind: kind, By: by, Note: note})
+				msg, err := a.packMark(cmd.Context(), args[0], pack.Mark{Time: time.Now(), Kind: kind, By: by, Note: note})
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(a.stdout, msg)
+				return err
 			}
 			if tokens < 1 {
 				return usagef("--tokens must be at least 1, got %d", tokens)
@@ -126,7 +131,7 @@ afterwards to say the task it is for. The format: docs/packs.md.`,
 		Args: exactArgs(1, "pack new takes the pack's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+				return errNoHive()
 			}
 			s := pack.Spec{Body: body, BlockStale: blockStale}
 			for _, u := range use {
@@ -209,7 +214,7 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 	if err != nil {
 		return pack.Rendered{}, err
 	}
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil {
 		return pack.Rendered{}, err
 	}
@@ -264,24 +269,26 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 // packQueryResults is how many hits a query: entry brings at most.
 const packQueryResults = 20
 
-func (a *app) packMark(ctx context.Context, name string, m pack.Mark) error {
+// packMark adds m to pack name's log and says what it did, and whether
+// the pack now needs review.
+func (a *app) packMark(ctx context.Context, name string, m pack.Mark) (string, error) {
 	pk, err := a.loadPack(name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := pack.AddMark(ctx, a.cfg.Hive, name, m); err != nil {
-		return err
+		return "", err
 	}
 	marks, err := pack.Marks(a.cfg.Hive, name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	st := pack.StateOf(pk, marks)
-	fmt.Fprintf(a.stdout, "marked pack %s %s (%d good, %d bad)\n", name, m.Kind, st.Good, st.Bad)
+	msg := fmt.Sprintf("marked pack %s %s (%d good, %d bad)", name, m.Kind, st.Good, st.Bad)
 	if st.ReviewNeeded {
-		fmt.Fprintf(a.stdout, "pack %s needs review: %d bad marks in a row; edit %s or mark it reviewed\n", name, st.BadInARow, pk.File)
+		msg += fmt.Sprintf("\npack %s needs review: %d bad marks in a row; edit %s or mark it reviewed", name, st.BadInARow, pk.File)
 	}
-	return nil
+	return msg, nil
 }
 
 // packRow is one pack in pack --list.
