@@ -116,6 +116,9 @@ type hookInput struct {
 	// StopHookActive is set on a Stop that follows one a hook blocked:
 	// the agent is already doing what a Stop hook asked.
 	StopHookActive bool `json:"stop_hook_active"`
+	// LastAssistantMessage is the text of the agent's last message, on a
+	// Stop: the turn the transcript must hold before it is read.
+	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // runHook runs f as agent's hook: it reads the hook JSON from stdin, and
