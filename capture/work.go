@@ -18,21 +18,32 @@ type Work struct {
 	// Remembered says the agent already wrote to memory: it called
 	// memminer's remember tool, or ran memminer remember.
 	Remembered bool `json:"remembered"`
+	// LastMessage is the text of the agent's last message the transcript
+	// holds, its text blocks joined by newlines and trimmed, as a Stop
+	// hook's last_assistant_message gives it: the hook knows the
+	// transcript holds the whole turn when they are equal.
+	LastMessage string `json:"last_message,omitempty"`
 }
 
 // ReadWork reads the agent's tool calls from the transcript of client
 // (ClaudeCode or Codex).
 func ReadWork(client string, r io.Reader) (Work, error) {
 	var calls func(line []byte) (n int, remembered bool)
+	var message func(line []byte) (id, text string, ok bool)
 	switch client {
 	case ClaudeCode:
-		calls = claudeToolUses
+		calls, message = claudeToolUses, claudeMessage
 	case Codex:
-		calls = codexFunctionCall
+		calls, message = codexFunctionCall, codexMessage
 	default:
 		return Work{}, fmt.Errorf("%w: %q (want %s or %s)", ErrUnknownClient, client, ClaudeCode, Codex)
 	}
 	var w Work
+	// Claude Code writes a message's content blocks as entries of their
+	// own, with the message's id: the text of the last message is that
+	// of its entries.
+	var lastID string
+	var last []string
 	br := bufio.NewReaderSize(r, 64<<10)
 	for {
 		line, err := readLine(br)
@@ -40,8 +51,18 @@ func ReadWork(client string, r io.Reader) (Work, error) {
 			n, remembered := calls(line)
 			w.ToolCalls += n
 			w.Remembered = w.Remembered || remembered
+			if id, text, ok := message(line); ok {
+				if id == "" || id != lastID {
+					last = last[:0]
+				}
+				lastID = id
+				if text != "" {
+					last = append(last, text)
+				}
+			}
 		}
 		if err == io.EOF {
+			w.LastMessage = strings.TrimSpace(strings.Join(last, "\n"))
 			return w, nil
 		}
 		if err != nil {
@@ -109,4 +130,61 @@ func codexFunctionCall(line []byte) (n int, remembered bool) {
 		name = e.Payload.Namespace + "__" + name
 	}
 	return 1, remembers(name, e.Payload.Arguments+e.Payload.Input)
+}
+
+// claudeMessage is the id and text of a Claude Code transcript line that
+// is an assistant entry: its text blocks joined by newlines.
+func claudeMessage(line []byte) (id, text string, ok bool) {
+	if !bytes.Contains(line, []byte(`"assistant"`)) {
+		return "", "", false
+	}
+	var e struct {
+		Type    string `json:"type"`
+		Message struct {
+			ID      string `json:"id"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"message"`
+	}
+	if json.Unmarshal(line, &e) != nil || e.Type != "assistant" {
+		return "", "", false
+	}
+	var texts []string
+	for _, c := range e.Message.Content {
+		if c.Type == "text" {
+			texts = append(texts, c.Text)
+		}
+	}
+	return e.Message.ID, strings.Join(texts, "\n"), true
+}
+
+// codexMessage is the text of a Codex rollout line that is the
+// assistant's message: its output_text blocks joined by newlines.
+func codexMessage(line []byte) (id, text string, ok bool) {
+	if !bytes.Contains(line, []byte(`"assistant"`)) {
+		return "", "", false
+	}
+	var e struct {
+		Type    string `json:"type"`
+		Payload struct {
+			Type    string `json:"type"`
+			Role    string `json:"role"`
+			Content []struct {
+				Type string `json:"type"`
+				Text string `json:"text"`
+			} `json:"content"`
+		} `json:"payload"`
+	}
+	if json.Unmarshal(line, &e) != nil || e.Type != "response_item" || e.Payload.Type != "message" || e.Payload.Role != "assistant" {
+		return "", "", false
+	}
+	var texts []string
+	for _, c := range e.Payload.Content {
+		if c.Type == "output_text" {
+			texts = append(texts, c.Text)
+		}
+	}
+	return "", strings.Join(texts, "\n"), true
 }

@@ -332,7 +332,7 @@ func (a *app) askToRemember(ctx context.Context, agent string, in hookInput) (st
 	if err != nil {
 		return "", err
 	}
-	work, err := readWork(agent, in.TranscriptPath)
+	work, err := readStoppedWork(ctx, agent, in.TranscriptPath, in.LastAssistantMessage)
 	if err != nil || int64(work.ToolCalls) < a.cfg.CaptureAskAfter || work.Remembered {
 		return "", err
 	}
@@ -368,6 +368,40 @@ func (a *app) firstAsk(agent, session string) (bool, error) {
 		return false, err
 	}
 	return true, f.Close()
+}
+
+// transcriptLag bounds how long the Stop hook waits for the client to
+// write the turn that stops. Claude Code (2.1.197) queues transcript
+// entries and appends them every 100 ms, creating the file on its first
+// write, and runs the Stop hook without flushing them first: at the end
+// of a quick turn, or a quick session, the transcript on disk lacks the
+// turn's last entries, or does not exist yet.
+const transcriptLag = 2 * time.Second
+
+// readStoppedWork reads the agent's work from the transcript at path
+// once it holds the turn that stops: its last message is last (the
+// hook's last_assistant_message) or, when the client gives none, the
+// file exists. It waits at most transcriptLag, then takes what the
+// transcript holds.
+func readStoppedWork(ctx context.Context, agent, path, last string) (capture.Work, error) {
+	last = strings.TrimSpace(last)
+	deadline := time.Now().Add(transcriptLag)
+	for {
+		work, err := readWork(agent, path)
+		switch {
+		case err == nil && (last == "" || work.LastMessage == last):
+			return work, nil
+		case err != nil && !errors.Is(err, fs.ErrNotExist):
+			return work, err
+		case time.Now().After(deadline):
+			return work, err
+		}
+		select {
+		case <-ctx.Done():
+			return work, err
+		case <-time.After(25 * time.Millisecond):
+		}
+	}
 }
 
 // readWork reads the agent's tool calls from the transcript at path.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -229,5 +230,60 @@ func TestCaptureStopHook(t *testing.T) {
 	}
 	if after := hiveFiles(t, c.hive); len(after) != len(before) {
 		t.Errorf("the Stop hook wrote into the hive: %d files, want %d", len(after), len(before))
+	}
+}
+
+// TestCaptureStopHookLateTranscript: Claude Code runs the Stop hook
+// before it writes the turn to the transcript (it appends queued entries
+// every 100 ms, creating the file on the first write). The hook waits
+// for the transcript to hold the turn's last message: a busy session
+// whose transcript appears late is asked, and one whose remember call
+// arrives with the turn's tail is not.
+func TestCaptureStopHookLateTranscript(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_CAPTURE_ASK_AFTER"] = "3"
+	c.env["XDG_STATE_HOME"] = filepath.Join(t.TempDir(), "state")
+	dir := t.TempDir()
+	call := func(name string) string {
+		return `{"type":"assistant","message":{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"` + name + `","input":{}}]}}` + "\n"
+	}
+	const done = `{"type":"assistant","message":{"role":"assistant","content":[{"type":"text","text":"The nightly job is fixed."}]}}` + "\n"
+	busy := call("Bash") + call("Read") + call("Bash")
+	for _, tc := range []struct {
+		name, session string
+		now, later    string
+		ask           bool
+	}{
+		{"busy session, transcript not written yet", "s1", "", busy + done, true},
+		{"session that remembered in the unwritten tail", "s2", busy, call("mcp__memminer__remember") + done, false},
+	} {
+		path := filepath.Join(dir, tc.session+".jsonl")
+		if tc.now != "" {
+			if err := os.WriteFile(path, []byte(tc.now), 0o600); err != nil {
+				t.Fatal(err)
+			}
+		}
+		written := make(chan error, 1)
+		go func() {
+			time.Sleep(150 * time.Millisecond)
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+			if err == nil {
+				_, err = f.WriteString(tc.later)
+				err = errors.Join(err, f.Close())
+			}
+			written <- err
+		}()
+		in, _ := json.Marshal(map[string]any{"hook_event_name": "Stop", "session_id": tc.session, "transcript_path": path,
+			"stop_hook_active": false, "last_assistant_message": "The nightly job is fixed."})
+		out, stderr, code := c.runStdin(string(in), "capture", "--hook", "claude-code", "--wing", "pam", "--hive", c.hive)
+		if err := <-written; err != nil {
+			t.Fatal(err)
+		}
+		if code != 0 || stderr != "" {
+			t.Errorf("%s: exit %d, stderr %q", tc.name, code, stderr)
+		}
+		if asked := strings.Contains(out, `"decision":"block"`); asked != tc.ask || (asked && !strings.Contains(out, "(3 tool calls)")) {
+			t.Errorf("%s: asked %v (%q), want %v after 3 tool calls", tc.name, asked, out, tc.ask)
+		}
 	}
 }

@@ -138,6 +138,9 @@ type hookInput struct {
 	ToolInput struct {
 		Command shellCommand `json:"command"`
 	} `json:"tool_input"`
+	// LastAssistantMessage is the text of the agent's last message, on a
+	// Stop: the turn the transcript must hold before it is read.
+	LastAssistantMessage string `json:"last_assistant_message"`
 }
 
 // shellCommand is a shell tool's command: a string (Claude Code's Bash),
