@@ -87,7 +87,7 @@ type namedCommand struct {
 // subcommands are the root's commands, by name.
 func (a *app) subcommands() []namedCommand {
 	return []namedCommand{
-		{"mine", a.mineCmd}, {"forget", a.forgetCmd}, {"search", a.searchCmd}, {"status", a.statusCmd},
+		{"init", a.initCmd}, {"mine", a.mineCmd}, {"forget", a.forgetCmd}, {"search", a.searchCmd}, {"status", a.statusCmd},
 		{"doctor", a.doctorCmd}, {"wake-up", a.wakeupCmd}, {"conflicts", a.conflictsCmd}, {"mcp", a.mcpCmd},
 		{"run", a.runCmd}, {"install", a.installCmd}, {"uninstall", a.uninstallCmd}, {"start", a.startCmd},
 		{"stop", a.stopCmd}, {"restart", a.restartCmd}, {"service-status", a.serviceStatusCmd},
