@@ -175,7 +175,32 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if abs, err := filepath.Abs(a.cfg.Palace); err == nil && a.cfg.Palace != "" {
 		a.cfg.Palace = abs
 	}
-	return settingAdvice(cmd, a.cfg.Validate())
+	if err := settingAdvice(cmd, a.cfg.Validate()); err != nil {
+		return err
+	}
+	if a.cfg.Hive == "" && cmd.Flags().Lookup("hive") != nil {
+		a.cfg.Hive = a.daemonHive(cmd.Context())
+	}
+	return nil
+}
+
+// daemonHive is the hive the running daemon serving the configured palace
+// mines, as the registry of running daemons records it: a command that
+// takes a hive and is given none uses the daemon's, as status shows it.
+// Empty when no daemon serves the palace.
+func (a *app) daemonHive(ctx context.Context) string {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
+	defer cancel()
+	recs, _ := a.runningDaemons(ctx)
+	for _, r := range recs {
+		if r.Hive != "" && namesOneFile(r.Palace, a.cfg.Palace) {
+			return r.Hive
+		}
+	}
+	return ""
 }
 
 // client returns a client for the daemon serving the palace, or nil with

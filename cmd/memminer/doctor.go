@@ -107,7 +107,7 @@ func (a *app) checkHive() ([]hive.Agent, check) {
 	c := check{Name: "hive"}
 	if a.cfg.Hive == "" {
 		c.State, c.Detail = checkWarn, "no hive configured: the palace is checked without its markdown"
-		c.Fix = "pass --hive DIR, set MEMMINER_HIVE, or hive: in the config file"
+		c.Fix = "pass --hive DIR, set MEMMINER_HIVE, put hive: in the config file (memminer init DIR does), or start the daemon with memminer run --hive DIR"
 		return nil, c
 	}
 	h, err := hive.Open(a.cfg.Hive, a.cfg.Agents)
