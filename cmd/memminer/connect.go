@@ -160,19 +160,9 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 	if err != nil {
 		return opts, fmt.Errorf("find the memminer program: %w", err)
 	}
-	flags := []string{"--wing", a.cfg.Wing}
-	if cmd.Flags().Changed("hive") {
-		hive, err := filepath.Abs(a.cfg.Hive)
-		if err != nil {
-			return opts, err
-		}
-		flags = append(flags, "--hive", hive)
-	}
-	if cmd.Flags().Changed("palace") {
-		flags = append(flags, "--palace", a.cfg.Palace)
-	}
-	if cmd.Flags().Changed("model") {
-		flags = append(flags, "--model", a.cfg.Model)
+	flags, err := a.installedFlags(cmd)
+	if err != nil {
+		return opts, err
 	}
 	p, err := a.protocolParams()
 	if err != nil {

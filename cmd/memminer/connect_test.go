@@ -28,11 +28,13 @@ func TestConnectCLI(t *testing.T) {
 	config := filepath.Join(home, ".codex", "config.toml")
 	testutil.WriteFile(t, config, "# mine\nmodel = \"o3\"\n")
 
+	// The palace and model come from the environment (newCLI's), which
+	// the agent client does not have: they are written.
 	out := c.ok("connect", "codex", "--wing", "Pam", "--dry-run")
 	for _, want := range []string{
 		"--- /dev/null\n+++ " + filepath.Join(home, ".codex", "hooks.json"),
-		`+            "command": "/usr/local/bin/memminer wake-up --hook codex --wing pam"`,
-		"+[mcp_servers.memminer]\n+command = '/usr/local/bin/memminer'\n+args = ['mcp', '--wing', 'pam']\n",
+		`+            "command": "/usr/local/bin/memminer wake-up --hook codex --wing pam --palace $PALACE --model lexical"`,
+		"+[mcp_servers.memminer]\n+command = '/usr/local/bin/memminer'\n+args = ['mcp', '--wing', 'pam', '--palace', '$PALACE', '--model', 'lexical']\n",
 		"dry run: nothing written (connect codex, wing pam, user files)\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -43,8 +45,10 @@ func TestConnectCLI(t *testing.T) {
 		t.Error("dry run wrote hooks.json")
 	}
 
-	// --hive and --model are written only when given.
-	out = c.ok("connect", "codex", "--wing", "pam", "--hive", c.hive, "--model", "lexical", "--json")
+	// The hive is written however it was found: here MEMMINER_HIVE.
+	c.env["MEMMINER_HIVE"] = c.hive
+	out = c.ok("connect", "codex", "--wing", "pam", "--json")
+	delete(c.env, "MEMMINER_HIVE")
 	var res struct {
 		Agent, Wing, Scope string
 		Files              []struct{ Path, Role, Action string }
@@ -55,7 +59,7 @@ func TestConnectCLI(t *testing.T) {
 	if res.Agent != "codex" || res.Wing != "pam" || res.Scope != "user" || len(res.Files) != 3 || res.Files[1].Action != "changed" {
 		t.Errorf("connect --json: %s", out)
 	}
-	if got := testutil.ReadFile(t, config); !strings.Contains(got, "args = ['mcp', '--wing', 'pam', '--hive', '"+c.hive+"', '--model', 'lexical']") {
+	if got := testutil.ReadFile(t, config); !strings.Contains(got, "args = ['mcp', '--wing', 'pam', '--hive', '"+c.hive+"', '--palace', '"+c.palace+"', '--model', 'lexical']") {
 		t.Errorf("config.toml:\n%s", got)
 	}
 	if got := testutil.ReadFile(t, filepath.Join(home, ".codex", "AGENTS.md")); !strings.Contains(got, "Your wing: `pam`") {
