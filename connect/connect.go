@@ -137,10 +137,13 @@ type Connection struct {
 	Agent string `json:"agent"`
 	Wing  string `json:"wing"`
 	// Scope is "user" or the project directory.
-	Scope       string      `json:"scope"`
-	ConnectedAt time.Time   `json:"connected_at"`
-	Files       []fileState `json:"files"`
-	dir         string
+	Scope       string    `json:"scope"`
+	ConnectedAt time.Time `json:"connected_at"`
+	// Flags are the flags the installed commands carry (Install.Flags),
+	// so doctor can check what they reach.
+	Flags []string    `json:"flags,omitempty"`
+	Files []fileState `json:"files"`
+	dir   string
 }
 
 type fileState struct {
@@ -231,7 +234,7 @@ func Connect(agentID string, opts Options) (Result, error) {
 	if rec.Agent == "" {
 		rec = Connection{Agent: ag.ID, Scope: opts.Scope.Name(), ConnectedAt: now().UTC()}
 	}
-	rec.Wing = opts.Wing
+	rec.Wing, rec.Flags = opts.Wing, opts.Install.Flags
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, fmt.Errorf("connect: keep backups: %w", err)
 	}

@@ -147,15 +147,8 @@ const helpWidth = 80
 // resolve fills a.cfg: defaults < config file < environment < cmd's
 // setting flags. It is the one place flags override the rest.
 func (a *app) resolve(cmd *cobra.Command) error {
-	a.cfg = config.Default(a.getenv, embed.Default)
-	file, required := a.configFile, true
-	if file == "" {
-		file, required = config.DefaultFile(a.getenv), false
-	}
-	if err := a.cfg.LoadFile(file, required); err != nil {
-		return err
-	}
-	if err := a.cfg.ApplyEnv(a.getenv); err != nil {
+	var err error
+	if a.cfg, err = loadConfig(a.getenv, a.configFile); err != nil {
 		return err
 	}
 	a.modelWithoutFlag = a.cfg.Model
@@ -182,6 +175,21 @@ func (a *app) resolve(cmd *cobra.Command) error {
 		a.cfg.Hive = a.daemonHive(cmd.Context())
 	}
 	return nil
+}
+
+// loadConfig is the settings before a command's flags: defaults < the
+// config file (file, else the default one, which may be missing) <
+// environment.
+func loadConfig(getenv func(string) string, file string) (config.Config, error) {
+	cfg := config.Default(getenv, embed.Default)
+	required := file != ""
+	if !required {
+		file = config.DefaultFile(getenv)
+	}
+	if err := cfg.LoadFile(file, required); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.ApplyEnv(getenv)
 }
 
 // daemonHive is the hive the running daemon serving the configured palace
