@@ -73,13 +73,16 @@ type Agent struct {
 	Name string
 	// files lists the files connecting touches in scope s.
 	files func(s Scope, in Install) []file
+	// Note is what the user must do for the installed hooks to run, said
+	// when connecting; empty when nothing.
+	Note string
 }
 
 // Agents are the agent clients memminer connects to. A third is an entry
 // here: its files and the edit each needs.
 var Agents = []Agent{
 	{ID: "claude-code", Name: "Claude Code", files: claudeFiles},
-	{ID: "codex", Name: "Codex", files: codexFiles},
+	{ID: "codex", Name: "Codex", files: codexFiles, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
 }
 
 // AgentIDs lists the ids of Agents, for messages.

@@ -106,6 +106,8 @@ type Result struct {
 	Scope  string       `json:"scope"`
 	DryRun bool         `json:"dry_run"`
 	Files  []FileResult `json:"files"`
+	// Note is the agent's Note, on connecting.
+	Note string `json:"note,omitempty"`
 }
 
 // Options configure Connect and Disconnect.
@@ -174,7 +176,7 @@ func Connect(agentID string, opts Options) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("%w %q (want one of: %s)", ErrUnknownAgent, agentID, strings.Join(AgentIDs(), ", "))
 	}
-	res := Result{Agent: ag.ID, Wing: opts.Wing, Scope: opts.Scope.Name(), DryRun: opts.DryRun}
+	res := Result{Agent: ag.ID, Wing: opts.Wing, Scope: opts.Scope.Name(), DryRun: opts.DryRun, Note: ag.Note}
 	unlock, err := lock(opts)
 	if err != nil {
 		return res, err

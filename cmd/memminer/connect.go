@@ -219,6 +219,9 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 	if done == "connected" {
 		fmt.Fprintf(a.stdout, "backups are kept until: memminer disconnect %s%s\n", res.Agent, projectFlag(res.Scope))
 	}
+	if res.Note != "" {
+		fmt.Fprintf(a.stdout, "note: %s\n", res.Note)
+	}
 	return nil
 }
 

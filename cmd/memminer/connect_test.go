@@ -90,6 +90,27 @@ func TestConnectCLI(t *testing.T) {
 	}
 }
 
+// TestConnectSaysHowHooksRun: Codex skips untrusted hooks silently, so
+// connect codex says how to have them run; Claude Code needs nothing.
+func TestConnectSaysHowHooksRun(t *testing.T) {
+	useConnectExe(t, "/usr/local/bin/memminer")
+	const note = "note: Codex runs the hooks only when started with --dangerously-bypass-hook-trust"
+	for _, tt := range []struct {
+		agent    string
+		wantNote bool
+	}{{"codex", true}, {"claude-code", false}} {
+		c := newCLI(t)
+		out := c.ok("connect", tt.agent, "--wing", "pam")
+		if strings.Contains(out, note) != tt.wantNote {
+			t.Errorf("connect %s (note wanted: %v):\n%s", tt.agent, tt.wantNote, out)
+		}
+		var res struct{ Note string }
+		if err := json.Unmarshal([]byte(c.ok("connect", tt.agent, "--wing", "pam", "--json")), &res); err != nil || (res.Note != "") != tt.wantNote {
+			t.Errorf("connect %s --json: note %q, %v", tt.agent, res.Note, err)
+		}
+	}
+}
+
 func TestConnectCLIRefuses(t *testing.T) {
 	useConnectExe(t, "/usr/local/bin/memminer")
 	c := newCLI(t)
