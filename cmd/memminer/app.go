@@ -32,6 +32,9 @@ type app struct {
 	getenv         func(string) string
 	log            *slog.Logger
 
+	// args is the command line, as rootFor was given it.
+	args []string
+
 	// flags that are not settings (settingFlags makes those)
 	configFile string
 	noDaemon   bool
@@ -104,6 +107,7 @@ func (a *app) subcommands() []namedCommand {
 // a tenth of a millisecond or two of every command. Any other command line
 // (help, completion, flags first, an alias, a typo) gets every command.
 func (a *app) rootFor(args []string) *cobra.Command {
+	a.args = args
 	commands := a.subcommands()
 	if len(args) > 0 {
 		if i := slices.IndexFunc(commands, func(c namedCommand) bool { return c.name == args[0] }); i >= 0 {

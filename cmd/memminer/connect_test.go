@@ -209,11 +209,12 @@ func TestRecallHook(t *testing.T) {
 		args  []string
 		env   map[string]string
 	}{
-		"bad JSON":      {stdin: "{not json", args: []string{"recall", "--hook", "claude-code"}},
-		"unknown agent": {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "cursor"}},
-		"bad config":    {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex"}, env: map[string]string{"MEMMINER_EMBEDDING_MODEL": "nonsense:x"}},
-		"unknown flag":  {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex", "--from-the-future", "x"}},
-		"wake-up":       {args: []string{"wake-up", "--hook", "codex", "--wing", "nobody"}},
+		"bad JSON":              {stdin: "{not json", args: []string{"recall", "--hook", "claude-code"}},
+		"unknown agent":         {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "cursor"}},
+		"bad config":            {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex"}, env: map[string]string{"MEMMINER_EMBEDDING_MODEL": "nonsense:x"}},
+		"unknown flag":          {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex", "--from-the-future", "x"}},
+		"unknown flag, wake-up": {args: []string{"wake-up", "--hook=codex", "--wing", "pam", "--from-the-future"}},
+		"wake-up":               {args: []string{"wake-up", "--hook", "codex", "--wing", "nobody"}},
 	} {
 		saved := map[string]string{}
 		for k, v := range tc.env {
@@ -229,8 +230,20 @@ func TestRecallHook(t *testing.T) {
 			}
 			continue
 		}
+		if name == "unknown flag, wake-up" {
+			if code != 0 || !strings.HasPrefix(out, wakeupHeader) {
+				t.Errorf("%s: exit %d, %q", name, code, out)
+			}
+			continue
+		}
 		if out != "" || code != 0 || !strings.Contains(stderr, "--hook") {
 			t.Errorf("%s: stdout %q, stderr %q, exit %d", name, out, stderr, code)
+		}
+	}
+	// Run by a person, an unknown flag is a usage error, as for search.
+	for _, args := range [][]string{{"recall", "postgres", "--bogus-flag"}, {"wake-up", "--bogus-flag"}, {"recall", "--hook-x", "postgres"}} {
+		if _, stderr, code := c.run(args...); code != exitUsage || !strings.Contains(stderr, "unknown flag") {
+			t.Errorf("memminer %s: exit %d, %s", strings.Join(args, " "), code, stderr)
 		}
 	}
 	// The session-start hook is the digest, introduced.

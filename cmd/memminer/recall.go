@@ -84,8 +84,6 @@ directly, like search. Details: docs/connect.md.`,
 	cmd.Flags().IntVar(&tokens, "tokens", defaultRecallTokens, "budget of the output, in estimated tokens")
 	cmd.Flags().String("wing", "", "the agent's wing (accepted from the installed hook; recall searches every wing)")
 	settingFlags(cmd.Flags(), "hive")
-	// The installed hook must never fail on a flag a later memminer dropped.
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	return cmd
 }
 
@@ -93,6 +91,9 @@ directly, like search. Details: docs/connect.md.`,
 // hook mode a logged no-op rather than a failed hook: preErr receives it.
 func (a *app) hookable(cmd *cobra.Command, hook *string, preErr *error) {
 	cmd.Flags().StringVar(hook, "hook", "", "run as AGENT's hook ("+strings.Join(connect.AgentIDs(), ", ")+"): JSON on stdin, never fails")
+	// The installed hook must never fail on a flag a later memminer
+	// dropped; run by a person, an unknown flag is a usage error.
+	cmd.FParseErrWhitelist.UnknownFlags = hookMode(a.args)
 	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if err := a.resolve(cmd); err != nil {
 			if *hook == "" {
@@ -102,6 +103,20 @@ func (a *app) hookable(cmd *cobra.Command, hook *string, preErr *error) {
 		}
 		return nil
 	}
+}
+
+// hookMode reports whether the command line args run a command as a
+// client's hook (--hook AGENT, or --hook=AGENT).
+func hookMode(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			return false
+		}
+		if arg == "--hook" || strings.HasPrefix(arg, "--hook=") {
+			return true
+		}
+	}
+	return false
 }
 
 // hookInput is the part of a client's hook JSON the hooks read; Claude
