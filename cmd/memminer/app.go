@@ -32,6 +32,9 @@ type app struct {
 	getenv         func(string) string
 	log            *slog.Logger
 
+	// hiveFromDaemon is set when no hive was configured and a.cfg.Hive is
+	// the one the daemon serving the palace mines (daemonHive).
+	hiveFromDaemon bool
 	// args is the command line, as rootFor was given it.
 	args []string
 
@@ -177,6 +180,7 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	}
 	if a.cfg.Hive == "" && cmd.Flags().Lookup("hive") != nil {
 		a.cfg.Hive = a.daemonHive(cmd.Context())
+		a.hiveFromDaemon = a.cfg.Hive != ""
 	}
 	return nil
 }
