@@ -13,6 +13,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/pack"
+	"github.com/memminer/memminer/palace"
 )
 
 // exitStale: pack refused a block_stale pack that uses stale files.
@@ -238,6 +239,10 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 		}
 		b.WriteString("\nupdate or review them (a review_date in their frontmatter), or set block_stale: false in " + pk.File)
 		return r, &codeError{code: exitStale, msg: b.String()}
+	}
+	if errors.Is(err, palace.ErrUnknownWing) {
+		// As search --wing: a usage error naming the known wings.
+		return r, nothingFound(usagef("%v; fix the entry in %s", err, pk.File))
 	}
 	if err != nil {
 		return r, err
