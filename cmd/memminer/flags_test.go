@@ -1,0 +1,56 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSameFlagsEverywhere: the commands a script reads take --json, and
+// every command that previews a change takes --dry-run (the old flag word
+// still works, hidden from the help).
+func TestSameFlagsEverywhere(t *testing.T) {
+	c := newPackCLI(t)
+	packFile := filepath.Join(c.hive, "packs", "x.md")
+	tests := []struct {
+		name string
+		args []string
+		code int
+		json bool   // stdout is one JSON object
+		has  string // in stdout (or stderr for a failure)
+	}{
+		{name: "protocol --json", args: []string{"protocol", "--wing", "ops", "--json"}, json: true, has: `"text": "# Memory protocol`},
+		{name: "service-status --json", args: []string{"service-status", "--user", "--json"}, json: true, has: `"daemon": "not running"`},
+		{name: "pack new --dry-run --json", args: []string{"pack", "new", "x", "--use", "wing:ops", "--dry-run", "--json"}, json: true, has: `"written": false`},
+		{name: "pack new --print", args: []string{"pack", "new", "x", "--use", "wing:ops", "--print"}, has: "use:\n  - \"wing:ops\""},
+		{name: "install --dry-run", args: []string{"install", "--user", "--dry-run"}, has: "memminer"},
+		{name: "install --print", args: []string{"install", "--user", "--print"}, has: "memminer"},
+		{name: "conflicts merge --dry-run", args: []string{"conflicts", "merge", "--dry-run"}},
+		{name: "conflicts merge --dry-run --apply", args: []string{"conflicts", "merge", "--dry-run", "--apply"}, code: exitUsage, has: "give one"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			out, errs, code := c.run(tt.args...)
+			if code != tt.code {
+				t.Fatalf("exit %d, want %d\n%s%s", code, tt.code, out, errs)
+			}
+			if tt.json && !json.Valid([]byte(out)) {
+				t.Errorf("not JSON:\n%s", out)
+			}
+			if !strings.Contains(out+errs, tt.has) {
+				t.Errorf("output lacks %q:\n%s%s", tt.has, out, errs)
+			}
+		})
+	}
+	if _, err := os.Stat(packFile); !os.IsNotExist(err) {
+		t.Errorf("a preview wrote %s: %v", packFile, err)
+	}
+	for _, cmd := range [][]string{{"install"}, {"pack", "new"}} {
+		help := c.ok(append(cmd, "--help")...)
+		if !strings.Contains(help, "--dry-run") || strings.Contains(help, "--print") {
+			t.Errorf("memminer %s --help: want --dry-run and no --print:\n%s", strings.Join(cmd, " "), help)
+		}
+	}
+}
