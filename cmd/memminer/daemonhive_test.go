@@ -44,3 +44,22 @@ func TestCommandsLearnTheHiveFromTheDaemon(t *testing.T) {
 		})
 	}
 }
+
+// TestStatusOnAnEmptyHive: status on an empty palace says what to do:
+// start the daemon, or, with one serving it, write memory (the daemon
+// mines by itself), never to mine by hand.
+func TestStatusOnAnEmptyHive(t *testing.T) {
+	tmp := t.TempDir()
+	c := newCLIAt(t, tmp, filepath.Join(tmp, "hive"))
+	if err := os.MkdirAll(filepath.Join(c.hive, "agents"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if out := c.ok("status"); !strings.Contains(out, "wings:       none yet; start the daemon") {
+		t.Errorf("status without a daemon:\n%s", out)
+	}
+	startRun(t, c, c.hive).idle(t, c)
+	out := c.ok("status")
+	if !strings.Contains(out, "wings:       none yet; the daemon mines each agents/<id>/ of the hive $HIVE as it appears") || strings.Contains(out, "memminer mine") {
+		t.Errorf("status with a daemon:\n%s", out)
+	}
+}
