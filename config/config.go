@@ -97,6 +97,14 @@ type Config struct {
 	Machine string
 	// MaxNoteBytes bounds the text of one note given to remember.
 	MaxNoteBytes int64
+	// CaptureTTL is how long a low-risk directive memminer capture writes
+	// into memory holds before it is stale until reviewed;
+	// govern.Never: no review date.
+	CaptureTTL time.Duration
+	// CaptureAskAfter is how many tool calls make a session's work
+	// substantial: at its end the Stop hook asks the agent, once, to
+	// record what it learned, unless it remembered something; 0: never.
+	CaptureAskAfter int64
 	// Index makes the daemon keep HIVE/INDEX.md current.
 	Index bool
 }

@@ -107,24 +107,40 @@ func Lookup(id string) (Agent, bool) {
 // clients offer its tools to the model as mcp__memminer__TOOL.
 const serverName = "memminer"
 
-// clientHooks are agent id's session-start and prompt hooks, in the
-// hooks shape both clients read.
-func clientHooks(id string, in Install) hooksEdit {
-	start, prompt := hookCommands(id, in)
+// claudeSessionEndTimeout is the capture hook's timeout in Claude Code,
+// in seconds: its SessionEnd hooks are stopped after 1.5 s unless a hook
+// asks for more (2.1.197), less than a capture that writes several notes
+// through a cold palace takes. It is above the hook's own limit
+// (hookTimeout in the CLI, 20 s).
+const claudeSessionEndTimeout = 30
+
+// clientHooks are agent id's session-start, prompt and capture hooks, in
+// the hooks shape both clients read; captureTimeout is the capture
+// hook's timeout in seconds (0: the client's default). Capture runs when
+// a session ends and before its context is compacted, and at the end of
+// a turn (Stop) asks the agent to record what it learned (both clients
+// name these events alike, and Codex 0.171 runs them as Claude Code
+// does, a Stop hook's block included).
+func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
+	start, prompt, capture := hookCommands(id, in)
 	return hooksEdit{
 		ours: ourHook(id),
 		events: []hookEvent{
 			{name: "SessionStart", command: start},
 			{name: "UserPromptSubmit", command: prompt},
+			{name: "PreCompact", command: capture, timeout: captureTimeout},
+			{name: "SessionEnd", command: capture, timeout: captureTimeout},
+			{name: "Stop", command: capture},
 		},
 	}
 }
 
-// hookCommands are the shell commands of the session-start and the prompt
-// hook for agent id.
-func hookCommands(id string, in Install) (sessionStart, prompt string) {
+// hookCommands are the shell commands of the session-start, the prompt
+// and the capture hook for agent id.
+func hookCommands(id string, in Install) (sessionStart, prompt, capture string) {
 	return shellJoin(append([]string{in.Exe, "wake-up", "--hook", id}, in.Flags...)),
-		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...))
+		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...)),
+		shellJoin(append([]string{in.Exe, "capture", "--hook", id}, in.Flags...))
 }
 
 // mcpArgs are the arguments of the MCP server's command.
@@ -133,11 +149,11 @@ func mcpArgs(in Install) []string { return append([]string{"mcp"}, in.Flags...) 
 // ourHook recognises a hook command connect installed for agent id, under
 // any wing or program path.
 func ourHook(id string) *regexp.Regexp {
-	return regexp.MustCompile(`memminer\S*'? (wake-up|recall) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
+	return regexp.MustCompile(`memminer\S*'? (wake-up|recall|capture) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
 }
 
 func claudeFiles(s Scope, in Install) []file {
-	hooks := clientHooks("claude-code", in)
+	hooks := clientHooks("claude-code", in, claudeSessionEndTimeout)
 	server := stdioServer{Type: "stdio", Command: in.Exe, Args: mcpArgs(in), Env: map[string]string{}}
 	instructions := markdownBlock(in.Protocol)
 	if s.Project != "" {
@@ -168,7 +184,7 @@ func claudeFiles(s Scope, in Install) []file {
 }
 
 func codexFiles(s Scope, in Install) []file {
-	hooks := clientHooks("codex", in)
+	hooks := clientHooks("codex", in, 0)
 	dir, instructions := s.CodexHome, filepath.Join(s.CodexHome, "AGENTS.md")
 	if dir == "" {
 		dir, instructions = filepath.Join(s.Home, ".codex"), filepath.Join(s.Home, ".codex", "AGENTS.md")

@@ -81,6 +81,10 @@ func TestConnectClaudeKeepsEverythingElse(t *testing.T) {
 		"hooks.SessionStart.0.hooks.0.command": "other-tool start",
 		"hooks.SessionStart.1.hooks.0.command": "/opt/memminer/bin/memminer wake-up --hook claude-code --wing dwight",
 		"hooks.UserPromptSubmit.0.hooks.0.command": "/opt/memminer/bin/memminer recall --hook claude-code --wing dwight",
+		"hooks.PreCompact.0.hooks.0.command":       "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
+		"hooks.SessionEnd.0.hooks.0.command":       "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
+		"hooks.SessionEnd.0.hooks.0.timeout":       "30",
+		"hooks.Stop.0.hooks.0.command":             "/opt/memminer/bin/memminer capture --hook claude-code --wing dwight",
 		"permissions.allow.0":                      "Bash(ls:*)",
 		"permissions.allow.1":                      "mcp__memminer",
 	} {
@@ -248,6 +252,11 @@ func TestConnectCodexKeepsCommentsAndTables(t *testing.T) {
 	hooks := read(t, filepath.Join(codex, "hooks.json"))
 	if c := gjson.Get(hooks, "hooks.SessionStart.0.hooks.0.command").String(); c != "/opt/memminer/bin/memminer wake-up --hook codex --wing pam" {
 		t.Errorf("hooks.json: %s", hooks)
+	}
+	for _, event := range []string{"PreCompact", "SessionEnd", "Stop"} {
+		if c := gjson.Get(hooks, "hooks."+event+".0.hooks.0.command").String(); c != "/opt/memminer/bin/memminer capture --hook codex --wing pam" {
+			t.Errorf("hooks.json %s: %s", event, hooks)
+		}
 	}
 	if _, err := os.Stat(filepath.Join(codex, "AGENTS.md")); err != nil {
 		t.Error(err)

@@ -44,6 +44,8 @@ type hookEntry struct {
 type hookCommand struct {
 	Type    string `json:"type"`
 	Command string `json:"command"`
+	// Timeout, in seconds, when the client's default is too short.
+	Timeout int `json:"timeout,omitempty"`
 }
 
 // stdioServer is an MCP server entry of Claude Code's files.
@@ -54,9 +56,11 @@ type stdioServer struct {
 	Env     map[string]string `json:"env"`
 }
 
-// hookEvent is one hook of a hooks file: the command run on the event.
+// hookEvent is one hook of a hooks file: the command run on the event,
+// and its timeout in seconds (0: the client's default).
 type hookEvent struct {
 	name, command string
+	timeout       int
 }
 
 // hooksEdit adds one command hook per event to a hooks object in the shape
@@ -70,7 +74,7 @@ type hooksEdit struct {
 func (h hooksEdit) json() jsonEdit {
 	var e jsonEdit
 	for _, ev := range h.events {
-		entry, _ := json.Marshal(hookEntry{Hooks: []hookCommand{{Type: "command", Command: ev.command}}})
+		entry, _ := json.Marshal(hookEntry{Hooks: []hookCommand{{Type: "command", Command: ev.command, Timeout: ev.timeout}}})
 		e.appends = append(e.appends, jsonAppend{path: "hooks." + ev.name, value: string(entry), ours: h.ourEntry})
 	}
 	return e

@@ -32,13 +32,31 @@ var reviewMarkerRe = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`\s*\(review: \d{4}-\d{2}-\d{2}\)`)
 })
 
-// WithoutMarkers returns text without the dates memminer writes after a
-// note (AddedMarker, ReviewMarker): the same fact remembered on another day
-// or with a time to live compares alike.
+// CapturedMarker is the provenance memminer writes after a note it
+// captured from what the user said in an agent session (memminer
+// capture): the client and the session. The date is the note's
+// AddedMarker.
+func CapturedMarker(client, session string) string {
+	return " (" + capturedPrefix + client + " session " + session + ")"
+}
+
+const capturedPrefix = "captured from the user's words: "
+
+var capturedMarkerRe = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`\s*\(captured from the user's words: [^()]*\)`)
+})
+
+// WithoutMarkers returns text without what memminer writes after a note
+// beside its words (AddedMarker, ReviewMarker, CapturedMarker): the same
+// fact remembered on another day, with a time to live, or captured in
+// another session compares alike.
 func WithoutMarkers(text string) string {
 	text = WithoutAdded(text)
-	if !strings.Contains(text, "(review: ") {
-		return text
+	if strings.Contains(text, "(review: ") {
+		text = reviewMarkerRe().ReplaceAllString(text, "")
 	}
-	return reviewMarkerRe().ReplaceAllString(text, "")
+	if strings.Contains(text, capturedPrefix) {
+		text = capturedMarkerRe().ReplaceAllString(text, "")
+	}
+	return text
 }

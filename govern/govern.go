@@ -516,10 +516,17 @@ func withoutCode(text string) string {
 
 var inlineCodeRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("`[^`\n]*`") })
 
-// addTag adds a tag, lower-cased and without a leading "#" or trailing
-// punctuation, to tags.
+// NormalTag is a tag as governance keeps it, the one form every command
+// compares: lower-cased, without a leading "#" or trailing punctuation
+// ("#Ops-" is "ops"). A tag written, searched for or named in a pack is
+// normalised the same way.
+func NormalTag(t string) string {
+	return strings.ToLower(strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(t), "#"), "-/_."))
+}
+
+// addTag adds a tag, normalised (NormalTag), to tags.
 func addTag(tags []string, t string) []string {
-	t = strings.ToLower(strings.TrimRight(strings.TrimPrefix(strings.TrimSpace(t), "#"), "-/_."))
+	t = NormalTag(t)
 	if t == "" || slices.Contains(tags, t) {
 		return tags
 	}

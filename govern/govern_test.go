@@ -3,6 +3,7 @@ package govern
 import (
 	"reflect"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -255,5 +256,28 @@ func TestFileKey(t *testing.T) {
 	// a re-mine would otherwise keep governance the new field changes.
 	if n := reflect.TypeFor[File]().NumField(); n != 6 {
 		t.Errorf("File has %d fields; Key and this test know 6", n)
+	}
+}
+
+// TestNormalTag: the one form of a tag that writing, searching and packs
+// compare (issue 54: "--tag ops-" never matched "#ops").
+func TestNormalTag(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"ops", "ops"},
+		{"#Ops", "ops"},
+		{" ops- ", "ops"},
+		{"ops/db.", "ops/db"},
+		{"Ops_Team", "ops_team"},
+		{"#", ""},
+	} {
+		if got := NormalTag(tt.in); got != tt.want {
+			t.Errorf("NormalTag(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		// A note tagged so carries the same tag.
+		if tt.want != "" {
+			if got := Classify(File{}, "", "a note #"+strings.TrimPrefix(strings.TrimSpace(tt.in), "#")).Tags; len(got) != 1 || got[0] != tt.want {
+				t.Errorf("a note tagged %q carries %q, want %q", tt.in, got, tt.want)
+			}
+		}
 	}
 }

@@ -2,8 +2,8 @@ package merge
 
 import (
 	"slices"
-	"strings"
-	"unicode"
+
+	"github.com/memminer/memminer/internal/words"
 )
 
 // opKind is what one side did to a base unit.
@@ -130,7 +130,7 @@ func sectionAnchor(base []unit, lo, hi int, heading string) int {
 // similar reports whether two texts are versions of one note: at least
 // half of their words are shared (Dice coefficient over word sets).
 func similar(a, b string) bool {
-	wa, wb := words(a), words(b)
+	wa, wb := wordSet(a), wordSet(b)
 	if len(wa) == 0 || len(wb) == 0 {
 		return false
 	}
@@ -143,11 +143,10 @@ func similar(a, b string) bool {
 	return 4*common >= len(wa)+len(wb)
 }
 
-func words(s string) map[string]bool {
+// wordSet is the set of s's words (package words).
+func wordSet(s string) map[string]bool {
 	out := map[string]bool{}
-	for _, w := range strings.FieldsFunc(strings.ToLower(s), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	}) {
+	for _, w := range words.Split(s) {
 		out[w] = true
 	}
 	return out

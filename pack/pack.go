@@ -115,7 +115,7 @@ func ParseEntry(s string, avoid bool) (Entry, error) {
 		}
 		e.Value = p
 	case Tag:
-		e.Value = strings.ToLower(strings.TrimPrefix(value, "#"))
+		e.Value = govern.NormalTag(value)
 		if e.Value == "" || strings.ContainsAny(e.Value, " \t") {
 			return Entry{}, fmt.Errorf("entry %q: a tag is one word", s)
 		}

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/memminer/memminer/embed"
+
+	"github.com/memminer/memminer/internal/words"
 )
 
 // How Search decides that a hit is relevant (docs/search.md has the rule
@@ -197,8 +199,9 @@ type queryToken struct {
 	embed bool
 }
 
-// queryTokens splits query into its content tokens: an identifier whole,
-// any other token by its parts, stopwords left out, each term once.
+// queryTokens splits query into its content tokens (its words, package
+// words): an identifier whole, any other word by its parts, stopwords left
+// out, each term once.
 func queryTokens(query string) []queryToken {
 	var out []queryToken
 	seen := map[string]bool{}
@@ -208,29 +211,23 @@ func queryTokens(query string) []queryToken {
 			out = append(out, t)
 		}
 	}
-	for _, raw := range strings.FieldsFunc(query, func(r rune) bool {
-		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || strings.ContainsRune(joiners, r))
-	}) {
-		raw = trimClitic(strings.Trim(raw, joiners))
-		if raw == "" {
-			continue
-		}
-		parts := splitCompound(strings.ToLower(raw))
+	words.Each(query, func(raw string) {
+		parts := words.Parts(strings.ToLower(raw))
 		if identifierLike(raw) {
 			// As the index has it: a compound whole, one word by its stem.
 			term := strings.ToLower(raw)
 			if len(parts) == 1 {
-				term = stem(parts[0])
+				term = words.Term(parts[0])
 			}
 			add(queryToken{raw: raw, term: term, identifier: true})
-			continue
+			return
 		}
 		for _, w := range parts {
-			if !isStopword(w) {
-				add(queryToken{raw: w, term: stem(w), embed: utf8.RuneCountInString(w) >= 3 && isLettersOnly(w)})
+			if !words.IsStopword(w) {
+				add(queryToken{raw: w, term: words.Term(w), embed: utf8.RuneCountInString(w) >= 3 && words.IsLetters(w)})
 			}
 		}
-	}
+	})
 	return out
 }
 

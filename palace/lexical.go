@@ -6,11 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"sync"
-	"unicode"
-	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/memminer/memminer/internal/words"
 )
 
 // BM25 parameters: the usual values, which held up on LoCoMo (see BENCHMARKS.md).
@@ -475,141 +472,21 @@ func (x *lexIndex) relay(termNum, docNum []int32, kept func(t int32, p posting))
 // Han, kana and hangul characters are one term each (they have no spaces).
 func lexTerms(text string) []string { return appendLexTerms(nil, text) }
 
-// appendLexTerms appends the index terms of text to terms.
+// appendLexTerms appends the index terms of text to terms: each word
+// (package words), a compound both whole and by its parts, stopwords left
+// out, English words stemmed.
 func appendLexTerms(terms []string, text string) []string {
-	emit := func(tok string) {
-		tok = trimClitic(tok)
-		parts := splitCompound(tok)
+	words.Each(text, func(w string) {
+		w = strings.ToLower(w)
+		parts := words.Parts(w)
 		if len(parts) > 1 {
-			terms = append(terms, tok)
+			terms = append(terms, w)
 		}
-		for _, w := range parts {
-			if isStopword(w) {
-				continue
-			}
-			terms = append(terms, stem(w))
-		}
-	}
-	start := -1
-	for i, r := range text {
-		switch {
-		case isIdeograph(r):
-			if start >= 0 {
-				emit(strings.ToLower(strings.Trim(text[start:i], joiners)))
-				start = -1
-			}
-			terms = append(terms, string(r))
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || (start >= 0 && strings.ContainsRune(joiners, r)):
-			if start < 0 {
-				start = i
-			}
-		default:
-			if start >= 0 {
-				emit(strings.ToLower(strings.Trim(text[start:i], joiners)))
-				start = -1
+		for _, part := range parts {
+			if !words.IsStopword(part) {
+				terms = append(terms, words.Term(part))
 			}
 		}
-	}
-	if start >= 0 {
-		emit(strings.ToLower(strings.Trim(text[start:], joiners)))
-	}
+	})
 	return terms
 }
-
-// joiners may sit inside an identifier: electron-vite, db_2, v1.2, a/b is not one.
-const joiners = "-_.'’"
-
-// trimClitic drops a possessive or a contraction's ending from a token:
-// "build-04's" is the host build-04, as a query names it, not a compound
-// of three parts.
-func trimClitic(tok string) string {
-	i := strings.LastIndexAny(tok, "'’")
-	if i <= 0 {
-		return tok
-	}
-	_, size := utf8.DecodeRuneInString(tok[i:])
-	switch strings.ToLower(tok[i+size:]) {
-	case "s", "t", "ll", "re", "ve", "d", "m":
-		return tok[:i]
-	}
-	return tok
-}
-
-func splitCompound(tok string) []string {
-	if tok == "" {
-		return nil
-	}
-	parts := strings.FieldsFunc(tok, func(r rune) bool { return strings.ContainsRune(joiners, r) })
-	// Possessives and contractions ("agent's", "don't") are one word, not a compound.
-	if len(parts) == 2 && (parts[1] == "s" || parts[1] == "t" || parts[1] == "ll" || parts[1] == "re" || parts[1] == "ve" || parts[1] == "d" || parts[1] == "m") && strings.ContainsAny(tok, "'’") {
-		return []string{parts[0]}
-	}
-	return parts
-}
-
-func isIdeograph(r rune) bool {
-	return r >= 0x2E80 && (unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) ||
-		unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r))
-}
-
-// stemCache remembers stems: a palace has a small vocabulary compared with
-// its word count, and the Snowball stemmer is the costliest step of
-// indexing. It is emptied when it grows past maxStemCache words, so queries
-// full of new words cannot grow a long-running daemon without bound.
-var stemCache = struct {
-	sync.RWMutex
-	m map[string]string
-}{m: map[string]string{}}
-
-const maxStemCache = 1 << 17
-
-func stem(w string) string {
-	stemCache.RLock()
-	s, ok := stemCache.m[w]
-	stemCache.RUnlock()
-	if ok {
-		return s
-	}
-	s = w
-	// Only stem words of plain letters; numbers, mixed tokens and very long
-	// strings stay as written.
-	if utf8.RuneCountInString(w) > 2 && len(w) < 40 && isLettersOnly(w) {
-		s = english.Stem(w, false)
-	}
-	stemCache.Lock()
-	if len(stemCache.m) >= maxStemCache {
-		clear(stemCache.m)
-	}
-	stemCache.m[w] = s
-	stemCache.Unlock()
-	return s
-}
-
-func isLettersOnly(w string) bool {
-	for _, r := range w {
-		if !unicode.IsLetter(r) {
-			return false
-		}
-	}
-	return true
-}
-
-func isStopword(w string) bool {
-	_, ok := stopwords()[w]
-	return ok
-}
-
-// stopwords is a short English list: words too common to tell notes apart.
-// The set is made on first use, not by every command at start-up.
-var stopwords = sync.OnceValue(func() map[string]struct{} {
-	m := map[string]struct{}{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
-	before being below between both but by can could did do does doing down during each few for from further had has
-	have having he her here hers herself him himself his how i if in into is it its itself just me more most my myself
-	no nor not now of off on once only or other our ours ourselves out over own same she should so some such than that
-	the their theirs them themselves then there these they this those through to too under until up very was we were
-	what when where which while who whom why will with would you your yours yourself yourselves`) {
-		m[w] = struct{}{}
-	}
-	return m
-})

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/words"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -40,15 +41,15 @@ func (k keyer) key(text string, tags []string) string {
 		if t, ok := strings.CutPrefix(field, "#"); ok && slices.Contains(tags, strings.ToLower(strings.TrimRight(t, ".,;:!?)]}"))) {
 			continue
 		}
-		for _, w := range wakeup.Words(field) {
+		for _, w := range words.Split(field) {
 			if isNegation(w) {
 				negations++
 				continue
 			}
 			t, seen := k[w]
 			if !seen {
-				if term, ok := wakeup.Term(w); ok {
-					t = term
+				if !words.IsStopword(w) {
+					t = words.Term(w)
 				}
 				k[w] = t
 			}

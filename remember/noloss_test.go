@@ -23,6 +23,12 @@ func TestSameFact(t *testing.T) {
 		// remember --ttl writes a review date after the note: the same fact.
 		{"Rotate the API keys", "Rotate the API keys (added 2026-12-01) (review: 2026-12-31)", true},
 		{"Rotate the API keys", "Rotate the API keys, review: 2026-12-31 the second batch", false},
+		// memminer capture writes where a note came from: the same fact
+		// captured in two sessions, or remembered by hand.
+		{"The staging DB is db-7 (captured from the user's words: codex session 01a2-b3) (added 2026-12-02)",
+			"The staging DB is db-7 (captured from the user's words: claude-code session 31d7-98) (review: 2027-03-02) (added 2026-12-01)", true},
+		{"The staging DB is db-7", "The staging DB is db-7 (captured from the user's words: claude-code session 31d7-98)", true},
+		{"The staging DB is db-7", "The staging DB is db-7 (captured from the user's notes: db-8)", false},
 		{"Deploys to production need two approvals from the on-call team", "Deploys to production need two approvals from the on-call team #ops", true},
 		{"The **build** uses `make deploy`.", "the build uses make deploy", true},
 		{"Deploy to production with make deploy", "Do NOT deploy to production with make deploy", false},

@@ -21,6 +21,7 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/atomicfile"
@@ -663,6 +664,8 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 		if !tagRe().MatchString(tag) {
 			return memfile.Item{}, "", bad("tag %q: want letters, digits, _, - or /, no spaces", tag)
 		}
+		// As governance will read it, so that the same tag twice is one.
+		tag = govern.NormalTag(tag)
 		if !slices.Contains(tags, tag) {
 			tags = append(tags, tag)
 		}

@@ -120,8 +120,9 @@ func newEngine() (*engine, error) {
 			byID[vr.ID] = r
 		}
 		globals := vc.Allowlists
-		if vc.AllowList != nil {
-			globals = append(globals, vc.AllowList)
+		//lint:ignore SA1019 gitleaks' own loader still reads the single [allowlist] form, and so must a loader of its files.
+		if old := vc.AllowList; old != nil {
+			globals = append(globals, old)
 		}
 		for _, a := range globals {
 			if len(a.TargetRules) > 0 {

@@ -4,8 +4,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/kljensen/snowball/english"
-
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/palace"
 )
@@ -100,22 +98,4 @@ func unit(v []float32) []float32 {
 		out[i] = x * n
 	}
 	return out
-}
-
-// Words splits text into lower-case words as wake-up compares notes:
-// identifiers such as "electron-vite", "db-2" or "max_client_conn" stay
-// whole.
-func Words(text string) []string { return words(text) }
-
-// Term is the term wake-up compares a word (from Words) by: English words
-// stemmed, identifiers and numbers as they are; false for a stopword
-// (which includes negations such as "not", for the caller to count).
-func Term(word string) (string, bool) {
-	if stopwords()[word] {
-		return "", false
-	}
-	if isLetters(word) {
-		return english.Stem(word, false), true
-	}
-	return word, true
 }

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/internal/words"
 )
 
 func TestEstimateTokens(t *testing.T) {
@@ -136,7 +138,7 @@ func TestWeightedJaccard(t *testing.T) {
 	if ab <= 0.3 || ab >= 1 || ac != 0 {
 		t.Errorf("related = %v (want in (0.3, 1)), unrelated = %v (want 0)", ab, ac)
 	}
-	if got := words("Use electron-vite, db-2 and max_client_conn."); strings.Join(got, " ") != "use electron-vite db-2 and max_client_conn" {
+	if got := words.Split("Use electron-vite, db-2 and max_client_conn."); strings.Join(got, " ") != "use electron-vite db-2 and max_client_conn" {
 		t.Errorf("words kept identifiers badly: %q", got)
 	}
 }

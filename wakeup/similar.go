@@ -3,11 +3,8 @@ package wakeup
 import (
 	"math"
 	"slices"
-	"strings"
-	"sync"
-	"unicode"
 
-	"github.com/kljensen/snowball/english"
+	"github.com/memminer/memminer/internal/words"
 )
 
 // thresholds say, for one way of comparing notes, when two notes are
@@ -43,32 +40,24 @@ func (t thresholds) related(s float64) float64 {
 // vocab interns terms and keeps their document frequencies, so a note's
 // terms are a sorted slice of small ints and overlap is a merge.
 type vocab struct {
-	ids   map[string]int32
-	df    []int32
-	docs  int
-	stems map[string]string
+	ids  map[string]int32
+	df   []int32
+	docs int
 }
 
 func newVocab() *vocab {
-	return &vocab{ids: map[string]int32{}, stems: map[string]string{}}
+	return &vocab{ids: map[string]int32{}}
 }
 
 // terms returns the sorted distinct term ids of text and counts them
 // towards document frequency.
 func (v *vocab) terms(text string) []int32 {
 	var out []int32
-	for _, w := range words(text) {
-		if stopwords()[w] {
+	for _, w := range words.Split(text) {
+		if words.IsStopword(w) {
 			continue
 		}
-		s, ok := v.stems[w]
-		if !ok {
-			s = w
-			if isLetters(w) {
-				s = english.Stem(w, false)
-			}
-			v.stems[w] = s
-		}
+		s := words.Term(w)
 		id, ok := v.ids[s]
 		if !ok {
 			id = int32(len(v.df))
@@ -144,58 +133,3 @@ func dot(a, b []float32) float64 {
 	}
 	return float64(s0 + s1 + s2 + s3)
 }
-
-// words splits text into lower-case words; identifiers such as
-// "electron-vite", "db-2" or "max_client_conn" stay whole.
-func words(text string) []string {
-	var out []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 {
-			w := strings.Trim(text[start:end], "-_.'’")
-			if w != "" {
-				out = append(out, strings.ToLower(w))
-			}
-			start = -1
-		}
-	}
-	for i, r := range text {
-		switch {
-		case unicode.IsLetter(r) || unicode.IsDigit(r):
-			if start < 0 {
-				start = i
-			}
-		case start >= 0 && strings.ContainsRune("-_.'’", r):
-		default:
-			flush(i)
-		}
-	}
-	flush(len(text))
-	return out
-}
-
-func isLetters(w string) bool {
-	for _, r := range w {
-		if r < 'a' || r > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
-// stopwords are English function words, which say nothing about a topic.
-// The set is made on first use, not by every command at start-up.
-var stopwords = sync.OnceValue(func() map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(`a about above after again against all am an and any are as at be because been
-before being below between both but by can could did do does doing down during each few for from
-further had has have having he her here hers herself him himself his how i if in into is it its
-itself just me more most my myself no nor not now of off on once only or other our ours ourselves
-out over own same she should so some such than that the their theirs them themselves then there
-these they this those through to too under until up very was we were what when where which while
-who whom why will with would you your yours yourself yourselves also via per us it's don't we're
-i'm they're isn't aren't wasn't won't can't`) {
-		m[w] = true
-	}
-	return m
-})

@@ -100,7 +100,7 @@ func (a *app) subcommands() []namedCommand {
 		{"model", a.modelCmd}, {"version", a.versionCmd}, {"remember", a.rememberCmd},
 		{"protocol", a.protocolCmd}, {"index", a.indexCmd}, {"git", a.gitCmd}, {"show", a.showCmd},
 		{"connect", a.connectCmd}, {"disconnect", a.disconnectCmd}, {"recall", a.recallCmd},
-		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd},
+		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd}, {"capture", a.captureCmd},
 	}
 }
 

@@ -14,9 +14,11 @@ import (
 // mockModel is a model API on 127.0.0.1 that the real agent clients talk
 // to in tests: Anthropic's Messages API (Claude Code) and OpenAI's
 // Responses API (Codex), both streamed as server-sent events. It records
-// every request body. Its script: when the request offers memminer's
-// search tool and holds no result of it yet, it calls search for five
-// hits of searchQuery; otherwise it answers with text.
+// every request body. Its script: when the request holds capture's Stop
+// hook request (askMarker) and no remember call of its own yet, it calls
+// memminer's remember tool with learnedNote; when the request offers
+// memminer's search tool and holds no result of it yet, it calls search
+// for five hits of searchQuery; otherwise it answers with text.
 type mockModel struct {
 	URL         string
 	searchQuery string
@@ -94,6 +96,13 @@ func sse(w http.ResponseWriter, events ...any) {
 
 type obj = map[string]any
 
+// askMarker is a phrase of capture's Stop hook request (askRequest), and
+// learnedNote what the mock model remembers when it reads it.
+const (
+	askMarker   = "recorded nothing in the hive's memory"
+	learnedNote = "The nightly job fails when the WAL archive bucket is full; empty it with make prune-wal."
+)
+
 // messages answers Anthropic's POST /v1/messages.
 func (m *mockModel) messages(w http.ResponseWriter, r *http.Request) {
 	body := m.record(r)
@@ -113,14 +122,22 @@ func (m *mockModel) messages(w http.ResponseWriter, r *http.Request) {
 	usage := obj{"input_tokens": 10, "output_tokens": 1}
 	start := obj{"type": "message_start", "message": obj{"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}}
-	if offered && !answered {
-		input, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
+	// toolUse streams one call of memminer's tool name with input.
+	toolUse := func(id, name string, input obj) {
+		in, _ := json.Marshal(input)
 		sse(w, start,
-			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": "toolu_mock1", "name": "mcp__memminer__search", "input": obj{}}},
-			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(input)}},
+			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": id, "name": "mcp__memminer__" + name, "input": obj{}}},
+			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(in)}},
 			obj{"type": "content_block_stop", "index": 0},
 			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
 			obj{"type": "message_stop"})
+	}
+	if strings.Contains(string(body), askMarker) && !strings.Contains(string(body), "toolu_mock2") {
+		toolUse("toolu_mock2", "remember", obj{"text": learnedNote, "confidence": "verified"})
+		return
+	}
+	if offered && !answered {
+		toolUse("toolu_mock1", "search", obj{"query": m.searchQuery, "results": 5})
 		return
 	}
 	sse(w, start,
@@ -143,11 +160,16 @@ func (m *mockModel) responses(w http.ResponseWriter, r *http.Request) {
 				"output_tokens_details": obj{"reasoning_tokens": 0}, "total_tokens": 15}}
 	}
 	var item obj
-	if offered && !answered {
+	switch {
+	case strings.Contains(s, askMarker) && !strings.Contains(s, "call_mock2"):
+		args, _ := json.Marshal(obj{"text": learnedNote, "confidence": "verified"})
+		item = obj{"type": "function_call", "id": "fc_mock2", "call_id": "call_mock2", "name": "remember", "namespace": "mcp__memminer",
+			"arguments": string(args), "status": "completed"}
+	case offered && !answered:
 		args, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
 		item = obj{"type": "function_call", "id": "fc_mock1", "call_id": "call_mock1", "name": "search", "namespace": "mcp__memminer",
 			"arguments": string(args), "status": "completed"}
-	} else {
+	default:
 		item = obj{"type": "message", "id": "msg_mock1", "role": "assistant", "status": "completed",
 			"content": []any{obj{"type": "output_text", "text": "mock answer: done", "annotations": []any{}}}}
 	}

@@ -102,8 +102,9 @@ finds the note already in memory and only marks the inbox.
 
 Approval is a person's act: it is a command, never an MCP tool.`
 	if !approve {
-		use, short, long = "reject REF", "Reject an inbox item, keeping it as history", `Reject the inbox item REF: the inbox line is marked "(inbox: rejected DATE by WHO: WHY)" and stays in the file
-as history; nothing goes into memory. --note says why and is required.`
+		use, short, long = "reject REF", "Reject an inbox item, keeping it as history", `Reject the inbox item REF: the inbox line is marked
+"(inbox: rejected DATE by WHO: WHY)" and stays in the file as history;
+nothing goes into memory. --note says why and is required.`
 	}
 	cmd := &cobra.Command{
 		Use:   use,

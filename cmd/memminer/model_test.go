@@ -106,8 +106,8 @@ func TestGroupsNeedASubcommand(t *testing.T) {
 		{[]string{"model", "tcsh"}, `memminer: unknown model subcommand "tcsh" (want: fetch, status, verify)`},
 		{[]string{"completion"}, "memminer: completion needs a subcommand: bash, fish, powershell, zsh"},
 		{[]string{"completion", "tcsh"}, `memminer: unknown completion subcommand "tcsh" (want: bash, fish, powershell, zsh)`},
-		{[]string{"help", "serch"}, `unknown help topic "serch" (want: completion, conflicts,`},
-		{[]string{"help", "model", "tcsh"}, `unknown help topic "model tcsh" (want: completion,`},
+		{[]string{"help", "serch"}, `unknown help topic "serch" (want: capture, completion, conflicts,`},
+		{[]string{"help", "model", "tcsh"}, `unknown help topic "model tcsh" (want: capture, completion,`},
 	}
 	for _, tt := range tests {
 		if _, stderr, code := c.run(tt.args...); code != exitUsage || !strings.Contains(stderr, tt.stderr) {

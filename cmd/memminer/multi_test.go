@@ -403,31 +403,46 @@ func checkReplicationStatus(t *testing.T, ms []*machine) {
 			t.Fatalf("%s: status syncthing = %+v", m.name, r)
 		}
 		// The same without the daemon: status asks Syncthing itself.
-		direct, _ := m.c.runRaw("status", "--json", "--no-daemon")
-		var dst api.Status
-		if err := json.Unmarshal([]byte(direct), &dst); err != nil {
-			t.Fatal(err)
-		}
-		// A connected device's last_seen is Syncthing's clock: it moves
-		// between the two asks.
-		for _, st := range []*api.Replication{r, dst.Syncthing} {
-			if st == nil {
-				continue
+		// Syncthing may rescan between the two asks (its state and the
+		// time it changed move on), so both are asked again until they
+		// agree: they must whenever Syncthing stands still.
+		testutil.Eventually(t, m.name+"'s status to be the same with and without the daemon", func(context.Context) (bool, error) {
+			a := testutil.IndentJSON(t, m.syncthingStatus(t, false))
+			b := testutil.IndentJSON(t, m.syncthingStatus(t, true))
+			if a != b {
+				t.Logf("%s: status's syncthing part with the daemon:\n%s\nwithout:\n%s", m.name, a, b)
 			}
-			for i := range st.Devices {
-				if st.Devices[i].Connected {
-					st.Devices[i].LastSeen = nil
-				}
-			}
-		}
-		if a, b := testutil.IndentJSON(t, r), testutil.IndentJSON(t, dst.Syncthing); a != b {
-			t.Fatalf("%s: status's syncthing part with the daemon:\n%s\nwithout:\n%s", m.name, a, b)
-		}
+			return a == b, nil
+		})
 		text := m.c.ok("status")
 		if !strings.Contains(text, "syncthing:   folder hive in sync since") || !strings.Contains(text, "devices:     2 of 2 connected") {
 			t.Fatalf("%s: status:\n%s", m.name, text)
 		}
 	}
+}
+
+// syncthingStatus is the syncthing part of m's status --json, through the
+// daemon or without it, with each connected device's last_seen left out:
+// it is Syncthing's clock, and moves between two asks.
+func (m *machine) syncthingStatus(t *testing.T, noDaemon bool) *api.Replication {
+	t.Helper()
+	args := []string{"status", "--json"}
+	if noDaemon {
+		args = append(args, "--no-daemon")
+	}
+	out, _ := m.c.runRaw(args...)
+	var st api.Status
+	if err := json.Unmarshal([]byte(out), &st); err != nil {
+		t.Fatal(err)
+	}
+	if r := st.Syncthing; r != nil {
+		for i := range r.Devices {
+			if r.Devices[i].Connected {
+				r.Devices[i].LastSeen = nil
+			}
+		}
+	}
+	return st.Syncthing
 }
 
 // checkMetrics: the daemon's metrics carry the folder's gauges.

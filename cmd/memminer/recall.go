@@ -124,6 +124,13 @@ func hookMode(args []string) bool {
 type hookInput struct {
 	Event  string `json:"hook_event_name"`
 	Prompt string `json:"prompt"`
+	// TranscriptPath and SessionID name the session's transcript and
+	// the session: what capture reads.
+	TranscriptPath string `json:"transcript_path"`
+	SessionID      string `json:"session_id"`
+	// StopHookActive is set on a Stop that follows one a hook blocked:
+	// the agent is already doing what a Stop hook asked.
+	StopHookActive bool `json:"stop_hook_active"`
 }
 
 // runHook runs f as agent's hook: it reads the hook JSON from stdin, and

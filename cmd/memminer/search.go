@@ -163,7 +163,7 @@ func (args searchArgs) request(query string, model string, staleAfter time.Durat
 		return req, err
 	}
 	for _, t := range args.Tags {
-		t = strings.ToLower(strings.TrimPrefix(strings.TrimSpace(t), "#"))
+		t = govern.NormalTag(t)
 		if t == "" {
 			return req, usagef("--tag needs a tag")
 		}
