@@ -54,3 +54,48 @@ func TestSameFlagsEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestSupersedesTakesEveryRef: remember --supersedes takes a hit number of
+// the last search and a unique id prefix, read as show reads them.
+func TestSupersedesTakesEveryRef(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	c.ok("mine", c.hive)
+	hit := func(query string) (id, path string, line int) {
+		t.Helper()
+		out, _ := c.runRaw("search", query, "--wing", "dwight", "-n", "1", "--json")
+		var res struct {
+			Results []struct {
+				ID, Path string
+				Line     int
+			}
+		}
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
+			t.Fatalf("search %q: %v %s", query, err, out)
+		}
+		r := res.Results[0]
+		return r.ID, r.Path, r.Line
+	}
+	superseded := func(path string, line int) bool {
+		data, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return strings.Contains(strings.Split(string(data), "\n")[line-1], "(superseded ")
+	}
+	for _, tt := range []struct {
+		name, query string
+		ref         func(id string) string
+	}{
+		{"hit number", "pgbouncer max_client_conn", func(string) string { return "1" }},
+		{"id prefix", "rate limits per token", func(id string) string { return id[:7] }},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			id, path, line := hit(tt.query)
+			c.ok("remember", "--wing", "dwight", "--supersedes", tt.ref(id), "Replaced: "+tt.query+" changed")
+			if !superseded(path, line) {
+				t.Errorf("--supersedes %s did not mark %s:%d", tt.ref(id), path, line)
+			}
+		})
+	}
+}

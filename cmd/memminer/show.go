@@ -175,6 +175,42 @@ func notesByIDPrefix(p *palace.Palace, prefix string) []palace.Note {
 	return found
 }
 
+// fullRefs replaces each of refs that is a hit number or an id prefix with
+// the id resolveRef finds for it; full ids and FILE:LINE stay as they are,
+// for remember to resolve within the wing. The palace is opened, read-only,
+// only when one needs it.
+func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
+	var p *palace.Palace
+	defer func() {
+		if p != nil {
+			p.Close()
+		}
+	}()
+	out := make([]string, len(refs))
+	for i, ref := range refs {
+		out[i] = ref
+		ref = strings.TrimSpace(ref)
+		if _, err := strconv.Atoi(ref); err != nil && !idPrefixRe.MatchString(ref) {
+			continue
+		}
+		if p == nil {
+			var err error
+			if p, err = a.inboxPalace(ctx); err != nil {
+				return nil, err
+			}
+			if p == nil {
+				return nil, usagef("--supersedes %s: nothing is mined yet", ref)
+			}
+		}
+		n, err := a.resolveRef(p, ref)
+		if err != nil {
+			return nil, fmt.Errorf("--supersedes %w", err)
+		}
+		out[i] = n.ID
+	}
+	return out, nil
+}
+
 // resolveRef finds the note of ref (refHelp): a hit number of the last
 // search, a note id, a unique prefix of one, or FILE:LINE. It is the one
 // reading of a REF: show, inbox approve and reject, and remember's
