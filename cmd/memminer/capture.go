@@ -33,7 +33,7 @@ func (a *app) captureCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "capture TRANSCRIPT",
-		Short: "Remember the durable directives a user stated in an agent session",
+		Short: "Remember the durable directives a user stated in a session",
 		Long: `Read an agent session's transcript (--client ` + strings.Join(connect.AgentIDs(), " or ") + `), find the
 directives the user stated to last — "remember that …", "from now on …",
 "always …", "never …", "we decided …", a correction that states a rule —
@@ -62,9 +62,10 @@ remembered nothing, it asks the agent, once per session, to record what
 another agent would need next time, each note with its confidence and risk.
 
 The rules, and what is and is not a directive: docs/capture.md.`,
-		Example: `  memminer capture --client claude-code --wing dwight ~/.claude/projects/P/SESSION.jsonl
+		Example: `  memminer capture --client claude-code --wing dwight SESSION.jsonl
   memminer capture --client codex --wing pam --dry-run --json ROLLOUT.jsonl
-  echo '{"transcript_path": "T.jsonl", "session_id": "S"}' | memminer capture --hook claude-code --wing dwight`,
+  echo '{"transcript_path": "T.jsonl", "session_id": "S"}' |
+    memminer capture --hook claude-code --wing dwight`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
