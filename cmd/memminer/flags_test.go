@@ -99,3 +99,24 @@ func TestSupersedesTakesEveryRef(t *testing.T) {
 		})
 	}
 }
+
+// TestRecallSaysADateOnce: a recall line whose note says its date
+// ("(added 2026-10-02)") does not say it again after the source.
+func TestRecallSaysADateOnce(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	c.ok("mine", c.hive)
+	out := c.ok("recall", "pgbouncer transaction mode connection pooling")
+	found := false
+	for _, l := range strings.Split(out, "\n") {
+		if strings.Contains(l, "(added 2026-10-02)") {
+			found = true
+			if n := strings.Count(l, "2026-10-02"); n != 1 {
+				t.Errorf("recall line says its date %d times: %s", n, l)
+			}
+		}
+	}
+	if !found {
+		t.Fatalf("recall does not give the pgbouncer decision:\n%s", out)
+	}
+}

@@ -242,7 +242,7 @@ func renderRecall(hits []api.Hit, budget int) string {
 	for _, h := range hits {
 		text := strings.Join(strings.Fields(h.Text), " ")
 		render := func(t string) string {
-			return fmt.Sprintf("- [%s] %s (%s:%d%s)", quote.Inline(h.Wing), quote.Inline(t), quote.Inline(h.Source), h.Line, quote.Inline(marks(h.Fields)))
+			return fmt.Sprintf("- [%s] %s (%s:%d%s)", quote.Inline(h.Wing), quote.Inline(t), quote.Inline(h.Source), h.Line, quote.Inline(marksFor(h.Fields, t)))
 		}
 		line := render(text)
 		if used+wakeup.LineTokens(line) > budget {

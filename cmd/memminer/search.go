@@ -283,9 +283,13 @@ func printHit(w io.Writer, prefix string, h api.Hit) {
 
 // marks renders a hit's date and governance for the text output:
 // ", 2026-11-03, superseded, stale: review due 2026-10-01".
-func marks(g govern.Fields) string {
+func marks(g govern.Fields) string { return marksFor(g, "") }
+
+// marksFor is marks for a line that also shows text, the note's words:
+// the date is left out when text says it (govern.Fields.DateTextFor).
+func marksFor(g govern.Fields, text string) string {
 	var b strings.Builder
-	if d := g.DateText(); d != "" {
+	if d := g.DateTextFor(text); d != "" {
 		b.WriteString(", " + d)
 	}
 	if g.Status != nil && *g.Status != string(govern.Stale) {
