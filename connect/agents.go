@@ -25,6 +25,12 @@ type Scope struct {
 	ClaudeConfigDir string
 	// CodexHome is $CODEX_HOME, default ~/.codex.
 	CodexHome string
+	// GeminiCLIHome is $GEMINI_CLI_HOME, which Gemini CLI uses in place
+	// of the home directory.
+	GeminiCLIHome string
+	// ConfigHome is $XDG_CONFIG_HOME, where OpenCode keeps its user
+	// files (opencode/), default ~/.config.
+	ConfigHome string
 	// Project, when set, is the project directory whose files are edited
 	// instead of the user's.
 	Project string
@@ -71,6 +77,12 @@ type Agent struct {
 	ID string
 	// Name is the client's name, for messages.
 	Name string
+	// ContextJSON says the client reads a hook's stdout as JSON only:
+	// the hooks print their text as hookSpecificOutput.additionalContext.
+	ContextJSON bool
+	// Prompt, when set, takes the user's prompt out of the prompt the
+	// client's hook input carries.
+	Prompt func(string) string
 	// files lists the files connecting touches in scope s.
 	files func(s Scope, in Install) []file
 	// Note is what the user must do for the installed hooks to run, said
@@ -83,6 +95,8 @@ type Agent struct {
 var Agents = []Agent{
 	{ID: "claude-code", Name: "Claude Code", files: claudeFiles},
 	{ID: "codex", Name: "Codex", files: codexFiles, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
+	{ID: "opencode", Name: "OpenCode", files: openCodeFiles},
+	{ID: "gemini", Name: "Gemini CLI", files: geminiFiles, ContextJSON: true, Prompt: geminiPrompt},
 }
 
 // AgentIDs lists the ids of Agents, for messages.

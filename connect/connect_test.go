@@ -300,6 +300,11 @@ func TestConnectRefusesWhatItCannotEdit(t *testing.T) {
 		{"user's own TOML table", "codex", ".codex/config.toml", "[mcp_servers.memminer]\ncommand = \"x\"\n", ErrTaken},
 		{"inline table", "codex", ".codex/config.toml", "mcp_servers = { github = { command = \"gh\" } }\n", ErrUnparsable},
 		{"broken markers", "codex", ".codex/AGENTS.md", "rules\n<!-- BEGIN memminer protocol -->\nhalf\n", ErrUnparsable},
+		{"someone else's Gemini server", "gemini", ".gemini/settings.json", `{"mcpServers": {"memminer": {"command": "npx", "args": ["other"]}}}`, ErrTaken},
+		{"JSONC comments", "opencode", ".config/opencode/opencode.jsonc", "{\n  // mine\n  \"theme\": \"x\"\n}\n", ErrUnparsable},
+		{"instructions not a list", "opencode", ".config/opencode/opencode.jsonc", `{"instructions": "x.md"}`, ErrUnparsable},
+		{"someone else's OpenCode server", "opencode", ".config/opencode/opencode.jsonc", `{"mcp": {"memminer": {"type": "local", "command": ["npx", "other"]}}}`, ErrTaken},
+		{"broken plugin markers", "opencode", ".config/opencode/plugins/memminer.js", "// END memminer connect\n", ErrUnparsable},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -16,9 +16,11 @@ var userEdits = map[string]struct {
 	edit func(string) string
 	kept string
 }{
-	".json": {func(s string) string { return strings.Replace(s, "{", `{"mine": "kept",`, 1) }, `"mine": "kept"`},
-	".toml": {func(s string) string { return s + "\n[projects.\"/y\"]\ntrust_level = \"trusted\"\n" }, `[projects."/y"]`},
-	".md":   {func(s string) string { return s + "\n- a line of mine\n" }, "- a line of mine"},
+	".json":  {func(s string) string { return strings.Replace(s, "{", `{"mine": "kept",`, 1) }, `"mine": "kept"`},
+	".jsonc": {func(s string) string { return strings.Replace(s, "{", `{"mine": "kept",`, 1) }, `"mine": "kept"`},
+	".js":    {func(s string) string { return s + "\n// a line of mine\n" }, "// a line of mine"},
+	".toml":  {func(s string) string { return s + "\n[projects.\"/y\"]\ntrust_level = \"trusted\"\n" }, `[projects."/y"]`},
+	".md":    {func(s string) string { return s + "\n- a line of mine\n" }, "- a line of mine"},
 }
 
 // clientFiles writes every file of agent's user-scope connection with
@@ -28,7 +30,8 @@ func clientFiles(t *testing.T, agent string, o Options) map[string]string {
 	ag, _ := Lookup(agent)
 	files := map[string]string{}
 	for _, f := range ag.files(o.Scope, o.Install) {
-		content := map[string]string{".json": "{\"numStartups\": 3}\n", ".toml": "model = \"gpt-5\"\n", ".md": instructions}[filepath.Ext(f.path)]
+		content := map[string]string{".json": "{\"numStartups\": 3}\n", ".jsonc": "{\"numStartups\": 3}\n", ".toml": "model = \"gpt-5\"\n",
+			".md": instructions, ".js": "export const Mine = async () => ({})\n"}[filepath.Ext(f.path)]
 		write(t, f.path, content)
 		files[f.path] = content
 	}

@@ -58,6 +58,9 @@ relevant to it. AGENT is ` + strings.Join(connect.AgentIDs(), " or ") + `. It in
   - the memory protocol (memminer protocol) in CLAUDE.md or AGENTS.md,
     between begin and end markers.
 
+OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same two
+commands, and the protocol goes in a file its config's instructions name.
+
 The user's files are edited unless --project DIR names a project's. --wing,
 and --hive, --palace and --model when given, are written into the installed
 commands. Running connect again changes nothing, or updates what it added.
@@ -141,7 +144,8 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 	if home == "" {
 		return connect.Options{}, errors.New("no home directory: set HOME")
 	}
-	scope := connect.Scope{Home: home, ClaudeConfigDir: a.getenv("CLAUDE_CONFIG_DIR"), CodexHome: a.getenv("CODEX_HOME")}
+	scope := connect.Scope{Home: home, ClaudeConfigDir: a.getenv("CLAUDE_CONFIG_DIR"), CodexHome: a.getenv("CODEX_HOME"),
+		ConfigHome: a.getenv("XDG_CONFIG_HOME"), GeminiCLIHome: a.getenv("GEMINI_CLI_HOME")}
 	if f.project != "" {
 		dir, err := filepath.Abs(f.project)
 		if err != nil {

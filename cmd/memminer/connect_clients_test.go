@@ -22,9 +22,13 @@ import (
 // must reach memminer mcp and its result the model; disconnect must leave
 // the files as they were.
 
-// agentClientsBin is the directory holding the claude and codex commands.
-func agentClientsBin(t *testing.T) string {
+// agentClientsBin is the directory holding the agent clients' commands:
+// those named, or claude and codex.
+func agentClientsBin(t *testing.T, commands ...string) string {
 	t.Helper()
+	if len(commands) == 0 {
+		commands = []string{"claude", "codex"}
+	}
 	dir := os.Getenv("MEMMINER_AGENT_CLIENTS_DIR")
 	if dir == "" {
 		if cache, err := os.UserCacheDir(); err == nil {
@@ -32,9 +36,10 @@ func agentClientsBin(t *testing.T) string {
 		}
 	}
 	bin := filepath.Join(dir, "node_modules", ".bin")
-	_, errClaude := os.Stat(filepath.Join(bin, "claude"))
-	_, errCodex := os.Stat(filepath.Join(bin, "codex"))
-	if errClaude != nil || errCodex != nil {
+	for _, c := range commands {
+		if _, err := os.Stat(filepath.Join(bin, c)); err == nil {
+			continue
+		}
 		if os.Getenv("CI") != "" {
 			t.Fatalf("the agent clients are missing from %s; run .ci/setup-agent-clients.sh", bin)
 		}
@@ -159,8 +164,9 @@ func snapshot(t *testing.T, files []string) map[string]string {
 	return out
 }
 
-// findToolResult returns the field of the first object of type kind in a
-// recorded request's JSON body ("PATH BODY"), as a string.
+// findToolResult returns the field of the first object of type (or role)
+// kind, or under the key kind, in a recorded request's JSON body ("PATH
+// BODY"), as a string.
 func findToolResult(req, kind, field string) string {
 	_, body, _ := strings.Cut(req, " ")
 	var v any
@@ -171,7 +177,11 @@ func findToolResult(req, kind, field string) string {
 	walk = func(v any) (string, bool) {
 		switch x := v.(type) {
 		case map[string]any:
-			if x["type"] == kind {
+			if inner, ok := x[kind].(map[string]any); ok {
+				b, _ := json.Marshal(inner[field])
+				return string(b), true
+			}
+			if x["type"] == kind || x["role"] == kind {
 				if s, ok := x[field].(string); ok {
 					return s, true
 				}

@@ -12,13 +12,14 @@ import (
 )
 
 // mockModel is a model API on 127.0.0.1 that the real agent clients talk
-// to in tests: Anthropic's Messages API (Claude Code) and OpenAI's
-// Responses API (Codex), both streamed as server-sent events. It records
-// every request body. Its script: when the request holds capture's Stop
-// hook request (askMarker) and no remember call of its own yet, it calls
-// memminer's remember tool with learnedNote; when the request offers
-// memminer's search tool and holds no result of it yet, it calls search
-// for five hits of searchQuery; otherwise it answers with text.
+// to in tests: Anthropic's Messages API (Claude Code), OpenAI's Responses
+// API (Codex), Chat Completions API (OpenCode) and Google's Gemini API
+// (Gemini CLI), streamed as server-sent events. It records every request
+// body. Its script: when the request holds capture's Stop hook request
+// (askMarker) and no remember call of its own yet, it calls memminer's
+// remember tool with learnedNote; when the request offers memminer's
+// search tool and holds no result of it yet, it calls search for five
+// hits of searchQuery; otherwise it answers with text.
 type mockModel struct {
 	URL         string
 	searchQuery string
@@ -37,6 +38,8 @@ func newMockModel(t *testing.T, searchQuery string) *mockModel {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/messages", m.messages)
 	mux.HandleFunc("/v1/responses", m.responses)
+	mux.HandleFunc("/v1/chat/completions", m.chatCompletions)
+	mux.HandleFunc("/v1beta/models/", m.generateContent)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodHead || r.URL.Path == "/" {
 			w.WriteHeader(http.StatusOK)
@@ -178,4 +181,75 @@ func (m *mockModel) responses(w http.ResponseWriter, r *http.Request) {
 		obj{"type": "response.output_item.added", "output_index": 0, "item": item},
 		obj{"type": "response.output_item.done", "output_index": 0, "item": item},
 		obj{"type": "response.completed", "response": resp("completed", []any{item})})
+}
+
+// chatCompletions answers OpenAI's POST /v1/chat/completions, which
+// OpenCode's OpenAI-compatible provider sends. Its chunks carry no event
+// names, only data lines, and end with [DONE].
+func (m *mockModel) chatCompletions(w http.ResponseWriter, r *http.Request) {
+	body := m.record(r)
+	var req struct {
+		Tools []struct {
+			Function struct{ Name string }
+		}
+		Messages []struct{ Role string }
+	}
+	json.Unmarshal(body, &req)
+	offered, answered := false, false
+	for _, t := range req.Tools {
+		offered = offered || t.Function.Name == "memminer_search"
+	}
+	for _, msg := range req.Messages {
+		answered = answered || msg.Role == "tool"
+	}
+	chunk := func(delta obj, finish any) obj {
+		return obj{"id": "chatcmpl-mock", "object": "chat.completion.chunk", "created": 0, "model": "mock-model",
+			"choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}}
+	}
+	var chunks []obj
+	if offered && !answered {
+		args, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
+		chunks = []obj{
+			chunk(obj{"role": "assistant", "tool_calls": []any{obj{"index": 0, "id": "call_mock1", "type": "function",
+				"function": obj{"name": "memminer_search", "arguments": string(args)}}}}, nil),
+			chunk(obj{}, "tool_calls"),
+		}
+	} else {
+		chunks = []obj{chunk(obj{"role": "assistant", "content": "mock answer: done"}, nil), chunk(obj{}, "stop")}
+	}
+	last := chunks[len(chunks)-1]
+	last["usage"] = obj{"prompt_tokens": 10, "completion_tokens": 5, "total_tokens": 15}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, c := range chunks {
+		b, _ := json.Marshal(c)
+		fmt.Fprintf(w, "data: %s\n\n", b)
+	}
+	fmt.Fprint(w, "data: [DONE]\n\n")
+}
+
+// geminiSearchTool is the name Gemini CLI gives memminer's search tool.
+const geminiSearchTool = "mcp_memminer_search"
+
+// generateContent answers the Gemini API's POST
+// /v1beta/models/MODEL:streamGenerateContent?alt=sse, and
+// :generateContent (Gemini CLI's model router asks it first, unstreamed).
+func (m *mockModel) generateContent(w http.ResponseWriter, r *http.Request) {
+	body := m.record(r)
+	s := string(body)
+	offered := strings.Contains(s, `"name":"`+geminiSearchTool+`"`)
+	answered := strings.Contains(s, `"functionResponse"`)
+	part := obj{"text": "mock answer: done"}
+	if offered && !answered {
+		part = obj{"functionCall": obj{"name": geminiSearchTool, "args": obj{"query": m.searchQuery, "results": 5}}}
+	}
+	resp := obj{"candidates": []any{obj{"content": obj{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},
+		"usageMetadata": obj{"promptTokenCount": 10, "candidatesTokenCount": 5, "totalTokenCount": 15}}
+	b, _ := json.Marshal(resp)
+	if !strings.Contains(r.URL.Path, ":streamGenerateContent") {
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	fmt.Fprintf(w, "data: %s\n\n", b)
 }

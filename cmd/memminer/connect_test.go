@@ -199,6 +199,18 @@ func TestRecallHook(t *testing.T) {
 	if plain := c.ok("recall", "which server runs the production Postgres?"); plain != out {
 		t.Errorf("recall PROMPT differs from the hook:\n%s\n%s", plain, out)
 	}
+	// Gemini CLI reads JSON, and puts the session-start context in front
+	// of the first prompt: recall searches with the prompt alone.
+	digest := "<hook_context>" + strings.Repeat("Wake-up digest zxqv plorth. ", 100) + "</hook_context>\n\n"
+	gemIn, _ := json.Marshal(map[string]string{"hook_event_name": "BeforeAgent", "prompt": digest + "which server runs the production Postgres?"})
+	gem, _, code := c.runStdin(string(gemIn), "recall", "--hook", "gemini", "--wing", "pam")
+	var gemOut struct {
+		HookSpecificOutput struct{ HookEventName, AdditionalContext string }
+	}
+	if err := json.Unmarshal([]byte(gem), &gemOut); err != nil || code != 0 || gemOut.HookSpecificOutput.HookEventName != "BeforeAgent" ||
+		gemOut.HookSpecificOutput.AdditionalContext != out {
+		t.Errorf("gemini hook: exit %d, %v\n%s", code, err, gem)
+	}
 	// Nothing relevant: nothing printed.
 	if out, _, code := c.runStdin(`{"prompt":"zxqv plorth"}`, "recall", "--hook", "claude-code"); out != "" || code != 0 {
 		t.Errorf("irrelevant prompt: %q, exit %d", out, code)

@@ -139,6 +139,7 @@ type hookInput struct {
 func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f func(context.Context, hookInput) (string, error)) error {
 	err := preErr
 	var out string
+	var in hookInput
 	if err == nil {
 		if _, ok := connect.Lookup(agent); !ok {
 			err = fmt.Errorf("--hook: unknown agent %q (want: %s)", agent, strings.Join(connect.AgentIDs(), ", "))
@@ -148,8 +149,10 @@ func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f fu
 		// The timeout bounds the read too: a client that never closes
 		// stdin must not hold the prompt past it.
 		ctx, cancel := context.WithTimeout(cmd.Context(), hookTimeout)
-		var in hookInput
 		if in, err = readHookInput(ctx, cmd.InOrStdin()); err == nil {
+			if ag, _ := connect.Lookup(agent); ag.Prompt != nil {
+				in.Prompt = ag.Prompt(in.Prompt)
+			}
 			out, err = f(ctx, in)
 		}
 		cancel()
@@ -161,12 +164,22 @@ func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f fu
 	case err != nil:
 		fmt.Fprintf(a.stderr, "memminer %s --hook %s: %v (nothing given to the agent)\n", name, agent, err)
 	default:
+		if ag, _ := connect.Lookup(agent); ag.ContextJSON && out != "" {
+			out = hookContextJSON(in.Event, out)
+		}
 		_, err = io.WriteString(a.stdout, out)
 		if err != nil {
 			fmt.Fprintf(a.stderr, "memminer %s --hook %s: %v\n", name, agent, err)
 		}
 	}
 	return nil
+}
+
+// hookContextJSON is text as a client that reads JSON from its hooks
+// takes context for the model.
+func hookContextJSON(event, text string) string {
+	b, _ := json.Marshal(map[string]any{"hookSpecificOutput": map[string]string{"hookEventName": event, "additionalContext": text}})
+	return string(b) + "\n"
 }
 
 // readHookInput reads the hook's JSON from r until EOF, or fails when ctx
