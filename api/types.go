@@ -47,6 +47,9 @@ type SearchRequest struct {
 	// Prompt asks the prompt hook's question (palace.SearchOptions.Prompt):
 	// only the notes a prompt needs, most often none.
 	Prompt bool `json:"prompt,omitempty"`
+	// Scope keeps the search inside the caller's domains
+	// (palace.SearchOptions.Scope).
+	Scope palace.DomainScope `json:"scope,omitzero"`
 }
 
 // Options returns the palace search the request asks for, or an error
@@ -60,7 +63,7 @@ func (r SearchRequest) Options() (palace.SearchOptions, error) {
 }
 
 func (r SearchRequest) options() (palace.SearchOptions, error) {
-	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance, Prompt: r.Prompt}
+	opts := palace.SearchOptions{Wings: r.Wings, ExcludeWings: r.ExcludeWings, Results: r.Results, MinRelevance: palace.DefaultMinRelevance, Prompt: r.Prompt, Scope: r.Scope}
 	f := &opts.Filters
 	f.IncludeSuperseded, f.IncludeInbox, f.Fresh, f.Tags = r.IncludeSuperseded, r.IncludeInbox, r.Fresh, r.Tags
 	if r.Status != "" {
@@ -277,6 +280,9 @@ type Status struct {
 // WingStatus is one wing in Status.
 type WingStatus struct {
 	palace.WingInfo
+	// Domain is the wing's domain (palace.WingDomains): what its files
+	// declare, the caller's domains setting winning; "global" when none.
+	Domain string `json:"domain"`
 	// Orphaned is set when every path the wing was mined from is gone (an
 	// agent directory was removed). The wing is kept, never deleted silently.
 	Orphaned bool `json:"orphaned"`

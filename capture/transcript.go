@@ -25,6 +25,9 @@ const (
 	Codex      = "codex"
 )
 
+// Clients are the clients whose transcripts Read understands.
+var Clients = []string{ClaudeCode, Codex}
+
 // ErrUnknownClient means Read was given a client whose transcript format
 // it does not know.
 var ErrUnknownClient = errors.New("unknown transcript format")

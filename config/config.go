@@ -107,6 +107,15 @@ type Config struct {
 	CaptureAskAfter int64
 	// Index makes the daemon keep HIVE/INDEX.md current.
 	Index bool
+	// PreAction are the patterns of high-risk commands the pre-action log
+	// records (package preaction); none: its defaults.
+	PreAction []string
+	// PreActionBlock has the pre-action hook ask the client to confirm a
+	// high-risk command rather than only log it.
+	PreActionBlock bool
+	// Domains assign wings to domains, each WING=DOMAIN
+	// (hive.DomainAssignments); they win over a wing's frontmatter domain:.
+	Domains []string
 }
 
 // Default returns the built-in settings: each setting's Default, with

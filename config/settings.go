@@ -10,6 +10,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/preaction"
 )
 
 // Defaults used when nothing else sets a value; the table's Default texts
@@ -36,6 +37,9 @@ var settings = []Setting{
 	{Key: "wing", Env: "MEMMINER_WING", Help: "the agent's own wing, which remember writes to and protocol fills in; a harness sets it per agent", kind: textKind(func(c *Config) *string { return &c.Wing })},
 	{Key: "machine", Env: "MEMMINER_MACHINE", Help: "this machine's name in the memory files remember writes, agents/<id>/memory.<machine>.md; unique per machine sharing the hive; unset: the host name", kind: machineKind(func(c *Config) *string { return &c.Machine })},
 	{Key: "max_note_bytes", Env: "MEMMINER_MAX_NOTE_BYTES", Default: strconv.Itoa(DefaultMaxNoteBytes), Help: "longest note remember takes, in bytes", kind: countKind(func(c *Config) *int64 { return &c.MaxNoteBytes }, 1)},
+	{Key: "pre_action", Env: "MEMMINER_PRE_ACTION", Help: "regular expressions of the high-risk shell commands the pre-action hook logs (a list, or separated by commas); none: rm -rf, git push --force, git reset --hard, DROP TABLE, kubectl delete, terraform apply|destroy, helm uninstall, … (docs/pre-action.md)", kind: listKind(func(c *Config) *[]string { return &c.PreAction }, "regular expressions", preaction.Check)},
+	{Key: "pre_action_block", Env: "MEMMINER_PRE_ACTION_BLOCK", Default: "false", Help: "the pre-action hook asks the client to confirm a high-risk command instead of only logging it", kind: boolKind(func(c *Config) *bool { return &c.PreActionBlock })},
+	{Key: "domains", Env: "MEMMINER_DOMAINS", Help: "domains of wings, WING=DOMAIN (a list, or separated by commas); they win over a wing's frontmatter domain:; a wing with neither is global, seen by every domain", kind: listKind(func(c *Config) *[]string { return &c.Domains }, "WING=DOMAIN pairs", checkDomainAssignment)},
 	{Key: "capture_ttl", Env: "MEMMINER_CAPTURE_TTL", Default: "90d", Help: "how long a low-risk directive memminer capture takes from a session holds before it is stale until reviewed (its review date): 90d, 2w, 36h or never", kind: ageKind(func(c *Config) *time.Duration { return &c.CaptureTTL })},
 	{Key: "capture_ask_after", Env: "MEMMINER_CAPTURE_ASK_AFTER", Default: "10", Help: "tool calls that make a session's work substantial: the Stop hook then asks the agent, once per session, to record what it learned unless it remembered something; 0: never", kind: countKind(func(c *Config) *int64 { return &c.CaptureAskAfter }, 0)},
 	{Key: "index", Env: "MEMMINER_INDEX", Flag: "index", Default: "false", Help: "the daemon keeps HIVE/INDEX.md, the hive's catalog, current (rewritten only when it changes)", kind: boolKind(func(c *Config) *bool { return &c.Index })},
@@ -50,6 +54,12 @@ var settings = []Setting{
 	{Key: "metrics_token", Env: "MEMMINER_METRICS_TOKEN", Flag: "metrics-token", Default: "false", Help: "scrapes of metrics_addr must send Authorization: Bearer TOKEN (memminer mcp token prints it); the control socket serves /metrics to you alone either way", kind: boolKind(func(c *Config) *bool { return &c.MetricsToken })},
 	{Key: "log_format", Env: "MEMMINER_LOG_FORMAT", Flag: "log-format", Default: "text", Help: "the daemon's log format: text or json", kind: choiceKind(func(c *Config) *string { return &c.LogFormat }, "text", "json")},
 	{Key: "log_level", Env: "MEMMINER_LOG_LEVEL", Flag: "log-level", Default: "info", Help: "the daemon's log level: debug, info, warn or error", kind: choiceKind(func(c *Config) *string { return &c.LogLevel }, "debug", "info", "warn", "error")},
+}
+
+// checkDomainAssignment checks one entry of the domains setting.
+func checkDomainAssignment(s string) error {
+	_, _, err := hive.ParseDomainAssignment(s)
+	return err
 }
 
 // durationText writes d as people do: 3m rather than 3m0s.

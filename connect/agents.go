@@ -88,13 +88,26 @@ type Agent struct {
 	// Note is what the user must do for the installed hooks to run, said
 	// when connecting; empty when nothing.
 	Note string
+	// skills is the folder of skills the client loads in scope s; nil
+	// when it loads none.
+	skills func(s Scope) string
+}
+
+// SkillsDir is the folder of skills (one folder with a SKILL.md each) the
+// client loads in scope s, where connect installs the hive's published
+// skills; "" when the client loads none.
+func (a Agent) SkillsDir(s Scope) string {
+	if a.skills == nil {
+		return ""
+	}
+	return a.skills(s)
 }
 
 // Agents are the agent clients memminer connects to. A third is an entry
 // here: its files and the edit each needs.
 var Agents = []Agent{
-	{ID: "claude-code", Name: "Claude Code", files: claudeFiles},
-	{ID: "codex", Name: "Codex", files: codexFiles, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
+	{ID: "claude-code", Name: "Claude Code", files: claudeFiles, skills: claudeSkills},
+	{ID: "codex", Name: "Codex", files: codexFiles, skills: codexSkills, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
 	{ID: "opencode", Name: "OpenCode", files: openCodeFiles},
 	{ID: "gemini", Name: "Gemini CLI", files: geminiFiles, ContextJSON: true, Prompt: geminiPrompt},
 }
@@ -136,7 +149,7 @@ const claudeSessionEndTimeout = 30
 // name these events alike, and Codex 0.171 runs them as Claude Code
 // does, a Stop hook's block included).
 func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
-	start, prompt, capture := hookCommands(id, in)
+	start, prompt, capture, preAction := hookCommands(id, in)
 	return hooksEdit{
 		ours: ourHook(id),
 		events: []hookEvent{
@@ -145,16 +158,18 @@ func clientHooks(id string, in Install, captureTimeout int) hooksEdit {
 			{name: "PreCompact", command: capture, timeout: captureTimeout},
 			{name: "SessionEnd", command: capture, timeout: captureTimeout},
 			{name: "Stop", command: capture},
+			{name: "PreToolUse", command: preAction},
 		},
 	}
 }
 
-// hookCommands are the shell commands of the session-start, the prompt
-// and the capture hook for agent id.
-func hookCommands(id string, in Install) (sessionStart, prompt, capture string) {
+// hookCommands are the shell commands of the session-start, the prompt,
+// the capture and the pre-action hook for agent id.
+func hookCommands(id string, in Install) (sessionStart, prompt, capture, preAction string) {
 	return shellJoin(append([]string{in.Exe, "wake-up", "--hook", id}, in.Flags...)),
 		shellJoin(append([]string{in.Exe, "recall", "--hook", id}, in.Flags...)),
-		shellJoin(append([]string{in.Exe, "capture", "--hook", id}, in.Flags...))
+		shellJoin(append([]string{in.Exe, "capture", "--hook", id}, in.Flags...)),
+		shellJoin(append([]string{in.Exe, "pre-action", "--hook", id}, in.Flags...))
 }
 
 // mcpArgs are the arguments of the MCP server's command.
@@ -163,7 +178,7 @@ func mcpArgs(in Install) []string { return append([]string{"mcp"}, in.Flags...) 
 // ourHook recognises a hook command connect installed for agent id, under
 // any wing or program path.
 func ourHook(id string) *regexp.Regexp {
-	return regexp.MustCompile(`memminer\S*'? (wake-up|recall|capture) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
+	return regexp.MustCompile(`memminer\S*'? (wake-up|recall|capture|pre-action) --hook ` + regexp.QuoteMeta(id) + `( |$)`)
 }
 
 func claudeFiles(s Scope, in Install) []file {
@@ -195,6 +210,30 @@ func claudeFiles(s Scope, in Install) []file {
 		{path: state, role: RoleMCP, edit: mcpServersEdit(server)},
 		{path: filepath.Join(dir, "CLAUDE.md"), role: RoleInstructions, edit: instructions},
 	}
+}
+
+// claudeSkills is Claude Code's skills folder: ~/.claude/skills (or
+// $CLAUDE_CONFIG_DIR/skills), a project's .claude/skills.
+func claudeSkills(s Scope) string {
+	switch {
+	case s.Project != "":
+		return filepath.Join(s.Project, ".claude", "skills")
+	case s.ClaudeConfigDir != "":
+		return filepath.Join(s.ClaudeConfigDir, "skills")
+	}
+	return filepath.Join(s.Home, ".claude", "skills")
+}
+
+// codexSkills is Codex's skills folder: $CODEX_HOME/skills (~/.codex/skills),
+// a project's .agents/skills.
+func codexSkills(s Scope) string {
+	switch {
+	case s.Project != "":
+		return filepath.Join(s.Project, ".agents", "skills")
+	case s.CodexHome != "":
+		return filepath.Join(s.CodexHome, "skills")
+	}
+	return filepath.Join(s.Home, ".codex", "skills")
 }
 
 func codexFiles(s Scope, in Install) []file {

@@ -14,7 +14,7 @@ import (
 // hooks print hookSpecificOutput.additionalContext (Agent.ContextJSON).
 // Its instructions are GEMINI.md beside settings.json, or the project's.
 func geminiFiles(s Scope, in Install) []file {
-	start, prompt, _ := hookCommands("gemini", in)
+	start, prompt, _, _ := hookCommands("gemini", in)
 	hooks := hooksEdit{ours: ourHook("gemini"), events: []hookEvent{
 		{name: "SessionStart", command: start},
 		{name: "BeforeAgent", command: prompt},

@@ -68,6 +68,9 @@ type Options struct {
 	// Hive, besides agents/<id> (the config setting agents; see package
 	// hive). New refuses a bad one.
 	Agents []string
+	// Domains are the configuration's domains of wings, wing → domain
+	// (hive.DomainAssignments), which status and the index show.
+	Domains map[string]string
 	// Embedder makes vectors; nil means lexical.
 	Embedder embed.Embedder
 	// Prober is the same remote model opened for status probes

@@ -82,6 +82,30 @@ func (u *gcUser) work() {
 	u.g.wakeLocked()
 }
 
+// Working notes work outside a daemon's mine goroutine that allocates as
+// much as a mine (the page of memminer ui reading every note): the
+// collector runs as configured until done is called, rather than at the
+// resting memory limit, where such work collects a hundred times over
+// (seen: 147 collections in one read of 100k notes, 2 s instead of 0.2).
+// Without a daemon in the process it changes nothing.
+func Working() (done func()) { return processGC.working() }
+
+func (g *idleGC) working() (done func()) {
+	g.mu.Lock()
+	g.busy++
+	g.wakeLocked()
+	g.mu.Unlock()
+	var once sync.Once
+	return func() {
+		once.Do(func() {
+			g.mu.Lock()
+			defer g.mu.Unlock()
+			g.busy--
+			g.idleLocked()
+		})
+	}
+}
+
 // idle notes that the mine goroutine has nothing left to do: once every
 // daemon is, the collector rests after the delay unless work comes first.
 func (u *gcUser) idle() {

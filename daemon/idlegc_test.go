@@ -99,3 +99,34 @@ func TestIdleGCRestsAndWakes(t *testing.T) {
 		t.Errorf("after the last daemon left GOGC %d, limit %d; want %d, %d", p, l, percent, limit)
 	}
 }
+
+// TestIdleGCWakesForWork: work outside the mine goroutine (Working)
+// restores the collector's settings at once and keeps it from resting
+// until it is done; then it rests again.
+func TestIdleGCWakesForWork(t *testing.T) {
+	percent, limit := gcMetrics()
+	if percent < 0 {
+		t.Skip("GOGC=off in the environment: idleGC does nothing")
+	}
+	g := &idleGC{delay: time.Millisecond}
+	u := g.join()
+	u.idle()
+	testutil.WaitFor(t, "the collector to rest", func() bool { p, _ := gcMetrics(); return p < 0 })
+	done := g.working()
+	if p, l := gcMetrics(); p != percent || l != limit {
+		t.Errorf("working: GOGC %d, limit %d; want %d, %d", p, l, percent, limit)
+	}
+	g.mu.Lock()
+	waiting := g.timer != nil
+	g.mu.Unlock()
+	if waiting {
+		t.Error("the collector is to rest while work goes on")
+	}
+	done()
+	done() // a second call changes nothing
+	testutil.WaitFor(t, "the collector to rest again", func() bool { p, _ := gcMetrics(); return p < 0 })
+	u.leave()
+	if p, l := gcMetrics(); p != percent || l != limit {
+		t.Errorf("after the last daemon left GOGC %d, limit %d; want %d, %d", p, l, percent, limit)
+	}
+}

@@ -24,7 +24,7 @@ func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
 
 // refreshIndex rewrites HIVE/INDEX.md when the catalog changed.
 func (d *Daemon) refreshIndex(ctx context.Context) {
-	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited)
+	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited, d.opts.Domains)
 	if err == nil {
 		var wrote bool
 		if wrote, err = index.Write(ctx, d.opts.Hive, x); wrote {

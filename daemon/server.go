@@ -198,6 +198,12 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
+	if t := q.Get("scope"); t != "" {
+		if err := json.Unmarshal([]byte(t), &opts.Scope); err != nil {
+			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("scope: %v", err))
+			return
+		}
+	}
 	dg, err := d.local().WakeUp(r.Context(), opts)
 	if err != nil {
 		WriteErr(w, err)
@@ -314,6 +320,7 @@ func (d *Daemon) local() *local.Service {
 		Logger:      d.log,
 		Hive:        d.opts.Hive,
 		Agents:      d.opts.Agents,
+		Domains:     d.opts.Domains,
 		ModelSpec:   d.opts.ModelSpec,
 		Enabled:     true,
 		Embedder:    func(context.Context) (embed.Embedder, error) { return d.opts.Embedder, nil },

@@ -34,7 +34,7 @@ func (d *Daemon) Status(ctx context.Context) api.Status {
 	// changes (the palace, the mines' records), so a status that says
 	// idle shows that work done.
 	act := d.activity()
-	st := local.BuildStatus(d.p, d.opts.ModelSpec, modelErr, true)
+	st := local.BuildStatus(d.p, d.opts.ModelSpec, modelErr, true, d.opts.Domains)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	if d.opts.Syncthing == nil && d.opts.SyncthingOff != "" {

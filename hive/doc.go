@@ -13,7 +13,8 @@
 // (a directory that is no hive), NormalizeWingID (wing ids), IsHidden and
 // IsMemoryFile (what is mined), MachineFileName and IsMainMemoryFile (the
 // memory file each machine appends to, memory.<machine>.md, beside an
-// older memory.md), PacksDir (never an agent: the hive's Context Packs),
+// older memory.md), PacksDir and SkillsDir (never agents: the hive's Context
+// Packs and shared skills),
 // IsInboxFile (an agent's inbox), and ParseConflictName, the one parser of
 // conflict-copy names: what it recognises is exactly what mine skips and
 // the conflict watcher reports.

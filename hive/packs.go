@@ -23,6 +23,14 @@ func IsInboxFile(name string) bool {
 	return strings.EqualFold(filepath.Base(name), InboxFileName)
 }
 
+// SkillsDir is the directory of a hive that holds its shared skills
+// (package skill, docs/skills.md): like PacksDir, never an agent
+// directory and never mined as an agent's memory.
+const SkillsDir = "skills"
+
 // inPacks reports whether the directory at parts (relative to the hive)
-// is packs/ or lies in it: no agent directory is ever found there.
-func inPacks(parts []string) bool { return len(parts) > 0 && parts[0] == PacksDir }
+// is packs/ or skills/, or lies in one: no agent directory is ever found
+// there.
+func inPacks(parts []string) bool {
+	return len(parts) > 0 && (parts[0] == PacksDir || parts[0] == SkillsDir)
+}

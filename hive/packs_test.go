@@ -6,17 +6,17 @@ import (
 	"testing"
 )
 
-// TestPacksNeverAgents: whatever the agents globs match, packs/ and the
-// directories in it are no agent directories, so packs are never mined
-// as an agent's memory.
+// TestPacksNeverAgents: whatever the agents globs match, packs/ and
+// skills/ and the directories in them are no agent directories, so packs
+// and skills are never mined as an agent's memory.
 func TestPacksNeverAgents(t *testing.T) {
 	dir := t.TempDir()
-	for _, d := range []string{"agents/pam", "packs", "packs/old", "team/bob"} {
+	for _, d := range []string{"agents/pam", "packs", "packs/old", "team/bob", "skills/published/deploy"} {
 		if err := os.MkdirAll(filepath.Join(dir, d), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	for _, globs := range [][]string{nil, {"*"}, {"*/*"}, {"packs"}, {"packs/*"}} {
+	for _, globs := range [][]string{nil, {"*"}, {"*/*"}, {"packs"}, {"packs/*"}, {"skills"}, {"skills/*/*"}} {
 		h, err := Open(dir, globs)
 		if err != nil {
 			t.Fatal(err)
@@ -26,12 +26,14 @@ func TestPacksNeverAgents(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, w := range wings {
-			if w == "packs" || w == "old" {
-				t.Errorf("agents %q: wing %q from packs/", globs, w)
+			if w != "pam" && w != "bob" && w != "team" && w != "agents" {
+				t.Errorf("agents %q: wing %q from packs/ or skills/", globs, w)
 			}
 		}
-		if loc := h.Locate(filepath.Join(dir, "packs", "deploy.md")); loc.Err == nil {
-			t.Errorf("agents %q: packs/deploy.md located in wing %q", globs, loc.Wing)
+		for _, f := range []string{"packs/deploy.md", "skills/published/deploy/SKILL.md"} {
+			if loc := h.Locate(filepath.Join(dir, f)); loc.Err == nil {
+				t.Errorf("agents %q: %s located in wing %q", globs, f, loc.Wing)
+			}
 		}
 	}
 }

@@ -37,7 +37,9 @@ type Index struct {
 
 // Wing is one wing of the catalog.
 type Wing struct {
-	Wing     string `json:"wing"`
+	Wing string `json:"wing"`
+	// Domain is the wing's domain (palace.WingDomains).
+	Domain   string `json:"domain"`
 	Identity string `json:"identity"`
 	Notes    int    `json:"notes"`
 	Files    []File `json:"files"`
@@ -68,8 +70,10 @@ type Heading struct {
 
 // Build makes the catalog of the palace's wings; files are named by
 // hive.SourceName with the hive at hiveDir (empty: none known). readFile reads identity.md
-// files as wake-up does (nil: the palace alone).
-func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(string) ([]byte, error)) (Index, error) {
+// files as wake-up does (nil: the palace alone). domains are the
+// configuration's (palace.WingDomains); the wings are grouped by domain,
+// global first.
+func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(string) ([]byte, error), domains map[string]string) (Index, error) {
 	var h *hive.Hive
 	if hiveDir != "" {
 		var err error
@@ -78,8 +82,9 @@ func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(stri
 		}
 	}
 	out := Index{Wings: []Wing{}}
+	wingDomains := p.WingDomains(domains)
 	for _, info := range p.Wings() {
-		w := Wing{Wing: info.ID, Identity: cut(wakeup.Identity(p, info.ID, readFile).Text), Notes: info.Notes, Files: []File{}}
+		w := Wing{Wing: info.ID, Domain: wingDomains[info.ID], Identity: cut(wakeup.Identity(p, info.ID, readFile).Text), Notes: info.Notes, Files: []File{}}
 		notes := p.Notes(info.ID) // by source, then line
 		for _, s := range p.Sources(info.ID) {
 			f := File{Source: hive.SourceName(h, s.Path), Path: s.Path, Modified: s.Mtime.UTC().Truncate(time.Second), Hash: s.Hash, Headings: []Heading{}}
@@ -98,7 +103,16 @@ func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(stri
 		}
 		out.Wings = append(out.Wings, w)
 	}
+	slices.SortStableFunc(out.Wings, func(a, b Wing) int { return strings.Compare(domainOrder(a.Domain), domainOrder(b.Domain)) })
 	return out, nil
+}
+
+// domainOrder sorts global before the other domains.
+func domainOrder(d string) string {
+	if d == hive.GlobalDomain {
+		return ""
+	}
+	return d
 }
 
 func cut(s string) string {
@@ -122,10 +136,20 @@ func (x Index) Markdown() string {
 	if len(x.Wings) == 0 {
 		b.WriteString("\nNothing has been mined yet.\n")
 	}
-	for _, w := range x.Wings {
+	// Once a hive has domains, its wings are grouped under them.
+	grouped := slices.ContainsFunc(x.Wings, func(w Wing) bool { return w.Domain != hive.GlobalDomain && w.Domain != "" })
+	level, domain := "##", ""
+	if grouped {
+		level = "###"
+	}
+	for i, w := range x.Wings {
+		if grouped && (i == 0 || w.Domain != domain) {
+			domain = w.Domain
+			fmt.Fprintf(&b, "\n## Domain %s\n", quote.Inline(domain))
+		}
 		// Agents read INDEX.md: what the wings wrote stays on its line and
 		// cannot pose as a client's markup (quote, docs/security.md).
-		fmt.Fprintf(&b, "\n## %s\n\n%s\n\n", quote.Inline(w.Wing), quote.Inline(w.Identity))
+		fmt.Fprintf(&b, "\n%s %s\n\n%s\n\n", level, quote.Inline(w.Wing), quote.Inline(w.Identity))
 		for _, f := range w.Files {
 			fmt.Fprintf(&b, "- [%s](%s): %d %s, changed %s, hash `%.12s`\n", quote.Inline(f.Source), linkTarget(f.Source), f.Notes, plural(f.Notes), f.Modified.Format(time.DateOnly), f.Hash)
 			for _, hd := range f.Headings {

@@ -32,6 +32,9 @@ type Options struct {
 	// Hive and Agents are the hive and agent globs mined and written.
 	Hive   string
 	Agents []string
+	// Domains are the configuration's domains, wing → domain
+	// (hive.DomainAssignments), which status and the index show.
+	Domains map[string]string
 	// ModelSpec is the configured model; Enabled the configured service state.
 	ModelSpec string
 	Enabled   bool

@@ -31,7 +31,11 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (api.Search
 	if err != nil {
 		return api.SearchResult{}, err
 	}
-	p, done, err := s.open(ctx, e, Read, req.Wings)
+	wings := req.Wings
+	if req.Scope.MayNarrow() {
+		wings = nil // every wing's domain decides what the scope sees
+	}
+	p, done, err := s.open(ctx, e, Read, wings)
 	if err != nil {
 		return api.SearchResult{}, err
 	}
@@ -177,7 +181,7 @@ func (s *Service) Index(ctx context.Context) (index.Index, error) {
 		return index.Index{}, err
 	}
 	defer done()
-	return index.Build(p, s.opts.Hive, s.opts.Agents, wakeup.ReadFileLimited)
+	return index.Build(p, s.opts.Hive, s.opts.Agents, wakeup.ReadFileLimited, s.opts.Domains)
 }
 
 // Status describes the palace itself, as status prints it without a
@@ -196,7 +200,7 @@ func (s *Service) Status(ctx context.Context) (api.Status, error) {
 		return api.Status{}, err
 	}
 	defer done()
-	st := BuildStatus(p, s.opts.ModelSpec, reason, s.opts.Enabled)
+	st := BuildStatus(p, s.opts.ModelSpec, reason, s.opts.Enabled, s.opts.Domains)
 	if s.opts.ConflictsOpen != nil {
 		st.ConflictsOpen = s.opts.ConflictsOpen(ctx, p)
 	}

@@ -13,8 +13,9 @@ import (
 
 // BuildStatus describes p the way `memminer status` prints it when no
 // daemon runs; a daemon adds its part on top. modelSpec is the configured
-// model and modelErr why it is unavailable, if it is.
-func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) api.Status {
+// model and modelErr why it is unavailable, if it is; domains are the
+// configuration's (palace.WingDomains).
+func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool, domains map[string]string) api.Status {
 	st := api.Status{
 		Available:   modelErr == "",
 		Enabled:     enabled,
@@ -23,8 +24,9 @@ func BuildStatus(p *palace.Palace, modelSpec, modelErr string, enabled bool) api
 		Palace:      p.Dir(),
 		PalaceBytes: p.Bytes(),
 	}
+	wingDomains := p.WingDomains(domains)
 	for _, w := range p.Wings() {
-		ws := api.WingStatus{WingInfo: w, Orphaned: orphaned(w.Roots)}
+		ws := api.WingStatus{WingInfo: w, Domain: wingDomains[w.ID], Orphaned: orphaned(w.Roots)}
 		st.Wings = append(st.Wings, ws)
 		st.Notes += w.Notes
 	}

@@ -57,6 +57,10 @@ type Options struct {
 	// Name names a note's file in the output (hive.SourceName); nil
 	// keeps the absolute path.
 	Name func(path string) string
+	// Sees reports whether the caller's domain scope sees a wing
+	// (palace.Scope.Sees): the notes of a wing it does not see are left
+	// out whatever entry names them. Nil sees every wing.
+	Sees func(wing string) bool
 	// Search returns the ids of the notes a query: entry brings, best
 	// first, searched as search does (governed, with IncludeInbox).
 	Search func(ctx context.Context, query string) ([]string, error)
@@ -189,6 +193,9 @@ type selection struct {
 func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, now time.Time, staleAfter time.Duration) (selection, error) {
 	sl := &selector{ctx: ctx, p: p, pk: pk, opts: opts, now: now, staleAfter: staleAfter,
 		wings: p.Wings(), held: map[string][]palace.Note{}, queries: map[string]map[string]int{}}
+	if opts.Sees != nil {
+		sl.wings = slices.DeleteFunc(sl.wings, func(w palace.WingInfo) bool { return !opts.Sees(w.ID) })
+	}
 	s := selection{entry: map[string]string{}, mtime: map[string]time.Time{}}
 	for _, w := range sl.wings {
 		for _, src := range p.Sources(w.ID) {
@@ -250,6 +257,9 @@ type selector struct {
 func (sl *selector) notesOf(wing string) []palace.Note {
 	ns, ok := sl.held[wing]
 	if !ok {
+		if sl.opts.Sees != nil && !sl.opts.Sees(wing) {
+			return nil
+		}
 		ns = sl.p.Notes(wing)
 		sl.held[wing] = ns
 	}

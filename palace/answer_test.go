@@ -216,3 +216,30 @@ func TestPossessiveIsTheWord(t *testing.T) {
 		}
 	}
 }
+
+// TestKnownIdentifierOutweighsAMissingOne: a query naming an identifier a
+// note has is about it, whatever else a pasted log line names; a query
+// whose identifiers no note has finds nothing.
+func TestKnownIdentifierOutweighsAMissingOne(t *testing.T) {
+	p := smallHive(t, nil)
+	for _, tt := range []struct {
+		query string
+		want  string // "" for nothing
+	}{
+		{"disk full on build-04 and web-17", "ops-f"},
+		{"db-4 replica lag from host web-17", "ops-a"},
+		{"disk full on web-17", ""},
+		{"JIRA-1234 db replica", ""},
+	} {
+		hits, err := p.Search(context.Background(), tt.query, SearchOptions{MinRelevance: DefaultMinRelevance})
+		if err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case tt.want == "" && len(hits) > 0:
+			t.Errorf("%q: hits %q, want none", tt.query, ids(hits))
+		case tt.want != "" && (len(hits) == 0 || hits[0].ID != tt.want):
+			t.Errorf("%q: hits %q, want %s first", tt.query, ids(hits), tt.want)
+		}
+	}
+}

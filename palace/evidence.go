@@ -26,8 +26,10 @@ import (
 //   - identifiers: a token that looks like one (letters with digits, an
 //     underscore, CamelCase, five or more capitals, three or more digits:
 //     JIRA-1234, ERR_SSL, OOMKilled, ECONNRESET, 503) names one thing. When no searched note has
-//     it, the palace does not hold what the query asks, whatever the
-//     cosine says: no hit is relevant;
+//     any of the query's identifiers, the palace does not hold what the
+//     query asks, whatever the cosine says: no hit is relevant (a query
+//     naming one it has and one it lacks, as a pasted log line does, is
+//     about the one it has);
 //   - lexical coverage, each term weighted by its idf over all the searched
 //     notes (not one wing's), of the whole query or of one of its coherent
 //     parts: query terms that occur together in some note, at least two of
@@ -312,16 +314,25 @@ func newDecider(scores []*wingScores, toks []queryToken, wordVecs [][]float32, t
 	cosines := wordCosines(groundingPool(scores), wordVecs)
 	freq, _ := emb.(embed.WordFrequency)
 	foreign := 0
+	known := false // the query names an identifier some note has
 	for i, tok := range toks {
 		w := QueryWord{Word: tok.raw, Term: tok.term, InPalace: df(tok.term) > 0, Identifier: tok.identifier, Cosine: cosines[i]}
 		if tok.identifier && !w.InPalace && d.veto == "" {
 			d.veto = tok.raw
+		}
+		if tok.identifier && w.InPalace {
+			known = true
 		}
 		if freq != nil && tok.embed && !w.InPalace && freq.WordLogProb(tok.raw) < rareWordLogProb {
 			w.Foreign = true
 			foreign++
 		}
 		d.words = append(d.words, w)
+	}
+	if known {
+		// A query naming one thing the palace holds is about it, whatever
+		// else a pasted log line names ("ERR_CONN_RESET from web-17").
+		d.veto = ""
 	}
 	best := slices.Sorted(slices.Values(cosines))
 	slices.Reverse(best)

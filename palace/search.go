@@ -40,6 +40,9 @@ type SearchOptions struct {
 	// every hit, those of a query naming an identifier no note has too.
 	// DefaultMinRelevance is the floor the CLI uses.
 	MinRelevance float64
+	// Scope keeps the search inside the caller's domains (ScopeWings):
+	// Wings must lie in it, and no Wings means the wings it sees.
+	Scope DomainScope
 	// Prompt asks the prompt hook's question rather than search's: does
 	// the prompt need something from memory? Only notes that hold its
 	// words (Evidence.Answers) are returned, at most PromptResults, and
@@ -126,7 +129,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	if query == "" {
 		return nil, nil, errors.New("empty query")
 	}
-	wings, err := p.searchWings(opts.Wings, opts.ExcludeWings)
+	wings, err := p.searchWings(opts.Wings, opts.ExcludeWings, opts.Scope)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -330,8 +333,12 @@ func (r *searchRun) hits(cands []candidate, evidence map[candidate]Evidence) ([]
 
 // searchWings resolves the wings to search, sorted and each once, and
 // checks their vectors match the palace's model. The requested wings are
-// checked before the excluded ones.
-func (p *Palace) searchWings(requested, excluded []string) ([]string, error) {
+// checked before the excluded ones, and then against the scope.
+func (p *Palace) searchWings(requested, excluded []string, scope DomainScope) ([]string, error) {
+	sc, err := p.ScopeWings(scope)
+	if err != nil {
+		return nil, err
+	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
 	notes := 0
@@ -353,13 +360,18 @@ func (p *Palace) searchWings(requested, excluded []string) ([]string, error) {
 			return nil, ErrEmpty
 		}
 		for id := range p.wings {
-			requested = append(requested, id)
+			if sc.Sees(id) {
+				requested = append(requested, id)
+			}
 		}
 	}
 	requested = slices.Compact(slices.Sorted(slices.Values(requested)))
 	for _, id := range requested {
 		if _, ok := p.wings[id]; !ok {
 			return nil, UnknownWingError(id, known)
+		}
+		if !sc.Sees(id) {
+			return nil, sc.Outside(id)
 		}
 	}
 	for _, id := range excluded {

@@ -16,7 +16,9 @@ import (
 // punctuation, markdown, word endings, function words, #tags and the
 // "(added DATE)" marker are set aside, they have the same words, every
 // number and identifier ("db-2", "8080", "max_client_conn") among them,
-// and as many negations ("not", "never", "don't", …). Resemblance alone,
+// the same symbols (C++, $5, 10%), the function words that change a
+// statement (before, after, only, can, should …: factWords) and as many
+// negations ("not", "never", "don't", …), each on the same word. Resemblance alone,
 // of wording or of vectors, never makes two notes the same fact: "Do NOT
 // deploy with make deploy" is news after "Deploy with make deploy", and
 // "db-3 is the primary" after "db-2 is the primary".
@@ -37,6 +39,7 @@ func (k keyer) key(text string, tags []string) string {
 	text = govern.WithoutMarkers(text)
 	var terms []string
 	negations := 0
+	negated := false // the next word is negated
 	for _, field := range strings.Fields(text) {
 		if t, ok := strings.CutPrefix(field, "#"); ok && slices.Contains(tags, strings.ToLower(strings.TrimRight(t, ".,;:!?)]}"))) {
 			continue
@@ -44,17 +47,30 @@ func (k keyer) key(text string, tags []string) string {
 		for _, w := range words.Split(field) {
 			if isNegation(w) {
 				negations++
+				negated = true
 				continue
 			}
 			t, seen := k[w]
 			if !seen {
-				if !words.IsStopword(w) {
+				if !words.IsStopword(w) || factWords[w] {
 					t = words.Term(w)
 				}
 				k[w] = t
 			}
-			if t != "" {
-				terms = append(terms, t)
+			if t == "" {
+				continue
+			}
+			if negated {
+				// "Use pnpm not npm" is not "Use npm not pnpm".
+				t, negated = "!"+t, false
+			}
+			terms = append(terms, t)
+		}
+		// Symbols that make one thing another: C++ and C#, $5 and €5,
+		// 10% and 10.
+		for _, r := range field {
+			if strings.ContainsRune(factSymbols, r) {
+				terms = append(terms, string(r))
 			}
 		}
 	}
@@ -62,6 +78,24 @@ func (k keyer) key(text string, tags []string) string {
 	terms = slices.Compact(terms)
 	return strconv.Itoa(negations) + "|" + strings.Join(terms, " ")
 }
+
+// factWords are function words (words.IsStopword) that change what a note
+// states, so the same-fact rule keeps them: "run migrations before
+// deploy" is not "after deploy", "alerts go to pam only" is not "to pam",
+// and "the cache can be flushed" is not "has been flushed".
+var factWords = map[string]bool{
+	"before": true, "after": true, "above": true, "below": true, "over": true, "under": true,
+	"up": true, "down": true, "more": true, "most": true, "few": true, "only": true, "same": true,
+	"other": true, "against": true, "between": true, "during": true, "until": true, "while": true,
+	"once": true, "again": true, "off": true, "out": true, "all": true, "any": true, "both": true,
+	"each": true, "some": true, "too": true, "very": true, "can": true, "could": true,
+	"should": true, "would": true, "will": true, "has": true, "had": true, "have": true,
+	"did": true, "does": true, "do": true, "from": true, "into": true, "through": true,
+}
+
+// factSymbols are the characters besides letters and digits that tell one
+// fact from another.
+const factSymbols = "%$€£¥+#<>="
 
 // negations are the words that turn a statement around.
 var negations = map[string]bool{

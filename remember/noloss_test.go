@@ -42,6 +42,19 @@ func TestSameFact(t *testing.T) {
 		{"The cache is enabled in staging", "The cache isn't enabled in staging", false},
 		{"Never push to main", "Always push to main", false},
 		{"Tests run in CI", "Tests never run in CI", false},
+		// Found by a review: function words and symbols that change a
+		// statement, and which word a negation negates.
+		{"run migrations before deploy", "run migrations after deploy", false},
+		{"above 80% cpu scale up", "below 80% cpu scale up", false},
+		{"alerts go to pam", "alerts go to pam only", false},
+		{"the cache can be flushed", "the cache has been flushed", false},
+		{"the cache can be flushed", "the cache should be flushed", false},
+		{"Use pnpm not npm", "Use npm not pnpm", false},
+		{"the service is written in C++", "the service is written in C#", false},
+		{"the quota is 10%", "the quota is 10", false},
+		{"the plan costs $5", "the plan costs €5", false},
+		{"Run migrations before deploy.", "run the migrations before deploying", true},
+		{"Use pnpm, not npm", "use pnpm not npm", true},
 	}
 	for _, tt := range tests {
 		if got := SameFact(tt.a, tt.b); got != tt.same {

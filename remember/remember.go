@@ -656,7 +656,7 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 	var tags []string
 	for _, tag := range req.Tags {
 		tag = strings.TrimPrefix(strings.TrimSpace(tag), "#")
-		if found := secrets.Find(tag); len(found) > 0 {
+		if found := secrets.FindWritten(tag); len(found) > 0 {
 			// Before the pattern check: a refused tag is never echoed
 			// when it is a secret.
 			return memfile.Item{}, "", &SecretError{Field: "tags", Found: found}
@@ -677,12 +677,12 @@ func checkRequest(req *Request, opts Options) (memfile.Item, string, error) {
 // redacted when redact is set, else a *SecretError.
 func withoutSecrets(field, s string, redact bool) (string, error) {
 	if !redact {
-		if found := secrets.Find(s); len(found) > 0 {
+		if found := secrets.FindWritten(s); len(found) > 0 {
 			return "", &SecretError{Field: field, Found: found}
 		}
 		return s, nil
 	}
-	s, _ = secrets.Redact(s)
+	s, _ = secrets.RedactWritten(s)
 	return s, nil
 }
 

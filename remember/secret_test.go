@@ -27,6 +27,9 @@ func TestSecretsNeverEnter(t *testing.T) {
 				// A heading of two lines is refused for its secret,
 				// never echoed as a bad heading.
 				{Wing: "kim", Text: "The release checklist.", Heading: "Ops\n" + c.Note},
+				// gitleaks' allow marker is a person's word on a file
+				// they reviewed, not an agent's to write.
+				{Wing: "kim", Text: c.Note + " (gitleaks:allow)"},
 			} {
 				_, err := f.remember(t, req)
 				var se *SecretError

@@ -175,6 +175,24 @@ func Redact(text string) (string, []Finding) {
 	return replace(text, found, redactedMark), found
 }
 
+// FindWritten is how a note about to be written is checked (remember,
+// capture): as Find, but a "gitleaks:allow" marker lets nothing through.
+// The marker is a person's word on a file they reviewed; in a note an
+// agent writes, it would carry a credential into every machine's memory.
+func FindWritten(text string) []Finding { return Find(disarmAllow(text)) }
+
+// RedactWritten is Redact with FindWritten's findings.
+func RedactWritten(text string) (string, []Finding) {
+	found := FindWritten(text)
+	return replace(text, found, redactedMark), found
+}
+
+// disarmAllow spells the allow marker so that it no longer is one, in
+// as many bytes, so that findings' places stay those of text.
+func disarmAllow(text string) string {
+	return strings.ReplaceAll(text, gitleaksAllow, "gitleaks_allow")
+}
+
 // Hide returns text with each secret replaced by "[secret hidden: KIND]",
 // and what it replaced: the text memminer shows of a note or file that
 // holds one, which stays as it is on disk. Hidden finds the marks again.

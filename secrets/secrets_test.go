@@ -2,6 +2,7 @@ package secrets_test
 
 import (
 	"go/build"
+	mathrand "math/rand/v2"
 	"strings"
 	"testing"
 
@@ -212,5 +213,46 @@ func TestMaskerHidesPartsOfACutSecret(t *testing.T) {
 	}
 	if got := m.Hide("next note ab"); got != "next note ab" {
 		t.Errorf("Hide changed a part without the secret: %q", got)
+	}
+}
+
+// TestPasswordInProse: a password said in words is found (review of issue
+// 48: "the staging password is …" was written and searched), and sentences
+// about passwords are not.
+func TestPasswordInProse(t *testing.T) {
+	const alphabet = "abcdefghijkmnpqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"
+	for range 100 {
+		// Fourteen different characters, two of them digits: the
+		// entropy of a generated password.
+		perm := mathrand.Perm(len(alphabet))
+		b := []byte{alphabet[len(alphabet)-1-mathrand.IntN(8)], alphabet[len(alphabet)-9-mathrand.IntN(8)]}
+		for _, i := range perm {
+			if len(b) == 14 {
+				break
+			}
+			if c := alphabet[i]; !strings.ContainsRune(string(b), rune(c)) {
+				b = append(b, c)
+			}
+		}
+		pw := string(b)
+		for _, s := range []string{"the staging password is " + pw, "the db pass is " + pw, "psql password " + pw, "Password: " + pw} {
+			if red, f := secrets.Redact(s); len(f) == 0 || strings.Contains(red, pw) {
+				t.Errorf("%q: redacted to %q, want the password gone", s, red)
+			}
+		}
+	}
+	for _, s := range []string{
+		"the password policy requires 12 characters",
+		"rotate the password every 90 days",
+		"the password is stored in the vault",
+		"password is 12-characters minimum",
+		"pass the --force flag to override",
+		"the password for staging is in 1Password",
+		"the pass rate is 98.5% this week",
+		"the password configuration lives in Vault",
+	} {
+		if f := secrets.Find(s); len(f) > 0 {
+			t.Errorf("%q: found a %s", s, f[0].Kind)
+		}
 	}
 }

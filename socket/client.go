@@ -146,6 +146,13 @@ func (c *Client) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Digest
 	for _, n := range opts.Notices {
 		q.Add("notice", n)
 	}
+	if opts.Scope.Caller != "" || opts.Scope.Domain != "" || opts.Scope.AllDomains || len(opts.Scope.Assigned) > 0 {
+		scope, err := json.Marshal(opts.Scope)
+		if err != nil {
+			return wakeup.Digest{}, err
+		}
+		q.Set("scope", string(scope))
+	}
 	var dg wakeup.Digest
 	err := c.Get(ctx, "/wakeup", q, &dg)
 	return dg, err

@@ -192,6 +192,8 @@ func TestErrorCodesOnTheWire(t *testing.T) {
 		{fmt.Errorf("no open conflict copy at or of /h/a.md: %w", api.ErrNoCopy), CodeNoCopy, api.ErrNoCopy},
 		{palace.UnknownWingError("kevin", []string{"angela"}), CodeUnknownWing, palace.ErrUnknownWing},
 		{api.ErrOtherHive, CodeOtherHive, api.ErrOtherHive},
+		{fmt.Errorf("%w \"sales\" (domains: global)", palace.ErrUnknownDomain), CodeUnknownDomain, palace.ErrUnknownDomain},
+		{fmt.Errorf("%w: wing kelly is in domain marketing", palace.ErrOutsideDomain), CodeOutsideDomain, palace.ErrOutsideDomain},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {

@@ -47,6 +47,8 @@ const (
 	CodeBadWingID         = "bad_wing_id"
 	CodeAgentExists       = "agent_exists"
 	CodeNoCopy            = "no_copy"
+	CodeUnknownDomain     = "unknown_domain"
+	CodeOutsideDomain     = "outside_domain"
 	CodeInternal          = "internal"
 )
 
@@ -79,6 +81,8 @@ var codeErrors = []struct {
 	{CodeBadWingID, hive.ErrBadWingID},
 	{CodeAgentExists, mine.ErrAgentExists},
 	{CodeNoCopy, api.ErrNoCopy},
+	{CodeUnknownDomain, palace.ErrUnknownDomain},
+	{CodeOutsideDomain, palace.ErrOutsideDomain},
 }
 
 // ErrorBody is the JSON of a failed request. ModelMismatch, null for

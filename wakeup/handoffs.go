@@ -34,22 +34,40 @@ func handoffLine(h Handoff, summary string) string {
 	return "- " + h.Ref + " from " + quote.Inline(h.From) + ", " + h.Date + ": " + quote.Inline(summary)
 }
 
-// openHandoffs lists the handoffs addressed to wing that no note of its
-// own accepts, oldest first. A ref is the handoff handoff.Owner gives it
-// (a copy of the ref in another wing is not); a handoff withdrawn
-// (superseded) is not open, and nothing from an inbox is a handoff before
-// a person approves it.
-func openHandoffs(infos []palace.WingInfo, notes [][]palace.Note, sources []map[string]palace.Source, wing string) []Handoff {
-	if wing == "" {
-		return nil
+// OpenHandoffs lists the open handoffs to every wing of p, oldest first:
+// what each wing's wake-up shows first, read in one pass over the notes.
+func OpenHandoffs(p *palace.Palace) []Handoff {
+	infos := p.Wings()
+	notes := make([][]palace.Note, len(infos))
+	sources := make([]map[string]palace.Source, len(infos))
+	for i, info := range infos {
+		notes[i] = p.Notes(info.ID)
+		srcs := p.Sources(info.ID)
+		sources[i] = make(map[string]palace.Source, len(srcs))
+		for _, s := range srcs {
+			sources[i][s.Path] = s
+		}
 	}
-	accepted := map[string]bool{}
+	return openHandoffs(infos, notes, sources, "")
+}
+
+// openHandoffs lists the handoffs addressed to wing (to any wing when
+// empty) that no note of the receiver's own accepts, oldest first. A ref
+// is the handoff handoff.Owner gives it (a copy of the ref in another
+// wing is not); a handoff withdrawn (superseded) is not open, and nothing
+// from an inbox is a handoff before a person approves it.
+func openHandoffs(infos []palace.WingInfo, notes [][]palace.Note, sources []map[string]palace.Source, wing string) []Handoff {
+	// accepted are the refs each wing accepted.
+	accepted := map[string]map[string]bool{}
 	claims := map[string][]handoff.Claim{}
 	var refs []string
 	for i, info := range infos {
 		for _, n := range notes[i] {
-			if ref, ok := handoff.ParseAccept(n.Text); ok && info.ID == wing {
-				accepted[ref] = true
+			if ref, ok := handoff.ParseAccept(n.Text); ok {
+				if accepted[info.ID] == nil {
+					accepted[info.ID] = map[string]bool{}
+				}
+				accepted[info.ID][ref] = true
 				continue
 			}
 			h, ok := handoff.Parse(n.Text)
@@ -70,7 +88,7 @@ func openHandoffs(infos []palace.WingInfo, notes [][]palace.Note, sources []map[
 	var open []Handoff
 	for _, ref := range refs {
 		c, ok, err := handoff.Owner(claims[ref])
-		if err != nil || !ok || c.Withdrawn || c.To != wing || accepted[ref] {
+		if err != nil || !ok || c.Withdrawn || (wing != "" && c.To != wing) || accepted[c.To][ref] {
 			continue
 		}
 		open = append(open, Handoff{Ref: c.Ref, From: c.From, To: c.To, Summary: c.Summary, Date: c.Date, Source: c.Source, Path: c.Source, Line: c.Line})

@@ -33,6 +33,15 @@ func TestOpenHandoffsLeadTheDigest(t *testing.T) {
 	if d := build(t, p, Options{Wing: "jim"}); len(d.Handoffs) != 1 || d.Handoffs[0].Ref != "ho-22222222" {
 		t.Errorf("handoffs to jim: %+v", d.Handoffs)
 	}
+	// Every wing's at once, as each wing's digest has them: pam's
+	// acceptance closes ho-11111111 for pam alone.
+	var all []string
+	for _, h := range OpenHandoffs(p) {
+		all = append(all, h.Ref+" to "+h.To)
+	}
+	if got := strings.Join(all, ", "); got != "ho-0a1b2c3d to pam, ho-22222222 to jim" {
+		t.Errorf("OpenHandoffs: %s", got)
+	}
 	// Every budget holds, the isolation warning first when there is one.
 	iso := &Isolation{Since: time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC), Seconds: 86400 * 3, Devices: 2}
 	for _, tokens := range []int{100, 150, 300, 800} {

@@ -14,7 +14,7 @@ import (
 )
 
 // IdentityFile is the name of an agent's identity file, beside its memory.md.
-const IdentityFile = "identity.md"
+const IdentityFile = hive.IdentityFile
 
 // maxIdentityFileBytes bounds what is read of an identity.md from disk.
 const maxIdentityFileBytes = 64 << 10

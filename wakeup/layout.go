@@ -86,10 +86,6 @@ func layout(budget int, ids []IdentityLine, hidden int, r *ranker) Digest {
 	if used > 0 {
 		head += LineTokens("")
 	}
-	total := 0
-	for _, w := range r.wings {
-		total += len(w.cands)
-	}
 	room := budget - used - head
 	var picked []StoryItem
 	for room > 0 {
@@ -145,7 +141,7 @@ func layout(budget int, ids []IdentityLine, hidden int, r *ranker) Digest {
 	}
 	d.Story = groupByWing(picked)
 	// Say how many did not fit when the line saying so fits what is left.
-	if n := total - len(picked); len(picked) > 0 && n > 0 && LineTokens(moreNotesLine(n)) <= room {
+	if n := r.candidates - r.duplicates - len(picked); len(picked) > 0 && n > 0 && LineTokens(moreNotesLine(n)) <= room {
 		d.MoreNotes = n
 	}
 	return d

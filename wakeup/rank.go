@@ -15,9 +15,13 @@ type ranker struct {
 	// (see calibrate).
 	median map[string]float64
 	wings  []*wingData
-	pool   []*cand   // story candidates
-	red    []float64 // highest relatedness to a picked note, per pool entry
-	gone   []bool    // picked or a near-duplicate of a picked note
+	pool   []*cand // story candidates
+	// candidates counts the notes that could enter the story: the story
+	// wing's, or every wing's without one (the pool is the best of them);
+	// duplicates those left out as near-duplicates of a picked note.
+	candidates, duplicates int
+	red                    []float64 // highest relatedness to a picked note, per pool entry
+	gone                   []bool    // picked or a near-duplicate of a picked note
 }
 
 // newRanker measures the pairwise signals. Comparisons are bounded: each
@@ -79,6 +83,7 @@ func newRanker(p *palace.Palace, wings []*wingData, story string) *ranker {
 		if story != "" && w.info.ID != story {
 			continue
 		}
+		r.candidates += len(w.cands)
 		for _, c := range w.pool {
 			c.wing = w
 			// Corroboration is measured lazily, by next: until then the
@@ -286,6 +291,7 @@ func (r *ranker) next() (*cand, float64, float64) {
 		m := r.compare(pick, c)
 		if m.duplicate {
 			r.gone[i] = true
+			r.duplicates++
 			if c.note.Wing != pick.note.Wing && !slices.Contains(pick.also, c.note.Wing) {
 				pick.also = append(pick.also, c.note.Wing)
 				slices.Sort(pick.also)

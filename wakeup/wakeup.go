@@ -24,6 +24,7 @@ import (
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/preaction"
 )
 
 // DefaultTokens is the budget of a digest when Options.Tokens is zero.
@@ -105,6 +106,10 @@ type Options struct {
 	// Isolated, when set, says this machine is cut off from the others
 	// sharing the hive: the digest opens with a line saying since when.
 	Isolated *Isolation
+	// Scope keeps the digest inside the caller's domains
+	// (palace.ScopeWings): the wings it does not see are left out whole,
+	// identity and story, and Wing must be one it sees.
+	Scope palace.DomainScope
 }
 
 // IdentityLine is one wing's identity.
@@ -373,6 +378,14 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	if opts.Wing != "" && !slices.Contains(known, opts.Wing) {
 		return Digest{}, palace.UnknownWingError(opts.Wing, known)
 	}
+	sc, err := p.ScopeWings(opts.Scope)
+	if err != nil {
+		return Digest{}, err
+	}
+	if opts.Wing != "" && !sc.Sees(opts.Wing) {
+		return Digest{}, sc.Outside(opts.Wing)
+	}
+	infos = slices.DeleteFunc(infos, func(w palace.WingInfo) bool { return !sc.Sees(w.ID) })
 
 	wings := make([]*wingData, len(infos))
 	sources := make([]map[string]palace.Source, len(infos))
@@ -429,7 +442,12 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 		head += EstimateTokens(att + "\n")
 	}
 	// Then the open handoffs to the wing, within half of what is left.
-	handoffs, used := layoutHandoffs(max(budget-head, 0), openHandoffs(infos, notes, sources, opts.Wing))
+	// A digest without a wing is no one's: it has no handoffs.
+	var open []Handoff
+	if opts.Wing != "" {
+		open = openHandoffs(infos, notes, sources, opts.Wing)
+	}
+	handoffs, used := layoutHandoffs(max(budget-head, 0), open)
 	d := layout(max(budget-head-used, 0), ids, hidden, rank)
 	d.Handoffs = handoffs
 	if isolated {
@@ -461,7 +479,8 @@ func candidates(info palace.WingInfo, sources map[string]palace.Source, notes []
 			h.mark, h.pinned = headingMarker(n.Heading)
 			headings[n.Heading] = h
 		}
-		if h.identity || isIdentitySource(n.Source) || n.Governance.Status == govern.Superseded || n.Governance.Status == govern.Unapproved && !inbox {
+		// A pre-action log is history: searchable, never the story.
+		if h.identity || isIdentitySource(n.Source) || preaction.IsLog(filepath.Base(n.Source)) || n.Governance.Status == govern.Superseded || n.Governance.Status == govern.Unapproved && !inbox {
 			continue
 		}
 		text := flatten(n.Text)

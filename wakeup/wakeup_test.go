@@ -394,3 +394,20 @@ func TestHostileNoteStaysData(t *testing.T) {
 		t.Errorf("the JSON story lost the note's text as written: %+v", d.Story)
 	}
 }
+
+// TestMoreNotesCountsWhatCouldEnter: the count of notes that did not fit
+// is of those that could enter the story: with a wing, that wing's alone;
+// with a budget that holds them all, none.
+func TestMoreNotesCountsWhatCouldEnter(t *testing.T) {
+	p := minePalace(t, fixtureHive(t), nil, mine.Options{})
+	for _, opts := range []Options{{Tokens: 100000}, {Tokens: 100000, Wing: "dwight"}} {
+		if d := build(t, p, opts); d.MoreNotes != 0 || strings.Contains(d.Markdown(), "did not fit") {
+			t.Errorf("%+v: more_notes %d with a budget that holds every note", opts, d.MoreNotes)
+		}
+	}
+	small := build(t, p, Options{Tokens: 300, Wing: "dwight"})
+	all := build(t, p, Options{Tokens: 100000, Wing: "dwight"})
+	if want := len(all.Story) - len(small.Story); small.MoreNotes != want {
+		t.Errorf("dwight at 300 tokens: more_notes %d, want %d (his %d notes less the %d shown)", small.MoreNotes, want, len(all.Story), len(small.Story))
+	}
+}

@@ -43,6 +43,9 @@ type app struct {
 	noDaemon   bool
 	// gitCommit is run's --git-commit.
 	gitCommit bool
+	// runUI is run's --ui-listen when --ui is given: where the daemon serves the page;
+	// empty: none.
+	runUI string
 
 	cfg config.Config
 	// modelFromFlag is set when --model chose the model: advice to run
@@ -101,6 +104,7 @@ func (a *app) subcommands() []namedCommand {
 		{"protocol", a.protocolCmd}, {"index", a.indexCmd}, {"git", a.gitCmd}, {"show", a.showCmd},
 		{"connect", a.connectCmd}, {"disconnect", a.disconnectCmd}, {"recall", a.recallCmd},
 		{"handoff", a.handoffCmd}, {"inbox", a.inboxCmd}, {"pack", a.packCmd}, {"capture", a.captureCmd},
+		{"skill", a.skillCmd}, {"pre-action", a.preActionCmd}, {"ui", a.uiCmd},
 	}
 }
 
@@ -217,6 +221,11 @@ func (a *app) daemonHive(ctx context.Context) string {
 		}
 	}
 	return ""
+}
+
+// errNoHive is the usage error of a command that needs a hive and has none.
+func errNoHive() error {
+	return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
 }
 
 // client returns a client for the daemon serving the palace, or nil with

@@ -60,6 +60,7 @@ func (a *app) localOptions() local.Options {
 		Logger:      a.log,
 		Hive:        hive,
 		Agents:      a.cfg.Agents,
+		Domains:     a.domainAssignments(),
 		ModelSpec:   a.cfg.Model,
 		Enabled:     a.cfg.Enabled,
 		Embedder: func(ctx context.Context) (embed.Embedder, error) {

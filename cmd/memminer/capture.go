@@ -34,7 +34,7 @@ func (a *app) captureCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "capture TRANSCRIPT",
 		Short: "Remember the durable directives a user stated in a session",
-		Long: `Read an agent session's transcript (--client ` + strings.Join(connect.AgentIDs(), " or ") + `), find the
+		Long: `Read an agent session's transcript (--client ` + strings.Join(capture.Clients, " or ") + `), find the
 directives the user stated to last — "remember that …", "from now on …",
 "always …", "never …", "we decided …", a correction that states a rule —
 and remember each in your own wing, as remember would, with where it came
@@ -92,7 +92,7 @@ The rules, and what is and is not a directive: docs/capture.md.`,
 				return usagef("capture needs the TRANSCRIPT file (or --hook AGENT with the hook's JSON on stdin)")
 			}
 			if client == "" {
-				return usagef("capture needs --client: %s", strings.Join(connect.AgentIDs(), " or "))
+				return usagef("capture needs --client: %s", strings.Join(capture.Clients, " or "))
 			}
 			res, err := a.capture(cmd.Context(), captureArgs{Client: client, Session: session, Transcript: args[0], DryRun: dryRun})
 			if res.Captured == nil {
@@ -109,7 +109,7 @@ The rules, and what is and is not a directive: docs/capture.md.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&client, "client", "", "the client that wrote TRANSCRIPT: "+strings.Join(connect.AgentIDs(), " or "))
+	f.StringVar(&client, "client", "", "the client that wrote TRANSCRIPT: "+strings.Join(capture.Clients, " or "))
 	f.StringVar(&session, "session", "", "the session's id, for the provenance (default: the transcript's file name)")
 	f.StringVar(&wing, "wing", "", "your own wing, the one written to (env MEMMINER_WING, config wing:)")
 	f.BoolVar(&dryRun, "dry-run", false, "print what would be captured; write nothing")
@@ -189,7 +189,7 @@ func (a *app) capture(ctx context.Context, args captureArgs) (captureResult, err
 		req := a.captureRequest(w, args.Client, res.Session, d)
 		// What capture prints is what remember writes: never a secret.
 		shown := d
-		shown.Text, _ = secrets.Redact(d.Text)
+		shown.Text, _ = secrets.RedactWritten(d.Text)
 		c := capturedNote{Directive: shown}
 		if args.DryRun {
 			c.Outcome = "would remember"

@@ -166,6 +166,13 @@ func removalsHistory(t *testing.T) (c *cli, memory, ours string) {
 	t.Helper()
 	c = newCLI(t)
 	c.env["MEMMINER_HIVE"] = c.hive
+	memory, ours = writeRemovalsHistory(t, c)
+	return c, memory, ours
+}
+
+// writeRemovalsHistory gives c's hive removalsHistory's jim/memory.md.
+func writeRemovalsHistory(t *testing.T, c *cli) (memory, ours string) {
+	t.Helper()
 	memory = filepath.Join(c.hive, "agents", "jim", "memory.md")
 	if err := os.MkdirAll(filepath.Dir(memory), 0o755); err != nil {
 		t.Fatal(err)
@@ -177,7 +184,7 @@ func removalsHistory(t *testing.T) (c *cli, memory, ours string) {
 		}
 		c.ok("mine", c.hive)
 	}
-	return c, memory, ours
+	return memory, ours
 }
 
 // TestConflictsMergeKeepsRemovals: an empty conflict copy of a file whose

@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/skill"
 )
 
 // connectExe is the memminer program the installed hooks and MCP server
@@ -49,7 +50,8 @@ func (a *app) connectCmd() *cobra.Command {
 		Short: "Give an agent client its memory: hooks, MCP server, protocol",
 		Long: `Wire memminer into an agent client's own files, so that every session of the
 agent starts with its wake-up digest and every prompt brings the notes
-relevant to it. AGENT is ` + strings.Join(connect.AgentIDs(), " or ") + `. It installs:
+relevant to it. AGENT is one of ` + strings.Join(connect.AgentIDs(), ", ") + `.
+It installs:
 
   - a session-start hook: memminer wake-up --hook AGENT for the wing;
   - a prompt hook: memminer recall --hook AGENT, the notes relevant to the
@@ -96,7 +98,11 @@ Which files, and how each is edited: docs/connect.md.`,
 			if err != nil {
 				return connectError(err)
 			}
-			return a.printConnect(res, f, "connected")
+			skills, err := a.connectSkills(args[0], opts, true)
+			if err != nil {
+				return err
+			}
+			return a.printConnect(res, skills, f, "connected")
 		},
 	}
 	f.add(cmd, true)
@@ -108,11 +114,12 @@ func (a *app) disconnectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "disconnect AGENT",
 		Short: "Undo memminer connect: restore the agent client's files",
-		Long: `Remove what memminer connect installed for AGENT (` + strings.Join(connect.AgentIDs(), " or ") + `) in the
-user's files, or a project's with --project DIR. A file nobody changed since
-connect is restored from its backup byte for byte, or deleted when connect
-created it; a file changed since (clients rewrite their own state) keeps the
-changes and loses only memminer's entries. The backups go last.
+		Long: `Remove what memminer connect installed for AGENT (one of
+` + strings.Join(connect.AgentIDs(), ", ") + `) in the user's files, or a
+project's with --project DIR. A file nobody changed since connect is
+restored from its backup byte for byte, or deleted when connect created it;
+a file changed since (clients rewrite their own state) keeps the changes and
+loses only memminer's entries. The backups go last.
 
 Details: docs/connect.md.`,
 		Example: `  memminer disconnect claude-code
@@ -127,7 +134,11 @@ Details: docs/connect.md.`,
 			if err != nil {
 				return connectError(err)
 			}
-			return a.printConnect(res, f, "disconnected")
+			skills, err := a.connectSkills(args[0], opts, false)
+			if err != nil {
+				return err
+			}
+			return a.printConnect(res, skills, f, "disconnected")
 		},
 	}
 	f.add(cmd, false)
@@ -202,12 +213,52 @@ func connectError(err error) error {
 	return err
 }
 
-func (a *app) printConnect(res connect.Result, f connectFlags, done string) error {
+// connectJSON is connect's and disconnect's --json: the files, and the
+// skills installed or removed when there were any.
+type connectJSON struct {
+	connect.Result
+	Skills *skill.Installed `json:"skills,omitempty"`
+}
+
+// connectSkills installs the hive's published skills into agent's skills
+// folder (install), or removes those memminer installed there; nil when
+// there is nothing to do (no hive, a dry run, a client without skills).
+func (a *app) connectSkills(agent string, opts connect.Options, install bool) (*skill.Installed, error) {
+	ag, _ := connect.Lookup(agent)
+	dir := ag.SkillsDir(opts.Scope)
+	if dir == "" || opts.DryRun || install && a.cfg.Hive == "" {
+		return nil, nil
+	}
+	hive := ""
+	if a.cfg.Hive != "" {
+		abs, err := filepath.Abs(a.cfg.Hive)
+		if err != nil {
+			return nil, err
+		}
+		hive = abs
+	}
+	var res skill.Installed
+	var err error
+	if install {
+		res, err = skill.Install(dir, hive)
+	} else {
+		res, err = skill.Remove(dir, hive)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("skills in %s: %w", dir, err)
+	}
+	if len(res.Installed)+len(res.Removed)+len(res.Kept) == 0 {
+		return nil, nil
+	}
+	return &res, nil
+}
+
+func (a *app) printConnect(res connect.Result, skills *skill.Installed, f connectFlags, done string) error {
 	if f.asJSON {
 		if res.Files == nil {
 			res.Files = []connect.FileResult{}
 		}
-		return writeJSON(a.stdout, res)
+		return writeJSON(a.stdout, connectJSON{Result: res, Skills: skills})
 	}
 	if f.dryRun {
 		for _, fr := range res.Files {
@@ -219,6 +270,17 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 	fmt.Fprintf(a.stdout, "%s %s (wing %s, %s files)\n", done, res.Agent, res.Wing, res.Scope)
 	for _, fr := range res.Files {
 		fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", fr.Action, fr.Role, fr.Path)
+	}
+	if skills != nil {
+		for _, n := range skills.Installed {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "installed", "skill", filepath.Join(skills.Dir, n))
+		}
+		for _, n := range skills.Removed {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "removed", "skill", filepath.Join(skills.Dir, n))
+		}
+		for _, n := range skills.Kept {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (not memminer's: the hive's skill %s is not installed)\n", "kept", "skill", filepath.Join(skills.Dir, n), n)
+		}
 	}
 	if done == "connected" {
 		fmt.Fprintf(a.stdout, "backups are kept until: memminer disconnect %s%s\n", res.Agent, projectFlag(res.Scope))

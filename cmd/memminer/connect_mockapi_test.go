@@ -23,6 +23,9 @@ import (
 type mockModel struct {
 	URL         string
 	searchQuery string
+	// bash, when set, is a shell command the model first asks Claude
+	// Code's Bash tool to run (the pre-action hook's test).
+	bash string
 
 	mu       sync.Mutex
 	requests []string
@@ -134,6 +137,16 @@ func (m *mockModel) messages(w http.ResponseWriter, r *http.Request) {
 			obj{"type": "content_block_stop", "index": 0},
 			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
 			obj{"type": "message_stop"})
+	}
+	if m.bash != "" && !strings.Contains(string(body), "toolu_bash") {
+		in, _ := json.Marshal(obj{"command": m.bash, "description": "the pre-action test's command"})
+		sse(w, start,
+			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": obj{}}},
+			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(in)}},
+			obj{"type": "content_block_stop", "index": 0},
+			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
+			obj{"type": "message_stop"})
+		return
 	}
 	if strings.Contains(string(body), askMarker) && !strings.Contains(string(body), "toolu_mock2") {
 		toolUse("toolu_mock2", "remember", obj{"text": learnedNote, "confidence": "verified"})

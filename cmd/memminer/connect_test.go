@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/wakeup"
@@ -124,7 +125,7 @@ func TestConnectCLIRefuses(t *testing.T) {
 	}{
 		{[]string{"connect", "claude-code", "--wing", "dwight"}, exitError, settings + ": not JSON connect can edit"},
 		{[]string{"connect", "claude-code"}, exitUsage, "connect needs the agent's wing"},
-		{[]string{"connect", "cursor", "--wing", "dwight"}, exitUsage, `unknown agent "cursor" (want: claude-code, codex)`},
+		{[]string{"connect", "cursor", "--wing", "dwight"}, exitUsage, `unknown agent "cursor" (want: ` + strings.Join(connect.AgentIDs(), ", ") + `)`},
 		{[]string{"connect", "codex", "--wing", "dwight", "--project", filepath.Join(home, "nowhere")}, exitUsage, "not a directory"},
 		{[]string{"disconnect", "codex"}, exitError, "not connected"},
 	}

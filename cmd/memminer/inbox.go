@@ -21,6 +21,7 @@ import (
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) inboxCmd() *cobra.Command {
@@ -55,10 +56,12 @@ The rules: docs/remember.md ("The inbox").`,
 			if err != nil {
 				return err
 			}
+			skills := a.proposedSkills()
 			if asJSON {
-				return writeJSON(a.stdout, inboxJSON{Pending: countPending(items), Items: items})
+				return writeJSON(a.stdout, inboxJSON{Pending: countPending(items), Items: items, SkillsProposed: skills})
 			}
 			printInbox(a.stdout, items)
+			printProposedSkills(a.stdout, skills)
 			return nil
 		},
 	}
@@ -76,6 +79,8 @@ The rules: docs/remember.md ("The inbox").`,
 type inboxJSON struct {
 	Pending int          `json:"pending"`
 	Items   []inbox.Item `json:"items"`
+	// SkillsProposed are the skills waiting for approval (skill.go).
+	SkillsProposed []skill.Skill `json:"skills_proposed"`
 }
 
 func countPending(items []inbox.Item) int {
@@ -153,9 +158,9 @@ func (a *app) whoAmI() string {
 	return a.getenv("USER")
 }
 
-// inboxPalace opens the palace read-only, as every reader of it does;
+// readPalace opens the palace read-only, as every reader of it does;
 // nil when nothing was mined yet.
-func (a *app) inboxPalace(ctx context.Context) (*palace.Palace, error) {
+func (a *app) readPalace(ctx context.Context) (*palace.Palace, error) {
 	if _, err := os.Stat(a.cfg.Palace); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
@@ -163,7 +168,7 @@ func (a *app) inboxPalace(ctx context.Context) (*palace.Palace, error) {
 }
 
 func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.Item, error) {
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil || p == nil {
 		return []inbox.Item{}, err
 	}
@@ -216,9 +221,9 @@ func (d decision) message() string {
 // what was decided, also when mining it then failed.
 func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (decision, error) {
 	if a.cfg.Hive == "" {
-		return decision{}, usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return decision{}, errNoHive()
 	}
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil {
 		return decision{}, err
 	}

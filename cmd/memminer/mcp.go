@@ -114,6 +114,9 @@ type mcpServer struct {
 }
 
 func (a *app) newMCPServer(wing string) *mcpServer {
+	// The tools run for the agent the server speaks for: its domain
+	// scopes search, wake-up and packs (domainScope).
+	a.cfg.Wing = wing
 	s := &mcpServer{a: a, wing: wing}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "memminer", Version: currentVersion().Version}, &mcp.ServerOptions{
 		Logger:       a.log,

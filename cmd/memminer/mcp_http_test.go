@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -36,12 +37,19 @@ const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{
 // and body.
 func post(t *testing.T, url, body string, headers map[string]string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	all := map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+	maps.Copy(all, headers)
+	return sendHTTP(t, http.MethodPost, url, body, all)
+}
+
+// sendHTTP sends body to url with method and headers and returns the
+// status and body.
+func sendHTTP(t *testing.T, method, url, body string, headers map[string]string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
 	if err != nil {
 		t.Fatal(err)
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
 	for k, v := range headers {
 		req.Header.Set(k, v)
 	}

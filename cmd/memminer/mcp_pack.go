@@ -60,7 +60,7 @@ func (s *mcpServer) pack(ctx context.Context, _ *mcp.CallToolRequest, in packArg
 			out, text = packMarked{Pack: in.Name, Marked: kind, State: st}, "marked pack "+in.Name+" "+kind
 			return err
 		}
-		r, err := s.a.renderPack(ctx, in.Name, pack.DefaultTokens, false, s.agent())
+		r, err := s.a.renderPack(ctx, in.Name, pack.DefaultTokens, false, s.agent(), domainArgs{})
 		out, text = r, r.Text()
 		return err
 	})
@@ -107,7 +107,7 @@ func (s *mcpServer) readPack(ctx context.Context, req *mcp.ReadResourceRequest) 
 		if s.a.cfg.Hive == "" {
 			return errors.New("no hive configured")
 		}
-		r, err = s.a.renderPack(ctx, name, pack.DefaultTokens, false, s.agent())
+		r, err = s.a.renderPack(ctx, name, pack.DefaultTokens, false, s.agent(), domainArgs{})
 		return err
 	})
 	if errors.Is(err, pack.ErrNoPack) {

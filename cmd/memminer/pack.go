@@ -24,6 +24,7 @@ func (a *app) packCmd() *cobra.Command {
 		tokens              int
 		asJSON, list, inbox bool
 		mark, note, by      string
+		dom                 domainArgs
 	)
 	cmd := &cobra.Command{
 		Use:   "pack NAME",
@@ -46,6 +47,9 @@ log, packs/NAME.marks. Three bad marks in a row flag the pack "review
 needed" here, in status and in wake-up, until the pack is edited or marked
 reviewed. --list shows every pack with its last use, marks and state.
 
+An agent's rendering (MEMMINER_WING) brings notes of its domain and global
+only; --all-domains widens it, --domain narrows it (docs/domains.md).
+
 The format and the rules: docs/packs.md.`,
 		Example: `  memminer pack deploy
   memminer pack deploy --tokens 400 --json
@@ -54,7 +58,7 @@ The format and the rules: docs/packs.md.`,
   memminer pack new deploy --use wing:dwight --avoid status:stale`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+				return errNoHive()
 			}
 			if list {
 				if len(args) > 0 {
@@ -73,12 +77,17 @@ The format and the rules: docs/packs.md.`,
 				if by == "" {
 					by = a.whoAmI()
 				}
-				return a.packMark(cmd.Context(), args[0], pack.Mark{Time: time.Now(), Kind: kind, By: by, Note: note})
+				msg, err := a.packMark(cmd.Context(), args[0], pack.Mark{Time: time.Now(), Kind: kind, By: by, Note: note})
+				if err != nil {
+					return err
+				}
+				_, err = fmt.Fprintln(a.stdout, msg)
+				return err
 			}
 			if tokens < 1 {
 				return usagef("--tokens must be at least 1, got %d", tokens)
 			}
-			r, err := a.renderPack(cmd.Context(), args[0], tokens, inbox, a.whoAmI())
+			r, err := a.renderPack(cmd.Context(), args[0], tokens, inbox, a.whoAmI(), dom)
 			if err != nil {
 				return err
 			}
@@ -98,6 +107,7 @@ The format and the rules: docs/packs.md.`,
 	f.StringVar(&mark, "mark", "", "add a mark to the pack's validation log: good, bad or reviewed")
 	f.StringVar(&note, "note", "", "why, with --mark")
 	f.StringVar(&by, "by", "", "who marks, with --mark (default MEMMINER_USER, else your login name)")
+	domainFlags(f, &dom)
 	cmd.AddCommand(a.packNewCmd())
 	return cmd
 }
@@ -123,7 +133,7 @@ afterwards to say the task it is for. The format: docs/packs.md.`,
 		Args: exactArgs(1, "pack new takes the pack's NAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if a.cfg.Hive == "" {
-				return usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+				return errNoHive()
 			}
 			s := pack.Spec{Body: body, BlockStale: blockStale}
 			for _, u := range use {
@@ -214,8 +224,8 @@ func (a *app) loadPack(name string) (*pack.Pack, error) {
 }
 
 // renderPack renders pack name from the palace, read-only, and records
-// the use in its log, by who.
-func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox bool, by string) (pack.Rendered, error) {
+// the use in its log, by who; dom scopes it by domain, as search.
+func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox bool, by string, dom domainArgs) (pack.Rendered, error) {
 	pk, err := a.loadPack(name)
 	if err != nil {
 		return pack.Rendered{}, err
@@ -224,7 +234,7 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 	if err != nil {
 		return pack.Rendered{}, err
 	}
-	p, err := a.inboxPalace(ctx)
+	p, err := a.readPalace(ctx)
 	if err != nil {
 		return pack.Rendered{}, err
 	}
@@ -232,9 +242,17 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 		return pack.Rendered{}, a.emptyPalace()
 	}
 	defer p.Close()
-	opts := pack.Options{Tokens: tokens, StaleAfter: a.cfg.StaleAfter, IncludeInbox: inbox, Hive: a.cfg.Hive, Name: a.sourceName, State: pack.StateOf(pk, marks)}
+	scope, err := a.domainScope(dom)
+	if err != nil {
+		return pack.Rendered{}, err
+	}
+	sc, err := p.ScopeWings(scope)
+	if err != nil {
+		return pack.Rendered{}, usagef("%v", err)
+	}
+	opts := pack.Options{Tokens: tokens, StaleAfter: a.cfg.StaleAfter, IncludeInbox: inbox, Hive: a.cfg.Hive, Name: a.sourceName, State: pack.StateOf(pk, marks), Sees: sc.Sees}
 	opts.Search = func(ctx context.Context, q string) ([]string, error) {
-		out, err := a.search(ctx, searchArgs{Query: q, Results: packQueryResults, IncludeInbox: inbox})
+		out, err := a.search(ctx, searchArgs{Query: q, Results: packQueryResults, IncludeInbox: inbox, domainArgs: dom})
 		var empty *emptyPalaceError
 		if errors.As(err, &empty) {
 			return nil, nil
@@ -275,24 +293,26 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 // packQueryResults is how many hits a query: entry brings at most.
 const packQueryResults = 20
 
-func (a *app) packMark(ctx context.Context, name string, m pack.Mark) error {
+// packMark adds m to pack name's log and says what it did, and whether
+// the pack now needs review.
+func (a *app) packMark(ctx context.Context, name string, m pack.Mark) (string, error) {
 	pk, err := a.loadPack(name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	if err := pack.AddMark(ctx, a.cfg.Hive, name, m); err != nil {
-		return err
+		return "", err
 	}
 	marks, err := pack.Marks(a.cfg.Hive, name)
 	if err != nil {
-		return err
+		return "", err
 	}
 	st := pack.StateOf(pk, marks)
-	fmt.Fprintf(a.stdout, "marked pack %s %s (%d good, %d bad)\n", name, m.Kind, st.Good, st.Bad)
+	msg := fmt.Sprintf("marked pack %s %s (%d good, %d bad)", name, m.Kind, st.Good, st.Bad)
 	if st.ReviewNeeded {
-		fmt.Fprintf(a.stdout, "pack %s needs review: %d bad marks in a row; edit %s or mark it reviewed\n", name, st.BadInARow, pk.File)
+		msg += fmt.Sprintf("\npack %s needs review: %d bad marks in a row; edit %s or mark it reviewed", name, st.BadInARow, pk.File)
 	}
-	return nil
+	return msg, nil
 }
 
 // packRow is one pack in pack --list.

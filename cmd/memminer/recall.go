@@ -36,9 +36,11 @@ var hookTimeout = 20 * time.Second
 
 func (a *app) recallCmd() *cobra.Command {
 	var (
-		hook   string
-		tokens int
-		preErr error
+		hook    string
+		tokens  int
+		preErr  error
+		wing    string
+		domains domainArgs
 	)
 	cmd := &cobra.Command{
 		Use:   "recall [PROMPT]",
@@ -48,16 +50,24 @@ relevance decision, within a small budget (--tokens, 300 by default, counted
 as wake-up counts), each with its wing, source, line, date and any
 superseded or stale mark. When nothing is relevant it prints nothing.
 
-With --hook AGENT (` + strings.Join(connect.AgentIDs(), ", ") + `) it is that client's prompt hook, as
-memminer connect installs it: the prompt comes from the hook's JSON on
-stdin, and any error prints nothing, is logged to stderr and exits 0, so
-the prompt is never blocked. It gives up after 20 seconds.
+An agent's recall (its wing from --wing, as connect installs the hook, or
+MEMMINER_WING) stays inside its domain and global; --all-domains widens it,
+--domain narrows it (docs/domains.md).
+
+With --hook AGENT (` + strings.Join(connect.AgentIDs(), ", ") + `) it is that
+client's prompt hook, as memminer connect installs it: the prompt comes
+from the hook's JSON on stdin, and any error prints nothing, is logged to
+stderr and exits 0, so the prompt is never blocked. It gives up after 20
+seconds.
 
 Through the daemon when one serves the palace, otherwise from the palace
 directly, like search. Details: docs/connect.md.`,
 		Example: `  memminer recall "how do we deploy the web bundle?"
   echo '{"prompt": "who owns db-2?"}' | memminer recall --hook claude-code`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if cmd.Flags().Changed("wing") {
+				a.cfg.Wing = wing
+			}
 			if hook == "" {
 				if preErr != nil {
 					return preErr
@@ -65,7 +75,7 @@ directly, like search. Details: docs/connect.md.`,
 				if len(args) == 0 {
 					return usagef("recall needs a PROMPT (or --hook AGENT with the hook's JSON on stdin)")
 				}
-				out, err := a.recall(cmd.Context(), strings.Join(args, " "), tokens)
+				out, err := a.recall(cmd.Context(), strings.Join(args, " "), tokens, domains)
 				if err != nil {
 					return err
 				}
@@ -76,13 +86,18 @@ directly, like search. Details: docs/connect.md.`,
 				if len(args) > 0 {
 					in.Prompt = strings.Join(args, " ")
 				}
-				return a.recall(ctx, in.Prompt, tokens)
+				out, given, err := a.recallGiven(ctx, in.Prompt, tokens, domains)
+				if err == nil {
+					a.recordRecalled(hook, in.SessionID, given)
+				}
+				return out, err
 			})
 		},
 	}
 	a.hookable(cmd, &hook, &preErr)
 	cmd.Flags().IntVar(&tokens, "tokens", defaultRecallTokens, "budget of the output, in estimated tokens")
-	cmd.Flags().String("wing", "", "the agent's wing (accepted from the installed hook; recall searches every wing)")
+	cmd.Flags().StringVar(&wing, "wing", "", "the agent's wing, whose domain recall stays in (env MEMMINER_WING)")
+	domainFlags(cmd.Flags(), &domains)
 	settingFlags(cmd.Flags(), "hive")
 	return cmd
 }
@@ -131,6 +146,31 @@ type hookInput struct {
 	// StopHookActive is set on a Stop that follows one a hook blocked:
 	// the agent is already doing what a Stop hook asked.
 	StopHookActive bool `json:"stop_hook_active"`
+	// Cwd, ToolName and ToolInput are a PreToolUse hook's: where the
+	// agent runs, and the tool it is about to call (a shell's command).
+	Cwd       string `json:"cwd"`
+	ToolName  string `json:"tool_name"`
+	ToolInput struct {
+		Command shellCommand `json:"command"`
+	} `json:"tool_input"`
+}
+
+// shellCommand is a shell tool's command: a string (Claude Code's Bash),
+// or argv (a list), joined with spaces.
+type shellCommand string
+
+// UnmarshalJSON reads a string, a list of strings, or anything else as "".
+func (c *shellCommand) UnmarshalJSON(data []byte) error {
+	var s string
+	if json.Unmarshal(data, &s) == nil {
+		*c = shellCommand(s)
+		return nil
+	}
+	var argv []string
+	if json.Unmarshal(data, &argv) == nil {
+		*c = shellCommand(strings.Join(argv, " "))
+	}
+	return nil
 }
 
 // runHook runs f as agent's hook: it reads the hook JSON from stdin, and
@@ -221,22 +261,36 @@ func readHookInput(ctx context.Context, r io.Reader) (hookInput, error) {
 // and relevance, and only notes holding the prompt's words:
 // palace.SearchOptions.Prompt) and renders what it gives within the
 // budget; "" when it gives nothing, as for most prompts.
-func (a *app) recall(ctx context.Context, prompt string, tokens int) (string, error) {
+func (a *app) recall(ctx context.Context, prompt string, tokens int, domains domainArgs) (string, error) {
+	out, _, err := a.recallGiven(ctx, prompt, tokens, domains)
+	return out, err
+}
+
+// recallGiven is recall, with the notes its output gives as FILE:LINE.
+func (a *app) recallGiven(ctx context.Context, prompt string, tokens int, domains domainArgs) (string, []string, error) {
 	if tokens < 1 {
-		return "", usagef("--tokens must be at least 1, got %d", tokens)
+		return "", nil, usagef("--tokens must be at least 1, got %d", tokens)
 	}
 	q := strings.TrimSpace(prompt)
 	if q == "" {
-		return "", nil
+		return "", nil, nil
 	}
 	if r := []rune(q); len(r) > maxRecallQueryRunes {
 		q = string(r[:maxRecallQueryRunes])
 	}
-	out, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true})
+	res, err := a.search(ctx, searchArgs{Query: q, Results: palace.PromptResults, Prompt: true, domainArgs: domains})
 	if err != nil {
-		return "", err
+		return "", nil, err
 	}
-	return renderRecall(out.Results, tokens), nil
+	out := renderRecall(res.Results, tokens)
+	var given []string
+	for _, h := range res.Results {
+		ref := fmt.Sprintf("%s:%d", h.Source, h.Line)
+		if strings.Contains(out, "("+quote.Inline(h.Source)+fmt.Sprintf(":%d", h.Line)) {
+			given = append(given, ref)
+		}
+	}
+	return out, given, nil
 }
 
 // recallHeader introduces the notes to the agent, quote.Preamble saying

@@ -276,7 +276,7 @@ func (a *app) ownWing(ctx context.Context, verb string) (string, error) {
 		a.cfg.Hive = a.hiveOfWing(ctx, w)
 	}
 	if a.cfg.Hive == "" {
-		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return "", errNoHive()
 	}
 	return w, nil
 }

@@ -24,6 +24,8 @@ func (a *app) runCmd() *cobra.Command {
 	var (
 		noWatch            bool
 		metricsAllowRemote bool
+		ui                 bool
+		uiListen           string
 	)
 	cmd := &cobra.Command{
 		Use:   "run",
@@ -75,12 +77,22 @@ as the author and a one-line message ("remember: <first words>"). Files
 memminer did not write are never committed, and memminer never pushes or
 pulls: docs/several-machines.md.
 
+With --ui the service also serves the page of memminer ui (docs/ui.md), on
+--ui-listen: the log says at which address; open it with ?token= and the
+token memminer mcp token prints.
+
 Watching, the mine loop, metrics and logging: docs/daemon.md; every
 setting: docs/configuration.md.`,
 		Example: `  memminer run --hive ~/hive
   memminer run --hive /srv/hive --metrics-addr 127.0.0.1:9464 --log-format json`,
 		Args: exactArgs(0, "run takes no arguments; give the hive with --hive DIR"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			if cmd.Flags().Changed("ui-listen") && !ui {
+				return usagef("--ui-listen goes with --ui")
+			}
+			if ui {
+				a.runUI = uiListen
+			}
 			return a.runUntilStopped(cmd, noWatch, metricsAllowRemote)
 		},
 	}
@@ -89,6 +101,8 @@ setting: docs/configuration.md.`,
 		"syncthing", "syncthing_url", "syncthing_api_key", "on_conflict", "conflict_webhook", "auto_merge", "index")
 	f.BoolVar(&noWatch, "no-watch", false, "do not use fsnotify; find changes with the mine loop only")
 	f.BoolVar(&metricsAllowRemote, "metrics-allow-remote", false, "allow a --metrics-addr other machines can reach")
+	f.BoolVar(&ui, "ui", false, "also serve the page of memminer ui (the log says where)")
+	f.StringVar(&uiListen, "ui-listen", "127.0.0.1:0", "with --ui, the loopback address to serve the page on (port 0: any free port)")
 	f.BoolVar(&a.gitCommit, "git-commit", false, "commit every change the service writes to a memory file (the hive must lie in a Git work tree)")
 	return cmd
 }
@@ -207,6 +221,13 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 	if err := daemon.CheckNotServed(ctx, a.cfg.Palace); err != nil {
 		return err
 	}
+	if a.runUI != "" {
+		stopUI, err := a.serveUIBeside(ctx, log)
+		if err != nil {
+			return err
+		}
+		defer stopUI()
+	}
 	stClient, stSettings, err := a.syncthingClient(cmd)
 	if err != nil {
 		return err
@@ -229,6 +250,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		Palace:             a.cfg.Palace,
 		Hive:               a.cfg.Hive,
 		Agents:             a.cfg.Agents,
+		Domains:            a.domainAssignments(),
 		Embedder:           e,
 		Prober:             prober,
 		ModelSpec:          ms.Spec,

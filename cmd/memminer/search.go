@@ -122,6 +122,7 @@ statuses, dates and the filters: docs/governance.md.`,
 	args.MinRelevance = new(float64)
 	f.Float64Var(args.MinRelevance, "min-relevance", palace.DefaultMinRelevance, "drop hits below this absolute relevance, 0 to 1 (0 keeps every hit)")
 	f.BoolVar(&args.Explain, "explain", false, "show why each hit is relevant, and why the best near misses are not")
+	domainFlags(f, &args.domainArgs)
 	return cmd
 }
 
@@ -129,11 +130,11 @@ statuses, dates and the filters: docs/governance.md.`,
 // or an MCP client give it.
 type searchArgs struct {
 	Query        string   `json:"query" jsonschema:"what to look for, in words"`
-	Wing         wingList `json:"wing,omitempty" jsonschema:"search only this wing (agent id), or these"`
+	Wing         wingList `json:"wing,omitempty" jsonschema:"only this wing (agent id), or these"`
 	ExcludeWings []string `json:"exclude_wings,omitempty" jsonschema:"leave out these wings"`
 	Results      int      `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
 
-	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also return superseded notes, marked"`
+	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also superseded notes, marked"`
 	// IncludeInbox is the CLI's alone: what waits for a person's approval
 	// is not handed to an agent over MCP.
 	IncludeInbox bool     `json:"-"`
@@ -141,12 +142,13 @@ type searchArgs struct {
 	Fresh        bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
 	Since        string   `json:"since,omitempty" jsonschema:"dated on or after: 7d, 2w or YYYY-MM-DD"`
 	Until        string   `json:"until,omitempty" jsonschema:"dated on or before: 7d, 2w or YYYY-MM-DD"`
-	Tags         []string `json:"tags,omitempty" jsonschema:"only notes carrying every one of these tags"`
+	Tags         []string `json:"tags,omitempty" jsonschema:"only notes with all these tags"`
 	// MinRelevance nil means palace.DefaultMinRelevance.
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"drop hits below this relevance, 0 to 1 (default 0.22)"`
-	Explain      bool     `json:"explain,omitempty" jsonschema:"also say why each hit passed and near misses did not"`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"relevance floor, 0 to 1 (default 0.22)"`
+	Explain      bool     `json:"explain,omitempty" jsonschema:"say why hits passed and near misses did not"`
 	// Prompt is the prompt hook's question (recall), not a flag of search.
 	Prompt bool `json:"-"`
+	domainArgs
 }
 
 // request checks args and turns them into the daemon's search request;
@@ -210,6 +212,9 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 	if err != nil {
 		return api.SearchResult{}, err
 	}
+	if req.Scope, err = a.domainScope(args.domainArgs); err != nil {
+		return api.SearchResult{}, err
+	}
 	out, err := a.service().Search(ctx, req)
 	var otherModel error // the daemon's refusal, when it serves another model
 	var fb *fellBackError
@@ -223,6 +228,8 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 		return api.SearchResult{}, a.emptyPalace()
 	case errors.Is(err, palace.ErrUnknownWing):
 		return api.SearchResult{}, nothingFound(usagef("%s: %v", unknownWingFlag(err, req), err))
+	case isDomainError(err):
+		return api.SearchResult{}, usagef("%v", err)
 	case err != nil:
 		return api.SearchResult{}, err
 	}

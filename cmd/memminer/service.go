@@ -112,7 +112,7 @@ func (a *app) serviceSpec(user bool, hive, runAs string, prepare bool) (unitSpec
 		exe = r
 	}
 	if hive == "" {
-		return unitSpec{}, usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return unitSpec{}, errNoHive()
 	}
 	if hive, err = absPath("--hive", hive); err != nil {
 		return unitSpec{}, err

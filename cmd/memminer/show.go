@@ -195,7 +195,7 @@ func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
 		}
 		if p == nil {
 			var err error
-			if p, err = a.inboxPalace(ctx); err != nil {
+			if p, err = a.readPalace(ctx); err != nil {
 				return nil, err
 			}
 			if p == nil {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/wakeup"
@@ -110,8 +112,14 @@ func printWings(w io.Writer, st api.Status) {
 	}
 	fmt.Fprintf(w, "wings:       %d (%d notes)\n", len(st.Wings), st.Notes)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  WING\tNOTES\tSOURCES\tMODEL\tLAST MINED")
-	for _, w := range st.Wings {
+	// Wings are grouped by domain once a hive has domains (docs/domains.md).
+	wings, domains := byDomain(st.Wings)
+	if domains {
+		fmt.Fprintln(tw, "  DOMAIN\tWING\tNOTES\tSOURCES\tMODEL\tLAST MINED")
+	} else {
+		fmt.Fprintln(tw, "  WING\tNOTES\tSOURCES\tMODEL\tLAST MINED")
+	}
+	for _, w := range wings {
 		last := "never"
 		if !w.LastMined.IsZero() {
 			last = w.LastMined.UTC().Format(time.RFC3339)
@@ -120,9 +128,30 @@ func printWings(w io.Writer, st api.Status) {
 		if w.Orphaned {
 			orphan = "  (orphaned: its markdown is gone; the wing is kept)"
 		}
-		fmt.Fprintf(tw, "  %s\t%d\t%d\t%s\t%s%s\n", quote.Line(w.ID), w.Notes, w.Sources, quote.Line(w.Model), last, orphan)
+		domain := ""
+		if domains {
+			domain = quote.Line(w.Domain) + "\t"
+		}
+		fmt.Fprintf(tw, "  %s%s\t%d\t%d\t%s\t%s%s\n", domain, quote.Line(w.ID), w.Notes, w.Sources, quote.Line(w.Model), last, orphan)
 	}
 	tw.Flush()
+}
+
+// byDomain orders wings by domain, global first, and reports whether any
+// wing is in a domain other than global.
+func byDomain(wings []api.WingStatus) ([]api.WingStatus, bool) {
+	if !slices.ContainsFunc(wings, func(w api.WingStatus) bool { return w.Domain != hive.GlobalDomain && w.Domain != "" }) {
+		return wings, false
+	}
+	rank := func(w api.WingStatus) string {
+		if w.Domain == hive.GlobalDomain {
+			return ""
+		}
+		return w.Domain
+	}
+	out := slices.Clone(wings)
+	slices.SortStableFunc(out, func(a, b api.WingStatus) int { return strings.Compare(rank(a), rank(b)) })
+	return out, true
 }
 
 // printReplication prints the hive's Syncthing folder: whether the hive

@@ -24,6 +24,7 @@ func (a *app) wakeupCmd() *cobra.Command {
 		hook   string
 		preErr error
 		inbox  bool
+		dom    domainArgs
 	)
 	cmd := &cobra.Command{
 		Use:     "wake-up",
@@ -47,6 +48,10 @@ tokens than words; --tokens is a hard budget on the whole Markdown output.
 With --hook AGENT it is that client's session-start hook, as memminer
 connect installs it: any error prints nothing and exits 0.
 
+An agent's digest (its wing from MEMMINER_WING, or a hook's --wing) holds
+the wings of its domain and global only; --all-domains widens it, --domain
+narrows it (docs/domains.md).
+
 When the daemon (memminer run) serves the palace, it computes the digest;
 otherwise the command reads the palace itself. Both give the same digest.
 
@@ -60,14 +65,17 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 				wing = a.cfg.Wing // MEMMINER_WING, as remember and handoff take it
 			}
 			if hook != "" {
+				if wing != "" {
+					a.cfg.Wing = wing // the hook runs for the agent of its --wing
+				}
 				return a.runHook(cmd, "wake-up", hook, preErr, func(ctx context.Context, _ hookInput) (string, error) {
-					return a.wakeupHook(ctx, wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox})
+					return a.wakeupHook(ctx, wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox, Domains: dom})
 				})
 			}
 			if preErr != nil {
 				return preErr
 			}
-			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox})
+			d, err := a.wakeUp(cmd.Context(), wakeupArgs{Tokens: tokens, Wing: wing, IncludeInbox: inbox, Domains: dom})
 			err = a.duringFirstMine(cmd.Context(), err)
 			var empty *emptyPalaceError
 			if asJSON && errors.As(err, &empty) {
@@ -93,6 +101,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	a.hookable(cmd, &hook, &preErr)
 	settingFlags(f, "hive")
 	f.BoolVar(&inbox, "include-inbox", false, "let notes waiting in an agent's inbox into the story, marked unapproved")
+	domainFlags(f, &dom)
 	return cmd
 }
 
@@ -104,6 +113,9 @@ type wakeupArgs struct {
 
 	// IncludeInbox is the CLI's alone, as searchArgs.IncludeInbox.
 	IncludeInbox bool `json:"-"`
+	// Domains are the CLI's alone: over MCP, search widens
+	// (all_domains); the digest stays the agent's own.
+	Domains domainArgs `json:"-"`
 }
 
 // wakeUp builds the digest as the wake-up command does. Story
@@ -116,14 +128,20 @@ func (a *app) wakeUp(ctx context.Context, args wakeupArgs) (wakeup.Digest, error
 	if err != nil {
 		return wakeup.Digest{}, err
 	}
+	scope, err := a.domainScope(args.Domains)
+	if err != nil {
+		return wakeup.Digest{}, err
+	}
 	opts := wakeup.Options{Tokens: args.Tokens, Wing: wing, ReadFile: wakeup.ReadFileLimited, StaleAfter: a.cfg.StaleAfter,
-		IncludeInbox: args.IncludeInbox, Notices: a.packNotices()}
+		IncludeInbox: args.IncludeInbox, Notices: a.packNotices(), Scope: scope}
 	d, err := a.service().WakeUp(ctx, opts)
 	switch {
 	case errors.Is(err, wakeup.ErrEmpty):
 		return wakeup.Digest{}, a.emptyPalace()
 	case errors.Is(err, wakeup.ErrUnknownWing):
 		return wakeup.Digest{}, nothingFound(usagef("--wing: %v", err))
+	case isDomainError(err):
+		return wakeup.Digest{}, usagef("%v", err)
 	case err != nil:
 		return wakeup.Digest{}, err
 	}

@@ -92,10 +92,20 @@ func read(path string) (string, error) {
 // much of a guess was right.
 func Authorized(r *http.Request, token string) bool {
 	scheme, got, ok := strings.Cut(r.Header.Get("Authorization"), " ")
-	if !ok || !strings.EqualFold(scheme, "Bearer") || token == "" {
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
 		return false
 	}
-	return subtle.ConstantTimeCompare([]byte(strings.TrimSpace(got)), []byte(token)) == 1
+	return Equal(strings.TrimSpace(got), token)
+}
+
+// Equal reports whether got is token (never when token is empty),
+// comparing in constant time: every check of a presented token (a
+// header, a cookie, a query parameter) goes through it.
+func Equal(got, token string) bool {
+	if token == "" {
+		return false
+	}
+	return subtle.ConstantTimeCompare([]byte(got), []byte(token)) == 1
 }
 
 // Require serves next only to requests Authorized with token; others get

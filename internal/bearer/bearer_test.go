@@ -89,6 +89,27 @@ func TestRequire(t *testing.T) {
 	}
 }
 
+// TestEqual: only the token itself matches, and nothing matches an empty
+// token (a server without one must not let an empty guess in).
+func TestEqual(t *testing.T) {
+	tests := []struct {
+		got, token string
+		want       bool
+	}{
+		{"the-right-token", "the-right-token", true},
+		{"the-right-token ", "the-right-token", false},
+		{"the-right-toke", "the-right-token", false},
+		{"", "the-right-token", false},
+		{"", "", false},
+		{"x", "", false},
+	}
+	for _, tt := range tests {
+		if got := Equal(tt.got, tt.token); got != tt.want {
+			t.Errorf("Equal(%q, %q) = %t, want %t", tt.got, tt.token, got, tt.want)
+		}
+	}
+}
+
 // TestLoadRefusesAnotherUsersToken: a token file the user does not own
 // could have been planted; it is not used.
 func TestLoadRefusesAnotherUsersToken(t *testing.T) {

@@ -1,0 +1,237 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/spf13/cobra"
+
+	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/skill"
+)
+
+func (a *app) skillCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "skill",
+		Short: "Share skills: propose, approve, reject, deprecate, list",
+		Long: `Skills are reusable knowledge the hive shares: folders of a SKILL.md
+(frontmatter name and description, then the instructions) that Claude Code
+and Codex load. An agent proposes one (HIVE/skills/proposed/NAME); a person
+approves it (HIVE/skills/published/NAME) or rejects it; a published skill is
+deprecated when it is no longer good (HIVE/skills/deprecated/NAME, kept as
+history). HIVE/skills/LOG.md records each step. memminer connect installs
+the published skills into the client's skills folder and, run again, keeps
+them in step; disconnect removes them.
+
+With no subcommand it lists the skills (--json for scripts).
+
+The rules: docs/skills.md.`,
+		Example: `  memminer skill propose deploy-api ./SKILL.md --wing dwight
+  memminer skill approve deploy-api
+  memminer skill reject deploy-api --note "covered by the release skill"
+  memminer skill deprecate deploy-api
+  memminer skill list --json`,
+		Args: exactArgs(0, "skill takes a subcommand: propose, approve, reject, deprecate or list"),
+		RunE: func(*cobra.Command, []string) error { return a.skillList(asJSON) },
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills as JSON")
+	settingFlags(cmd.PersistentFlags(), "hive")
+	cmd.AddCommand(a.skillProposeCmd(), a.skillDecideCmd("approve"), a.skillDecideCmd("reject"), a.skillDecideCmd("deprecate"), a.skillListCmd())
+	return cmd
+}
+
+// configuredHive is the configured hive, or the advice to configure one.
+func (a *app) configuredHive() (string, error) {
+	if a.cfg.Hive == "" {
+		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+	}
+	return a.cfg.Hive, nil
+}
+
+func (a *app) skillProposeCmd() *cobra.Command {
+	var wing string
+	cmd := &cobra.Command{
+		Use:   "propose NAME FILE",
+		Short: "Propose a skill for a person's approval",
+		Long: `Put FILE, a SKILL.md whose frontmatter names NAME and describes it, in
+HIVE/skills/proposed/NAME, where it waits for "memminer skill approve NAME".
+An improvement of a published skill is proposed under the same NAME. The
+proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
+		Args: exactArgs(2, "skill propose takes NAME and FILE"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			h, err := a.configuredHive()
+			if err != nil {
+				return err
+			}
+			if cmd.Flags().Changed("wing") {
+				a.cfg.Wing = wing
+			}
+			by := a.cfg.Wing
+			if by == "" {
+				by = a.whoAmI()
+			}
+			data, err := hivefile.ReadLimited(args[1], skill.MaxBytes+1)
+			if err != nil {
+				return err
+			}
+			s, err := skill.Propose(h, args[0], data, by)
+			if err != nil {
+				return skillError(err)
+			}
+			fmt.Fprintf(a.stdout, "proposed skill %s (%s); it waits for a person: memminer skill approve %s\n", s.Name, a.sourceName(s.Path), s.Name)
+			return nil
+		},
+	}
+	cmd.Flags().StringVar(&wing, "wing", "", "the proposing agent's wing (env MEMMINER_WING)")
+	return cmd
+}
+
+func (a *app) skillDecideCmd(verb string) *cobra.Command {
+	var note string
+	short := map[string]string{
+		"approve":   "Publish a proposed skill to every connected client",
+		"reject":    "Drop a proposed skill, saying why",
+		"deprecate": "Withdraw a published skill; it stays in deprecated/ as history",
+	}[verb]
+	cmd := &cobra.Command{
+		Use:   verb + " NAME",
+		Short: short,
+		Args:  exactArgs(1, "skill "+verb+" takes the skill's NAME"),
+		RunE: func(_ *cobra.Command, args []string) error {
+			h, err := a.configuredHive()
+			if err != nil {
+				return err
+			}
+			name, by := args[0], a.whoAmI()
+			switch verb {
+			case "approve":
+				_, err = skill.Approve(h, name, by)
+			case "reject":
+				if strings.TrimSpace(note) == "" {
+					return usagef("skill reject needs --note WHY, for the proposer")
+				}
+				err = skill.Reject(h, name, by, note)
+			case "deprecate":
+				err = skill.Deprecate(h, name, by)
+			}
+			if err != nil {
+				return skillError(err)
+			}
+			fmt.Fprintf(a.stdout, "%s skill %s%s\n", strings.TrimSuffix(verb, "e")+"ed", name, skillAfter(verb))
+			return nil
+		},
+	}
+	if verb == "reject" {
+		cmd.Flags().StringVar(&note, "note", "", "why, recorded in HIVE/skills/LOG.md")
+	}
+	return cmd
+}
+
+// skillAfter says what happens next to the clients.
+func skillAfter(verb string) string {
+	switch verb {
+	case "approve":
+		return "; memminer connect installs it into the connected clients"
+	case "deprecate":
+		return "; memminer connect takes it out of the connected clients"
+	}
+	return ""
+}
+
+func (a *app) skillListCmd() *cobra.Command {
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   "list",
+		Short: "List the hive's skills: proposed, published, deprecated",
+		Args:  exactArgs(0, "skill list takes no arguments"),
+		RunE:  func(*cobra.Command, []string) error { return a.skillList(asJSON) },
+	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the skills as JSON")
+	return cmd
+}
+
+// skillListJSON is skill list --json.
+type skillListJSON struct {
+	Skills   []skill.Skill `json:"skills"`
+	Problems []string      `json:"problems"`
+}
+
+func (a *app) skillList(asJSON bool) error {
+	h, err := a.configuredHive()
+	if err != nil {
+		return err
+	}
+	skills, problems, err := skill.List(h)
+	if err != nil {
+		return err
+	}
+	out := skillListJSON{Skills: skills, Problems: []string{}}
+	for _, p := range problems {
+		out.Problems = append(out.Problems, p.Error())
+	}
+	if asJSON {
+		return writeJSON(a.stdout, out)
+	}
+	printSkills(a.stdout, out)
+	return nil
+}
+
+func printSkills(w io.Writer, out skillListJSON) {
+	if len(out.Skills) == 0 {
+		fmt.Fprintln(w, "no skills yet; an agent proposes one: memminer skill propose NAME FILE")
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, s := range out.Skills {
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", s.State, quote.Line(s.Name), quote.Line(s.Description))
+	}
+	tw.Flush()
+	for _, p := range out.Problems {
+		fmt.Fprintf(w, "problem: %s\n", quote.Line(p))
+	}
+}
+
+// skillError adds the CLI's advice to a skill's refusal.
+func skillError(err error) error {
+	switch {
+	case errors.Is(err, skill.ErrBadSkill):
+		return usagef("%v (the format: docs/skills.md)", err)
+	case errors.Is(err, skill.ErrNoSkill), errors.Is(err, skill.ErrExists):
+		return usagef("%v", err)
+	}
+	return err
+}
+
+// proposedSkills are the hive's skills waiting for approval, which the
+// inbox lists beside its notes; none without a hive.
+func (a *app) proposedSkills() []skill.Skill {
+	out := []skill.Skill{}
+	if a.cfg.Hive == "" {
+		return out
+	}
+	all, _, err := skill.List(a.cfg.Hive)
+	if err != nil {
+		fmt.Fprintf(a.stderr, "memminer: warning: could not list the proposed skills: %v\n", err)
+	}
+	for _, s := range all {
+		if s.State == skill.Proposed {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// printProposedSkills prints the skills waiting for approval.
+func printProposedSkills(w io.Writer, skills []skill.Skill) {
+	if len(skills) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "%d %s for approval (memminer skill approve|reject NAME):\n", len(skills), plural(len(skills), "skill waits", "skills wait"))
+	for _, s := range skills {
+		fmt.Fprintf(w, "  %s: %s\n", quote.Line(s.Name), quote.Line(s.Description))
+	}
+}

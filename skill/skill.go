@@ -1,0 +1,262 @@
+// Package skill is the hive mind's shared skills: reusable knowledge an
+// agent proposes and a person publishes, as folders of a SKILL.md (name
+// and description in its frontmatter) that Claude Code and Codex load.
+// HIVE/skills/proposed/NAME waits for approval, HIVE/skills/published/NAME
+// is offered to every connected client, HIVE/skills/deprecated/NAME is
+// history; HIVE/skills/LOG.md records each step. The rules are in
+// docs/skills.md.
+package skill
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/markdown"
+)
+
+// Dir is the skills' directory in a hive, never an agent's.
+const Dir = hive.SkillsDir
+
+// FileName is a skill's entry point, as the clients read it.
+const FileName = "SKILL.md"
+
+// States of a skill: the folder it lies in.
+const (
+	Proposed   = "proposed"
+	Published  = "published"
+	Deprecated = "deprecated"
+)
+
+// States lists the states in a skill's order of life.
+var States = []string{Proposed, Published, Deprecated}
+
+// MaxBytes bounds a SKILL.md.
+const MaxBytes = 256 << 10
+
+// maxNameLen and maxDescriptionLen are Claude Code's limits, which Codex
+// accepts too.
+const maxNameLen, maxDescriptionLen = 64, 1024
+
+// Errors callers tell apart.
+var (
+	ErrBadSkill = errors.New("not a valid skill")
+	ErrNoSkill  = errors.New("no such skill")
+	ErrExists   = errors.New("skill already exists")
+)
+
+// Skill is one skill of the hive.
+type Skill struct {
+	Name        string `json:"name"`
+	Description string `json:"description"`
+	State       string `json:"state"`
+	// Path is its SKILL.md, absolute.
+	Path string `json:"path"`
+}
+
+// CheckName refuses a name the clients do not load: lower-case letters,
+// digits and hyphens, at most 64.
+func CheckName(name string) error {
+	ok := name != "" && len(name) <= maxNameLen && name[0] != '-'
+	for i := 0; ok && i < len(name); i++ {
+		c := name[i]
+		ok = 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-'
+	}
+	if !ok {
+		return fmt.Errorf("%w: name %q: use lower-case letters, digits and hyphens, at most %d", ErrBadSkill, name, maxNameLen)
+	}
+	return nil
+}
+
+// Parse checks a SKILL.md for skill name: frontmatter with name (the
+// folder's name) and a description, as both clients require.
+func Parse(name string, data []byte) (Skill, error) {
+	if err := CheckName(name); err != nil {
+		return Skill{}, err
+	}
+	if len(data) > MaxBytes {
+		return Skill{}, fmt.Errorf("%w: %s is over %d bytes", ErrBadSkill, FileName, MaxBytes)
+	}
+	doc, err := markdown.Parse(data, markdown.MemoryOptions())
+	if err != nil {
+		return Skill{}, fmt.Errorf("%w: %v", ErrBadSkill, err)
+	}
+	fm := markdown.FrontmatterScalars(doc.Frontmatter)
+	s := Skill{Name: strings.TrimSpace(fm["name"]), Description: strings.TrimSpace(fm["description"])}
+	switch {
+	case s.Name == "":
+		return s, fmt.Errorf("%w: %s has no frontmatter name: (--- name: %s / description: … ---)", ErrBadSkill, FileName, name)
+	case s.Name != name:
+		return s, fmt.Errorf("%w: its frontmatter name is %q, not %q", ErrBadSkill, s.Name, name)
+	case s.Description == "":
+		return s, fmt.Errorf("%w: %s has no frontmatter description: (what it does and when to use it)", ErrBadSkill, FileName)
+	case len(s.Description) > maxDescriptionLen:
+		return s, fmt.Errorf("%w: its description is over %d characters", ErrBadSkill, maxDescriptionLen)
+	}
+	return s, nil
+}
+
+// folder is skill name's folder in state.
+func folder(hiveDir, state, name string) string {
+	return filepath.Join(hiveDir, Dir, state, name)
+}
+
+// Propose puts SKILL.md content data in proposed/name, for a person to
+// approve; by is who proposes. An improvement of a published skill is
+// proposed under its name; a proposal already waiting is refused
+// (ErrExists).
+func Propose(hiveDir, name string, data []byte, by string) (Skill, error) {
+	s, err := Parse(name, data)
+	if err != nil {
+		return s, err
+	}
+	dir := folder(hiveDir, Proposed, name)
+	if _, err := os.Lstat(dir); err == nil {
+		return s, fmt.Errorf("%w: %s waits for approval already (memminer skill approve|reject %s)", ErrExists, name, name)
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return s, err
+	}
+	s.State, s.Path = Proposed, filepath.Join(dir, FileName)
+	if err := atomicfile.Write(s.Path, data, 0o644); err != nil {
+		return s, err
+	}
+	return s, logf(hiveDir, "proposed %s by %s", name, by)
+}
+
+// Approve publishes proposed/name; the version it replaces, if any, goes
+// to deprecated/ as history.
+func Approve(hiveDir, name, by string) (Skill, error) {
+	if err := CheckName(name); err != nil {
+		return Skill{}, err
+	}
+	from := folder(hiveDir, Proposed, name)
+	s, err := load(hiveDir, Proposed, name)
+	if err != nil {
+		return s, err
+	}
+	to := folder(hiveDir, Published, name)
+	if _, err := os.Lstat(to); err == nil {
+		if err := retire(hiveDir, name); err != nil {
+			return s, err
+		}
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return s, err
+	}
+	if err := os.Rename(from, to); err != nil {
+		return s, err
+	}
+	s.State, s.Path = Published, filepath.Join(to, FileName)
+	return s, logf(hiveDir, "approved %s by %s", name, by)
+}
+
+// Reject drops proposed/name; note says why, in the log.
+func Reject(hiveDir, name, by, note string) error {
+	if _, err := load(hiveDir, Proposed, name); err != nil {
+		return err
+	}
+	if err := os.RemoveAll(folder(hiveDir, Proposed, name)); err != nil {
+		return err
+	}
+	return logf(hiveDir, "rejected %s by %s: %s", name, by, strings.Join(strings.Fields(note), " "))
+}
+
+// Deprecate moves published/name to deprecated/: it leaves the clients at
+// their next sync and stays as history.
+func Deprecate(hiveDir, name, by string) error {
+	if _, err := load(hiveDir, Published, name); err != nil {
+		return err
+	}
+	if err := retire(hiveDir, name); err != nil {
+		return err
+	}
+	return logf(hiveDir, "deprecated %s by %s", name, by)
+}
+
+// retire moves published/name to deprecated/name, replacing an older one.
+func retire(hiveDir, name string) error {
+	to := folder(hiveDir, Deprecated, name)
+	if err := os.RemoveAll(to); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		return err
+	}
+	return os.Rename(folder(hiveDir, Published, name), to)
+}
+
+// load reads skill name in state.
+func load(hiveDir, state, name string) (Skill, error) {
+	if err := CheckName(name); err != nil {
+		return Skill{}, err
+	}
+	path := filepath.Join(folder(hiveDir, state, name), FileName)
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Skill{}, fmt.Errorf("%w: no %s skill %s (memminer skill list)", ErrNoSkill, state, name)
+	}
+	if err != nil {
+		return Skill{}, err
+	}
+	s, err := Parse(name, data)
+	s.State, s.Path = state, path
+	return s, err
+}
+
+// List lists the hive's skills, by state then name. A folder whose
+// SKILL.md is not valid is listed with its error in problems.
+func List(hiveDir string) (skills []Skill, problems []error, err error) {
+	skills = []Skill{}
+	for _, state := range States {
+		entries, rerr := os.ReadDir(filepath.Join(hiveDir, Dir, state))
+		if errors.Is(rerr, fs.ErrNotExist) {
+			continue
+		}
+		if rerr != nil {
+			return skills, problems, rerr
+		}
+		for _, e := range entries {
+			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
+				continue
+			}
+			s, lerr := load(hiveDir, state, e.Name())
+			if lerr != nil {
+				problems = append(problems, fmt.Errorf("%s/%s: %w", state, e.Name(), lerr))
+				continue
+			}
+			skills = append(skills, s)
+		}
+	}
+	return skills, problems, nil
+}
+
+// PublishedSkills lists the published skills.
+func PublishedSkills(hiveDir string) ([]Skill, error) {
+	all, _, err := List(hiveDir)
+	return slices.DeleteFunc(all, func(s Skill) bool { return s.State != Published }), err
+}
+
+// logFile is the skills' log.
+func logFile(hiveDir string) string { return filepath.Join(hiveDir, Dir, "LOG.md") }
+
+// logf appends one dated line to the log, in one write.
+func logf(hiveDir, format string, args ...any) error {
+	f, err := os.OpenFile(logFile(hiveDir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return err
+	}
+	line := fmt.Sprintf("- %s ", time.Now().UTC().Format(time.RFC3339)) + fmt.Sprintf(format, args...) + "\n"
+	if _, err := f.WriteString(line); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

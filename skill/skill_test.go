@@ -1,0 +1,152 @@
+package skill
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func skillMD(name, desc string) []byte {
+	return []byte("---\nname: " + name + "\ndescription: " + desc + "\n---\n# " + name + "\n\nSteps.\n")
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		name string
+		data string
+		err  string
+	}{
+		{"deploy", string(skillMD("deploy", "Deploy the API")), ""},
+		{"Deploy", string(skillMD("Deploy", "x")), "lower-case"},
+		{"de_ploy", string(skillMD("de_ploy", "x")), "lower-case"},
+		{"deploy", "# no frontmatter\n", "no frontmatter name"},
+		{"deploy", string(skillMD("other", "x")), `frontmatter name is "other"`},
+		{"deploy", "---\nname: deploy\n---\nbody\n", "no frontmatter description"},
+		{"deploy", string(skillMD("deploy", strings.Repeat("d", 1025))), "over 1024"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+tt.err, func(t *testing.T) {
+			_, err := Parse(tt.name, []byte(tt.data))
+			if tt.err == "" && err != nil || tt.err != "" && (!errors.Is(err, ErrBadSkill) || !strings.Contains(err.Error(), tt.err)) {
+				t.Errorf("Parse: %v, want %q", err, tt.err)
+			}
+		})
+	}
+}
+
+func names(ss []Skill, state string) []string {
+	var out []string
+	for _, s := range ss {
+		if s.State == state {
+			out = append(out, s.Name)
+		}
+	}
+	return out
+}
+
+// TestLifecycle: propose, approve, improve, deprecate; each step moves
+// the folder and is logged.
+func TestLifecycle(t *testing.T) {
+	h := t.TempDir()
+	if _, err := Propose(h, "deploy", skillMD("deploy", "Deploy v1"), "eng"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Propose(h, "deploy", skillMD("deploy", "again"), "eng"); !errors.Is(err, ErrExists) {
+		t.Errorf("second proposal: %v, want ErrExists", err)
+	}
+	if _, err := Approve(h, "deploy", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Propose(h, "deploy", skillMD("deploy", "Deploy v2"), "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Propose(h, "lint", skillMD("lint", "Lint"), "ops"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Reject(h, "lint", "ann", "too\nvague"); err != nil {
+		t.Fatal(err)
+	}
+	s, err := Approve(h, "deploy", "ann")
+	if err != nil || s.Description != "Deploy v2" {
+		t.Fatalf("approve the improvement: %+v %v", s, err)
+	}
+	all, problems, err := List(h)
+	if err != nil || len(problems) > 0 {
+		t.Fatal(err, problems)
+	}
+	if got := names(all, Published); !slices.Equal(got, []string{"deploy"}) {
+		t.Errorf("published %v", got)
+	}
+	if got := names(all, Deprecated); !slices.Equal(got, []string{"deploy"}) {
+		t.Errorf("deprecated (the replaced version) %v", got)
+	}
+	if err := Deprecate(h, "deploy", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if err := Deprecate(h, "deploy", "ann"); !errors.Is(err, ErrNoSkill) {
+		t.Errorf("deprecate twice: %v", err)
+	}
+	if err := Reject(h, "lint", "ann", ""); !errors.Is(err, ErrNoSkill) {
+		t.Errorf("reject what is not proposed: %v", err)
+	}
+	log, _ := os.ReadFile(logFile(h))
+	for _, want := range []string{"proposed deploy by eng", "approved deploy by ann", "rejected lint by ann: too vague", "deprecated deploy by ann"} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("log lacks %q:\n%s", want, log)
+		}
+	}
+}
+
+// TestInstall: published skills are copied into a client's folder and
+// kept in step; the user's own skill of the same name, and any other,
+// is never touched.
+func TestInstall(t *testing.T) {
+	h, client := t.TempDir(), filepath.Join(t.TempDir(), "skills")
+	for _, n := range []string{"deploy", "review"} {
+		if _, err := Propose(h, n, skillMD(n, "about "+n), "eng"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Approve(h, n, "ann"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mine := filepath.Join(client, "review", FileName)
+	os.MkdirAll(filepath.Dir(mine), 0o755)
+	os.WriteFile(mine, skillMD("review", "the user's own"), 0o644)
+	other := filepath.Join(client, "notes", FileName)
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	os.WriteFile(other, skillMD("notes", "another"), 0o644)
+
+	got, err := Install(client, h)
+	if err != nil || !slices.Equal(got.Installed, []string{"deploy"}) || !slices.Equal(got.Kept, []string{"review"}) {
+		t.Fatalf("install: %+v %v", got, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(client, "deploy", FileName)); !strings.Contains(string(b), "about deploy") {
+		t.Errorf("deploy not installed: %q", b)
+	}
+	if err := Deprecate(h, "deploy", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err = Install(client, h); err != nil || !slices.Equal(got.Removed, []string{"deploy"}) {
+		t.Errorf("install after deprecate: %+v %v", got, err)
+	}
+	if _, err := os.Stat(filepath.Join(client, "deploy")); !os.IsNotExist(err) {
+		t.Errorf("deprecated skill still installed: %v", err)
+	}
+	if _, err := Propose(h, "deploy", skillMD("deploy", "again"), "eng"); err != nil {
+		t.Fatal(err)
+	}
+	Approve(h, "deploy", "ann")
+	Install(client, h)
+	if got, err = Remove(client, h); err != nil || !slices.Equal(got.Removed, []string{"deploy"}) {
+		t.Errorf("remove: %+v %v", got, err)
+	}
+	for _, f := range []string{mine, other} {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("%s was touched: %v", f, err)
+		}
+	}
+}
