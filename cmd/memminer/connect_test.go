@@ -318,12 +318,6 @@ func TestHandoff(t *testing.T) {
 			if strings.Contains(c.ok("wake-up", "--wing", "jim"), ref) {
 				t.Errorf("jim's wake-up shows pam's handoff")
 			}
-			// MEMMINER_WING is the agent's wing, as for remember and handoff.
-			c.env["MEMMINER_WING"] = "pam"
-			if got := c.ok("wake-up"); got != digest {
-				t.Errorf("wake-up with MEMMINER_WING=pam:\n%s\nwant\n%s", got, digest)
-			}
-			delete(c.env, "MEMMINER_WING")
 			var d wakeup.Digest
 			json.Unmarshal([]byte(c.ok("wake-up", "--wing", "pam", "--json")), &d)
 			if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != ref || d.Handoffs[0].From != "dwight" || d.Handoffs[0].Source != m[1] {

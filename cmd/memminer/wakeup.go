@@ -61,9 +61,6 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
   memminer wake-up --json`,
 		Args: exactArgs(0, "wake-up takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			if !cmd.Flags().Changed("wing") {
-				wing = a.cfg.Wing // MEMMINER_WING, as remember and handoff take it
-			}
 			if hook != "" {
 				if wing != "" {
 					a.cfg.Wing = wing // the hook runs for the agent of its --wing
@@ -96,7 +93,7 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 	}
 	f := cmd.Flags()
 	f.IntVar(&tokens, "tokens", wakeup.DefaultTokens, fmt.Sprintf("hard budget of the digest, in estimated tokens (at least %d)", minWakeupTokens))
-	f.StringVar(&wing, "wing", "", "tell the story of this wing only (other wings' identities in one line), with the handoffs open to it (env MEMMINER_WING, config wing:)")
+	f.StringVar(&wing, "wing", "", "tell the story of this wing only (other wings' identities in one line)")
 	f.BoolVar(&asJSON, "json", false, "print the digest as JSON")
 	a.hookable(cmd, &hook, &preErr)
 	settingFlags(f, "hive")
