@@ -23,12 +23,25 @@ import (
 type mockModel struct {
 	URL         string
 	searchQuery string
+	mu          sync.Mutex
 	// bash, when set, is a shell command the model first asks Claude
-	// Code's Bash tool to run (the pre-action hook's test).
-	bash string
-
-	mu       sync.Mutex
+	// Code's Bash tool to run (the pre-action hook's test); under mu, as
+	// the server's handlers read it.
+	bash     string
 	requests []string
+}
+
+// setBash makes the model ask Claude Code's Bash tool to run command.
+func (m *mockModel) setBash(command string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.bash = command
+}
+
+func (m *mockModel) bashCommand() string {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.bash
 }
 
 func newMockModel(t *testing.T, searchQuery string) *mockModel {
@@ -138,8 +151,8 @@ func (m *mockModel) messages(w http.ResponseWriter, r *http.Request) {
 			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
 			obj{"type": "message_stop"})
 	}
-	if m.bash != "" && !strings.Contains(string(body), "toolu_bash") {
-		in, _ := json.Marshal(obj{"command": m.bash, "description": "the pre-action test's command"})
+	if bash := m.bashCommand(); bash != "" && !strings.Contains(string(body), "toolu_bash") {
+		in, _ := json.Marshal(obj{"command": bash, "description": "the pre-action test's command"})
 		sse(w, start,
 			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": obj{}}},
 			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(in)}},

@@ -99,13 +99,14 @@ func TestConnectClaudeCodeLogsPreAction(t *testing.T) {
 	h := newE2EHive(t, "claude-code")
 	h.memminer(h.connectArgs...)
 	m := newMockModel(t, "db-2 primary")
-	m.bash = "git push --force origin main"
+	const bash = "git push --force origin main"
+	m.setBash(bash)
 	runClient(t, h.work, h.claudeEnv(m), filepath.Join(bin, "claude"), "-p", "Publish the branch.", "--output-format", "json")
 	var got preActionJSON
 	if err := json.Unmarshal([]byte(h.memminer("pre-action", "--json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	if len(got.Entries) != 1 || got.Entries[0].Command != m.bash || got.Entries[0].Wing != "pam" || got.Entries[0].Session == "" || got.Entries[0].Cwd != h.work {
+	if len(got.Entries) != 1 || got.Entries[0].Command != bash || got.Entries[0].Wing != "pam" || got.Entries[0].Session == "" || got.Entries[0].Cwd != h.work {
 		t.Errorf("pre-action log: %+v; requests:\n%s", got.Entries, strings.Join(m.Requests(), "\n\n"))
 	}
 	h.disconnect()
