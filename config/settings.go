@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -167,9 +168,16 @@ func machineKind(field func(*Config) *string) kind {
 }
 
 // pathKind is a directory or file; a leading ~ is the home directory.
+// The path is cleaned, so /srv/hive/ and /srv/hive are one setting.
 func pathKind(field func(*Config) *string) kind {
 	k := textKind(field)
-	k.set = func(c *Config, v string) error { *field(c) = expandHome(v); return nil }
+	k.set = func(c *Config, v string) error {
+		if v = expandHome(v); v != "" {
+			v = filepath.Clean(v)
+		}
+		*field(c) = v
+		return nil
+	}
 	return k
 }
 

@@ -85,6 +85,9 @@ type Agent struct {
 	Prompt func(string) string
 	// files lists the files connecting touches in scope s.
 	files func(s Scope, in Install) []file
+	// Note is what the user must do for the installed hooks to run, said
+	// when connecting; empty when nothing.
+	Note string
 	// skills is the folder of skills the client loads in scope s; nil
 	// when it loads none.
 	skills func(s Scope) string
@@ -104,7 +107,7 @@ func (a Agent) SkillsDir(s Scope) string {
 // here: its files and the edit each needs.
 var Agents = []Agent{
 	{ID: "claude-code", Name: "Claude Code", files: claudeFiles, skills: claudeSkills},
-	{ID: "codex", Name: "Codex", files: codexFiles, skills: codexSkills},
+	{ID: "codex", Name: "Codex", files: codexFiles, skills: codexSkills, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
 	{ID: "opencode", Name: "OpenCode", files: openCodeFiles},
 	{ID: "gemini", Name: "Gemini CLI", files: geminiFiles, ContextJSON: true, Prompt: geminiPrompt},
 }

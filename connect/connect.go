@@ -106,6 +106,8 @@ type Result struct {
 	Scope  string       `json:"scope"`
 	DryRun bool         `json:"dry_run"`
 	Files  []FileResult `json:"files"`
+	// Note is the agent's Note, on connecting.
+	Note string `json:"note,omitempty"`
 }
 
 // Options configure Connect and Disconnect.
@@ -137,10 +139,13 @@ type Connection struct {
 	Agent string `json:"agent"`
 	Wing  string `json:"wing"`
 	// Scope is "user" or the project directory.
-	Scope       string      `json:"scope"`
-	ConnectedAt time.Time   `json:"connected_at"`
-	Files       []fileState `json:"files"`
-	dir         string
+	Scope       string    `json:"scope"`
+	ConnectedAt time.Time `json:"connected_at"`
+	// Flags are the flags the installed commands carry (Install.Flags),
+	// so doctor can check what they reach.
+	Flags []string    `json:"flags,omitempty"`
+	Files []fileState `json:"files"`
+	dir   string
 }
 
 type fileState struct {
@@ -171,7 +176,7 @@ func Connect(agentID string, opts Options) (Result, error) {
 	if !ok {
 		return Result{}, fmt.Errorf("%w %q (want one of: %s)", ErrUnknownAgent, agentID, strings.Join(AgentIDs(), ", "))
 	}
-	res := Result{Agent: ag.ID, Wing: opts.Wing, Scope: opts.Scope.Name(), DryRun: opts.DryRun}
+	res := Result{Agent: ag.ID, Wing: opts.Wing, Scope: opts.Scope.Name(), DryRun: opts.DryRun, Note: ag.Note}
 	unlock, err := lock(opts)
 	if err != nil {
 		return res, err
@@ -231,7 +236,7 @@ func Connect(agentID string, opts Options) (Result, error) {
 	if rec.Agent == "" {
 		rec = Connection{Agent: ag.ID, Scope: opts.Scope.Name(), ConnectedAt: now().UTC()}
 	}
-	rec.Wing = opts.Wing
+	rec.Wing, rec.Flags = opts.Wing, opts.Install.Flags
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return res, fmt.Errorf("connect: keep backups: %w", err)
 	}

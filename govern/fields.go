@@ -1,6 +1,9 @@
 package govern
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Fields are what search and wake-up JSON say of a note's governance.
 // Every key is always present: null or empty, never missing.
@@ -63,6 +66,17 @@ const (
 // DateText is the note's date as text output shows it: a date taken from
 // the file's modification time reads "modified YYYY-MM-DD", since it may
 // be when the file was copied rather than when the note was written.
+// DateTextFor is DateText for a line that also shows text, the note's own
+// words: "" when the date is the note's (not its file's mtime) and text
+// already says it, as "(added 2026-12-07)" does, so no line prints the
+// date twice.
+func (f Fields) DateTextFor(text string) string {
+	if f.Date != nil && (f.DateSource == nil || *f.DateSource != DateFromMtime) && strings.Contains(text, *f.Date) {
+		return ""
+	}
+	return f.DateText()
+}
+
 func (f Fields) DateText() string {
 	switch {
 	case f.Date == nil:

@@ -207,3 +207,42 @@ func TestLinkedPacksDir(t *testing.T) {
 		t.Errorf("new through a linked packs/: %v", err)
 	}
 }
+
+// TestRenderUnknownWing: a wing: entry (use or avoid) naming a wing the
+// palace does not have is the palace's unknown-wing error, as for
+// search --wing, not "no notes match".
+func TestRenderUnknownWing(t *testing.T) {
+	hive := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(hive, "agents", "a"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hive, "agents", "a", "memory.md"), []byte("# a\n\n- a fact\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	p, err := palace.Open(ctx, t.TempDir(), palace.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	if _, err := mine.Mine(ctx, p, hive, mine.Options{Hive: hive}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		name       string
+		use, avoid []Entry
+		wantErr    bool
+	}{
+		{name: "known", use: []Entry{{Kind: Wing, Value: "a"}}},
+		{name: "use", use: []Entry{{Kind: Wing, Value: "nosuch"}}, wantErr: true},
+		{name: "avoid", use: []Entry{{Kind: Wing, Value: "a"}}, avoid: []Entry{{Kind: Wing, Value: "nosuch"}}, wantErr: true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pk := &Pack{Name: "t", File: "packs/t.md", Use: tt.use, Avoid: tt.avoid}
+			_, err := Render(ctx, p, pk, Options{Hive: hive})
+			if tt.wantErr != errors.Is(err, palace.ErrUnknownWing) || tt.wantErr && !strings.Contains(err.Error(), "wing:nosuch") {
+				t.Errorf("err = %v, want unknown wing: %v", err, tt.wantErr)
+			}
+		})
+	}
+}

@@ -203,6 +203,16 @@ func selectNotes(ctx context.Context, p *palace.Palace, pk *Pack, opts Options, 
 		}
 	}
 	sl.mtime = s.mtime
+	// A wing the palace does not have is an error, as for search --wing:
+	// a typo would otherwise render "no notes match".
+	for _, e := range slices.Concat(pk.Use, pk.Avoid) {
+		if e.Kind != Wing {
+			continue
+		}
+		if err := p.CheckWing(e.Value); err != nil {
+			return s, fmt.Errorf("pack %s: %s: %w", pk.Name, e, err)
+		}
+	}
 	for _, e := range pk.Use {
 		found, err := sl.used(e)
 		if err != nil {

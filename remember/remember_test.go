@@ -107,7 +107,7 @@ func TestRememberDuplicate(t *testing.T) {
 		t.Errorf("a duplicate was written: %q", got)
 	}
 	res, err = f.remember(t, Request{Wing: "pam", Text: "aisle seats preferred on all flights", AllowDuplicate: true})
-	if err != nil || !res.Added || res.Line != 3 || res.File != "agents/pam/memory.laptop.md" {
+	if err != nil || !res.Added || res.Line != 4 || res.File != "agents/pam/memory.laptop.md" {
 		t.Fatalf("allowed duplicate: %+v, %v", res, err)
 	}
 }
@@ -137,7 +137,7 @@ func TestRememberSupersede(t *testing.T) {
 	if got, want := f.read(t, "agents/dwight/memory.md"), "# Dwight\n\n- The primary database is db-2 (superseded 2026-12-01)\n- Standup is at 9\n"; got != want {
 		t.Errorf("memory.md = %q, want %q", got, want)
 	}
-	want := "# dwight's memory\n\n- Lunch is at noon (added 2026-12-01)\n- The primary database is db-3 (added 2026-12-01)\n"
+	want := "# dwight's memory\n\n## Notes\n- Lunch is at noon (added 2026-12-01)\n- The primary database is db-3 (added 2026-12-01)\n"
 	if got := f.read(t, "agents/dwight/memory.laptop.md"); got != want {
 		t.Errorf("memory.laptop.md = %q, want %q", got, want)
 	}
@@ -299,21 +299,43 @@ func snapshotHive(t *testing.T, hive string) string {
 	return b.String()
 }
 
-func TestRememberPastAGoverningLastSection(t *testing.T) {
+// TestRememberWithoutHeading: a note without a heading goes under
+// ## Notes, a section of its own, whatever section ends the file: never
+// into an identity (wake-up would read it as the agent's identity), a
+// governed one (it would be hidden at once) or any other.
+func TestRememberWithoutHeading(t *testing.T) {
+	const note = "- The ferret is now white (added 2026-12-01)\n"
+	tests := []struct {
+		name, before, want string
+	}{
+		{"new file", "", "# a's memory\n\n## Notes\n" + note},
+		{"identity last", "# A\n## Identity\n- I am the ops agent\n", "# A\n## Identity\n- I am the ops agent\n\n## Notes\n" + note},
+		{"role last", "# A\n## Role\nRuns the backups.\n", "# A\n## Role\nRuns the backups.\n\n## Notes\n" + note},
+		{"decisions last", "# A\n## Decisions\n- Use Postgres\n", "# A\n## Decisions\n- Use Postgres\n\n## Notes\n" + note},
+		{"notes before identity", "# A\n## Notes\n- x\n\n## Identity\n- I am A\n", "# A\n## Notes\n- x\n" + note + "\n## Identity\n- I am A\n"},
+		{"notes last", "# A\n## Notes\n- x\n", "# A\n## Notes\n- x\n" + note},
+		{"no heading", "- x\n", "- x\n\n## Notes\n" + note},
+	}
 	for _, last := range []string{"Superseded", "Archive", "Done", "Deprecated"} {
-		t.Run(last, func(t *testing.T) {
-			before := "# A\n## Facts\n- x\n## " + last + "\n- y\n"
-			f := newFixture(t, map[string]string{"agents/a/memory.laptop.md": before})
+		before := "# A\n## Facts\n- x\n## " + last + "\n- y\n"
+		tests = append(tests, struct{ name, before, want string }{last + " last", before, before + "\n## Notes\n" + note})
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			files := map[string]string{"agents/a/memory.md": "# A\n"}
+			if tt.before != "" {
+				files["agents/a/memory.laptop.md"] = tt.before
+			}
+			f := newFixture(t, files)
 			res, err := f.remember(t, Request{Wing: "a", Text: "The ferret is now white"})
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := before + "\n## Notes\n- The ferret is now white (added 2026-12-01)\n"
-			if got := f.read(t, "agents/a/memory.laptop.md"); got != want {
-				t.Errorf("memory.md = %q, want %q", got, want)
+			if got := f.read(t, "agents/a/memory.laptop.md"); got != tt.want {
+				t.Errorf("memory.laptop.md = %q, want %q", got, tt.want)
 			}
-			if hits := f.search(t, "ferret white"); len(hits) == 0 || hits[0].ID != res.ID {
-				t.Errorf("search: %+v, want note %s first", hits, res.ID)
+			if hits := f.search(t, "ferret white"); len(hits) == 0 || hits[0].ID != res.ID || hits[0].Heading != "Notes" && !strings.HasSuffix(hits[0].Heading, "> Notes") {
+				t.Errorf("search: %+v, want note %s first, under Notes", hits, res.ID)
 			}
 		})
 	}

@@ -35,7 +35,7 @@ func TestRememberReappendsWhatAnEditorTruncated(t *testing.T) {
 	if strings.Count(got, "The harvest starts in October") != 1 || !strings.HasPrefix(got, before) {
 		t.Fatalf("file after the editor's save and remember:\n%s", got)
 	}
-	if res.Line != 4 || res.ID == "" {
+	if res.Line != 6 || res.ID == "" { // under the ## Notes it added
 		t.Errorf("result %+v", res)
 	}
 }

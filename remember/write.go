@@ -58,21 +58,19 @@ func write(ctx context.Context, t target, snap memfile.Snapshot, heading string,
 		}
 		edited = true
 	}
-	out, line, err := memfile.Append(data, heading, item)
+	out, line, err := memfile.Append(data, section(heading, t.inbox), item)
 	if err != nil {
 		return fmt.Errorf("remember: %s: %w", t.rel, err)
 	}
 	if governedByHeading(out, line) && !t.inbox {
 		// The section would hide or mark the new note at once
-		// (## Superseded, ## Archive): the file's last section gives way
-		// to a heading of its own; a heading asked for is refused. (An
+		// (## Superseded, ## Archive): refused, whether asked for or
+		// the ## Notes of a file that holds it under such a section. (An
 		// inbox item waits whatever its heading: govern.Classify.)
-		if heading != "" {
-			return badRequest("--heading %q: governance reads the notes under it as superseded or stale, so the note would be hidden the moment it is written; choose another heading", heading)
+		if heading == "" {
+			heading = NotesHeading
 		}
-		if out, line, err = memfile.Append(data, NotesHeading, item); err != nil {
-			return fmt.Errorf("remember: %s: %w", t.rel, err)
-		}
+		return badRequest("--heading %q: governance reads the notes under it as superseded or stale, so the note would be hidden the moment it is written; choose another heading", heading)
 	}
 	if int64(len(out)) > maxFile {
 		return badRequest("%s would grow past max_file_bytes (%d bytes) and stop being mined; split it", t.rel, maxFile)
@@ -203,9 +201,21 @@ func findItem(data []byte, item memfile.Item) (int, bool) {
 	return 0, false
 }
 
-// NotesHeading is the section a note without a heading goes under when
-// the file's last section is one governance reads as superseded or stale.
+// NotesHeading is the section a note without a heading goes under.
 const NotesHeading = "Notes"
+
+// section is the heading a note is appended under: the one asked for,
+// else NotesHeading, a neutral section of its own, so a note never lands
+// in whatever section ends the file (## Identity, whose notes wake-up
+// reads as the agent's identity, or ## Archive, which governance hides).
+// An inbox item without a heading goes at the end of the inbox file;
+// approving it writes it to memory under NotesHeading.
+func section(heading string, inbox bool) string {
+	if heading == "" && !inbox {
+		return NotesHeading
+	}
+	return heading
+}
 
 // governedByHeading reports whether the note starting at line of data is
 // superseded or stale by its heading path alone.

@@ -298,8 +298,10 @@ func storyLine(it StoryItem, text string) string {
 	b.WriteString(quote.Inline(it.File))
 	b.WriteString(":")
 	b.WriteString(strconv.Itoa(it.Line))
-	b.WriteString(", ")
-	b.WriteString(it.DateText())
+	if d := it.DateTextFor(text); d != "" {
+		b.WriteString(", ")
+		b.WriteString(d)
+	}
 	if it.Status != nil && *it.Status == string(govern.Unapproved) {
 		b.WriteString(", unapproved")
 	}

@@ -196,7 +196,7 @@ func TestPinnedSurvivesSmallBudget(t *testing.T) {
 				t.Errorf("pinned note missing at %d tokens:\n%s", budget, d.Markdown())
 			}
 			// Stale, and marked as search marks it: the digest is what agents paste.
-			if !strings.Contains(d.Markdown(), "(memory.md:34, 2025-06-01; STALE: not updated since 2025-06-01)") {
+			if !strings.Contains(d.Markdown(), "(memory.md:34; STALE: not updated since 2025-06-01)") {
 				t.Errorf("the stale pinned note is not marked at %d tokens:\n%s", budget, d.Markdown())
 			}
 		}
@@ -332,7 +332,11 @@ func TestNowDefaultsToNewestMtime(t *testing.T) {
 	}
 }
 
-var dateLine = regexp.MustCompile(`^- \[[a-z0-9._-]+\] .+ \([^():]+:\d+, (?:modified )?\d{4}-\d\d-\d\d(; also [a-z0-9._, -]+)?\)$`)
+// dateLine is a story line: its date is in the trailer unless the text
+// says it (then the trailer has none: no line prints a date twice).
+var dateLine = regexp.MustCompile(`^- \[[a-z0-9._-]+\] (.+) \([^():]+:\d+(, (modified )?(\d{4}-\d\d-\d\d))?(; also [a-z0-9._, -]+)?\)$`)
+
+var anyDate = regexp.MustCompile(`\d{4}-\d\d-\d\d`)
 
 func TestStoryLineFormat(t *testing.T) {
 	p := minePalace(t, fixtureHive(t), nil, mine.Options{})
@@ -344,8 +348,16 @@ func TestStoryLineFormat(t *testing.T) {
 			inStory = true
 		case inStory && strings.HasPrefix(l, "- … ") && strings.HasSuffix(l, " did not fit the budget (--tokens)"):
 			// The count of what did not fit closes the story.
-		case inStory && !dateLine.MatchString(l):
-			t.Errorf("story line %q does not read - [wing] text (source:line, date)", l)
+		case inStory:
+			m := dateLine.FindStringSubmatch(l)
+			switch {
+			case m == nil:
+				t.Errorf("story line %q does not read - [wing] text (source:line, date)", l)
+			case m[4] == "" && !anyDate.MatchString(m[1]):
+				t.Errorf("story line %q says no date", l)
+			case m[4] != "" && m[3] == "" && strings.Contains(m[1], m[4]):
+				t.Errorf("story line %q says its date twice", l)
+			}
 		}
 	}
 	if !inStory {

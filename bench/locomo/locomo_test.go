@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -293,14 +294,39 @@ func locomoData(t *testing.T) string {
 		}
 		dir = parent
 	}
-	path := filepath.Join(dir, "..", "shared", "bench", "locomo", "locomo10.json")
-	if _, err := os.Stat(path); err != nil {
+	path, err := findData(dir)
+	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) && os.Getenv("CI") == "" {
-			t.Skipf("LoCoMo data not found at %s", path)
+			t.Skip(err)
 		}
-		t.Fatalf("LoCoMo data: %v", err)
+		t.Fatal(err)
 	}
 	return path
+}
+
+// dataSource is where LoCoMo comes from; it is never copied into this
+// repository (CC BY-NC 4.0).
+const dataSource = "https://github.com/snap-research/locomo (data/locomo10.json)"
+
+// findData is the path of locomo10.json beside the repository whose root
+// is root, or an error that names the file and where to get it.
+func findData(root string) (string, error) {
+	path := filepath.Join(root, "..", "shared", "bench", "locomo", "locomo10.json")
+	if _, err := os.Stat(path); err != nil {
+		return "", fmt.Errorf("LoCoMo data: %w; download locomo10.json from %s to %s", err, dataSource, filepath.Clean(path))
+	}
+	return path, nil
+}
+
+// TestFindDataSaysWhereToGetIt: without the data, the error names the
+// file it looked for and where to download it.
+func TestFindDataSaysWhereToGetIt(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "repo")
+	_, err := findData(root)
+	want := filepath.Join(filepath.Dir(root), "shared", "bench", "locomo", "locomo10.json")
+	if !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dataSource) || !strings.Contains(err.Error(), "to "+want) {
+		t.Errorf("err = %v", err)
+	}
 }
 
 // TestSmokeLoCoMo runs the harness on the first LoCoMo conversation in

@@ -32,6 +32,12 @@ type app struct {
 	getenv         func(string) string
 	log            *slog.Logger
 
+	// hiveFromDaemon is set when no hive was configured and a.cfg.Hive is
+	// the one the daemon serving the palace mines (daemonHive).
+	hiveFromDaemon bool
+	// args is the command line, as rootFor was given it.
+	args []string
+
 	// flags that are not settings (settingFlags makes those)
 	configFile string
 	noDaemon   bool
@@ -90,7 +96,7 @@ type namedCommand struct {
 // subcommands are the root's commands, by name.
 func (a *app) subcommands() []namedCommand {
 	return []namedCommand{
-		{"mine", a.mineCmd}, {"forget", a.forgetCmd}, {"search", a.searchCmd}, {"status", a.statusCmd},
+		{"init", a.initCmd}, {"mine", a.mineCmd}, {"forget", a.forgetCmd}, {"search", a.searchCmd}, {"status", a.statusCmd},
 		{"doctor", a.doctorCmd}, {"wake-up", a.wakeupCmd}, {"conflicts", a.conflictsCmd}, {"mcp", a.mcpCmd},
 		{"run", a.runCmd}, {"install", a.installCmd}, {"uninstall", a.uninstallCmd}, {"start", a.startCmd},
 		{"stop", a.stopCmd}, {"restart", a.restartCmd}, {"service-status", a.serviceStatusCmd},
@@ -108,6 +114,7 @@ func (a *app) subcommands() []namedCommand {
 // a tenth of a millisecond or two of every command. Any other command line
 // (help, completion, flags first, an alias, a typo) gets every command.
 func (a *app) rootFor(args []string) *cobra.Command {
+	a.args = args
 	commands := a.subcommands()
 	if len(args) > 0 {
 		if i := slices.IndexFunc(commands, func(c namedCommand) bool { return c.name == args[0] }); i >= 0 {
@@ -151,15 +158,8 @@ const helpWidth = 80
 // resolve fills a.cfg: defaults < config file < environment < cmd's
 // setting flags. It is the one place flags override the rest.
 func (a *app) resolve(cmd *cobra.Command) error {
-	a.cfg = config.Default(a.getenv, embed.Default)
-	file, required := a.configFile, true
-	if file == "" {
-		file, required = config.DefaultFile(a.getenv), false
-	}
-	if err := a.cfg.LoadFile(file, required); err != nil {
-		return err
-	}
-	if err := a.cfg.ApplyEnv(a.getenv); err != nil {
+	var err error
+	if a.cfg, err = loadConfig(a.getenv, a.configFile); err != nil {
 		return err
 	}
 	a.modelWithoutFlag = a.cfg.Model
@@ -179,7 +179,48 @@ func (a *app) resolve(cmd *cobra.Command) error {
 	if abs, err := filepath.Abs(a.cfg.Palace); err == nil && a.cfg.Palace != "" {
 		a.cfg.Palace = abs
 	}
-	return settingAdvice(cmd, a.cfg.Validate())
+	if err := settingAdvice(cmd, a.cfg.Validate()); err != nil {
+		return err
+	}
+	if a.cfg.Hive == "" && cmd.Flags().Lookup("hive") != nil {
+		a.cfg.Hive = a.daemonHive(cmd.Context())
+		a.hiveFromDaemon = a.cfg.Hive != ""
+	}
+	return nil
+}
+
+// loadConfig is the settings before a command's flags: defaults < the
+// config file (file, else the default one, which may be missing) <
+// environment.
+func loadConfig(getenv func(string) string, file string) (config.Config, error) {
+	cfg := config.Default(getenv, embed.Default)
+	required := file != ""
+	if !required {
+		file = config.DefaultFile(getenv)
+	}
+	if err := cfg.LoadFile(file, required); err != nil {
+		return cfg, err
+	}
+	return cfg, cfg.ApplyEnv(getenv)
+}
+
+// daemonHive is the hive the running daemon serving the configured palace
+// mines, as the registry of running daemons records it: a command that
+// takes a hive and is given none uses the daemon's, as status shows it.
+// Empty when no daemon serves the palace.
+func (a *app) daemonHive(ctx context.Context) string {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, cancel := context.WithTimeout(ctx, otherPalacesTimeout)
+	defer cancel()
+	recs, _ := a.runningDaemons(ctx)
+	for _, r := range recs {
+		if r.Hive != "" && namesOneFile(r.Palace, a.cfg.Palace) {
+			return r.Hive
+		}
+	}
+	return ""
 }
 
 // errNoHive is the usage error of a command that needs a hive and has none.

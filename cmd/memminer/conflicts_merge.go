@@ -20,6 +20,7 @@ func (a *app) conflictsMergeCmd() *cobra.Command {
 		wing   string
 		req    conflicts.MergeRequest
 		asJSON bool
+		dryRun bool
 	)
 	cmd := &cobra.Command{
 		Use:   "merge [--wing ID | PATH...]",
@@ -54,13 +55,16 @@ needs review is written only with --accept-conflicts as well; the removals
 the copy proposes only with --accept-removals.
 
 When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`,
-		Example: `  memminer conflicts merge
+		Example: `  memminer conflicts merge --dry-run
   memminer conflicts merge --wing dwight --apply
   memminer conflicts merge agents/dwight/memory.md --apply --accept-conflicts
   memminer conflicts merge --apply --accept-removals --reviewed 3f9a0c4e12b7d685`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if wing != "" && len(args) > 0 {
 				return usagef("give --wing or paths, not both")
+			}
+			if dryRun && req.Apply {
+				return usagef("--dry-run previews and --apply writes: give one")
 			}
 			if req.AcceptConflicts && !req.Apply {
 				return usagef("--accept-conflicts goes with --apply")
@@ -113,6 +117,7 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 	f := cmd.Flags()
 	f.StringVar(&wing, "wing", "", "only this wing's conflict copies")
 	f.BoolVar(&req.Apply, "apply", false, "write the merges and remove the copies")
+	f.BoolVar(&dryRun, "dry-run", false, "print what each merge would do and change nothing (the default without --apply)")
 	f.BoolVar(&req.AcceptConflicts, "accept-conflicts", false, "with --apply, also write merges that need review (their conflicts marked)")
 	f.BoolVar(&req.AcceptRemovals, "accept-removals", false, "with --apply and --reviewed, also remove the notes and frontmatter the copy removed (kept otherwise)")
 	f.StringSliceVar(&req.Reviewed, "reviewed", nil, "with --accept-removals: the review the dry run printed for removals you checked (repeatable); a copy whose removals changed since is not merged")

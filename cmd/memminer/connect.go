@@ -175,19 +175,9 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 	if err != nil {
 		return opts, fmt.Errorf("find the memminer program: %w", err)
 	}
-	flags := []string{"--wing", a.cfg.Wing}
-	if cmd.Flags().Changed("hive") {
-		hive, err := filepath.Abs(a.cfg.Hive)
-		if err != nil {
-			return opts, err
-		}
-		flags = append(flags, "--hive", hive)
-	}
-	if cmd.Flags().Changed("palace") {
-		flags = append(flags, "--palace", a.cfg.Palace)
-	}
-	if cmd.Flags().Changed("model") {
-		flags = append(flags, "--model", a.cfg.Model)
+	flags, err := a.installedFlags(cmd)
+	if err != nil {
+		return opts, err
 	}
 	p, err := a.protocolParams()
 	if err != nil {
@@ -294,6 +284,9 @@ func (a *app) printConnect(res connect.Result, skills *skill.Installed, f connec
 	}
 	if done == "connected" {
 		fmt.Fprintf(a.stdout, "backups are kept until: memminer disconnect %s%s\n", res.Agent, projectFlag(res.Scope))
+	}
+	if res.Note != "" {
+		fmt.Fprintf(a.stdout, "note: %s\n", res.Note)
 	}
 	return nil
 }

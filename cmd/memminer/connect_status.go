@@ -23,6 +23,8 @@ type connectedAgent struct {
 	// Scope is "user" or the project directory.
 	Scope string   `json:"scope"`
 	Files []string `json:"files"`
+	// flags are those the installed commands carry, for doctor.
+	flags []string
 }
 
 // connectedAgents lists the connections recorded for this user; none when
@@ -38,7 +40,7 @@ func (a *app) connectedAgents() []connectedAgent {
 		fmt.Fprintf(a.stderr, "memminer: cannot list connected agents: %v\n", err)
 	}
 	for _, c := range cs {
-		out = append(out, connectedAgent{Agent: c.Agent, Wing: c.Wing, Scope: c.Scope, Files: c.Paths()})
+		out = append(out, connectedAgent{Agent: c.Agent, Wing: c.Wing, Scope: c.Scope, Files: c.Paths(), flags: c.Flags})
 	}
 	return out
 }

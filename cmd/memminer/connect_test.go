@@ -29,11 +29,13 @@ func TestConnectCLI(t *testing.T) {
 	config := filepath.Join(home, ".codex", "config.toml")
 	testutil.WriteFile(t, config, "# mine\nmodel = \"o3\"\n")
 
+	// The palace and model come from the environment (newCLI's), which
+	// the agent client does not have: they are written.
 	out := c.ok("connect", "codex", "--wing", "Pam", "--dry-run")
 	for _, want := range []string{
 		"--- /dev/null\n+++ " + filepath.Join(home, ".codex", "hooks.json"),
-		`+            "command": "/usr/local/bin/memminer wake-up --hook codex --wing pam"`,
-		"+[mcp_servers.memminer]\n+command = '/usr/local/bin/memminer'\n+args = ['mcp', '--wing', 'pam']\n",
+		`+            "command": "/usr/local/bin/memminer wake-up --hook codex --wing pam --palace $PALACE --model lexical"`,
+		"+[mcp_servers.memminer]\n+command = '/usr/local/bin/memminer'\n+args = ['mcp', '--wing', 'pam', '--palace', '$PALACE', '--model', 'lexical']\n",
 		"dry run: nothing written (connect codex, wing pam, user files)\n",
 	} {
 		if !strings.Contains(out, want) {
@@ -44,8 +46,10 @@ func TestConnectCLI(t *testing.T) {
 		t.Error("dry run wrote hooks.json")
 	}
 
-	// --hive and --model are written only when given.
-	out = c.ok("connect", "codex", "--wing", "pam", "--hive", c.hive, "--model", "lexical", "--json")
+	// The hive is written however it was found: here MEMMINER_HIVE.
+	c.env["MEMMINER_HIVE"] = c.hive
+	out = c.ok("connect", "codex", "--wing", "pam", "--json")
+	delete(c.env, "MEMMINER_HIVE")
 	var res struct {
 		Agent, Wing, Scope string
 		Files              []struct{ Path, Role, Action string }
@@ -56,7 +60,7 @@ func TestConnectCLI(t *testing.T) {
 	if res.Agent != "codex" || res.Wing != "pam" || res.Scope != "user" || len(res.Files) != 3 || res.Files[1].Action != "changed" {
 		t.Errorf("connect --json: %s", out)
 	}
-	if got := testutil.ReadFile(t, config); !strings.Contains(got, "args = ['mcp', '--wing', 'pam', '--hive', '"+c.hive+"', '--model', 'lexical']") {
+	if got := testutil.ReadFile(t, config); !strings.Contains(got, "args = ['mcp', '--wing', 'pam', '--hive', '"+c.hive+"', '--palace', '"+c.palace+"', '--model', 'lexical']") {
 		t.Errorf("config.toml:\n%s", got)
 	}
 	if got := testutil.ReadFile(t, filepath.Join(home, ".codex", "AGENTS.md")); !strings.Contains(got, "Your wing: `pam`") {
@@ -84,6 +88,27 @@ func TestConnectCLI(t *testing.T) {
 	}
 	if !strings.Contains(c.ok("status"), "agents:      none connected") {
 		t.Error("status still lists codex")
+	}
+}
+
+// TestConnectSaysHowHooksRun: Codex skips untrusted hooks silently, so
+// connect codex says how to have them run; Claude Code needs nothing.
+func TestConnectSaysHowHooksRun(t *testing.T) {
+	useConnectExe(t, "/usr/local/bin/memminer")
+	const note = "note: Codex runs the hooks only when started with --dangerously-bypass-hook-trust"
+	for _, tt := range []struct {
+		agent    string
+		wantNote bool
+	}{{"codex", true}, {"claude-code", false}} {
+		c := newCLI(t)
+		out := c.ok("connect", tt.agent, "--wing", "pam")
+		if strings.Contains(out, note) != tt.wantNote {
+			t.Errorf("connect %s (note wanted: %v):\n%s", tt.agent, tt.wantNote, out)
+		}
+		var res struct{ Note string }
+		if err := json.Unmarshal([]byte(c.ok("connect", tt.agent, "--wing", "pam", "--json")), &res); err != nil || (res.Note != "") != tt.wantNote {
+			t.Errorf("connect %s --json: note %q, %v", tt.agent, res.Note, err)
+		}
 	}
 }
 
@@ -197,11 +222,12 @@ func TestRecallHook(t *testing.T) {
 		args  []string
 		env   map[string]string
 	}{
-		"bad JSON":      {stdin: "{not json", args: []string{"recall", "--hook", "claude-code"}},
-		"unknown agent": {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "cursor"}},
-		"bad config":    {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex"}, env: map[string]string{"MEMMINER_EMBEDDING_MODEL": "nonsense:x"}},
-		"unknown flag":  {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex", "--from-the-future", "x"}},
-		"wake-up":       {args: []string{"wake-up", "--hook", "codex", "--wing", "nobody"}},
+		"bad JSON":              {stdin: "{not json", args: []string{"recall", "--hook", "claude-code"}},
+		"unknown agent":         {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "cursor"}},
+		"bad config":            {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex"}, env: map[string]string{"MEMMINER_EMBEDDING_MODEL": "nonsense:x"}},
+		"unknown flag":          {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex", "--from-the-future", "x"}},
+		"unknown flag, wake-up": {args: []string{"wake-up", "--hook=codex", "--wing", "pam", "--from-the-future"}},
+		"wake-up":               {args: []string{"wake-up", "--hook", "codex", "--wing", "nobody"}},
 	} {
 		saved := map[string]string{}
 		for k, v := range tc.env {
@@ -217,8 +243,20 @@ func TestRecallHook(t *testing.T) {
 			}
 			continue
 		}
+		if name == "unknown flag, wake-up" {
+			if code != 0 || !strings.HasPrefix(out, wakeupHeader) {
+				t.Errorf("%s: exit %d, %q", name, code, out)
+			}
+			continue
+		}
 		if out != "" || code != 0 || !strings.Contains(stderr, "--hook") {
 			t.Errorf("%s: stdout %q, stderr %q, exit %d", name, out, stderr, code)
+		}
+	}
+	// Run by a person, an unknown flag is a usage error, as for search.
+	for _, args := range [][]string{{"recall", "postgres", "--bogus-flag"}, {"wake-up", "--bogus-flag"}, {"recall", "--hook-x", "postgres"}} {
+		if _, stderr, code := c.run(args...); code != exitUsage || !strings.Contains(stderr, "unknown flag") {
+			t.Errorf("memminer %s: exit %d, %s", strings.Join(args, " "), code, stderr)
 		}
 	}
 	// The session-start hook is the digest, introduced.

@@ -52,7 +52,9 @@ func (a *app) doctorCmd() *cobra.Command {
 for each problem: the hive and its agents, the palace against the markdown
 (every file mined and current, no wing without its agent, every wing file's
 checksum), the model, the daemon, Syncthing, the agents memminer connect
-wired in, and the permissions of the palace and the memory files.
+wired in (their files are there, and their hooks and MCP server, run with
+the flags connect wrote and none of your MEMMINER_ variables, find the hive
+and this palace), and the permissions of the palace and the memory files.
 
 doctor changes nothing (a damaged wing is reported, not rebuilt). It exits 1
 when a check failed; warnings alone exit 0.`,
@@ -107,7 +109,7 @@ func (a *app) checkHive() ([]hive.Agent, check) {
 	c := check{Name: "hive"}
 	if a.cfg.Hive == "" {
 		c.State, c.Detail = checkWarn, "no hive configured: the palace is checked without its markdown"
-		c.Fix = "pass --hive DIR, set MEMMINER_HIVE, or hive: in the config file"
+		c.Fix = "pass --hive DIR, set MEMMINER_HIVE, put hive: in the config file (memminer init DIR does), or start the daemon with memminer run --hive DIR"
 		return nil, c
 	}
 	h, err := hive.Open(a.cfg.Hive, a.cfg.Agents)
@@ -315,11 +317,12 @@ func (a *app) checkConnected(agents []hive.Agent) check {
 				problems = append(problems, fmt.Sprintf("%s's %s: %v", conn.Agent, f, err))
 			}
 		}
+		problems = append(problems, a.installedProblems(conn)...)
 	}
 	c.Detail = fmt.Sprintf("%d connected: %s", len(conns), strings.Join(names, ", "))
 	if len(problems) > 0 {
 		c.State, c.Detail = checkWarn, c.Detail+"; "+strings.Join(problems, "; ")
-		c.Fix = "memminer connect AGENT --wing ID again, or memminer disconnect AGENT"
+		c.Fix = "memminer connect AGENT --wing ID again (with --hive DIR when none is configured), or memminer disconnect AGENT"
 	}
 	return c
 }

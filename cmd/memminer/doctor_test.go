@@ -74,3 +74,43 @@ func TestDoctor(t *testing.T) {
 	step(0)
 	golden(t, "doctor.txt", all.String())
 }
+
+// TestDoctorChecksWhatConnectedAgentsReach: doctor checks that each
+// connected agent's hooks and MCP server, run with the flags connect wrote
+// and without this shell's MEMMINER_ variables, find the hive and this
+// palace.
+func TestDoctorChecksWhatConnectedAgentsReach(t *testing.T) {
+	useConnectExe(t, "/usr/local/bin/memminer")
+	tests := []struct {
+		name    string
+		connect []string // after connect claude-code --wing dwight
+		hiveEnv bool     // MEMMINER_HIVE set while connecting
+		want    string   // in doctor's output; empty: no such problem
+	}{
+		{name: "hive from the environment", hiveEnv: true},
+		{name: "no hive", want: "claude-code's MCP server and hooks find no hive"},
+		{name: "another palace", hiveEnv: true, connect: []string{"--palace", "PALACE2"}, want: "claude-code's MCP server and hooks use the palace"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := newCLI(t)
+			if tt.hiveEnv {
+				c.env["MEMMINER_HIVE"] = c.hive
+			}
+			args := []string{"connect", "claude-code", "--wing", "dwight"}
+			for _, a := range tt.connect {
+				args = append(args, strings.ReplaceAll(a, "PALACE2", filepath.Join(t.TempDir(), "palace")))
+			}
+			c.ok(args...)
+			c.env["MEMMINER_HIVE"] = c.hive // doctor itself knows the hive
+			out, errs, _ := c.run("doctor")
+			got := out + errs
+			if tt.want == "" && strings.Contains(got, "MCP server and hooks") {
+				t.Errorf("doctor reports a problem:\n%s", got)
+			}
+			if tt.want != "" && !strings.Contains(got, tt.want) {
+				t.Errorf("doctor does not say %q:\n%s", tt.want, got)
+			}
+		})
+	}
+}

@@ -69,6 +69,8 @@ The rules: docs/remember.md ("The inbox").`,
 	f.StringVar(&wing, "wing", "", "list only this wing's inbox")
 	f.BoolVar(&all, "all", false, "also list approved and rejected items")
 	f.BoolVar(&asJSON, "json", false, "print the items as JSON")
+	// approve and reject write to the hive: they take --hive too.
+	settingFlags(cmd.PersistentFlags(), "hive")
 	cmd.AddCommand(a.inboxDecideCmd(true), a.inboxDecideCmd(false))
 	return cmd
 }
@@ -92,9 +94,12 @@ func countPending(items []inbox.Item) int {
 }
 
 func (a *app) inboxDecideCmd(approve bool) *cobra.Command {
-	var d inbox.Decision
-	use, short, long := "approve REF", "Approve an inbox item into the agent's memory", `Approve the inbox item REF (its ref from memminer inbox --json): its note
-is written into the agent's memory.md through remember, marked
+	var (
+		d      inbox.Decision
+		asJSON bool
+	)
+	use, short, long := "approve REF", "Approve an inbox item into the agent's memory", `Approve the inbox item REF: its note is written into the agent's memory
+file of this machine, memory.<machine>.md, through remember, marked
 "(status: approved DATE by WHO)", and the inbox line is marked
 "(inbox: approved DATE by WHO into FILE:LINE)", kept as history, never
 deleted. Both writes are atomic; approving again after a failure in between
@@ -102,14 +107,14 @@ finds the note already in memory and only marks the inbox.
 
 Approval is a person's act: it is a command, never an MCP tool.`
 	if !approve {
-		use, short, long = "reject REF", "Reject an inbox item, keeping it as history", `Reject the inbox item REF (its ref from memminer inbox --json): the inbox
-line is marked "(inbox: rejected DATE by WHO: WHY)" and stays in the file
-as history; nothing goes into memory. --note says why and is required.`
+		use, short, long = "reject REF", "Reject an inbox item, keeping it as history", `Reject the inbox item REF: the inbox line is marked
+"(inbox: rejected DATE by WHO: WHY)" and stays in the file as history;
+nothing goes into memory. --note says why and is required.`
 	}
 	cmd := &cobra.Command{
 		Use:   use,
 		Short: short,
-		Long:  long + "\n\nWHO is --by, else MEMMINER_USER, else your login name. The rules:\ndocs/remember.md (\"The inbox\").",
+		Long:  long + "\n\n" + refHelp + "\n\nWHO is --by, else MEMMINER_USER, else your login name. The rules:\ndocs/remember.md (\"The inbox\").",
 		Args:  exactArgs(1, "give the item's REF (memminer inbox --json lists them)"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if d.By == "" {
@@ -119,13 +124,20 @@ as history; nothing goes into memory. --note says why and is required.`
 			if !approve && strings.TrimSpace(d.Note) == "" {
 				return usagef("reject needs --note saying why")
 			}
-			msg, err := a.decide(cmd.Context(), args[0], d, approve)
-			if msg != "" {
-				fmt.Fprintln(a.stdout, msg)
+			res, err := a.decide(cmd.Context(), args[0], d, approve)
+			if res.Decision != "" {
+				if asJSON {
+					if werr := writeJSON(a.stdout, res); werr != nil {
+						return werr
+					}
+				} else {
+					fmt.Fprintln(a.stdout, res.message())
+				}
 			}
 			return err
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the decision as JSON")
 	noteHelp := "a remark kept with the approval"
 	if !approve {
 		noteHelp = "why it is rejected (required)"
@@ -177,52 +189,85 @@ func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.It
 	return items, nil
 }
 
+// decision is what inbox approve or reject did, as --json prints it.
+type decision struct {
+	// Decision is "approved" or "rejected"; empty when nothing was decided.
+	Decision string `json:"decision"`
+	Wing     string `json:"wing"`
+	// File and Line are the inbox item's, File relative to the hive.
+	File string `json:"file"`
+	Line int    `json:"line"`
+	// Into is where the approved note is in memory (FILE:LINE, relative to
+	// the hive), ID its note id; null and "" for a rejection.
+	Into *string `json:"into"`
+	ID   string  `json:"id,omitempty"`
+	// AlreadyInMemory says memory held the note already.
+	AlreadyInMemory bool `json:"already_in_memory"`
+}
+
+// message is the decision as the text output says it.
+func (d decision) message() string {
+	switch {
+	case d.Into == nil:
+		return fmt.Sprintf("rejected %s:%d; it stays in the inbox as history", d.File, d.Line)
+	case d.AlreadyInMemory:
+		return fmt.Sprintf("approved %s:%d: memory already holds it at %s (note %s)", d.File, d.Line, *d.Into, d.ID)
+	}
+	return fmt.Sprintf("approved %s:%d into %s (note %s)", d.File, d.Line, *d.Into, d.ID)
+}
+
 // decide approves or rejects the item ref names and mines its inbox, so
-// the next listing, search and wake-up see the decision. msg says what was
-// decided, also when mining it then failed.
-func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (string, error) {
+// the next listing, search and wake-up see the decision. The result says
+// what was decided, also when mining it then failed.
+func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (decision, error) {
 	if a.cfg.Hive == "" {
-		return "", errNoHive()
+		return decision{}, errNoHive()
 	}
 	p, err := a.readPalace(ctx)
 	if err != nil {
-		return "", err
+		return decision{}, err
 	}
 	if p == nil {
-		return "", usagef("%s: %v (nothing is mined yet)", ref, inbox.ErrNoItem)
+		return decision{}, usagef("%s: %v (nothing is mined yet)", ref, inbox.ErrNoItem)
 	}
-	it, n, err := inbox.Find(p, a.hive(), ref, d.Now)
+	// A ref that names no note gets the inbox's own answer.
+	id := ref
+	if n, err := a.resolveRef(p, ref); err == nil {
+		id = n.ID
+	} else if !errors.Is(err, errNoNote) {
+		p.Close()
+		return decision{}, err
+	}
+	it, n, err := inbox.Find(p, a.hive(), id, d.Now)
 	p.Close()
 	switch {
 	case errors.Is(err, inbox.ErrNoItem):
-		return "", usagef("%v", err)
+		return decision{}, usagef("%v", err)
 	case err != nil:
-		return "", err
+		return decision{}, err
 	}
+	res := decision{Decision: "rejected", Wing: n.Wing, File: it.File, Line: it.Line}
 	maxBytes := a.cfg.MaxFileBytes
 	if !approve {
 		if err := inbox.MarkRejected(ctx, n, d, maxBytes); err != nil {
-			return "", decisionError(err)
+			return decision{}, decisionError(err)
 		}
-		return fmt.Sprintf("rejected %s:%d; it stays in the inbox as history", it.File, it.Line), a.mineInbox(ctx, n)
+		return res, a.mineInbox(ctx, n)
 	}
 	text, heading, err := inbox.Approval(n, d)
 	if err != nil {
-		return "", decisionError(err)
+		return decision{}, decisionError(err)
 	}
-	res, err := a.remember(ctx, remember.Request{Wing: n.Wing, Text: text, Heading: heading})
+	rem, err := a.remember(ctx, remember.Request{Wing: n.Wing, Text: text, Heading: heading})
 	if err != nil {
-		return "", rememberError(err, n.Wing)
+		return decision{}, rememberError(err, n.Wing)
 	}
-	where := fmt.Sprintf("%s:%d", res.File, res.Line)
-	msg := fmt.Sprintf("approved %s:%d into %s (note %s)", it.File, it.Line, where, res.ID)
-	if res.DuplicateOf != nil {
-		msg = fmt.Sprintf("approved %s:%d: memory already holds it at %s (note %s)", it.File, it.Line, where, res.ID)
-	}
+	where := fmt.Sprintf("%s:%d", rem.File, rem.Line)
+	res.Decision, res.Into, res.ID, res.AlreadyInMemory = "approved", &where, rem.ID, rem.DuplicateOf != nil
 	if err := inbox.MarkApproved(ctx, n, d, where, maxBytes); err != nil {
-		return "", fmt.Errorf("the note is in memory at %s, but marking the inbox failed: %w; approve again to mark it", where, decisionError(err))
+		return decision{}, fmt.Errorf("the note is in memory at %s, but marking the inbox failed: %w; approve again to mark it", where, decisionError(err))
 	}
-	return msg, a.mineInbox(ctx, n)
+	return res, a.mineInbox(ctx, n)
 }
 
 func decisionError(err error) error {

@@ -68,7 +68,7 @@ func TestInboxRoundTrip(t *testing.T) {
 		}
 		box := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "inbox.md"))))
 		want := "# ops's inbox (waiting for approval)\n\n" +
-			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.laptop.md:3)\n" +
+			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.laptop.md:4)\n" +
 			"- Drop the audit table before the migration (inbox: verified, risk high) (added $MTIME_DATE) (inbox: rejected $MTIME_DATE by angela: the audit table is kept [legal])\n"
 		if box != want {
 			t.Errorf("inbox.md =\n%s\nwant\n%s", box, want)
@@ -127,5 +127,42 @@ func TestInboxOverMCP(t *testing.T) {
 	}
 	if res := callTool(t, cs, "pack", map[string]any{"name": "migrate"}); !res.IsError || !strings.Contains(resultText(t, res), "block_stale") {
 		t.Errorf("a blocking pack over MCP: %s", resultText(t, res))
+	}
+}
+
+// TestInboxRefsAndFlags: inbox approve and reject take --hive, --json and
+// every form of REF show takes (a unique id prefix of 6 or more digits
+// here); a prefix too short or shared is refused.
+func TestInboxRefsAndFlags(t *testing.T) {
+	c := newPackCLI(t)
+	hive := c.env["MEMMINER_HIVE"]
+	delete(c.env, "MEMMINER_HIVE") // given as --hive below
+	c.ok("remember", "--hive", hive, "--wing", "ops", "--confidence", "hypothesis", "The coffee machine needs descaling monthly")
+	c.ok("remember", "--hive", hive, "--wing", "ops", "--risk", "high", "Restart the proxy every night")
+	var l struct{ Items []struct{ Ref, Text string } }
+	if err := json.Unmarshal([]byte(c.ok("inbox", "--hive", hive, "--json")), &l); err != nil || len(l.Items) != 2 {
+		t.Fatalf("inbox --json: %v %+v", err, l)
+	}
+	first, second := l.Items[0].Ref, l.Items[1].Ref
+
+	if _, errs, code := c.run("inbox", "approve", "--hive", hive, first[:5]); code != exitUsage {
+		t.Errorf("a 5-digit prefix: exit %d, %s", code, errs)
+	}
+	out, code := c.runRaw("inbox", "approve", "--hive", hive, "--json", "--by", "pam", first[:6])
+	if code != 0 {
+		t.Fatalf("inbox approve PREFIX: exit %d, %s", code, out)
+	}
+	var d decision
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.Decision != "approved" || d.Wing != "ops" || d.Into == nil || !strings.HasPrefix(*d.Into, "agents/ops/memory.laptop.md:") || d.ID == "" {
+		t.Errorf("inbox approve --json: %v %s", err, out)
+	}
+	approved := d.ID
+	out = c.ok("inbox", "reject", "--hive", hive, "--json", "--by", "pam", "--note", "no", second[:8])
+	d = decision{}
+	if err := json.Unmarshal([]byte(out), &d); err != nil || d.Decision != "rejected" || d.Into != nil || d.File != "agents/ops/inbox.md" {
+		t.Errorf("inbox reject --json: %v %s", err, out)
+	}
+	if out := c.ok("show", "--hive", hive, approved[:6]); !strings.Contains(out, "coffee machine needs descaling") {
+		t.Errorf("show PREFIX:\n%s", out)
 	}
 }

@@ -58,10 +58,14 @@ func (a *app) otherPalacesNote(ctx context.Context) string {
 	if err != nil {
 		return ""
 	}
+	hive := a.cfg.Hive
+	if a.hiveFromDaemon {
+		hive = "" // the hive of a daemon serving the palace is no one's choice
+	}
 	var others []registry.Record
 	seen := map[string]bool{}
 	for _, r := range recs {
-		if seen[r.Palace] || namesOneFile(r.Palace, a.cfg.Palace) || (a.cfg.Hive != "" && !namesOneFile(r.Hive, a.cfg.Hive)) {
+		if seen[r.Palace] || namesOneFile(r.Palace, a.cfg.Palace) || (hive != "" && !namesOneFile(r.Hive, hive)) {
 			continue
 		}
 		seen[r.Palace] = true

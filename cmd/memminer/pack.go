@@ -13,6 +13,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/pack"
+	"github.com/memminer/memminer/palace"
 )
 
 // exitStale: pack refused a block_stale pack that uses stale files.
@@ -117,6 +118,7 @@ func (a *app) packNewCmd() *cobra.Command {
 		body, staleAfter  string
 		reviewDate        string
 		blockStale, toOut bool
+		asJSON            bool
 	)
 	cmd := &cobra.Command{
 		Use:   "new NAME",
@@ -165,6 +167,9 @@ afterwards to say the task it is for. The format: docs/packs.md.`,
 				s.ReviewDate = d
 			}
 			if toOut {
+				if asJSON {
+					return writeJSON(a.stdout, packNewJSON{Name: args[0], Use: len(s.Use), Avoid: len(s.Avoid), Content: string(s.Content(args[0]))})
+				}
 				_, err := a.stdout.Write(s.Content(args[0]))
 				return err
 			}
@@ -174,6 +179,9 @@ afterwards to say the task it is for. The format: docs/packs.md.`,
 				return usagef("%v", err)
 			case err != nil:
 				return err
+			}
+			if asJSON {
+				return writeJSON(a.stdout, packNewJSON{Name: args[0], File: p.File, Written: true, Use: len(p.Use), Avoid: len(p.Avoid), Content: string(s.Content(args[0]))})
 			}
 			fmt.Fprintf(a.stdout, "wrote %s: %d use, %d avoid; say the task it is for in its body\n", p.File, len(p.Use), len(p.Avoid))
 			return nil
@@ -187,8 +195,20 @@ afterwards to say the task it is for. The format: docs/packs.md.`,
 	f.StringVar(&staleAfter, "stale-after", "", "warn of used files older than this: 30d, 2w, 36h or never (default the hive's)")
 	f.BoolVar(&blockStale, "block-stale", false, "refuse to render while a used file is stale")
 	f.StringVar(&reviewDate, "review-date", "", "when the pack is due for review, YYYY-MM-DD")
-	f.BoolVar(&toOut, "print", false, "print the pack file instead of writing it")
+	dryRunFlag(f, &toOut, "print the pack file instead of writing it", "print")
+	f.BoolVar(&asJSON, "json", false, "print what was written (or, with --dry-run, would be) as JSON")
 	return cmd
+}
+
+// packNewJSON is pack new --json.
+type packNewJSON struct {
+	Name string `json:"name"`
+	// File is the pack's file relative to the hive; empty under --dry-run.
+	File    string `json:"file"`
+	Written bool   `json:"written"`
+	Use     int    `json:"use"`
+	Avoid   int    `json:"avoid"`
+	Content string `json:"content"`
 }
 
 // loadPack loads the hive's pack name, the CLI's advice added.
@@ -256,6 +276,10 @@ func (a *app) renderPack(ctx context.Context, name string, tokens int, inbox boo
 		}
 		b.WriteString("\nupdate or review them (a review_date in their frontmatter), or set block_stale: false in " + pk.File)
 		return r, &codeError{code: exitStale, msg: b.String()}
+	}
+	if errors.Is(err, palace.ErrUnknownWing) {
+		// As search --wing: a usage error naming the known wings.
+		return r, nothingFound(usagef("%v; fix the entry in %s", err, pk.File))
 	}
 	if err != nil {
 		return r, err

@@ -159,6 +159,18 @@ func TestPackMalformed(t *testing.T) {
 	}
 }
 
+// TestPackUnknownWing: a pack whose wing: entry names no wing fails as
+// search --wing does (exit 2, the known wings), not "no notes match".
+func TestPackUnknownWing(t *testing.T) {
+	c := newPackCLI(t)
+	testutil.WriteFile(t, filepath.Join(c.hive, "packs", "typo.md"), "---\nuse:\n  - wing:nosuch\n---\nx\n")
+	_, searchErr, searchCode := c.run("search", "rollback", "--wing", "nosuch")
+	out, errs, code := c.run("pack", "typo")
+	if code != exitUsage || code != searchCode || out != "" || !strings.Contains(errs, "wing:nosuch") || !strings.Contains(errs, "known wings: legacy, ops") {
+		t.Errorf("pack typo: exit %d, stdout %q, stderr %q; search --wing nosuch: exit %d, %s", code, out, errs, searchCode, searchErr)
+	}
+}
+
 // TestPackNew: pack new writes a pack pack reads, and never replaces one.
 func TestPackNew(t *testing.T) {
 	c := newPackCLI(t)

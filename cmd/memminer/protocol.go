@@ -14,7 +14,10 @@ import (
 )
 
 func (a *app) protocolCmd() *cobra.Command {
-	var wing string
+	var (
+		wing   string
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "protocol",
 		Short: "Print the memory protocol for an agent's CLAUDE.md or AGENTS.md",
@@ -39,9 +42,17 @@ protocol it describes: docs/remember.md.`,
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				var b strings.Builder
+				if err := writeProtocol(&b, p); err != nil {
+					return err
+				}
+				return writeJSON(a.stdout, protocolJSON{Wing: p.Wing, Hive: p.Hive, Palace: p.Palace, File: p.File, Text: b.String()})
+			}
 			return writeProtocol(a.stdout, p)
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the protocol and what it filled in as JSON")
 	cmd.Flags().StringVar(&wing, "wing", "", "the agent's own wing, filled in (env MEMMINER_WING, config wing:)")
 	settingFlags(cmd.Flags(), "hive")
 	return cmd
@@ -81,6 +92,16 @@ func (a *app) protocolParams() (protocolParams, error) {
 		}
 	}
 	return p, nil
+}
+
+// protocolJSON is protocol --json: the text and what it filled in
+// (placeholders such as <wing> where nothing was configured).
+type protocolJSON struct {
+	Wing   string `json:"wing"`
+	Hive   string `json:"hive"`
+	Palace string `json:"palace"`
+	File   string `json:"file"`
+	Text   string `json:"text"`
 }
 
 // protocolParams are what the protocol text fills in.

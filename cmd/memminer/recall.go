@@ -99,8 +99,6 @@ directly, like search. Details: docs/connect.md.`,
 	cmd.Flags().StringVar(&wing, "wing", "", "the agent's wing, whose domain recall stays in (env MEMMINER_WING)")
 	domainFlags(cmd.Flags(), &domains)
 	settingFlags(cmd.Flags(), "hive")
-	// The installed hook must never fail on a flag a later memminer dropped.
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	return cmd
 }
 
@@ -108,6 +106,9 @@ directly, like search. Details: docs/connect.md.`,
 // hook mode a logged no-op rather than a failed hook: preErr receives it.
 func (a *app) hookable(cmd *cobra.Command, hook *string, preErr *error) {
 	cmd.Flags().StringVar(hook, "hook", "", "run as AGENT's hook ("+strings.Join(connect.AgentIDs(), ", ")+"): JSON on stdin, never fails")
+	// The installed hook must never fail on a flag a later memminer
+	// dropped; run by a person, an unknown flag is a usage error.
+	cmd.FParseErrWhitelist.UnknownFlags = hookMode(a.args)
 	cmd.PersistentPreRunE = func(cmd *cobra.Command, _ []string) error {
 		if err := a.resolve(cmd); err != nil {
 			if *hook == "" {
@@ -117,6 +118,20 @@ func (a *app) hookable(cmd *cobra.Command, hook *string, preErr *error) {
 		}
 		return nil
 	}
+}
+
+// hookMode reports whether the command line args run a command as a
+// client's hook (--hook AGENT, or --hook=AGENT).
+func hookMode(args []string) bool {
+	for _, arg := range args {
+		if arg == "--" {
+			return false
+		}
+		if arg == "--hook" || strings.HasPrefix(arg, "--hook=") {
+			return true
+		}
+	}
+	return false
 }
 
 // hookInput is the part of a client's hook JSON the hooks read; Claude
@@ -297,7 +312,7 @@ func renderRecall(hits []api.Hit, budget int) string {
 	for _, h := range hits {
 		text := strings.Join(strings.Fields(h.Text), " ")
 		render := func(t string) string {
-			return fmt.Sprintf("- [%s] %s (%s:%d%s)", quote.Inline(h.Wing), quote.Inline(t), quote.Inline(h.Source), h.Line, quote.Inline(marks(h.Fields)))
+			return fmt.Sprintf("- [%s] %s (%s:%d%s)", quote.Inline(h.Wing), quote.Inline(t), quote.Inline(h.Source), h.Line, quote.Inline(marksFor(h.Fields, t)))
 		}
 		line := render(text)
 		if used+wakeup.LineTokens(line) > budget {

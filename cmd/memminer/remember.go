@@ -68,8 +68,9 @@ Nothing is written, and remember says why, when:
 A new note that resembles one of the wing's is written, and remember says
 "similar to note ID; use --supersedes ID if it replaces it".
 
---supersedes REF (a note id from search --json, or FILE:LINE such as
-memory.md:12) marks the old note "(superseded YYYY-MM-DD)" at the end of its
+--supersedes REF (a note id from search --json, a unique prefix of one of 6
+digits or more, FILE:LINE such as memory.md:12, or a hit number of the last
+search) marks the old note "(superseded YYYY-MM-DD)" at the end of its
 first line; it stays in the file as history, and search and wake-up leave
 it out.
 
@@ -103,6 +104,9 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 				return err
 			}
 			req.Wing = w
+			if req.Supersedes, err = a.fullRefs(cmd.Context(), req.Supersedes); err != nil {
+				return err
+			}
 			res, err := a.remember(cmd.Context(), req)
 			if errors.Is(err, remember.ErrSecret) {
 				return secretError(err, ", or pass --redact to write it with each secret replaced by [redacted: KIND]")
@@ -129,7 +133,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 	f.StringVar(&req.Heading, "heading", "", `append under "## HEADING", created at the end of the file when missing`)
 	f.StringArrayVar(&req.Tags, "tag", nil, "add #TAG to the note (repeatable)")
 	f.BoolVar(&fromStdin, "stdin", false, "read TEXT from standard input")
-	f.StringArrayVar(&req.Supersedes, "supersedes", nil, "mark this note superseded: a note id from search --json, or FILE:LINE (repeatable)")
+	f.StringArrayVar(&req.Supersedes, "supersedes", nil, "mark this note superseded: a note id or its first 6+ digits, FILE:LINE, or a hit number of the last search (repeatable)")
 	f.StringVar(&req.ExpectHash, "expect-hash", "", "fail with exit status 4 unless the memory file still has this hash (from remember --json or index --json)")
 	f.BoolVar(&req.Force, "force", false, "write even though the wing has an open conflict copy")
 	f.BoolVar(&req.AllowDuplicate, "allow-duplicate", false, "append even when the wing already holds the same fact")

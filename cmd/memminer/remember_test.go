@@ -94,7 +94,9 @@ func TestRememberGolden(t *testing.T) {
 	c.ok("mine", c.hive)
 	c.serve(t)
 	golden(t, "remember.txt", rememberSteps(t, c))
-	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
+	// Notes without --heading go under ## Notes, not into the Snacks
+	// section that ended the file.
+	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n\n## Notes\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
 	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.laptop.md"))); got != want {
 		t.Errorf("kevin's memory.laptop.md =\n%s\nwant\n%s", got, want)
 	}
@@ -141,7 +143,7 @@ func TestRememberStdinAndFile(t *testing.T) {
 		t.Fatalf("bytes of the file changed")
 	}
 	added := after[len(before):]
-	if !regexp.MustCompile(`^\r\n- Reception desk plants\r\n  are watered on Mondays \(added \d{4}-\d\d-\d\d\)$`).MatchString(added) {
+	if !regexp.MustCompile(`^\r\n\r\n## Notes\r\n- Reception desk plants\r\n  are watered on Mondays \(added \d{4}-\d\d-\d\d\)$`).MatchString(added) {
 		t.Errorf("appended %q", added)
 	}
 	if res["hash"] != memfile.Hash([]byte(after)) {
@@ -222,7 +224,8 @@ func TestRememberConcurrent(t *testing.T) {
 			// The notes go to the machine's file; memory.md keeps its own.
 			main := testutil.ReadFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"))
 			path := filepath.Join(c.hive, "agents", "jim", "memory.laptop.md")
-			before := "# jim's memory\n\n"
+			// A note without --heading goes under ## Notes.
+			before := "# jim's memory\n\n## Notes\n"
 			if withDaemon {
 				r := startRun(t, c, c.hive)
 				r.idle(t, c)
@@ -332,7 +335,7 @@ func TestRememberTwiceInSmallWing(t *testing.T) {
 			}
 			c.ok("remember", "--wing", "jim", "The quokka count is 12")
 			out := c.ok("remember", "--wing", "jim", "The quokka count is 12")
-			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.laptop.md:3") {
+			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.laptop.md:4") {
 				t.Errorf("second remember: %q", out)
 			}
 			if got := testutil.ReadFile(t, path); strings.Count(got, "quokka") != 1 {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -238,6 +239,17 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 	return out, nil
 }
 
+// hitName is how text output names a hit's file: its source, relative to
+// the hive as remember, -l and the JSON name it, so an agent reads one
+// name whatever its working directory; a file outside the hive relative to
+// the working directory.
+func hitName(h api.Hit) string {
+	if h.Source == "" || filepath.IsAbs(h.Source) {
+		return displayPath(h.Path)
+	}
+	return h.Source
+}
+
 // printHits prints the text output of a search: per hit a header naming
 // its source, then the note's lines indented, so no line of a note starts
 // a line of the output. What the palace holds is rendered with quote:
@@ -260,7 +272,7 @@ func printHit(w io.Writer, prefix string, h api.Hit) {
 	if h.Heading != "" {
 		heading = "  " + quote.Inline(h.Heading)
 	}
-	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, quote.Inline(h.Wing), quote.Inline(displayPath(h.Path)), h.Line, heading, h.Score, h.Relevance, quote.Inline(marks(h.Fields)))
+	fmt.Fprintf(w, "%s[%s] %s:%d%s  (%.2f, relevance %.2f%s)\n", prefix, quote.Inline(h.Wing), quote.Inline(hitName(h)), h.Line, heading, h.Score, h.Relevance, quote.Inline(marks(h.Fields)))
 	fmt.Fprintln(w, quote.Body(h.Text, "   "))
 	if e := h.Evidence; e != nil {
 		fmt.Fprintf(w, "   why: %s\n", e.Reason)
@@ -278,9 +290,13 @@ func printHit(w io.Writer, prefix string, h api.Hit) {
 
 // marks renders a hit's date and governance for the text output:
 // ", 2026-11-03, superseded, stale: review due 2026-10-01".
-func marks(g govern.Fields) string {
+func marks(g govern.Fields) string { return marksFor(g, "") }
+
+// marksFor is marks for a line that also shows text, the note's words:
+// the date is left out when text says it (govern.Fields.DateTextFor).
+func marksFor(g govern.Fields, text string) string {
 	var b strings.Builder
-	if d := g.DateText(); d != "" {
+	if d := g.DateTextFor(text); d != "" {
 		b.WriteString(", " + d)
 	}
 	if g.Status != nil && *g.Status != string(govern.Stale) {

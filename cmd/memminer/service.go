@@ -56,7 +56,7 @@ Where no service manager runs (a container, usually) install says so: run
 What the service does, and the units: docs/daemon.md ("Installing").`,
 		Example: `  sudo memminer install --hive /srv/hive --palace /var/lib/memminer/palace
   memminer install --user --hive ~/hive
-  memminer install --user --hive ~/hive --print`,
+  memminer install --user --hive ~/hive --dry-run`,
 		Args: exactArgs(0, "install takes no arguments"),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			spec, err := a.serviceSpec(sf.user, a.cfg.Hive, runAs, !printOnly)
@@ -96,7 +96,7 @@ What the service does, and the units: docs/daemon.md ("Installing").`,
 	f := cmd.Flags()
 	settingFlags(f, "hive")
 	f.StringVar(&runAs, "run-as", "", "account the system service runs as (default root)")
-	f.BoolVar(&printOnly, "print", false, "print the unit (or plist) instead of installing it")
+	dryRunFlag(f, &printOnly, "print the unit (or plist) instead of installing it", "print")
 	return cmd
 }
 
@@ -204,7 +204,10 @@ func (a *app) restartCmd() *cobra.Command {
 }
 
 func (a *app) serviceStatusCmd() *cobra.Command {
-	var sf serviceFlags
+	var (
+		sf     serviceFlags
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "service-status",
 		Short: "Show whether the memminer service is installed and running",
@@ -221,20 +224,46 @@ manager, e.g. "memminer run" in a container).`,
 			if err != nil {
 				state = err.Error()
 			}
-			fmt.Fprintf(a.stdout, "service:     %s (%s)\n", state, scope)
+			out := serviceStatusJSON{Service: state, Scope: scope, Socket: daemon.SocketPath(a.cfg.Palace)}
 			st, err := socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout)).Status(cmd.Context())
 			switch {
 			case err == nil:
-				up := time.Duration(st.Daemon.UptimeSeconds * float64(time.Second)).Round(time.Second)
-				fmt.Fprintf(a.stdout, "daemon:      active, pid %d, up %s, socket %s\n", st.Daemon.PID, up, daemon.SocketPath(a.cfg.Palace))
+				out.Daemon, out.PID, out.UptimeSeconds = "active", st.Daemon.PID, st.Daemon.UptimeSeconds
 			case errors.Is(err, api.ErrNotRunning) && !errors.Is(err, api.ErrNoAnswer):
-				fmt.Fprintf(a.stdout, "daemon:      not running (nothing answers on %s)\n", daemon.SocketPath(a.cfg.Palace))
+				out.Daemon = "not running"
 			default:
-				fmt.Fprintf(a.stdout, "daemon:      not answering: %v\n", err)
+				out.Daemon, out.Error = "not answering", err.Error()
+			}
+			if asJSON {
+				return writeJSON(a.stdout, out)
+			}
+			fmt.Fprintf(a.stdout, "service:     %s (%s)\n", out.Service, out.Scope)
+			switch out.Daemon {
+			case "active":
+				up := time.Duration(out.UptimeSeconds * float64(time.Second)).Round(time.Second)
+				fmt.Fprintf(a.stdout, "daemon:      active, pid %d, up %s, socket %s\n", out.PID, up, out.Socket)
+			case "not running":
+				fmt.Fprintf(a.stdout, "daemon:      not running (nothing answers on %s)\n", out.Socket)
+			default:
+				fmt.Fprintf(a.stdout, "daemon:      not answering: %v\n", out.Error)
 			}
 			return nil
 		},
 	}
 	sf.add(cmd)
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the states as JSON")
 	return cmd
+}
+
+// serviceStatusJSON is service-status --json.
+type serviceStatusJSON struct {
+	// Service is what the service manager says, Scope "system" or "user".
+	Service string `json:"service"`
+	Scope   string `json:"scope"`
+	// Daemon is "active", "not running" or "not answering" (Error says why).
+	Daemon        string  `json:"daemon"`
+	PID           int     `json:"pid,omitempty"`
+	UptimeSeconds float64 `json:"uptime_seconds,omitempty"`
+	Socket        string  `json:"socket"`
+	Error         string  `json:"error,omitempty"`
 }

@@ -132,3 +132,16 @@ func (v *settingValue) Type() string { return v.s.TypeName() }
 
 // IsBoolFlag lets a true-or-false flag be given without a value.
 func (v *settingValue) IsBoolFlag() bool { return v.s.IsBool() }
+
+// dryRunFlag gives fs --dry-run, the one flag that previews a command's
+// change without making it, and the flags it was called before (old) as
+// hidden aliases of it.
+func dryRunFlag(fs *pflag.FlagSet, p *bool, help string, old ...string) {
+	fs.BoolVar(p, "dry-run", false, help)
+	for _, name := range old {
+		fs.BoolVar(p, name, false, help+" (old name of --dry-run)")
+		if err := fs.MarkHidden(name); err != nil {
+			panic(err)
+		}
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -104,7 +105,7 @@ func (a *app) showNote(ctx context.Context, ref string, history bool) (ShownNote
 		return ShownNote{}, err
 	}
 	defer p.Close()
-	n, err := a.resolveShowRef(p, ref)
+	n, err := a.resolveRef(p, ref)
 	if err != nil {
 		return ShownNote{}, err
 	}
@@ -149,23 +150,97 @@ func fileNotes(p *palace.Palace, n palace.Note) []palace.Note {
 	return out
 }
 
-// resolveShowRef finds the note of ref: a hit number of the last search,
-// a note id or FILE:LINE.
-func (a *app) resolveShowRef(p *palace.Palace, ref string) (palace.Note, error) {
+// refHelp says what a REF is, for every command that takes one.
+const refHelp = `REF is a note: its id (32 hex digits, as search --json and inbox --json
+give it), a prefix of the id of at least 6 digits that no other note shares
+(as git takes a commit), FILE:LINE (the file relative to the hive, or an
+agent directory's file name), or the number of a hit of the last search.`
+
+// minRefPrefix is the shortest id prefix a REF may be, as git's.
+const minRefPrefix = 6
+
+// idPrefixRe is a ref that may be a unique prefix of a note id.
+var idPrefixRe = regexp.MustCompile(`^[0-9a-f]{6,31}$`)
+
+// notesByIDPrefix are the notes of p whose id starts with prefix.
+func notesByIDPrefix(p *palace.Palace, prefix string) []palace.Note {
+	var found []palace.Note
+	for _, w := range p.Wings() {
+		for _, n := range p.Notes(w.ID) {
+			if strings.HasPrefix(n.ID, prefix) {
+				found = append(found, n)
+			}
+		}
+	}
+	return found
+}
+
+// fullRefs replaces each of refs that is a hit number or an id prefix with
+// the id resolveRef finds for it; full ids and FILE:LINE stay as they are,
+// for remember to resolve within the wing. The palace is opened, read-only,
+// only when one needs it.
+func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
+	var p *palace.Palace
+	defer func() {
+		if p != nil {
+			p.Close()
+		}
+	}()
+	out := make([]string, len(refs))
+	for i, ref := range refs {
+		out[i] = ref
+		ref = strings.TrimSpace(ref)
+		if _, err := strconv.Atoi(ref); err != nil && !idPrefixRe.MatchString(ref) {
+			continue
+		}
+		if p == nil {
+			var err error
+			if p, err = a.readPalace(ctx); err != nil {
+				return nil, err
+			}
+			if p == nil {
+				return nil, usagef("--supersedes %s: nothing is mined yet", ref)
+			}
+		}
+		n, err := a.resolveRef(p, ref)
+		if err != nil {
+			return nil, fmt.Errorf("--supersedes %w", err)
+		}
+		out[i] = n.ID
+	}
+	return out, nil
+}
+
+// resolveRef finds the note of ref (refHelp): a hit number of the last
+// search, a note id, a unique prefix of one, or FILE:LINE. It is the one
+// reading of a REF: show, inbox approve and reject, and remember's
+// --supersedes take refs through it.
+func (a *app) resolveRef(p *palace.Palace, ref string) (palace.Note, error) {
 	ref = strings.TrimSpace(ref)
+	// Six digits or more are an id prefix: no search has that many hits.
+	if idPrefixRe.MatchString(ref) {
+		switch found := notesByIDPrefix(p, ref); len(found) {
+		case 1:
+			return found[0], nil
+		case 0:
+			return palace.Note{}, fmt.Errorf("%s: %w with an id starting so (ids change when a note is edited; search again)", ref, errNoNote)
+		default:
+			return palace.Note{}, usagef("%s: %d notes have an id starting so; give more of it", ref, len(found))
+		}
+	}
 	if k, err := strconv.Atoi(ref); err == nil {
 		ids, err := a.lastSearch()
 		switch {
 		case err != nil:
-			return palace.Note{}, nothingFound(usagef("show %s: no search to take hit %d from (%v); run memminer search first, or give a note id or FILE:LINE", ref, k, err))
+			return palace.Note{}, nothingFound(usagef("%s: no search to take hit %d from (%v); run memminer search first, or give a note id or FILE:LINE", ref, k, err))
 		case k < 1 || k > len(ids):
-			return palace.Note{}, usagef("show %s: the last search had %d %s", ref, len(ids), plural(len(ids), "hit", "hits"))
+			return palace.Note{}, usagef("%s: the last search had %d %s", ref, len(ids), plural(len(ids), "hit", "hits"))
 		}
 		ref = ids[k-1]
 	}
 	id, file, line, ok := remember.ParseRef(ref)
 	if !ok {
-		return palace.Note{}, usagef("show %q: want a note id, FILE:LINE such as agents/dwight/memory.md:12, or the number of a hit of the last search", ref)
+		return palace.Note{}, usagef("%q: want a note id (or its first %d digits or more), FILE:LINE such as agents/dwight/memory.md:12, or the number of a hit of the last search", ref, minRefPrefix)
 	}
 	for _, w := range p.Wings() {
 		if id == "" {
@@ -178,7 +253,7 @@ func (a *app) resolveShowRef(p *palace.Palace, ref string) (palace.Note, error) 
 		}
 	}
 	if id != "" {
-		return palace.Note{}, fmt.Errorf("show %s: %w with that id (ids change when a note is edited; search again)", ref, errNoNote)
+		return palace.Note{}, fmt.Errorf("%s: %w with that id (ids change when a note is edited; search again)", ref, errNoNote)
 	}
 	var candidates []string
 	if filepath.IsAbs(file) {
@@ -222,7 +297,7 @@ func (a *app) resolveShowRef(p *palace.Palace, ref string) (palace.Note, error) 
 	if len(found) == 1 {
 		return found[0], nil
 	}
-	return palace.Note{}, fmt.Errorf("show %s: %w at that line (search gives each note's file and line)", ref, errNoNote)
+	return palace.Note{}, fmt.Errorf("%s: %w at that line (search gives each note's file and line)", ref, errNoNote)
 }
 
 // coveringNote returns the note of a source in notes that holds line: the

@@ -102,7 +102,12 @@ func printWings(w io.Writer, st api.Status) {
 			fmt.Fprintln(w, "wings:       none yet; the daemon is mining the hive (first mine, below)")
 			return
 		}
-		fmt.Fprintln(w, "wings:       none yet; mine some memory: memminer mine hive/agents/<id>")
+		if st.Daemon != nil {
+			// The daemon mines by itself: what is missing is memory.
+			fmt.Fprintf(w, "wings:       none yet; the daemon mines each agents/<id>/ of the hive %s as it appears: have an agent write (memminer remember --wing ID TEXT)\n", quote.Line(st.Daemon.Hive))
+			return
+		}
+		fmt.Fprintln(w, "wings:       none yet; start the daemon, which mines the hive and keeps it mined (memminer run, or memminer install --user), or mine once: memminer mine HIVE")
 		return
 	}
 	fmt.Fprintf(w, "wings:       %d (%d notes)\n", len(st.Wings), st.Notes)

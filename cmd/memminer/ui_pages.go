@@ -169,7 +169,11 @@ func (u *uiServer) inboxDecide(w http.ResponseWriter, r *http.Request) {
 	d := inbox.Decision{By: u.a.whoAmI(), Note: r.PostForm.Get("note"), Now: time.Now()}
 	var res uiResult
 	for _, ref := range refs {
-		msg, err := u.a.decide(r.Context(), ref, d, action == "approve")
+		dec, err := u.a.decide(r.Context(), ref, d, action == "approve")
+		var msg string
+		if dec.Decision != "" {
+			msg = dec.message()
+		}
 		o := uiOutcome{Ref: ref, OK: msg != "", Message: msg}
 		if err != nil {
 			o.Message = strings.TrimSpace(msg + " " + err.Error())

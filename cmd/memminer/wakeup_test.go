@@ -146,6 +146,9 @@ func TestWakeupErrors(t *testing.T) {
 // digest computed directly, byte for byte, errors included.
 func TestWakeupThroughDaemon(t *testing.T) {
 	c := minedCLI(t)
+	// The hive is configured: the daemon below mines another (empty) one,
+	// whose hive a command given none would take.
+	c.env["MEMMINER_HIVE"] = c.hive
 	direct := map[string][3]string{}
 	cases := [][]string{
 		{"wake-up"},
