@@ -45,6 +45,9 @@ type Tokenizer struct {
 	// lens[id] is the length of pieces[id] in UTF-16 code units, the unit
 	// the TF.js implementation steps back by.
 	lens []int
+	// leastScore is the least likely piece's score: what WordLogProb
+	// counts for a character no piece covers.
+	leastScore float64
 	// The trie of the pieces, flat: node 0 is the root; keys are the
 	// edges (edge: a node and a rune), sorted, and child[i] the node
 	// keys[i] leads to; id and score are each node's piece (-1 for none)
@@ -87,6 +90,7 @@ func newTokenizerFrom(vocab []Piece, keys []uint64, child, id []int32, score []f
 	t := &Tokenizer{pieces: vocab, lens: make([]int, len(vocab)), keys: keys, child: child, id: id, score: score}
 	for i, p := range vocab {
 		t.lens[i] = utf16Len(p.Text)
+		t.noteScore(i, p)
 	}
 	return t, true
 }
@@ -109,6 +113,7 @@ func NewTokenizer(vocab []Piece) *Tokenizer {
 	t.id[0] = -1
 	for i, p := range vocab {
 		t.lens[i] = utf16Len(p.Text)
+		t.noteScore(i, p)
 		if i < reservedPieces || p.Text == "" {
 			continue
 		}
@@ -130,6 +135,13 @@ func NewTokenizer(vocab []Piece) *Tokenizer {
 		t.child[i] = edges[k]
 	}
 	return t
+}
+
+// noteScore keeps the least score of the pieces that match text.
+func (t *Tokenizer) noteScore(i int, p Piece) {
+	if i >= reservedPieces {
+		t.leastScore = min(t.leastScore, p.Score)
+	}
 }
 
 // VocabSize returns the number of pieces in the vocabulary.
@@ -259,10 +271,7 @@ func (t *Tokenizer) WordLogProb(word string) float64 {
 	if n <= 1 {
 		return 0
 	}
-	unknown := 0.0 // the least likely piece's score
-	for _, p := range t.pieces[reservedPieces:] {
-		unknown = min(unknown, p.Score)
-	}
+	unknown := t.leastScore
 	best := make([]float64, n+1)
 	reached := make([]bool, n+1)
 	reached[0] = true

@@ -86,3 +86,29 @@ func FuzzTokenize(f *testing.F) {
 		}
 	})
 }
+
+// TestWordLogProb: a word's log probability is its best split's score,
+// lower-cased, a character no piece covers counting as the least likely
+// piece (-9 here).
+func TestWordLogProb(t *testing.T) {
+	tok := NewTokenizer(tinyVocab())
+	for _, tt := range []struct {
+		word string
+		want float64
+	}{
+		{"c", -1},      // ▁c
+		{"cc", -7},     // ▁c + c
+		{"ab", -5},     // ▁ab, or ▁ + a + b
+		{"AB", -5},     // lower-cased first
+		{"cz", -1 - 9}, // ▁c + an uncovered z
+	} {
+		if got := tok.WordLogProb(tt.word); got != tt.want {
+			t.Errorf("WordLogProb(%q) = %v, want %v", tt.word, got, tt.want)
+		}
+	}
+	// The packed form's tokenizer knows the same least score.
+	packed, ok := newTokenizerFrom(tok.pieces, tok.keys, tok.child, tok.id, tok.score)
+	if !ok || packed.WordLogProb("cz") != tok.WordLogProb("cz") {
+		t.Errorf("the packed tokenizer scores cz %v, want %v", packed.WordLogProb("cz"), tok.WordLogProb("cz"))
+	}
+}
