@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/markdown"
 )
 
@@ -105,7 +105,22 @@ func Parse(name string, data []byte) (Skill, error) {
 
 // folder is skill name's folder in state.
 func folder(hiveDir, state, name string) string {
-	return filepath.Join(hiveDir, Dir, state, name)
+	return filepath.Join(hiveDir, rel(state, name))
+}
+
+// rel is skill name's folder in state, relative to the hive.
+func rel(state, name string) string { return filepath.Join(Dir, state, name) }
+
+// inHive runs f with the hive opened as a root: every folder a skill
+// moves through is reached from it, and a link another user of the hive
+// put on the way cannot lead a move, a write or a removal out of it.
+func inHive(hiveDir string, f func(*os.Root) error) error {
+	root, err := os.OpenRoot(hiveDir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	return f(root)
 }
 
 // Propose puts SKILL.md content data in proposed/name, for a person to
@@ -117,44 +132,51 @@ func Propose(hiveDir, name string, data []byte, by string) (Skill, error) {
 	if err != nil {
 		return s, err
 	}
-	dir := folder(hiveDir, Proposed, name)
-	if _, err := os.Lstat(dir); err == nil {
-		return s, fmt.Errorf("%w: %s waits for approval already (memminer skill approve|reject %s)", ErrExists, name, name)
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	dir := rel(Proposed, name)
+	err = inHive(hiveDir, func(root *os.Root) error {
+		if _, err := root.Lstat(dir); err == nil {
+			return fmt.Errorf("%w: %s waits for approval already (memminer skill approve|reject %s)", ErrExists, name, name)
+		}
+		if err := root.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		// Written whole, then renamed in: a reader never sees half.
+		tmp := filepath.Join(dir, "."+FileName+".tmp")
+		if err := root.WriteFile(tmp, data, 0o644); err != nil {
+			return err
+		}
+		return root.Rename(tmp, filepath.Join(dir, FileName))
+	})
+	if err != nil {
 		return s, err
 	}
-	s.State, s.Path = Proposed, filepath.Join(dir, FileName)
-	if err := atomicfile.Write(s.Path, data, 0o644); err != nil {
-		return s, err
-	}
+	s.State, s.Path = Proposed, filepath.Join(hiveDir, dir, FileName)
 	return s, logf(hiveDir, "proposed %s by %s", name, by)
 }
 
 // Approve publishes proposed/name; the version it replaces, if any, goes
 // to deprecated/ as history.
 func Approve(hiveDir, name, by string) (Skill, error) {
-	if err := CheckName(name); err != nil {
-		return Skill{}, err
-	}
-	from := folder(hiveDir, Proposed, name)
 	s, err := load(hiveDir, Proposed, name)
 	if err != nil {
 		return s, err
 	}
-	to := folder(hiveDir, Published, name)
-	if _, err := os.Lstat(to); err == nil {
-		if err := retire(hiveDir, name); err != nil {
-			return s, err
+	to := rel(Published, name)
+	err = inHive(hiveDir, func(root *os.Root) error {
+		if _, err := root.Lstat(to); err == nil {
+			if err := retire(root, name); err != nil {
+				return err
+			}
 		}
-	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+		if err := root.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+			return err
+		}
+		return root.Rename(rel(Proposed, name), to)
+	})
+	if err != nil {
 		return s, err
 	}
-	if err := os.Rename(from, to); err != nil {
-		return s, err
-	}
-	s.State, s.Path = Published, filepath.Join(to, FileName)
+	s.State, s.Path = Published, filepath.Join(hiveDir, to, FileName)
 	return s, logf(hiveDir, "approved %s by %s", name, by)
 }
 
@@ -163,7 +185,7 @@ func Reject(hiveDir, name, by, note string) error {
 	if _, err := load(hiveDir, Proposed, name); err != nil {
 		return err
 	}
-	if err := os.RemoveAll(folder(hiveDir, Proposed, name)); err != nil {
+	if err := inHive(hiveDir, func(root *os.Root) error { return root.RemoveAll(rel(Proposed, name)) }); err != nil {
 		return err
 	}
 	return logf(hiveDir, "rejected %s by %s: %s", name, by, strings.Join(strings.Fields(note), " "))
@@ -175,31 +197,32 @@ func Deprecate(hiveDir, name, by string) error {
 	if _, err := load(hiveDir, Published, name); err != nil {
 		return err
 	}
-	if err := retire(hiveDir, name); err != nil {
+	if err := inHive(hiveDir, func(root *os.Root) error { return retire(root, name) }); err != nil {
 		return err
 	}
 	return logf(hiveDir, "deprecated %s by %s", name, by)
 }
 
 // retire moves published/name to deprecated/name, replacing an older one.
-func retire(hiveDir, name string) error {
-	to := folder(hiveDir, Deprecated, name)
-	if err := os.RemoveAll(to); err != nil {
+func retire(root *os.Root, name string) error {
+	to := rel(Deprecated, name)
+	if err := root.RemoveAll(to); err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(to), 0o755); err != nil {
+	if err := root.MkdirAll(filepath.Dir(to), 0o755); err != nil {
 		return err
 	}
-	return os.Rename(folder(hiveDir, Published, name), to)
+	return root.Rename(rel(Published, name), to)
 }
 
-// load reads skill name in state.
+// load reads skill name in state, following no link and reading nothing
+// but a regular file (hivefile).
 func load(hiveDir, state, name string) (Skill, error) {
 	if err := CheckName(name); err != nil {
 		return Skill{}, err
 	}
 	path := filepath.Join(folder(hiveDir, state, name), FileName)
-	data, err := os.ReadFile(path)
+	data, err := hivefile.ReadLimited(path, MaxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
 		return Skill{}, fmt.Errorf("%w: no %s skill %s (memminer skill list)", ErrNoSkill, state, name)
 	}
@@ -249,7 +272,7 @@ func logFile(hiveDir string) string { return filepath.Join(hiveDir, Dir, "LOG.md
 
 // logf appends one dated line to the log, in one write.
 func logf(hiveDir, format string, args ...any) error {
-	f, err := os.OpenFile(logFile(hiveDir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	f, err := hivefile.OpenFile(logFile(hiveDir), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

@@ -150,3 +150,64 @@ func TestInstall(t *testing.T) {
 		}
 	}
 }
+
+// TestMovesStayInTheHive: a link another user of the hive puts where a
+// skill moves (skills/deprecated to a folder of the person's) leads no
+// removal or move out of the hive, and a link in place of SKILL.md or the
+// log is not followed.
+func TestMovesStayInTheHive(t *testing.T) {
+	h := t.TempDir()
+	outside := t.TempDir()
+	mine := filepath.Join(outside, "deploy", "keep.txt")
+	if err := os.MkdirAll(filepath.Dir(mine), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mine, []byte("the person's own file"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, v := range []string{"Deploy v1", "Deploy v2"} {
+		if _, err := Propose(h, "deploy", skillMD("deploy", v), "eng"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(outside, filepath.Join(h, Dir, Deprecated)); err != nil && !os.IsExist(err) {
+			t.Fatal(err)
+		}
+		// The second approval retires the first version through the link.
+		Approve(h, "deploy", "person")
+	}
+	Deprecate(h, "deploy", "person")
+	if data, err := os.ReadFile(mine); err != nil || string(data) != "the person's own file" {
+		t.Errorf("the file outside the hive: %q, %v", data, err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 1 {
+		t.Errorf("outside the hive: %d entries, want the person's one", len(entries))
+	}
+	// A SKILL.md that is a link is no skill; a log that is a link is not
+	// written through.
+	other := filepath.Join(outside, "SKILL.md")
+	if err := os.WriteFile(other, skillMD("lint", "theirs"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Join(h, Dir, Proposed, "lint")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(other, filepath.Join(dir, FileName)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := load(h, Proposed, "lint"); err == nil {
+		t.Error("a SKILL.md that is a link was read")
+	}
+	log := filepath.Join(outside, "log")
+	os.WriteFile(log, nil, 0o600)
+	os.Remove(logFile(h))
+	if err := os.Symlink(log, logFile(h)); err != nil {
+		t.Fatal(err)
+	}
+	if err := logf(h, "x"); err == nil {
+		t.Error("the log was written through a link")
+	}
+	if data, _ := os.ReadFile(log); len(data) != 0 {
+		t.Errorf("the file behind the link holds %q", data)
+	}
+}
