@@ -13,6 +13,8 @@ import (
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/memminer/memminer/internal/hivefile"
 )
 
 // DefaultPatterns are the high-risk commands logged when the pre_action
@@ -111,7 +113,9 @@ func (e Entry) markdown() string {
 // Append appends e to the log at path in one O_APPEND write, creating it
 // with its header; every byte already there stays.
 func Append(path string, e Entry) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	// The log is in the shared hive: a link or a FIFO put in its place
+	// is refused, not followed or waited on.
+	f, err := hivefile.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
 	if err != nil {
 		return err
 	}

@@ -70,3 +70,24 @@ func TestAppendParse(t *testing.T) {
 		t.Error("IsLog")
 	}
 }
+
+// TestAppendFollowsNoLink: a link another hive user puts in place of the
+// log (to the person's shell start-up file, say) is refused, and the file
+// behind it is left as it was.
+func TestAppendFollowsNoLink(t *testing.T) {
+	dir := t.TempDir()
+	target := filepath.Join(dir, "bashrc")
+	if err := os.WriteFile(target, []byte("export A=1\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, FileName("laptop"))
+	if err := os.Symlink(target, path); err != nil {
+		t.Fatal(err)
+	}
+	if err := Append(path, Entry{Time: time.Now(), Wing: "eng", Command: "rm -rf /"}); err == nil {
+		t.Error("appended through a link")
+	}
+	if data, _ := os.ReadFile(target); string(data) != "export A=1\n" {
+		t.Errorf("the file behind the link: %q", data)
+	}
+}
