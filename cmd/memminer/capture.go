@@ -19,6 +19,7 @@ import (
 	"github.com/memminer/memminer/capture"
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/secrets"
@@ -268,19 +269,12 @@ func readTranscript(client, path string) ([]string, error) {
 	return messages, nil
 }
 
-// openTranscript opens the transcript at path, a regular file: checked
-// and read through the one descriptor.
+// openTranscript opens the transcript at path as hivefile.Open does: a
+// regular file, checked and read through the one descriptor, no FIFO
+// waited on.
 func openTranscript(path string) (*os.File, error) {
-	f, err := os.Open(path)
+	f, err := hivefile.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("read the transcript: %w", err)
-	}
-	st, err := f.Stat()
-	if err == nil && !st.Mode().IsRegular() {
-		err = fmt.Errorf("%s is not a regular file", path)
-	}
-	if err != nil {
-		f.Close()
 		return nil, fmt.Errorf("read the transcript: %w", err)
 	}
 	return f, nil
