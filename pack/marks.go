@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/memfile"
 )
 
@@ -50,10 +51,15 @@ func (m Mark) line() string {
 // LogFile is a pack's validation log, beside it: packs/<name>.marks.
 func LogFile(hiveDir, name string) string { return filepath.Join(Dir(hiveDir), name+".marks") }
 
+// maxMarksBytes bounds what Marks reads of a log: years of marks.
+const maxMarksBytes = 16 << 20
+
 // Marks reads the validation log of pack name, oldest first; none when it
 // has no log yet. Lines it cannot read are skipped.
 func Marks(hiveDir, name string) ([]Mark, error) {
-	data, err := os.ReadFile(LogFile(hiveDir, name))
+	// In the shared hive: a link or a FIFO put in its place is refused
+	// (the prompt and pre-action hooks read it).
+	data, err := hivefile.ReadLimited(LogFile(hiveDir, name), maxMarksBytes)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, nil
 	}
