@@ -105,7 +105,15 @@ func copyIn(src, dst, hiveDir string) error {
 	}
 	defer os.RemoveAll(tmp)
 	staged := filepath.Join(tmp, "skill")
-	if err := os.CopyFS(staged, os.DirFS(src)); err != nil {
+	// The folder is in the shared hive: read through a root of it, so a
+	// file another user swaps for a link to the person's own files (an
+	// SSH key) is not copied into the client's skills.
+	root, err := os.OpenRoot(src)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	if err := os.CopyFS(staged, root.FS()); err != nil {
 		return err
 	}
 	if err := os.WriteFile(filepath.Join(staged, Marker), []byte(hiveDir+"\n"), 0o644); err != nil {
