@@ -69,7 +69,25 @@ func additions(base, side []unit) edits {
 		slices.Sort(e.inserts[at])
 		e.kind[b], e.to[b] = deleted, -1
 	}
+	dropTruncated(&e, base, side)
 	return e
+}
+
+// dropTruncated drops from e's insertions the side's last unit when it is
+// a base unit's text cut short: a copy truncated mid-line (a sync cut
+// off) holds the start of a note the file has whole, not a note of its
+// own.
+func dropTruncated(e *edits, base, side []unit) {
+	if len(side) == 0 {
+		return
+	}
+	last := len(side) - 1
+	if !slices.ContainsFunc(base, func(b unit) bool { return cutShort(b, side[last]) }) {
+		return
+	}
+	for at, ins := range e.inserts {
+		e.inserts[at] = slices.DeleteFunc(ins, func(s int) bool { return s == last })
+	}
 }
 
 // hunk records the edits between matches: base[b0:b1] became side[s0:s1].

@@ -57,3 +57,33 @@ func TestAppendOnlyWithoutBase(t *testing.T) {
 		t.Errorf("additions marked as conflicts:\n%s", res.Merged)
 	}
 }
+
+// TestAppendOnlyTruncatedCopy: a copy cut mid-line (a sync interrupted)
+// holds the start of one of the file's notes; in an append-only union
+// that fragment is not a note of its own, and every note of both sides
+// stays (review: "- g base fac" was appended).
+func TestAppendOnlyTruncatedCopy(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("# g\n\n## Notes\n")
+	for i := 1; i <= 10; i++ {
+		fmt.Fprintf(&b, "- g base fact %d about topic%d\n", i, i)
+	}
+	ours := b.String()
+	cut := strings.Index(ours, "- g base fact 6") + len("- g base fac")
+	theirs := ours[:cut]
+	res, err := Merge(Input{Ours: []byte(ours), Theirs: []byte(theirs), Device: "laptop", Date: "2026-12-08", AppendOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.FromTheirs) != 0 || string(res.Merged) != ours {
+		t.Errorf("took %d notes from the truncated copy; merged:\n%s", len(res.FromTheirs), res.Merged)
+	}
+	// A real addition after a truncated note is still taken.
+	res, err = Merge(Input{Ours: []byte(ours), Theirs: []byte(theirs + "t 6\n- g new fact from the laptop\n"), Device: "laptop", Date: "2026-12-08", AppendOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(res.Merged), "- g new fact from the laptop") {
+		t.Errorf("the copy's new note was lost:\n%s", res.Merged)
+	}
+}
