@@ -84,7 +84,7 @@ func Build(p *palace.Palace, hiveDir string, agents []string, readFile func(stri
 	out := Index{Wings: []Wing{}}
 	wingDomains := p.WingDomains(domains)
 	for _, info := range p.Wings() {
-		w := Wing{Wing: info.ID, Domain: wingDomains[info.ID], Identity: cut(wakeup.Identity(p, info.ID, readFile).Text), Notes: info.Notes, Files: []File{}}
+		w := Wing{Wing: info.ID, Domain: wingDomains[info.ID], Identity: cut(wakeup.Identity(p, info, readFile).Text), Notes: info.Notes, Files: []File{}}
 		notes := p.Notes(info.ID) // by source, then line
 		for _, s := range p.Sources(info.ID) {
 			f := File{Source: hive.SourceName(h, s.Path), Path: s.Path, Modified: s.Mtime.UTC().Truncate(time.Second), Hash: s.Hash, Headings: []Heading{}}
