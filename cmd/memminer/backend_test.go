@@ -2,9 +2,15 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon/conflicts"
@@ -12,6 +18,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -158,5 +165,55 @@ func TestFallbackSearchKeepsRefusal(t *testing.T) {
 	var fb *fellBackError
 	if !errors.Is(err, palace.ErrEmpty) || !errors.As(err, &fb) || fb.refusal != refusal {
 		t.Fatalf("err %v, want palace.ErrEmpty carrying the refusal", err)
+	}
+}
+
+// TestFallbackWaitsForADaemonAtWork: an index the daemon works at for
+// longer than the answer bound is built once, by the daemon; the command
+// does not give up on it and build it again here (issue 47, item 13). The
+// daemon's work lasts until a read of a path it never answers has been
+// given up on by the same bound, so the bound has passed while it worked,
+// whatever the machine's speed.
+func TestFallbackWaitsForADaemonAtWork(t *testing.T) {
+	dir, err := os.MkdirTemp("", "mm-atwork-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	l, err := net.Listen("unix", socket.Path(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func(d time.Duration) { socket.WorkingEvery = d }(socket.WorkingEvery)
+	socket.WorkingEvery = 10 * time.Millisecond
+	// Far over any pause between two 102s of a loaded machine.
+	const bound = time.Second
+	client := socket.NewClient(dir, socket.WithAnswerTimeout(bound))
+	stop := make(chan struct{})
+	var built atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/silent", func(http.ResponseWriter, *http.Request) { <-stop })
+	mux.HandleFunc("/index", func(w http.ResponseWriter, r *http.Request) {
+		socket.Working(w, func() {
+			built.Add(1)
+			if err := client.Get(r.Context(), "/silent", nil, nil); !errors.Is(err, api.ErrNotRunning) {
+				t.Errorf("a read never answered: %v, want it given up on", err)
+			}
+		})
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(index.Index{Wings: []index.Wing{{Wing: "pam"}}})
+	})
+	srv := &http.Server{Handler: mux}
+	go srv.Serve(l)
+	t.Cleanup(func() { close(stop); srv.Close() })
+
+	here := &fakeBackend{}
+	f := &fallback{daemon: &remoteService{Client: client}, local: here, a: &app{}}
+	x, err := f.Index(context.Background())
+	if err != nil || len(x.Wings) != 1 || x.Wings[0].Wing != "pam" {
+		t.Fatalf("index: %+v, %v; want the daemon's", x, err)
+	}
+	if len(here.calls) != 0 || built.Load() != 1 {
+		t.Errorf("built by the daemon %d times, here %v; want once, by the daemon", built.Load(), here.calls)
 	}
 }
