@@ -590,10 +590,54 @@ func (c *call) finish(ctx context.Context, o outcome) (Result, error) {
 	if err := c.mineAfter(ctx); err != nil {
 		return c.res, err
 	}
-	if c.res.ID = noteAt(c.p, c.t, c.res.Line); c.res.ID == "" {
-		return c.res, fmt.Errorf("remember: %s: %w: no note at line %d after mining", c.t.rel, ErrNotMined, c.res.Line)
+	return c.res, c.kept(ctx)
+}
+
+// kept makes sure, after the mine, that the note is in the file and in the
+// palace at the same line before it is acknowledged. An editor that saves
+// the file in place (truncates it and writes its buffer back) after the
+// write was checked, or while it was mined, took it: it is then appended
+// again and mined again, at most attempts times. The note found in the
+// file but not at its line in the palace (the file changed since the
+// mine), the directory is mined again.
+func (c *call) kept(ctx context.Context) error {
+	bo := newBackoff()
+	for attempt := 1; ; attempt++ {
+		now, err := memfile.Read(c.t.file, c.maxFile)
+		if err != nil {
+			return fmt.Errorf("remember: %s: %w: %w", c.t.rel, ErrNotMined, err)
+		}
+		line, found := findItem(now.Data, c.item)
+		if found {
+			c.res.Line, c.res.Hash = line, now.Hash
+			if c.res.ID = noteAt(c.p, c.t, line); c.res.ID != "" {
+				return nil
+			}
+		}
+		switch {
+		case attempt == attempts && !found:
+			c.res.Added = false
+			return fmt.Errorf("remember: %w: %s was rewritten under the note %d times, and the note is not in it (an editor saving it?); close the editor and remember again", ErrBusy, c.t.rel, attempts)
+		case attempt == attempts:
+			return fmt.Errorf("remember: %s: %w: no note at line %d after mining", c.t.rel, ErrNotMined, c.res.Line)
+		}
+		if !found {
+			// Appended again as it was the first time; a file that changes
+			// under this write too is read again at the next attempt.
+			err := write(ctx, c.t, now, c.heading, c.item, nil, c.date, c.maxFile, &c.res)
+			if err != nil && !retryable(err) {
+				return err
+			}
+			if err != nil {
+				if err := backoff.Sleep(ctx, bo.Next()); err != nil {
+					return fmt.Errorf("remember: %w", err)
+				}
+			}
+		}
+		if err := c.mineAfter(ctx); err != nil {
+			return err
+		}
 	}
-	return c.res, nil
 }
 
 // mineAfter mines the agent directory after the write, so the note is in
