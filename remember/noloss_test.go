@@ -117,7 +117,7 @@ func TestRememberMachines(t *testing.T) {
 	for _, m := range []string{"laptop", "server"} {
 		f.opts.Machine = m
 		res, err := f.remember(t, Request{Wing: "pam", Text: "Written on " + m})
-		if err != nil || !res.Added || res.File != "agents/pam/memory."+m+".md" || res.Line != 4 {
+		if err != nil || !res.Added || res.File != "agents/pam/memory."+m+".md" || res.Line != 7 {
 			t.Fatalf("%s: %+v, %v", m, res, err)
 		}
 	}

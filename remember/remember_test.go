@@ -70,12 +70,15 @@ func TestRememberCreatesAndIsSearchable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := "# dwight's memory\n\n## Farm\n- The beet harvest starts in October #beets (added 2026-12-01)\n"
+	want := OwnedFileStart + "# dwight's memory\n\n## Farm\n- The beet harvest starts in October #beets (added 2026-12-01)\n"
 	if got := f.read(t, "agents/dwight/memory.laptop.md"); got != want {
 		t.Errorf("memory.laptop.md = %q, want %q", got, want)
 	}
-	if res.Wing != "dwight" || res.File != "agents/dwight/memory.laptop.md" || res.Line != 4 || !res.Added || res.ID == "" || res.DuplicateOf != nil {
+	if res.Wing != "dwight" || res.File != "agents/dwight/memory.laptop.md" || res.Line != 7 || !res.Added || res.ID == "" || res.DuplicateOf != nil {
 		t.Errorf("result = %+v", res)
+	}
+	if n := len(f.p.Notes("dwight")); n != 1 {
+		t.Errorf("%d notes mined, want 1: the frontmatter that says the file is remember's is no note", n)
 	}
 	if hits := f.search(t, "beet harvest"); len(hits) == 0 || hits[0].ID != res.ID {
 		t.Errorf("search right after remember: %+v, want note %s first", hits, res.ID)
@@ -107,7 +110,7 @@ func TestRememberDuplicate(t *testing.T) {
 		t.Errorf("a duplicate was written: %q", got)
 	}
 	res, err = f.remember(t, Request{Wing: "pam", Text: "aisle seats preferred on all flights", AllowDuplicate: true})
-	if err != nil || !res.Added || res.Line != 4 || res.File != "agents/pam/memory.laptop.md" {
+	if err != nil || !res.Added || res.Line != 7 || res.File != "agents/pam/memory.laptop.md" {
 		t.Fatalf("allowed duplicate: %+v, %v", res, err)
 	}
 }
@@ -137,7 +140,7 @@ func TestRememberSupersede(t *testing.T) {
 	if got, want := f.read(t, "agents/dwight/memory.md"), "# Dwight\n\n- The primary database is db-2 (superseded 2026-12-01)\n- Standup is at 9\n"; got != want {
 		t.Errorf("memory.md = %q, want %q", got, want)
 	}
-	want := "# dwight's memory\n\n## Notes\n- Lunch is at noon (added 2026-12-01)\n- The primary database is db-3 (added 2026-12-01)\n"
+	want := OwnedFileStart + "# dwight's memory\n\n## Notes\n- Lunch is at noon (added 2026-12-01)\n- The primary database is db-3 (added 2026-12-01)\n"
 	if got := f.read(t, "agents/dwight/memory.laptop.md"); got != want {
 		t.Errorf("memory.laptop.md = %q, want %q", got, want)
 	}
@@ -308,7 +311,7 @@ func TestRememberWithoutHeading(t *testing.T) {
 	tests := []struct {
 		name, before, want string
 	}{
-		{"new file", "", "# a's memory\n\n## Notes\n" + note},
+		{"new file", "", OwnedFileStart + "# a's memory\n\n## Notes\n" + note},
 		{"identity last", "# A\n## Identity\n- I am the ops agent\n", "# A\n## Identity\n- I am the ops agent\n\n## Notes\n" + note},
 		{"role last", "# A\n## Role\nRuns the backups.\n", "# A\n## Role\nRuns the backups.\n\n## Notes\n" + note},
 		{"decisions last", "# A\n## Decisions\n- Use Postgres\n", "# A\n## Decisions\n- Use Postgres\n\n## Notes\n" + note},

@@ -42,7 +42,7 @@ func retryable(err error) bool {
 func write(ctx context.Context, t target, snap memfile.Snapshot, heading string, item memfile.Item, old []palace.Note, date string, maxFile int64, res *Result) error {
 	data := snap.Data
 	if !snap.Exists {
-		data = []byte("# " + t.wing + "'s memory\n\n")
+		data = []byte(OwnedFileStart + "# " + t.wing + "'s memory\n\n")
 		if t.inbox {
 			data = []byte(inbox.Title(t.wing) + "\n\n")
 		}
@@ -200,6 +200,19 @@ func findItem(data []byte, item memfile.Item) (int, bool) {
 	}
 	return 0, false
 }
+
+// OwnedFileStart starts the machine's memory file when remember creates
+// it: frontmatter, metadata that is never a note, saying at the file's
+// top that the file is remember's, as PROTOCOL.md says. remember appends
+// to it at any time, so an editor that saves it in place (truncating it
+// and writing its buffer back) can take what remember wrote since the
+// editor read it. A file that lacks it (written by hand, by an older
+// memminer, or brought by Syncthing) is never given it: inserting lines
+// at the top would move every line the file's references and an open
+// editor's buffer point to, and take a rewrite of the file, the very
+// write an in-place save undoes; every byte remember does not mean to
+// change is kept.
+const OwnedFileStart = "---\nwritten_by: memminer remember, which appends to this file at any time; add notes with it, never in an editor\n---\n"
 
 // NotesHeading is the section a note without a heading goes under.
 const NotesHeading = "Notes"

@@ -96,7 +96,7 @@ func TestCaptureHook(t *testing.T) {
 	if out := c.ok("search", "staging DB"); !strings.Contains(out, "The staging DB is db-7."+provenance) {
 		t.Errorf("search does not find the captured note:\n%s", out)
 	}
-	if out := c.ok("show", "agents/pam/memory.laptop.md:4"); !strings.Contains(out, "The staging DB is db-7."+provenance) {
+	if out := c.ok("show", "agents/pam/memory.laptop.md:7"); !strings.Contains(out, "The staging DB is db-7."+provenance) {
 		t.Errorf("show does not show the provenance:\n%s", out)
 	}
 	if out := c.ok("inbox", "--wing", "pam"); !strings.Contains(out, "captured from the user's words: claude-code session 31d79806-aaaa") {

@@ -68,7 +68,7 @@ func TestInboxRoundTrip(t *testing.T) {
 		}
 		box := scrubRemember(c.scrub(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "ops", "inbox.md"))))
 		want := "# ops's inbox (waiting for approval)\n\n" +
-			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.laptop.md:4)\n" +
+			"- The load balancer drops idle connections after ten minutes (inbox: hypothesis, risk low) (added $MTIME_DATE) (inbox: approved $MTIME_DATE by pam into agents/ops/memory.laptop.md:7)\n" +
 			"- Drop the audit table before the migration (inbox: verified, risk high) (added $MTIME_DATE) (inbox: rejected $MTIME_DATE by angela: the audit table is kept [legal])\n"
 		if box != want {
 			t.Errorf("inbox.md =\n%s\nwant\n%s", box, want)

@@ -39,8 +39,8 @@ func TestMCPRememberMatchesCLI(t *testing.T) {
 		{map[string]any{"text": "The lab printer is on floor 3.", "heading": "Office", "tags": []string{"office"}},
 			[]string{"remember", "--wing", "jim", "--heading", "Office", "--tag", "office", "The lab printer is on floor 3."}},
 		// A newer fact replacing the first, which is marked superseded.
-		{map[string]any{"text": "The lab printer moved to floor 4.", "heading": "Office", "supersedes": []string{"memory.laptop.md:4"}},
-			[]string{"remember", "--wing", "jim", "--heading", "Office", "--supersedes", "memory.laptop.md:4", "The lab printer moved to floor 4."}},
+		{map[string]any{"text": "The lab printer moved to floor 4.", "heading": "Office", "supersedes": []string{"memory.laptop.md:7"}},
+			[]string{"remember", "--wing", "jim", "--heading", "Office", "--supersedes", "memory.laptop.md:7", "The lab printer moved to floor 4."}},
 	}
 	for _, st := range steps {
 		res := callTool(t, cs, "remember", st.args)

@@ -138,11 +138,11 @@ Run ` + "`memminer wake-up{{.WingFlag}}`" + `: who is who, and the notes that ma
 ## Recall
 - ` + "`memminer search \"QUERY\"`" + ` searches every wing; ` + "`--wing ID`" + ` one; ` + "`--json`" + ` gives ids, files and lines.
 - ` + "`no matching notes`" + ` (exit 1) means memory holds nothing relevant: say so, do not guess.
-- A result marked stale may be out of date: check it before you rely on it.
+- A result marked stale may be out of date: check it first.
 
 ## Write
 - ` + "`memminer remember{{.WingFlag}} \"FACT\"`" + ` appends one dated note to your own file; it is searchable at once. ` + "`--heading SECTION`" + ` files it under a section, ` + "`--tag T`" + ` adds #T.
-- Write only into your own wing, never with an editor: memminer appends anytime.
+- Write only into your own wing. Your file is memminer's (it appends anytime): no editor.
 - One small, durable fact per note: decisions, preferences, how things work. No transcripts, no secrets.
 - A fact changed? ` + "`memminer remember{{.WingFlag}} --supersedes REF \"NEW FACT\"`" + ` (REF: a note id from ` + "`search --json`" + `, or ` + "`FILE:LINE`" + `). Do not edit or delete old notes: they stay as history.
 - ` + "`already remembered`" + `: it is there. ` + "`similar to note ID`" + `: written; to replace that, repeat with ` + "`--supersedes ID`" + `.

@@ -117,7 +117,7 @@ func TestMachineFilesAreTheAgentsMemory(t *testing.T) {
 	c.env["MEMMINER_MACHINE"] = "laptop"
 	c.ok("remember", "--wing", "pam", "Pinned: the yurt key is under the mat")
 	out := c.ok("search", "zeppelin hangar", "--wing", "pam", "-n", "1")
-	if !strings.Contains(out, "agents/pam/memory.server.md:4") { // under ## Notes
+	if !strings.Contains(out, "agents/pam/memory.server.md:7") { // under ## Notes, after the frontmatter
 		t.Errorf("search: %s", out)
 	}
 	var idx struct {

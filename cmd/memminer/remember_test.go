@@ -21,6 +21,7 @@ import (
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/remember"
 )
 
 var (
@@ -96,7 +97,7 @@ func TestRememberGolden(t *testing.T) {
 	golden(t, "remember.txt", rememberSteps(t, c))
 	// Notes without --heading go under ## Notes, not into the Snacks
 	// section that ended the file.
-	want := "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n\n## Notes\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
+	want := remember.OwnedFileStart + "# kevin's memory\n\n## Snacks\n- M&Ms are in the second vending machine #food #office (added $DATE)\n\n## Notes\n- Chili is brought on the first Friday (added $DATE) (superseded $DATE)\n- Chili is brought on the last Friday of the month (added $DATE)\n- Toby sits by the annex door (added $DATE)\n- Toby sits by the kitchen door (added $DATE)\n- Toby does not sit by the kitchen door (added $DATE)\n"
 	if got := scrubRemember(testutil.ReadFile(t, filepath.Join(c.hive, "agents", "kevin", "memory.laptop.md"))); got != want {
 		t.Errorf("kevin's memory.laptop.md =\n%s\nwant\n%s", got, want)
 	}
@@ -225,7 +226,7 @@ func TestRememberConcurrent(t *testing.T) {
 			main := testutil.ReadFile(t, filepath.Join(c.hive, "agents", "jim", "memory.md"))
 			path := filepath.Join(c.hive, "agents", "jim", "memory.laptop.md")
 			// A note without --heading goes under ## Notes.
-			before := "# jim's memory\n\n## Notes\n"
+			before := remember.OwnedFileStart + "# jim's memory\n\n## Notes\n"
 			if withDaemon {
 				r := startRun(t, c, c.hive)
 				r.idle(t, c)
@@ -335,7 +336,7 @@ func TestRememberTwiceInSmallWing(t *testing.T) {
 			}
 			c.ok("remember", "--wing", "jim", "The quokka count is 12")
 			out := c.ok("remember", "--wing", "jim", "The quokka count is 12")
-			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.laptop.md:4") {
+			if !strings.HasPrefix(out, "already remembered: agents/jim/memory.laptop.md:7") {
 				t.Errorf("second remember: %q", out)
 			}
 			if got := testutil.ReadFile(t, path); strings.Count(got, "quokka") != 1 {
