@@ -141,14 +141,23 @@ func (f *fallback) WakeUp(ctx context.Context, opts wakeup.Options) (wakeup.Dige
 
 // Remember falls back when no daemon answers. A daemon that died
 // answering may have written the note: the write here then finds it
-// instead of writing it twice (docs/remember.md).
+// instead of writing it twice (docs/remember.md). A daemon starting (a
+// restart) takes the palace's lock before it serves: the write here,
+// which waited lock_timeout for that lock and wrote nothing, is then
+// sent to the daemon once more, which serves by then.
 func (f *fallback) Remember(ctx context.Context, req api.RememberRequest) (remember.Result, error) {
 	res, err := f.daemon.Remember(ctx, req)
 	if !gone(err) {
 		return res, err
 	}
 	req.Retry = req.Retry || errors.Is(err, api.ErrConnectionLost)
-	return f.local.Remember(ctx, req)
+	res, err = f.local.Remember(ctx, req)
+	if errors.Is(err, palace.ErrLocked) {
+		if dres, derr := f.daemon.Remember(ctx, req); !gone(derr) {
+			return dres, derr
+		}
+	}
+	return res, err
 }
 
 // Forget falls back when no daemon runs.

@@ -22,15 +22,25 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// fakeBackend answers every call with err and records the calls.
+// fakeBackend answers every call with err, or first with errs in turn,
+// and records the calls.
 type fakeBackend struct {
 	err   error
+	errs  []error
 	calls []string
 	// retry is the Retry flag of the last remember.
 	retry bool
 }
 
-func (f *fakeBackend) call(op string) error { f.calls = append(f.calls, op); return f.err }
+func (f *fakeBackend) call(op string) error {
+	f.calls = append(f.calls, op)
+	if len(f.errs) > 0 {
+		err := f.errs[0]
+		f.errs = f.errs[1:]
+		return err
+	}
+	return f.err
+}
 
 func (f *fakeBackend) Search(context.Context, api.SearchRequest) (api.SearchResult, error) {
 	return api.SearchResult{}, f.call("search")
@@ -153,6 +163,40 @@ func TestFallbackRememberRetries(t *testing.T) {
 		if _, err := f.Remember(context.Background(), api.RememberRequest{}); err != nil || l.retry != tt.retry {
 			t.Errorf("after %v: err %v, retry %v, want %v", tt.err, err, l.retry, tt.retry)
 		}
+	}
+}
+
+// TestFallbackRememberThroughARestartedDaemon: a remember that found no
+// daemon and then waited in vain for the palace's lock, which a daemon
+// starting took, is sent to that daemon, which serves by then; a daemon
+// still not serving leaves the lock's error.
+func TestFallbackRememberThroughARestartedDaemon(t *testing.T) {
+	locked := fmt.Errorf("%w (held by pid 7): waited 10s; try again when it is done", palace.ErrLocked)
+	tests := []struct {
+		name   string
+		daemon []error // its answers, in turn
+		local  error
+		want   error
+		asked  int // how often the daemon was asked
+	}{
+		{"the daemon serves after the wait", []error{api.ErrNotRunning, nil}, locked, nil, 2},
+		{"the daemon still does not serve", []error{api.ErrNotRunning, api.ErrNotRunning}, locked, palace.ErrLocked, 2},
+		{"the daemon refuses", []error{api.ErrNotRunning, remember.ErrConflict}, locked, remember.ErrConflict, 2},
+		{"written here", []error{api.ErrNotRunning}, nil, nil, 1},
+		{"another error here", []error{api.ErrNotRunning}, remember.ErrBusy, remember.ErrBusy, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d, l := &fakeBackend{errs: tt.daemon}, &fakeBackend{err: tt.local}
+			f := &fallback{daemon: d, local: l, a: &app{}}
+			_, err := f.Remember(context.Background(), api.RememberRequest{})
+			if (tt.want == nil) != (err == nil) || !errors.Is(err, tt.want) {
+				t.Errorf("err %v, want %v", err, tt.want)
+			}
+			if len(d.calls) != tt.asked || len(l.calls) != 1 {
+				t.Errorf("the daemon asked %d times, here %d; want %d and 1", len(d.calls), len(l.calls), tt.asked)
+			}
+		})
 	}
 }
 
