@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -121,7 +122,7 @@ func (e jsonEdit) apply(cur, orig []byte) ([]byte, error) {
 	if err := checkJSON(cur, e); err != nil {
 		return nil, err
 	}
-	out := cur
+	out, end := splitEnd(cur)
 	var err error
 	for _, s := range e.sets {
 		r := gjson.GetBytes(out, s.path)
@@ -164,7 +165,7 @@ func (e jsonEdit) apply(cur, orig []byte) ([]byte, error) {
 	if created {
 		return indentJSON(out), nil
 	}
-	return out, nil
+	return slices.Concat(out, end), nil
 }
 
 func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
@@ -177,7 +178,7 @@ func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(orig)) == 0 || !gjson.ValidBytes(orig) {
 		orig = []byte("{}")
 	}
-	out := cur
+	out, end := splitEnd(cur)
 	var err error
 	var touched []string
 	for _, s := range e.sets {
@@ -218,7 +219,15 @@ func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
 			changed = true
 		}
 	}
-	return out, nil
+	return slices.Concat(out, end), nil
+}
+
+// splitEnd cuts a JSON file into its value and what follows it (a final
+// newline, blank lines): sjson drops that end when it adds a key to the
+// top-level object, and the file must keep it.
+func splitEnd(b []byte) (value, end []byte) {
+	value = bytes.TrimRight(b, " \t\r\n")
+	return value, b[len(value):]
 }
 
 // empty reports whether a file holds nothing but what connect would add:
