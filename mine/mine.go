@@ -525,6 +525,11 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	var sections iter.Seq[[]markdown.Note]
 	resumeLine := 0
 	rel := relPath(j.base, f.path)
+	if client, ok := hive.ClientOf(rel); ok {
+		// The client's own memory (Claude Code's auto memory): its notes
+		// are the client's, whoever mines them.
+		agent = client
+	}
 	if grew && current {
 		doc, sections, resumeLine = resumeFile(p, wing, f.path, rel, data)
 	}
