@@ -108,6 +108,9 @@ type Result struct {
 	Files  []FileResult `json:"files"`
 	// Note is the agent's Note, on connecting.
 	Note string `json:"note,omitempty"`
+	// Memory is what connecting did with the memory the client keeps of
+	// its own (Agent.OwnMemory); nil when nothing.
+	Memory *MemoryResult `json:"memory,omitempty"`
 }
 
 // Options configure Connect and Disconnect.
@@ -226,6 +229,24 @@ func Connect(agentID string, opts Options) (Result, error) {
 			Diff: diff(f.path, p.existed, cur, p.new)})
 		plans = append(plans, p)
 	}
+	var mem *memoryPlan
+	if ag.OwnMemory(opts.Scope) && opts.Install.MemoryDir != "" {
+		for _, p := range plans {
+			if p.f.role != RoleHooks {
+				continue
+			}
+			var note string
+			if mem, note, err = ag.memory.plan(opts.Scope, opts.Install.MemoryDir, p.f.path, p.new); err != nil {
+				return res, fmt.Errorf("connect %s: %w", ag.Name, err)
+			}
+			if note != "" {
+				res.Note = strings.TrimPrefix(res.Note+"; "+note, "; ")
+			}
+			if mem != nil {
+				res.Memory = &mem.res
+			}
+		}
+	}
 	if opts.DryRun {
 		return res, nil
 	}
@@ -259,6 +280,15 @@ func Connect(agentID string, opts Options) (Result, error) {
 	}
 	if err := writeRecord(dir, rec); err != nil {
 		return res, err
+	}
+	// The client's memory is copied into the hive before its settings
+	// point there.
+	if mem != nil {
+		copies, err := doImport(mem.res.Dir, mem.res.Imported, mem.data)
+		res.Memory.Imported = copies
+		if err != nil {
+			return res, fmt.Errorf("connect %s: %w", ag.Name, err)
+		}
 	}
 	for _, p := range plans {
 		i := rec.index(p.f.path)

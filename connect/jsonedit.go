@@ -20,12 +20,16 @@ type jsonEdit struct {
 	appends []jsonAppend
 }
 
-// jsonSet is an object key connect sets: value is raw JSON. A key already
-// there that ours does not recognise is someone else's and is not touched.
+// jsonSet is an object key connect sets: value is raw JSON; empty, the
+// key is only taken out again if it holds memminer's value. A key already
+// there that ours does not recognise is someone else's and is not
+// touched: connect refuses the file (a *TakenError), or with yield
+// leaves the key and goes on.
 type jsonSet struct {
 	path  string
 	value string
 	ours  func(gjson.Result) bool
+	yield bool
 }
 
 // jsonAppend is an element connect appends to an array; ours recognises
@@ -125,9 +129,15 @@ func (e jsonEdit) apply(cur, orig []byte) ([]byte, error) {
 	out, end := splitEnd(cur)
 	var err error
 	for _, s := range e.sets {
+		if s.value == "" {
+			continue
+		}
 		r := gjson.GetBytes(out, s.path)
 		if r.Exists() {
 			if sameJSON(r.Raw, s.value) {
+				continue
+			}
+			if !s.ours(r) && s.yield {
 				continue
 			}
 			if !s.ours(r) {
@@ -182,9 +192,13 @@ func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
 	var err error
 	var touched []string
 	for _, s := range e.sets {
-		if o := gjson.GetBytes(orig, s.path); o.Exists() {
+		r := gjson.GetBytes(out, s.path)
+		switch o := gjson.GetBytes(orig, s.path); {
+		case s.yield && !(r.Exists() && s.ours(r)):
+			// Not memminer's value (any more): connect never replaced it.
+		case o.Exists():
 			out, err = sjson.SetRawBytes(out, s.path, []byte(o.Raw))
-		} else if r := gjson.GetBytes(out, s.path); r.Exists() && s.ours(r) {
+		case r.Exists() && s.ours(r):
 			out, err = sjson.DeleteBytes(out, s.path)
 		}
 		if err != nil {
