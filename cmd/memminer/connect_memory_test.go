@@ -69,3 +69,61 @@ func TestConnectClaudeMemoryCLI(t *testing.T) {
 		t.Error("disconnect removed memory")
 	}
 }
+
+// TestConnectClaudeCodeMemoryEndToEnd drives the real Claude Code after
+// connect: it loads its auto memory from the hive's folder (the index
+// connect wrote over what it remembered before), and when the model
+// saves a memory there with its Write tool, a mine makes it found by a
+// search from another wing, as Claude Code's note of wing pam.
+func TestConnectClaudeCodeMemoryEndToEnd(t *testing.T) {
+	bin := agentClientsBin(t, "claude")
+	h := newE2EHive(t, "claude-code")
+	h.env = append(h.env, "MEMMINER_MACHINE=laptop")
+	settings := filepath.Join(h.home, ".claude", "settings.json")
+	testutil.WriteFile(t, settings, "{\n  \"includeCoAuthoredBy\": false\n}\n")
+	before := filepath.Join(h.home, ".claude", "projects", "-work-app", "memory", "MEMORY.md")
+	const oldFact = "- The app's integration tests need the oyster-queue container running.\n"
+	testutil.WriteFile(t, before, oldFact)
+	h.connect(settings)
+	dir := filepath.Join(h.hive, "agents", "pam", "claude-code-memory.laptop")
+	if got := testutil.ReadFile(t, filepath.Join(dir, "imported", "-work-app", "MEMORY.md")); got != oldFact {
+		t.Errorf("imported MEMORY.md = %q", got)
+	}
+
+	m := newMockModel(t, "db-2 primary")
+	saved := filepath.Join(dir, "release_ferry.md")
+	const fact = "The release ferry leaves from platform nine every Thursday at noon."
+	m.setWrite(saved, "---\nname: release ferry\ndescription: when releases ship\ntype: project\n---\n"+fact+"\n")
+	out := runClient(t, h.work, h.claudeEnv(m), filepath.Join(bin, "claude"), "-p", "Remember when the release ferry leaves.", "--output-format", "json")
+	if !strings.Contains(out, "mock answer") {
+		t.Errorf("claude -p: %s", out)
+	}
+	// Claude Code loaded its memory from the hive: the index connect
+	// wrote, linking what it remembered before.
+	if _, ok := m.firstWith("imported/-work-app/MEMORY.md"); !ok {
+		t.Errorf("no request held the memory index of %s", dir)
+	}
+	if got, err := os.ReadFile(saved); err != nil || !strings.Contains(string(got), fact) {
+		t.Fatalf("Claude Code did not save its memory in the hive: %q, %v\nrequests:\n%s", got, err, strings.Join(m.Requests(), "\n\n"))
+	}
+
+	h.memminer("mine", h.hive)
+	for _, query := range []string{"when does the release ferry leave", "oyster-queue container integration tests"} {
+		cmd := []string{"search", "--json", "--wing", "dwight", "--wing", "pam", query}
+		var res struct {
+			Results []struct{ Wing, Agent, Text string }
+		}
+		if err := json.Unmarshal([]byte(h.memminer(cmd...)), &res); err != nil || len(res.Results) == 0 {
+			t.Fatalf("search %q: %+v %v", query, res, err)
+		}
+		if r := res.Results[0]; r.Wing != "pam" || r.Agent != "claude-code" {
+			t.Errorf("search %q: first hit %+v, want Claude Code's note of wing pam", query, r)
+		}
+	}
+
+	h.disconnect()
+	h.checkRestored(settings)
+	if got := testutil.ReadFile(t, before); got != oldFact {
+		t.Errorf("%s after disconnect: %q", before, got)
+	}
+}
