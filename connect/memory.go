@@ -147,9 +147,9 @@ func importPlan(projects, dir string) (copies []Copy, data [][]byte, unchanged i
 			if err != nil || d.IsDir() {
 				return err
 			}
-			b, err := readRegular(p)
-			if errors.Is(err, hivefile.ErrNotRegular) {
-				return nil // a FIFO or socket holds no memory
+			b, err := readSource(p)
+			if errors.Is(err, hivefile.ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
+				return nil // a FIFO, a socket or a dangling link holds no memory
 			}
 			if err != nil {
 				return err
@@ -174,7 +174,19 @@ func importPlan(projects, dir string) (copies []Copy, data [][]byte, unchanged i
 	return copies, data, unchanged, nil
 }
 
-// readRegular reads a regular file through one descriptor.
+// readSource reads a file of the client's own memory, following a
+// symlink to wherever it leads (the client reads it there), through one
+// descriptor.
+func readSource(p string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, err
+	}
+	return readRegular(real)
+}
+
+// readRegular reads a regular file through one descriptor, following no
+// symlink out of its directory (hivefile.Open).
 func readRegular(p string) ([]byte, error) {
 	f, err := hivefile.Open(p)
 	if err != nil {

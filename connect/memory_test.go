@@ -27,9 +27,18 @@ func memoryOptions(t *testing.T) (o Options, memDir string, before map[string]st
 		filepath.Join(projects, "-home-dwight-ops", "memory", "MEMORY.md"):        "- ops\n",
 		filepath.Join(projects, "-home-dwight-ops", "conversation.jsonl"):         "{}\n", // not memory
 		filepath.Join(projects, "-home-dwight-empty", "memory", "MEMORY.md.lock"): "",
+		filepath.Join(projects, "-home-dwight-none", "session.jsonl"):             "{}\n", // no memory/
+		filepath.Join(o.Scope.Home, "notes", "linked.md"):                         "- kept outside, linked in\n",
 	}
 	for p, c := range before {
 		write(t, p, c)
+	}
+	// A memory file that is a link to one outside is copied as the
+	// client reads it; a dangling link holds nothing.
+	for link, to := range map[string]string{"linked.md": filepath.Join(o.Scope.Home, "notes", "linked.md"), "gone.md": filepath.Join(o.Scope.Home, "gone.md")} {
+		if err := os.Symlink(to, filepath.Join(projects, "-home-dwight-ops", "memory", link)); err != nil {
+			t.Fatal(err)
+		}
 	}
 	return o, memDir, before
 }
@@ -53,7 +62,7 @@ func TestConnectBringsClaudeMemoryIntoTheHive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Memory == nil || len(res.Memory.Imported) != 5 || res.Memory.Index != filepath.Join(memDir, "MEMORY.md") {
+	if res.Memory == nil || len(res.Memory.Imported) != 6 || res.Memory.Index != filepath.Join(memDir, "MEMORY.md") {
 		t.Fatalf("dry run memory: %+v", res.Memory)
 	}
 	if _, err := os.Stat(memDir); !os.IsNotExist(err) {
@@ -72,7 +81,7 @@ func TestConnectBringsClaudeMemoryIntoTheHive(t *testing.T) {
 		if read(t, p) != c {
 			t.Errorf("%s changed", p)
 		}
-		if strings.HasSuffix(p, ".jsonl") {
+		if strings.HasSuffix(p, ".jsonl") || !strings.HasPrefix(p, filepath.Join(o.Scope.Home, ".claude", "projects")) {
 			continue
 		}
 		if got := read(t, imported(o, memDir, p)); got != c {
@@ -82,6 +91,9 @@ func TestConnectBringsClaudeMemoryIntoTheHive(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(memDir, "imported", "-home-dwight-ops", "conversation.jsonl")); err == nil {
 		t.Error("a transcript was imported as memory")
 	}
+	if got := read(t, filepath.Join(memDir, "imported", "-home-dwight-ops", "linked.md")); got != "- kept outside, linked in\n" {
+		t.Errorf("linked memory file imported as %q", got)
+	}
 	index := read(t, filepath.Join(memDir, "MEMORY.md"))
 	for _, want := range []string{"(imported/-home-dwight-app/MEMORY.md)", "(imported/-home-dwight-ops/MEMORY.md)"} {
 		if !strings.Contains(index, want) {
@@ -90,7 +102,7 @@ func TestConnectBringsClaudeMemoryIntoTheHive(t *testing.T) {
 	}
 	var got struct{ Memory MemoryResult }
 	b, _ := json.Marshal(res)
-	if err := json.Unmarshal(b, &got); err != nil || len(got.Memory.Imported) != 5 || got.Memory.Setting != "autoMemoryDirectory" || got.Memory.Settings != settings {
+	if err := json.Unmarshal(b, &got); err != nil || len(got.Memory.Imported) != 6 || got.Memory.Setting != "autoMemoryDirectory" || got.Memory.Settings != settings {
 		t.Errorf("--json memory: %s", b)
 	}
 
@@ -103,7 +115,7 @@ func TestConnectBringsClaudeMemoryIntoTheHive(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Memory == nil || len(res.Memory.Imported) != 1 || res.Memory.Unchanged != 4 || res.Memory.Index != "" {
+	if res.Memory == nil || len(res.Memory.Imported) != 1 || res.Memory.Unchanged != 5 || res.Memory.Index != "" {
 		t.Fatalf("reconnect memory: %+v", res.Memory)
 	}
 	if to := res.Memory.Imported[0].To; to != filepath.Join(memDir, "imported", "-home-dwight-app", "db.2.md") || read(t, to) != "db-3 now\n" {
