@@ -2,6 +2,7 @@ package connect
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +52,8 @@ var claudeMemory = &ownMemory{setting: "autoMemoryDirectory", projects: func(s S
 func (m *ownMemory) memorySet(dir string) jsonSet {
 	value := ""
 	if dir != "" {
-		value = strconv.Quote(dir)
+		b, _ := json.Marshal(dir)
+		value = string(b)
 	}
 	return jsonSet{path: m.setting, value: value, ours: ourMemoryDir, yield: true}
 }
