@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -96,6 +97,42 @@ type Copy struct {
 type memoryPlan struct {
 	res  MemoryResult
 	data [][]byte // the content of each of res.Imported
+}
+
+// planMemory is what connecting does with the client's own memory
+// (OwnMemory), given the plans of its files: res gets the plan's Memory
+// and, when the settings name another folder, a note; nil when there is
+// nothing to do.
+func (a Agent) planMemory(opts Options, plans []filePlan, res *Result) (*memoryPlan, error) {
+	if !a.OwnMemory(opts.Scope) || opts.Install.MemoryDir == "" {
+		return nil, nil
+	}
+	i := slices.IndexFunc(plans, func(p filePlan) bool { return p.f.role == RoleHooks })
+	if i < 0 {
+		return nil, nil
+	}
+	mem, note, err := a.memory.plan(opts.Scope, opts.Install.MemoryDir, plans[i].f.path, plans[i].new)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", a.Name, err)
+	}
+	if note != "" {
+		res.Note = strings.TrimPrefix(res.Note+"; "+note, "; ")
+	}
+	if mem != nil {
+		res.Memory = &mem.res
+	}
+	return mem, nil
+}
+
+// run copies the planned files into the hive (doImport), recording the
+// copies as made in the plan's result; nothing for a nil plan.
+func (m *memoryPlan) run() error {
+	if m == nil {
+		return nil
+	}
+	copies, err := doImport(m.res.Dir, m.res.Imported, m.data)
+	m.res.Imported = copies
+	return err
 }
 
 // plan is what connecting in scope s does with the client's memory,
