@@ -307,7 +307,7 @@ func writeNew(path string, data []byte) error {
 // writes the folder's index (indexOf). The folder is made when missing. It returns the copies as made.
 func doImport(dir string, copies []Copy, data [][]byte) ([]Copy, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
+		return copies[:0], err
 	}
 	for i := range copies {
 		for {
