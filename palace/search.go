@@ -139,6 +139,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	r.joinCompounds(query, wings)
 	scores, err := r.score(ctx, wings)
 	if err != nil {
 		return nil, nil, err
