@@ -15,7 +15,7 @@ import (
 // package and of the packages the results come from (palace.ErrEmpty,
 // wakeup.ErrUnknownWing, remember.ErrConflict, …), the same text either
 // way. The open conflicts and their merge are served alike (see
-// cmd/memminer's service), typed by daemon/conflicts, which this package
+// cmd/memminer's service), typed by package conflicts, which this package
 // cannot import.
 type Service interface {
 	// Search searches the palace.

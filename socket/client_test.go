@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -189,7 +190,7 @@ func TestErrorCodesOnTheWire(t *testing.T) {
 		code     string
 		sentinel error
 	}{
-		{fmt.Errorf("no open conflict copy at or of /h/a.md: %w", api.ErrNoCopy), CodeNoCopy, api.ErrNoCopy},
+		{fmt.Errorf("no open conflict copy at or of /h/a.md: %w", conflicts.ErrNoCopy), CodeNoCopy, conflicts.ErrNoCopy},
 		{palace.UnknownWingError("kevin", []string{"angela"}), CodeUnknownWing, palace.ErrUnknownWing},
 		{api.ErrOtherHive, CodeOtherHive, api.ErrOtherHive},
 		{fmt.Errorf("%w \"sales\" (domains: global)", palace.ErrUnknownDomain), CodeUnknownDomain, palace.ErrUnknownDomain},

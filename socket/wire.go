@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -80,7 +81,7 @@ var codeErrors = []struct {
 	{CodeAgentNeedsWing, mine.ErrAgentNeedsWing},
 	{CodeBadWingID, hive.ErrBadWingID},
 	{CodeAgentExists, mine.ErrAgentExists},
-	{CodeNoCopy, api.ErrNoCopy},
+	{CodeNoCopy, conflicts.ErrNoCopy},
 	{CodeUnknownDomain, palace.ErrUnknownDomain},
 	{CodeOutsideDomain, palace.ErrOutsideDomain},
 }

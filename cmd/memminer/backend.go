@@ -9,8 +9,8 @@ import (
 	"slices"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/daemon"
-	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/local"
@@ -22,7 +22,7 @@ import (
 )
 
 // backend is what the commands and the MCP server call: api.Service, and
-// the open conflicts and their merge (typed by daemon/conflicts, which
+// the open conflicts and their merge (typed by package conflicts, which
 // package api cannot import), and the palace's wings.
 type backend interface {
 	api.Service

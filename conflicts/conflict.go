@@ -138,6 +138,23 @@ type Wings struct {
 	All func() ([]string, error)
 }
 
+// PalaceWings are the wings of p (none when p is nil) as KnownWing asks
+// for them.
+func PalaceWings(p *palace.Palace) Wings {
+	return Wings{
+		Has: func(wing string) (bool, error) { return p != nil && p.HasWing(wing), nil },
+		All: func() ([]string, error) {
+			var ids []string
+			if p != nil {
+				for _, wi := range p.Wings() {
+					ids = append(ids, wi.ID)
+				}
+			}
+			return ids, nil
+		},
+	}
+}
+
 // KnownWing is the one rule of an unknown --wing of conflicts, with a
 // daemon and without (docs/conflicts.md): nil when wing is an agent
 // directory of the hive or a wing of the palace, else an
