@@ -201,8 +201,8 @@ func (s *Service) Status(ctx context.Context) (api.Status, error) {
 	}
 	defer done()
 	st := BuildStatus(p, s.opts.ModelSpec, reason, s.opts.Enabled, s.opts.Domains)
-	if s.opts.ConflictsOpen != nil {
-		st.ConflictsOpen = s.opts.ConflictsOpen(ctx, p)
+	if s.opts.Palace == nil { // the daemon counts with its registry
+		st.ConflictsOpen = s.conflictsOpen(ctx, p)
 	}
 	return st, nil
 }

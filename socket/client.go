@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/remember"
@@ -371,4 +372,30 @@ func (c *Client) Index(ctx context.Context) (index.Index, error) {
 	var x index.Index
 	err := c.Get(ctx, "/index", nil, &x)
 	return x, err
+}
+
+// Conflicts asks the daemon for its registry's open conflicts (of
+// req.Wing when set). An unknown wing matches palace.ErrUnknownWing.
+func (c *Client) Conflicts(ctx context.Context, req api.ConflictsRequest) (conflicts.List, error) {
+	q := url.Values{}
+	if req.Wing != "" {
+		q.Set("wing", req.Wing)
+	}
+	var l conflicts.List
+	if err := c.Get(ctx, "/conflicts", q, &l); err != nil {
+		return conflicts.List{}, err
+	}
+	if l.Conflicts == nil {
+		l.Conflicts = []conflicts.Conflict{}
+	}
+	return l, nil
+}
+
+// MergeConflicts has the daemon merge conflict copies. A path with no
+// open copy is an error with the daemon's message, matching
+// conflicts.ErrNoCopy.
+func (c *Client) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	var rep conflicts.MergeReport
+	err := c.Post(ctx, "/conflicts/merge", req, &rep)
+	return rep, err
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"slices"
 
@@ -21,17 +20,10 @@ import (
 	"github.com/memminer/memminer/wakeup"
 )
 
-// backend is what the commands and the MCP server call: api.Service, and
-// the open conflicts and their merge (typed by package conflicts, which
-// package api cannot import), and the palace's wings.
+// backend is what the commands and the MCP server call: api.Service and
+// the palace's wings.
 type backend interface {
 	api.Service
-	// Conflicts lists the open conflicts of wing (every wing when empty).
-	// A scan that found some copies but not all returns them with
-	// ScanError set and no error.
-	Conflicts(ctx context.Context, wing string) (conflicts.List, error)
-	// MergeConflicts merges conflict copies into their files.
-	MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error)
 	// Wings are the palace's wings.
 	Wings(ctx context.Context) ([]palace.WingInfo, error)
 }
@@ -71,12 +63,11 @@ func (a *app) localOptions() local.Options {
 			e, ms, err := a.statusEmbedder(ctx)
 			return e, ms.Reason, err
 		},
-		MineOptions:   a.mineOptions,
-		Repaired:      a.reportRepairs,
-		Warn:          func(msg string) { fmt.Fprintf(a.stderr, "memminer: %s\n", msg) },
-		Isolation:     a.isolation,
-		ConflictsOpen: a.openConflictCount,
-		MineProgress:  a.mineProgress,
+		MineOptions:  a.mineOptions,
+		Repaired:     a.reportRepairs,
+		Warn:         func(msg string) { fmt.Fprintf(a.stderr, "memminer: %s\n", msg) },
+		Isolation:    a.isolation,
+		MineProgress: a.mineProgress,
 	}
 }
 
@@ -186,11 +177,11 @@ func (f *fallback) Status(ctx context.Context) (api.Status, error) {
 }
 
 // Conflicts falls back when no daemon answers.
-func (f *fallback) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	if l, err := f.daemon.Conflicts(ctx, wing); !gone(err) {
+func (f *fallback) Conflicts(ctx context.Context, req api.ConflictsRequest) (conflicts.List, error) {
+	if l, err := f.daemon.Conflicts(ctx, req); !gone(err) {
 		return l, err
 	}
-	return f.local.Conflicts(ctx, wing)
+	return f.local.Conflicts(ctx, req)
 }
 
 // MergeConflicts falls back when no daemon runs.
@@ -214,30 +205,6 @@ type remoteService struct {
 	*socket.Client
 }
 
-// Conflicts asks the daemon for its registry's open conflicts.
-func (r *remoteService) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	var l conflicts.List
-	q := url.Values{}
-	if wing != "" {
-		q.Set("wing", wing)
-	}
-	if err := r.Get(ctx, "/conflicts", q, &l); err != nil {
-		return conflicts.List{}, err
-	}
-	if l.Conflicts == nil {
-		l.Conflicts = []conflicts.Conflict{}
-	}
-	return l, nil
-}
-
-// MergeConflicts has the daemon merge. A path with no open copy is an
-// error with the daemon's message, matching api.ErrNoCopy.
-func (r *remoteService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	var rep conflicts.MergeReport
-	err := r.Post(ctx, "/conflicts/merge", req, &rep)
-	return rep, err
-}
-
 // Wings are the wings of the daemon's status.
 func (r *remoteService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 	st, err := r.Status(ctx)
@@ -252,8 +219,7 @@ func (r *remoteService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 }
 
 // localService is package local's service with what the CLI adds without
-// a daemon: the conflicts scan and merge, Syncthing in status, and the
-// refusal of a mine beside a running daemon under --no-daemon.
+// a daemon: Syncthing in status, and the refusal of a mine beside a running daemon under --no-daemon.
 type localService struct {
 	*local.Service
 	a *app
@@ -290,49 +256,6 @@ func (l *localService) Status(ctx context.Context) (api.Status, error) {
 		st.Syncthing = api.ReplicationOff(s.Off)
 	}
 	return st, nil
-}
-
-// Conflicts scans for the open conflicts.
-func (l *localService) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	list, err := l.a.scanConflicts(ctx, wing)
-	if list.Conflicts == nil && err != nil {
-		return conflicts.List{}, err
-	}
-	return list, nil
-}
-
-// MergeConflicts merges here, with the palace opened read-only for the
-// bases (only the wings whose files have copies: their mined contents
-// are the bases).
-func (l *localService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	a := l.a
-	var rep conflicts.MergeReport
-	list, err := a.scanConflicts(ctx, req.Wing)
-	if err != nil {
-		return rep, err
-	}
-	sel, err := conflicts.Select(list, req.Paths)
-	if err != nil {
-		return rep, err
-	}
-	var p *palace.Palace
-	var wings []string
-	for _, c := range sel {
-		if c.Wing != "" && !slices.Contains(wings, c.Wing) {
-			wings = append(wings, c.Wing)
-		}
-	}
-	if len(wings) > 0 {
-		p, err = a.openPalace(ctx, nil, local.AsIs, wings)
-		if err != nil {
-			return rep, err
-		}
-		defer p.Close()
-	}
-	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
-		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals, Reviewed: req.Reviewed,
-		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
-	}), nil
 }
 
 // Wings are the palace's wings, read-only.

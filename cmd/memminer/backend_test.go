@@ -47,7 +47,7 @@ func (f *fakeBackend) Index(context.Context) (index.Index, error) {
 func (f *fakeBackend) Status(context.Context) (api.Status, error) {
 	return api.Status{}, f.call("status")
 }
-func (f *fakeBackend) Conflicts(context.Context, string) (conflicts.List, error) {
+func (f *fakeBackend) Conflicts(context.Context, api.ConflictsRequest) (conflicts.List, error) {
 	return conflicts.List{}, f.call("conflicts")
 }
 func (f *fakeBackend) MergeConflicts(context.Context, conflicts.MergeRequest) (conflicts.MergeReport, error) {
@@ -66,7 +66,7 @@ func callAll(b backend) map[string]error {
 	_, out["mine"] = b.Mine(ctx, api.MineRequest{Path: "/p"})
 	_, out["index"] = b.Index(ctx)
 	_, out["status"] = b.Status(ctx)
-	_, out["conflicts"] = b.Conflicts(ctx, "")
+	_, out["conflicts"] = b.Conflicts(ctx, api.ConflictsRequest{})
 	_, out["merge"] = b.MergeConflicts(ctx, conflicts.MergeRequest{})
 	_, out["wings"] = b.Wings(ctx)
 	return out
