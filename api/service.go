@@ -42,4 +42,7 @@ type Service interface {
 	// them without Apply); a path that is no open copy nor a file with
 	// one is refused (conflicts.ErrNoCopy).
 	MergeConflicts(context.Context, conflicts.MergeRequest) (conflicts.MergeReport, error)
+	// Show finds the note a ref names, with its governance and
+	// neighbours; a ref that names no single note is a *RefError.
+	Show(context.Context, ShowRequest) (ShownNote, error)
 }

@@ -399,3 +399,12 @@ func (c *Client) MergeConflicts(ctx context.Context, req conflicts.MergeRequest)
 	err := c.Post(ctx, "/conflicts/merge", req, &rep)
 	return rep, err
 }
+
+// Show asks the daemon for the note req.Ref names. A ref that names no
+// single note matches api.ErrBadRef, api.ErrAmbiguousRef or
+// api.ErrNoNote, with the daemon's text.
+func (c *Client) Show(ctx context.Context, req api.ShowRequest) (api.ShownNote, error) {
+	var n api.ShownNote
+	err := c.do(ctx, http.MethodPost, "/show", nil, req, &n, read)
+	return n, err
+}

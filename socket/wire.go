@@ -48,6 +48,9 @@ const (
 	CodeBadWingID         = "bad_wing_id"
 	CodeAgentExists       = "agent_exists"
 	CodeNoCopy            = "no_copy"
+	CodeBadRef            = "bad_ref"
+	CodeAmbiguousRef      = "ambiguous_ref"
+	CodeNoNote            = "no_note"
 	CodeUnknownDomain     = "unknown_domain"
 	CodeOutsideDomain     = "outside_domain"
 	CodeInternal          = "internal"
@@ -82,6 +85,9 @@ var codeErrors = []struct {
 	{CodeBadWingID, hive.ErrBadWingID},
 	{CodeAgentExists, mine.ErrAgentExists},
 	{CodeNoCopy, conflicts.ErrNoCopy},
+	{CodeBadRef, api.ErrBadRef},
+	{CodeAmbiguousRef, api.ErrAmbiguousRef},
+	{CodeNoNote, api.ErrNoNote},
 	{CodeUnknownDomain, palace.ErrUnknownDomain},
 	{CodeOutsideDomain, palace.ErrOutsideDomain},
 }

@@ -192,6 +192,14 @@ func (f *fallback) MergeConflicts(ctx context.Context, req conflicts.MergeReques
 	return f.local.MergeConflicts(ctx, req)
 }
 
+// Show falls back when no daemon answers.
+func (f *fallback) Show(ctx context.Context, req api.ShowRequest) (api.ShownNote, error) {
+	if n, err := f.daemon.Show(ctx, req); !gone(err) {
+		return n, err
+	}
+	return f.local.Show(ctx, req)
+}
+
 // Wings falls back when no daemon answers.
 func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 	if ws, err := f.daemon.Wings(ctx); !gone(err) {

@@ -53,6 +53,9 @@ func (f *fakeBackend) Conflicts(context.Context, api.ConflictsRequest) (conflict
 func (f *fakeBackend) MergeConflicts(context.Context, conflicts.MergeRequest) (conflicts.MergeReport, error) {
 	return conflicts.MergeReport{}, f.call("merge")
 }
+func (f *fakeBackend) Show(context.Context, api.ShowRequest) (api.ShownNote, error) {
+	return api.ShownNote{}, f.call("show")
+}
 func (f *fakeBackend) Wings(context.Context) ([]palace.WingInfo, error) { return nil, f.call("wings") }
 
 // callAll calls every operation of b once, returning each one's error.
@@ -68,11 +71,12 @@ func callAll(b backend) map[string]error {
 	_, out["status"] = b.Status(ctx)
 	_, out["conflicts"] = b.Conflicts(ctx, api.ConflictsRequest{})
 	_, out["merge"] = b.MergeConflicts(ctx, conflicts.MergeRequest{})
+	_, out["show"] = b.Show(ctx, api.ShowRequest{Ref: "r"})
 	_, out["wings"] = b.Wings(ctx)
 	return out
 }
 
-var allOps = []string{"search", "wake-up", "remember", "forget", "mine", "index", "status", "conflicts", "merge", "wings"}
+var allOps = []string{"search", "wake-up", "remember", "forget", "mine", "index", "status", "conflicts", "merge", "show", "wings"}
 
 // TestFallbackRules pins docs/daemon.md's "Daemon or not": which calls
 // go to the palace here for each way the daemon does not serve them.

@@ -231,12 +231,17 @@ func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve 
 		return decision{}, usagef("%s: %v (nothing is mined yet)", ref, inbox.ErrNoItem)
 	}
 	// A ref that names no note gets the inbox's own answer.
-	id := ref
-	if n, err := a.resolveRef(p, ref); err == nil {
-		id = n.ID
-	} else if !errors.Is(err, errNoNote) {
+	sr, err := a.showRequest(ref)
+	if err != nil {
 		p.Close()
 		return decision{}, err
+	}
+	id := ref
+	if n, err := local.ResolveRef(p, a.cfg.Hive, sr.Dir, sr.Ref); err == nil {
+		id = n.ID
+	} else if !errors.Is(err, api.ErrNoNote) {
+		p.Close()
+		return decision{}, a.refError(err)
 	}
 	it, n, err := inbox.Find(p, a.hive(), id, d.Now)
 	p.Close()
