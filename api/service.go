@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/remember"
@@ -45,4 +46,13 @@ type Service interface {
 	// Show finds the note a ref names, with its governance and
 	// neighbours; a ref that names no single note is a *RefError.
 	Show(context.Context, ShowRequest) (ShownNote, error)
+	// Inbox lists the inbox's items; a wing the palace lacks is refused
+	// (palace.ErrUnknownWing).
+	Inbox(context.Context, InboxRequest) ([]inbox.Item, error)
+	// Decide approves or rejects an inbox item and mines its inbox, so the
+	// next listing, search and wake-up see the decision. Errors match
+	// inbox's sentinels (inbox.ErrNoItem, inbox.ErrDecided, …), a ref's
+	// (ErrBadRef, …) and remember's; a decision written whose mine then
+	// failed is returned with the error.
+	Decide(context.Context, DecideRequest) (Decision, error)
 }

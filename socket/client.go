@@ -21,6 +21,7 @@ import (
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/remember"
@@ -407,4 +408,28 @@ func (c *Client) Show(ctx context.Context, req api.ShowRequest) (api.ShownNote, 
 	var n api.ShownNote
 	err := c.do(ctx, http.MethodPost, "/show", nil, req, &n, read)
 	return n, err
+}
+
+// Inbox asks the daemon for the inbox's items. An unknown wing matches
+// palace.ErrUnknownWing.
+func (c *Client) Inbox(ctx context.Context, req api.InboxRequest) ([]inbox.Item, error) {
+	q := url.Values{}
+	if req.Wing != "" {
+		q.Set("wing", req.Wing)
+	}
+	if req.All {
+		q.Set("all", "1")
+	}
+	items := []inbox.Item{}
+	err := c.Get(ctx, "/inbox", q, &items)
+	return items, err
+}
+
+// Decide has the daemon approve or reject an inbox item. Errors match the
+// sentinels of packages inbox and remember and api's ref errors; a
+// decision written whose mine failed is returned with the error.
+func (c *Client) Decide(ctx context.Context, req api.DecideRequest) (api.Decision, error) {
+	var rep api.DecideReply
+	err := c.do(ctx, http.MethodPost, "/inbox/decide", nil, req, &rep, write)
+	return rep.Result, err
 }

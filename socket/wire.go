@@ -9,6 +9,7 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
@@ -51,6 +52,10 @@ const (
 	CodeBadRef            = "bad_ref"
 	CodeAmbiguousRef      = "ambiguous_ref"
 	CodeNoNote            = "no_note"
+	CodeNoInboxItem       = "no_inbox_item"
+	CodeInboxDecided      = "inbox_decided"
+	CodeBadDecision       = "bad_decision"
+	CodeInboxSecret       = "inbox_secret"
 	CodeUnknownDomain     = "unknown_domain"
 	CodeOutsideDomain     = "outside_domain"
 	CodeInternal          = "internal"
@@ -88,6 +93,10 @@ var codeErrors = []struct {
 	{CodeBadRef, api.ErrBadRef},
 	{CodeAmbiguousRef, api.ErrAmbiguousRef},
 	{CodeNoNote, api.ErrNoNote},
+	{CodeNoInboxItem, inbox.ErrNoItem},
+	{CodeInboxDecided, inbox.ErrDecided},
+	{CodeBadDecision, inbox.ErrBadDecision},
+	{CodeInboxSecret, inbox.ErrSecret},
 	{CodeUnknownDomain, palace.ErrUnknownDomain},
 	{CodeOutsideDomain, palace.ErrOutsideDomain},
 }

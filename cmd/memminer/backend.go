@@ -11,6 +11,7 @@ import (
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
@@ -198,6 +199,22 @@ func (f *fallback) Show(ctx context.Context, req api.ShowRequest) (api.ShownNote
 		return n, err
 	}
 	return f.local.Show(ctx, req)
+}
+
+// Inbox falls back when no daemon answers.
+func (f *fallback) Inbox(ctx context.Context, req api.InboxRequest) ([]inbox.Item, error) {
+	if items, err := f.daemon.Inbox(ctx, req); !gone(err) {
+		return items, err
+	}
+	return f.local.Inbox(ctx, req)
+}
+
+// Decide falls back when no daemon runs.
+func (f *fallback) Decide(ctx context.Context, req api.DecideRequest) (api.Decision, error) {
+	if d, err := f.daemon.Decide(ctx, req); !gone(err) {
+		return d, err
+	}
+	return f.local.Decide(ctx, req)
 }
 
 // Wings falls back when no daemon answers.

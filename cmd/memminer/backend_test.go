@@ -8,6 +8,7 @@ import (
 
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -56,6 +57,12 @@ func (f *fakeBackend) MergeConflicts(context.Context, conflicts.MergeRequest) (c
 func (f *fakeBackend) Show(context.Context, api.ShowRequest) (api.ShownNote, error) {
 	return api.ShownNote{}, f.call("show")
 }
+func (f *fakeBackend) Inbox(context.Context, api.InboxRequest) ([]inbox.Item, error) {
+	return nil, f.call("inbox")
+}
+func (f *fakeBackend) Decide(context.Context, api.DecideRequest) (api.Decision, error) {
+	return api.Decision{}, f.call("decide")
+}
 func (f *fakeBackend) Wings(context.Context) ([]palace.WingInfo, error) { return nil, f.call("wings") }
 
 // callAll calls every operation of b once, returning each one's error.
@@ -72,11 +79,13 @@ func callAll(b backend) map[string]error {
 	_, out["conflicts"] = b.Conflicts(ctx, api.ConflictsRequest{})
 	_, out["merge"] = b.MergeConflicts(ctx, conflicts.MergeRequest{})
 	_, out["show"] = b.Show(ctx, api.ShowRequest{Ref: "r"})
+	_, out["inbox"] = b.Inbox(ctx, api.InboxRequest{})
+	_, out["decide"] = b.Decide(ctx, api.DecideRequest{Ref: "r"})
 	_, out["wings"] = b.Wings(ctx)
 	return out
 }
 
-var allOps = []string{"search", "wake-up", "remember", "forget", "mine", "index", "status", "conflicts", "merge", "show", "wings"}
+var allOps = []string{"search", "wake-up", "remember", "forget", "mine", "index", "status", "conflicts", "merge", "show", "inbox", "decide", "wings"}
 
 // TestFallbackRules pins docs/daemon.md's "Daemon or not": which calls
 // go to the palace here for each way the daemon does not serve them.

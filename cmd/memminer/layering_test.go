@@ -15,8 +15,8 @@ import (
 // that it is done the same way with a daemon and without
 // (docs/development.md, "Layout"). Package local takes the lock each
 // access of the palace needs and repairs damaged wings; the open
-// conflicts are scanned, their registry read and their copies merged by
-// the service.
+// conflicts are scanned, their registry read and their copies merged, a
+// ref resolved and the inbox listed and decided by the service.
 var forbidden = map[string]map[string]string{
 	"github.com/memminer/memminer/palace": {
 		"Open": "open the palace through package local (app.openPalace, or a.service())",
@@ -29,6 +29,16 @@ var forbidden = map[string]map[string]string{
 		"KnownWing":       "the service checks the wing",
 		"Select":          "merge with a.service().MergeConflicts",
 		"MergeCopies":     "merge with a.service().MergeConflicts",
+	},
+	"github.com/memminer/memminer/inbox": {
+		"List":         "list the inbox with a.service().Inbox",
+		"Find":         "decide with a.service().Decide",
+		"Approval":     "decide with a.service().Decide",
+		"MarkApproved": "decide with a.service().Decide",
+		"MarkRejected": "decide with a.service().Decide",
+	},
+	"github.com/memminer/memminer/local": {
+		"ResolveRef": "find the note with a.service().Show",
 	},
 	"github.com/memminer/memminer/socket": {
 		"Path": "reach the daemon through a.service()",
