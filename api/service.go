@@ -7,6 +7,7 @@ import (
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -55,4 +56,6 @@ type Service interface {
 	// (ErrBadRef, …) and remember's; a decision written whose mine then
 	// failed is returned with the error.
 	Decide(context.Context, DecideRequest) (Decision, error)
+	// Wings are the palace's wings, as mined.
+	Wings(context.Context) ([]palace.WingInfo, error)
 }

@@ -206,3 +206,14 @@ func (s *Service) Status(ctx context.Context) (api.Status, error) {
 	}
 	return st, nil
 }
+
+// Wings are the palace's wings as its files hold them; none when nothing
+// was mined yet.
+func (s *Service) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	p, done, err := s.openWings(ctx)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	defer done()
+	return p.Wings(), nil
+}

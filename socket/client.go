@@ -24,6 +24,7 @@ import (
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -432,4 +433,17 @@ func (c *Client) Decide(ctx context.Context, req api.DecideRequest) (api.Decisio
 	var rep api.DecideReply
 	err := c.do(ctx, http.MethodPost, "/inbox/decide", nil, req, &rep, write)
 	return rep.Result, err
+}
+
+// Wings are the wings of the daemon's status.
+func (c *Client) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []palace.WingInfo
+	for _, w := range st.Wings {
+		out = append(out, w.WingInfo)
+	}
+	return out, nil
 }

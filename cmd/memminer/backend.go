@@ -17,28 +17,19 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
-	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
-
-// backend is what the commands and the MCP server call: api.Service and
-// the palace's wings.
-type backend interface {
-	api.Service
-	// Wings are the palace's wings.
-	Wings(ctx context.Context) ([]palace.WingInfo, error)
-}
 
 // service is the one place the CLI decides between the daemon and the
 // palace: with --no-daemon the palace in this process, otherwise the
 // daemon serving it, falling back to the palace by fallback's rules. Every
 // path re-mines the files a merge wrote (minedMerges).
-func (a *app) service() backend {
+func (a *app) service() api.Service {
 	loc := &localService{Service: local.New(a.localOptions()), a: a}
 	if a.noDaemon {
 		return minedMerges{loc, a}
 	}
-	return minedMerges{&fallback{daemon: &remoteService{Client: a.client()}, local: loc, a: a}, a}
+	return minedMerges{&fallback{daemon: a.client(), local: loc, a: a}, a}
 }
 
 // localOptions are the CLI's settings and reporting for package local.
@@ -89,7 +80,7 @@ func (a *app) isolation(ctx context.Context) *wakeup.Isolation {
 // connection broke on a call that can be repeated), and a search also
 // when the daemon serves another model.
 type fallback struct {
-	daemon, local backend
+	daemon, local api.Service
 	a             *app
 }
 
@@ -225,26 +216,9 @@ func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 	return f.local.Wings(ctx)
 }
 
-// remoteService is the daemon's socket client as a service.
-type remoteService struct {
-	*socket.Client
-}
-
-// Wings are the wings of the daemon's status.
-func (r *remoteService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
-	st, err := r.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []palace.WingInfo
-	for _, w := range st.Wings {
-		out = append(out, w.WingInfo)
-	}
-	return out, nil
-}
-
 // localService is package local's service with what the CLI adds without
-// a daemon: Syncthing in status, and the refusal of a mine beside a running daemon under --no-daemon.
+// a daemon: Syncthing in status, and the refusal of a mine beside a
+// running daemon under --no-daemon.
 type localService struct {
 	*local.Service
 	a *app
@@ -283,16 +257,11 @@ func (l *localService) Status(ctx context.Context) (api.Status, error) {
 	return st, nil
 }
 
-// Wings are the palace's wings, read-only.
-func (l *localService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
-	return l.a.palaceWings(ctx, "")
-}
-
 // minedMerges re-mines each file a merge wrote, through the service that
 // merged, before the merge returns: the merged notes are in the next
 // search on every path, as a remembered note is.
 type minedMerges struct {
-	backend
+	api.Service
 	a *app
 }
 
@@ -300,7 +269,7 @@ type minedMerges struct {
 // A mine that fails leaves the merge written; it is said on stderr and the
 // next mine picks the file up.
 func (m minedMerges) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	rep, err := m.backend.MergeConflicts(ctx, req)
+	rep, err := m.Service.MergeConflicts(ctx, req)
 	if err != nil || !req.Apply {
 		return rep, err
 	}
@@ -312,7 +281,7 @@ func (m minedMerges) MergeConflicts(ctx context.Context, req conflicts.MergeRequ
 			continue
 		}
 		mined = append(mined, pl)
-		_, merr := m.backend.Mine(ctx, api.MineRequest{Path: pl.dir, Wing: pl.wing, Model: m.a.cfg.Model, Agents: m.a.cfg.Agents})
+		_, merr := m.Service.Mine(ctx, api.MineRequest{Path: pl.dir, Wing: pl.wing, Model: m.a.cfg.Model, Agents: m.a.cfg.Agents})
 		if merr != nil {
 			fmt.Fprintf(m.a.stderr, "memminer: merged %s, but mining it failed: %v; the next mine picks it up\n", displayPath(cm.Original), merr)
 		}

@@ -66,7 +66,7 @@ func (f *fakeBackend) Decide(context.Context, api.DecideRequest) (api.Decision, 
 func (f *fakeBackend) Wings(context.Context) ([]palace.WingInfo, error) { return nil, f.call("wings") }
 
 // callAll calls every operation of b once, returning each one's error.
-func callAll(b backend) map[string]error {
+func callAll(b api.Service) map[string]error {
 	ctx := context.Background()
 	out := map[string]error{}
 	_, out["search"] = b.Search(ctx, api.SearchRequest{Query: "q"})

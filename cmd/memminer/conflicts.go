@@ -13,7 +13,6 @@ import (
 	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -129,27 +128,6 @@ func conflictsOpenMessage(wing string, n int) string {
 		where = "wing " + wing + " has"
 	}
 	return fmt.Sprintf("%s %d open %s; merge first", where, n, plural(n, "conflict", "conflicts"))
-}
-
-// palaceWings opens the palace read-only and returns its wings, or only
-// wing when it is set and exists.
-func (a *app) palaceWings(ctx context.Context, wing string) ([]palace.WingInfo, error) {
-	var only []string
-	if wing != "" {
-		only = []string{wing}
-	}
-	p, err := a.openPalace(ctx, nil, local.AsIs, only)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	var out []palace.WingInfo
-	for _, w := range p.Wings() {
-		if wing == "" || w.ID == wing {
-			out = append(out, w)
-		}
-	}
-	return out, nil
 }
 
 func printConflicts(w io.Writer, l conflicts.List, wing string) {
