@@ -205,7 +205,7 @@ func (a *app) lastSearch() ([]string, error) {
 }
 
 func printShown(w io.Writer, n api.ShownNote, history bool) {
-	fmt.Fprintf(w, "[%s] %s:%d", n.Wing, displayPath(n.Path), n.Line)
+	fmt.Fprintf(w, "[%s] %s:%d", n.Wing, fileName(n.Source, n.Path), n.Line)
 	if n.Heading != "" {
 		fmt.Fprintf(w, "  %s", n.Heading)
 	}
