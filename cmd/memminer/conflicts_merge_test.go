@@ -85,7 +85,7 @@ func TestConflictsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"append_only", "applied", "backup", "base_confirmed", "base_mined", "conflicts", "copy", "device", "diff", "error",
-		"from_copy", "frontmatter", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "review", "status", "three_way", "wing"}
+		"from_copy", "frontmatter", "frontmatter_review", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "review", "status", "three_way", "wing"}
 	if got := slices.Sorted(maps.Keys(raw.Merges[0])); !slices.Equal(got, want) || raw.Merges[0]["backup"] != nil || raw.Merges[0]["error"] != nil {
 		t.Errorf("--json merge keys %v, want %v with backup and error null: %s", got, want, js)
 	}
