@@ -223,9 +223,10 @@ func (u *uiServer) conflictsPage(w http.ResponseWriter, r *http.Request) {
 
 // conflictsMerge applies the merge of one copy (the form's copy: its
 // path, which must be an open copy's): with its conflicts marked when
-// accept_conflicts is set, and with the removals the page showed when
-// their review was ticked: the merge refuses a copy whose removals are no
-// longer the ones reviewed, as conflicts merge --reviewed does.
+// accept_conflicts is set, and with the removals the person ticked, one
+// by one, each by the review the page showed with it: the merge carries
+// out those and no other, and refuses a copy whose removals are no longer
+// the ones reviewed, as conflicts merge --reviewed does.
 func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
 	copyName := r.PostForm.Get("copy")
 	if copyName == "" {
@@ -250,7 +251,7 @@ func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
 		o := uiOutcome{Ref: hive.SourceName(u.a.hive(), m.Copy), OK: m.Applied}
 		switch {
 		case m.Applied:
-			o.Message = "merged into " + hive.SourceName(u.a.hive(), m.Original) + "; the copy is removed, kept with the file's previous content in " + deref(m.Backup)
+			o.Message = "merged into " + hive.SourceName(u.a.hive(), m.Original) + removedText(m) + "; the copy is removed, kept with the file's previous content in " + deref(m.Backup)
 		case m.Error != nil:
 			o.Message = "not merged: " + *m.Error
 		default:
@@ -259,6 +260,14 @@ func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
 		res.Results = append(res.Results, o)
 	}
 	answer(w, res)
+}
+
+// removedText says what an applied merge removed, when it removed something.
+func removedText(m conflicts.CopyMerge) string {
+	if len(m.Removed) == 0 {
+		return ""
+	}
+	return ", removing " + strconv.Itoa(len(m.Removed)) + " " + plural(len(m.Removed), "note", "notes")
 }
 
 func deref(s *string) string {

@@ -3,7 +3,8 @@
 // playwright-core (installed by .ci/setup-ui-browser.sh): it opens the
 // printed URL, looks at the overview, goes to the inbox, approves the
 // first item with a note and waits for the page to say so, then ticks
-// the removal a conflict copy proposes and applies its merge. Each page is
+// one of the two removals a conflict copy proposes, leaves the other
+// unticked, and applies its merge. Each page is
 // kept as a screenshot in SHOTS. It prints what it saw as JSON.
 "use strict";
 const { chromium } = require("playwright-core");
@@ -41,7 +42,7 @@ async function main() {
 		await page.waitForSelector("section.merge");
 		out.proposed = await page.locator("fieldset.removals pre.text").allTextContents();
 		await page.screenshot({ path: shots + "/conflicts-before.png", fullPage: true });
-		await page.check('fieldset.removals input[name="reviewed"]');
+		await page.locator("fieldset.removals label", { hasText: "Stand-up is at 9:30." }).locator('input[name="reviewed"]').check();
 		await page.click("form.apply button[type=submit]");
 		await page.waitForSelector("#flash p");
 		out.mergeFlash = await page.locator("#flash p").allTextContents();
