@@ -175,7 +175,7 @@ func (a *app) newUI(token, addr string) (*uiServer, error) {
 }
 
 // uiPageNames are the templates of ui/, each rendered in ui/layout.html.
-var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory"}
+var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory", "note"}
 
 func parseUIPages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
@@ -220,6 +220,7 @@ func (u *uiServer) handler() http.Handler {
 	mux.HandleFunc("GET /packs", u.packsPage)
 	mux.HandleFunc("POST /packs/mark", u.packsMark)
 	mux.HandleFunc("GET /memory", u.memoryPage)
+	mux.HandleFunc("GET /memory/note", u.notePage)
 	// The page has no icon; an answer keeps the browser's ask quiet.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

@@ -110,6 +110,7 @@ func TestUIInBrowser(t *testing.T) {
 		Texts, Flash               []string
 		Proposed, MergeFlash       []string
 		PackFlash, Hits            []string
+		NoteText                   string
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -147,6 +148,9 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	if len(got.Hits) == 0 || !strings.HasPrefix(got.Hits[0], "The load balancer drops idle connections after ten minutes (status: approved ") {
 		t.Errorf("memory: the search shows %q, want the approved note first", got.Hits)
+	}
+	if len(got.Hits) > 0 && got.NoteText != got.Hits[0] {
+		t.Errorf("the first hit's page shows %q, want %q", got.NoteText, got.Hits[0])
 	}
 	t.Logf("screenshots in %s", shots)
 }

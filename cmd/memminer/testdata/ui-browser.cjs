@@ -62,6 +62,10 @@ async function main() {
 		await page.waitForSelector("li.hit");
 		out.hits = await page.locator("li.hit pre.text").allTextContents();
 		await page.screenshot({ path: shots + "/memory.png", fullPage: true });
+		await page.locator("li.hit").first().locator('a[href^="/memory/note"]').click();
+		await page.waitForSelector("section.shown");
+		out.noteText = await page.locator("section.shown > pre.text").textContent();
+		await page.screenshot({ path: shots + "/note.png", fullPage: true });
 		console.log(JSON.stringify(out));
 	} finally {
 		await browser.close();
