@@ -834,6 +834,7 @@ func TestMetrics(t *testing.T) {
 		`memminer_mines_total{result="ok",trigger="start"} 4`,
 		`memminer_mine_duration_seconds_count 4`,
 		`memminer_search_duration_seconds_count 1`,
+		`memminer_remember_duration_seconds_count 0`,
 		`memminer_conflicts_open 0`,
 		`memminer_mine_failures_total 0`,
 		`process_resident_memory_bytes`,
@@ -845,6 +846,54 @@ func TestMetrics(t *testing.T) {
 	st, err := r.c.Status(context.Background())
 	if err != nil || st.Daemon.Metrics == nil || *st.Daemon.Metrics != r.d.MetricsAddr() {
 		t.Fatalf("status metrics address %v, %v", st.Daemon.Metrics, err)
+	}
+	// Status carries the same counts as numbers, and the last hour.
+	act := st.Daemon.Activity
+	if act == nil || act.SearchSeconds.Count != 1 || act.MineSeconds.Count != 4 || len(act.SearchSeconds.Counts) != len(act.SearchSeconds.Bounds)+1 ||
+		!slices.Contains(act.Mines, api.MineCount{Trigger: "start", Result: "ok", Count: 4}) || len(act.Recent) != timelineMinutes {
+		t.Fatalf("status activity: %+v", act)
+	}
+	var searches, mines int
+	for _, m := range act.Recent {
+		searches, mines = searches+m.Searches, mines+m.Mines
+	}
+	if searches != 1 || mines != 4 {
+		t.Errorf("the last hour counts %d searches and %d mines, want 1 and 4", searches, mines)
+	}
+}
+
+// TestTimeline: a timeline counts each minute of the last hour in its own
+// slot, oldest first, and forgets a minute an hour on, when its slot is
+// reused.
+func TestTimeline(t *testing.T) {
+	start := time.Date(2026, 12, 1, 10, 0, 30, 0, time.UTC)
+	tests := []struct {
+		name string
+		adds []time.Duration // after start, each a search
+		at   time.Duration   // when it is read
+		want map[int]int     // index in the hour -> searches
+	}{
+		{name: "one minute", adds: []time.Duration{0, 10 * time.Second}, at: 0, want: map[int]int{59: 2}},
+		{name: "two minutes", adds: []time.Duration{0, time.Minute}, at: time.Minute, want: map[int]int{58: 1, 59: 1}},
+		{name: "an hour on, the slot reused", adds: []time.Duration{0, time.Hour}, at: time.Hour, want: map[int]int{59: 1}},
+		{name: "an hour on, nothing since", adds: []time.Duration{0}, at: time.Hour, want: map[int]int{}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tl timeline
+			for _, d := range tt.adds {
+				tl.add(start.Add(d), countSearch)
+			}
+			got := tl.last(start.Add(tt.at))
+			if len(got) != timelineMinutes || !got[59].At.Equal(start.Add(tt.at).Truncate(time.Minute)) {
+				t.Fatalf("%d minutes, the last at %v", len(got), got[len(got)-1].At)
+			}
+			for i, m := range got {
+				if m.Searches != tt.want[i] || m.Mines != 0 {
+					t.Errorf("minute %d (%v): %+v, want %d searches", i, m.At, m, tt.want[i])
+				}
+			}
+		})
 	}
 }
 
