@@ -111,6 +111,7 @@ func TestUIInBrowser(t *testing.T) {
 		Proposed, MergeFlash       []string
 		PackFlash, Hits            []string
 		NoteText                   string
+		ActivityLines              int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -151,6 +152,9 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	if len(got.Hits) > 0 && got.NoteText != got.Hits[0] {
 		t.Errorf("the first hit's page shows %q, want %q", got.NoteText, got.Hits[0])
+	}
+	if got.ActivityLines == 0 {
+		t.Errorf("the activity page draws no line of notes")
 	}
 	t.Logf("screenshots in %s", shots)
 }

@@ -30,6 +30,12 @@ var uiFuncs = template.FuncMap{
 		return strconv.FormatFloat(*f, 'f', 0, 64) + "%"
 	},
 	"plural": plural,
+	"plural64": func(n uint64, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	},
 	"deref": func(s *string) string {
 		if s == nil {
 			return ""

@@ -66,6 +66,10 @@ async function main() {
 		await page.waitForSelector("section.shown");
 		out.noteText = await page.locator("section.shown > pre.text").textContent();
 		await page.screenshot({ path: shots + "/note.png", fullPage: true });
+		await page.click('nav a[href="/activity"]');
+		await page.waitForSelector("figure.chart svg polyline");
+		out.activityLines = await page.locator("figure.chart svg polyline").count();
+		await page.screenshot({ path: shots + "/activity.png", fullPage: true });
 		console.log(JSON.stringify(out));
 	} finally {
 		await browser.close();
