@@ -55,8 +55,9 @@ overview (wings, the daemon and Syncthing, open conflicts, the inbox, packs
 needing review, open handoffs), the inbox with approve and reject, one item
 or several at once, the open conflicts with each copy's proposed merge,
 applied from the page, the packs with their marks, a memory search with
-each note's page (neighbours, governance, Git history), and the activity:
-notes per wing over time and the daemon's mines, searches and latencies.
+each note's page (neighbours, governance, Git history), the activity:
+notes per wing over time and the daemon's mines, searches and latencies,
+and, read only, the hive's skills and the pre-action log.
 
 The first line printed is the URL to open; it carries the login token
 (the one memminer mcp token prints), which the page trades for a cookie.
@@ -177,7 +178,7 @@ func (a *app) newUI(token, addr string) (*uiServer, error) {
 }
 
 // uiPageNames are the templates of ui/, each rendered in ui/layout.html.
-var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory", "note", "activity"}
+var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory", "note", "activity", "skills", "preaction"}
 
 func parseUIPages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
@@ -224,6 +225,8 @@ func (u *uiServer) handler() http.Handler {
 	mux.HandleFunc("GET /memory", u.memoryPage)
 	mux.HandleFunc("GET /memory/note", u.notePage)
 	mux.HandleFunc("GET /activity", u.activity)
+	mux.HandleFunc("GET /skills", u.skillsPage)
+	mux.HandleFunc("GET /pre-action", u.preActionPage)
 	// The page has no icon; an answer keeps the browser's ask quiet.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

@@ -334,6 +334,20 @@ type memoryData struct {
 	Explanation *api.Explanation
 }
 
+// wingIDs are the palace's wings, for a page's wing filter; what could not
+// be read is said in page's errors.
+func (u *uiServer) wingIDs(ctx context.Context, page *uiPage) []string {
+	wings, err := u.a.service().Wings(ctx)
+	if err != nil {
+		page.Errors = append(page.Errors, err.Error())
+	}
+	var ids []string
+	for _, wi := range wings {
+		ids = append(ids, wi.ID)
+	}
+	return ids
+}
+
 // uiResults is how many hits the memory page shows.
 const uiResults = 20
 
@@ -345,13 +359,7 @@ func (u *uiServer) memoryPage(w http.ResponseWriter, r *http.Request) {
 	d := memoryData{uiPage: u.page("Memory", "memory"), Query: strings.TrimSpace(q.Get("q")), Wing: q.Get("wing"),
 		Status: q.Get("status"), Tag: q.Get("tag"), Since: q.Get("since"), Statuses: []string{"approved", "stale", "superseded"},
 		Explain: q.Get("explain") != ""}
-	wings, err := u.a.service().Wings(r.Context())
-	if err != nil {
-		d.Errors = append(d.Errors, err.Error())
-	}
-	for _, wi := range wings {
-		d.Wings = append(d.Wings, wi.ID)
-	}
+	d.Wings = u.wingIDs(r.Context(), &d.uiPage)
 	if d.Query != "" {
 		args := searchArgs{Query: d.Query, Results: uiResults, Status: d.Status, Since: d.Since, Explain: d.Explain}
 		if d.Wing != "" {

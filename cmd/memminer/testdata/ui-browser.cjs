@@ -70,6 +70,11 @@ async function main() {
 		await page.waitForSelector("figure.chart svg polyline");
 		out.activityLines = await page.locator("figure.chart svg polyline").count();
 		await page.screenshot({ path: shots + "/activity.png", fullPage: true });
+		for (const [href, name] of [["/skills", "skills"], ["/pre-action", "pre-action"]]) {
+			await page.click(`nav a[href="${href}"]`);
+			await page.waitForSelector('nav a[aria-current="page"][href="' + href + '"]');
+			await page.screenshot({ path: shots + "/" + name + ".png", fullPage: true });
+		}
 		console.log(JSON.stringify(out));
 	} finally {
 		await browser.close();
