@@ -15,8 +15,9 @@ type Activity struct {
 	MineSeconds     Histogram `json:"mine_seconds"`
 	SearchSeconds   Histogram `json:"search_seconds"`
 	RememberSeconds Histogram `json:"remember_seconds"`
-	// Recent are the last 60 minutes, oldest first, each counting what
-	// was done in it; a remember is also a mine (trigger request).
+	// Recent are the minutes of the last hour in which something was
+	// done, oldest first, each counting what; a remember is also a mine
+	// (trigger request).
 	Recent []Minute `json:"recent"`
 }
 

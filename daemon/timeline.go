@@ -41,18 +41,17 @@ func (t *timeline) add(now time.Time, what int) {
 	s.counts[what]++
 }
 
-// last returns the timelineMinutes minutes up to now's, oldest first.
+// last returns the minutes of the last timelineMinutes, up to now's, in
+// which something was counted, oldest first.
 func (t *timeline) last(now time.Time) []api.Minute {
 	end := now.Unix() / 60
-	out := make([]api.Minute, 0, timelineMinutes)
+	out := []api.Minute{}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	for m := end - timelineMinutes + 1; m <= end; m++ {
-		mn := api.Minute{At: time.Unix(m*60, 0).UTC()}
 		if s := t.slots[m%timelineMinutes]; s.minute == m {
-			mn.Mines, mn.Searches, mn.Remembers = s.counts[countMine], s.counts[countSearch], s.counts[countRemember]
+			out = append(out, api.Minute{At: time.Unix(m*60, 0).UTC(), Mines: s.counts[countMine], Searches: s.counts[countSearch], Remembers: s.counts[countRemember]})
 		}
-		out = append(out, mn)
 	}
 	return out
 }

@@ -126,29 +126,47 @@ func (u *uiServer) activity(w http.ResponseWriter, r *http.Request) {
 	}
 	if st.Daemon != nil && st.Daemon.Activity != nil {
 		d.Daemon = true
-		d.daemonCharts(*st.Daemon.Activity)
+		d.daemonCharts(*st.Daemon.Activity, time.Now())
 	}
 	u.render(w, "activity", d)
 }
 
-// daemonCharts draws what the daemon's metrics counted.
-func (d *activityData) daemonCharts(act api.Activity) {
-	kinds := []struct {
-		title string
-		count func(api.Minute) int
-	}{
-		{"mines", func(m api.Minute) int { return m.Mines }},
-		{"searches", func(m api.Minute) int { return m.Searches }},
-		{"remembers", func(m api.Minute) int { return m.Remembers }},
+// lastHour is the hour up to now's minute, minute by minute, with the
+// counts of recent (the minutes in which something was done).
+func lastHour(recent []api.Minute, now time.Time) []api.Minute {
+	end := now.UTC().Truncate(time.Minute)
+	hour := make([]api.Minute, 60)
+	for i := range hour {
+		hour[i].At = end.Add(time.Duration(i-59) * time.Minute)
 	}
+	for _, m := range recent {
+		if i := 59 - int(end.Sub(m.At)/time.Minute); i >= 0 && i < 60 && m.At.Equal(hour[i].At) {
+			hour[i] = m
+		}
+	}
+	return hour
+}
+
+// daemonCharts draws what the daemon's metrics counted, its last hour
+// ending at now.
+func (d *activityData) daemonCharts(act api.Activity, now time.Time) {
+	kinds := []struct {
+		one, title string
+		count      func(api.Minute) int
+	}{
+		{"mine", "mines", func(m api.Minute) int { return m.Mines }},
+		{"search", "searches", func(m api.Minute) int { return m.Searches }},
+		{"remember", "remembers", func(m api.Minute) int { return m.Remembers }},
+	}
+	hour := lastHour(act.Recent, now)
 	for _, k := range kinds {
 		var labels, titles []string
 		var values []float64
-		for _, m := range act.Recent {
+		for _, m := range hour {
 			at := m.At.Local().Format("15:04")
 			labels = append(labels, at)
 			values = append(values, float64(k.count(m)))
-			titles = append(titles, at+": "+strconv.Itoa(k.count(m))+" "+k.title)
+			titles = append(titles, at+": "+strconv.Itoa(k.count(m))+" "+plural(k.count(m), k.one, k.title))
 		}
 		d.Recent = append(d.Recent, barChart(k.title+" per minute, the last hour", 90, labels, values, titles, 10))
 	}

@@ -63,6 +63,8 @@ func TestUIActivity(t *testing.T) {
 				`remember latency \(count per bucket\)</figcaption>\s*</figure><p class="muted">1 in all, mean [0-9.]+[µm]?s</p>`,
 				`search latency \(count per bucket\)</figcaption>\s*</figure><p class="muted">1 in all, mean [0-9.]+[µm]?s</p>`,
 				`<title>request, ok: 1</title>`,
+				`<title>[0-9]{2}:[0-9]{2}: 1 search</title>`,
+				`<title>[0-9]{2}:[0-9]{2}: 1 remember</title>`,
 			} {
 				if !regexp.MustCompile(want).MatchString(body) {
 					t.Errorf("the page lacks %q:\n%s", want, body)
