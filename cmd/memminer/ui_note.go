@@ -35,9 +35,13 @@ func (u *uiServer) notePage(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	n, err := u.a.showNote(r.Context(), d.Ref, true)
-	if errors.Is(err, githive.ErrNotRepo) || errors.Is(err, githive.ErrNoGit) {
-		d.NoHistory = err.Error()
+	switch {
+	case errors.Is(err, githive.ErrNoGit):
+		d.NoHistory = "git is not installed"
 		n, err = u.a.showNote(r.Context(), d.Ref, false)
+	case errors.Is(err, githive.ErrNotRepo):
+		n, err = u.a.showNote(r.Context(), d.Ref, false)
+		d.NoHistory = n.Source + " is not in a Git work tree"
 	}
 	if err != nil {
 		if errors.Is(err, errNoNote) {

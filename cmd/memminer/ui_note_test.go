@@ -57,7 +57,7 @@ func TestUINote(t *testing.T) {
 		for _, want := range []string{
 			html.EscapeString(hostile),
 			`<td>verified, <span class="tag risk-high">high risk</span></td>`,
-			`<p class="muted">No Git history: `,
+			`<p class="muted">No Git history: agents/ops/inbox.md is not in a Git work tree</p>`,
 		} {
 			if !strings.Contains(body, want) {
 				t.Errorf("GET /memory/note: %d, no %s in:\n%s", code, want, body)
