@@ -23,7 +23,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
 		var err error
 		res, err = d.local().Remember(ctx, req)
-		d.metrics.observeMine(triggerRequest, time.Since(start), err, 0)
+		d.metrics.observeRemember(time.Since(start), err)
 		switch {
 		case err == nil:
 			d.log.Info("remembered on request", "wing", res.Wing, "file", res.File, "line", res.Line, "added", res.Added)

@@ -132,7 +132,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search: "+err.Error())
 		return
 	}
-	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
+	d.metrics.observeSearch(time.Since(start))
 	if err != nil {
 		WriteErr(w, err)
 		return

@@ -30,8 +30,9 @@ for the common ancestor. A note either side added is kept, in its section
 and order; one changed on one side takes the change. A merge never deletes
 on its own: a note (or frontmatter) the copy removed is kept and the
 removal proposed, with a review naming the copy and the removals;
---accept-removals --reviewed REVIEW, with --apply, carries them out, and
-refuses a copy whose removals are no longer the ones reviewed. A note
+--accept-removals --reviewed REVIEW, with --apply, carries them out (one
+removal's own review, that one alone), and refuses a copy whose removals
+are no longer the ones reviewed. A note
 both sides changed is a conflict: the file's version stays and the copy's
 is put right after it, marked "(conflict: from the copy of <device>,
 <date>)". Without a usable
@@ -234,6 +235,9 @@ func printMergeNotes(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
 		fmt.Fprintf(w, "  the copy removed %d %s; %s kept (--accept-removals removes %s):\n", k, plural(k, "note", "notes"), plural(k, "it is", "they are"), plural(k, "it", "them"))
 		for _, n := range m.ProposedRemovals {
 			fmt.Fprintf(w, "    ? %s\n", notePreview(n.Heading, n.Text))
+			if k > 1 || m.ProposedFrontmatter {
+				fmt.Fprintf(w, "      review %s removes this one alone\n", n.Review)
+			}
 		}
 	}
 	switch {
@@ -242,6 +246,9 @@ func printMergeNotes(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
 	case m.ProposedFrontmatter:
 		t.proposals++
 		fmt.Fprintln(w, "  frontmatter: this file's is kept; the copy's drops some of it (--accept-removals takes the copy's)")
+		if len(m.ProposedRemovals) > 0 && m.FrontmatterReview != nil {
+			fmt.Fprintf(w, "      review %s takes the copy's frontmatter alone\n", *m.FrontmatterReview)
+		}
 	}
 	if m.Review != nil {
 		fmt.Fprintf(w, "  review %s: to carry these removals out, --apply --accept-removals --reviewed %s\n", *m.Review, *m.Review)
