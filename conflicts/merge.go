@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
@@ -62,8 +61,10 @@ type MergeOptions struct {
 	// when Reviewed has the copy's Review as the merge finds it now: the
 	// proposal the person saw, not what the copy became since.
 	AcceptRemovals bool
-	// Reviewed are the reviews (CopyMerge.Review) of the proposals whose
-	// removals AcceptRemovals carries out.
+	// Reviewed are the reviews of the proposals whose removals
+	// AcceptRemovals carries out: a copy's Review carries out all of its
+	// removals, a Removal's Review or the FrontmatterReview that one
+	// alone (listed twice, two removals of the same note).
 	Reviewed []string
 	// PalaceDir is where MergedDir lives (required with Apply).
 	PalaceDir string
@@ -103,18 +104,22 @@ type CopyMerge struct {
 	// them); empty unless AcceptRemovals.
 	Removed []merge.Note `json:"removed"`
 	// ProposedRemovals are the file's notes the copy removed (or cut
-	// short) that the merge keeps: removed only with AcceptRemovals.
-	ProposedRemovals []merge.Note     `json:"proposed_removals"`
+	// short) that the merge keeps: removed only with AcceptRemovals, each
+	// with its own review.
+	ProposedRemovals []Removal        `json:"proposed_removals"`
 	Conflicts        []merge.Conflict `json:"conflicts"`
 	Frontmatter      string           `json:"frontmatter"`
 	// ProposedFrontmatter says the copy's frontmatter drops some of the
 	// file's, which is kept: taken only with AcceptRemovals.
 	ProposedFrontmatter bool `json:"proposed_frontmatter"`
+	// FrontmatterReview is the review of ProposedFrontmatter alone; null
+	// when it is false.
+	FrontmatterReview *string `json:"frontmatter_review"`
 	// Review names the removals the copy proposes (ProposedRemovals and
 	// ProposedFrontmatter) together with the copy's content: what a
-	// person passes back with --accept-removals --reviewed. Another copy,
-	// or other removals, has another review. Null when the copy proposes
-	// no removal.
+	// person passes back with --accept-removals --reviewed to carry them
+	// all out. Another copy, or other removals, has another review. Null
+	// when the copy proposes no removal.
 	Review *string `json:"review"`
 	// Diff is the unified diff of the file (empty when unchanged).
 	Diff string `json:"diff"`
@@ -129,6 +134,14 @@ type CopyMerge struct {
 	// err is Error's error, for the automatic merge to tell a passing
 	// failure from one that needs a person.
 	err error
+}
+
+// Removal is a note the copy removed, proposed for removal, with the
+// review of its removal alone: passed back in MergeOptions.Reviewed, it
+// carries out this removal and no other.
+type Removal struct {
+	merge.Note
+	Review string `json:"review"`
 }
 
 // MergeReport is the outcome of MergeCopies.
@@ -202,7 +215,7 @@ func MergeCopies(ctx context.Context, p *palace.Palace, cs []Conflict, opts Merg
 		if ctx.Err() != nil {
 			break
 		}
-		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, ProposedRemovals: []merge.Note{}, Conflicts: []merge.Conflict{}}
+		m := CopyMerge{Copy: c.Path, Original: c.Original, Wing: c.Wing, Device: deviceLabel(c), FromCopy: []merge.Note{}, Removed: []merge.Note{}, ProposedRemovals: []Removal{}, Conflicts: []merge.Conflict{}}
 		if c.Markers {
 			m.Status = StatusMarkers
 			report.Merges = append(report.Merges, m)
@@ -265,15 +278,23 @@ func dryMerge(p *palace.Palace, c Conflict, opts MergeOptions, ours []byte, m *C
 	if err != nil {
 		return nil, err
 	}
-	res, err := mergeInto(p, c, ours, theirs, opts.AcceptRemovals, m)
+	res, err := mergeInto(p, c, ours, theirs, removals{all: opts.AcceptRemovals}, m)
 	if err != nil {
 		return nil, err
 	}
 	return res.Merged, nil
 }
 
-// mergeInto merges theirs into ours and fills m in.
-func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals bool, m *CopyMerge) (*merge.Result, error) {
+// removals are the removals of the copy a merge carries out: all, or
+// these notes and the frontmatter's.
+type removals struct {
+	all         bool
+	notes       []merge.Note
+	frontmatter bool
+}
+
+// mergeInto merges theirs into ours, carrying out rm, and fills m in.
+func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, rm removals, m *CopyMerge) (*merge.Result, error) {
 	var bases []merge.Base
 	if p != nil {
 		for _, v := range p.Versions(c.Wing, c.Original) {
@@ -285,7 +306,7 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals
 		}
 	}
 	res, err := merge.Merge(merge.Input{Bases: bases, Ours: ours, Theirs: theirs, Device: m.Device, Date: copyTime(c).Format(time.DateOnly),
-		AcceptRemovals: acceptRemovals, AppendOnly: appendOnly(p, c, ours)})
+		AcceptRemovals: rm.all, Remove: rm.notes, RemoveFrontmatter: rm.frontmatter, AppendOnly: appendOnly(p, c, ours)})
 	if err != nil {
 		return nil, err
 	}
@@ -295,8 +316,13 @@ func mergeInto(p *palace.Palace, c Conflict, ours, theirs []byte, acceptRemovals
 	}
 	m.FromCopy = append(m.FromCopy, res.FromTheirs...)
 	m.Removed = append(m.Removed, res.Removed...)
-	m.ProposedRemovals = append(m.ProposedRemovals, res.ProposedRemovals...)
+	for _, n := range res.ProposedRemovals {
+		m.ProposedRemovals = append(m.ProposedRemovals, Removal{Note: n, Review: *review(theirs, []merge.Note{n}, false)})
+	}
 	m.ProposedFrontmatter = res.ProposedFrontmatter
+	if res.ProposedFrontmatter {
+		m.FrontmatterReview = review(theirs, nil, true)
+	}
 	m.Review = review(theirs, res.ProposedRemovals, res.ProposedFrontmatter)
 	m.Conflicts = append(m.Conflicts, res.Conflicts...)
 	m.Status = StatusClean
@@ -333,19 +359,36 @@ func review(theirs []byte, removals []merge.Note, frontmatter bool) *string {
 	return new(hex.EncodeToString(h.Sum(nil))[:16])
 }
 
-// checkReviewed is the apply's check that the removals it would carry
-// out are the ones a person reviewed: the proposal the merge of theirs
-// into ours makes now must be one of opts.Reviewed.
-func checkReviewed(p *palace.Palace, c Conflict, ours, theirs []byte, opts MergeOptions, m *CopyMerge) error {
+// reviewed is the apply's check that the removals it would carry out are
+// ones a person reviewed: it makes the proposal of theirs into ours again
+// and returns the removals of it whose reviews opts.Reviewed lists, all
+// of them for the copy's Review; a proposal of which none is listed is
+// ErrNotReviewed.
+func reviewed(p *palace.Palace, c Conflict, ours, theirs []byte, opts MergeOptions, m *CopyMerge) (removals, error) {
 	probe := CopyMerge{Device: m.Device}
-	if _, err := mergeInto(p, c, ours, theirs, false, &probe); err != nil {
-		return err
+	if _, err := mergeInto(p, c, ours, theirs, removals{}, &probe); err != nil {
+		return removals{}, err
 	}
 	if probe.Review == nil || slices.Contains(opts.Reviewed, *probe.Review) {
-		return nil
+		return removals{all: true}, nil
+	}
+	left := map[string]int{}
+	for _, r := range opts.Reviewed {
+		left[r]++
+	}
+	var rm removals
+	for _, r := range probe.ProposedRemovals {
+		if left[r.Review] > 0 {
+			left[r.Review]--
+			rm.notes = append(rm.notes, r.Note)
+		}
+	}
+	rm.frontmatter = probe.FrontmatterReview != nil && left[*probe.FrontmatterReview] > 0
+	if len(rm.notes) > 0 || rm.frontmatter {
+		return rm, nil
 	}
 	m.Review = probe.Review
-	return fmt.Errorf("%w: the copy proposes %d removals as review %s, which is not among those given (%s); run conflicts merge without --apply, check what it removes, and pass the review it prints to --reviewed",
+	return removals{}, fmt.Errorf("%w: the copy proposes %d removals as review %s, which is not among those given (%s); run conflicts merge without --apply, check what it removes, and pass the review it prints to --reviewed",
 		ErrNotReviewed, len(probe.ProposedRemovals), *probe.Review, strings.Join(opts.Reviewed, ", "))
 }
 
@@ -399,12 +442,13 @@ func applyMerge(ctx context.Context, p *palace.Palace, c Conflict, opts MergeOpt
 	if err != nil {
 		return err
 	}
+	var rm removals
 	if opts.AcceptRemovals {
-		if err := checkReviewed(p, c, before.Data, theirs, opts, m); err != nil {
+		if rm, err = reviewed(p, c, before.Data, theirs, opts, m); err != nil {
 			return err
 		}
 	}
-	res, err := mergeInto(p, c, before.Data, theirs, opts.AcceptRemovals, m)
+	res, err := mergeInto(p, c, before.Data, theirs, rm, m)
 	if err != nil {
 		return err
 	}
@@ -525,6 +569,10 @@ type MergeRequest struct {
 	Reviewed []string `json:"reviewed,omitempty"`
 }
 
+// ErrNoCopy is matched by the refusal of a merge naming a path that is
+// neither an open conflict copy nor a file with one (*NoCopyError).
+var ErrNoCopy = errors.New("no open conflict copy")
+
 // NoCopyError names paths that are neither an open conflict copy nor a
 // file with one.
 type NoCopyError struct{ Paths []string }
@@ -533,8 +581,8 @@ func (e *NoCopyError) Error() string {
 	return fmt.Sprintf("no open conflict copy at or of %s", strings.Join(e.Paths, ", "))
 }
 
-// Is makes a *NoCopyError match api.ErrNoCopy.
-func (e *NoCopyError) Is(target error) bool { return target == api.ErrNoCopy }
+// Is makes a *NoCopyError match ErrNoCopy.
+func (e *NoCopyError) Is(target error) bool { return target == ErrNoCopy }
 
 // Select returns the conflicts of l whose copy or original is one of paths
 // (every one when paths is empty), or a *NoCopyError naming the paths

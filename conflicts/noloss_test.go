@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/merge"
 )
 
 // facts are notes that share few words, as real ones do.
@@ -102,6 +104,67 @@ func TestEmptyOrTruncatedCopyDeletesNothing(t *testing.T) {
 			t.Fatalf("file after accepted removals:\n%s\nwant:\n%s", got, want)
 		}
 	})
+}
+
+// TestRemovalsReviewedOneByOne: a person's reviews carry out the removals
+// they name and no other: one note's review removes that note, the
+// frontmatter's the frontmatter; a review of what the copy no longer
+// proposes removes nothing and the copy is not merged.
+func TestRemovalsReviewedOneByOne(t *testing.T) {
+	full, deleted, appended := issueHistory()
+	body := strings.TrimPrefix(appended, "---\nagent: dwight\n---\n")
+	tests := []struct {
+		name string
+		// reviewed picks the reviews passed back from the dry run.
+		reviewed func(dry CopyMerge) []string
+		want     func(dry CopyMerge) string
+		removed  int
+		applied  bool
+	}{
+		{
+			name:     "one note",
+			reviewed: func(dry CopyMerge) []string { return []string{dry.ProposedRemovals[1].Review} },
+			want: func(dry CopyMerge) string {
+				return strings.Replace(appended, "- "+dry.ProposedRemovals[1].Text+"\n", "", 1)
+			},
+			removed: 1, applied: true,
+		},
+		{
+			name: "two notes and the frontmatter",
+			reviewed: func(dry CopyMerge) []string {
+				return []string{dry.ProposedRemovals[0].Review, *dry.FrontmatterReview, dry.ProposedRemovals[3].Review}
+			},
+			want: func(dry CopyMerge) string {
+				out := strings.Replace(body, "- "+dry.ProposedRemovals[0].Text+"\n", "", 1)
+				return strings.Replace(out, "- "+dry.ProposedRemovals[3].Text+"\n", "", 1)
+			},
+			removed: 2, applied: true,
+		},
+		{
+			name: "a note's review of another copy",
+			reviewed: func(dry CopyMerge) []string {
+				return []string{*review([]byte("another copy"), []merge.Note{dry.ProposedRemovals[0].Note}, false)}
+			},
+			want: func(CopyMerge) string { return appended },
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newMergeHistory(t, full, deleted, appended)
+			c := f.copyOf(t, "20261204-120000", "")
+			dry := MergeCopies(context.Background(), f.p, []Conflict{c}, MergeOptions{}).Merges[0]
+			if len(dry.ProposedRemovals) < 4 || dry.FrontmatterReview == nil || slices.ContainsFunc(dry.ProposedRemovals, func(r Removal) bool { return r.Review == *dry.Review }) {
+				t.Fatalf("the dry run's reviews: %+v", dry)
+			}
+			m := MergeCopies(context.Background(), f.p, []Conflict{c}, MergeOptions{Apply: true, AcceptRemovals: true, Reviewed: tt.reviewed(dry), PalaceDir: f.palaceDir}).Merges[0]
+			if m.Applied != tt.applied || len(m.Removed) != tt.removed || m.Applied == errors.Is(m.err, ErrNotReviewed) {
+				t.Fatalf("merge: applied %v, removed %d, error %v; want %v, %d", m.Applied, len(m.Removed), m.err, tt.applied, tt.removed)
+			}
+			if got, want := testutil.ReadFile(t, f.memory), tt.want(dry); got != want {
+				t.Errorf("file:\n%s\nwant:\n%s", got, want)
+			}
+		})
+	}
 }
 
 // waitMined waits until the daemon has mined content as the file's latest.
