@@ -318,6 +318,13 @@ func TestHandoff(t *testing.T) {
 			if strings.Contains(c.ok("wake-up", "--wing", "jim"), ref) {
 				t.Errorf("jim's wake-up shows pam's handoff")
 			}
+			// MEMMINER_WING is the agent, as for remember and handoff: its
+			// handoffs lead the story of every wing of its domain.
+			c.env["MEMMINER_WING"] = "pam"
+			if got := c.ok("wake-up"); !strings.HasPrefix(got, quote.Preamble+"\n## Open handoffs to you (accept one with: memminer handoff --accept REF)\n- "+ref+" from dwight, ") || !strings.Contains(got, "\n- jim: ") {
+				t.Errorf("wake-up with MEMMINER_WING=pam:\n%s", got)
+			}
+			delete(c.env, "MEMMINER_WING")
 			var d wakeup.Digest
 			json.Unmarshal([]byte(c.ok("wake-up", "--wing", "pam", "--json")), &d)
 			if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != ref || d.Handoffs[0].From != "dwight" || d.Handoffs[0].Source != m[1] {
