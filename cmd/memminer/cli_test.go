@@ -164,6 +164,8 @@ func TestCLIErrors(t *testing.T) {
 		{"mine bad wing", []string{"mine", c.hive, "--wing", "../x"}, exitUsage, `wing id "../x" is not valid`},
 		{"unknown command", []string{"frobnicate"}, exitUsage, "unknown command"},
 		{"unknown flag", []string{"status", "--frob"}, exitUsage, "unknown flag"},
+		{"unknown flag of capture, not a hook", []string{"capture", "--frob"}, exitUsage, "unknown flag: --frob"},
+		{"unknown flag of pre-action, not a hook", []string{"pre-action", "--frob"}, exitUsage, "unknown flag: --frob"},
 		{"unknown model", []string{"status", "--model", "nope"}, exitUsage, "unknown embedding model"},
 		{"unknown model, empty palace", []string{"search", "x", "--model", "foo"}, exitUsage, `--model: unknown embedding model "foo" (want lexical`},
 		{"unknown model, empty palace wake-up", []string{"wake-up", "--model", "foo"}, exitUsage, `--model: unknown embedding model "foo" (want lexical`},

@@ -228,6 +228,7 @@ func TestRecallHook(t *testing.T) {
 		"unknown flag":          {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex", "--from-the-future", "x"}},
 		"unknown flag, wake-up": {args: []string{"wake-up", "--hook=codex", "--wing", "pam", "--from-the-future"}},
 		"wake-up":               {args: []string{"wake-up", "--hook", "codex", "--wing", "nobody"}},
+		"unknown flag, capture": {stdin: "{}", args: []string{"capture", "--hook", "codex", "--from-the-future"}},
 	} {
 		saved := map[string]string{}
 		for k, v := range tc.env {
