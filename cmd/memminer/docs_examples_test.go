@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // exampleLine is a command line of a code block: an optional prompt, sudo
@@ -180,4 +182,115 @@ func TestDocsExamplesRun(t *testing.T) {
 			}
 		}
 	}
+}
+
+// docBlocks are code blocks of the docs whose command lines run as
+// written, in order, against a hive of the examples, mined, with HOME and
+// the working directory a temporary one (~ is HOME): each must exit 0.
+// setup makes the files a block names.
+var docBlocks = []struct {
+	file  string
+	first string // a command line of the block, which finds it
+	setup func(t *testing.T, c *cli, markdown string)
+}{
+	{file: "docs/connect.md", first: "memminer connect claude-code --wing dwight"},
+	{file: "docs/connect.md", first: "memminer handoff --wing dwight --to pam"},
+	{file: "docs/capture.md", first: "memminer capture --client claude-code", setup: func(t *testing.T, c *cli, _ string) {
+		copyFile(t, filepath.Join(repoRoot, "capture", "testdata", "claude-code.jsonl"), filepath.Join(c.env["HOME"], ".claude", "projects", "P", "SESSION.jsonl"))
+		copyFile(t, filepath.Join(repoRoot, "capture", "testdata", "codex.jsonl"), filepath.Join(c.env["HOME"], "ROLLOUT.jsonl"))
+	}},
+	{file: "docs/skills.md", first: "memminer skill propose failover-drill", setup: func(t *testing.T, c *cli, markdown string) {
+		// The SKILL.md the page shows.
+		_, skillMD, _ := strings.Cut(markdown, "```markdown\n")
+		skillMD, _, _ = strings.Cut(skillMD, "```")
+		testutil.WriteFile(t, filepath.Join(c.env["HOME"], "SKILL.md"), skillMD)
+	}},
+}
+
+// handoffRef is a handoff's reference in a command line: the doc's own,
+// which the test replaces with the one the handoff before it made.
+var handoffRef = regexp.MustCompile(`^ho-[0-9a-f]{8}$`)
+
+// TestDocsBlocksRun runs docBlocks.
+func TestDocsBlocksRun(t *testing.T) {
+	for _, b := range docBlocks {
+		t.Run(b.file+" "+b.first, func(t *testing.T) {
+			data, err := os.ReadFile(filepath.Join(repoRoot, b.file))
+			if err != nil {
+				t.Fatal(err)
+			}
+			block := fencedBlock(string(data), b.first)
+			if len(block) == 0 {
+				t.Fatalf("%s has no code block with %q", b.file, b.first)
+			}
+			c := newCLI(t)
+			c.env["MEMMINER_HIVE"] = c.hive
+			home := c.env["HOME"]
+			c.ok("mine")
+			if b.setup != nil {
+				b.setup(t, c, string(data))
+			}
+			t.Chdir(home)
+			ref := ""
+			for _, e := range block {
+				args := exampleArgs(e.args)
+				for i, a := range args {
+					if rest, ok := strings.CutPrefix(a, "~/"); ok {
+						args[i] = filepath.Join(home, rest)
+					}
+					if handoffRef.MatchString(a) && ref != "" {
+						args[i] = ref
+					}
+				}
+				if strings.Contains(e.args, "--project") {
+					// The project is the user's: it is there before connect.
+					i := slices.Index(args, "--project")
+					if err := os.MkdirAll(args[i+1], 0o755); err != nil {
+						t.Fatal(err)
+					}
+				}
+				out, stderr, code := c.run(args...)
+				if code != 0 {
+					t.Errorf("%s:%d: memminer%s: exit %d\n%s%s", b.file, e.line, e.args, code, out, stderr)
+				}
+				if m := handoffRefRe.FindString(out); m != "" && args[0] == "handoff" {
+					ref = m
+				}
+			}
+		})
+	}
+}
+
+// fencedBlock is the command lines of the fenced code block of markdown
+// that holds a line containing first.
+func fencedBlock(markdown, first string) []example {
+	var block []example
+	in, found := false, false
+	for i, line := range strings.Split(markdown, "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "```") {
+			if in && found {
+				return block
+			}
+			in, block = !in, nil
+			continue
+		}
+		if !in {
+			continue
+		}
+		found = found || strings.Contains(line, first)
+		if m := exampleLine.FindStringSubmatch(line); m != nil {
+			block = append(block, example{line: i + 1, args: m[1]})
+		}
+	}
+	return nil
+}
+
+// copyFile copies from to to, making to's directory.
+func copyFile(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	testutil.WriteFile(t, to, string(data))
 }
