@@ -55,7 +55,8 @@ func (a *app) initCmd() *cobra.Command {
 		Use:   "init [DIR]",
 		Short: "Create a hive and make it the one later commands find",
 		Long: `Create the hive DIR (or --hive DIR; default: the configured hive, else the
-current directory) and make it the one every later command of this user finds:
+hive of the daemon serving the palace, else the current directory) and make
+it the one every later command of this user finds:
 
   DIR/agents/        one directory per agent, agents/<id>/memory.<machine>.md
   DIR/PROTOCOL.md    the memory protocol (memminer protocol) for the agents
