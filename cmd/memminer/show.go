@@ -178,8 +178,10 @@ func notesByIDPrefix(p *palace.Palace, prefix string) []palace.Note {
 // fullRefs replaces each of refs that is a hit number or an id prefix with
 // the id resolveRef finds for it; full ids and FILE:LINE stay as they are,
 // for remember to resolve within the wing. The palace is opened, read-only,
-// only when one needs it.
-func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
+// only when one needs it. name is what errors call the refs (the flag, or
+// the MCP argument); without hits a number is left as it is, for remember
+// to refuse: an MCP client's searches are not the last search.
+func (a *app) fullRefs(ctx context.Context, refs []string, name string, hits bool) ([]string, error) {
 	var p *palace.Palace
 	defer func() {
 		if p != nil {
@@ -190,7 +192,7 @@ func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
 	for i, ref := range refs {
 		out[i] = ref
 		ref = strings.TrimSpace(ref)
-		if _, err := strconv.Atoi(ref); err != nil && !idPrefixRe.MatchString(ref) {
+		if _, err := strconv.Atoi(ref); (err != nil || !hits) && !idPrefixRe.MatchString(ref) {
 			continue
 		}
 		if p == nil {
@@ -199,12 +201,12 @@ func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
 				return nil, err
 			}
 			if p == nil {
-				return nil, usagef("--supersedes %s: nothing is mined yet", ref)
+				return nil, usagef("%s %s: nothing is mined yet", name, ref)
 			}
 		}
 		n, err := a.resolveRef(p, ref)
 		if err != nil {
-			return nil, fmt.Errorf("--supersedes %w", err)
+			return nil, fmt.Errorf("%s %w", name, err)
 		}
 		out[i] = n.ID
 	}
