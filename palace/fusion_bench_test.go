@@ -121,7 +121,7 @@ func BenchmarkVectorChannel(b *testing.B) {
 		b.Run(fmt.Sprintf("chromem-top%d", k), func(b *testing.B) {
 			for b.Loop() {
 				for _, w := range wings {
-					if _, err := w.coll.QueryEmbedding(ctx, q, min(k, w.coll.Count()), nil, nil); err != nil {
+					if _, err := w.vecs.coll.QueryEmbedding(ctx, q, min(k, w.vecs.count()), nil, nil); err != nil {
 						b.Fatal(err)
 					}
 				}

@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 
-	chromem "github.com/philippgille/chromem-go"
-
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
@@ -526,7 +524,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 	if _, err := p.ApplySource(ctx, "w", Source{Path: "/w.md"}, notes); err != nil {
 		t.Fatal(err)
 	}
-	if n := p.wings["w"].coll.Count(); n != 2 {
+	if n := p.wings["w"].vecs.coll.Count(); n != 2 {
 		t.Fatalf("collection holds %d vectors, want 2", n)
 	}
 	// Give note b the vector of a text about cherries, in the collection only.
@@ -535,7 +533,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.mu.Lock()
-	if err := p.wings["w"].coll.AddDocument(ctx, chromem.Document{ID: "b", Embedding: vs[0]}); err != nil {
+	if err := p.wings["w"].vecs.add(ctx, p.db, "w", "b", vs[0]); err != nil {
 		t.Fatal(err)
 	}
 	p.wings["w"].invalidate()
@@ -554,7 +552,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 	if got := q.Vector("w", "b"); !slices.Equal(got, vs[0]) {
 		t.Fatalf("vector of b after reopen = %v, want the collection's %v", got, vs[0])
 	}
-	if n := q.wings["w"].coll.Count(); n != 2 {
+	if n := q.wings["w"].vecs.coll.Count(); n != 2 {
 		t.Fatalf("reopened collection holds %d vectors, want 2", n)
 	}
 }

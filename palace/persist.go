@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -433,12 +432,15 @@ func (p *Palace) loadOldWing(ctx context.Context, id string) error {
 // addWing adds the loaded wing w, with its vectors docs.
 func (p *Palace) addWing(ctx context.Context, w *wing, docs []chromem.Document) error {
 	id := w.id
-	if len(docs) > 0 {
-		if err := w.collection(p.db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
+	// One by one, in this goroutine: chromem-go's AddDocuments starts a
+	// goroutine per document, to embed texts, which the palace never asks
+	// of it.
+	for _, d := range docs {
+		if err := w.vecs.add(ctx, p.db, id, d.ID, d.Embedding); err != nil {
 			// A wing that failed to load must not leave vectors behind for
 			// the empty wing that replaces it.
-			_ = p.db.DeleteCollection(id)
-			return fmt.Errorf("load vectors of wing %s: %w", id, err)
+			w.vecs.drop(p.db, id)
+			return fmt.Errorf("load vectors of wing %s: note %s: %w", id, d.ID, err)
 		}
 	}
 	p.wings[id] = w

@@ -12,6 +12,7 @@ import (
 	"hash/crc32"
 	"io"
 	"iter"
+	"maps"
 	"math"
 	"os"
 	"runtime"
@@ -124,7 +125,9 @@ func (w *wing) freezeSnapshot(ctx context.Context) (*wingSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &wingSnapshot{id: w.id, model: w.model, dim: w.dim, roots: slices.Clone(w.roots), lastMined: w.lastMined, vecs: vecs,
+	// The map is the wing's, and the file is written outside the lock;
+	// the vectors themselves are never changed in place.
+	s := &wingSnapshot{id: w.id, model: w.model, dim: w.dim, roots: slices.Clone(w.roots), lastMined: w.lastMined, vecs: maps.Clone(vecs),
 		governed: govern.Version}
 	for _, src := range w.sources {
 		s.sources = append(s.sources, *src)
