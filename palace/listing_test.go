@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // A listing is kept in the manifest while it names the wing's sources,
@@ -18,7 +20,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := sealOf(dirInfo); !ok {
+	if _, ok := wingfile.SealOf(dirInfo); !ok {
 		t.Skip("this system's stat gives no seal: no listing is recorded")
 	}
 	mem, notes := filepath.Join(root, "memory.md"), filepath.Join(root, "notes.md")

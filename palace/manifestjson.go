@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Every command reads the manifest and every mine writes it, and
@@ -138,7 +140,7 @@ func appendManifestEntry(b []byte, e manifestEntry) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendSeal(b []byte, s *seal) []byte {
+func appendSeal(b []byte, s *wingfile.Seal) []byte {
 	b = append(b, `{"dev":`...)
 	b = strconv.AppendUint(b, s.Dev, 10)
 	b = append(b, `,"ino":`...)
@@ -339,8 +341,8 @@ func (r *manifestParser) strings() []string {
 	return out
 }
 
-func (r *manifestParser) seal() *seal {
-	s := &seal{}
+func (r *manifestParser) seal() *wingfile.Seal {
+	s := &wingfile.Seal{}
 	r.lit(`{"dev":`)
 	s.Dev = r.uint()
 	r.lit(`,"ino":`)

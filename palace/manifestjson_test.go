@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // manifestStrings are the kinds of strings a manifest holds, and some it
@@ -68,10 +70,10 @@ func randomManifest(r *rand.Rand, plain bool) manifest {
 			}
 		}
 		if r.IntN(3) > 0 {
-			e.Seal = &seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64() - r.Int64(), Ctime: r.Int64()}
+			e.Seal = &wingfile.Seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64() - r.Int64(), Ctime: r.Int64()}
 		}
 		if r.IntN(3) == 0 {
-			e.Listed = &seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64(), Ctime: r.Int64() - r.Int64()}
+			e.Listed = &wingfile.Seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64(), Ctime: r.Int64() - r.Int64()}
 		}
 		if r.IntN(2) > 0 {
 			e.Digest = entryDigest(e)

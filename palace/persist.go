@@ -20,6 +20,7 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Damage describes a wing whose file could not be read. Its roots and
@@ -45,11 +46,11 @@ type manifestEntry struct {
 	Notes     int              `json:"notes"`
 	LastMined time.Time        `json:"last_mined"`
 	Sources   []manifestSource `json:"sources"`
-	// Seal is the wing file's as its writer wrote or checked it (seal.go).
-	Seal *seal `json:"seal,omitempty"`
+	// Seal is the wing file's as its writer wrote or checked it (wingfile.Seal).
+	Seal *wingfile.Seal `json:"seal,omitempty"`
 	// Listed is the seal of the wing's root when a listing of it found
 	// exactly Sources (listing.go).
-	Listed *seal `json:"listed,omitempty"`
+	Listed *wingfile.Seal `json:"listed,omitempty"`
 	// Digest is a hash of the rest of the entry as its writer wrote it
 	// (entryDigest): an entry edited since (a path changed by hand) is
 	// not trusted to leave its wing unloaded. Zero in earlier builds'.
@@ -78,7 +79,7 @@ type manifestSource struct {
 type ManifestWing struct {
 	Roots   []string
 	Sources []SourceHead
-	listed  *seal
+	listed  *wingfile.Seal
 }
 
 func (e manifestEntry) wing() ManifestWing {
@@ -97,7 +98,7 @@ func (p *Palace) leaveUnloaded(id string, e manifestEntry) bool {
 		return false
 	}
 	info, err := os.Stat(p.wingPath(id))
-	return err == nil && e.Seal.matches(info) && p.unchanged(id, e.wing())
+	return err == nil && e.Seal.Matches(info) && p.unchanged(id, e.wing())
 }
 
 // load reads the manifest and the wing files (only those named, if any).
@@ -625,7 +626,7 @@ func (p *Palace) Flush() error {
 			return fmt.Errorf("write wing %s: %w", t.w.id, err)
 		}
 		// Taken after the rename, which changes the file's change time.
-		s := sealFile(p.wingPath(t.w.id))
+		s := wingfile.SealFile(p.wingPath(t.w.id))
 		p.mu.Lock()
 		p.seals[t.w.id] = s
 		p.mu.Unlock()

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // The manifest seals every wing file its writer wrote; a sealed file is
@@ -37,7 +39,7 @@ func TestWingFilesAreSealed(t *testing.T) {
 	if !open().sealed {
 		t.Fatal("the file its writer sealed is not taken as sealed")
 	}
-	flipByte(t, path, arrayAt(t, path, secStrs)+5) // read at a hit only
+	flipByte(t, path, arrayAt(t, path, wingfile.SecStrs)+5) // read at a hit only
 	if open().sealed {
 		t.Fatal("a changed file is taken as sealed")
 	}
