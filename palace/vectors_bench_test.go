@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // BenchmarkWingVectors times, for one wing of 1k, 10k and 100k notes with
@@ -12,7 +13,9 @@ import (
 // its file into its chromem-go collection ("load": what a mine that
 // changes the wing, wake-up or a merge pays; the palace's open is in it)
 // and listing its vectors for the search view after a change ("list").
-// load reports the heap the read wing holds (MiB-held).
+// Both report the process's CPU time per operation (cpu-ms/op), which a
+// shared machine disturbs less than the wall time; load also reports the
+// heap the read wing holds (MiB-held).
 func BenchmarkWingVectors(b *testing.B) {
 	ctx := context.Background()
 	for _, n := range []int{1000, 10000, 100000} {
@@ -24,9 +27,11 @@ func BenchmarkWingVectors(b *testing.B) {
 		p.Close()
 		b.Run(fmt.Sprintf("notes=%d/load", n), func(b *testing.B) {
 			b.ReportAllocs()
+			cpu := processCPU()
 			for b.Loop() {
 				openWhole(b, dir).Close()
 			}
+			reportCPU(b, cpu)
 			var before, after runtime.MemStats
 			runtime.GC()
 			runtime.ReadMemStats(&before)
@@ -41,6 +46,7 @@ func BenchmarkWingVectors(b *testing.B) {
 			defer p.Close()
 			w := p.wings["w000"]
 			b.ReportAllocs()
+			defer reportCPU(b, processCPU())
 			for b.Loop() {
 				w.invalidate()
 				if _, err := viewOf(ctx, w); err != nil {
@@ -64,4 +70,10 @@ func openWhole(b *testing.B, dir string) *Palace {
 		b.Fatalf("wings read whole %v, damaged %v", p.WholeWings(), p.Damaged())
 	}
 	return p
+}
+
+// reportCPU reports the process's CPU time since cpu (processCPU) per
+// operation of b, as cpu-ms/op.
+func reportCPU(b *testing.B, cpu time.Duration) {
+	b.ReportMetric(float64(processCPU()-cpu)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 }
