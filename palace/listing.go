@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/memminer/memminer/palace/internal/manifest"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
@@ -46,15 +47,14 @@ func (p *Palace) SetListing(id string, dir fs.FileInfo, paths []string) {
 	p.listings[id] = listing{seal: s, paths: slices.Clone(paths)}
 	p.manifestDirty = true
 	if e, ok := p.unloaded[id]; ok {
-		e.Listed, e.read = p.listedLocked(id, e.Sources), nil
-		e.Digest = entryDigest(e)
-		p.unloaded[id] = e
+		e.Listed = p.listedLocked(id, e.Sources)
+		p.unloaded[id] = e.Stamped()
 	}
 }
 
 // listedLocked is the seal of wing id's listing when the listing found
 // exactly sources, nil otherwise (p.mu held).
-func (p *Palace) listedLocked(id string, sources []manifestSource) *wingfile.Seal {
+func (p *Palace) listedLocked(id string, sources []manifest.Source) *wingfile.Seal {
 	l, ok := p.listings[id]
 	if !ok || len(l.paths) != len(sources) {
 		return nil

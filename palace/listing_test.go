@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"testing"
 
+	"github.com/memminer/memminer/palace/internal/manifest"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
@@ -79,7 +80,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	if m, err := readManifest(filepath.Join(dir, manifestName)); err != nil || !m.Wings["w"].wing().ListedAs(other) {
+	if m, err := manifest.Read(filepath.Join(dir, manifestName)); err != nil || !manifestWing(m.Wings["w"]).ListedAs(other) {
 		t.Fatalf("the manifest after a new listing of an unloaded wing: %+v, %v", m.Wings["w"], err)
 	}
 	dirInfo = other
@@ -128,7 +129,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := readManifest(path); err != nil || m.Wings["w"].Listed == nil {
+	if m, err := manifest.Read(path); err != nil || m.Wings["w"].Listed == nil {
 		t.Fatalf("the edited manifest reads as %+v, %v", m.Wings["w"], err)
 	}
 	if told, _ := listed(t); told {
@@ -139,7 +140,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	if m, err := readManifest(path); err != nil || m.Wings["w"].Listed != nil {
+	if m, err := manifest.Read(path); err != nil || m.Wings["w"].Listed != nil {
 		t.Fatalf("the edited entry's listing was written again: %+v, %v", m.Wings["w"], err)
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/palace/internal/manifest"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
@@ -110,7 +111,7 @@ type Palace struct {
 	// unchanged is Options.Unchanged; unloaded are the manifest entries
 	// of the wings it left unloaded, which count as frozen.
 	unchanged func(id string, w ManifestWing) bool
-	unloaded  map[string]manifestEntry
+	unloaded  map[string]manifest.Entry
 }
 
 // setAsideWing is a wing file of the wrong kind that was moved aside.

@@ -17,6 +17,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace/internal/manifest"
 )
 
 func TestLexTerms(t *testing.T) {
@@ -247,7 +248,7 @@ func TestCorruptWingIsReported(t *testing.T) {
 			if err := q.Flush(); err != nil {
 				t.Fatal(err)
 			}
-			man, err := readManifest(filepath.Join(dir, manifestName))
+			man, err := manifest.Read(filepath.Join(dir, manifestName))
 			if err != nil || len(man.Wings["dwight"].Sources) != 1 {
 				t.Fatalf("manifest lost the damaged wing's sources: %+v, %v", man.Wings["dwight"], err)
 			}
@@ -275,7 +276,7 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 	if err := q.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if man, err := readManifest(filepath.Join(dir, manifestName)); err != nil || len(man.Wings) != 1 {
+	if man, err := manifest.Read(filepath.Join(dir, manifestName)); err != nil || len(man.Wings) != 1 {
 		t.Fatalf("manifest not rewritten: %+v %v", man, err)
 	}
 }
@@ -507,7 +508,7 @@ func TestLateLockKeepsNewerManifestEntries(t *testing.T) {
 	if err := reader.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	man, err := readManifest(filepath.Join(dir, manifestName))
+	man, err := manifest.Read(filepath.Join(dir, manifestName))
 	if err != nil || len(man.Wings["jim"].Sources) != 1 || len(man.Wings["pam"].Sources) != 1 {
 		t.Fatalf("manifest after late flush: %+v %v", man.Wings, err)
 	}

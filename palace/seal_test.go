@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"testing"
 
+	"github.com/memminer/memminer/palace/internal/manifest"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
@@ -19,7 +20,7 @@ func TestWingFilesAreSealed(t *testing.T) {
 	}
 	dir := frozenPalace(t, nil)
 	path := filepath.Join(dir, wingsDir, "alpha"+wingExt)
-	man, err := readManifest(filepath.Join(dir, manifestName))
+	man, err := manifest.Read(filepath.Join(dir, manifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestWriterSealsCheckedWings(t *testing.T) {
 	}
 	dir := frozenPalace(t, nil)
 	manPath := filepath.Join(dir, manifestName)
-	man, err := readManifest(manPath)
+	man, err := manifest.Read(manPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +74,7 @@ func TestWriterSealsCheckedWings(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	if man, err = readManifest(manPath); err != nil {
+	if man, err = manifest.Read(manPath); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"alpha", "beta"} {
