@@ -26,12 +26,13 @@ type wingVectors struct {
 }
 
 // collection returns the wing's chromem collection, creating it in db on
-// first use.
+// first use: a new one, empty as byID is, in place of any the db had of
+// that name.
 func (v *wingVectors) collection(db *chromem.DB, wingID string) *chromem.Collection {
 	if v.coll == nil {
 		// Vectors are always supplied; the embedding func only guards against
 		// chromem's default (a remote API) ever being used.
-		v.coll, _ = db.GetOrCreateCollection(wingID, nil, func(context.Context, string) ([]float32, error) {
+		v.coll, _ = db.CreateCollection(wingID, nil, func(context.Context, string) ([]float32, error) {
 			return nil, errors.New("palace supplies its own vectors")
 		})
 		v.byID = map[string][]float32{}

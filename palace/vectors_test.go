@@ -102,3 +102,25 @@ func TestListedVectorsAreNormalisedAsChromemHoldsThem(t *testing.T) {
 }
 
 func hasNaN(v []float32) bool { return slices.ContainsFunc(v, func(f float32) bool { return f != f }) }
+
+// A wing's first vector makes it a collection of its own: one the db held
+// under the wing's id (a wing since replaced) lends it none of its
+// vectors, so what chromem-go counts is what the wing lists.
+func TestWingVectorsStartAnEmptyCollection(t *testing.T) {
+	ctx := context.Background()
+	db := chromem.NewDB()
+	stale, err := db.CreateCollection("w", nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stale.AddDocument(ctx, chromem.Document{ID: "old", Embedding: []float32{1, 0}}); err != nil {
+		t.Fatal(err)
+	}
+	var v wingVectors
+	if err := v.add(ctx, db, "w", "n", []float32{0, 1}); err != nil {
+		t.Fatal(err)
+	}
+	if v.count() != 1 || len(v.all()) != 1 || v.has("old") {
+		t.Fatalf("collection holds %d vectors, %d listed (old: %v); want the one added", v.count(), len(v.all()), v.has("old"))
+	}
+}
