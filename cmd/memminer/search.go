@@ -236,6 +236,12 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 	for i := range out.Results {
 		out.Results[i].Source = a.sourceName(out.Results[i].Path)
 	}
+	if ex := out.Explanation; ex != nil {
+		// Near misses are hits too: named as the hits are.
+		for i := range ex.NearMisses {
+			ex.NearMisses[i].Source = a.sourceName(ex.NearMisses[i].Path)
+		}
+	}
 	return out, nil
 }
 

@@ -26,6 +26,7 @@ var searchFlagCases = []struct {
 	{"search-count.txt", []string{"search", "release", "-c"}, exitOK, ""},
 	{"search-count-wings.txt", []string{"search", "database", "--count", "--wing", "dwight", "--wing", "angela", "--wing", "dwight"}, exitOK, ""},
 	{"search-jsonl.txt", []string{"search", "release", "--jsonl", "-n", "3"}, exitOK, ""},
+	{"search-near-misses.txt", []string{"search", "release tooling quirks", "-n", "1", "--explain"}, exitOK, ""},
 	{"", []string{"search", "JIRA-1234", "-c"}, exitError, ""},
 	{"", []string{"search", "JIRA-1234", "-l"}, exitError, ""},
 	{"", []string{"search", "JIRA-1234", "--jsonl"}, exitError, ""},
