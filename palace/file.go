@@ -2,9 +2,6 @@ package palace
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/gob"
 	"fmt"
 	"io"
@@ -245,61 +242,24 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	v1, metaLen, vecLen := header.Version == 1, header.MetaLen, header.VecLen
-	bodyLen := metaLen + vecLen
-	h := sha256.New()
-	if n, err := io.Copy(h, io.NewSectionReader(f, wingfile.StreamHeaderLen, int64(bodyLen))); err != nil || uint64(n) != bodyLen {
-		return nil, nil, fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, bodyLen, err)
+	if err := header.Check(f); err != nil {
+		return nil, nil, err
 	}
-	if !bytes.Equal(h.Sum(nil), header.Sum[:]) {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
-	meta := bufio.NewReaderSize(io.NewSectionReader(f, wingfile.StreamHeaderLen, int64(metaLen)), 1<<16)
+	meta := bufio.NewReaderSize(header.Meta(f), 1<<16)
 	var m *wingMeta
-	if v1 {
+	if header.Version == 1 {
 		m, err = decodeMetaV1(meta)
 	} else {
-		m, err = decodeMeta(meta, int(min(metaLen, math.MaxInt32)))
+		m, err = decodeMeta(meta, int(min(header.MetaLen, math.MaxInt32)))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if !vectorsFill(vecLen, m.Dim, len(m.VecIDs)) {
-		return nil, nil, fmt.Errorf("%w: %d vector bytes for %d vectors of %d dimensions", ErrCorrupt, vecLen, len(m.VecIDs), m.Dim)
-	}
-	// One backing array for all vectors keeps the heap small and the GC quiet.
-	all := make([]float32, vecLen/4)
-	vr := io.NewSectionReader(f, wingfile.StreamHeaderLen+int64(metaLen), int64(vecLen))
-	buf := make([]byte, 1<<16)
-	for i := 0; i < len(all); {
-		chunk := buf[:min(len(buf), 4*(len(all)-i))]
-		if _, err := io.ReadFull(vr, chunk); err != nil {
-			return nil, nil, fmt.Errorf("%w: read vectors: %v", ErrCorrupt, err)
-		}
-		for j := 0; j < len(chunk); j += 4 {
-			all[i] = math.Float32frombits(binary.LittleEndian.Uint32(chunk[j:]))
-			i++
-		}
-	}
-	vecs := make([][]float32, len(m.VecIDs))
-	for i := range vecs {
-		vecs[i] = all[i*m.Dim : (i+1)*m.Dim : (i+1)*m.Dim]
+	vecs, err := header.Vectors(f, len(m.VecIDs), m.Dim)
+	if err != nil {
+		return nil, nil, err
 	}
 	return m, vecs, nil
-}
-
-// vectorsFill reports whether vecLen bytes are n vectors of dim float32s.
-// It multiplies nothing that could overflow: a crafted dim whose product
-// wrapped around to vecLen would have the vectors sliced past their end.
-func vectorsFill(vecLen uint64, dim, n int) bool {
-	switch {
-	case dim < 0:
-		return false
-	case dim == 0 || n == 0:
-		return vecLen == 0
-	}
-	per := 4 * uint64(n) // bytes of one dimension of every vector
-	return vecLen%per == 0 && vecLen/per == uint64(dim)
 }
 
 // decodeMetaV1 decodes the meta part of a version 1 wing file.

@@ -2,10 +2,13 @@ package wingfile
 
 import (
 	"bytes"
+	"crypto/sha256"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
+	"math"
 	"sync"
 )
 
@@ -155,4 +158,65 @@ func ParseStreamHeader(b []byte, size int64) (StreamHeader, error) {
 		return StreamHeader{}, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrCorrupt, body, h.MetaLen+h.VecLen)
 	}
 	return h, nil
+}
+
+// Check verifies the SHA-256 of the body of f, a file of versions 1 and 2
+// with header h, so that nothing is decoded from a damaged file.
+func (h StreamHeader) Check(f io.ReaderAt) error {
+	bodyLen := h.MetaLen + h.VecLen
+	sum := sha256.New()
+	if n, err := io.Copy(sum, io.NewSectionReader(f, StreamHeaderLen, int64(bodyLen))); err != nil || uint64(n) != bodyLen {
+		return fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, bodyLen, err)
+	}
+	if !bytes.Equal(sum.Sum(nil), h.Sum[:]) {
+		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
+	}
+	return nil
+}
+
+// Meta is the meta part of f, a file of versions 1 and 2 with header h.
+func (h StreamHeader) Meta(f io.ReaderAt) *io.SectionReader {
+	return io.NewSectionReader(f, StreamHeaderLen, int64(h.MetaLen))
+}
+
+// Vectors reads the vector part of f, a file of versions 1 and 2 with
+// header h, as n vectors of dim float32s (the meta part says how many),
+// all in one backing array, which keeps the heap small and the GC quiet.
+func (h StreamHeader) Vectors(f io.ReaderAt, n, dim int) ([][]float32, error) {
+	if !vectorsFill(h.VecLen, dim, n) {
+		return nil, fmt.Errorf("%w: %d vector bytes for %d vectors of %d dimensions", ErrCorrupt, h.VecLen, n, dim)
+	}
+	all := make([]float32, h.VecLen/4)
+	vr := io.NewSectionReader(f, StreamHeaderLen+int64(h.MetaLen), int64(h.VecLen))
+	buf := make([]byte, 1<<16)
+	for i := 0; i < len(all); {
+		chunk := buf[:min(len(buf), 4*(len(all)-i))]
+		if _, err := io.ReadFull(vr, chunk); err != nil {
+			return nil, fmt.Errorf("%w: read vectors: %v", ErrCorrupt, err)
+		}
+		for j := 0; j < len(chunk); j += 4 {
+			all[i] = math.Float32frombits(binary.LittleEndian.Uint32(chunk[j:]))
+			i++
+		}
+	}
+	vecs := make([][]float32, n)
+	for i := range vecs {
+		vecs[i] = all[i*dim : (i+1)*dim : (i+1)*dim]
+	}
+	return vecs, nil
+}
+
+// vectorsFill reports whether vecLen bytes are n vectors of dim float32s.
+// It multiplies nothing, which could overflow: a crafted dim or n whose
+// product wrapped around to vecLen would have the vectors sliced past
+// their end.
+func vectorsFill(vecLen uint64, dim, n int) bool {
+	switch {
+	case dim < 0 || n < 0:
+		return false
+	case dim == 0 || n == 0:
+		return vecLen == 0
+	}
+	floats := vecLen / 4
+	return vecLen%4 == 0 && floats%uint64(n) == 0 && floats/uint64(n) == uint64(dim)
 }

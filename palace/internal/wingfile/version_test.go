@@ -1,8 +1,10 @@
 package wingfile
 
 import (
+	"bytes"
 	"errors"
 	"io"
+	"reflect"
 	"testing"
 )
 
@@ -92,6 +94,40 @@ func TestStreamHeaders(t *testing.T) {
 			}
 			if err == nil && (got.Version != tt.version || got.MetaLen != 3 || got.VecLen != 4) {
 				t.Fatalf("read %+v", got)
+			}
+		})
+	}
+}
+
+// The vector part of a version 2 file reads as the vectors the meta part
+// counts, and a count or dimension that does not fill it exactly, however
+// crafted to overflow, is damage rather than a read past its end.
+func TestStreamVectors(t *testing.T) {
+	vecs := []byte{0, 0, 0x80, 0x3f, 0, 0, 0, 0x40, 0, 0, 0x40, 0x40, 0, 0, 0x80, 0x40} // 1, 2, 3, 4
+	file := append(make([]byte, StreamHeaderLen+3), vecs...)
+	h := StreamHeader{Version: 2, MetaLen: 3, VecLen: uint64(len(vecs))}
+	tests := []struct {
+		name   string
+		n, dim int
+		want   [][]float32
+	}{
+		{"two of two", 2, 2, [][]float32{{1, 2}, {3, 4}}},
+		{"one of four", 1, 4, [][]float32{{1, 2, 3, 4}}},
+		{"too few", 1, 2, nil},
+		{"negative dimensions", -2, -2, nil},
+		{"wrapping around", 1 << 62, 1 << 2, nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, err := h.Vectors(bytes.NewReader(file), tt.n, tt.dim)
+			if tt.want == nil {
+				if !errors.Is(err, ErrCorrupt) {
+					t.Fatalf("read %v, %v; want ErrCorrupt", got, err)
+				}
+				return
+			}
+			if err != nil || !reflect.DeepEqual(got, tt.want) {
+				t.Fatalf("read %v, %v; want %v", got, err, tt.want)
 			}
 		})
 	}
