@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,8 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon/conflicts"
-	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/conflicts"
 )
 
 func (a *app) conflictsMergeCmd() *cobra.Command {
@@ -129,10 +127,10 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 // mergeConflicts merges as the conflicts merge command does.
 func (a *app) mergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
 	rep, err := a.service().MergeConflicts(ctx, req)
-	if errors.Is(err, palace.ErrUnknownWing) {
-		return rep, usagef("--wing: %v", err)
+	if err != nil {
+		return rep, conflictsError(err)
 	}
-	return rep, err
+	return rep, nil
 }
 
 func printMergeReport(w io.Writer, rep conflicts.MergeReport) {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
 )
 
 // mergeHive writes agents/jim/memory.md at seed, mines it, changes it to

@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -237,7 +236,7 @@ func TestSelect(t *testing.T) {
 		t.Errorf("Select = %+v, %v", got, err)
 	}
 	var nc *NoCopyError
-	if _, err := Select(l, []string{"/h/c/memory.md"}); !errors.As(err, &nc) || nc.Paths[0] != "/h/c/memory.md" || !errors.Is(err, api.ErrNoCopy) {
+	if _, err := Select(l, []string{"/h/c/memory.md"}); !errors.As(err, &nc) || nc.Paths[0] != "/h/c/memory.md" || !errors.Is(err, ErrNoCopy) {
 		t.Errorf("Select of an unknown path: %v", err)
 	}
 	if got, _ := Select(l, nil); len(got) != 2 {
@@ -301,7 +300,7 @@ func TestAutoMergeLeavesCopiesToTheDeviceTheyName(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "hook.jsonl")
 	comp := syncthingComponent(t, node, Options{AutoMerge: true, AutoMergeWait: 50 * time.Millisecond, Command: hookCommand(t, out)})
 	r := startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, comp, 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.n.Load() > 0 })
+	testutil.WaitFor(t, "the first scan", func() bool { return r.scans.Load() > 0 })
 
 	other := "AAAAAAA"
 	if node.Short() == other {

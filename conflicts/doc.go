@@ -1,5 +1,7 @@
-// Package conflicts is the daemon's registry of Syncthing conflict copies
-// in the hive, and the `memminer conflicts` scan used when no daemon runs.
+// Package conflicts owns the hive's open conflicts: Syncthing conflict
+// copies and files with Git conflict markers, found by the daemon's
+// registry or by a scan when no daemon runs, and their merge back into
+// their files. It imports neither the daemon nor api: both name its types.
 //
 // When two machines change the same memory file before they sync,
 // Syncthing keeps one version and renames the other to
@@ -7,7 +9,8 @@
 // never mined (see hive.IsConflictCopy), so unless someone merges it back
 // the facts in it are lost. This package makes sure someone hears of it.
 //
-// A [Component] plugs into the daemon (daemon.Component). It learns of
+// A [Component] is the registry the daemon runs (daemon.ConflictsComponent
+// plugs it in, given the daemon's [Host]). It learns of
 // conflict copies three ways: at once from Syncthing's event stream (a
 // syncthing.Watcher, when a client is configured and Syncthing answers);
 // from a walk of the hive at start and after every hive scan of the daemon
@@ -32,8 +35,9 @@
 // number of times). Alerts are delivered at most once: a daemon stopped
 // while a command runs or a webhook is being retried does not repeat them.
 //
-// The component serves GET /conflicts on the daemon's control socket
-// ([List], optionally ?wing=ID) and counts open conflicts for status and
+// The component answers the service's open conflicts ([Component.Conflicts],
+// GET /conflicts on the daemon's control socket) and their merge
+// ([Component.MergeConflicts]), and counts open conflicts for status and
 // metrics; each walks the hive first (only the wing's agent directories
 // for ?wing), recording and alerting new copies and resolving deleted
 // ones, which is what makes `memminer conflicts --check` safe to run just

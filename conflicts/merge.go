@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
@@ -525,6 +524,10 @@ type MergeRequest struct {
 	Reviewed []string `json:"reviewed,omitempty"`
 }
 
+// ErrNoCopy is matched by the refusal of a merge naming a path that is
+// neither an open conflict copy nor a file with one (*NoCopyError).
+var ErrNoCopy = errors.New("no open conflict copy")
+
 // NoCopyError names paths that are neither an open conflict copy nor a
 // file with one.
 type NoCopyError struct{ Paths []string }
@@ -533,8 +536,8 @@ func (e *NoCopyError) Error() string {
 	return fmt.Sprintf("no open conflict copy at or of %s", strings.Join(e.Paths, ", "))
 }
 
-// Is makes a *NoCopyError match api.ErrNoCopy.
-func (e *NoCopyError) Is(target error) bool { return target == api.ErrNoCopy }
+// Is makes a *NoCopyError match ErrNoCopy.
+func (e *NoCopyError) Is(target error) bool { return target == ErrNoCopy }
 
 // Select returns the conflicts of l whose copy or original is one of paths
 // (every one when paths is empty), or a *NoCopyError naming the paths

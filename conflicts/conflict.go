@@ -138,15 +138,42 @@ type Wings struct {
 	All func() ([]string, error)
 }
 
+// PalaceWings are the wings of p (none when p is nil) as KnownWing asks
+// for them.
+func PalaceWings(p *palace.Palace) Wings {
+	return Wings{
+		Has: func(wing string) (bool, error) { return p != nil && p.HasWing(wing), nil },
+		All: func() ([]string, error) {
+			var ids []string
+			if p != nil {
+				for _, wi := range p.Wings() {
+					ids = append(ids, wi.ID)
+				}
+			}
+			return ids, nil
+		},
+	}
+}
+
+// ErrNothingToScan is the refusal of a scan without a daemon when no
+// hive is configured and the palace has no wings to take directories
+// from.
+var ErrNothingToScan = errors.New("no hive to scan, and the palace has no wings to take directories from")
+
 // KnownWing is the one rule of an unknown --wing of conflicts, with a
 // daemon and without (docs/conflicts.md): nil when wing is an agent
-// directory of the hive or a wing of the palace, else an
+// directory of the hive (h; nil when no hive is configured) or a wing of
+// the palace, else an
 // UnknownWingError naming the known wings of both. A hive whose wings
 // cannot be read tells nothing (nil): the scan reports it.
 func KnownWing(wing string, h *hive.Hive, p Wings) error {
-	hiveWings, err := h.Wings()
-	if err != nil || slices.Contains(hiveWings, wing) {
-		return nil
+	var hiveWings []string
+	if h != nil {
+		var err error
+		hiveWings, err = h.Wings()
+		if err != nil || slices.Contains(hiveWings, wing) {
+			return nil
+		}
 	}
 	if has, err := p.Has(wing); has || err != nil {
 		return err

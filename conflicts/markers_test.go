@@ -20,7 +20,7 @@ func TestMarkersAreAlerted(t *testing.T) {
 	comp := newComponent(t, Options{Notify: cnt.notify})
 	r := startDaemon(t, pal, hv, comp, time.Hour, logs.logger())
 	mem := filepath.Join(hv, "agents", "dwight", "memory.md")
-	testutil.WaitFor(t, "the start scan", func() bool { return r.scans.n.Load() >= 1 })
+	testutil.WaitFor(t, "the start scan", func() bool { return r.scans.Load() >= 1 })
 	writeFile(t, mem, "# dwight\n<<<<<<< HEAD\n- likes beets\n=======\n- loves beets\n>>>>>>> other\n")
 	// No tick for an hour and no request: the mine of the changed file
 	// has the component scan.

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -347,14 +348,17 @@ func TestKnownWing(t *testing.T) {
 	}
 	tests := []struct {
 		wing string
-		want string // "" for known, else the error's text
+		hive *hive.Hive // nil: no hive configured (the scan of wing roots)
+		want string     // "" for known, else the error's text
 	}{
-		{"angela", ""},
-		{"kevin", ""},
-		{"dwight", `unknown wing "dwight" (known wings: angela, kevin, oscar)`},
+		{"angela", h, ""},
+		{"kevin", h, ""},
+		{"dwight", h, `unknown wing "dwight" (known wings: angela, kevin, oscar)`},
+		{"kevin", nil, ""},
+		{"angela", nil, `unknown wing "angela" (known wings: kevin)`},
 	}
 	for _, tt := range tests {
-		err := KnownWing(tt.wing, h, wings)
+		err := KnownWing(tt.wing, tt.hive, wings)
 		if tt.want == "" && err != nil || tt.want != "" && (!errors.Is(err, palace.ErrUnknownWing) || !strings.HasSuffix(err.Error(), tt.want)) {
 			t.Errorf("KnownWing(%q) = %v, want %q", tt.wing, err, tt.want)
 		}

@@ -11,8 +11,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -90,8 +90,24 @@ type Options struct {
 	MaxFileBytes int64
 }
 
+// Host is what the component needs of the daemon that runs it (the
+// daemon's Host): its palace, hive, agent globs, logger, and how often it
+// found the hive changed.
+type Host interface {
+	// Palace is the daemon's open palace.
+	Palace() *palace.Palace
+	// Hive is the hive directory, absolute.
+	Hive() string
+	// Agents are the globs of agent directories besides agents/<id>.
+	Agents() []string
+	// Logger is the daemon's logger.
+	Logger() *slog.Logger
+	// HiveChanges counts the scans that looked at the hive afresh.
+	HiveChanges() uint64
+}
+
 // Component is the conflict registry as a daemon component. Create it with
-// New and pass it in daemon.Options.Components.
+// New; the daemon runs it (daemon.Conflicts).
 type Component struct {
 	opts      Options
 	alerts    *alerter
@@ -102,7 +118,7 @@ type Component struct {
 	walked uint64
 
 	mu       sync.Mutex // guards the fields below
-	host     *daemon.Host
+	host     Host
 	log      *slog.Logger
 	reg      *registry
 	watcher  *syncthing.Watcher
@@ -151,7 +167,7 @@ func (c *Component) Name() string { return Name }
 // Run loads the registry from the palace directory, reconciles it with a
 // scan of the hive, then follows Syncthing's events (when configured)
 // until ctx is done.
-func (c *Component) Run(ctx context.Context, h *daemon.Host) error {
+func (c *Component) Run(ctx context.Context, h Host) error {
 	// However Run ends, requests waiting for the first scan get an answer.
 	defer c.markReady()
 	defer c.bg.Wait()
@@ -226,7 +242,7 @@ func (c *Component) List() List {
 // Scanned implements daemon.Scanner: after every hive scan of the daemon
 // the hive is walked for conflict copies, unless the daemon found nothing
 // in it changed since the last complete walk (Host.HiveChanges).
-func (c *Component) Scanned(ctx context.Context, h *daemon.Host) {
+func (c *Component) Scanned(ctx context.Context, h Host) {
 	select {
 	case <-c.ready:
 	case <-ctx.Done():

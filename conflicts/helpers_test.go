@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,10 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/palace"
 )
 
 // hookArg is the first argument that makes the test binary act as an
@@ -176,51 +176,81 @@ const alertMsg = "syncthing conflict:"
 
 // running is an in-process daemon with a conflicts component.
 type running struct {
-	d      *daemon.Daemon
-	c      *socket.Client
+	d      TestDaemon
+	c      TestClient
 	comp   *Component
-	scans  *scanCounter
+	scans  atomic.Int64
 	cancel context.CancelFunc
 	done   chan struct{}
 }
 
-// scanCounter is a Component that counts the walks that follow the
-// daemon's scans, so a test can wait for the start scan's walk before it
-// makes conflict copies.
-type scanCounter struct {
-	*Component
-	n atomic.Int64
+// TestDaemon is a daemon running a Component for these tests, and
+// TestClient its control socket's client. This package cannot import the
+// daemon, its socket client or api (they import it): the external test
+// file daemon_test.go provides them through StartTestDaemon.
+type TestDaemon interface {
+	Palace() *palace.Palace
+	Run(ctx context.Context) error
 }
 
-func (s *scanCounter) Scanned(ctx context.Context, h *daemon.Host) {
-	s.Component.Scanned(ctx, h)
-	s.n.Add(1)
+// TestClient is what these tests ask of the daemon's socket.
+type TestClient interface {
+	// Get answers GET path?q into out.
+	Get(ctx context.Context, path string, q url.Values, out any) error
+	// Status is the parts of the daemon's status these tests read.
+	Status(ctx context.Context) (TestStatus, error)
+	// Search returns the hits of query.
+	Search(ctx context.Context, query string) ([]TestHit, error)
+	// Code is the wire code of an error Get returned.
+	Code(err error) string
 }
+
+// TestStatus is the daemon's conflicts_open, its scans, and whether its
+// status has this component's part.
+type TestStatus struct {
+	ConflictsOpen int
+	Scans         int64
+	HasComponent  bool
+}
+
+// TestHit is a search hit.
+type TestHit struct{ Wing, Text, Source string }
+
+// TestDaemonOptions are a test daemon's: Scanned is called after each of
+// the component's walks that follow the daemon's scans.
+type TestDaemonOptions struct {
+	Palace, Hive string
+	Agents       []string
+	Interval     time.Duration
+	Logger       *slog.Logger
+	Component    *Component
+	Scanned      func()
+}
+
+// StartTestDaemon builds a daemon for a test (daemon_test.go sets it).
+var StartTestDaemon func(TestDaemonOptions) (TestDaemon, TestClient, error)
 
 // startDaemon runs a daemon on palaceDir and hive with comp attached; it
 // is stopped by stop or when the test ends. interval is the mine loop's
 // period (each tick rescans the hive); zero means an hour. agents are the
-// daemon's globs of agent directories besides agents/<id>.
+// daemon's globs of agent directories besides agents/<id>. r.scans counts
+// the walks that follow the daemon's scans, so a test can wait for the
+// start scan's walk before it makes conflict copies.
 func startDaemon(t testing.TB, palaceDir, hive string, comp *Component, interval time.Duration, log *slog.Logger, agents ...string) *running {
 	t.Helper()
 	if interval == 0 {
 		interval = time.Hour
 	}
-	scans := &scanCounter{Component: comp}
-	d, err := daemon.New(context.Background(), daemon.Options{
-		Palace:       palaceDir,
-		Hive:         hive,
-		Agents:       agents,
-		MineInterval: interval,
-		Debounce:     20 * time.Millisecond,
-		Logger:       log,
-		Components:   []daemon.Component{scans},
+	r := &running{comp: comp, done: make(chan struct{})}
+	d, c, err := StartTestDaemon(TestDaemonOptions{
+		Palace: palaceDir, Hive: hive, Agents: agents, Interval: interval, Logger: log,
+		Component: comp, Scanned: func() { r.scans.Add(1) },
 	})
 	if err != nil {
 		t.Fatalf("daemon.New: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{d: d, c: socket.NewClient(palaceDir), comp: comp, scans: scans, cancel: cancel, done: make(chan struct{})}
+	r.d, r.c, r.cancel = d, c, cancel
 	go func() {
 		defer close(r.done)
 		if err := d.Run(ctx); err != nil {

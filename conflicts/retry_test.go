@@ -28,7 +28,7 @@ func startAutoMerge(t *testing.T, content string, opts Options) *autoMerging {
 	opts.AutoMerge, opts.Command = true, hookCommand(t, a.out)
 	a.comp = newComponent(t, opts)
 	a.r = startDaemon(t, filepath.Join(t.TempDir(), "palace"), hv, a.comp, 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return a.r.scans.n.Load() > 0 })
+	testutil.WaitFor(t, "the first scan", func() bool { return a.r.scans.Load() > 0 })
 	return a
 }
 
@@ -169,7 +169,7 @@ func TestAutoMergeAfterRestart(t *testing.T) {
 	writeFile(t, memory, ours)
 	pal := filepath.Join(t.TempDir(), "palace")
 	first := startDaemon(t, pal, hv, newComponent(t, Options{}), 0, newLogRecorder(t).logger())
-	testutil.WaitFor(t, "the first scan", func() bool { return first.scans.n.Load() > 0 })
+	testutil.WaitFor(t, "the first scan", func() bool { return first.scans.Load() > 0 })
 	cp := filepath.Join(filepath.Dir(memory), "memory.sync-conflict-20261201-101500-ABCDEFG.md")
 	writeFile(t, cp, mergeBase+"- theirs\n")
 	if l := first.list(t, ""); len(l.Conflicts) != 1 {

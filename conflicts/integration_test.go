@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/syncthing/sttest"
@@ -74,13 +73,13 @@ func checkReported(t *testing.T, got Conflict, hive string, c sttest.Conflict) {
 }
 
 // search returns the texts of the daemon's hits for query.
-func search(t *testing.T, r *running, query string) []api.Hit {
+func search(t *testing.T, r *running, query string) []TestHit {
 	t.Helper()
-	res, err := r.c.Search(context.Background(), api.SearchRequest{Query: query, Results: 20})
+	hits, err := r.c.Search(context.Background(), query)
 	if err != nil {
 		t.Fatalf("search %q: %v", query, err)
 	}
-	return res.Results
+	return hits
 }
 
 // TestIntegrationSyncthing runs the daemon with the conflicts component on

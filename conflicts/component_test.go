@@ -17,7 +17,6 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing"
 )
 
@@ -184,7 +183,7 @@ func testRegistryRebuilt(t *testing.T, bad func(path string) error, check func(a
 	}
 	testutil.WaitFor(t, "a few more scans", func() bool {
 		st, err := r.c.Status(context.Background())
-		return err == nil && st.Daemon.Scans >= 4
+		return err == nil && st.Scans >= 4
 	})
 	aside := registryAside(t, pal)
 	recs := logs.records("conflict registry was unreadable")
@@ -269,8 +268,8 @@ func TestSyncthingDown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ds.ConflictsOpen != 1 || ds.Daemon.Components[Name] == nil {
-		t.Fatalf("daemon status: conflicts_open %d, components %+v", ds.ConflictsOpen, ds.Daemon.Components)
+	if ds.ConflictsOpen != 1 || !ds.HasComponent {
+		t.Fatalf("daemon status: conflicts_open %d, components %+v", ds.ConflictsOpen, ds)
 	}
 	for _, rec := range logs.records("") {
 		for _, v := range rec.Attrs {
@@ -310,8 +309,7 @@ func TestListEndpoint(t *testing.T) {
 		}
 	}
 	err := r.c.Get(context.Background(), "/conflicts", url.Values{"wing": {"../x"}}, &List{})
-	var re *socket.RemoteError
-	if !errors.As(err, &re) || re.Code != "bad_request" {
+	if r.c.Code(err) != "bad_request" {
 		t.Fatalf("bad wing: %v", err)
 	}
 	err = r.c.Get(context.Background(), "/conflicts", url.Values{"wing": {"dwigth"}}, &List{})
@@ -352,7 +350,7 @@ func TestListIsCurrent(t *testing.T) {
 	}
 	// The walk that follows the daemon's start scan would record both
 	// copies below; no other scan comes within the hour.
-	testutil.WaitFor(t, "the start scan's walk", func() bool { return r.scans.n.Load() >= 1 })
+	testutil.WaitFor(t, "the start scan's walk", func() bool { return r.scans.Load() >= 1 })
 
 	dwight := filepath.Join(hv, "agents", "dwight", copyName)
 	pam := filepath.Join(hv, "agents", "pam", copyName)
@@ -407,8 +405,8 @@ func TestListIsCurrent(t *testing.T) {
 	if known, err := ReadRegistry(pal); err != nil || len(known) != 0 {
 		t.Fatalf("registry on disk after the merges = %+v, %v", known, err)
 	}
-	if ds, err := r.c.Status(context.Background()); err != nil || ds.Daemon.Scans != 1 {
-		t.Fatalf("the daemon scanned the hive %d times (%v); the test means to run without ticks", ds.Daemon.Scans, err)
+	if ds, err := r.c.Status(context.Background()); err != nil || ds.Scans != 1 {
+		t.Fatalf("the daemon scanned the hive %d times (%v); the test means to run without ticks", ds.Scans, err)
 	}
 }
 
