@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memminer/memminer/govern"
 )
 
 // Search errors callers tell apart.
@@ -439,7 +441,7 @@ func (r *searchRun) subjectShare(c candidate) float64 {
 	if err != nil {
 		return 0 // the hit's own read reports it
 	}
-	subject := lexTerms(note.note().Text)
+	subject := lexTerms(govern.Statement(note.note().Text))
 	subject = subject[:min(len(subject), subjectTerms)]
 	if len(subject) == 0 {
 		return 0

@@ -250,11 +250,16 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 // the hive as remember, -l and the JSON name it, so an agent reads one
 // name whatever its working directory; a file outside the hive relative to
 // the working directory.
-func hitName(h api.Hit) string {
-	if h.Source == "" || filepath.IsAbs(h.Source) {
-		return displayPath(h.Path)
+func hitName(h api.Hit) string { return fileName(h.Source, h.Path) }
+
+// fileName is how text output names a note's file from its source and
+// path: the source when it is hive-relative, else the path relative to
+// the working directory.
+func fileName(source, path string) string {
+	if source == "" || filepath.IsAbs(source) {
+		return displayPath(path)
 	}
-	return h.Source
+	return source
 }
 
 // printHits prints the text output of a search: per hit a header naming

@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/api"
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/quote"
