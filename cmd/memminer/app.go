@@ -413,6 +413,16 @@ func exactArgs(n int, msg string) cobra.PositionalArgs {
 	}
 }
 
+// maxArgs is cobra.MaximumNArgs with a message that says what is taken.
+func maxArgs(n int, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > n {
+			return usagef("%s (got %d arguments)", msg, len(args))
+		}
+		return nil
+	}
+}
+
 // normalizeWing checks a --wing value and returns the wing id it names;
 // empty stays empty (every wing).
 func normalizeWing(id string) (string, error) {

@@ -70,7 +70,6 @@ It is traceability, not rollback: docs/pre-action.md.`,
 	f.StringVar(&since, "since", "", "only entries on or after this: 7d, 2w, 36h or YYYY-MM-DD")
 	f.BoolVar(&asJSON, "json", false, "print the entries as JSON")
 	settingFlags(f, "hive")
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	return cmd
 }
 

@@ -105,7 +105,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 				return err
 			}
 			req.Wing = w
-			if req.Supersedes, err = a.fullRefs(cmd.Context(), req.Supersedes); err != nil {
+			if req.Supersedes, err = a.fullRefs(cmd.Context(), req.Supersedes, "--supersedes", true); err != nil {
 				return err
 			}
 			res, err := a.remember(cmd.Context(), req)

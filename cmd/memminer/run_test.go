@@ -145,6 +145,8 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	}
 	// Idle: while its first scan runs, a command says the daemon is mining.
 	startRun(t, served, emptyHive).idle(t, served)
+	// Files are named from the hive each mines, not the daemon's.
+	direct.env["MEMMINER_HIVE"], served.env["MEMMINER_HIVE"] = direct.hive, served.hive
 
 	steps := []struct {
 		golden string // the direct CLI's golden file, if any

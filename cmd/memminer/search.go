@@ -123,6 +123,7 @@ statuses, dates and the filters: docs/governance.md.`,
 	f.Float64Var(args.MinRelevance, "min-relevance", palace.DefaultMinRelevance, "drop hits below this absolute relevance, 0 to 1 (0 keeps every hit)")
 	f.BoolVar(&args.Explain, "explain", false, "show why each hit is relevant, and why the best near misses are not")
 	domainFlags(f, &args.domainArgs)
+	settingFlags(f, "hive") // names the hits' files
 	return cmd
 }
 

@@ -52,6 +52,8 @@ func TestSearchFlagsSameWithDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	startRun(t, served, emptyHive).idle(t, served)
+	// Files are named from the hive each searches, not the daemon's.
+	direct.env["MEMMINER_HIVE"], served.env["MEMMINER_HIVE"] = direct.hive, served.hive
 	direct.ok("mine", direct.hive)
 	served.ok("mine", served.hive)
 	for _, tc := range searchFlagCases {

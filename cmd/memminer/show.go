@@ -138,24 +138,27 @@ agent directory's file name), or the number of a hit of the last search.`
 // fullRefs replaces each of refs that is a hit number or an id prefix with
 // the id of the note it names (the service's Show); full ids and
 // FILE:LINE stay as they are, for remember to resolve within the wing.
-func (a *app) fullRefs(ctx context.Context, refs []string) ([]string, error) {
+// name is what errors call the refs (the flag, or the MCP argument);
+// without hits a number is left as it is, for remember to refuse: an MCP
+// client's searches are not the last search.
+func (a *app) fullRefs(ctx context.Context, refs []string, name string, hits bool) ([]string, error) {
 	out := make([]string, len(refs))
 	for i, ref := range refs {
 		out[i] = ref
 		ref = strings.TrimSpace(ref)
-		if _, err := strconv.Atoi(ref); err != nil && !local.IsIDPrefix(ref) {
+		if _, err := strconv.Atoi(ref); (err != nil || !hits) && !local.IsIDPrefix(ref) {
 			continue
 		}
 		req, err := a.showRequest(ref)
 		if err != nil {
-			return nil, fmt.Errorf("--supersedes %w", err)
+			return nil, fmt.Errorf("%s %w", name, err)
 		}
 		n, err := a.service().Show(ctx, req)
 		if errors.Is(err, palace.ErrEmpty) {
-			return nil, usagef("--supersedes %s: nothing is mined yet", ref)
+			return nil, usagef("%s %s: nothing is mined yet", name, ref)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("--supersedes %w", a.refError(err))
+			return nil, fmt.Errorf("%s %w", name, a.refError(err))
 		}
 		out[i] = n.ID
 	}

@@ -55,6 +55,7 @@ files. Details: docs/search.md, docs/several-machines.md and docs/connect.md.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print status as JSON")
+	settingFlags(cmd.Flags(), "hive") // its packs and its Syncthing folder
 	return cmd
 }
 

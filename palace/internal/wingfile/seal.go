@@ -1,10 +1,10 @@
-package palace
+package wingfile
 
 import (
 	"os"
 )
 
-// A seal is what the writer records in the manifest of a wing file it
+// A Seal is what the writer records in the manifest of a wing file it
 // wrote, or checked whole, when it writes the manifest: the file's device,
 // inode, size, modification and change times. A wing file whose stat
 // matches its seal is the file its writer checked, byte for byte: anything
@@ -16,7 +16,7 @@ import (
 // is damaged. What a seal does not catch is the storage losing bits under
 // an unchanged file, which the checksums read at a hit (the notes' fields
 // and texts) still do.
-type seal struct {
+type Seal struct {
 	Dev   uint64 `json:"dev"`
 	Ino   uint64 `json:"ino"`
 	Size  int64  `json:"size"`
@@ -24,23 +24,23 @@ type seal struct {
 	Ctime int64  `json:"ctime_ns"`
 }
 
-// matches reports whether info is the file s was taken of.
-func (s *seal) matches(info os.FileInfo) bool {
+// Matches reports whether info is the file s was taken of.
+func (s *Seal) Matches(info os.FileInfo) bool {
 	if s == nil {
 		return false
 	}
-	got, ok := sealOf(info)
+	got, ok := SealOf(info)
 	return ok && got == *s
 }
 
-// sealFile returns the seal of the file at path, nil if it has none (the
+// SealFile returns the seal of the file at path, nil if it has none (the
 // system does not tell its inode and change time).
-func sealFile(path string) *seal {
+func SealFile(path string) *Seal {
 	info, err := os.Stat(path)
 	if err != nil {
 		return nil
 	}
-	s, ok := sealOf(info)
+	s, ok := SealOf(info)
 	if !ok {
 		return nil
 	}

@@ -1,4 +1,4 @@
-package palace
+package manifest
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Every command reads the manifest and every mine writes it, and
@@ -24,7 +26,7 @@ import (
 var errManifestForm = errors.New("manifest not in its written form")
 
 // marshalManifest is json.Marshal(m).
-func marshalManifest(m manifest) ([]byte, error) {
+func marshalManifest(m Manifest) ([]byte, error) {
 	b, err := appendManifest(make([]byte, 0, 512*len(m.Wings)+64), m)
 	if errors.Is(err, errManifestForm) {
 		return json.Marshal(m)
@@ -32,7 +34,7 @@ func marshalManifest(m manifest) ([]byte, error) {
 	return b, err
 }
 
-func appendManifest(b []byte, m manifest) ([]byte, error) {
+func appendManifest(b []byte, m Manifest) ([]byte, error) {
 	b = append(b, `{"version":`...)
 	b = strconv.AppendInt(b, int64(m.Version), 10)
 	b = append(b, `,"wings":`...)
@@ -56,7 +58,7 @@ func appendManifest(b []byte, m manifest) ([]byte, error) {
 
 // entryDigest is the FNV-1a hash of e as appendManifestEntry writes it
 // without its digest; zero when it cannot (encoding/json writes it).
-func entryDigest(e manifestEntry) uint64 {
+func entryDigest(e Entry) uint64 {
 	e.Digest, e.read = 0, nil
 	b, err := appendManifestEntry(make([]byte, 0, 512), e)
 	if err != nil {
@@ -87,14 +89,14 @@ type readEntry struct {
 // digestAsRead is entryDigest(e), from the bytes e was read from when it
 // was read in its written form: bytes of another form (a hand edit) give
 // another digest, so the entry is not trusted, as when a value changed.
-func (e manifestEntry) digestAsRead() uint64 {
+func (e Entry) digestAsRead() uint64 {
 	if e.read != nil {
 		return e.read.digest
 	}
 	return entryDigest(e)
 }
 
-func appendManifestEntry(b []byte, e manifestEntry) ([]byte, error) {
+func appendManifestEntry(b []byte, e Entry) ([]byte, error) {
 	if e.read != nil && e.Digest == e.read.digest {
 		// As it was read, and as its writer wrote it.
 		return append(b, e.read.bytes...), nil
@@ -138,7 +140,7 @@ func appendManifestEntry(b []byte, e manifestEntry) ([]byte, error) {
 	return append(b, '}'), nil
 }
 
-func appendSeal(b []byte, s *seal) []byte {
+func appendSeal(b []byte, s *wingfile.Seal) []byte {
 	b = append(b, `{"dev":`...)
 	b = strconv.AppendUint(b, s.Dev, 10)
 	b = append(b, `,"ino":`...)
@@ -152,7 +154,7 @@ func appendSeal(b []byte, s *seal) []byte {
 	return append(b, '}')
 }
 
-func appendManifestSource(b []byte, s manifestSource) ([]byte, error) {
+func appendManifestSource(b []byte, s Source) ([]byte, error) {
 	var err error
 	b = append(b, `{"path":`...)
 	b = appendJSONString(b, s.Path)
@@ -230,11 +232,11 @@ func appendJSONTime(b []byte, t time.Time) ([]byte, error) {
 
 // unmarshalManifest is json.Unmarshal(data, &m) for m with an empty
 // Wings map, as readManifest calls it.
-func unmarshalManifest(data []byte) (manifest, error) {
+func unmarshalManifest(data []byte) (Manifest, error) {
 	if m, ok := parseManifest(data); ok {
 		return m, nil
 	}
-	m := manifest{Wings: map[string]manifestEntry{}}
+	m := Manifest{Wings: map[string]Entry{}}
 	err := json.Unmarshal(data, &m)
 	return m, err
 }
@@ -339,8 +341,8 @@ func (r *manifestParser) strings() []string {
 	return out
 }
 
-func (r *manifestParser) seal() *seal {
-	s := &seal{}
+func (r *manifestParser) seal() *wingfile.Seal {
+	s := &wingfile.Seal{}
 	r.lit(`{"dev":`)
 	s.Dev = r.uint()
 	r.lit(`,"ino":`)
@@ -356,11 +358,11 @@ func (r *manifestParser) seal() *seal {
 }
 
 // parseManifest reads data when it is in the form appendManifest writes.
-func parseManifest(data []byte) (manifest, bool) {
+func parseManifest(data []byte) (Manifest, bool) {
 	all := bytes.TrimSuffix(data, []byte("\n"))
 	r := &manifestParser{b: all, ok: true}
 	at := func() int { return len(all) - len(r.b) }
-	m := manifest{Wings: map[string]manifestEntry{}}
+	m := Manifest{Wings: map[string]Entry{}}
 	r.lit(`{"version":`)
 	m.Version = int(r.int())
 	r.lit(`,"wings":{`)
@@ -369,7 +371,7 @@ func parseManifest(data []byte) (manifest, bool) {
 			r.lit(",")
 		}
 		id := r.str()
-		var e manifestEntry
+		var e Entry
 		r.lit(":")
 		start := at()
 		r.lit(`{"model":`)
@@ -383,12 +385,12 @@ func parseManifest(data []byte) (manifest, bool) {
 		r.lit(`,"sources":`)
 		if !r.peek("null") {
 			r.lit("[")
-			e.Sources = []manifestSource{}
+			e.Sources = []Source{}
 			for r.ok && !r.peek("]") {
 				if len(e.Sources) > 0 {
 					r.lit(",")
 				}
-				var s manifestSource
+				var s Source
 				r.lit(`{"path":`)
 				s.Path = r.str()
 				r.lit(`,"mtime":`)

@@ -1,4 +1,4 @@
-package palace
+package manifest
 
 import (
 	"bytes"
@@ -8,6 +8,8 @@ import (
 	"reflect"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // manifestStrings are the kinds of strings a manifest holds, and some it
@@ -17,7 +19,7 @@ var manifestStrings = []string{
 	"back\\slash", "tab\there", "line\nbreak", "\x00\x01\x1f", "\u2028\u2029", "bad \xff utf-8", "emoji 🚀", "be77fe0cd837013bbf6097fae14b8021",
 }
 
-func randomManifest(r *rand.Rand, plain bool) manifest {
+func randomManifest(r *rand.Rand, plain bool) Manifest {
 	str := func() string {
 		if plain {
 			return manifestStrings[r.IntN(3)+1]
@@ -54,24 +56,24 @@ func randomManifest(r *rand.Rand, plain bool) manifest {
 		}
 		return out
 	}
-	m := manifest{Version: r.IntN(3), Wings: map[string]manifestEntry{}}
+	m := Manifest{Version: r.IntN(3), Wings: map[string]Entry{}}
 	if !plain && r.IntN(10) == 0 {
 		m.Wings = nil
 	}
 	for range r.IntN(5) {
-		e := manifestEntry{Model: str(), Roots: strs(), Notes: r.IntN(2000) - 10, LastMined: when()}
+		e := Entry{Model: str(), Roots: strs(), Notes: r.IntN(2000) - 10, LastMined: when()}
 		if r.IntN(4) > 0 {
-			e.Sources = []manifestSource{}
+			e.Sources = []Source{}
 			for range r.IntN(3) {
-				e.Sources = append(e.Sources, manifestSource{Path: str(), Mtime: when(), Size: r.Int64N(1 << 40), Hash: str(), Notes: r.IntN(1000),
+				e.Sources = append(e.Sources, Source{Path: str(), Mtime: when(), Size: r.Int64N(1 << 40), Hash: str(), Notes: r.IntN(1000),
 					Mined: when(), Governed: r.IntN(5), NoteFormat: r.IntN(3)})
 			}
 		}
 		if r.IntN(3) > 0 {
-			e.Seal = &seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64() - r.Int64(), Ctime: r.Int64()}
+			e.Seal = &wingfile.Seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64() - r.Int64(), Ctime: r.Int64()}
 		}
 		if r.IntN(3) == 0 {
-			e.Listed = &seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64(), Ctime: r.Int64() - r.Int64()}
+			e.Listed = &wingfile.Seal{Dev: r.Uint64(), Ino: r.Uint64(), Size: r.Int64(), Mtime: r.Int64(), Ctime: r.Int64() - r.Int64()}
 		}
 		if r.IntN(2) > 0 {
 			e.Digest = entryDigest(e)
@@ -87,7 +89,7 @@ func randomManifest(r *rand.Rand, plain bool) manifest {
 // than encoding/json does, as readManifest uses it.
 func checkManifestDecode(t *testing.T, data []byte) (fast bool) {
 	t.Helper()
-	want := manifest{Wings: map[string]manifestEntry{}}
+	want := Manifest{Wings: map[string]Entry{}}
 	wantErr := json.Unmarshal(data, &want)
 	got, ok := parseManifest(data)
 	if !ok {
@@ -99,7 +101,7 @@ func checkManifestDecode(t *testing.T, data []byte) (fast bool) {
 		read := e.read
 		e.read = nil
 		got.Wings[id] = e
-		var fromBytes manifestEntry
+		var fromBytes Entry
 		if read == nil || json.Unmarshal(read.bytes, &fromBytes) != nil || !reflect.DeepEqual(fromBytes, e) {
 			t.Fatalf("parseManifest(%q): entry %q read as %+v from %+v", data, id, e, read)
 		}
@@ -157,7 +159,7 @@ func FuzzParseManifest(f *testing.F) {
 
 func BenchmarkManifestJSON(b *testing.B) {
 	r := rand.New(rand.NewPCG(27, 8))
-	m := manifest{Version: 1, Wings: map[string]manifestEntry{}}
+	m := Manifest{Version: 1, Wings: map[string]Entry{}}
 	for len(m.Wings) < 100 {
 		e := randomManifest(r, true)
 		for id, w := range e.Wings {
@@ -167,7 +169,7 @@ func BenchmarkManifestJSON(b *testing.B) {
 	data, _ := json.Marshal(m)
 	b.Run("encoding/json decode", func(b *testing.B) {
 		for b.Loop() {
-			var got manifest
+			var got Manifest
 			_ = json.Unmarshal(data, &got)
 		}
 	})
