@@ -130,22 +130,22 @@ statuses, dates and the filters: docs/governance.md.`,
 // or an MCP client give it.
 type searchArgs struct {
 	Query        string   `json:"query" jsonschema:"what to look for, in words"`
-	Wing         wingList `json:"wing,omitempty" jsonschema:"only this wing (agent id), or these"`
-	ExcludeWings []string `json:"exclude_wings,omitempty" jsonschema:"leave out these wings"`
-	Results      int      `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
+	Wing         wingList `json:"wing,omitempty" jsonschema:"only these wings (agent ids)"`
+	ExcludeWings []string `json:"exclude_wings,omitempty"`
+	Results      int      `json:"results,omitempty" jsonschema:"1-1000"`
 
-	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also superseded notes, marked"`
+	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"superseded too, marked"`
 	// IncludeInbox is the CLI's alone: what waits for a person's approval
 	// is not handed to an agent over MCP.
 	IncludeInbox bool     `json:"-"`
 	Status       string   `json:"status,omitempty" jsonschema:"approved, stale or superseded"`
-	Fresh        bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
-	Since        string   `json:"since,omitempty" jsonschema:"dated on or after: 7d, 2w or YYYY-MM-DD"`
-	Until        string   `json:"until,omitempty" jsonschema:"dated on or before: 7d, 2w or YYYY-MM-DD"`
-	Tags         []string `json:"tags,omitempty" jsonschema:"only notes with all these tags"`
+	Fresh        bool     `json:"fresh,omitempty" jsonschema:"no stale notes"`
+	Since        string   `json:"since,omitempty" jsonschema:"on or after: 7d, 2w, YYYY-MM-DD"`
+	Until        string   `json:"until,omitempty" jsonschema:"on or before, as since"`
+	Tags         []string `json:"tags,omitempty" jsonschema:"notes with all of these"`
 	// MinRelevance nil means palace.DefaultMinRelevance.
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"relevance floor, 0 to 1 (default 0.22)"`
-	Explain      bool     `json:"explain,omitempty" jsonschema:"say why hits passed and near misses did not"`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"0-1, default 0.22"`
+	Explain      bool     `json:"explain,omitempty" jsonschema:"why hits passed, near misses not"`
 	// Prompt is the prompt hook's question (recall), not a flag of search.
 	Prompt bool `json:"-"`
 	domainArgs

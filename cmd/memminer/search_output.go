@@ -125,13 +125,9 @@ func (l *wingList) UnmarshalJSON(data []byte) error {
 // searchArgs, with wing one id or a list. Made when an MCP server starts,
 // not at every command's start-up.
 var searchToolSchema = sync.OnceValue(func() *jsonschema.Schema {
-	s, err := jsonschema.For[searchArgs](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	return toolInput[searchArgs](map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[wingList](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
-	}})
-	if err != nil {
-		panic(err) // searchArgs is fixed at compile time; every MCP test builds it
-	}
-	return s
+	})
 })
 
 // normalizeWings checks the ids given to flag and returns the wings they

@@ -402,7 +402,7 @@ func printShown(w io.Writer, n ShownNote, history bool) {
 
 // readNoteArgs is a call of MCP's read_note tool.
 type readNoteArgs struct {
-	Ref     string `json:"ref" jsonschema:"note id, FILE:LINE, or N: the Nth hit of the last search"`
+	Ref     string `json:"ref" jsonschema:"note id, FILE:LINE, or N: last search's Nth hit"`
 	History bool   `json:"history,omitempty" jsonschema:"also its Git commits"`
 }
 

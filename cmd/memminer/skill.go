@@ -71,15 +71,11 @@ proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
 			}
-			by := a.cfg.Wing
-			if by == "" {
-				by = a.whoAmI()
-			}
 			data, err := hivefile.ReadLimited(args[1], skill.MaxBytes+1)
 			if err != nil {
 				return err
 			}
-			s, err := skill.Propose(h, args[0], data, by)
+			s, err := a.proposeSkill(h, args[0], data)
 			if err != nil {
 				return skillError(err)
 			}
@@ -89,6 +85,17 @@ proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
 	}
 	cmd.Flags().StringVar(&wing, "wing", "", "the proposing agent's wing (env MEMMINER_WING)")
 	return cmd
+}
+
+// proposeSkill proposes SKILL.md content data as skill name in hive h,
+// for the command and the MCP tool alike: the proposer is the agent's
+// wing, else the person's login name.
+func (a *app) proposeSkill(h, name string, data []byte) (skill.Skill, error) {
+	by := a.cfg.Wing
+	if by == "" {
+		by = a.whoAmI()
+	}
+	return skill.Propose(h, name, data, by)
 }
 
 func (a *app) skillDecideCmd(verb string) *cobra.Command {
