@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) searchCmd() *cobra.Command {
@@ -48,10 +49,14 @@ hits, one per line, as the hive names them) or -c (WING:HITS per wing with
 hits). -l and -c summarise every relevant note, up to --results (1000 for
 them unless given); with no hit they print nothing and exit 1.
 
+The hive's published skills that match the query follow the notes, a shelf
+of their own ("skills" in --json; not in --jsonl, -l or -c); a skill found
+is something found. Proposed and deprecated skills are never listed.
+
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
-How the scores are computed and fused, and relevance: docs/search.md;
+How the scores are computed and fused, relevance and skills: docs/search.md;
 statuses, dates and the filters: docs/governance.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --wing pam --results 10 --json
@@ -97,7 +102,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err := out.print(a.stdout, res); err != nil {
 				return err
 			}
-			if len(res.Results) == 0 {
+			if len(res.Results) == 0 && (len(res.Skills) == 0 || !out.showsSkills()) {
 				a.foundNothing = true
 				return &codeError{code: exitError}
 			}
@@ -264,6 +269,19 @@ func printHits(w io.Writer, out api.SearchResult) {
 	}
 	if ex := out.Explanation; ex != nil {
 		printExplanation(w, ex)
+	}
+	printSkillHits(w, out.Skills)
+}
+
+// printSkillHits prints the published skills a search found, after the
+// notes: a shelf of their own.
+func printSkillHits(w io.Writer, found []skill.Match) {
+	if len(found) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "skills that match (the published ones, which connected clients load by name):")
+	for _, m := range found {
+		fmt.Fprintf(w, "  %s: %s  (%s, relevance %.2f)\n", quote.Inline(m.Name), quote.Inline(m.Description), quote.Inline(m.Source), m.Relevance)
 	}
 }
 

@@ -53,6 +53,10 @@ func (o searchOutput) check(explain bool) error {
 // than listing them.
 func (o searchOutput) summary() bool { return o.files || o.count }
 
+// showsSkills reports whether the output lists the skills found: the
+// text and --json do, the outputs of hits alone do not.
+func (o searchOutput) showsSkills() bool { return !o.jsonl && !o.summary() }
+
 // print writes res as o says. Only the text and --json outputs say
 // "no matching notes"; the others print nothing for no hit, like grep.
 func (o searchOutput) print(w io.Writer, res api.SearchResult) error {
