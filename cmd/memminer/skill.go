@@ -25,8 +25,9 @@ and Codex load. An agent proposes one (HIVE/skills/proposed/NAME); a person
 approves it (HIVE/skills/published/NAME) or rejects it; a published skill is
 deprecated when it is no longer good (HIVE/skills/deprecated/NAME, kept as
 history). HIVE/skills/LOG.md records each step. memminer connect installs
-the published skills into the client's skills folder and, run again, keeps
-them in step; disconnect removes them.
+the published skills into the client's skills folder; the daemon (memminer
+run) keeps them in step as skills are published and deprecated, as connect
+run again does; disconnect removes them.
 
 With no subcommand it lists the skills (--json for scripts).
 
@@ -143,9 +144,9 @@ func (a *app) skillDecideCmd(verb string) *cobra.Command {
 func skillAfter(verb string) string {
 	switch verb {
 	case "approve":
-		return "; memminer connect installs it into the connected clients"
+		return "; the daemon installs it into the connected clients (without one: memminer connect AGENT)"
 	case "deprecate":
-		return "; memminer connect takes it out of the connected clients"
+		return "; the daemon takes it out of the connected clients (without one: memminer connect AGENT)"
 	}
 	return ""
 }
