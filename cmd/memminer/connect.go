@@ -59,7 +59,7 @@ It installs:
   - the memory protocol (memminer protocol) in CLAUDE.md or AGENTS.md,
     between begin and end markers.
 
-OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same two
+OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same
 commands, and the protocol goes in a file its config's instructions name.
 
 The user's files are edited unless --project DIR names a project's. --wing,
