@@ -62,10 +62,6 @@ func (e *OtherHiveError) Is(target error) bool { return target == ErrOtherHive }
 // the caller's.
 var ErrOtherHive = errors.New("the daemon mines another hive")
 
-// ErrNoCopy is matched by the refusal of a conflicts merge naming a path
-// that is neither an open conflict copy nor a file with one.
-var ErrNoCopy = errors.New("no open conflict copy")
-
 // ErrConnectionLost is matched by the error of a repeatable request whose
 // connection broke after it was sent: the daemon may have carried it out
 // (remember retries with remember.Request.Retry).

@@ -6,6 +6,12 @@ import (
 	"github.com/memminer/memminer/remember"
 )
 
+// ConflictsRequest asks for the open conflicts of Wing (a normalized wing
+// id; empty: every wing).
+type ConflictsRequest struct {
+	Wing string `json:"wing,omitempty"`
+}
+
 // ForgetRequest asks the daemon to forget a wing (see mine.Forget); the
 // daemon checks its own hive for the wing's agent directory.
 type ForgetRequest struct {

@@ -3,8 +3,11 @@ package api
 import (
 	"context"
 
+	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -14,9 +17,7 @@ import (
 // socket client). Errors are the sentinels and typed errors of this
 // package and of the packages the results come from (palace.ErrEmpty,
 // wakeup.ErrUnknownWing, remember.ErrConflict, …), the same text either
-// way. The open conflicts and their merge are served alike (see
-// cmd/memminer's service), typed by daemon/conflicts, which this package
-// cannot import.
+// way.
 type Service interface {
 	// Search searches the palace.
 	Search(context.Context, SearchRequest) (SearchResult, error)
@@ -33,4 +34,28 @@ type Service interface {
 	Index(context.Context) (index.Index, error)
 	// Status describes the palace (and the daemon, when one answers).
 	Status(context.Context) (Status, error)
+	// Conflicts lists the open conflicts: the daemon's registry, or a
+	// scan of the hive. A wing neither the palace nor the hive has is
+	// refused (palace.ErrUnknownWing, conflicts.KnownWing); a scan that
+	// found some copies but not all returns them with ScanError set and
+	// no error.
+	Conflicts(context.Context, ConflictsRequest) (conflicts.List, error)
+	// MergeConflicts merges conflict copies into their files (previews
+	// them without Apply); a path that is no open copy nor a file with
+	// one is refused (conflicts.ErrNoCopy).
+	MergeConflicts(context.Context, conflicts.MergeRequest) (conflicts.MergeReport, error)
+	// Show finds the note a ref names, with its governance and
+	// neighbours; a ref that names no single note is a *RefError.
+	Show(context.Context, ShowRequest) (ShownNote, error)
+	// Inbox lists the inbox's items; a wing the palace lacks is refused
+	// (palace.ErrUnknownWing).
+	Inbox(context.Context, InboxRequest) ([]inbox.Item, error)
+	// Decide approves or rejects an inbox item and mines its inbox, so the
+	// next listing, search and wake-up see the decision. Errors match
+	// inbox's sentinels (inbox.ErrNoItem, inbox.ErrDecided, …), a ref's
+	// (ErrBadRef, …) and remember's; a decision written whose mine then
+	// failed is returned with the error.
+	Decide(context.Context, DecideRequest) (Decision, error)
+	// Wings are the palace's wings, as mined.
+	Wings(context.Context) ([]palace.WingInfo, error)
 }

@@ -340,6 +340,8 @@ type DaemonInfo struct {
 	Errors []FileError `json:"errors"`
 	// Metrics is the address of the Prometheus endpoint; null when none.
 	Metrics *string `json:"metrics"`
+	// Activity is what the daemon's metrics counted, as numbers.
+	Activity *Activity `json:"activity"`
 	// Components holds each plugged-in component's own status by name ({}
 	// when none reports one).
 	Components map[string]any `json:"components"`

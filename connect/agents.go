@@ -55,6 +55,11 @@ type Install struct {
 	Flags []string
 	// Protocol is the memory protocol, put in the instructions file.
 	Protocol string
+	// MemoryDir is the folder of the hive where the client is to keep
+	// the memory it writes itself (Agent.OwnMemory): its agent
+	// directory's hive.ClientMemoryDirName for this machine. Empty, the
+	// client's memory stays where it is.
+	MemoryDir string
 }
 
 // Roles of the files an agent's connection touches.
@@ -95,6 +100,9 @@ type Agent struct {
 	// the user confirm the tool call, reason saying why; nil is Claude
 	// Code's (and Codex's) permissionDecision "ask" (AskJSON).
 	Ask func(reason string) any
+	// memory is the memory the client keeps of its own, brought into
+	// the hive; nil when it keeps none.
+	memory *ownMemory
 }
 
 // AskJSON is what agent a's pre-tool hook prints to have the user confirm
@@ -110,6 +118,11 @@ func (a Agent) AskJSON(reason string) any {
 	}}
 }
 
+// OwnMemory reports whether connecting the client in scope s brings the
+// memory it keeps of its own into the hive (Install.MemoryDir): Claude
+// Code's auto memory, in the user's scope.
+func (a Agent) OwnMemory(s Scope) bool { return a.memory != nil && s.Project == "" }
+
 // SkillsDir is the folder of skills (one folder with a SKILL.md each) the
 // client loads in scope s, where connect installs the hive's published
 // skills; "" when the client loads none.
@@ -123,7 +136,7 @@ func (a Agent) SkillsDir(s Scope) string {
 // Agents are the agent clients memminer connects to. A third is an entry
 // here: its files and the edit each needs.
 var Agents = []Agent{
-	{ID: "claude-code", Name: "Claude Code", files: claudeFiles, skills: claudeSkills},
+	{ID: "claude-code", Name: "Claude Code", files: claudeFiles, skills: claudeSkills, memory: claudeMemory},
 	{ID: "codex", Name: "Codex", files: codexFiles, skills: codexSkills, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
 	{ID: "opencode", Name: "OpenCode", files: openCodeFiles, skills: openCodeSkills},
 	{ID: "gemini", Name: "Gemini CLI", files: geminiFiles, ContextJSON: true, Prompt: geminiPrompt, skills: geminiSkills, Ask: geminiAsk},
@@ -222,6 +235,7 @@ func claudeFiles(s Scope, in Install) []file {
 	settings := hooks.json()
 	settings.appends = append(settings.appends,
 		jsonAppend{path: "permissions.allow", value: `"mcp__` + serverName + `"`, ours: equalString("mcp__" + serverName)})
+	settings.sets = append(settings.sets, claudeMemory.memorySet(in.MemoryDir))
 	return []file{
 		{path: filepath.Join(dir, "settings.json"), role: RoleHooks, edit: settings},
 		{path: state, role: RoleMCP, edit: mcpServersEdit(server)},

@@ -112,6 +112,9 @@ type Result struct {
 	// Skills says what was done in the client's skills folder, when
 	// anything was.
 	Skills *skill.Installed `json:"skills,omitempty"`
+	// Memory is what connecting did with the memory the client keeps of
+	// its own (Agent.OwnMemory); nil when nothing.
+	Memory *MemoryResult `json:"memory,omitempty"`
 }
 
 // Options configure Connect and Disconnect.
@@ -197,47 +200,18 @@ func Connect(agentID string, opts Options) (Result, error) {
 	defer unlock()
 	dir := connectionDir(opts.StateDir, ag.ID, opts.Scope)
 	rec, _ := readRecord(dir)
-	type plan struct {
-		f        file
-		path     string // symlinks resolved
-		cur, new []byte
-		existed  bool
-		mode     fs.FileMode
-	}
-	var plans []plan
+	var plans []filePlan
 	for _, f := range ag.files(opts.Scope, opts.Install) {
-		p := plan{f: f, path: resolve(f.path), mode: 0o644}
-		cur, err := os.ReadFile(p.path)
-		switch {
-		case err == nil:
-			p.existed = true
-			if st, err := os.Stat(p.path); err == nil {
-				p.mode = st.Mode().Perm()
-			}
-		case errors.Is(err, fs.ErrNotExist):
-		default:
-			return res, fmt.Errorf("connect %s: %w", ag.Name, err)
+		p, fr, err := planFile(ag, f, rec)
+		if err != nil {
+			return res, err
 		}
-		p.cur = cur
-		orig := cur
-		if i := rec.index(f.path); i >= 0 {
-			if orig, err = rec.backup(i); err != nil {
-				return res, fmt.Errorf("connect %s: %w", ag.Name, err)
-			}
-		}
-		if p.new, err = f.edit.apply(cur, orig); err != nil {
-			return res, withPath(err, f.path)
-		}
-		action := Changed
-		switch {
-		case bytes.Equal(p.new, cur) && p.existed:
-			action = Unchanged
-		case !p.existed:
-			action = Created
-		}
-		res.Files = append(res.Files, FileResult{Path: f.path, Role: f.role, Action: action,
-			Diff: diff(f.path, p.existed, cur, p.new)})
+		res.Files = append(res.Files, fr)
 		plans = append(plans, p)
+	}
+	mem, err := ag.planMemory(opts, plans, &res)
+	if err != nil {
+		return res, err
 	}
 	if opts.DryRun {
 		return res, nil
@@ -272,6 +246,11 @@ func Connect(agentID string, opts Options) (Result, error) {
 	}
 	if err := writeRecord(dir, rec); err != nil {
 		return res, err
+	}
+	// The client's memory is copied into the hive before its settings
+	// point there.
+	if err := mem.run(); err != nil {
+		return res, fmt.Errorf("connect %s: %w", ag.Name, err)
 	}
 	for _, p := range plans {
 		i := rec.index(p.f.path)
@@ -313,6 +292,51 @@ func installSkills(rec *Connection, dir, hive string, res *Result) error {
 	}
 	res.Skills = did.OrNil()
 	return nil
+}
+
+// filePlan is how connecting changes one file.
+type filePlan struct {
+	f        file
+	path     string // symlinks resolved
+	cur, new []byte
+	existed  bool
+	mode     fs.FileMode
+}
+
+// planFile reads f, a file of ag, and edits it in memory; rec is the
+// connection's record so far (the file's backup is what it held before
+// the first connect).
+func planFile(ag Agent, f file, rec Connection) (filePlan, FileResult, error) {
+	p := filePlan{f: f, path: resolve(f.path), mode: 0o644}
+	cur, err := os.ReadFile(p.path)
+	switch {
+	case err == nil:
+		p.existed = true
+		if st, err := os.Stat(p.path); err == nil {
+			p.mode = st.Mode().Perm()
+		}
+	case errors.Is(err, fs.ErrNotExist):
+	default:
+		return p, FileResult{}, fmt.Errorf("connect %s: %w", ag.Name, err)
+	}
+	p.cur = cur
+	orig := cur
+	if i := rec.index(f.path); i >= 0 {
+		if orig, err = rec.backup(i); err != nil {
+			return p, FileResult{}, fmt.Errorf("connect %s: %w", ag.Name, err)
+		}
+	}
+	if p.new, err = f.edit.apply(cur, orig); err != nil {
+		return p, FileResult{}, withPath(err, f.path)
+	}
+	action := Changed
+	switch {
+	case bytes.Equal(p.new, cur) && p.existed:
+		action = Unchanged
+	case !p.existed:
+		action = Created
+	}
+	return p, FileResult{Path: f.path, Role: f.role, Action: action, Diff: diff(f.path, p.existed, cur, p.new)}, nil
 }
 
 // Disconnect removes what Connect installed for agent in opts.Scope: a

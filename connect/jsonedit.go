@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -19,12 +20,16 @@ type jsonEdit struct {
 	appends []jsonAppend
 }
 
-// jsonSet is an object key connect sets: value is raw JSON. A key already
-// there that ours does not recognise is someone else's and is not touched.
+// jsonSet is an object key connect sets: value is raw JSON; empty, the
+// key is only taken out again if it holds memminer's value. A key already
+// there that ours does not recognise is someone else's and is not
+// touched: connect refuses the file (a *TakenError), or with yield
+// leaves the key and goes on.
 type jsonSet struct {
 	path  string
 	value string
 	ours  func(gjson.Result) bool
+	yield bool
 }
 
 // jsonAppend is an element connect appends to an array; ours recognises
@@ -121,12 +126,18 @@ func (e jsonEdit) apply(cur, orig []byte) ([]byte, error) {
 	if err := checkJSON(cur, e); err != nil {
 		return nil, err
 	}
-	out := cur
+	out, end := splitEnd(cur)
 	var err error
 	for _, s := range e.sets {
+		if s.value == "" {
+			continue
+		}
 		r := gjson.GetBytes(out, s.path)
 		if r.Exists() {
 			if sameJSON(r.Raw, s.value) {
+				continue
+			}
+			if !s.ours(r) && s.yield {
 				continue
 			}
 			if !s.ours(r) {
@@ -164,7 +175,7 @@ func (e jsonEdit) apply(cur, orig []byte) ([]byte, error) {
 	if created {
 		return indentJSON(out), nil
 	}
-	return out, nil
+	return slices.Concat(out, end), nil
 }
 
 func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
@@ -177,13 +188,17 @@ func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
 	if len(bytes.TrimSpace(orig)) == 0 || !gjson.ValidBytes(orig) {
 		orig = []byte("{}")
 	}
-	out := cur
+	out, end := splitEnd(cur)
 	var err error
 	var touched []string
 	for _, s := range e.sets {
-		if o := gjson.GetBytes(orig, s.path); o.Exists() {
+		r := gjson.GetBytes(out, s.path)
+		switch o := gjson.GetBytes(orig, s.path); {
+		case s.yield && !(r.Exists() && s.ours(r)):
+			// Not memminer's value (any more): connect never replaced it.
+		case o.Exists():
 			out, err = sjson.SetRawBytes(out, s.path, []byte(o.Raw))
-		} else if r := gjson.GetBytes(out, s.path); r.Exists() && s.ours(r) {
+		case r.Exists() && s.ours(r):
 			out, err = sjson.DeleteBytes(out, s.path)
 		}
 		if err != nil {
@@ -218,7 +233,15 @@ func (e jsonEdit) remove(cur, orig []byte) ([]byte, error) {
 			changed = true
 		}
 	}
-	return out, nil
+	return slices.Concat(out, end), nil
+}
+
+// splitEnd cuts a JSON file into its value and what follows it (a final
+// newline, blank lines): sjson drops that end when it adds a key to the
+// top-level object, and the file must keep it.
+func splitEnd(b []byte) (value, end []byte) {
+	value = bytes.TrimRight(b, " \t\r\n")
+	return value, b[len(value):]
 }
 
 // empty reports whether a file holds nothing but what connect would add:

@@ -60,7 +60,7 @@ func TestConnectRecordsSkills(t *testing.T) {
 	if err := os.Symlink(first, link); err != nil {
 		t.Fatal(err)
 	}
-	if err := skill.Deprecate(first, "deploy", "ann"); err != nil {
+	if _, err := skill.Deprecate(first, "deploy", "ann"); err != nil {
 		t.Fatal(err)
 	}
 	newHive := newHiveWith(t, "other")

@@ -834,6 +834,7 @@ func TestMetrics(t *testing.T) {
 		`memminer_mines_total{result="ok",trigger="start"} 4`,
 		`memminer_mine_duration_seconds_count 4`,
 		`memminer_search_duration_seconds_count 1`,
+		`memminer_remember_duration_seconds_count 0`,
 		`memminer_conflicts_open 0`,
 		`memminer_mine_failures_total 0`,
 		`process_resident_memory_bytes`,
@@ -845,6 +846,52 @@ func TestMetrics(t *testing.T) {
 	st, err := r.c.Status(context.Background())
 	if err != nil || st.Daemon.Metrics == nil || *st.Daemon.Metrics != r.d.MetricsAddr() {
 		t.Fatalf("status metrics address %v, %v", st.Daemon.Metrics, err)
+	}
+	// Status carries the same counts as numbers, and the last hour.
+	act := st.Daemon.Activity
+	if act == nil || act.SearchSeconds.Count != 1 || act.MineSeconds.Count != 4 || len(act.SearchSeconds.Counts) != len(act.SearchSeconds.Bounds)+1 ||
+		!slices.Contains(act.Mines, api.MineCount{Trigger: "start", Result: "ok", Count: 4}) || len(act.Recent) == 0 || len(act.Recent) > 2 {
+		t.Fatalf("status activity: %+v", act)
+	}
+	var searches, mines int
+	for _, m := range act.Recent {
+		searches, mines = searches+m.Searches, mines+m.Mines
+	}
+	if searches != 1 || mines != 4 {
+		t.Errorf("the last hour counts %d searches and %d mines, want 1 and 4", searches, mines)
+	}
+}
+
+// TestTimeline: a timeline counts each minute of the last hour in its own
+// slot and gives the minutes with counts, oldest first; it forgets a
+// minute an hour on, when its slot is reused.
+func TestTimeline(t *testing.T) {
+	start := time.Date(2026, 12, 1, 10, 0, 30, 0, time.UTC)
+	minute := func(d time.Duration, searches int) api.Minute {
+		return api.Minute{At: start.Add(d).Truncate(time.Minute), Searches: searches}
+	}
+	tests := []struct {
+		name string
+		adds []time.Duration // after start, each a search
+		at   time.Duration   // when it is read
+		want []api.Minute
+	}{
+		{name: "one minute", adds: []time.Duration{0, 10 * time.Second}, at: 0, want: []api.Minute{minute(0, 2)}},
+		{name: "two minutes apart", adds: []time.Duration{0, 2 * time.Minute}, at: 3 * time.Minute, want: []api.Minute{minute(0, 1), minute(2*time.Minute, 1)}},
+		{name: "an hour on, the slot reused", adds: []time.Duration{0, time.Hour}, at: time.Hour, want: []api.Minute{minute(time.Hour, 1)}},
+		{name: "an hour on, nothing since", adds: []time.Duration{0}, at: time.Hour, want: []api.Minute{}},
+		{name: "59 minutes on, still there", adds: []time.Duration{0}, at: 59 * time.Minute, want: []api.Minute{minute(0, 1)}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var tl timeline
+			for _, d := range tt.adds {
+				tl.add(start.Add(d), countSearch)
+			}
+			if got := tl.last(start.Add(tt.at)); !slices.Equal(got, tt.want) {
+				t.Errorf("got %+v, want %+v", got, tt.want)
+			}
+		})
 	}
 }
 

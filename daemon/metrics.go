@@ -27,7 +27,12 @@ type metrics struct {
 	mineSeconds   *histogram
 	mineFailures  *counterVec
 	searchSeconds *histogram
-	watchErrors   *counterVec
+	// rememberSeconds is the latency of remember requests: the write and
+	// its mine.
+	rememberSeconds *histogram
+	watchErrors     *counterVec
+	// recent counts mines, searches and remembers minute by minute.
+	recent timeline
 	// gauges are read at scrape time.
 	gauges []gauge
 	// scrapeMu makes scrapes take turns; replication is what Syncthing
@@ -53,6 +58,8 @@ func newMetrics(d *Daemon) *metrics {
 			"Files that failed to mine, counted at every failed attempt."),
 		searchSeconds: newHistogram("memminer_search_duration_seconds",
 			"Latency of searches served over the control socket.", searchBuckets),
+		rememberSeconds: newHistogram("memminer_remember_duration_seconds",
+			"Latency of remember requests served over the control socket: the write and its mine.", mineBuckets),
 		watchErrors: newCounterVec("memminer_watch_errors_total",
 			"fsnotify errors and queue overflows, each answered by a rescan of the hive."),
 	}
@@ -173,6 +180,20 @@ func (m *metrics) observeMine(trigger string, dur time.Duration, err error, fail
 	m.mines.add(1, trigger, result)
 	m.mineSeconds.observe(dur.Seconds())
 	m.mineFailures.add(float64(failedFiles))
+	m.recent.add(time.Now(), countMine)
+}
+
+// observeSearch counts a search served over the control socket.
+func (m *metrics) observeSearch(dur time.Duration) {
+	m.searchSeconds.observe(dur.Seconds())
+	m.recent.add(time.Now(), countSearch)
+}
+
+// observeRemember counts a remember request, which is a mine too.
+func (m *metrics) observeRemember(dur time.Duration, err error) {
+	m.observeMine(triggerRequest, dur, err, 0)
+	m.rememberSeconds.observe(dur.Seconds())
+	m.recent.add(time.Now(), countRemember)
 }
 
 // write writes every series in the Prometheus text format (version 0.0.4).
@@ -189,6 +210,7 @@ func (m *metrics) write(w io.Writer) error {
 	m.mineSeconds.write(&b)
 	m.mineFailures.write(&b)
 	m.searchSeconds.write(&b)
+	m.rememberSeconds.write(&b)
 	m.watchErrors.write(&b)
 	for _, g := range m.gauges {
 		g.write(&b)

@@ -15,25 +15,15 @@ import (
 
 func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 	var req api.RememberRequest
-	if !readJSON(w, r, &req) {
-		return
-	}
-	if !sameResolvedPath(req.Hive, d.opts.Hive) {
-		WriteError(w, http.StatusConflict, socket.CodeOtherHive,
-			fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", api.ErrOtherHive, d.opts.Hive, req.Hive))
+	if !readJSON(w, r, &req) || d.refuseOtherHive(w, req.Hive) {
 		return
 	}
 	var res remember.Result
-	j := &callJob{what: "remembering a note of wing " + req.Wing, done: make(chan error, 1)}
-	j.run = func(ctx context.Context) error {
-		// The write stops when the daemon stops or the caller gives up.
-		ctx, cancel := context.WithCancel(ctx)
-		defer context.AfterFunc(r.Context(), cancel)()
-		defer cancel()
+	ok, err := d.runCall(w, r, "remembering a note of wing "+req.Wing, func(ctx context.Context) error {
 		start := time.Now()
 		var err error
 		res, err = d.local().Remember(ctx, req)
-		d.metrics.observeMine(triggerRequest, time.Since(start), err, 0)
+		d.metrics.observeRemember(time.Since(start), err)
 		switch {
 		case err == nil:
 			d.log.Info("remembered on request", "wing", res.Wing, "file", res.File, "line", res.Line, "added", res.Added)
@@ -43,15 +33,8 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 			d.log.Warn("remember request refused", "wing", req.Wing, "reason", err)
 		}
 		return err
-	}
-	if !d.q.addCall(j) {
-		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
-		return
-	}
-	var err error
-	select {
-	case err = <-j.done:
-	case <-r.Context().Done():
+	})
+	if !ok {
 		return
 	}
 	if err != nil {
@@ -60,6 +43,42 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	WriteJSON(w, http.StatusOK, api.RememberReply{Result: res})
+}
+
+// refuseOtherHive answers a write of another hive than the daemon's with
+// ErrOtherHive (it would write into the wrong tree), and reports whether
+// it did.
+func (d *Daemon) refuseOtherHive(w http.ResponseWriter, hive string) bool {
+	if sameResolvedPath(hive, d.opts.Hive) {
+		return false
+	}
+	WriteError(w, http.StatusConflict, socket.CodeOtherHive,
+		fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", api.ErrOtherHive, d.opts.Hive, hive))
+	return true
+}
+
+// runCall runs f in the mine goroutine, as the call job what, and
+// returns its error. f's context ends when the daemon stops or the
+// caller gives up. ok is false when there is nothing left to answer: the
+// daemon is shutting down (answered here) or the caller gave up.
+func (d *Daemon) runCall(w http.ResponseWriter, r *http.Request, what string, f func(context.Context) error) (ok bool, err error) {
+	j := &callJob{what: what, done: make(chan error, 1)}
+	j.run = func(ctx context.Context) error {
+		ctx, cancel := context.WithCancel(ctx)
+		defer context.AfterFunc(r.Context(), cancel)()
+		defer cancel()
+		return f(ctx)
+	}
+	if !d.q.addCall(j) {
+		WriteErr(w, fmt.Errorf("%w: the daemon is shutting down", api.ErrNotRunning))
+		return false, nil
+	}
+	select {
+	case err = <-j.done:
+		return true, err
+	case <-r.Context().Done():
+		return false, nil
+	}
 }
 
 // sameResolvedPath reports whether a and b are one path once made

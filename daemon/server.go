@@ -42,6 +42,9 @@ var requestReadTimeout = 10 * time.Second
 //	GET  /wakeup        ?tokens=N&wing=ID&include_inbox=1&notice=… → wakeup.Digest
 //	POST /remember      api.RememberRequest → api.RememberReply
 //	GET  /index         index.Index
+//	POST /show          api.ShowRequest → api.ShownNote
+//	GET  /inbox         ?wing=ID&all=1 → []inbox.Item
+//	POST /inbox/decide  api.DecideRequest → api.DecideReply
 //	GET  /progress      api.Progress
 //	POST /forget        api.ForgetRequest → mine.Forgotten
 //	GET  /metrics       the Prometheus text exposition (as on MetricsAddr)
@@ -65,6 +68,9 @@ func (d *Daemon) routes() http.Handler {
 	mux.HandleFunc("POST /forget", d.handleForget)
 	mux.HandleFunc("POST /remember", d.handleRemember)
 	mux.HandleFunc("GET /index", d.handleIndex)
+	mux.HandleFunc("POST /show", d.handleShow)
+	mux.HandleFunc("GET /inbox", d.handleInbox)
+	mux.HandleFunc("POST /inbox/decide", d.handleDecide)
 	// The socket is in the palace directory (0700): metrics here are the
 	// user's alone, wing names included (docs/security.md).
 	mux.HandleFunc("GET /metrics", d.metrics.serve)
@@ -126,7 +132,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search: "+err.Error())
 		return
 	}
-	d.metrics.searchSeconds.observe(time.Since(start).Seconds())
+	d.metrics.observeSearch(time.Since(start))
 	if err != nil {
 		WriteErr(w, err)
 		return
@@ -295,11 +301,11 @@ func WriteErr(w http.ResponseWriter, err error) {
 // statusOf picks the HTTP status for an error.
 func statusOf(err error) int {
 	switch socket.Code(err) {
-	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing, socket.CodeNoCopy:
+	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing, socket.CodeNoCopy, socket.CodeNoNote, socket.CodeNoInboxItem:
 		return http.StatusNotFound
-	case socket.CodeRememberBad, socket.CodeNoHive:
+	case socket.CodeRememberBad, socket.CodeNoHive, socket.CodeBadRef, socket.CodeAmbiguousRef, socket.CodeBadDecision:
 		return http.StatusBadRequest
-	case socket.CodeConflict, socket.CodeHashMismatch, socket.CodeOtherHive, socket.CodeBusy:
+	case socket.CodeConflict, socket.CodeHashMismatch, socket.CodeOtherHive, socket.CodeBusy, socket.CodeInboxDecided:
 		return http.StatusConflict
 	case socket.CodeEmpty, socket.CodeWakeupEmpty, socket.CodeModelMismatch, socket.CodeOtherModel, socket.CodeReadOnly, socket.CodeAgentExists:
 		return http.StatusConflict

@@ -60,6 +60,7 @@ func (d *Daemon) Status(ctx context.Context) api.Status {
 	info.Mines = d.mines
 	info.Errors = []api.FileError{}
 	info.Metrics = optional(d.MetricsAddr())
+	info.Activity = d.metrics.activity(now)
 	info.Components = components
 	info.FirstMine = d.firstMineProgress(now)
 	if d.hiveErr != "" {

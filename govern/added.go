@@ -60,3 +60,15 @@ func WithoutMarkers(text string) string {
 	}
 	return text
 }
+
+// Statement returns what a note states: text without the markers memminer
+// writes after it (WithoutMarkers) and without an approval marker
+// ("status: approved —", "[approved]", "#approved"), so an approved note
+// and the same words unmarked say the same thing.
+func Statement(text string) string {
+	text = WithoutMarkers(text)
+	if mayApprove(fold(text)) {
+		text = approvedRe().ReplaceAllString(text, "")
+	}
+	return strings.TrimLeft(text, " \t—–-:")
+}

@@ -281,3 +281,19 @@ func TestNormalTag(t *testing.T) {
 		}
 	}
 }
+
+// TestStatement: what a note states, without memminer's markers after it
+// and an approval marker around it.
+func TestStatement(t *testing.T) {
+	for _, tt := range []struct{ in, want string }{
+		{"status: approved — deploys go out from the release branch", "deploys go out from the release branch"},
+		{"[approved] Backups run at 02:00 (added 2026-12-01)", "Backups run at 02:00"},
+		{"Backups run at 02:00 #approved", "Backups run at 02:00 "},
+		{"Approved vendors are listed in Notion.", "Approved vendors are listed in Notion."},
+		{"db-3 is the primary (added 2026-12-01) (review: 2027-01-01)", "db-3 is the primary"},
+	} {
+		if got := Statement(tt.in); got != tt.want {
+			t.Errorf("Statement(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

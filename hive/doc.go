@@ -13,7 +13,9 @@
 // (a directory that is no hive), NormalizeWingID (wing ids), IsHidden and
 // IsMemoryFile (what is mined), MachineFileName and IsMainMemoryFile (the
 // memory file each machine appends to, memory.<machine>.md, beside an
-// older memory.md), PacksDir and SkillsDir (never agents: the hive's Context
+// older memory.md), ClientMemoryDirName and ClientOf (the folder where a
+// client keeps its own memory on one machine, and whose notes are the
+// client's), PacksDir and SkillsDir (never agents: the hive's Context
 // Packs and shared skills),
 // IsInboxFile (an agent's inbox), and ParseConflictName, the one parser of
 // conflict-copy names: what it recognises is exactly what mine skips and

@@ -55,8 +55,6 @@ type Options struct {
 	// Isolation says whether this machine is cut off from the others, for
 	// the wake-up digest; nil when not known.
 	Isolation func(context.Context) *wakeup.Isolation
-	// ConflictsOpen counts the open conflicts for status.
-	ConflictsOpen func(context.Context, *palace.Palace) int
 	// MineProgress hears how far a mine got.
 	MineProgress func(done, total int)
 }

@@ -232,8 +232,19 @@ func (s *Service) Status(ctx context.Context) (api.Status, error) {
 	}
 	defer done()
 	st := BuildStatus(p, s.opts.ModelSpec, reason, s.opts.Enabled, s.opts.Domains)
-	if s.opts.ConflictsOpen != nil {
-		st.ConflictsOpen = s.opts.ConflictsOpen(ctx, p)
+	if s.opts.Palace == nil { // the daemon counts with its registry
+		st.ConflictsOpen = s.conflictsOpen(ctx, p)
 	}
 	return st, nil
+}
+
+// Wings are the palace's wings as its files hold them; none when nothing
+// was mined yet.
+func (s *Service) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	p, done, err := s.openWings(ctx)
+	if err != nil || p == nil {
+		return nil, err
+	}
+	defer done()
+	return p.Wings(), nil
 }

@@ -65,6 +65,14 @@ type Input struct {
 	// merge never deletes; it proposes (Result.ProposedRemovals,
 	// Result.ProposedFrontmatter). Only a person sets it.
 	AcceptRemovals bool
+	// Remove, without AcceptRemovals, are the removals the merge carries
+	// out, one by one: notes of ours the copy removed (or cut short), by
+	// heading and text, each listed once per note it removes. The other
+	// removals stay proposed. Only a person sets it.
+	Remove []Note
+	// RemoveFrontmatter, without AcceptRemovals, takes the copy's
+	// frontmatter where it drops some of this file's.
+	RemoveFrontmatter bool
 	// AppendOnly says every note the file is known to have held (the
 	// palace's Source.Dropped, its mined versions) is in Ours: this
 	// side only ever added. Without a confirmed base the merge is then a
@@ -146,10 +154,11 @@ type Result struct {
 	// inserted with the conflict marker.
 	FromTheirs []Note
 	// Removed are notes of ours the merge removes (the copy removed them);
-	// empty unless Input.AcceptRemovals.
+	// empty unless Input.AcceptRemovals or Input.Remove.
 	Removed []Note
 	// ProposedRemovals are notes of ours the copy removed, or cut short,
-	// that the merge keeps because Input.AcceptRemovals is not set.
+	// that the merge keeps: neither Input.AcceptRemovals nor Input.Remove
+	// takes them.
 	ProposedRemovals []Note
 	// ProposedFrontmatter is true when the copy changed the frontmatter in
 	// a way that drops some of it, and this file's was kept because
@@ -215,12 +224,12 @@ func Merge(in Input) (*Result, error) {
 	// paragraph of the other would join it), before them.
 	for _, theirsFirst := range []bool{false, true} {
 		try := &Result{Base: res.Base, ThreeWay: res.ThreeWay, Confirmed: res.Confirmed, AppendOnly: res.AppendOnly}
-		items := try.combine(base, ours, theirs, eo, et, theirsFirst, in.AcceptRemovals)
+		items := try.combine(base, ours, theirs, eo, et, theirsFirst, newAcceptor(in))
 		var baseFM *Base
 		if try.ThreeWay {
 			baseFM = &in.Bases[try.Base]
 		}
-		try.frontmatter(baseFM, ours, theirs, in.AcceptRemovals)
+		try.frontmatter(baseFM, ours, theirs, in.AcceptRemovals || in.RemoveFrontmatter)
 		try.NeedsReview = len(try.Conflicts) > 0
 		r := renderer{ours: ours, theirs: theirs, items: items, marker: Marker(in.Device, in.Date), fmTheirs: try.Frontmatter == FrontmatterTheirs}
 		try.Merged, err = r.render()
@@ -238,10 +247,38 @@ func Merge(in Input) (*Result, error) {
 	return res, nil
 }
 
+// acceptor says which removals of the copy a merge carries out: every one
+// (Input.AcceptRemovals), or the notes of Input.Remove, each as many times
+// as it is listed.
+type acceptor struct {
+	all   bool
+	notes map[Note]int
+}
+
+func newAcceptor(in Input) *acceptor {
+	a := &acceptor{all: in.AcceptRemovals, notes: map[Note]int{}}
+	for _, n := range in.Remove {
+		a.notes[n]++
+	}
+	return a
+}
+
+// take reports whether the removal of n is carried out, and counts it.
+func (a *acceptor) take(n Note) bool {
+	if a.all {
+		return true
+	}
+	if a.notes[n] > 0 {
+		a.notes[n]--
+		return true
+	}
+	return false
+}
+
 // combine walks the base, taking from each side what it did, and returns
 // the merged units in order. What the copy removed stays, proposed, unless
-// accept.
-func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirsFirst, accept bool) []item {
+// accept takes it.
+func (res *Result) combine(base []unit, ours, theirs *side, eo, et edits, theirsFirst bool, accept *acceptor) []item {
 	var items []item
 	for a := 0; a <= len(base); a++ {
 		items = append(items, res.inserts(base, a, ours, theirs, eo, et, theirsFirst)...)
@@ -285,16 +322,16 @@ func (res *Result) union(b unit, ours, theirs *side, o, t int, kt opKind) []item
 }
 
 // threeWay resolves base unit b by what each side did to it (ko, kt):
-// what the copy removed stays, proposed, unless accept.
-func (res *Result) threeWay(b unit, ours, theirs *side, o, t int, ko, kt opKind, accept bool) []item {
+// what the copy removed stays, proposed, unless accept takes it.
+func (res *Result) threeWay(b unit, ours, theirs *side, o, t int, ko, kt opKind, accept *acceptor) []item {
 	switch {
 	case ko == kept && kt == kept, ko == changed && kt == kept:
 		res.Kept++
 		return []item{{ours: o, theirs: -1}}
-	case ko == kept && kt == deleted && accept:
+	case ko == kept && kt == deleted && accept.take(noteOf(ours, o)):
 		res.Removed = append(res.Removed, noteOf(ours, o))
 	case ko == kept && kt == deleted,
-		ko == kept && kt == changed && !accept && cutShort(b, theirs.units[t]):
+		ko == kept && kt == changed && cutShort(b, theirs.units[t]) && !accept.take(noteOf(ours, o)):
 		res.ProposedRemovals = append(res.ProposedRemovals, noteOf(ours, o))
 		res.Kept++
 		return []item{{ours: o, theirs: -1}}

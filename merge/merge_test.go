@@ -63,6 +63,8 @@ func TestMerge(t *testing.T) {
 		removed      int
 		proposed     int
 		accept       bool // Input.AcceptRemovals
+		remove       []Note
+		removeFM     bool // Input.RemoveFrontmatter
 		proposedFM   bool
 		frontmatter  string
 	}{
@@ -152,6 +154,58 @@ func TestMerge(t *testing.T) {
 			theirs:      "---\nreview: 2027-01-01\n---\n" + baseFile,
 			want:        "---\nreview: 2027-01-01\n---\n" + baseFile + "- Bo writes the docs\n",
 			accept:      true,
+			frontmatter: FrontmatterTheirs,
+		},
+		{
+			name:        "an empty copy with one removal taken removes that note only",
+			removedLast: true,
+			base:        baseFile,
+			ours:        baseFile + "- Bo writes the docs\n",
+			theirs:      "",
+			remove:      []Note{{Heading: "Memory > Build", Text: "run make before pushing"}},
+			want:        strings.Replace(baseFile, "- run make before pushing\n", "", 1) + "- Bo writes the docs\n",
+			removed:     1,
+			proposed:    2,
+		},
+		{
+			name:        "a removal taken that the copy does not propose removes nothing",
+			removedLast: true,
+			base:        baseFile,
+			ours:        baseFile + "- Bo writes the docs\n",
+			theirs:      strings.Replace(baseFile, "- CI runs on two cores\n", "", 1),
+			remove:      []Note{{Heading: "Memory > Build", Text: "run make before pushing"}, {Heading: "Memory > People", Text: "Bo writes the docs"}},
+			want:        baseFile + "- Bo writes the docs\n",
+			proposed:    1,
+		},
+		{
+			name:        "a truncated copy with its cut note taken cuts it",
+			removedLast: true,
+			base:        baseFile,
+			ours:        baseFile + "- Bo writes the docs\n",
+			theirs:      baseFile[:strings.Index(baseFile, "palace")+3],
+			remove:      []Note{{Heading: "Memory > People", Text: "Ana owns the palace"}},
+			want:        strings.Replace(baseFile, "palace\n", "pal\n", 1) + "- Bo writes the docs\n",
+			fromTheirs:  1,
+		},
+		{
+			name:        "an empty copy with one removal taken keeps the frontmatter",
+			removedLast: true,
+			base:        "---\nagent: dwight\n---\n" + baseFile,
+			ours:        "---\nagent: dwight\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:      "",
+			remove:      []Note{{Heading: "Memory > People", Text: "Ana owns the palace"}},
+			want:        "---\nagent: dwight\n---\n" + strings.Replace(baseFile, "- Ana owns the palace\n", "", 1) + "- Bo writes the docs\n",
+			removed:     1,
+			proposed:    2,
+			proposedFM:  true, frontmatter: FrontmatterOurs,
+		},
+		{
+			name:        "a copy dropping a frontmatter key with RemoveFrontmatter",
+			base:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile,
+			ours:        "---\nagent: dwight\nreview: 2026-06-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			theirs:      "---\nreview: 2027-01-01\n---\n" + baseFile,
+			want:        "---\nreview: 2027-01-01\n---\n" + baseFile + "- Bo writes the docs\n",
+			removeFM:    true,
 			frontmatter: FrontmatterTheirs,
 		},
 		{
@@ -329,7 +383,7 @@ func TestMerge(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01", AcceptRemovals: tt.accept}
+			in := Input{Ours: []byte(tt.ours), Theirs: []byte(tt.theirs), Device: "laptop", Date: "2026-12-01", AcceptRemovals: tt.accept, Remove: tt.remove, RemoveFrontmatter: tt.removeFM}
 			switch {
 			case tt.removedLast:
 				b := *baseOf(t, tt.base)

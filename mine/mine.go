@@ -525,6 +525,7 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	var sections iter.Seq[[]markdown.Note]
 	resumeLine := 0
 	rel := relPath(j.base, f.path)
+	agent = agentOf(agent, rel)
 	if grew && current {
 		doc, sections, resumeLine = resumeFile(p, wing, f.path, rel, data)
 	}
@@ -586,6 +587,17 @@ func mineFile(ctx context.Context, p *palace.Palace, j job, agent string, f cand
 	s.NotesUnchanged += ch.Unchanged
 	s.embedded += ch.Embedded
 	return nil
+}
+
+// agentOf is whom the notes of the file at rel (relative to its agent
+// directory) are recorded as written by: the client whose own memory
+// folder holds it (hive.ClientOf; Claude Code's auto memory), whoever
+// mines it; otherwise agent.
+func agentOf(agent, rel string) string {
+	if client, ok := hive.ClientOf(rel); ok {
+		return client
+	}
+	return agent
 }
 
 // hashFile returns the hex SHA-256 of data, and whether its first

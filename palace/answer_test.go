@@ -243,3 +243,24 @@ func TestKnownIdentifierOutweighsAMissingOne(t *testing.T) {
 		}
 	}
 }
+
+// TestSubjectRanksFirst: of two notes holding what the query names, the
+// one about it (naming it first) ranks above the one naming it in passing.
+func TestSubjectRanksFirst(t *testing.T) {
+	p := openT(t, filepath.Join(t.TempDir(), "p"), nil, false)
+	notes := []Note{
+		note("a", "Notes", "Unreal Insights traces for the boss fight hitch are in `nas-02/traces/LF-3307`.", 1),
+		note("b", "Notes", "LF-3307: hitch of ~300 ms when the boss enters phase two on PS5; fix targeted for patch 1.0.3.", 2),
+		note("c", "Notes", "The boss fight music is by Anna Vale.", 3),
+	}
+	if _, err := p.ApplySource(context.Background(), "ops", Source{Path: "/hive/agents/ops/memory.md", Agent: "ops"}, notes); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := p.Search(context.Background(), "what's LF-3307", SearchOptions{MinRelevance: DefaultMinRelevance})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].ID != "b" {
+		t.Errorf("hits %q, want b (the note about LF-3307) first", ids(hits))
+	}
+}

@@ -106,6 +106,16 @@ const (
 // answerLead is what an answering note of lexical coverage c gains.
 func answerLead(c float64) float64 { return answerBase + answerSlope*c }
 
+// Among the notes that answer, one whose subject (its first subjectTerms
+// index terms) the query names ranks above one naming it in passing: it
+// gains up to subjectLead more. On bench/recall's dev set a lead of 2 to
+// 10 over the first 2 or 3 terms ranks one more direct question's answer
+// first and one more task's; none ranks lower (BENCHMARKS.md).
+const (
+	subjectLead  = 5
+	subjectTerms = 3
+)
+
 // fullCoverage is the lexical coverage that counts whatever the query's
 // grounding: a note holding half of what the query weighs shares more
 // than a stray word with it.

@@ -2,20 +2,19 @@ package palace
 
 import (
 	"bufio"
-	"bytes"
-	"crypto/sha256"
-	"encoding/binary"
 	"encoding/gob"
-	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
 	"time"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Wing file version 2, which earlier builds wrote and which is still read
-// (versions 3 and 4, of which 4 is written, are in wingfile.go). A version 2 file is a
+// (versions 3 to 5, of which 5 is written, are in wingfile.go; the
+// framing of all of them is package wingfile's). A version 2 file is a
 // small header, the wing's notes and sources as a stream
 // of gob messages, and the vectors as raw little-endian float32 (gob is
 // slow for millions of floats). The SHA-256 in the header covers both
@@ -45,19 +44,15 @@ import (
 // both are written in the current version (wingfile.go) at their wing's
 // next write. Version 3's meta part is this stream without the notes
 // (encodeMeta), and version 4's too, with versionHead.Current.
-var (
-	wingMagic   = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 2}
-	wingMagicV1 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 1}
-)
-
 const (
-	wingHeaderLen = 8 + 8 + 8 + 32
-	batchLen      = 2048
-	batchBytes    = 1 << 20
+	batchLen   = 2048
+	batchBytes = 1 << 20
 )
 
-// ErrCorrupt marks a palace file that failed its integrity check.
-var ErrCorrupt = errors.New("corrupt palace file")
+// ErrCorrupt marks a palace file that failed its integrity check (a
+// wing file of a version this build does not read is one too:
+// wingfile.UnknownVersionError).
+var ErrCorrupt = wingfile.ErrCorrupt
 
 // wingMeta is everything a wing file holds but the vectors, as writeWing
 // takes it and readWing returns it. Notes are stored notes: a snapshot
@@ -241,73 +236,30 @@ func readWing(path string, limit int64) (*wingMeta, [][]float32, error) {
 	if info.Size() > limit {
 		return nil, nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
-	var header [wingHeaderLen]byte
-	if _, err := io.ReadFull(f, header[:]); err != nil {
-		return nil, nil, fmt.Errorf("%w: bad header", ErrCorrupt)
+	var b [wingfile.StreamHeaderLen]byte
+	n, _ := io.ReadFull(f, b[:]) // a short header is damaged: ParseStreamHeader says so
+	header, err := wingfile.ParseStreamHeader(b[:n], info.Size())
+	if err != nil {
+		return nil, nil, err
 	}
-	v1 := bytes.Equal(header[:8], wingMagicV1[:])
-	if !v1 && !bytes.Equal(header[:8], wingMagic[:]) {
-		return nil, nil, fmt.Errorf("%w: bad header", ErrCorrupt)
+	if err := header.Check(f); err != nil {
+		return nil, nil, err
 	}
-	metaLen := binary.LittleEndian.Uint64(header[8:])
-	vecLen := binary.LittleEndian.Uint64(header[16:])
-	bodyLen := uint64(info.Size() - wingHeaderLen)
-	if metaLen > bodyLen || vecLen != bodyLen-metaLen {
-		return nil, nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrCorrupt, bodyLen, metaLen+vecLen)
-	}
-	h := sha256.New()
-	if n, err := io.Copy(h, io.NewSectionReader(f, wingHeaderLen, int64(bodyLen))); err != nil || uint64(n) != bodyLen {
-		return nil, nil, fmt.Errorf("%w: read %d of %d bytes: %v", ErrCorrupt, n, bodyLen, err)
-	}
-	if !bytes.Equal(h.Sum(nil), header[24:56]) {
-		return nil, nil, fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
-	}
-	meta := bufio.NewReaderSize(io.NewSectionReader(f, wingHeaderLen, int64(metaLen)), 1<<16)
+	meta := bufio.NewReaderSize(header.Meta(f), 1<<16)
 	var m *wingMeta
-	if v1 {
+	if header.Version == 1 {
 		m, err = decodeMetaV1(meta)
 	} else {
-		m, err = decodeMeta(meta, int(min(metaLen, math.MaxInt32)))
+		m, err = decodeMeta(meta, int(min(header.MetaLen, math.MaxInt32)))
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
-	if !vectorsFill(vecLen, m.Dim, len(m.VecIDs)) {
-		return nil, nil, fmt.Errorf("%w: %d vector bytes for %d vectors of %d dimensions", ErrCorrupt, vecLen, len(m.VecIDs), m.Dim)
-	}
-	// One backing array for all vectors keeps the heap small and the GC quiet.
-	all := make([]float32, vecLen/4)
-	vr := io.NewSectionReader(f, wingHeaderLen+int64(metaLen), int64(vecLen))
-	buf := make([]byte, 1<<16)
-	for i := 0; i < len(all); {
-		chunk := buf[:min(len(buf), 4*(len(all)-i))]
-		if _, err := io.ReadFull(vr, chunk); err != nil {
-			return nil, nil, fmt.Errorf("%w: read vectors: %v", ErrCorrupt, err)
-		}
-		for j := 0; j < len(chunk); j += 4 {
-			all[i] = math.Float32frombits(binary.LittleEndian.Uint32(chunk[j:]))
-			i++
-		}
-	}
-	vecs := make([][]float32, len(m.VecIDs))
-	for i := range vecs {
-		vecs[i] = all[i*m.Dim : (i+1)*m.Dim : (i+1)*m.Dim]
+	vecs, err := header.Vectors(f, len(m.VecIDs), m.Dim)
+	if err != nil {
+		return nil, nil, err
 	}
 	return m, vecs, nil
-}
-
-// vectorsFill reports whether vecLen bytes are n vectors of dim float32s.
-// It multiplies nothing that could overflow: a crafted dim whose product
-// wrapped around to vecLen would have the vectors sliced past their end.
-func vectorsFill(vecLen uint64, dim, n int) bool {
-	switch {
-	case dim < 0:
-		return false
-	case dim == 0 || n == 0:
-		return vecLen == 0
-	}
-	per := 4 * uint64(n) // bytes of one dimension of every vector
-	return vecLen%per == 0 && vecLen/per == uint64(dim)
 }
 
 // decodeMetaV1 decodes the meta part of a version 1 wing file.

@@ -22,6 +22,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // legacyWingMeta is wingMeta as earlier versions encoded it: notes by
@@ -50,13 +51,13 @@ func legacyWingFile(t *testing.T, m *legacyWingMeta, vecs [][]float32) []byte {
 			vb = binary.LittleEndian.AppendUint32(vb, math.Float32bits(f))
 		}
 	}
-	return checksummed(wingMagicV1, meta.Bytes(), vb)
+	return checksummed(wingfile.Magic(1), meta.Bytes(), vb)
 }
 
 // checksummed is a wing file of the meta and vector parts given.
-func checksummed(magic [8]byte, meta, vecs []byte) []byte {
+func checksummed(magic []byte, meta, vecs []byte) []byte {
 	sum := sha256.Sum256(bytes.Join([][]byte{meta, vecs}, nil))
-	out := append([]byte{}, magic[:]...)
+	out := append([]byte{}, magic...)
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(meta)))
 	out = binary.LittleEndian.AppendUint64(out, uint64(len(vecs)))
 	out = append(out, sum[:]...)
@@ -104,7 +105,7 @@ func TestWingFileOfEarlierVersionsLoads(t *testing.T) {
 	if !bytes.Equal(newData[len(newData)-vecBytes:], oldData[len(oldData)-vecBytes:]) {
 		t.Fatal("vectors are not written as before")
 	}
-	if !bytes.Equal(newData[:8], wingMagic[:]) {
+	if !bytes.Equal(newData[:8], wingfile.Magic(2)) {
 		t.Fatalf("rewritten as %q", newData[:8])
 	}
 	again, againVecs, err := readWing(newPath, maxWingFile)
@@ -279,7 +280,7 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 	}
 	for id := range want {
 		data, err := os.ReadFile(filepath.Join(dir, wingsDir, id+wingExt))
-		if err != nil || !bytes.Equal(data[:8], wingMagicV5[:]) {
+		if err != nil || !bytes.Equal(data[:8], wingfile.Magic(5)) {
 			t.Fatalf("wing %s written as %q, %v", id, data[:min(8, len(data))], err)
 		}
 	}
@@ -289,9 +290,10 @@ func TestVersion1WingFilesOpen(t *testing.T) {
 // A version 3 wing file (testdata/v3, written by the build before version
 // 4 of a file mined six times: four appends, an edit, an append) reads
 // its earlier versions, each a reference per note; written again as
-// version 4 (testdata/v4, CRC-32C) and then 5 (CRC-32), whose versions
-// that start with the current notes say so with a count, they read back
-// the same.
+// version 4 (testdata/v4, CRC-32C) and then 5 (testdata/v5, CRC-32), whose
+// versions that start with the current notes say so with a count, they
+// read back the same, and so does the wing as version 2 wrote it
+// (testdata/v2). Each is written as version 5 at its next write.
 func TestOlderWingFilesKeepTheirHistory(t *testing.T) {
 	path := "/h/agents/w/memory.md"
 	texts := func(v Version) []string {
@@ -321,7 +323,7 @@ func TestOlderWingFilesKeepTheirHistory(t *testing.T) {
 			t.Errorf("%s: %d notes, %d dropped; want 5 and none", when, len(src.NoteIDs), len(src.Dropped))
 		}
 	}
-	for _, version := range []string{"v3", "v4"} {
+	for _, version := range []string{"v2", "v3", "v4", "v5"} {
 		t.Run(version, func(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "palace")
 			testutil.CopyDir(t, filepath.Join("testdata", version), dir)
@@ -337,7 +339,7 @@ func TestOlderWingFilesKeepTheirHistory(t *testing.T) {
 			}
 			p.Close()
 			data, err := os.ReadFile(filepath.Join(dir, wingsDir, "w"+wingExt))
-			if err != nil || !bytes.Equal(data[:8], wingMagicV5[:]) {
+			if err != nil || !bytes.Equal(data[:8], wingfile.Magic(5)) {
 				t.Fatalf("written as %q, %v", data[:min(8, len(data))], err)
 			}
 			check(t, "version 5", openT(t, dir, nil, true))

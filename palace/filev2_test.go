@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Version 2 wing files are no longer written, but still read: tests write
@@ -16,7 +18,7 @@ import (
 // writeWing writes a version 2 wing file to f, which must be empty. Both parts are
 // streamed through the checksum and the header is written last, so the
 // file is never built in memory.
-func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
+func writeWing(f wingfile.File, m *wingMeta, vecs [][]float32) error {
 	for _, v := range vecs {
 		if len(v) != m.Dim {
 			return fmt.Errorf("encode wing %s: vector of %d dimensions in a %d-dimension wing", m.ID, len(v), m.Dim)
@@ -25,7 +27,7 @@ func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
 	if len(vecs) != len(m.VecIDs) {
 		return fmt.Errorf("encode wing %s: %d vectors for %d vector ids", m.ID, len(vecs), len(m.VecIDs))
 	}
-	if _, err := f.Write(make([]byte, wingHeaderLen)); err != nil {
+	if _, err := f.Write(make([]byte, wingfile.StreamHeaderLen)); err != nil {
 		return err
 	}
 	h := sha256.New()
@@ -46,8 +48,8 @@ func writeWing(f wingFile, m *wingMeta, vecs [][]float32) error {
 	if err := body.w.Flush(); err != nil {
 		return err
 	}
-	header := make([]byte, wingHeaderLen)
-	copy(header, wingMagic[:])
+	header := make([]byte, wingfile.StreamHeaderLen)
+	copy(header, wingfile.Magic(2))
 	binary.LittleEndian.PutUint64(header[8:], uint64(metaLen))
 	binary.LittleEndian.PutUint64(header[16:], uint64(body.n-metaLen))
 	copy(header[24:], h.Sum(nil))

@@ -17,6 +17,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // roundTripWing is a wing of more notes, note ids and version notes than
@@ -183,7 +184,7 @@ func wingFileOf(t *testing.T, parts ...any) []byte {
 			t.Fatal(err)
 		}
 	}
-	return checksummed(wingMagic, meta.Bytes(), nil)
+	return checksummed(wingfile.Magic(2), meta.Bytes(), nil)
 }
 
 // A version 2 wing file that checks out but does not hold what its parts

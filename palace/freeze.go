@@ -1,109 +1,17 @@
 package palace
 
 import (
-	"encoding/binary"
 	"fmt"
-	"hash/crc32"
-	"io"
 	"maps"
 	"math"
 	"slices"
 	"strings"
 	"time"
 	"unique"
-	"unsafe"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
-
-// indexWriter streams an index section: the table of contents, then each
-// array at an offset that is a multiple of 8, through a CRC-32 (IEEE).
-// It keeps the CRC of the array being written (crc), and with blocks set
-// of each strBlock bytes of it (blockCRCs). Most arrays are written four
-// bytes at a time, the strings one note's id or text at a time, so the
-// bytes are gathered in buf and summed when it is written out or the
-// array ends (sum), not at each write.
-type indexWriter struct {
-	out       io.Writer
-	buf       []byte
-	summed    int // buf[:summed] is in crc (and blockCRCs)
-	n         int64
-	err       error
-	crc       uint32
-	blocks    bool
-	start     int64 // where the array being written starts
-	blockCRCs []uint32
-}
-
-func newIndexWriter(out io.Writer) *indexWriter {
-	return &indexWriter{out: out, buf: make([]byte, 0, 1<<16)}
-}
-
-// sum adds the bytes of buf not yet summed to crc, and with blocks set to
-// the CRCs of the blocks they fall in.
-func (w *indexWriter) sum() {
-	b := w.buf[w.summed:]
-	w.crc = crc32.Update(w.crc, crc32.IEEETable, b)
-	w.summed = len(w.buf)
-	if !w.blocks {
-		return
-	}
-	at := w.n - int64(len(b)) - w.start // b's offset in the array
-	for len(b) > 0 {
-		if at%strBlock == 0 {
-			w.blockCRCs = append(w.blockCRCs, 0)
-		}
-		k := min(len(b), int(strBlock-at%strBlock))
-		last := &w.blockCRCs[len(w.blockCRCs)-1]
-		*last = crc32.Update(*last, crc32.IEEETable, b[:k])
-		at += int64(k)
-		b = b[k:]
-	}
-}
-
-// flush writes buf out.
-func (w *indexWriter) flush() {
-	w.sum()
-	if w.err == nil && len(w.buf) > 0 {
-		_, w.err = w.out.Write(w.buf)
-	}
-	w.buf, w.summed = w.buf[:0], 0
-}
-
-// room makes room for k more bytes in buf, false after an error.
-func (w *indexWriter) room(k int) bool {
-	if len(w.buf)+k > cap(w.buf) {
-		w.flush()
-	}
-	return w.err == nil
-}
-
-func (w *indexWriter) write(b []byte) {
-	for len(b) > 0 && w.room(1) {
-		k := min(len(b), cap(w.buf)-len(w.buf))
-		w.buf = append(w.buf, b[:k]...)
-		w.n += int64(k)
-		b = b[k:]
-	}
-}
-
-// str writes s, which is only read (not copied to bytes first).
-func (w *indexWriter) str(s string) { w.write(unsafe.Slice(unsafe.StringData(s), len(s))) }
-
-func (w *indexWriter) u32(v uint32) {
-	if !w.room(4) {
-		return
-	}
-	w.buf = binary.LittleEndian.AppendUint32(w.buf, v)
-	w.n += 4
-}
-
-// pad writes zeros up to the next multiple of 8.
-func (w *indexWriter) pad() {
-	for w.n%8 != 0 {
-		w.write([]byte{0})
-	}
-}
 
 // sortTerms sorts terms by text. A thawed wing numbers its terms in that
 // order and a change adds a few after them, so the run of sorted terms
@@ -144,40 +52,16 @@ func sortTerms(terms []termRef) {
 // made again for the new numbers. Only the postings and a few numbers a
 // note are held in memory; the notes' strings and vectors are streamed
 // from the wing's own.
-func writeIndex(out wingFile, base int64, s *wingSnapshot) ([]*storedNote, int64, uint32, error) {
+func writeIndex(out wingfile.File, base int64, s *wingSnapshot) ([]*storedNote, int64, uint32, error) {
 	ip, err := planIndex(s)
 	if err != nil {
 		return nil, 0, 0, err
 	}
-	w := newIndexWriter(out)
-	toc := make([]byte, tocLen)
-	w.write(toc) // filled in last
-	var crcs [numSecs]uint32
-	for sec := range numSecs {
-		w.pad()
-		w.sum()
-		w.crc, w.start, w.blocks = 0, w.n, sec == secStrs
-		binary.LittleEndian.PutUint64(toc[sec*16:], uint64(w.n))
-		binary.LittleEndian.PutUint32(toc[sec*16+8:], uint32(ip.lens[sec]))
-		ip.writeSection(w, sec)
-		w.sum()
-		crcs[sec], w.blocks = w.crc, false
-		if w.n-w.start != ip.lens[sec] && w.err == nil {
-			w.err = fmt.Errorf("wing %s: index array %d of %d bytes, %d written", s.id, sec, ip.lens[sec], w.n-w.start)
-		}
-	}
-	w.pad()
-	w.flush()
-	if w.err != nil {
-		return nil, 0, 0, w.err
-	}
-	for sec := range numSecs {
-		binary.LittleEndian.PutUint32(toc[sec*16+12:], crcs[sec])
-	}
-	if _, err := out.WriteAt(toc, base); err != nil {
+	n, crc, err := wingfile.WriteSections(out, base, ip.lens, ip.writeSection)
+	if err != nil {
 		return nil, 0, 0, err
 	}
-	return ip.notes, w.n, crc32.ChecksumIEEE(toc), nil
+	return ip.notes, n, crc, nil
 }
 
 // indexPlan is what writeIndex writes: the live notes renumbered, the
@@ -200,7 +84,7 @@ type indexPlan struct {
 	tables   *noteTables
 	head     []byte
 	dim      int
-	lens     [numSecs]int64
+	lens     [wingfile.NumSecs]int64
 }
 
 // planIndex renumbers the snapshot's notes and terms and sizes the
@@ -217,14 +101,14 @@ func planIndex(s *wingSnapshot) (*indexPlan, error) {
 	ip.tables = newNoteTables(ip.notes)
 	ip.head = s.head(ip.tables)
 	n, terms := int64(len(ip.notes)), int64(len(ip.order))
-	ip.lens = [numSecs]int64{secHead: int64(len(ip.head)), secDocs: 8 * n, secDF: 4 * terms,
-		secListEnd: 4 * terms, secListLast: 4 * terms, secPost: int64(len(ip.post)),
-		secTermEnd: 4 * terms, secTerms: termsLen, secMarked: 4 * int64(len(ip.marked)), secStrs: strsLen,
-		secStrCRC: 4 * ((strsLen + strBlock - 1) / strBlock), secVecs: 4 * n * int64(ip.dim), secHasVec: n, secStatus: n}
-	if ip.lens[secStrs] > math.MaxUint32 || ip.lens[secVecs] > math.MaxUint32 {
+	ip.lens = [wingfile.NumSecs]int64{wingfile.SecHead: int64(len(ip.head)), wingfile.SecDocs: 8 * n, wingfile.SecDF: 4 * terms,
+		wingfile.SecListEnd: 4 * terms, wingfile.SecListLast: 4 * terms, wingfile.SecPost: int64(len(ip.post)),
+		wingfile.SecTermEnd: 4 * terms, wingfile.SecTerms: termsLen, wingfile.SecMarked: 4 * int64(len(ip.marked)), wingfile.SecStrs: strsLen,
+		wingfile.SecStrCRC: 4 * ((strsLen + wingfile.StrBlock - 1) / wingfile.StrBlock), wingfile.SecVecs: 4 * n * int64(ip.dim), wingfile.SecHasVec: n, wingfile.SecStatus: n}
+	if ip.lens[wingfile.SecStrs] > math.MaxUint32 || ip.lens[wingfile.SecVecs] > math.MaxUint32 {
 		return nil, fmt.Errorf("wing %s is too large for one file", s.id)
 	}
-	for _, sec := range []int{secPrev, secNext, secRank, secLine, secHeadIdx, secPlaceIdx, secGovIdx, secIDEnd, secStrEnd} {
+	for _, sec := range []int{wingfile.SecPrev, wingfile.SecNext, wingfile.SecRank, wingfile.SecLine, wingfile.SecHeadIdx, wingfile.SecPlaceIdx, wingfile.SecGovIdx, wingfile.SecIDEnd, wingfile.SecStrEnd} {
 		ip.lens[sec] = 4 * n
 	}
 	return ip, nil
@@ -278,15 +162,15 @@ func (ip *indexPlan) renumberPostings() (termsLen int64) {
 }
 
 // writeSection writes array sec.
-func (ip *indexPlan) writeSection(w *indexWriter, sec int) {
+func (ip *indexPlan) writeSection(w *wingfile.SectionWriter, sec int) {
 	switch sec {
-	case secHead:
-		w.write(ip.head)
-	case secDocs, secDF, secListEnd, secListLast, secPost, secTermEnd, secTerms, secMarked:
+	case wingfile.SecHead:
+		w.Write(ip.head)
+	case wingfile.SecDocs, wingfile.SecDF, wingfile.SecListEnd, wingfile.SecListLast, wingfile.SecPost, wingfile.SecTermEnd, wingfile.SecTerms, wingfile.SecMarked:
 		ip.writeLexical(w, sec)
-	case secIDEnd, secStrEnd, secStrs, secStrCRC:
+	case wingfile.SecIDEnd, wingfile.SecStrEnd, wingfile.SecStrs, wingfile.SecStrCRC:
 		ip.writeStrings(w, sec)
-	case secVecs, secHasVec:
+	case wingfile.SecVecs, wingfile.SecHasVec:
 		ip.writeVectors(w, sec)
 	default:
 		ip.writeNoteFields(w, sec)
@@ -295,72 +179,72 @@ func (ip *indexPlan) writeSection(w *indexWriter, sec int) {
 
 // writeLexical writes an array of the lexical index: the documents, the
 // terms and their postings, the marked documents.
-func (ip *indexPlan) writeLexical(w *indexWriter, sec int) {
+func (ip *indexPlan) writeLexical(w *wingfile.SectionWriter, sec int) {
 	switch sec {
-	case secDocs:
+	case wingfile.SecDocs:
 		for i, old := range ip.olds {
-			w.u32(uint32(ip.s.lex.docs[old].length))
-			w.u32(ip.checks[i])
+			w.U32(uint32(ip.s.lex.docs[old].length))
+			w.U32(ip.checks[i])
 		}
-	case secDF:
+	case wingfile.SecDF:
 		for _, v := range ip.df {
-			w.u32(uint32(v))
+			w.U32(uint32(v))
 		}
-	case secListEnd:
+	case wingfile.SecListEnd:
 		for _, v := range ip.listEnd {
-			w.u32(v)
+			w.U32(v)
 		}
-	case secListLast:
+	case wingfile.SecListLast:
 		for _, v := range ip.listLast {
-			w.u32(uint32(v))
+			w.U32(uint32(v))
 		}
-	case secPost:
-		w.write(ip.post)
-	case secTermEnd:
+	case wingfile.SecPost:
+		w.Write(ip.post)
+	case wingfile.SecTermEnd:
 		end := uint32(0)
 		for _, t := range ip.order {
 			end += uint32(len(t.text))
-			w.u32(end)
+			w.U32(end)
 		}
-	case secTerms:
+	case wingfile.SecTerms:
 		for _, t := range ip.order {
-			w.str(t.text)
+			w.Str(t.text)
 		}
-	case secMarked:
+	case wingfile.SecMarked:
 		for _, d := range ip.marked {
-			w.u32(uint32(d))
+			w.U32(uint32(d))
 		}
 	}
 }
 
 // writeNoteFields writes an array of one number a note: its neighbours
 // and rank in the view, its line and its tables' entries, its status.
-func (ip *indexPlan) writeNoteFields(w *indexWriter, sec int) {
+func (ip *indexPlan) writeNoteFields(w *wingfile.SectionWriter, sec int) {
 	switch sec {
-	case secPrev, secNext, secRank:
-		a := map[int][]int32{secPrev: ip.s.view.prev, secNext: ip.s.view.next, secRank: ip.s.view.rank}[sec]
+	case wingfile.SecPrev, wingfile.SecNext, wingfile.SecRank:
+		a := map[int][]int32{wingfile.SecPrev: ip.s.view.prev, wingfile.SecNext: ip.s.view.next, wingfile.SecRank: ip.s.view.rank}[sec]
 		for _, old := range ip.olds {
-			w.u32(ip.viewOf(a, old, sec != secRank))
+			w.U32(ip.viewOf(a, old, sec != wingfile.SecRank))
 		}
-	case secLine:
+	case wingfile.SecLine:
 		for _, nt := range ip.notes {
-			w.u32(uint32(nt.line))
+			w.U32(uint32(nt.line))
 		}
-	case secHeadIdx:
+	case wingfile.SecHeadIdx:
 		for _, nt := range ip.notes {
-			w.u32(ip.tables.headings[nt.heading])
+			w.U32(ip.tables.headings[nt.heading])
 		}
-	case secPlaceIdx:
+	case wingfile.SecPlaceIdx:
 		for _, nt := range ip.notes {
-			w.u32(ip.tables.places[nt.place])
+			w.U32(ip.tables.places[nt.place])
 		}
-	case secGovIdx:
+	case wingfile.SecGovIdx:
 		for _, nt := range ip.notes {
-			w.u32(ip.tables.govs[nt.gov])
+			w.U32(ip.tables.govs[nt.gov])
 		}
-	case secStatus:
+	case wingfile.SecStatus:
 		for _, nt := range ip.notes {
-			w.write([]byte{statusCode(nt.gov.Status)})
+			w.Write([]byte{statusCode(nt.gov.Status)})
 		}
 	}
 }
@@ -380,42 +264,42 @@ func (ip *indexPlan) viewOf(a []int32, old int32, renum bool) uint32 {
 
 // writeStrings writes the notes' ids and texts, where each ends, and the
 // checksums of their blocks.
-func (ip *indexPlan) writeStrings(w *indexWriter, sec int) {
+func (ip *indexPlan) writeStrings(w *wingfile.SectionWriter, sec int) {
 	switch sec {
-	case secIDEnd, secStrEnd:
+	case wingfile.SecIDEnd, wingfile.SecStrEnd:
 		end := uint32(0)
 		for _, nt := range ip.notes {
 			end += uint32(len(nt.id))
-			if sec == secIDEnd {
-				w.u32(end)
+			if sec == wingfile.SecIDEnd {
+				w.U32(end)
 			}
 			end += uint32(len(nt.text))
-			if sec == secStrEnd {
-				w.u32(end)
+			if sec == wingfile.SecStrEnd {
+				w.U32(end)
 			}
 		}
-	case secStrs:
+	case wingfile.SecStrs:
 		for _, nt := range ip.notes {
-			w.str(nt.id)
-			w.str(nt.text)
+			w.Str(nt.id)
+			w.Str(nt.text)
 		}
-	case secStrCRC:
-		for _, c := range w.blockCRCs {
-			w.u32(c)
+	case wingfile.SecStrCRC:
+		for _, c := range w.BlockCRCs() {
+			w.U32(c)
 		}
 	}
 }
 
 // writeVectors writes the notes' vectors (zeros for a note without one
 // of the wing's dimension) and whether each has one.
-func (ip *indexPlan) writeVectors(w *indexWriter, sec int) {
-	if sec == secHasVec {
+func (ip *indexPlan) writeVectors(w *wingfile.SectionWriter, sec int) {
+	if sec == wingfile.SecHasVec {
 		for _, nt := range ip.notes {
 			has := byte(0)
 			if v := ip.s.vecs[nt.id]; ip.dim > 0 && len(v) == ip.dim {
 				has = 1
 			}
-			w.write([]byte{has})
+			w.Write([]byte{has})
 		}
 		return
 	}
@@ -429,7 +313,7 @@ func (ip *indexPlan) writeVectors(w *indexWriter, sec int) {
 			v = zero
 		}
 		for _, f := range v {
-			w.u32(math.Float32bits(f))
+			w.U32(math.Float32bits(f))
 		}
 	}
 }
@@ -466,63 +350,63 @@ func newNoteTables(notes []*storedNote) *noteTables {
 
 // writeSourceHead codes src without its NoteIDs and Earlier, and how
 // many notes it has.
-func writeSourceHead(h *headWriter, src *Source) {
-	h.str(src.Path)
-	h.str(src.Agent)
-	h.time(src.Mtime)
-	h.int(src.Size)
-	h.str(src.Hash)
-	h.time(src.Mined)
-	h.int(int64(src.Governed))
-	h.str(src.GovernedFile)
-	h.int(int64(src.NoteFormat))
+func writeSourceHead(h *wingfile.HeadWriter, src *Source) {
+	h.Str(src.Path)
+	h.Str(src.Agent)
+	h.Time(src.Mtime)
+	h.Int(src.Size)
+	h.Str(src.Hash)
+	h.Time(src.Mined)
+	h.Int(int64(src.Governed))
+	h.Str(src.GovernedFile)
+	h.Int(int64(src.NoteFormat))
 	keys := slices.Sorted(maps.Keys(src.Frontmatter))
-	h.uint(uint64(len(keys)))
+	h.Uint(uint64(len(keys)))
 	for _, k := range keys {
-		h.str(k)
-		h.str(src.Frontmatter[k])
+		h.Str(k)
+		h.Str(src.Frontmatter[k])
 	}
-	h.uint(uint64(len(src.NoteIDs)))
+	h.Uint(uint64(len(src.NoteIDs)))
 }
 
 // head codes the head array of the snapshot's index section: the wing's
 // fields and the tables.
 func (s *wingSnapshot) head(t *noteTables) []byte {
-	h := &headWriter{}
-	h.str(s.id)
-	h.str(s.model)
-	h.uint(uint64(max(s.dim, 0)))
-	h.time(s.lastMined)
-	h.uint(uint64(len(s.sources)))
+	h := &wingfile.HeadWriter{}
+	h.Str(s.id)
+	h.Str(s.model)
+	h.Uint(uint64(max(s.dim, 0)))
+	h.Time(s.lastMined)
+	h.Uint(uint64(len(s.sources)))
 	for i := range s.sources {
 		writeSourceHead(h, &s.sources[i])
 	}
-	h.uint(uint64(s.governed))
-	h.uint(uint64(len(s.roots)))
+	h.Uint(uint64(s.governed))
+	h.Uint(uint64(len(s.roots)))
 	for _, r := range s.roots {
-		h.str(r)
+		h.Str(r)
 	}
-	h.uint(uint64(s.lex.live))
-	h.uint(uint64(s.lex.totalLen))
-	h.uint(uint64(len(t.headingList)))
+	h.Uint(uint64(s.lex.live))
+	h.Uint(uint64(s.lex.totalLen))
+	h.Uint(uint64(len(t.headingList)))
 	for _, hd := range t.headingList {
-		h.str(hd.Value())
+		h.Str(hd.Value())
 	}
-	h.uint(uint64(len(t.placeList)))
+	h.Uint(uint64(len(t.placeList)))
 	for _, pl := range t.placeList {
 		p := pl.Value()
-		h.str(p.wing)
-		h.str(p.agent)
-		h.str(p.source)
+		h.Str(p.wing)
+		h.Str(p.agent)
+		h.Str(p.source)
 		var mtime time.Time
 		if src := s.sourceOf(p.source); src != nil {
 			mtime = src.Mtime
 		}
-		h.time(mtime)
+		h.Time(mtime)
 	}
-	h.uint(uint64(len(t.govList)))
+	h.Uint(uint64(len(t.govList)))
 	for _, g := range t.govList {
 		writeGovernance(h, g)
 	}
-	return h.b
+	return h.B
 }

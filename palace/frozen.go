@@ -1,7 +1,6 @@
 package palace
 
 import (
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"hash/crc32"
@@ -12,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // A frozen wing is a wing as search reads it, straight from the index
@@ -62,7 +62,7 @@ type frozenWing struct {
 	strCRC []uint32
 	// arrays are the section's arrays; the ones a hit reads are checked
 	// at the first (checkHits).
-	arrays   *sectionArrays
+	arrays   *wingfile.Sections
 	hitsOnce sync.Once
 	hitsErr  error
 	vecsOnce sync.Once
@@ -117,132 +117,19 @@ func (f *frozenLex) list(t int32) []byte {
 	return f.post[start:f.listEnd[t]:f.listEnd[t]]
 }
 
-// The arrays of an index section, in the order of its table of contents.
-const (
-	secHead = iota
-	secDocs
-	secDF
-	secListEnd
-	secListLast
-	secPost
-	secTermEnd
-	secTerms
-	secPrev
-	secNext
-	secRank
-	secMarked
-	secLine
-	secHeadIdx
-	secPlaceIdx
-	secGovIdx
-	secIDEnd
-	secStrEnd
-	secStrs
-	secStrCRC
-	secVecs
-	secHasVec
-	secStatus
-	numSecs
-)
-
-// tocLen is the bytes of the table of contents: per array its offset
-// (uint64), length and CRC (uint32 each; CRC-32C up to version 4, CRC-32 from 5).
-const tocLen = numSecs * 16
-
-// strBlock is the size of the blocks of the notes' strings that have a
-// CRC of their own (secStrCRC): a hit checks the block its note is in.
-const strBlock = 1 << 16
-
 // Which arrays are checked when: those of eager at open, since every
 // search reads them; the vectors when a search first compares them; the
 // notes' fields but governance (hitArrays) at the first hit; the strings
 // a block at a time as hits read them.
 var (
-	hitArrays = []int{secLine, secHeadIdx, secPlaceIdx, secIDEnd, secStrEnd}
-	eager     = []int{secHead, secDocs, secDF, secListEnd, secListLast, secPost, secTermEnd, secTerms,
-		secPrev, secNext, secRank, secMarked, secGovIdx, secStrCRC, secHasVec, secStatus}
+	hitArrays = []int{wingfile.SecLine, wingfile.SecHeadIdx, wingfile.SecPlaceIdx, wingfile.SecIDEnd, wingfile.SecStrEnd}
+	eager     = []int{wingfile.SecHead, wingfile.SecDocs, wingfile.SecDF, wingfile.SecListEnd, wingfile.SecListLast, wingfile.SecPost, wingfile.SecTermEnd, wingfile.SecTerms,
+		wingfile.SecPrev, wingfile.SecNext, wingfile.SecRank, wingfile.SecMarked, wingfile.SecGovIdx, wingfile.SecStrCRC, wingfile.SecHasVec, wingfile.SecStatus}
 )
-
-// littleEndian tells that arrays can be used in place: the file's
-// integers are little-endian.
-var littleEndian = binary.NativeEndian.Uint16([]byte{1, 0}) == 1
-
-// sectionArrays are the arrays of an index section, sliced from it, and
-// their CRCs.
-type sectionArrays struct {
-	data [numSecs][]byte
-	crc  [numSecs]uint32
-	// table is the CRC's, by the file's version (crcTable).
-	table *crc32.Table
-}
-
-// splitSection slices buf, whose start is 8-aligned in memory, into its
-// arrays.
-func splitSection(buf []byte, table *crc32.Table) (*sectionArrays, error) {
-	a := &sectionArrays{table: table}
-	if len(buf) < tocLen {
-		return nil, errors.New("index section too short")
-	}
-	for i := range numSecs {
-		off := binary.LittleEndian.Uint64(buf[i*16:])
-		n := uint64(binary.LittleEndian.Uint32(buf[i*16+8:]))
-		a.crc[i] = binary.LittleEndian.Uint32(buf[i*16+12:])
-		if off%8 != 0 || off < tocLen || off > uint64(len(buf)) || n > uint64(len(buf))-off {
-			return nil, fmt.Errorf("index array %d out of bounds", i)
-		}
-		a.data[i] = buf[off : off+n : off+n]
-	}
-	return a, nil
-}
-
-// check verifies the CRCs of the arrays secs.
-func (a *sectionArrays) check(secs []int) error {
-	for _, sec := range secs {
-		if crc32.Checksum(a.data[sec], a.table) != a.crc[sec] {
-			return fmt.Errorf("%w: index array %d: checksum mismatch", ErrCorrupt, sec)
-		}
-	}
-	return nil
-}
-
-// int32s returns b as int32s: in place when the machine is little-endian,
-// else a decoded copy.
-func int32s(b []byte) ([]int32, bool) {
-	if len(b)%4 != 0 {
-		return nil, false
-	}
-	if len(b) == 0 {
-		return nil, true
-	}
-	if littleEndian {
-		return unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(b))), len(b)/4), true
-	}
-	out := make([]int32, len(b)/4)
-	for i := range out {
-		out[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return out, true
-}
-
-func uint32s(b []byte) ([]uint32, bool) {
-	v, ok := int32s(b)
-	if !ok || len(v) == 0 {
-		return nil, ok
-	}
-	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)), true
-}
-
-func float32s(b []byte) ([]float32, bool) {
-	v, ok := int32s(b)
-	if !ok || len(v) == 0 {
-		return nil, ok
-	}
-	return unsafe.Slice((*float32)(unsafe.Pointer(unsafe.SliceData(v))), len(v)), true
-}
 
 // lexDocs returns b as lexDocs (length, check), in place on little-endian.
 func lexDocs(b []byte) ([]lexDoc, bool) {
-	v, ok := int32s(b)
+	v, ok := wingfile.Int32s(b)
 	if !ok || len(v)%2 != 0 {
 		return nil, false
 	}
@@ -252,116 +139,37 @@ func lexDocs(b []byte) ([]lexDoc, bool) {
 	return unsafe.Slice((*lexDoc)(unsafe.Pointer(unsafe.SliceData(v))), len(v)/2), true
 }
 
-// headWriter and headReader code the small head array of an index
-// section: the wing's fields and the tables notes refer to.
-type headWriter struct{ b []byte }
-
-func (w *headWriter) uint(v uint64) { w.b = binary.AppendUvarint(w.b, v) }
-func (w *headWriter) int(v int64)   { w.b = binary.AppendVarint(w.b, v) }
-func (w *headWriter) str(s string)  { w.uint(uint64(len(s))); w.b = append(w.b, s...) }
-func (w *headWriter) time(t time.Time) {
-	b, err := t.MarshalBinary()
-	if err != nil { // a zone offset that is not whole minutes: keep the instant
-		b, _ = t.UTC().MarshalBinary()
-	}
-	w.uint(uint64(len(b)))
-	w.b = append(w.b, b...)
-}
-
-type headReader struct {
-	b   []byte
-	err error
-}
-
-func (r *headReader) fail() {
-	if r.err == nil {
-		r.err = errors.New("index head truncated")
-	}
-	r.b = nil
-}
-
-func (r *headReader) uint() uint64 {
-	v, n := binary.Uvarint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *headReader) int() int64 {
-	v, n := binary.Varint(r.b)
-	if n <= 0 {
-		r.fail()
-		return 0
-	}
-	r.b = r.b[n:]
-	return v
-}
-
-func (r *headReader) bytes() []byte {
-	n := r.uint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return nil
-	}
-	b := r.b[:n]
-	r.b = r.b[n:]
-	return b
-}
-
-func (r *headReader) str() string { return string(r.bytes()) }
-
-// count reads a count of items of at least one byte each.
-func (r *headReader) count() int {
-	n := r.uint()
-	if n > uint64(len(r.b)) {
-		r.fail()
-		return 0
-	}
-	return int(n)
-}
-
-func (r *headReader) time() time.Time {
-	var t time.Time
-	if b := r.bytes(); r.err == nil && t.UnmarshalBinary(b) != nil {
-		r.err = errors.New("index head: bad time")
-	}
-	return t
-}
-
-func readSourceHead(r *headReader) SourceHead {
-	s := Source{Path: r.str(), Agent: r.str(), Mtime: r.time(), Size: r.int(), Hash: r.str(), Mined: r.time(),
-		Governed: int(r.int()), GovernedFile: r.str(), NoteFormat: int(r.int())}
-	if n := r.count(); n > 0 {
+func readSourceHead(r *wingfile.HeadReader) SourceHead {
+	s := Source{Path: r.Str(), Agent: r.Str(), Mtime: r.Time(), Size: r.Int(), Hash: r.Str(), Mined: r.Time(),
+		Governed: int(r.Int()), GovernedFile: r.Str(), NoteFormat: int(r.Int())}
+	if n := r.Count(); n > 0 {
 		s.Frontmatter = make(map[string]string, n)
 		for range n {
-			k := r.str()
-			s.Frontmatter[k] = r.str()
+			k := r.Str()
+			s.Frontmatter[k] = r.Str()
 		}
 	}
-	return SourceHead{Source: s, Notes: int(r.uint())}
+	return SourceHead{Source: s, Notes: int(r.Uint())}
 }
 
-func writeGovernance(w *headWriter, g *govern.Note) {
-	w.str(string(g.Status))
-	w.str(g.Reason)
-	w.time(g.Date)
-	w.time(g.Review)
-	w.int(int64(g.StaleAfter))
-	w.uint(uint64(len(g.Tags)))
+func writeGovernance(w *wingfile.HeadWriter, g *govern.Note) {
+	w.Str(string(g.Status))
+	w.Str(g.Reason)
+	w.Time(g.Date)
+	w.Time(g.Review)
+	w.Int(int64(g.StaleAfter))
+	w.Uint(uint64(len(g.Tags)))
 	for _, t := range g.Tags {
-		w.str(t)
+		w.Str(t)
 	}
 }
 
-func readGovernance(r *headReader) *govern.Note {
-	g := govern.Note{Status: govern.Status(r.str()), Reason: r.str(), Date: r.time(), Review: r.time(), StaleAfter: time.Duration(r.int())}
-	if n := r.count(); n > 0 {
+func readGovernance(r *wingfile.HeadReader) *govern.Note {
+	g := govern.Note{Status: govern.Status(r.Str()), Reason: r.Str(), Date: r.Time(), Review: r.Time(), StaleAfter: time.Duration(r.Int())}
+	if n := r.Count(); n > 0 {
 		g.Tags = make([]string, n)
 		for i := range g.Tags {
-			g.Tags[i] = r.str()
+			g.Tags[i] = r.Str()
 		}
 	}
 	// Shared within the wing; a thaw shares them palace-wide.
@@ -402,19 +210,19 @@ func checkIndexes(v []uint32, n int) bool {
 
 // parseFrozen makes a frozen wing of an index section whose CRC was
 // checked. Every array is checked for its size and, unless the section is
-// of a sealed file (seal.go), for its CRC and every offset and index for
+// of a sealed file (wingfile.Seal), for its CRC and every offset and index for
 // its bounds, so a search of it cannot read out of range.
 func parseFrozen(buf []byte, sealed bool, table *crc32.Table) (*frozenWing, error) {
-	arr, err := splitSection(buf, table)
+	arr, err := wingfile.Split(buf, table)
 	if err != nil {
 		return nil, err
 	}
 	if !sealed {
-		if err := arr.check(eager); err != nil {
+		if err := arr.Check(eager); err != nil {
 			return nil, err
 		}
 	}
-	f, live, totalLen, err := readFrozenHead(arr.data[secHead])
+	f, live, totalLen, err := readFrozenHead(arr.Data[wingfile.SecHead])
 	if err != nil {
 		return nil, err
 	}
@@ -448,26 +256,26 @@ func parseFrozen(buf []byte, sealed bool, table *crc32.Table) (*frozenWing, erro
 // readFrozenHead reads the index section's head: the wing's fields and
 // sources, and the count and total length of its live notes.
 func readFrozenHead(head []byte) (f *frozenWing, live, totalLen int, err error) {
-	r := &headReader{b: head}
-	f = &frozenWing{id: r.str(), model: r.str(), dim: int(r.uint()), lastMined: r.time(),
-		sources: make([]SourceHead, r.count())}
+	r := &wingfile.HeadReader{B: head}
+	f = &frozenWing{id: r.Str(), model: r.Str(), dim: int(r.Uint()), lastMined: r.Time(),
+		sources: make([]SourceHead, r.Count())}
 	for i := range f.sources {
 		f.sources[i] = readSourceHead(r)
 	}
-	f.governed = int(r.uint())
-	if n := r.count(); n > 0 {
+	f.governed = int(r.Uint())
+	if n := r.Count(); n > 0 {
 		f.roots = make([]string, n)
 		for i := range f.roots {
-			f.roots[i] = r.str()
+			f.roots[i] = r.Str()
 		}
 	}
-	live, totalLen = int(r.uint()), int(r.uint())
-	if r.err != nil {
-		return nil, 0, 0, r.err
+	live, totalLen = int(r.Uint()), int(r.Uint())
+	if r.Err != nil {
+		return nil, 0, 0, r.Err
 	}
 	// The tables the notes refer to are read when a search or a thaw first
 	// needs them (loadTables): a mine of other wings never does.
-	f.tablesRaw = r.b
+	f.tablesRaw = r.B
 	f.mtimes = make(map[string]time.Time, len(f.sources))
 	for _, s := range f.sources {
 		f.mtimes[s.Path] = s.Mtime
@@ -477,26 +285,26 @@ func readFrozenHead(head []byte) (f *frozenWing, live, totalLen int, err error) 
 
 // takeArrays points f's arrays at the section's, each checked for a size
 // its element divides, and returns the documents and their frequencies.
-func (f *frozenWing) takeArrays(arr *sectionArrays) ([]lexDoc, []int32, error) {
-	a := &arr.data
+func (f *frozenWing) takeArrays(arr *wingfile.Sections) ([]lexDoc, []int32, error) {
+	a := &arr.Data
 	ok := true
 	take := func(v []int32, good bool) []int32 { ok = ok && good; return v }
 	takeU := func(v []uint32, good bool) []uint32 { ok = ok && good; return v }
-	docs, good := lexDocs(a[secDocs])
+	docs, good := lexDocs(a[wingfile.SecDocs])
 	ok = ok && good
-	df := take(int32s(a[secDF]))
-	f.lex = frozenLex{terms: a[secTerms], post: a[secPost]}
-	f.lex.termEnd = takeU(uint32s(a[secTermEnd]))
-	f.lex.listEnd = takeU(uint32s(a[secListEnd]))
-	f.lex.listLast = take(int32s(a[secListLast]))
-	f.prev, f.next, f.rank = take(int32s(a[secPrev])), take(int32s(a[secNext])), take(int32s(a[secRank]))
-	f.marked, f.line = take(int32s(a[secMarked])), take(int32s(a[secLine]))
-	f.headIdx, f.placeIdx, f.govIdx = takeU(uint32s(a[secHeadIdx])), takeU(uint32s(a[secPlaceIdx])), takeU(uint32s(a[secGovIdx]))
-	f.idEnd, f.strEnd = takeU(uint32s(a[secIDEnd])), takeU(uint32s(a[secStrEnd]))
-	f.strs, f.arrays, f.status = a[secStrs], arr, a[secStatus]
-	f.strCRC = takeU(uint32s(a[secStrCRC]))
-	vecs, good := float32s(a[secVecs])
-	f.vecs, f.hasVec = vecs, a[secHasVec]
+	df := take(wingfile.Int32s(a[wingfile.SecDF]))
+	f.lex = frozenLex{terms: a[wingfile.SecTerms], post: a[wingfile.SecPost]}
+	f.lex.termEnd = takeU(wingfile.Uint32s(a[wingfile.SecTermEnd]))
+	f.lex.listEnd = takeU(wingfile.Uint32s(a[wingfile.SecListEnd]))
+	f.lex.listLast = take(wingfile.Int32s(a[wingfile.SecListLast]))
+	f.prev, f.next, f.rank = take(wingfile.Int32s(a[wingfile.SecPrev])), take(wingfile.Int32s(a[wingfile.SecNext])), take(wingfile.Int32s(a[wingfile.SecRank]))
+	f.marked, f.line = take(wingfile.Int32s(a[wingfile.SecMarked])), take(wingfile.Int32s(a[wingfile.SecLine]))
+	f.headIdx, f.placeIdx, f.govIdx = takeU(wingfile.Uint32s(a[wingfile.SecHeadIdx])), takeU(wingfile.Uint32s(a[wingfile.SecPlaceIdx])), takeU(wingfile.Uint32s(a[wingfile.SecGovIdx]))
+	f.idEnd, f.strEnd = takeU(wingfile.Uint32s(a[wingfile.SecIDEnd])), takeU(wingfile.Uint32s(a[wingfile.SecStrEnd]))
+	f.strs, f.arrays, f.status = a[wingfile.SecStrs], arr, a[wingfile.SecStatus]
+	f.strCRC = takeU(wingfile.Uint32s(a[wingfile.SecStrCRC]))
+	vecs, good := wingfile.Float32s(a[wingfile.SecVecs])
+	f.vecs, f.hasVec = vecs, a[wingfile.SecHasVec]
 	if !ok || !good {
 		return nil, nil, errors.New("index array of a bad size")
 	}
@@ -514,7 +322,7 @@ func (f *frozenWing) sizesMatch(n, terms int) bool {
 		ok = ok && len(l) == n
 	}
 	ok = ok && len(f.lex.termEnd) == terms && len(f.lex.listEnd) == terms && len(f.lex.listLast) == terms
-	if len(f.hasVec) != n || len(f.status) != n || len(f.strCRC) != (len(f.strs)+strBlock-1)/strBlock {
+	if len(f.hasVec) != n || len(f.status) != n || len(f.strCRC) != (len(f.strs)+wingfile.StrBlock-1)/wingfile.StrBlock {
 		return false
 	}
 	return ok && f.vectorsMatch(n)
@@ -560,7 +368,7 @@ func (f *frozenWing) checkHits() error {
 		return err
 	}
 	f.hitsOnce.Do(func() {
-		if f.hitsErr = f.arrays.check(hitArrays); f.hitsErr != nil {
+		if f.hitsErr = f.arrays.Check(hitArrays); f.hitsErr != nil {
 			return
 		}
 		ok := checkOffsets(f.strEnd, len(f.strs)) && checkIndexes(f.headIdx, len(f.headings)) && checkIndexes(f.placeIdx, len(f.places))
@@ -606,7 +414,7 @@ func statusOf(c byte) govern.Status {
 
 // checkVectors checks, once, the CRC of the vectors.
 func (f *frozenWing) checkVectors() error {
-	f.vecsOnce.Do(func() { f.vecsErr = f.arrays.check([]int{secVecs}) })
+	f.vecsOnce.Do(func() { f.vecsErr = f.arrays.Check([]int{wingfile.SecVecs}) })
 	return f.vecsErr
 }
 
@@ -615,23 +423,23 @@ func (f *frozenWing) checkVectors() error {
 // refers to one (the head's CRC was checked at open).
 func (f *frozenWing) loadTables() error {
 	f.tablesOnce.Do(func() {
-		r := &headReader{b: f.tablesRaw}
-		f.headings = make([]unique.Handle[string], r.count())
+		r := &wingfile.HeadReader{B: f.tablesRaw}
+		f.headings = make([]unique.Handle[string], r.Count())
 		for i := range f.headings {
-			f.headings[i] = unique.Make(r.str())
+			f.headings[i] = unique.Make(r.Str())
 		}
-		f.places = make([]unique.Handle[notePlace], r.count())
+		f.places = make([]unique.Handle[notePlace], r.Count())
 		for i := range f.places {
-			f.places[i] = unique.Make(notePlace{wing: r.str(), agent: r.str(), source: r.str()})
-			r.time() // the source's mtime, which sources have too
+			f.places[i] = unique.Make(notePlace{wing: r.Str(), agent: r.Str(), source: r.Str()})
+			r.Time() // the source's mtime, which sources have too
 		}
-		f.govs = make([]*govern.Note, r.count())
+		f.govs = make([]*govern.Note, r.Count())
 		for i := range f.govs {
 			f.govs[i] = readGovernance(r)
 		}
 		switch {
-		case r.err != nil:
-			f.tablesErr = fmt.Errorf("%w: %v", ErrCorrupt, r.err)
+		case r.Err != nil:
+			f.tablesErr = fmt.Errorf("%w: %v", ErrCorrupt, r.Err)
 		case !checkIndexes(f.govIdx, len(f.govs)):
 			f.tablesErr = fmt.Errorf("%w: index governance out of range", ErrCorrupt)
 		}
@@ -642,9 +450,9 @@ func (f *frozenWing) loadTables() error {
 // checkStrings checks the CRCs of the blocks of the notes' strings that
 // [start, end) spans.
 func (f *frozenWing) checkStrings(start, end uint32) error {
-	for b := int(start / strBlock); b*strBlock < int(end); b++ {
-		block := f.strs[b*strBlock : min((b+1)*strBlock, len(f.strs))]
-		if crc32.Checksum(block, f.arrays.table) != f.strCRC[b] {
+	for b := int(start / wingfile.StrBlock); b*wingfile.StrBlock < int(end); b++ {
+		block := f.strs[b*wingfile.StrBlock : min((b+1)*wingfile.StrBlock, len(f.strs))]
+		if crc32.Checksum(block, f.arrays.Table) != f.strCRC[b] {
 			return fmt.Errorf("%w: notes' text: checksum mismatch", ErrCorrupt)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // frozenPalace writes a palace of two wings, with governance, neighbours,
@@ -128,11 +129,11 @@ func arrayAt(t *testing.T, path string, sec int) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	toc := data[wingHeaderLenV3+16*sec:]
+	toc := data[wingfile.HeaderLen+16*sec:]
 	if binary.LittleEndian.Uint32(toc[8:]) == 0 {
 		t.Fatalf("array %d is empty", sec)
 	}
-	return wingHeaderLenV3 + int64(binary.LittleEndian.Uint64(toc))
+	return wingfile.HeaderLen + int64(binary.LittleEndian.Uint64(toc))
 }
 
 // flipByte flips a bit of the byte at at of the file at path, in place.
@@ -150,7 +151,7 @@ func flipByte(t *testing.T, path string, at int64) {
 	if err := os.WriteFile(path, data, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	// Same size and modification time: the file's seal (seal.go) must
+	// Same size and modification time: the file's seal (wingfile.Seal) must
 	// still tell it was changed.
 	if err := os.Chtimes(path, info.ModTime(), info.ModTime()); err != nil {
 		t.Fatal(err)
@@ -168,11 +169,11 @@ func TestFrozenDamageIsDetected(t *testing.T) {
 		// when a reader finds it: "open", "hit" or "thaw"
 		when string
 	}{
-		{"postings", func(t *testing.T, path string) int64 { return arrayAt(t, path, secPost) }, "open"},
-		{"term dictionary", func(t *testing.T, path string) int64 { return arrayAt(t, path, secTerms) + 3 }, "open"},
-		{"table of contents", func(t *testing.T, path string) int64 { return wingHeaderLenV3 + 20 }, "open"},
-		{"note text", func(t *testing.T, path string) int64 { return arrayAt(t, path, secStrs) + 5 }, "hit"},
-		{"note lines", func(t *testing.T, path string) int64 { return arrayAt(t, path, secLine) }, "hit"},
+		{"postings", func(t *testing.T, path string) int64 { return arrayAt(t, path, wingfile.SecPost) }, "open"},
+		{"term dictionary", func(t *testing.T, path string) int64 { return arrayAt(t, path, wingfile.SecTerms) + 3 }, "open"},
+		{"table of contents", func(t *testing.T, path string) int64 { return wingfile.HeaderLen + 20 }, "open"},
+		{"note text", func(t *testing.T, path string) int64 { return arrayAt(t, path, wingfile.SecStrs) + 5 }, "hit"},
+		{"note lines", func(t *testing.T, path string) int64 { return arrayAt(t, path, wingfile.SecLine) }, "hit"},
 		{"sources", func(t *testing.T, path string) int64 {
 			info, err := os.Stat(path)
 			if err != nil {
@@ -240,7 +241,7 @@ func TestOldWingFileRewrittenAtNextWrite(t *testing.T) {
 	}
 	p.Close()
 	data, err := os.ReadFile(path)
-	if err != nil || string(data[:8]) != string(wingMagicV5[:]) {
+	if err != nil || string(data[:8]) != string(wingfile.Magic(5)) {
 		t.Fatalf("wing written as %q, %v", data[:min(8, len(data))], err)
 	}
 	r := openT(t, dir, nil, true)
@@ -259,7 +260,7 @@ func TestFrozenVectorDamageIsDetected(t *testing.T) {
 	e := &embedtest.Hashing{Dim: 16}
 	dir := frozenPalace(t, e)
 	path := filepath.Join(dir, wingsDir, "alpha"+wingExt)
-	flipByte(t, path, arrayAt(t, path, secVecs)+7)
+	flipByte(t, path, arrayAt(t, path, wingfile.SecVecs)+7)
 	r := openT(t, dir, e, true)
 	if d := r.Damaged(); len(d) != 0 {
 		t.Fatalf("damaged at open: %+v", d)

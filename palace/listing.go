@@ -5,6 +5,9 @@ import (
 	"os"
 	"slices"
 	"time"
+
+	"github.com/memminer/memminer/palace/internal/manifest"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // A listing is what a miner found listing a wing's root directory: the
@@ -16,7 +19,7 @@ import (
 // sources', so the next mine may take a directory whose stat still
 // matches as listed, and stat its files alone.
 type listing struct {
-	seal  seal
+	seal  wingfile.Seal
 	paths []string
 }
 
@@ -24,7 +27,7 @@ type listing struct {
 // now (not following a link), is the root as it was when a listing of it
 // found exactly the wing's sources (Sources' paths, in order).
 func (w ManifestWing) ListedAs(dir fs.FileInfo) bool {
-	return w.listed != nil && w.listed.matches(dir)
+	return w.listed != nil && w.listed.Matches(dir)
 }
 
 // SetListing records that a listing of wing id's root, whose stat was dir
@@ -32,7 +35,7 @@ func (w ManifestWing) ListedAs(dir fs.FileInfo) bool {
 // it is kept while those are the wing's sources. The caller has made sure
 // the directory's stat would show any change to what the listing found.
 func (p *Palace) SetListing(id string, dir fs.FileInfo, paths []string) {
-	s, ok := sealOf(dir)
+	s, ok := wingfile.SealOf(dir)
 	if !ok {
 		return
 	}
@@ -44,15 +47,14 @@ func (p *Palace) SetListing(id string, dir fs.FileInfo, paths []string) {
 	p.listings[id] = listing{seal: s, paths: slices.Clone(paths)}
 	p.manifestDirty = true
 	if e, ok := p.unloaded[id]; ok {
-		e.Listed, e.read = p.listedLocked(id, e.Sources), nil
-		e.Digest = entryDigest(e)
-		p.unloaded[id] = e
+		e.Listed = p.listedLocked(id, e.Sources)
+		p.unloaded[id] = e.Stamped()
 	}
 }
 
 // listedLocked is the seal of wing id's listing when the listing found
 // exactly sources, nil otherwise (p.mu held).
-func (p *Palace) listedLocked(id string, sources []manifestSource) *seal {
+func (p *Palace) listedLocked(id string, sources []manifest.Source) *wingfile.Seal {
 	l, ok := p.listings[id]
 	if !ok || len(l.paths) != len(sources) {
 		return nil
@@ -69,6 +71,6 @@ func (p *Palace) listedLocked(id string, sources []manifestSource) *seal {
 // ChangeTime returns info's change time, false when the system does not
 // tell it (then no listing is recorded).
 func ChangeTime(info os.FileInfo) (time.Time, bool) {
-	s, ok := sealOf(info)
+	s, ok := wingfile.SealOf(info)
 	return time.Unix(0, s.Ctime), ok
 }

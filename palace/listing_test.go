@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"regexp"
 	"testing"
+
+	"github.com/memminer/memminer/palace/internal/manifest"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // A listing is kept in the manifest while it names the wing's sources,
@@ -18,7 +21,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, ok := sealOf(dirInfo); !ok {
+	if _, ok := wingfile.SealOf(dirInfo); !ok {
 		t.Skip("this system's stat gives no seal: no listing is recorded")
 	}
 	mem, notes := filepath.Join(root, "memory.md"), filepath.Join(root, "notes.md")
@@ -77,7 +80,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	if m, err := readManifest(filepath.Join(dir, manifestName)); err != nil || !m.Wings["w"].wing().ListedAs(other) {
+	if m, err := manifest.Read(filepath.Join(dir, manifestName)); err != nil || !manifestWing(m.Wings["w"]).ListedAs(other) {
 		t.Fatalf("the manifest after a new listing of an unloaded wing: %+v, %v", m.Wings["w"], err)
 	}
 	dirInfo = other
@@ -126,7 +129,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 	if err := os.WriteFile(path, []byte(edited), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if m, err := readManifest(path); err != nil || m.Wings["w"].Listed == nil {
+	if m, err := manifest.Read(path); err != nil || m.Wings["w"].Listed == nil {
 		t.Fatalf("the edited manifest reads as %+v, %v", m.Wings["w"], err)
 	}
 	if told, _ := listed(t); told {
@@ -137,7 +140,7 @@ func TestListingKeptWhileItNamesTheSources(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	if m, err := readManifest(path); err != nil || m.Wings["w"].Listed != nil {
+	if m, err := manifest.Read(path); err != nil || m.Wings["w"].Listed != nil {
 		t.Fatalf("the edited entry's listing was written again: %+v, %v", m.Wings["w"], err)
 	}
 }

@@ -4,19 +4,11 @@ import (
 	"bufio"
 	"encoding/gob"
 	"hash/maphash"
-	"io"
 	"iter"
 )
 
 // Writing the meta stream of wing files of versions 2 and 3, as file.go
 // describes it.
-
-// wingFile is where writeWing writes: a file it can fill in the header of
-// last.
-type wingFile interface {
-	io.Writer
-	io.WriterAt
-}
 
 // encodeMeta writes m as the meta stream of a version 2 wing file, or
 // without the notes (withNotes false) as that of versions 3 and 4, whose

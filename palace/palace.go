@@ -18,6 +18,8 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/palace/internal/manifest"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Files inside the palace directory.
@@ -101,15 +103,15 @@ type Palace struct {
 	// a search thaws first.
 	frozen atomic.Int32
 	// seals are the seals of the wing files that were written or checked
-	// whole (seal.go), by wing id, for the manifest.
-	seals map[string]*seal
+	// whole (wingfile.Seal), by wing id, for the manifest.
+	seals map[string]*wingfile.Seal
 	// listings are the listings of the wings' roots (listing.go), by wing
 	// id, for the manifest.
 	listings map[string]listing
 	// unchanged is Options.Unchanged; unloaded are the manifest entries
 	// of the wings it left unloaded, which count as frozen.
 	unchanged func(id string, w ManifestWing) bool
-	unloaded  map[string]manifestEntry
+	unloaded  map[string]manifest.Entry
 }
 
 // setAsideWing is a wing file of the wrong kind that was moved aside.
@@ -129,7 +131,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Palace, error) {
 		log:      opts.Logger,
 		db:       chromem.NewDB(),
 		wings:    map[string]*wing{},
-		seals:    map[string]*seal{},
+		seals:    map[string]*wingfile.Seal{},
 		listings: map[string]listing{},
 	}
 	if !opts.ReadOnly {

@@ -12,13 +12,12 @@ import (
 	"testing"
 	"time"
 
-	chromem "github.com/philippgille/chromem-go"
-
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/palace/internal/manifest"
 )
 
 func TestLexTerms(t *testing.T) {
@@ -249,7 +248,7 @@ func TestCorruptWingIsReported(t *testing.T) {
 			if err := q.Flush(); err != nil {
 				t.Fatal(err)
 			}
-			man, err := readManifest(filepath.Join(dir, manifestName))
+			man, err := manifest.Read(filepath.Join(dir, manifestName))
 			if err != nil || len(man.Wings["dwight"].Sources) != 1 {
 				t.Fatalf("manifest lost the damaged wing's sources: %+v, %v", man.Wings["dwight"], err)
 			}
@@ -277,7 +276,7 @@ func TestCorruptManifestIsRebuilt(t *testing.T) {
 	if err := q.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	if man, err := readManifest(filepath.Join(dir, manifestName)); err != nil || len(man.Wings) != 1 {
+	if man, err := manifest.Read(filepath.Join(dir, manifestName)); err != nil || len(man.Wings) != 1 {
 		t.Fatalf("manifest not rewritten: %+v %v", man, err)
 	}
 }
@@ -509,7 +508,7 @@ func TestLateLockKeepsNewerManifestEntries(t *testing.T) {
 	if err := reader.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	man, err := readManifest(filepath.Join(dir, manifestName))
+	man, err := manifest.Read(filepath.Join(dir, manifestName))
 	if err != nil || len(man.Wings["jim"].Sources) != 1 || len(man.Wings["pam"].Sources) != 1 {
 		t.Fatalf("manifest after late flush: %+v %v", man.Wings, err)
 	}
@@ -526,7 +525,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 	if _, err := p.ApplySource(ctx, "w", Source{Path: "/w.md"}, notes); err != nil {
 		t.Fatal(err)
 	}
-	if n := p.wings["w"].coll.Count(); n != 2 {
+	if n := p.wings["w"].vecs.coll.Count(); n != 2 {
 		t.Fatalf("collection holds %d vectors, want 2", n)
 	}
 	// Give note b the vector of a text about cherries, in the collection only.
@@ -535,7 +534,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.mu.Lock()
-	if err := p.wings["w"].coll.AddDocument(ctx, chromem.Document{ID: "b", Embedding: vs[0]}); err != nil {
+	if err := p.wings["w"].vecs.add(ctx, p.db, "w", "b", vs[0]); err != nil {
 		t.Fatal(err)
 	}
 	p.wings["w"].invalidate()
@@ -554,7 +553,7 @@ func TestVectorsLiveInTheCollection(t *testing.T) {
 	if got := q.Vector("w", "b"); !slices.Equal(got, vs[0]) {
 		t.Fatalf("vector of b after reopen = %v, want the collection's %v", got, vs[0])
 	}
-	if n := q.wings["w"].coll.Count(); n != 2 {
+	if n := q.wings["w"].vecs.coll.Count(); n != 2 {
 		t.Fatalf("reopened collection holds %d vectors, want 2", n)
 	}
 }

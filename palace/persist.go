@@ -8,7 +8,6 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -21,6 +20,8 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/palace/internal/manifest"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Damage describes a wing whose file could not be read. Its roots and
@@ -32,57 +33,17 @@ type Damage struct {
 	Sources []string
 }
 
-// manifest is the palace's table of contents: per wing its model, roots
-// and sources. It is written after the wing files and lets a damaged wing
-// be rebuilt from markdown.
-type manifest struct {
-	Version int                      `json:"version"`
-	Wings   map[string]manifestEntry `json:"wings"`
-}
-
-type manifestEntry struct {
-	Model     string           `json:"model"`
-	Roots     []string         `json:"roots"`
-	Notes     int              `json:"notes"`
-	LastMined time.Time        `json:"last_mined"`
-	Sources   []manifestSource `json:"sources"`
-	// Seal is the wing file's as its writer wrote or checked it (seal.go).
-	Seal *seal `json:"seal,omitempty"`
-	// Listed is the seal of the wing's root when a listing of it found
-	// exactly Sources (listing.go).
-	Listed *seal `json:"listed,omitempty"`
-	// Digest is a hash of the rest of the entry as its writer wrote it
-	// (entryDigest): an entry edited since (a path changed by hand) is
-	// not trusted to leave its wing unloaded. Zero in earlier builds'.
-	Digest uint64 `json:"digest,omitempty"`
-	// read is the entry as parseManifest read it, nil when it was not
-	// read in its written form; whatever changes the entry drops it.
-	read *readEntry
-}
-
-type manifestSource struct {
-	Path  string    `json:"path"`
-	Mtime time.Time `json:"mtime"`
-	Size  int64     `json:"size"`
-	Hash  string    `json:"hash"`
-	Notes int       `json:"notes"`
-	// Mined, Governed and NoteFormat are the source's, for
-	// Options.Unchanged; zero in manifests of earlier builds.
-	Mined      time.Time `json:"mined"`
-	Governed   int       `json:"governed"`
-	NoteFormat int       `json:"note_format"`
-}
-
 // ManifestWing is what the manifest says of a wing, as Options.Unchanged
 // is given it: its roots, and each source's head as last mined (Path,
 // Mtime, Size, Hash, Mined, Governed, NoteFormat and Notes).
 type ManifestWing struct {
 	Roots   []string
 	Sources []SourceHead
-	listed  *seal
+	listed  *wingfile.Seal
 }
 
-func (e manifestEntry) wing() ManifestWing {
+// manifestWing is what e says of its wing, as Options.Unchanged is given it.
+func manifestWing(e manifest.Entry) ManifestWing {
 	w := ManifestWing{Roots: e.Roots, Sources: make([]SourceHead, len(e.Sources)), listed: e.Listed}
 	for i, s := range e.Sources {
 		w.Sources[i] = SourceHead{Source: Source{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Mined: s.Mined,
@@ -93,18 +54,18 @@ func (e manifestEntry) wing() ManifestWing {
 
 // leaveUnloaded reports whether load may leave wing id, whose manifest
 // entry e is as its writer wrote it, unloaded (Options.Unchanged).
-func (p *Palace) leaveUnloaded(id string, e manifestEntry) bool {
+func (p *Palace) leaveUnloaded(id string, e manifest.Entry) bool {
 	if p.unchanged == nil || p.lock == nil || e.Seal == nil || e.Model != p.Model() {
 		return false
 	}
 	info, err := os.Stat(p.wingPath(id))
-	return err == nil && e.Seal.matches(info) && p.unchanged(id, e.wing())
+	return err == nil && e.Seal.Matches(info) && p.unchanged(id, manifestWing(e))
 }
 
 // load reads the manifest and the wing files (only those named, if any).
 // listed is wings/ as acquire listed it, nil to list it here.
 func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) error {
-	man, manErr := readManifest(filepath.Join(p.dir, manifestName))
+	man, manErr := manifest.Read(filepath.Join(p.dir, manifestName))
 	if manErr != nil {
 		p.log.Warn("palace manifest unreadable; rebuilding it from the wing files", "palace", p.dir, "err", manErr)
 		p.manifestDirty = true
@@ -142,7 +103,7 @@ func (p *Palace) load(ctx context.Context, only []string, listed []fs.DirEntry) 
 // (their digest holds): only those may leave a wing unloaded. A reader
 // never leaves one. An entry that is not makes the manifest be written
 // again when every wing is loaded (all).
-func (p *Palace) takeManifest(man manifest, all bool) (asWritten map[string]bool) {
+func (p *Palace) takeManifest(man manifest.Manifest, all bool) (asWritten map[string]bool) {
 	asWritten = map[string]bool{}
 	for id, e := range man.Wings {
 		if e.Seal != nil {
@@ -151,7 +112,7 @@ func (p *Palace) takeManifest(man manifest, all bool) (asWritten map[string]bool
 		if p.lock == nil {
 			continue
 		}
-		asWritten[id] = e.Digest != 0 && e.Digest == e.digestAsRead()
+		asWritten[id] = e.AsWritten()
 		if asWritten[id] && e.Listed != nil {
 			// Kept only as its writer wrote it: one edited by hand would
 			// be written again with a digest of its own.
@@ -175,7 +136,7 @@ func (p *Palace) takeManifest(man manifest, all bool) (asWritten map[string]bool
 // unloaded those a writer may, and marks damaged those that do not load;
 // it records the wings on disk (p.known) and returns the kind of each
 // entry named as a wing file that is none (a directory, a FIFO).
-func (p *Palace) loadWings(ctx context.Context, entries []fs.DirEntry, man manifest, asWritten map[string]bool, want func(string) bool) (wrongKind map[string]string, err error) {
+func (p *Palace) loadWings(ctx context.Context, entries []fs.DirEntry, man manifest.Manifest, asWritten map[string]bool, want func(string) bool) (wrongKind map[string]string, err error) {
 	p.known = map[string]bool{}
 	wrongKind = map[string]string{}
 	for _, e := range entries {
@@ -197,7 +158,7 @@ func (p *Palace) loadWings(ctx context.Context, entries []fs.DirEntry, man manif
 		}
 		if e, ok := man.Wings[id]; ok && asWritten[id] && p.leaveUnloaded(id, e) {
 			if p.unloaded == nil {
-				p.unloaded = map[string]manifestEntry{}
+				p.unloaded = map[string]manifest.Entry{}
 			}
 			p.unloaded[id] = e
 			p.frozen.Add(1)
@@ -216,7 +177,7 @@ func (p *Palace) loadWings(ctx context.Context, entries []fs.DirEntry, man manif
 // markMissing marks damaged each wing of the manifest that want names
 // and that has no file: it was lost (or its write never landed), or its
 // name is taken by something else.
-func (p *Palace) markMissing(man manifest, wrongKind map[string]string, want func(string) bool) {
+func (p *Palace) markMissing(man manifest.Manifest, wrongKind map[string]string, want func(string) bool) {
 	for id := range man.Wings {
 		if p.known[id] || !want(id) {
 			continue
@@ -254,7 +215,7 @@ func notWingFile(t fs.FileMode) string {
 	return hivefile.Kind(t)
 }
 
-func (p *Palace) markDamaged(id string, err error, man manifest) {
+func (p *Palace) markDamaged(id string, err error, man manifest.Manifest) {
 	d := Damage{Wing: id, Err: err}
 	w := p.newWing(id)
 	if e, ok := man.Wings[id]; ok {
@@ -393,7 +354,7 @@ func (p *Palace) thawLocked(ids ...string) {
 		}
 		p.frozen.Add(-1)
 		if err := p.loadWing(context.Background(), id, false); err != nil {
-			man, _ := readManifest(filepath.Join(p.dir, manifestName))
+			man, _ := manifest.Read(filepath.Join(p.dir, manifestName))
 			p.log.Warn("palace wing unreadable; it is rebuilt from markdown", "wing", id, "err", err)
 			p.markDamaged(id, err, man)
 		}
@@ -433,12 +394,15 @@ func (p *Palace) loadOldWing(ctx context.Context, id string) error {
 // addWing adds the loaded wing w, with its vectors docs.
 func (p *Palace) addWing(ctx context.Context, w *wing, docs []chromem.Document) error {
 	id := w.id
-	if len(docs) > 0 {
-		if err := w.collection(p.db).AddDocuments(ctx, docs, runtime.GOMAXPROCS(0)); err != nil {
+	// One by one, in this goroutine: chromem-go's AddDocuments starts a
+	// goroutine per document, to embed texts, which the palace never asks
+	// of it.
+	for _, d := range docs {
+		if err := w.vecs.add(ctx, p.db, id, d.ID, d.Embedding); err != nil {
 			// A wing that failed to load must not leave vectors behind for
 			// the empty wing that replaces it.
-			_ = p.db.DeleteCollection(id)
-			return fmt.Errorf("load vectors of wing %s: %w", id, err)
+			w.vecs.drop(p.db, id)
+			return fmt.Errorf("load vectors of wing %s: note %s: %w", id, d.ID, err)
 		}
 	}
 	p.wings[id] = w
@@ -469,24 +433,6 @@ func reclassify(files map[string]govern.File, src *Source, heading, text string)
 		files[src.Path] = f
 	}
 	return govern.Classify(f, heading, text)
-}
-
-func readManifest(path string) (manifest, error) {
-	m := manifest{Wings: map[string]manifestEntry{}}
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return m, nil
-	}
-	if err != nil {
-		return m, err
-	}
-	if m, err = unmarshalManifest(data); err != nil {
-		return manifest{Wings: map[string]manifestEntry{}}, fmt.Errorf("%w: %s: %v", ErrCorrupt, manifestName, err)
-	}
-	if m.Wings == nil {
-		m.Wings = map[string]manifestEntry{}
-	}
-	return m, nil
 }
 
 // ManifestRebuilt reports whether the manifest on disk was unreadable and
@@ -574,7 +520,7 @@ func (p *Palace) Flush() error {
 	p.removed = nil
 	p.mu.Unlock()
 	if keepOthers {
-		onDisk, err := readManifest(filepath.Join(p.dir, manifestName))
+		onDisk, err := manifest.Read(filepath.Join(p.dir, manifestName))
 		if err != nil && p.partial {
 			// A palace that loaded some wings cannot rebuild the manifest
 			// of all of them: leave that to a full writer.
@@ -623,33 +569,32 @@ func (p *Palace) Flush() error {
 			return fmt.Errorf("write wing %s: %w", t.w.id, err)
 		}
 		// Taken after the rename, which changes the file's change time.
-		s := sealFile(p.wingPath(t.w.id))
+		s := wingfile.SealFile(p.wingPath(t.w.id))
 		p.mu.Lock()
 		p.seals[t.w.id] = s
 		p.mu.Unlock()
 		if e, ok := man.Wings[t.w.id]; ok {
-			e.Seal, e.read = s, nil
-			e.Digest = entryDigest(e)
-			man.Wings[t.w.id] = e
+			e.Seal = s
+			man.Wings[t.w.id] = e.Stamped()
 		}
 	}
 	if !manifestDirty {
 		return nil
 	}
-	if err := writeManifest(filepath.Join(p.dir, manifestName), man); err != nil {
+	if err := manifest.Write(filepath.Join(p.dir, manifestName), man); err != nil {
 		redirty(len(todo))
 		return err
 	}
 	return p.deleteRemoved(removed)
 }
 
-func (p *Palace) manifestLocked() manifest {
-	m := manifest{Version: 1, Wings: map[string]manifestEntry{}}
+func (p *Palace) manifestLocked() manifest.Manifest {
+	m := manifest.Manifest{Version: 1, Wings: map[string]manifest.Entry{}}
 	for _, w := range p.wings {
 		if p.isDamagedLocked(w.id) {
 			continue
 		}
-		e := manifestEntry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined, Seal: p.seals[w.id]}
+		e := manifest.Entry{Model: w.model, Roots: slices.Clone(w.roots), Notes: w.noteCount(), LastMined: w.lastMined, Seal: p.seals[w.id]}
 		for _, s := range w.sources {
 			e.Sources = append(e.Sources, manifestSourceOf(s, len(s.NoteIDs)))
 		}
@@ -660,28 +605,13 @@ func (p *Palace) manifestLocked() manifest {
 		}
 		sort.Slice(e.Sources, func(i, j int) bool { return e.Sources[i].Path < e.Sources[j].Path })
 		e.Listed = p.listedLocked(w.id, e.Sources)
-		e.Digest = entryDigest(e)
-		m.Wings[w.id] = e
+		m.Wings[w.id] = e.Stamped()
 	}
 	return m
 }
 
 // manifestSourceOf is the manifest's entry of s, which holds notes notes.
-func manifestSourceOf(s *Source, notes int) manifestSource {
-	return manifestSource{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: notes,
+func manifestSourceOf(s *Source, notes int) manifest.Source {
+	return manifest.Source{Path: s.Path, Mtime: s.Mtime, Size: s.Size, Hash: s.Hash, Notes: notes,
 		Mined: s.Mined, Governed: s.Governed, NoteFormat: s.NoteFormat}
-}
-
-func writeManifest(path string, m manifest) error {
-	// Compact: every mine writes it and every command reads it, and the
-	// indentation was a third of its bytes and 0.2 ms of each write at
-	// 100 wings (jq prints it readably).
-	data, err := marshalManifest(m)
-	if err != nil {
-		return err
-	}
-	if err := atomicfile.Write(path, append(data, '\n'), 0o600); err != nil {
-		return fmt.Errorf("write palace manifest: %w", err)
-	}
-	return nil
 }

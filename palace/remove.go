@@ -41,9 +41,7 @@ func (p *Palace) RemoveWing(id string) (RemovedWing, error) {
 		r.Sources = append(r.Sources, path)
 	}
 	sort.Strings(r.Sources)
-	if w.coll != nil {
-		_ = p.db.DeleteCollection(id)
-	}
+	w.vecs.drop(p.db, id)
 	delete(p.wings, id)
 	delete(p.known, id)
 	p.damaged = slices.DeleteFunc(p.damaged, func(d Damage) bool { return d.Wing == id })

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/embed/embedtest"
+	"github.com/memminer/memminer/palace/internal/manifest"
 )
 
 func TestRemoveWing(t *testing.T) {
@@ -73,7 +74,7 @@ func TestRemoveWing(t *testing.T) {
 			}
 			q.Close()
 
-			man, err := readManifest(filepath.Join(dir, manifestName))
+			man, err := manifest.Read(filepath.Join(dir, manifestName))
 			if err != nil {
 				t.Fatal(err)
 			}

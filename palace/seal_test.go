@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/memminer/memminer/palace/internal/manifest"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // The manifest seals every wing file its writer wrote; a sealed file is
@@ -17,7 +20,7 @@ func TestWingFilesAreSealed(t *testing.T) {
 	}
 	dir := frozenPalace(t, nil)
 	path := filepath.Join(dir, wingsDir, "alpha"+wingExt)
-	man, err := readManifest(filepath.Join(dir, manifestName))
+	man, err := manifest.Read(filepath.Join(dir, manifestName))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,7 +40,7 @@ func TestWingFilesAreSealed(t *testing.T) {
 	if !open().sealed {
 		t.Fatal("the file its writer sealed is not taken as sealed")
 	}
-	flipByte(t, path, arrayAt(t, path, secStrs)+5) // read at a hit only
+	flipByte(t, path, arrayAt(t, path, wingfile.SecStrs)+5) // read at a hit only
 	if open().sealed {
 		t.Fatal("a changed file is taken as sealed")
 	}
@@ -51,7 +54,7 @@ func TestWriterSealsCheckedWings(t *testing.T) {
 	}
 	dir := frozenPalace(t, nil)
 	manPath := filepath.Join(dir, manifestName)
-	man, err := readManifest(manPath)
+	man, err := manifest.Read(manPath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,7 +74,7 @@ func TestWriterSealsCheckedWings(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Close()
-	if man, err = readManifest(manPath); err != nil {
+	if man, err = manifest.Read(manPath); err != nil {
 		t.Fatal(err)
 	}
 	for _, id := range []string{"alpha", "beta"} {

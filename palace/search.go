@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/memminer/memminer/govern"
 )
 
 // Search errors callers tell apart.
@@ -139,6 +141,7 @@ func (p *Palace) search(ctx context.Context, query string, opts SearchOptions, e
 	}
 	p.mu.RLock()
 	defer p.mu.RUnlock()
+	r.joinCompounds(query, wings)
 	scores, err := r.score(ctx, wings)
 	if err != nil {
 		return nil, nil, err
@@ -294,7 +297,7 @@ func (r *searchRun) decide(cands []candidate, dec *decider) (kept, missed []cand
 			e.Reason = fmt.Sprintf("not for the prompt hook: lexical coverage %.2f below %.2f (%s)", e.Coverage, answerCoverage, e.Reason)
 		}
 		if e.Answers {
-			c.lead = answerLead(e.Coverage)
+			c.lead = answerLead(e.Coverage) + subjectLead*r.subjectShare(c)
 			c.score += c.lead
 		}
 		evidence[candidate{ws: c.ws, d: c.d}] = e
@@ -428,3 +431,26 @@ func (e *ModelMismatchError) Error() string {
 
 // Is makes the error match ErrModelMismatch.
 func (e *ModelMismatchError) Is(target error) bool { return target == ErrModelMismatch }
+
+// subjectShare is the share of a note's first subjectTerms index terms
+// that the query holds: how far the note is about what the query names
+// ("LF-3307: hitch of ~300 ms…" for "what's LF-3307", not a note naming
+// LF-3307 in a path at its end).
+func (r *searchRun) subjectShare(c candidate) float64 {
+	note, err := c.ws.v.noteAt(c.d)
+	if err != nil {
+		return 0 // the hit's own read reports it
+	}
+	subject := lexTerms(govern.Statement(note.note().Text))
+	subject = subject[:min(len(subject), subjectTerms)]
+	if len(subject) == 0 {
+		return 0
+	}
+	var n int
+	for _, t := range subject {
+		if slices.Contains(r.terms, t) {
+			n++
+		}
+	}
+	return float64(n) / float64(len(subject))
+}

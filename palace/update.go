@@ -483,10 +483,7 @@ func (p *Palace) RemoveSource(wingID, path string) (int, error) {
 // removeVector drops a note's vector; the caller removes the note from
 // the index, which holds it (lexIndex.removeAll).
 func (w *wing) removeVector(id string) {
-	if w.coll != nil {
-		// nil where: an empty map would delete every document (DESIGN.md).
-		_ = w.coll.Delete(context.Background(), nil, nil, id)
-	}
+	w.vecs.remove(id)
 }
 
 // checkDims reports vectors whose size differs from the wing's (or, in a
@@ -510,14 +507,13 @@ func (w *wing) addVectors(db *chromem.DB, ids []string, vecs [][]float32) {
 	if len(vecs) == 0 {
 		return
 	}
-	c := w.collection(db)
 	for i, id := range ids {
 		if w.dim == 0 {
 			w.dim = len(vecs[i])
 		}
-		// AddDocument fails only for an empty id or vector, which cannot
-		// happen here; the vector is normalised, so chromem keeps it as is.
-		_ = c.AddDocument(context.Background(), chromem.Document{ID: id, Embedding: vecs[i]})
+		// Adding fails only for an empty id or vector, which cannot
+		// happen here.
+		_ = w.vecs.add(context.Background(), db, w.id, id, vecs[i])
 	}
 }
 
@@ -585,10 +581,7 @@ func (p *Palace) Reembed(ctx context.Context, wingID string) (int, error) {
 	if err := probe.checkDims(vecs); err != nil {
 		return 0, fmt.Errorf("re-embed wing %s: %w", wingID, err)
 	}
-	if w.coll != nil {
-		_ = p.db.DeleteCollection(w.id)
-		w.coll = nil
-	}
+	w.vecs.drop(p.db, w.id)
 	w.invalidate()
 	w.dim = 0
 	w.model = p.Model()

@@ -2,16 +2,12 @@ package palace
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
-
-	chromem "github.com/philippgille/chromem-go"
 )
 
 type wing struct {
@@ -20,9 +16,10 @@ type wing struct {
 	dim     int
 	roots   []string
 	sources map[string]*Source
-	// coll holds the wing's vectors, the only copy in memory: a wing file
-	// is loaded into it and written from it, and search reads it.
-	coll *chromem.Collection
+	// vecs holds the wing's vectors in its chromem-go collection, the
+	// only copy in memory: a wing file is loaded into it and written from
+	// it, and search reads it.
+	vecs wingVectors
 	// lex is the BM25 index, and the table of the wing's notes by id
 	// (note, allNotes).
 	lex       *lexIndex
@@ -133,70 +130,28 @@ func (w *wing) note(id string) *storedNote { return w.lex.note(id) }
 // noteCount is how many notes the wing has.
 func (w *wing) noteCount() int { return w.lex.live }
 
-// collection returns the wing's chromem collection, creating it on first use.
-func (w *wing) collection(db *chromem.DB) *chromem.Collection {
-	if w.coll == nil {
-		// Vectors are always supplied; the embedding func only guards against
-		// chromem's default (a remote API) ever being used.
-		w.coll, _ = db.GetOrCreateCollection(w.id, nil, func(context.Context, string) ([]float32, error) {
-			return nil, errors.New("palace supplies its own vectors")
-		})
-	}
-	return w.coll
-}
-
-// vectorCount is how many vectors the wing's collection holds.
+// vectorCount is how many vectors the wing holds.
 func (w *wing) vectorCount() int {
 	if w.fz != nil {
 		return w.fz.nVecs
 	}
-	if w.coll == nil {
-		return 0
-	}
-	return w.coll.Count()
+	return w.vecs.count()
 }
 
-// hasVector reports whether the wing's collection holds a vector for note id.
-func (w *wing) hasVector(id string) bool {
-	if w.coll == nil {
-		return false
-	}
-	_, err := w.coll.GetByID(context.Background(), id)
-	return err == nil
-}
+// hasVector reports whether the wing holds a vector for note id.
+func (w *wing) hasVector(id string) bool { return w.vecs.has(id) }
 
 // vector returns a copy of note id's vector, nil if the wing has none.
-func (w *wing) vector(id string) []float32 {
-	if w.coll == nil {
-		return nil
-	}
-	doc, err := w.coll.GetByID(context.Background(), id)
-	if err != nil {
-		return nil
-	}
-	return doc.Embedding
-}
+func (w *wing) vector(id string) []float32 { return slices.Clone(w.vecs.get(id)) }
 
-// vectors reads the wing's vectors, by note id, from its collection.
-// chromem-go has no call that lists a collection, so this asks for every
-// document ranked against a unit vector; the results carry the vectors the
-// collection holds, not copies.
-func (w *wing) vectors(ctx context.Context) (map[string][]float32, error) {
-	n := w.vectorCount()
-	if n == 0 {
+// vectors lists the wing's vectors by note id as its collection holds
+// them (wingVectors): the caller holds the palace's lock while it reads
+// the map, and changes neither the map nor a vector.
+func (w *wing) vectors(context.Context) (map[string][]float32, error) {
+	if w.vecs.count() == 0 {
 		return nil, nil
 	}
-	probe := make([]float32, w.dim)
-	probe[0] = 1
-	res, err := w.coll.QueryEmbedding(ctx, probe, n, nil, nil)
-	if err != nil {
-		return nil, fmt.Errorf("read vectors of wing %s: %w", w.id, err)
-	}
-	out := make(map[string][]float32, len(res))
-	for _, r := range res {
-		out[r.ID] = r.Embedding
-	}
-	return out, nil
+	return w.vecs.all(), nil
 }
 
 func (p *Palace) wingPath(id string) string {

@@ -5,36 +5,30 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"encoding/binary"
 	"encoding/gob"
 	"errors"
 	"fmt"
-	"hash/crc32"
 	"io"
 	"iter"
+	"maps"
 	"math"
 	"os"
 	"runtime"
 	"slices"
 	"sort"
-	"sync"
 	"time"
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/mmapfile"
+	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 
 // Wing file version 3 puts first what search reads, in the form it reads
 // it (frozen.go), and after it the rest of the wing, the sources and
-// their earlier versions, as version 2's gob stream less the notes:
-//
-//	magic [8]byte "MMWING\x00\x03" (or \x04, below)
-//	idxLen, metaLen uint64
-//	idxCRC uint32         CRC of idx's table of contents (see version 5)
-//	pad uint32
-//	metaSum [32]byte      SHA-256 of meta
-//	idx [idxLen]byte      the index section, padded to a multiple of 8
-//	meta [metaLen]byte    wingHead, then the sources as in version 2
+// their earlier versions, as version 2's gob stream less the notes
+// (wingHead, then the sources as in version 2). The header and the index
+// section's table of contents are package wingfile's (wingfile.Header,
+// wingfile.Split).
 //
 // A search reads the header and the index section (one read), checks the
 // CRC (hardware-fast, unlike SHA-256) and uses the section in place. The
@@ -50,29 +44,6 @@ import (
 // CRC-32C: both are hardware-fast on amd64 and arm64, but the tables of
 // Go's CRC-32C took 0.13 ms to make on amd64, in every command that read
 // a wing. All three are read; 5 is written.
-var (
-	wingMagicV3 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 3}
-	wingMagicV4 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 4}
-	wingMagicV5 = [8]byte{'M', 'M', 'W', 'I', 'N', 'G', 0, 5}
-)
-
-const wingHeaderLenV3 = 64
-
-// castagnoli is the CRC-32C table of versions 3 and 4, made when one is
-// first read.
-var castagnoli = sync.OnceValue(func() *crc32.Table { return crc32.MakeTable(crc32.Castagnoli) })
-
-// crcTable returns the CRC table of the wing file version whose magic is
-// magic, nil when it is none of versions 3 to 5.
-func crcTable(magic []byte) *crc32.Table {
-	switch {
-	case bytes.Equal(magic, wingMagicV5[:]):
-		return crc32.IEEETable
-	case bytes.Equal(magic, wingMagicV4[:]), bytes.Equal(magic, wingMagicV3[:]):
-		return castagnoli()
-	}
-	return nil
-}
 
 // wingSnapshot is what Flush takes of a wing under the lock, to write it
 // outside: the wing's own notes, postings and vectors, never changed in
@@ -124,7 +95,9 @@ func (w *wing) freezeSnapshot(ctx context.Context) (*wingSnapshot, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &wingSnapshot{id: w.id, model: w.model, dim: w.dim, roots: slices.Clone(w.roots), lastMined: w.lastMined, vecs: vecs,
+	// The map is the wing's, and the file is written outside the lock;
+	// the vectors themselves are never changed in place.
+	s := &wingSnapshot{id: w.id, model: w.model, dim: w.dim, roots: slices.Clone(w.roots), lastMined: w.lastMined, vecs: maps.Clone(vecs),
 		governed: govern.Version}
 	for _, src := range w.sources {
 		s.sources = append(s.sources, *src)
@@ -155,11 +128,11 @@ func (w *wing) freezeSnapshot(ctx context.Context) (*wingSnapshot, error) {
 
 // writeWingV3 writes the snapshot as a version 3 wing file to f, which
 // must be empty.
-func writeWingV3(f wingFile, s *wingSnapshot) error {
-	if _, err := f.Write(make([]byte, wingHeaderLenV3)); err != nil {
+func writeWingV3(f wingfile.File, s *wingSnapshot) error {
+	if _, err := f.Write(make([]byte, wingfile.HeaderLen)); err != nil {
 		return err
 	}
-	notes, idxLen, idxCRC, err := writeIndex(f, wingHeaderLenV3, s)
+	notes, idxLen, idxCRC, err := writeIndex(f, wingfile.HeaderLen, s)
 	if err != nil {
 		return err
 	}
@@ -172,13 +145,9 @@ func writeWingV3(f wingFile, s *wingSnapshot) error {
 	if err := body.w.Flush(); err != nil {
 		return err
 	}
-	header := make([]byte, wingHeaderLenV3)
-	copy(header, wingMagicV5[:])
-	binary.LittleEndian.PutUint64(header[8:], uint64(idxLen))
-	binary.LittleEndian.PutUint64(header[16:], uint64(body.n))
-	binary.LittleEndian.PutUint32(header[24:], idxCRC)
-	copy(header[32:], h.Sum(nil))
-	_, err = f.WriteAt(header, 0)
+	header := wingfile.Header{IdxLen: uint64(idxLen), MetaLen: uint64(body.n), IdxCRC: idxCRC}
+	h.Sum(header.MetaSum[:0])
+	_, err = f.WriteAt(header.Bytes(), 0)
 	return err
 }
 
@@ -191,17 +160,17 @@ type wingFileV3 struct {
 	metaLen int64
 	metaSum []byte
 	// sealed is set when the file matched the seal it was opened with
-	// (seal.go): nothing of it was checked, and verify checks nothing.
+	// (wingfile.Seal): nothing of it was checked, and verify checks nothing.
 	sealed bool
 	// seal is the file's, nil when its system gives none.
-	seal *seal
+	seal *wingfile.Seal
 }
 
 // openWing opens the wing file at path, of at most limit bytes. For a
 // version 3 file it maps, and unless the file matches sealed, checks the
 // index section and returns it (the caller closes its file); for an older
 // one it returns nil, and readWing reads it.
-func openWing(path string, limit int64, sealed *seal) (*wingFileV3, error) {
+func openWing(path string, limit int64, sealed *wingfile.Seal) (*wingFileV3, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -213,38 +182,33 @@ func openWing(path string, limit int64, sealed *seal) (*wingFileV3, error) {
 	return v, err
 }
 
-func openWingFile(f *os.File, path string, limit int64, sealed *seal) (*wingFileV3, error) {
+func openWingFile(f *os.File, path string, limit int64, sealed *wingfile.Seal) (*wingFileV3, error) {
 	info, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
-	trusted := sealed.matches(info)
+	trusted := sealed.Matches(info)
 	if info.Size() > limit {
 		return nil, fmt.Errorf("%s is larger than %d bytes", path, limit)
 	}
-	var header [wingHeaderLenV3]byte
-	n, err := io.ReadFull(f, header[:])
-	table := crcTable(header[:min(n, 8)])
-	if table == nil {
+	var b [wingfile.HeaderLen]byte
+	n, err := io.ReadFull(f, b[:])
+	header, ok, err := wingfile.ParseHeader(b[:], n, err, info.Size())
+	if !ok {
 		return nil, nil // not version 3 to 5: readWing tells what it is
 	}
 	if err != nil {
-		return nil, fmt.Errorf("%w: bad header", ErrCorrupt)
-	}
-	idxLen := binary.LittleEndian.Uint64(header[8:])
-	metaLen := binary.LittleEndian.Uint64(header[16:])
-	body := uint64(info.Size() - wingHeaderLenV3)
-	if idxLen%8 != 0 || idxLen > body || metaLen != body-idxLen {
-		return nil, fmt.Errorf("%w: %d bytes, header says %d (truncated?)", ErrCorrupt, body, idxLen+metaLen)
+		return nil, err
 	}
 	// Mapped, not read: a search touches only the pages it needs, and
 	// the arrays are used in place (the index starts 8-aligned).
-	data, release, err := mmapfile.Map(f, int(wingHeaderLenV3+idxLen))
+	data, release, err := mmapfile.Map(f, int(wingfile.HeaderLen+header.IdxLen))
 	if err != nil {
 		return nil, fmt.Errorf("map %s: %w", path, err)
 	}
-	idx := data[wingHeaderLenV3:]
-	if len(idx) < tocLen || !trusted && crc32.Checksum(idx[:tocLen], table) != binary.LittleEndian.Uint32(header[24:]) {
+	idx := data[wingfile.HeaderLen:]
+	table := wingfile.CRCTable(header.Version)
+	if len(idx) < wingfile.TOCLen || !trusted && !wingfile.TOCChecks(idx, header.IdxCRC, table) {
 		release()
 		return nil, fmt.Errorf("%w: index checksum mismatch", ErrCorrupt)
 	}
@@ -257,8 +221,8 @@ func openWingFile(f *os.File, path string, limit int64, sealed *seal) (*wingFile
 	// copy (notes, thawed indexes, vectors), and whatever reads it in
 	// place holds the frozen wing, so the mapping goes with it.
 	runtime.AddCleanup(fz, func(release func()) { release() }, release)
-	v := &wingFileV3{f: f, fz: fz, metaOff: int64(wingHeaderLenV3 + idxLen), metaLen: int64(metaLen), metaSum: slices.Clone(header[32:64]), sealed: trusted}
-	if s, ok := sealOf(info); ok {
+	v := &wingFileV3{f: f, fz: fz, metaOff: int64(wingfile.HeaderLen + header.IdxLen), metaLen: int64(header.MetaLen), metaSum: header.MetaSum[:], sealed: trusted}
+	if s, ok := wingfile.SealOf(info); ok {
 		v.seal = &s
 	}
 	return v, nil
@@ -312,7 +276,7 @@ func (v *wingFileV3) verify() error {
 	if !bytes.Equal(h.Sum(nil), v.metaSum) {
 		return fmt.Errorf("%w: checksum mismatch", ErrCorrupt)
 	}
-	if err := v.fz.arrays.check(append([]int{secVecs}, hitArrays...)); err != nil {
+	if err := v.fz.arrays.Check(append([]int{wingfile.SecVecs}, hitArrays...)); err != nil {
 		return err
 	}
 	return v.fz.checkStrings(0, uint32(len(v.fz.strs)))

@@ -18,10 +18,11 @@ import (
 // number and identifier ("db-2", "8080", "max_client_conn") among them,
 // the same symbols (C++, $5, 10%), the function words that change a
 // statement (before, after, only, can, should …: factWords) and as many
-// negations ("not", "never", "don't", …), each on the same word. Resemblance alone,
-// of wording or of vectors, never makes two notes the same fact: "Do NOT
-// deploy with make deploy" is news after "Deploy with make deploy", and
-// "db-3 is the primary" after "db-2 is the primary".
+// negations ("not", "never", "don't", …), each on the same word, all in
+// the same order. Resemblance alone, of wording or of vectors, never makes
+// two notes the same fact: "Do NOT deploy with make deploy" is news after
+// "Deploy with make deploy", "db-3 is the primary" after "db-2 is the
+// primary", and "copy staging to prod" after "copy prod to staging".
 func SameFact(a, b string) bool {
 	k := keyer{}
 	return k.key(a, tagsOf(a)) == k.key(b, tagsOf(b))
@@ -74,8 +75,7 @@ func (k keyer) key(text string, tags []string) string {
 			}
 		}
 	}
-	slices.Sort(terms)
-	terms = slices.Compact(terms)
+	// Order counts: "copy prod to staging" is not "copy staging to prod".
 	return strconv.Itoa(negations) + "|" + strings.Join(terms, " ")
 }
 

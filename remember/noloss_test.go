@@ -55,6 +55,10 @@ func TestSameFact(t *testing.T) {
 		{"the plan costs $5", "the plan costs €5", false},
 		{"Run migrations before deploy.", "run the migrations before deploying", true},
 		{"Use pnpm, not npm", "use pnpm not npm", true},
+		// Word order counts: the same words can state the opposite.
+		{"copy prod to staging", "copy staging to prod", false},
+		{"the api depends on auth", "auth depends on the api", false},
+		{"Deploy with make deploy", "deploy with make deploy", true},
 	}
 	for _, tt := range tests {
 		if got := SameFact(tt.a, tt.b); got != tt.same {

@@ -90,10 +90,13 @@ type RefError struct {
 	// Wing is the wing the note was looked for in (RefNoID, RefNoLine) or
 	// the other wing that holds it (RefOtherWing).
 	Wing string `json:"wing,omitempty"`
-	// File and Line are the note already superseded (RefSuperseded), File
-	// relative to the hive.
+	// File and Line are the note already superseded (RefSuperseded) or
+	// kept by a client (RefClientMemory), File relative to the hive.
 	File string `json:"file,omitempty"`
 	Line int    `json:"line,omitempty"`
+	// Client is the client whose own memory holds the note
+	// (RefClientMemory).
+	Client string `json:"client,omitempty"`
 }
 
 // The kinds of a RefError.
@@ -103,6 +106,9 @@ const (
 	RefNoID       = "no_such_id"         // no note of the wing has the id
 	RefMalformed  = "malformed"          // neither an id nor FILE:LINE
 	RefNoLine     = "no_such_line"       // no note of the wing starts at FILE:LINE
+	// RefClientMemory: the note is in a client's own memory folder
+	// (hive.ClientOf), the client's file, which memminer never edits.
+	RefClientMemory = "client_memory"
 )
 
 func (e *RefError) Error() string { return e.Explain("supersedes", "search") }
@@ -118,6 +124,8 @@ func (e *RefError) Explain(field, search string) string {
 		return fmt.Sprintf("%s %s: %s:%d is already marked superseded", field, e.Ref, e.File, e.Line)
 	case RefOtherWing:
 		return fmt.Sprintf("%s %s: that note is in wing %s; an agent supersedes only notes of its own wing", field, e.Ref, e.Wing)
+	case RefClientMemory:
+		return fmt.Sprintf("%s %s: %s:%d is %s's own memory, which memminer never edits; have %s change it, or leave out %s", field, e.Ref, e.File, e.Line, e.Client, e.Client, field)
 	case RefNoID:
 		return fmt.Sprintf("%s %s: no note of wing %s has that id (ids change when a note is edited; %s again)", field, e.Ref, e.Wing, search)
 	case RefNoLine:

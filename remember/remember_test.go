@@ -114,8 +114,9 @@ func TestRememberDuplicate(t *testing.T) {
 
 func TestRememberSupersede(t *testing.T) {
 	f := newFixture(t, map[string]string{
-		"agents/dwight/memory.md": "# Dwight\n\n- The primary database is db-2\n- Standup is at 9\n",
-		"agents/dwight/ops.md":    "- Backups run at 02:00\n",
+		"agents/dwight/memory.md":                        "# Dwight\n\n- The primary database is db-2\n- Standup is at 9\n",
+		"agents/dwight/ops.md":                           "- Backups run at 02:00\n",
+		"agents/dwight/claude-code-memory.laptop/vpn.md": "- Staging deploys need the office VPN\n",
 	})
 	// Mine first, so the note id is known, as an agent gets it from search.
 	first, err := f.remember(t, Request{Wing: "dwight", Text: "Lunch is at noon"})
@@ -162,6 +163,15 @@ func TestRememberSupersede(t *testing.T) {
 	// Marked once: a second supersede of it is refused.
 	if _, err := f.remember(t, Request{Wing: "dwight", Text: "The primary database is db-4", Supersedes: []string{"memory.md:3"}}); !errors.Is(err, ErrBadRequest) {
 		t.Errorf("superseding a superseded note: %v, want ErrBadRequest", err)
+	}
+	// A client's own memory is the client's: never marked.
+	_, err = f.remember(t, Request{Wing: "dwight", Text: "Staging deploys no longer need a VPN", Supersedes: []string{"claude-code-memory.laptop/vpn.md:1"}})
+	var re *RefError
+	if !errors.As(err, &re) || re.Kind != RefClientMemory || re.Client != "claude-code" || !strings.Contains(err.Error(), "claude-code's own memory") {
+		t.Errorf("superseding Claude Code's note: %v, want a RefError of kind %s", err, RefClientMemory)
+	}
+	if got := f.read(t, "agents/dwight/claude-code-memory.laptop/vpn.md"); got != "- Staging deploys need the office VPN\n" {
+		t.Errorf("Claude Code's file = %q", got)
 	}
 	for ref, kind := range map[string]string{"memory.md:4000": RefNoLine, "0123456789abcdef0123456789abcdef": RefNoID, "nonsense": RefMalformed, "memory.md:3": RefSuperseded} {
 		_, err := f.remember(t, Request{Wing: "dwight", Text: "Another fact entirely " + ref, Supersedes: []string{ref}})

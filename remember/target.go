@@ -238,6 +238,11 @@ func resolveRefs(p *palace.Palace, t target, refs []string) ([]palace.Note, erro
 		if n.Governance.Status == govern.Superseded {
 			return nil, &RefError{Ref: ref, Kind: RefSuperseded, File: t.relOf(n.Source), Line: n.Line}
 		}
+		if rel, err := filepath.Rel(t.realDir, n.Source); err == nil {
+			if client, ok := hive.ClientOf(filepath.ToSlash(rel)); ok {
+				return nil, &RefError{Ref: ref, Kind: RefClientMemory, File: t.relOf(n.Source), Line: n.Line, Client: client}
+			}
+		}
 		out = append(out, n)
 	}
 	return out, nil

@@ -22,7 +22,7 @@ func TestSearch(t *testing.T) {
 	publish("failover-drill", "Run the quarterly db-2 failover drill step by step.")
 	publish("release-notes", "Write the release notes of a version from its merged pull requests.")
 	publish("old-deploy", "Deploy the API by hand, the old way.")
-	if err := Deprecate(h, "old-deploy", "ann"); err != nil {
+	if _, err := Deprecate(h, "old-deploy", "ann"); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := Propose(h, "new-deploy", skillMD("new-deploy", "Deploy the API with the pipeline."), "eng"); err != nil {

@@ -192,15 +192,18 @@ func Reject(hiveDir, name, by, note string) error {
 }
 
 // Deprecate moves published/name to deprecated/: it leaves the clients at
-// their next sync and stays as history.
-func Deprecate(hiveDir, name, by string) error {
-	if _, err := load(hiveDir, Published, name); err != nil {
-		return err
+// their next sync and stays as history. It returns the skill as it now
+// lies.
+func Deprecate(hiveDir, name, by string) (Skill, error) {
+	s, err := load(hiveDir, Published, name)
+	if err != nil {
+		return s, err
 	}
 	if err := inHive(hiveDir, func(root *os.Root) error { return retire(root, name) }); err != nil {
-		return err
+		return s, err
 	}
-	return logf(hiveDir, "deprecated %s by %s", name, by)
+	s.State, s.Path = Deprecated, filepath.Join(folder(hiveDir, Deprecated, name), FileName)
+	return s, logf(hiveDir, "deprecated %s by %s", name, by)
 }
 
 // retire moves published/name to deprecated/name, replacing an older one.

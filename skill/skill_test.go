@@ -83,10 +83,10 @@ func TestLifecycle(t *testing.T) {
 	if got := names(all, Deprecated); !slices.Equal(got, []string{"deploy"}) {
 		t.Errorf("deprecated (the replaced version) %v", got)
 	}
-	if err := Deprecate(h, "deploy", "ann"); err != nil {
+	if _, err := Deprecate(h, "deploy", "ann"); err != nil {
 		t.Fatal(err)
 	}
-	if err := Deprecate(h, "deploy", "ann"); !errors.Is(err, ErrNoSkill) {
+	if _, err := Deprecate(h, "deploy", "ann"); !errors.Is(err, ErrNoSkill) {
 		t.Errorf("deprecate twice: %v", err)
 	}
 	if err := Reject(h, "lint", "ann", ""); !errors.Is(err, ErrNoSkill) {
@@ -127,7 +127,7 @@ func TestInstall(t *testing.T) {
 	if b, _ := os.ReadFile(filepath.Join(client, "deploy", FileName)); !strings.Contains(string(b), "about deploy") {
 		t.Errorf("deploy not installed: %q", b)
 	}
-	if err := Deprecate(h, "deploy", "ann"); err != nil {
+	if _, err := Deprecate(h, "deploy", "ann"); err != nil {
 		t.Fatal(err)
 	}
 	if got, err = Install(client, h); err != nil || !slices.Equal(got.Removed, []string{"deploy"}) {

@@ -20,8 +20,11 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -371,4 +374,76 @@ func (c *Client) Index(ctx context.Context) (index.Index, error) {
 	var x index.Index
 	err := c.Get(ctx, "/index", nil, &x)
 	return x, err
+}
+
+// Conflicts asks the daemon for its registry's open conflicts (of
+// req.Wing when set). An unknown wing matches palace.ErrUnknownWing.
+func (c *Client) Conflicts(ctx context.Context, req api.ConflictsRequest) (conflicts.List, error) {
+	q := url.Values{}
+	if req.Wing != "" {
+		q.Set("wing", req.Wing)
+	}
+	var l conflicts.List
+	if err := c.Get(ctx, "/conflicts", q, &l); err != nil {
+		return conflicts.List{}, err
+	}
+	if l.Conflicts == nil {
+		l.Conflicts = []conflicts.Conflict{}
+	}
+	return l, nil
+}
+
+// MergeConflicts has the daemon merge conflict copies. A path with no
+// open copy is an error with the daemon's message, matching
+// conflicts.ErrNoCopy.
+func (c *Client) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
+	var rep conflicts.MergeReport
+	err := c.Post(ctx, "/conflicts/merge", req, &rep)
+	return rep, err
+}
+
+// Show asks the daemon for the note req.Ref names. A ref that names no
+// single note matches api.ErrBadRef, api.ErrAmbiguousRef or
+// api.ErrNoNote, with the daemon's text.
+func (c *Client) Show(ctx context.Context, req api.ShowRequest) (api.ShownNote, error) {
+	var n api.ShownNote
+	err := c.do(ctx, http.MethodPost, "/show", nil, req, &n, read)
+	return n, err
+}
+
+// Inbox asks the daemon for the inbox's items. An unknown wing matches
+// palace.ErrUnknownWing.
+func (c *Client) Inbox(ctx context.Context, req api.InboxRequest) ([]inbox.Item, error) {
+	q := url.Values{}
+	if req.Wing != "" {
+		q.Set("wing", req.Wing)
+	}
+	if req.All {
+		q.Set("all", "1")
+	}
+	items := []inbox.Item{}
+	err := c.Get(ctx, "/inbox", q, &items)
+	return items, err
+}
+
+// Decide has the daemon approve or reject an inbox item. Errors match the
+// sentinels of packages inbox and remember and api's ref errors; a
+// decision written whose mine failed is returned with the error.
+func (c *Client) Decide(ctx context.Context, req api.DecideRequest) (api.Decision, error) {
+	var rep api.DecideReply
+	err := c.do(ctx, http.MethodPost, "/inbox/decide", nil, req, &rep, write)
+	return rep.Result, err
+}
+
+// Wings are the wings of the daemon's status.
+func (c *Client) Wings(ctx context.Context) ([]palace.WingInfo, error) {
+	st, err := c.Status(ctx)
+	if err != nil {
+		return nil, err
+	}
+	var out []palace.WingInfo
+	for _, w := range st.Wings {
+		out = append(out, w.WingInfo)
+	}
+	return out, nil
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
@@ -189,11 +191,18 @@ func TestErrorCodesOnTheWire(t *testing.T) {
 		code     string
 		sentinel error
 	}{
-		{fmt.Errorf("no open conflict copy at or of /h/a.md: %w", api.ErrNoCopy), CodeNoCopy, api.ErrNoCopy},
+		{fmt.Errorf("no open conflict copy at or of /h/a.md: %w", conflicts.ErrNoCopy), CodeNoCopy, conflicts.ErrNoCopy},
 		{palace.UnknownWingError("kevin", []string{"angela"}), CodeUnknownWing, palace.ErrUnknownWing},
 		{api.ErrOtherHive, CodeOtherHive, api.ErrOtherHive},
 		{fmt.Errorf("%w \"sales\" (domains: global)", palace.ErrUnknownDomain), CodeUnknownDomain, palace.ErrUnknownDomain},
 		{fmt.Errorf("%w: wing kelly is in domain marketing", palace.ErrOutsideDomain), CodeOutsideDomain, palace.ErrOutsideDomain},
+		{&api.RefError{Err: api.ErrNoNote, Msg: "3f2a: no such note with that id"}, CodeNoNote, api.ErrNoNote},
+		{&api.RefError{Err: api.ErrAmbiguousRef, Msg: "3f2a11: 2 notes have an id starting so"}, CodeAmbiguousRef, api.ErrAmbiguousRef},
+		{&api.RefError{Err: api.ErrBadRef, Msg: `"x": want a note id`}, CodeBadRef, api.ErrBadRef},
+		{fmt.Errorf("3f2a: %w: no pending item has this ref", inbox.ErrNoItem), CodeNoInboxItem, inbox.ErrNoItem},
+		{fmt.Errorf("3f2a: %w: approved 2026-01-02 by pam", inbox.ErrDecided), CodeInboxDecided, inbox.ErrDecided},
+		{fmt.Errorf("%w: reject needs a note", inbox.ErrBadDecision), CodeBadDecision, inbox.ErrBadDecision},
+		{fmt.Errorf("%w: an AWS key", inbox.ErrSecret), CodeInboxSecret, inbox.ErrSecret},
 	}
 	for _, tt := range tests {
 		t.Run(tt.code, func(t *testing.T) {

@@ -7,7 +7,9 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
@@ -47,6 +49,13 @@ const (
 	CodeBadWingID         = "bad_wing_id"
 	CodeAgentExists       = "agent_exists"
 	CodeNoCopy            = "no_copy"
+	CodeBadRef            = "bad_ref"
+	CodeAmbiguousRef      = "ambiguous_ref"
+	CodeNoNote            = "no_note"
+	CodeNoInboxItem       = "no_inbox_item"
+	CodeInboxDecided      = "inbox_decided"
+	CodeBadDecision       = "bad_decision"
+	CodeInboxSecret       = "inbox_secret"
 	CodeUnknownDomain     = "unknown_domain"
 	CodeOutsideDomain     = "outside_domain"
 	CodeInternal          = "internal"
@@ -80,7 +89,14 @@ var codeErrors = []struct {
 	{CodeAgentNeedsWing, mine.ErrAgentNeedsWing},
 	{CodeBadWingID, hive.ErrBadWingID},
 	{CodeAgentExists, mine.ErrAgentExists},
-	{CodeNoCopy, api.ErrNoCopy},
+	{CodeNoCopy, conflicts.ErrNoCopy},
+	{CodeBadRef, api.ErrBadRef},
+	{CodeAmbiguousRef, api.ErrAmbiguousRef},
+	{CodeNoNote, api.ErrNoNote},
+	{CodeNoInboxItem, inbox.ErrNoItem},
+	{CodeInboxDecided, inbox.ErrDecided},
+	{CodeBadDecision, inbox.ErrBadDecision},
+	{CodeInboxSecret, inbox.ErrSecret},
 	{CodeUnknownDomain, palace.ErrUnknownDomain},
 	{CodeOutsideDomain, palace.ErrOutsideDomain},
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/palace"
 )
 
 func TestOpenHandoffsLeadTheDigest(t *testing.T) {
@@ -32,6 +33,15 @@ func TestOpenHandoffsLeadTheDigest(t *testing.T) {
 	}
 	if d := build(t, p, Options{Wing: "jim"}); len(d.Handoffs) != 1 || d.Handoffs[0].Ref != "ho-22222222" {
 		t.Errorf("handoffs to jim: %+v", d.Handoffs)
+	}
+	// The agent a digest is for (MEMMINER_WING) reads its own handoffs
+	// over the story of every wing; --wing, when given, is the reader.
+	d = build(t, p, Options{Scope: palace.DomainScope{Caller: "pam"}})
+	if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != "ho-0a1b2c3d" || len(d.Identity) != 3 {
+		t.Errorf("pam's digest of every wing: handoffs %+v, identities %+v", d.Handoffs, d.Identity)
+	}
+	if d := build(t, p, Options{Wing: "jim", Scope: palace.DomainScope{Caller: "pam"}}); len(d.Handoffs) != 1 || d.Handoffs[0].Ref != "ho-22222222" {
+		t.Errorf("pam's digest of jim: %+v", d.Handoffs)
 	}
 	// Every wing's at once, as each wing's digest has them: pam's
 	// acceptance closes ho-11111111 for pam alone.

@@ -108,8 +108,20 @@ type Options struct {
 	Isolated *Isolation
 	// Scope keeps the digest inside the caller's domains
 	// (palace.ScopeWings): the wings it does not see are left out whole,
-	// identity and story, and Wing must be one it sees.
+	// identity and story, and Wing must be one it sees. Its Caller, the
+	// agent the digest is for, is also whom the open handoffs are to when
+	// Wing is not set.
 	Scope palace.DomainScope
+}
+
+// reader is the wing the digest's open handoffs are addressed to: the
+// wing whose story it tells, else the agent it is for; "" for a person's
+// digest of every wing.
+func (o Options) reader() string {
+	if o.Wing != "" {
+		return o.Wing
+	}
+	return o.Scope.Caller
 }
 
 // IdentityLine is one wing's identity.
@@ -158,8 +170,8 @@ type StoryItem struct {
 
 // Digest is a wake-up digest. Its fields are everything Markdown renders.
 type Digest struct {
-	// Handoffs are the open handoffs addressed to Options.Wing, shown
-	// first; empty without a wing.
+	// Handoffs are the open handoffs addressed to Options.Wing, else to
+	// Options.Scope.Caller, shown first; empty without either.
 	Handoffs []Handoff      `json:"handoffs"`
 	Identity []IdentityLine `json:"identity"`
 	// MoreWings counts wings whose identity line did not fit the budget.
@@ -441,11 +453,11 @@ func Build(p *palace.Palace, opts Options) (Digest, error) {
 	if att := attention(pending, notices); att != "" {
 		head += EstimateTokens(att + "\n")
 	}
-	// Then the open handoffs to the wing, within half of what is left.
-	// A digest without a wing is no one's: it has no handoffs.
+	// Then the open handoffs to the reader, within half of what is left.
+	// A digest for no one (no wing, no agent) has no handoffs.
 	var open []Handoff
-	if opts.Wing != "" {
-		open = openHandoffs(infos, notes, sources, opts.Wing)
+	if to := opts.reader(); to != "" {
+		open = openHandoffs(infos, notes, sources, to)
 	}
 	handoffs, used := layoutHandoffs(max(budget-head, 0), open)
 	d := layout(max(budget-head-used, 0), ids, hidden, rank)

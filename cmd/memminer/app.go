@@ -339,9 +339,9 @@ func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, mod
 }
 
 // openPalace opens the palace in this process, for a command that reads
-// it directly with or without a daemon (show, inbox, doctor, the
-// conflicts scan and merge), as package local opens it: cmd never opens
-// it itself (TestCommandsOpenThePalaceThroughLocal).
+// it directly with or without a daemon (doctor, packs, the page's
+// handoffs), as package local opens it: cmd never opens
+// it itself (TestCommandsReachThePalaceThroughTheService).
 func (a *app) openPalace(ctx context.Context, e embed.Embedder, access local.Access, wings []string) (*palace.Palace, error) {
 	return local.New(a.localOptions()).Open(ctx, e, access, wings)
 }
@@ -407,6 +407,16 @@ func displayPath(path string) string {
 func exactArgs(n int, msg string) cobra.PositionalArgs {
 	return func(_ *cobra.Command, args []string) error {
 		if len(args) != n {
+			return usagef("%s (got %d arguments)", msg, len(args))
+		}
+		return nil
+	}
+}
+
+// maxArgs is cobra.MaximumNArgs with a message that says what is taken.
+func maxArgs(n int, msg string) cobra.PositionalArgs {
+	return func(_ *cobra.Command, args []string) error {
+		if len(args) > n {
 			return usagef("%s (got %d arguments)", msg, len(args))
 		}
 		return nil

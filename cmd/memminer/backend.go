@@ -4,48 +4,32 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
 	"path/filepath"
 	"slices"
 
 	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/daemon"
-	"github.com/memminer/memminer/daemon/conflicts"
 	"github.com/memminer/memminer/embed"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
-	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
-
-// backend is what the commands and the MCP server call: api.Service, and
-// the open conflicts and their merge (typed by daemon/conflicts, which
-// package api cannot import), and the palace's wings.
-type backend interface {
-	api.Service
-	// Conflicts lists the open conflicts of wing (every wing when empty).
-	// A scan that found some copies but not all returns them with
-	// ScanError set and no error.
-	Conflicts(ctx context.Context, wing string) (conflicts.List, error)
-	// MergeConflicts merges conflict copies into their files.
-	MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error)
-	// Wings are the palace's wings.
-	Wings(ctx context.Context) ([]palace.WingInfo, error)
-}
 
 // service is the one place the CLI decides between the daemon and the
 // palace: with --no-daemon the palace in this process, otherwise the
 // daemon serving it, falling back to the palace by fallback's rules. Every
 // path re-mines the files a merge wrote (minedMerges).
-func (a *app) service() backend {
+func (a *app) service() api.Service {
 	loc := &localService{Service: local.New(a.localOptions()), a: a}
 	if a.noDaemon {
 		return minedMerges{loc, a}
 	}
-	return minedMerges{&fallback{daemon: &remoteService{Client: a.client()}, local: loc, a: a}, a}
+	return minedMerges{&fallback{daemon: a.client(), local: loc, a: a}, a}
 }
 
 // localOptions are the CLI's settings and reporting for package local.
@@ -71,12 +55,11 @@ func (a *app) localOptions() local.Options {
 			e, ms, err := a.statusEmbedder(ctx)
 			return e, ms.Reason, err
 		},
-		MineOptions:   a.mineOptions,
-		Repaired:      a.reportRepairs,
-		Warn:          func(msg string) { fmt.Fprintf(a.stderr, "memminer: %s\n", msg) },
-		Isolation:     a.isolation,
-		ConflictsOpen: a.openConflictCount,
-		MineProgress:  a.mineProgress,
+		MineOptions:  a.mineOptions,
+		Repaired:     a.reportRepairs,
+		Warn:         func(msg string) { fmt.Fprintf(a.stderr, "memminer: %s\n", msg) },
+		Isolation:    a.isolation,
+		MineProgress: a.mineProgress,
 	}
 }
 
@@ -97,7 +80,7 @@ func (a *app) isolation(ctx context.Context) *wakeup.Isolation {
 // connection broke on a call that can be repeated), and a search also
 // when the daemon serves another model.
 type fallback struct {
-	daemon, local backend
+	daemon, local api.Service
 	a             *app
 }
 
@@ -186,11 +169,11 @@ func (f *fallback) Status(ctx context.Context) (api.Status, error) {
 }
 
 // Conflicts falls back when no daemon answers.
-func (f *fallback) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	if l, err := f.daemon.Conflicts(ctx, wing); !gone(err) {
+func (f *fallback) Conflicts(ctx context.Context, req api.ConflictsRequest) (conflicts.List, error) {
+	if l, err := f.daemon.Conflicts(ctx, req); !gone(err) {
 		return l, err
 	}
-	return f.local.Conflicts(ctx, wing)
+	return f.local.Conflicts(ctx, req)
 }
 
 // MergeConflicts falls back when no daemon runs.
@@ -201,6 +184,30 @@ func (f *fallback) MergeConflicts(ctx context.Context, req conflicts.MergeReques
 	return f.local.MergeConflicts(ctx, req)
 }
 
+// Show falls back when no daemon answers.
+func (f *fallback) Show(ctx context.Context, req api.ShowRequest) (api.ShownNote, error) {
+	if n, err := f.daemon.Show(ctx, req); !gone(err) {
+		return n, err
+	}
+	return f.local.Show(ctx, req)
+}
+
+// Inbox falls back when no daemon answers.
+func (f *fallback) Inbox(ctx context.Context, req api.InboxRequest) ([]inbox.Item, error) {
+	if items, err := f.daemon.Inbox(ctx, req); !gone(err) {
+		return items, err
+	}
+	return f.local.Inbox(ctx, req)
+}
+
+// Decide falls back when no daemon runs.
+func (f *fallback) Decide(ctx context.Context, req api.DecideRequest) (api.Decision, error) {
+	if d, err := f.daemon.Decide(ctx, req); !gone(err) {
+		return d, err
+	}
+	return f.local.Decide(ctx, req)
+}
+
 // Wings falls back when no daemon answers.
 func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 	if ws, err := f.daemon.Wings(ctx); !gone(err) {
@@ -209,51 +216,9 @@ func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 	return f.local.Wings(ctx)
 }
 
-// remoteService is the daemon's socket client as a service.
-type remoteService struct {
-	*socket.Client
-}
-
-// Conflicts asks the daemon for its registry's open conflicts.
-func (r *remoteService) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	var l conflicts.List
-	q := url.Values{}
-	if wing != "" {
-		q.Set("wing", wing)
-	}
-	if err := r.Get(ctx, "/conflicts", q, &l); err != nil {
-		return conflicts.List{}, err
-	}
-	if l.Conflicts == nil {
-		l.Conflicts = []conflicts.Conflict{}
-	}
-	return l, nil
-}
-
-// MergeConflicts has the daemon merge. A path with no open copy is an
-// error with the daemon's message, matching api.ErrNoCopy.
-func (r *remoteService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	var rep conflicts.MergeReport
-	err := r.Post(ctx, "/conflicts/merge", req, &rep)
-	return rep, err
-}
-
-// Wings are the wings of the daemon's status.
-func (r *remoteService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
-	st, err := r.Status(ctx)
-	if err != nil {
-		return nil, err
-	}
-	var out []palace.WingInfo
-	for _, w := range st.Wings {
-		out = append(out, w.WingInfo)
-	}
-	return out, nil
-}
-
 // localService is package local's service with what the CLI adds without
-// a daemon: the conflicts scan and merge, Syncthing in status, and the
-// refusal of a mine beside a running daemon under --no-daemon.
+// a daemon: Syncthing in status, and the refusal of a mine beside a
+// running daemon under --no-daemon.
 type localService struct {
 	*local.Service
 	a *app
@@ -292,59 +257,11 @@ func (l *localService) Status(ctx context.Context) (api.Status, error) {
 	return st, nil
 }
 
-// Conflicts scans for the open conflicts.
-func (l *localService) Conflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	list, err := l.a.scanConflicts(ctx, wing)
-	if list.Conflicts == nil && err != nil {
-		return conflicts.List{}, err
-	}
-	return list, nil
-}
-
-// MergeConflicts merges here, with the palace opened read-only for the
-// bases (only the wings whose files have copies: their mined contents
-// are the bases).
-func (l *localService) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	a := l.a
-	var rep conflicts.MergeReport
-	list, err := a.scanConflicts(ctx, req.Wing)
-	if err != nil {
-		return rep, err
-	}
-	sel, err := conflicts.Select(list, req.Paths)
-	if err != nil {
-		return rep, err
-	}
-	var p *palace.Palace
-	var wings []string
-	for _, c := range sel {
-		if c.Wing != "" && !slices.Contains(wings, c.Wing) {
-			wings = append(wings, c.Wing)
-		}
-	}
-	if len(wings) > 0 {
-		p, err = a.openPalace(ctx, nil, local.AsIs, wings)
-		if err != nil {
-			return rep, err
-		}
-		defer p.Close()
-	}
-	return conflicts.MergeCopies(ctx, p, sel, conflicts.MergeOptions{
-		Apply: req.Apply, AcceptConflicts: req.AcceptConflicts, AcceptRemovals: req.AcceptRemovals, Reviewed: req.Reviewed,
-		PalaceDir: a.cfg.Palace, MaxFileBytes: a.cfg.MaxFileBytes,
-	}), nil
-}
-
-// Wings are the palace's wings, read-only.
-func (l *localService) Wings(ctx context.Context) ([]palace.WingInfo, error) {
-	return l.a.palaceWings(ctx, "")
-}
-
 // minedMerges re-mines each file a merge wrote, through the service that
 // merged, before the merge returns: the merged notes are in the next
 // search on every path, as a remembered note is.
 type minedMerges struct {
-	backend
+	api.Service
 	a *app
 }
 
@@ -352,7 +269,7 @@ type minedMerges struct {
 // A mine that fails leaves the merge written; it is said on stderr and the
 // next mine picks the file up.
 func (m minedMerges) MergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
-	rep, err := m.backend.MergeConflicts(ctx, req)
+	rep, err := m.Service.MergeConflicts(ctx, req)
 	if err != nil || !req.Apply {
 		return rep, err
 	}
@@ -364,7 +281,7 @@ func (m minedMerges) MergeConflicts(ctx context.Context, req conflicts.MergeRequ
 			continue
 		}
 		mined = append(mined, pl)
-		_, merr := m.backend.Mine(ctx, api.MineRequest{Path: pl.dir, Wing: pl.wing, Model: m.a.cfg.Model, Agents: m.a.cfg.Agents})
+		_, merr := m.Service.Mine(ctx, api.MineRequest{Path: pl.dir, Wing: pl.wing, Model: m.a.cfg.Model, Agents: m.a.cfg.Agents})
 		if merr != nil {
 			fmt.Fprintf(m.a.stderr, "memminer: merged %s, but mining it failed: %v; the next mine picks it up\n", displayPath(cm.Original), merr)
 		}

@@ -7,7 +7,8 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/api"
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
@@ -47,16 +48,25 @@ func (f *fakeBackend) Index(context.Context) (index.Index, error) {
 func (f *fakeBackend) Status(context.Context) (api.Status, error) {
 	return api.Status{}, f.call("status")
 }
-func (f *fakeBackend) Conflicts(context.Context, string) (conflicts.List, error) {
+func (f *fakeBackend) Conflicts(context.Context, api.ConflictsRequest) (conflicts.List, error) {
 	return conflicts.List{}, f.call("conflicts")
 }
 func (f *fakeBackend) MergeConflicts(context.Context, conflicts.MergeRequest) (conflicts.MergeReport, error) {
 	return conflicts.MergeReport{}, f.call("merge")
 }
+func (f *fakeBackend) Show(context.Context, api.ShowRequest) (api.ShownNote, error) {
+	return api.ShownNote{}, f.call("show")
+}
+func (f *fakeBackend) Inbox(context.Context, api.InboxRequest) ([]inbox.Item, error) {
+	return nil, f.call("inbox")
+}
+func (f *fakeBackend) Decide(context.Context, api.DecideRequest) (api.Decision, error) {
+	return api.Decision{}, f.call("decide")
+}
 func (f *fakeBackend) Wings(context.Context) ([]palace.WingInfo, error) { return nil, f.call("wings") }
 
 // callAll calls every operation of b once, returning each one's error.
-func callAll(b backend) map[string]error {
+func callAll(b api.Service) map[string]error {
 	ctx := context.Background()
 	out := map[string]error{}
 	_, out["search"] = b.Search(ctx, api.SearchRequest{Query: "q"})
@@ -66,13 +76,16 @@ func callAll(b backend) map[string]error {
 	_, out["mine"] = b.Mine(ctx, api.MineRequest{Path: "/p"})
 	_, out["index"] = b.Index(ctx)
 	_, out["status"] = b.Status(ctx)
-	_, out["conflicts"] = b.Conflicts(ctx, "")
+	_, out["conflicts"] = b.Conflicts(ctx, api.ConflictsRequest{})
 	_, out["merge"] = b.MergeConflicts(ctx, conflicts.MergeRequest{})
+	_, out["show"] = b.Show(ctx, api.ShowRequest{Ref: "r"})
+	_, out["inbox"] = b.Inbox(ctx, api.InboxRequest{})
+	_, out["decide"] = b.Decide(ctx, api.DecideRequest{Ref: "r"})
 	_, out["wings"] = b.Wings(ctx)
 	return out
 }
 
-var allOps = []string{"search", "wake-up", "remember", "forget", "mine", "index", "status", "conflicts", "merge", "wings"}
+var allOps = []string{"search", "wake-up", "remember", "forget", "mine", "index", "status", "conflicts", "merge", "show", "inbox", "decide", "wings"}
 
 // TestFallbackRules pins docs/daemon.md's "Daemon or not": which calls
 // go to the palace here for each way the daemon does not serve them.

@@ -117,8 +117,6 @@ The rules, and what is and is not a directive: docs/capture.md.`,
 	f.BoolVar(&asJSON, "json", false, "print the result as JSON")
 	a.hookable(cmd, &hook, &preErr)
 	settingFlags(f, "hive")
-	// The installed hook must never fail on a flag a later memminer dropped.
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	return cmd
 }
 

@@ -5,16 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"slices"
 	"time"
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon/conflicts"
-	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 )
 
@@ -99,14 +97,27 @@ Detection, alerts and the JSON fields: docs/conflicts.md.`,
 // relative to it. A scan that found some
 // copies but not all returns them with ScanError set and no error.
 func (a *app) openConflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	l, err := a.service().Conflicts(ctx, wing)
-	switch {
-	case errors.Is(err, palace.ErrUnknownWing):
+	l, err := a.service().Conflicts(ctx, api.ConflictsRequest{Wing: wing})
+	if errors.Is(err, palace.ErrUnknownWing) {
 		return conflicts.List{}, nothingFound(usagef("--wing: %v", err))
-	case err != nil:
-		return conflicts.List{}, err
+	}
+	if err != nil {
+		return conflicts.List{}, conflictsError(err)
 	}
 	return l, nil
+}
+
+// conflictsError is err of the service's conflicts or their merge with
+// the CLI's advice: an unknown --wing, or nothing to scan, is a usage
+// error.
+func conflictsError(err error) error {
+	switch {
+	case errors.Is(err, palace.ErrUnknownWing):
+		return usagef("--wing: %v", err)
+	case errors.Is(err, conflicts.ErrNothingToScan):
+		return nothingFound(usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace has no wings to take directories from)"))
+	}
+	return err
 }
 
 // conflictsOpenMessage says why writing is refused: n open conflicts in
@@ -117,159 +128,6 @@ func conflictsOpenMessage(wing string, n int) string {
 		where = "wing " + wing + " has"
 	}
 	return fmt.Sprintf("%s %d open %s; merge first", where, n, plural(n, "conflict", "conflicts"))
-}
-
-// scanConflicts lists the open conflicts without a daemon: a scan of the
-// hive, or of the palace's wing roots when no hive is configured, reusing
-// the records of the registry the daemon left. An unknown wing is a usage
-// error naming the known ones. On a partial failure it returns what it
-// found along with the error; Conflicts is nil only when nothing could be
-// scanned.
-func (a *app) scanConflicts(ctx context.Context, wing string) (conflicts.List, error) {
-	if a.cfg.Hive != "" {
-		if wing != "" {
-			if err := a.checkHiveWing(ctx, wing); err != nil {
-				return conflicts.List{}, err
-			}
-		}
-		return a.scanFound(ctx, wing, nil)
-	}
-	roots, err := a.wingRoots(ctx, wing)
-	if err != nil {
-		return conflicts.List{}, err
-	}
-	return a.scanFound(ctx, wing, roots)
-}
-
-// scanFound scans the configured hive (only wing's part when set) or,
-// without a hive, roots, reusing the registry's records.
-func (a *app) scanFound(ctx context.Context, wing string, roots []conflicts.WingRoots) (conflicts.List, error) {
-	known, err := conflicts.ReadRegistry(a.cfg.Palace)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "memminer: %v; listing what is on disk without it\n", err)
-		if errors.Is(err, conflicts.ErrCorruptRegistry) {
-			a.setAsideRegistry(ctx)
-		}
-		known = nil
-	}
-	var found []conflicts.Conflict
-	if a.cfg.Hive != "" {
-		if _, err := os.Stat(a.cfg.Hive); err != nil {
-			return conflicts.List{}, fmt.Errorf("hive: %w", err)
-		}
-		found, err = conflicts.ScanHive(ctx, a.cfg.Hive, a.cfg.Agents, wing, known)
-	} else {
-		found, err = conflicts.ScanWings(ctx, roots, known)
-	}
-	if found == nil && err != nil {
-		return conflicts.List{}, err
-	}
-	l := conflicts.List{Conflicts: found}.Wing(wing)
-	if err != nil {
-		l.ScanError = new(err.Error())
-	}
-	return l, err
-}
-
-// openConflictCount counts the open conflicts as `memminer --no-daemon
-// conflicts` finds them, for status without a daemon: a scan of the hive,
-// or of the wing roots of p (the open palace) when no hive is configured.
-// What cannot be scanned is said on stderr and counts nothing.
-func (a *app) openConflictCount(ctx context.Context, p *palace.Palace) int {
-	var roots []conflicts.WingRoots
-	if a.cfg.Hive == "" {
-		for _, w := range p.Wings() {
-			roots = append(roots, conflicts.WingRoots{Wing: w.ID, Roots: w.Roots})
-		}
-		if len(roots) == 0 {
-			return 0 // nothing mined, no hive: nothing to scan
-		}
-	}
-	l, err := a.scanFound(ctx, "", roots)
-	if err != nil {
-		fmt.Fprintf(a.stderr, "memminer: open conflicts may be undercounted: %v\n", err)
-	}
-	return len(l.Conflicts)
-}
-
-// checkHiveWing returns a usage error naming the known wings when wing is
-// neither an agent directory of the configured hive nor a wing of the
-// palace: conflicts.KnownWing, the daemon's rule.
-func (a *app) checkHiveWing(ctx context.Context, wing string) error {
-	h, err := hive.Open(a.cfg.Hive, a.cfg.Agents)
-	if err != nil {
-		return nil // a bad glob is reported by the scan
-	}
-	err = conflicts.KnownWing(wing, h, conflicts.Wings{
-		Has: func(wing string) (bool, error) {
-			ws, err := a.palaceWings(ctx, wing)
-			return len(ws) > 0, err
-		},
-		All: func() ([]string, error) {
-			all, err := a.palaceWings(ctx, "")
-			ids := make([]string, len(all))
-			for i, w := range all {
-				ids[i] = w.ID
-			}
-			return ids, err
-		},
-	})
-	if errors.Is(err, palace.ErrUnknownWing) {
-		return nothingFound(usagef("--wing: %v", err))
-	}
-	return err
-}
-
-// palaceWings opens the palace read-only and returns its wings, or only
-// wing when it is set and exists.
-func (a *app) palaceWings(ctx context.Context, wing string) ([]palace.WingInfo, error) {
-	var only []string
-	if wing != "" {
-		only = []string{wing}
-	}
-	p, err := a.openPalace(ctx, nil, local.AsIs, only)
-	if err != nil {
-		return nil, err
-	}
-	defer p.Close()
-	var out []palace.WingInfo
-	for _, w := range p.Wings() {
-		if wing == "" || w.ID == wing {
-			out = append(out, w)
-		}
-	}
-	return out, nil
-}
-
-// wingRoots returns the directories the palace's wings (or one wing) were
-// mined from. A wing the palace lacks is a usage error naming the known
-// wings.
-func (a *app) wingRoots(ctx context.Context, wing string) ([]conflicts.WingRoots, error) {
-	ws, err := a.palaceWings(ctx, wing)
-	if err != nil {
-		return nil, err
-	}
-	var out []conflicts.WingRoots
-	for _, w := range ws {
-		out = append(out, conflicts.WingRoots{Wing: w.ID, Roots: w.Roots})
-	}
-	if len(out) > 0 {
-		return out, nil
-	}
-	if wing != "" {
-		all, err := a.palaceWings(ctx, "")
-		if err != nil {
-			return nil, err
-		}
-		if len(all) > 0 {
-			known := make([]string, len(all))
-			for i, w := range all {
-				known[i] = w.ID
-			}
-			return nil, nothingFound(usagef("--wing: %v", conflicts.UnknownWingError(wing, known)))
-		}
-	}
-	return nil, nothingFound(usagef("no hive to scan: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file (the palace has no wings to take directories from)"))
 }
 
 func printConflicts(w io.Writer, l conflicts.List, wing string) {
@@ -317,24 +175,4 @@ func printConflicts(w io.Writer, l conflicts.List, wing string) {
 		}
 	}
 	fmt.Fprintln(w, "\nMerge them note by note with memminer conflicts merge (it shows the merge; --apply writes it),\nor merge each copy into its original by hand and delete the copy.")
-}
-
-// setAsideRegistry moves a corrupt conflict registry aside when no writer
-// holds the palace (else the writer's next save replaces it), so the
-// corruption is reported once, not by every command until a daemon runs.
-func (a *app) setAsideRegistry(ctx context.Context) {
-	// No wing is loaded: only the lock is wanted.
-	p, err := a.openPalace(ctx, nil, local.AsIs, []string{"-"})
-	if err != nil {
-		return
-	}
-	defer p.Close()
-	if p.Lock(ctx, 0) != nil {
-		return
-	}
-	if aside, err := conflicts.SetAsideCorrupt(a.cfg.Palace); err != nil {
-		fmt.Fprintf(a.stderr, "memminer: %v\n", err)
-	} else if aside != "" {
-		fmt.Fprintf(a.stderr, "memminer: moved the corrupt registry aside to %s; conflicts are recorded again from what is on disk\n", aside)
-	}
 }

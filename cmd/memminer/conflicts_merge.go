@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -11,8 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/daemon/conflicts"
-	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/conflicts"
 )
 
 func (a *app) conflictsMergeCmd() *cobra.Command {
@@ -32,8 +30,9 @@ for the common ancestor. A note either side added is kept, in its section
 and order; one changed on one side takes the change. A merge never deletes
 on its own: a note (or frontmatter) the copy removed is kept and the
 removal proposed, with a review naming the copy and the removals;
---accept-removals --reviewed REVIEW, with --apply, carries them out, and
-refuses a copy whose removals are no longer the ones reviewed. A note
+--accept-removals --reviewed REVIEW, with --apply, carries them out (one
+removal's own review, that one alone), and refuses a copy whose removals
+are no longer the ones reviewed. A note
 both sides changed is a conflict: the file's version stays and the copy's
 is put right after it, marked "(conflict: from the copy of <device>,
 <date>)". Without a usable
@@ -129,10 +128,10 @@ When the daemon runs, it does the merge. Rules and the JSON: docs/conflicts.md.`
 // mergeConflicts merges as the conflicts merge command does.
 func (a *app) mergeConflicts(ctx context.Context, req conflicts.MergeRequest) (conflicts.MergeReport, error) {
 	rep, err := a.service().MergeConflicts(ctx, req)
-	if errors.Is(err, palace.ErrUnknownWing) {
-		return rep, usagef("--wing: %v", err)
+	if err != nil {
+		return rep, conflictsError(err)
 	}
-	return rep, err
+	return rep, nil
 }
 
 func printMergeReport(w io.Writer, rep conflicts.MergeReport) {
@@ -236,6 +235,9 @@ func printMergeNotes(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
 		fmt.Fprintf(w, "  the copy removed %d %s; %s kept (--accept-removals removes %s):\n", k, plural(k, "note", "notes"), plural(k, "it is", "they are"), plural(k, "it", "them"))
 		for _, n := range m.ProposedRemovals {
 			fmt.Fprintf(w, "    ? %s\n", notePreview(n.Heading, n.Text))
+			if k > 1 || m.ProposedFrontmatter {
+				fmt.Fprintf(w, "      review %s removes this one alone\n", n.Review)
+			}
 		}
 	}
 	switch {
@@ -244,6 +246,9 @@ func printMergeNotes(w io.Writer, m conflicts.CopyMerge, t *mergeTally) {
 	case m.ProposedFrontmatter:
 		t.proposals++
 		fmt.Fprintln(w, "  frontmatter: this file's is kept; the copy's drops some of it (--accept-removals takes the copy's)")
+		if len(m.ProposedRemovals) > 0 && m.FrontmatterReview != nil {
+			fmt.Fprintf(w, "      review %s takes the copy's frontmatter alone\n", *m.FrontmatterReview)
+		}
 	}
 	if m.Review != nil {
 		fmt.Fprintf(w, "  review %s: to carry these removals out, --apply --accept-removals --reviewed %s\n", *m.Review, *m.Review)

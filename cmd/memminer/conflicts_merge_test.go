@@ -10,7 +10,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
+	"github.com/memminer/memminer/internal/testutil"
 )
 
 // mergeHive writes agents/jim/memory.md at seed, mines it, changes it to
@@ -85,7 +86,7 @@ func TestConflictsMerge(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"append_only", "applied", "backup", "base_confirmed", "base_mined", "conflicts", "copy", "device", "diff", "error",
-		"from_copy", "frontmatter", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "review", "status", "three_way", "wing"}
+		"from_copy", "frontmatter", "frontmatter_review", "kept", "original", "proposed_frontmatter", "proposed_removals", "removed", "review", "status", "three_way", "wing"}
 	if got := slices.Sorted(maps.Keys(raw.Merges[0])); !slices.Equal(got, want) || raw.Merges[0]["backup"] != nil || raw.Merges[0]["error"] != nil {
 		t.Errorf("--json merge keys %v, want %v with backup and error null: %s", got, want, js)
 	}
@@ -222,6 +223,28 @@ func TestConflictsMergeKeepsRemovals(t *testing.T) {
 
 // reviewRe finds the review the dry run prints for a copy's removals.
 var reviewRe = regexp.MustCompile(`review ([0-9a-f]{16}): to carry these removals out`)
+
+// TestConflictsMergeOneRemovalByItsReview: the dry run prints each
+// removal's own review when a copy proposes several; --reviewed with one
+// of them removes that note and keeps the other proposed.
+func TestConflictsMergeOneRemovalByItsReview(t *testing.T) {
+	c, memory, ours := removalsHistory(t)
+	if err := os.WriteFile(filepath.Join(filepath.Dir(memory), cleanCopy), []byte(twoRemovals), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, errs, code := c.run("conflicts", "merge")
+	one := regexp.MustCompile(`\? Jim > Office: Stand-up is at 9:30\.\n      review ([0-9a-f]{16}) removes this one alone\n`).FindStringSubmatch(out)
+	if code != 0 || one == nil || strings.Count(out, "removes this one alone") != 2 {
+		t.Fatalf("exit %d, want a review for each removal: %s\n%s", code, errs, out)
+	}
+	out, errs, code = c.run("conflicts", "merge", "--apply", "--accept-removals", "--reviewed", one[1])
+	if code != 0 || !strings.Contains(out, "removes 1\n") || !strings.Contains(out, "the copy removed 1 note; it is kept") {
+		t.Fatalf("--apply --reviewed one removal's: exit %d: %s\n%s", code, errs, out)
+	}
+	if data, want := testutil.ReadFile(t, memory), strings.Replace(ours, "- Stand-up is at 9:30.\n", "", 1); data != want {
+		t.Fatalf("file:\n%s\nwant:\n%s", data, want)
+	}
+}
 
 // TestConflictsMergeAppliesTheReviewedRemovals: --accept-removals is
 // bound to the proposal the dry run showed: a copy that changed since

@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/config"
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/syncthing"

@@ -5,12 +5,15 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/remember"
 )
 
 // connectExe is the memminer program the installed hooks and MCP server
@@ -58,6 +61,11 @@ It installs:
   - the MCP server: memminer mcp --wing ID;
   - the memory protocol (memminer protocol) in CLAUDE.md or AGENTS.md,
     between begin and end markers.
+
+With a hive, connect claude-code (user files) also points Claude Code's own
+auto memory into the hive (autoMemoryDirectory: the wing's
+claude-code-memory.<machine>/), after copying what it remembered before
+there; the originals stay, and disconnect takes the setting out again.
 
 OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same
 commands, and the protocol goes in a file its config's instructions name.
@@ -186,7 +194,31 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		return opts, err
 	}
 	opts.Install = connect.Install{Exe: exe, Flags: flags, Protocol: b.String()}
+	if opts.Install.MemoryDir, err = a.clientMemoryDir(agent, scope); err != nil {
+		return opts, err
+	}
 	return opts, nil
+}
+
+// clientMemoryDir is the folder of the hive where agent keeps its own
+// memory on this machine once connected: its wing's agent directory's
+// hive.ClientMemoryDirName, beside the memory file remember writes
+// there. "" without a hive, or for a client that keeps none in scope.
+func (a *app) clientMemoryDir(agent string, scope connect.Scope) (string, error) {
+	ag, _ := connect.Lookup(agent)
+	if a.cfg.Hive == "" || !ag.OwnMemory(scope) {
+		return "", nil
+	}
+	abs, err := filepath.Abs(a.cfg.Hive)
+	if err != nil {
+		return "", err
+	}
+	rel, err := remember.FileOf(abs, a.cfg.Agents, a.cfg.Wing, a.cfg.Machine)
+	if err != nil {
+		return "", fmt.Errorf("the hive's folder for %s's own memory: %w", ag.Name, err)
+	}
+	machine, _ := hive.MachineOf(rel)
+	return filepath.Join(abs, filepath.FromSlash(path.Dir(rel)), hive.ClientMemoryDirName(ag.ID, machine)), nil
 }
 
 // home is the user's home directory, from HOME as the clients read it.
@@ -222,6 +254,14 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 		for _, fr := range res.Files {
 			io.WriteString(a.stdout, fr.Diff)
 		}
+		if m := res.Memory; m != nil {
+			for _, c := range m.Imported {
+				fmt.Fprintf(a.stdout, "would copy %s to %s\n", c.From, c.To)
+			}
+			if m.Index != "" {
+				fmt.Fprintf(a.stdout, "would create %s, linking the imported projects' MEMORY.md\n", m.Index)
+			}
+		}
 		fmt.Fprintf(a.stdout, "dry run: nothing written (%s %s, wing %s, %s files)\n", strings.TrimSuffix(done, "ed"), res.Agent, res.Wing, res.Scope)
 		return nil
 	}
@@ -239,6 +279,15 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 		for _, n := range skills.Kept {
 			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (not memminer's: the hive's skill %s is not installed)\n", "kept", "skill", filepath.Join(skills.Dir, n), n)
 		}
+	}
+	if m := res.Memory; m != nil {
+		for _, c := range m.Imported {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (from %s)\n", "imported", "memory", c.To, c.From)
+		}
+		if m.Index != "" {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "created", "memory index", m.Index)
+		}
+		fmt.Fprintf(a.stdout, "%s keeps its own memory in the hive: %s (%s in %s)\n", res.Agent, m.Dir, m.Setting, m.Settings)
 	}
 	if done == "connected" {
 		fmt.Fprintf(a.stdout, "backups are kept until: memminer disconnect %s%s\n", res.Agent, projectFlag(res.Scope))

@@ -28,8 +28,31 @@ type mockModel struct {
 	// client's shell tool to run (Claude Code's Bash, Gemini CLI's
 	// run_shell_command, OpenCode's bash: the pre-action hook's tests);
 	// under mu, as the server's handlers read it.
-	bash     string
+	bash string
+	// write, when set, is a file the model first asks Claude Code's
+	// Write tool to write (the auto memory test), under mu.
+	write    *fileWrite
 	requests []string
+}
+
+// fileWrite is a call of Claude Code's Write tool.
+type fileWrite struct {
+	Path    string `json:"file_path"`
+	Content string `json:"content"`
+}
+
+// setWrite makes the model ask Claude Code's Write tool to write content
+// to path.
+func (m *mockModel) setWrite(path, content string) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.write = &fileWrite{Path: path, Content: content}
+}
+
+func (m *mockModel) fileWrite() *fileWrite {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.write
 }
 
 // setBash makes the model ask the client's shell tool to run command.
@@ -142,24 +165,24 @@ func (m *mockModel) messages(w http.ResponseWriter, r *http.Request) {
 	usage := obj{"input_tokens": 10, "output_tokens": 1}
 	start := obj{"type": "message_start", "message": obj{"id": "msg_mock", "type": "message", "role": "assistant", "model": req.Model,
 		"content": []any{}, "stop_reason": nil, "stop_sequence": nil, "usage": usage}}
-	// toolUse streams one call of memminer's tool name with input.
-	toolUse := func(id, name string, input obj) {
+	// clientTool streams one call of the client's tool name.
+	clientTool := func(id, name string, input any) {
 		in, _ := json.Marshal(input)
 		sse(w, start,
-			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": id, "name": "mcp__memminer__" + name, "input": obj{}}},
+			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": id, "name": name, "input": obj{}}},
 			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(in)}},
 			obj{"type": "content_block_stop", "index": 0},
 			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
 			obj{"type": "message_stop"})
 	}
+	// toolUse streams one call of memminer's tool name with input.
+	toolUse := func(id, name string, input obj) { clientTool(id, "mcp__memminer__"+name, input) }
 	if bash := m.bashCommand(); bash != "" && !strings.Contains(string(body), "toolu_bash") {
-		in, _ := json.Marshal(obj{"command": bash, "description": "the pre-action test's command"})
-		sse(w, start,
-			obj{"type": "content_block_start", "index": 0, "content_block": obj{"type": "tool_use", "id": "toolu_bash", "name": "Bash", "input": obj{}}},
-			obj{"type": "content_block_delta", "index": 0, "delta": obj{"type": "input_json_delta", "partial_json": string(in)}},
-			obj{"type": "content_block_stop", "index": 0},
-			obj{"type": "message_delta", "delta": obj{"stop_reason": "tool_use", "stop_sequence": nil}, "usage": obj{"output_tokens": 5}},
-			obj{"type": "message_stop"})
+		clientTool("toolu_bash", "Bash", obj{"command": bash, "description": "the pre-action test's command"})
+		return
+	}
+	if fw := m.fileWrite(); fw != nil && !strings.Contains(string(body), "toolu_write") {
+		clientTool("toolu_write", "Write", fw)
 		return
 	}
 	if strings.Contains(string(body), askMarker) && !strings.Contains(string(body), "toolu_mock2") {

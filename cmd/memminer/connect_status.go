@@ -47,11 +47,17 @@ func (a *app) connectedAgents() []connectedAgent {
 
 func printAgents(w io.Writer, agents []connectedAgent) {
 	if len(agents) == 0 {
-		fmt.Fprintln(w, "agents:      none connected (memminer connect claude-code|codex --wing ID)")
+		fmt.Fprintln(w, "agents:      none connected "+connectHint())
 		return
 	}
 	fmt.Fprintf(w, "agents:      %d connected\n", len(agents))
 	for _, ag := range agents {
 		fmt.Fprintf(w, "  %s, wing %s, %s files: %s\n", ag.Agent, ag.Wing, ag.Scope, strings.Join(ag.Files, ", "))
 	}
+}
+
+// connectHint says how to connect an agent, naming every client connect
+// knows.
+func connectHint() string {
+	return "(memminer connect " + strings.Join(connect.AgentIDs(), "|") + " --wing ID)"
 }

@@ -228,6 +228,7 @@ func TestRecallHook(t *testing.T) {
 		"unknown flag":          {stdin: `{"prompt":"db-2"}`, args: []string{"recall", "--hook", "codex", "--from-the-future", "x"}},
 		"unknown flag, wake-up": {args: []string{"wake-up", "--hook=codex", "--wing", "pam", "--from-the-future"}},
 		"wake-up":               {args: []string{"wake-up", "--hook", "codex", "--wing", "nobody"}},
+		"unknown flag, capture": {stdin: "{}", args: []string{"capture", "--hook", "codex", "--from-the-future"}},
 	} {
 		saved := map[string]string{}
 		for k, v := range tc.env {
@@ -318,6 +319,13 @@ func TestHandoff(t *testing.T) {
 			if strings.Contains(c.ok("wake-up", "--wing", "jim"), ref) {
 				t.Errorf("jim's wake-up shows pam's handoff")
 			}
+			// MEMMINER_WING is the agent, as for remember and handoff: its
+			// handoffs lead the story of every wing of its domain.
+			c.env["MEMMINER_WING"] = "pam"
+			if got := c.ok("wake-up"); !strings.HasPrefix(got, quote.Preamble+"\n## Open handoffs to you (accept one with: memminer handoff --accept REF)\n- "+ref+" from dwight, ") || !strings.Contains(got, "\n- jim: ") {
+				t.Errorf("wake-up with MEMMINER_WING=pam:\n%s", got)
+			}
+			delete(c.env, "MEMMINER_WING")
 			var d wakeup.Digest
 			json.Unmarshal([]byte(c.ok("wake-up", "--wing", "pam", "--json")), &d)
 			if len(d.Handoffs) != 1 || d.Handoffs[0].Ref != ref || d.Handoffs[0].From != "dwight" || d.Handoffs[0].Source != m[1] {

@@ -28,7 +28,16 @@ func TestCommandsLearnTheHiveFromTheDaemon(t *testing.T) {
 		}},
 		{name: "doctor", args: []string{"doctor"}, reject: "no hive configured"},
 		{name: "protocol", args: []string{"protocol"}, reject: "<hive>"},
+		{name: "mine", args: []string{"mine", "--dry-run"}, reject: "mine needs a PATH"},
+		// Last: it writes the hive into the config file.
+		{name: "init", args: []string{"init"}, check: func(t *testing.T, _ string) {
+			data, err := os.ReadFile(filepath.Join(c.env["XDG_CONFIG_HOME"], "memminer", "config.yml"))
+			if err != nil || !strings.Contains(string(data), "hive: "+c.hive) {
+				t.Errorf("init did not make the daemon's hive the user's: %v %q", err, data)
+			}
+		}},
 	}
+	t.Chdir(t.TempDir()) // init of no hive would take the working directory
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			out, errs, code := c.run(tt.args...)

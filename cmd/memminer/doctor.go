@@ -299,7 +299,7 @@ func (a *app) checkConnected(agents []hive.Agent) check {
 	c := check{Name: "agents", State: checkOK}
 	conns := a.connectedAgents()
 	if len(conns) == 0 {
-		c.Detail = "none connected (memminer connect claude-code|codex --wing ID)"
+		c.Detail = "none connected " + connectHint()
 		return c
 	}
 	wings := map[string]bool{}

@@ -193,3 +193,32 @@ func TestDomainsGroupStatusAndIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestDomainsScopeShow: show and MCP's read_note honour an agent's domain
+// as its search does: a note of a wing of another domain is refused,
+// named by the wing's domain, unless the agent widens its view.
+func TestDomainsScopeShow(t *testing.T) {
+	c := domainHive(t)
+	const mktRef, engRef = "agents/mkt/memory.md:6", "agents/eng/memory.md:3"
+	if out := c.ok("show", mktRef); !strings.Contains(out, mktNote) {
+		t.Errorf("a person's show:\n%s", out)
+	}
+	c.env["MEMMINER_WING"] = "eng"
+	if out, stderr, code := c.run("show", mktRef); code != exitUsage || !strings.Contains(stderr, "wing mkt is in domain marketing") || strings.Contains(out, mktNote) {
+		t.Errorf("an agent's show of another domain: exit %d\nstdout: %s\nstderr: %s", code, out, stderr)
+	}
+	if out := c.ok("show", mktRef, "--all-domains"); !strings.Contains(out, mktNote) {
+		t.Errorf("an agent's show, all domains:\n%s", out)
+	}
+	if out := c.ok("show", engRef); !strings.Contains(out, engNote) {
+		t.Errorf("an agent's show of its own domain:\n%s", out)
+	}
+	delete(c.env, "MEMMINER_WING")
+	cs := connectInMemory(t, newMCPServerFor(t, c, "eng"))
+	if res := callTool(t, cs, "read_note", map[string]any{"ref": mktRef}); !res.IsError || strings.Contains(resultText(t, res), mktNote) {
+		t.Errorf("read_note of another domain: %s", resultText(t, res))
+	}
+	if res := callTool(t, cs, "read_note", map[string]any{"ref": engRef}); res.IsError || !strings.Contains(resultText(t, res), engNote) {
+		t.Errorf("read_note of its own domain: %s", resultText(t, res))
+	}
+}

@@ -2,11 +2,105 @@ package main
 
 import (
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 )
+
+// TestEveryCommandTakesTheSameFlags walks the command tree: every command
+// that reads or writes the hive or the palace takes --hive, and every
+// command whose output a script or an agent reads takes --json. The
+// commands that need neither are named here with why, so a new command is
+// classed when it is added, and an entry that no longer holds fails. Run
+// by a person (no --hook), every command refuses a flag it does not know,
+// and a preview is --dry-run: the old --print is hidden.
+func TestEveryCommandTakesTheSameFlags(t *testing.T) {
+	// noHive touch neither the hive nor the palace.
+	noHive := map[string]string{
+		"version":        "the binary's version",
+		"git":            "a group: it needs a subcommand",
+		"model":          "a group: it needs a subcommand",
+		"model fetch":    "the model cache",
+		"model status":   "the model cache",
+		"model verify":   "the model cache",
+		"git merge-file": "Git's merge driver: Git names the files",
+		"mcp token":      "the HTTP token file",
+		"disconnect":     "the client's own files",
+		"start":          "the installed service, whose unit names the hive (install --hive)",
+		"stop":           "the installed service",
+		"restart":        "the installed service",
+		"uninstall":      "the installed service",
+		"service-status": "the installed service",
+	}
+	// noJSON print nothing a script parses: a server, a file's text, or an
+	// exit status that is the answer.
+	noJSON := map[string]string{
+		"git":            "a group: it needs a subcommand",
+		"model":          "a group: it needs a subcommand",
+		"mcp":            "an MCP server on stdio or HTTP",
+		"run":            "the daemon",
+		"ui":             "a web server",
+		"recall":         "the prompt hook's context for the agent (search --json is its JSON)",
+		"install":        "writes service files; --dry-run prints them as written",
+		"start":          "the exit status (service-status --json tells the state)",
+		"stop":           "the exit status (service-status --json tells the state)",
+		"restart":        "the exit status (service-status --json tells the state)",
+		"uninstall":      "the exit status (service-status --json tells the state)",
+		"model fetch":    "the exit status (model status --json tells the state)",
+		"mcp token":      "the token alone, as scripts read it",
+		"git merge-file": "Git's merge driver, answering with its exit status",
+	}
+	a := newApp(io.Discard, io.Discard, func(string) string { return "" })
+	root := a.rootCmd()
+	used := map[string]bool{}
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+		if c == root || !c.Runnable() {
+			return
+		}
+		path := strings.TrimPrefix(c.CommandPath(), "memminer ")
+		if path == "help" || strings.HasPrefix(path, "completion") {
+			return // cobra's own
+		}
+		has := func(flag string) bool {
+			return c.LocalFlags().Lookup(flag) != nil || c.InheritedFlags().Lookup(flag) != nil
+		}
+		if c.FParseErrWhitelist.UnknownFlags {
+			t.Errorf("memminer %s ignores unknown flags outside hook mode", path)
+		}
+		if f := c.LocalFlags().Lookup("print"); f != nil && (!f.Hidden || !has("dry-run")) {
+			t.Errorf("memminer %s shows --print: a preview is --dry-run", path)
+		}
+		for _, f := range []struct {
+			flag string
+			list map[string]string
+		}{{"hive", noHive}, {"json", noJSON}} {
+			_, exempt := f.list[path]
+			switch {
+			case exempt && has(f.flag):
+				t.Errorf("memminer %s takes --%s: take it out of the list of those without", path, f.flag)
+			case !exempt && !has(f.flag):
+				t.Errorf("memminer %s has no --%s", path, f.flag)
+			}
+			used[f.flag+" "+path] = exempt
+		}
+	}
+	walk(root)
+	for flag, list := range map[string]map[string]string{"hive": noHive, "json": noJSON} {
+		for path := range list {
+			if !used[flag+" "+path] {
+				t.Errorf("%q, listed as needing no --%s, is no command", path, flag)
+			}
+		}
+	}
+}
 
 // TestSameFlagsEverywhere: the commands a script reads take --json, and
 // every command that previews a change takes --dry-run (the old flag word
@@ -118,5 +212,53 @@ func TestRecallSaysADateOnce(t *testing.T) {
 	}
 	if !found {
 		t.Fatalf("recall does not give the pgbouncer decision:\n%s", out)
+	}
+}
+
+// TestHiveFlagIsTheHive: --hive is the hive of mine without PATH, of the
+// names search gives files, of forget's check, and init's DIR, in a hive
+// whose agent directories only the agents setting finds.
+func TestHiveFlagIsTheHive(t *testing.T) {
+	tmp := t.TempDir()
+	c := newCLIAt(t, tmp, filepath.Join(tmp, "hive"))
+	c.env["MEMMINER_AGENTS"] = "bots/*"
+	file := filepath.Join(c.hive, "bots", "robo", "memory.md")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("# Robo\n\n- The staging database is rebuilt every Sunday night.\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, stderr, code := c.run("mine"); code != exitUsage || !strings.Contains(stderr, "pass --hive DIR") {
+		t.Errorf("mine with no PATH and no hive: exit %d, %s", code, stderr)
+	}
+	c.ok("mine", "--hive", c.hive)
+	source := func(args ...string) string {
+		t.Helper()
+		var res struct{ Results []struct{ Source string } }
+		out := c.ok(append([]string{"search", "staging database rebuilt", "--json"}, args...)...)
+		if err := json.Unmarshal([]byte(out), &res); err != nil || len(res.Results) == 0 {
+			t.Fatalf("search %v: %v\n%s", args, err, out)
+		}
+		return res.Results[0].Source
+	}
+	if got := source("--hive", c.hive); got != "bots/robo/memory.md" {
+		t.Errorf("search --hive names the file %q, want it relative to the hive", got)
+	}
+	if got := source(); got != "$HIVE/bots/robo/memory.md" {
+		t.Errorf("search without a hive names the file %q, want its path", got)
+	}
+	if _, stderr, code := c.run("forget", "--wing", "robo", "--dry-run", "--hive", c.hive); code != exitError || !strings.Contains(stderr, "--force") {
+		t.Errorf("forget --hive of a wing whose directory is there: exit %d, %s", code, stderr)
+	}
+	c.ok("forget", "--wing", "robo", "--dry-run") // no hive: nothing to check
+
+	other := filepath.Join(tmp, "other")
+	if _, stderr, code := c.run("init", filepath.Join(tmp, "new"), "--hive", other); code != exitUsage || !strings.Contains(stderr, "give one") {
+		t.Errorf("init DIR --hive OTHER: exit %d, %s", code, stderr)
+	}
+	c.ok("init", "--hive", other)
+	if fi, err := os.Stat(filepath.Join(other, "agents")); err != nil || !fi.IsDir() {
+		t.Errorf("init --hive made no agents/: %v", err)
 	}
 }

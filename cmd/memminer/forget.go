@@ -23,12 +23,12 @@ func (a *app) forgetCmd() *cobra.Command {
 entry. The markdown it was mined from is not touched. Use it to undo a mine
 into the wrong wing.
 
-While the hive (--hive of the daemon, or hive: in the config) still has the
-wing's agent directory, forget refuses: the next mine of the hive, the
-daemon's within minutes, would bring the wing back. Move the directory out
-of the hive first, or pass --force. When the daemon (memminer run) holds
-the palace, it does the forgetting. The JSON: docs/mining.md ("Forgetting a
-wing").`,
+While the hive (--hive, MEMMINER_HIVE, hive: in the config, else the
+daemon's) still has the wing's agent directory, forget refuses: the next
+mine of the hive, the daemon's within minutes, would bring the wing back.
+Move the directory out of the hive first, or pass --force. When the daemon
+(memminer run) holds the palace, it does the forgetting. The JSON:
+docs/mining.md ("Forgetting a wing").`,
 		Example: `  memminer forget --wing bin --dry-run
   memminer forget --wing bin
   memminer forget --wing dwight --force`,
@@ -68,6 +68,7 @@ wing").`,
 	fl.BoolVar(&force, "force", false, "forget the wing even though the hive still has its agent directory")
 	fl.BoolVar(&dryRun, "dry-run", false, "say what would be forgotten; change nothing")
 	fl.BoolVar(&asJSON, "json", false, "print what was forgotten as JSON")
+	settingFlags(fl, "hive") // whose agent directories keep a wing
 	return cmd
 }
 

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/githive/gittest"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/testutil"
@@ -239,7 +240,7 @@ func TestGitCommitAndHistory(t *testing.T) {
 			Author  string `json:"author"`
 			Subject string `json:"subject"`
 		} `json:"history"`
-		Before, After *NeighbourNote
+		Before, After *api.NeighbourNote
 	}
 	if err := json.Unmarshal([]byte(stdout), &shown); err != nil {
 		t.Fatal(err)

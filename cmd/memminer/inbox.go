@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/user"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -167,43 +166,17 @@ func (a *app) readPalace(ctx context.Context) (*palace.Palace, error) {
 	return a.openPalace(ctx, nil, local.AsIs, nil)
 }
 
+// inboxItems lists the inbox (the service's Inbox).
 func (a *app) inboxItems(ctx context.Context, wing string, all bool) ([]inbox.Item, error) {
-	p, err := a.readPalace(ctx)
-	if err != nil || p == nil {
-		return []inbox.Item{}, err
+	items, err := a.service().Inbox(ctx, api.InboxRequest{Wing: wing, All: all})
+	if errors.Is(err, palace.ErrUnknownWing) {
+		return nil, nothingFound(usagef("--wing: %v", err))
 	}
-	defer p.Close()
-	if wing != "" {
-		var known []string
-		for _, w := range p.Wings() {
-			known = append(known, w.ID)
-		}
-		if !slices.Contains(known, wing) {
-			return nil, nothingFound(usagef("--wing: %v", palace.UnknownWingError(wing, known)))
-		}
-	}
-	items := inbox.List(p, a.hive(), wing, all, time.Now())
-	if items == nil {
-		items = []inbox.Item{}
-	}
-	return items, nil
+	return items, err
 }
 
 // decision is what inbox approve or reject did, as --json prints it.
-type decision struct {
-	// Decision is "approved" or "rejected"; empty when nothing was decided.
-	Decision string `json:"decision"`
-	Wing     string `json:"wing"`
-	// File and Line are the inbox item's, File relative to the hive.
-	File string `json:"file"`
-	Line int    `json:"line"`
-	// Into is where the approved note is in memory (FILE:LINE, relative to
-	// the hive), ID its note id; null and "" for a rejection.
-	Into *string `json:"into"`
-	ID   string  `json:"id,omitempty"`
-	// AlreadyInMemory says memory held the note already.
-	AlreadyInMemory bool `json:"already_in_memory"`
-}
+type decision api.Decision
 
 // message is the decision as the text output says it.
 func (d decision) message() string {
@@ -216,81 +189,45 @@ func (d decision) message() string {
 	return fmt.Sprintf("approved %s:%d into %s (note %s)", d.File, d.Line, *d.Into, d.ID)
 }
 
-// decide approves or rejects the item ref names and mines its inbox, so
-// the next listing, search and wake-up see the decision. The result says
-// what was decided, also when mining it then failed.
+// decide approves or rejects the item ref names (the service's Decide),
+// which mines its inbox, so the next listing, search and wake-up see the
+// decision. The result says what was decided, also when mining it then
+// failed.
 func (a *app) decide(ctx context.Context, ref string, d inbox.Decision, approve bool) (decision, error) {
 	if a.cfg.Hive == "" {
 		return decision{}, errNoHive()
 	}
-	p, err := a.readPalace(ctx)
+	sr, err := a.showRequest(ref)
 	if err != nil {
 		return decision{}, err
 	}
-	if p == nil {
-		return decision{}, usagef("%s: %v (nothing is mined yet)", ref, inbox.ErrNoItem)
-	}
-	// A ref that names no note gets the inbox's own answer.
-	id := ref
-	if n, err := a.resolveRef(p, ref); err == nil {
-		id = n.ID
-	} else if !errors.Is(err, errNoNote) {
-		p.Close()
+	hive, err := filepath.Abs(a.cfg.Hive)
+	if err != nil {
 		return decision{}, err
 	}
-	it, n, err := inbox.Find(p, a.hive(), id, d.Now)
-	p.Close()
+	res, err := a.service().Decide(ctx, api.DecideRequest{
+		Ref: sr.Ref, Dir: sr.Dir, Approve: approve, By: d.By, Note: d.Note, Now: d.Now,
+		Hive: hive, MaxNoteBytes: a.cfg.MaxNoteBytes, Machine: a.cfg.Machine,
+	})
+	if err != nil && res.Decision == "" {
+		return decision{}, a.decisionError(err, res.Wing)
+	}
+	return decision(res), err
+}
+
+// decisionError is err of an inbox decision with the CLI's advice.
+func (a *app) decisionError(err error, wing string) error {
 	switch {
-	case errors.Is(err, inbox.ErrNoItem):
-		return decision{}, usagef("%v", err)
-	case err != nil:
-		return decision{}, err
-	}
-	res := decision{Decision: "rejected", Wing: n.Wing, File: it.File, Line: it.Line}
-	maxBytes := a.cfg.MaxFileBytes
-	if !approve {
-		if err := inbox.MarkRejected(ctx, n, d, maxBytes); err != nil {
-			return decision{}, decisionError(err)
-		}
-		return res, a.mineInbox(ctx, n)
-	}
-	text, heading, err := inbox.Approval(n, d)
-	if err != nil {
-		return decision{}, decisionError(err)
-	}
-	rem, err := a.remember(ctx, remember.Request{Wing: n.Wing, Text: text, Heading: heading})
-	if err != nil {
-		return decision{}, rememberError(err, n.Wing)
-	}
-	where := fmt.Sprintf("%s:%d", rem.File, rem.Line)
-	res.Decision, res.Into, res.ID, res.AlreadyInMemory = "approved", &where, rem.ID, rem.DuplicateOf != nil
-	if err := inbox.MarkApproved(ctx, n, d, where, maxBytes); err != nil {
-		return decision{}, fmt.Errorf("the note is in memory at %s, but marking the inbox failed: %w; approve again to mark it", where, decisionError(err))
-	}
-	return res, a.mineInbox(ctx, n)
-}
-
-func decisionError(err error) error {
-	if errors.Is(err, inbox.ErrSecret) {
+	case errors.Is(err, inbox.ErrSecret):
 		return &codeError{code: exitSecret, msg: err.Error()}
-	}
-	if errors.Is(err, inbox.ErrBadDecision) || errors.Is(err, inbox.ErrNoItem) {
+	case errors.Is(err, inbox.ErrBadDecision), errors.Is(err, inbox.ErrNoItem):
 		return usagef("%v", err)
+	case errors.Is(err, api.ErrBadRef), errors.Is(err, api.ErrAmbiguousRef):
+		return a.refError(err)
+	case errors.Is(err, remember.ErrNoHive):
+		return errNoHive()
 	}
-	return err
-}
-
-// mineInbox mines the agent directory of inbox note n. The decision is in
-// the file either way; a failure says so.
-func (a *app) mineInbox(ctx context.Context, n palace.Note) (err error) {
-	defer func() {
-		if err != nil {
-			err = fmt.Errorf("the decision is written, but mining %s failed: %w; the next mine picks it up", n.Source, err)
-		}
-	}()
-	dir := filepath.Dir(n.Source)
-	_, err = a.service().Mine(ctx, api.MineRequest{Path: dir, Wing: n.Wing, Model: a.cfg.Model, Agents: a.cfg.Agents})
-	return err
+	return rememberError(err, wing)
 }
 
 func printInbox(w io.Writer, items []inbox.Item) {

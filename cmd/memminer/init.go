@@ -54,8 +54,9 @@ func (a *app) initCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "init [DIR]",
 		Short: "Create a hive and make it the one later commands find",
-		Long: `Create the hive DIR (default: the configured hive, else the current
-directory) and make it the one every later command of this user finds:
+		Long: `Create the hive DIR (or --hive DIR; default: the configured hive, else the
+hive of the daemon serving the palace, else the current directory) and make
+it the one every later command of this user finds:
 
   DIR/agents/        one directory per agent, agents/<id>/memory.<machine>.md
   DIR/PROTOCOL.md    the memory protocol (memminer protocol) for the agents
@@ -69,10 +70,13 @@ that names another hive is an error, and running it again changes nothing.
 It then says what to run next: start the daemon, connect an agent.`,
 		Example: `  memminer init ~/hive
   memminer init ~/hive --palace ~/palaces/team --json`,
-		Args: cobra.MaximumNArgs(1),
+		Args: maxArgs(1, "init takes one DIR at most, the hive"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			dir := a.cfg.Hive
 			if len(args) == 1 {
+				if cmd.Flags().Changed("hive") && !namesOneFile(absOr(args[0]), absOr(dir)) {
+					return usagef("init got two hives, DIR %s and --hive %s: give one", args[0], dir)
+				}
 				dir = args[0]
 			}
 			if dir == "" {
@@ -90,7 +94,16 @@ It then says what to run next: start the daemon, connect an agent.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was created as JSON")
+	settingFlags(cmd.Flags(), "hive")
 	return cmd
+}
+
+// absOr is path made absolute, else path itself.
+func absOr(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
 }
 
 // initHive creates the hive dir and its files, and writes the config.

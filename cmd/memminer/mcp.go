@@ -17,7 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/api"
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/internal/listenaddr"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"

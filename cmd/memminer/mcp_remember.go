@@ -42,6 +42,10 @@ func (s *mcpServer) remember(ctx context.Context, _ *mcp.CallToolRequest, in rem
 		if s.a.cfg.Hive == "" {
 			return errors.New("no hive: start the server with --hive DIR, set MEMMINER_HIVE, or put hive: in the config file; nothing written")
 		}
+		var err error
+		if req.Supersedes, err = s.a.fullRefs(ctx, req.Supersedes, "supersedes", false); err != nil {
+			return fmt.Errorf("%w; nothing written", err)
+		}
 		res, remErr = s.a.remember(ctx, req)
 		return nil
 	})

@@ -112,3 +112,32 @@ func TestMCPRememberRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPRememberSupersedesByIDPrefix: over MCP, supersedes takes a unique
+// prefix of a note id, as --supersedes does, resolved by resolveRef; a
+// number is no hit of the last search there (an MCP client's searches are
+// not recorded), and is refused.
+func TestMCPRememberSupersedesByIDPrefix(t *testing.T) {
+	c := newMinedCLI(t)
+	cs := connectInMemory(t, newMCPServerFor(t, c, "jim"))
+	c.ok("search", "db-2") // a last search, which MCP must not use
+	first := callTool(t, cs, "remember", map[string]any{"text": "The lab printer is on floor 3."})
+	var res remember.Result
+	if err := json.Unmarshal([]byte(canonicalJSON(t, first.StructuredContent)), &res); err != nil || first.IsError || len(res.ID) < 8 {
+		t.Fatalf("remember: %v %s", err, resultText(t, first))
+	}
+	if r := callTool(t, cs, "remember", map[string]any{"text": "The lab printer moved to floor 5.", "supersedes": []string{"1"}}); !r.IsError || !strings.Contains(resultText(t, r), "nothing written") {
+		t.Errorf("supersedes 1 over MCP: error %t, %s", r.IsError, resultText(t, r))
+	}
+	r := callTool(t, cs, "remember", map[string]any{"text": "The lab printer moved to floor 4.", "supersedes": []string{res.ID[:8]}})
+	if r.IsError {
+		t.Fatalf("supersedes %s: %s", res.ID[:8], resultText(t, r))
+	}
+	data, err := os.ReadFile(filepath.Join(c.hive, filepath.FromSlash(res.File)))
+	if err != nil || !strings.Contains(string(data), "- The lab printer is on floor 3. (added ") || !strings.Contains(string(data), "(superseded ") {
+		t.Errorf("the first note is not marked superseded: %v\n%s", err, data)
+	}
+	if strings.Contains(string(data), "floor 5") {
+		t.Errorf("supersedes 1 wrote:\n%s", data)
+	}
+}

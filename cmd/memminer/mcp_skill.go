@@ -35,7 +35,7 @@ func (s *mcpServer) proposeSkill(_ context.Context, _ *mcp.CallToolRequest, in p
 		if s.a.cfg.Hive == "" {
 			return errors.New("no hive: start the server with --hive DIR, set MEMMINER_HIVE, or put hive: in the config file; nothing proposed")
 		}
-		sk, err := s.a.proposeSkill(s.a.cfg.Hive, in.Name, []byte(in.SkillMD))
+		sk, _, err := s.a.proposeSkill(s.a.cfg.Hive, in.Name, []byte(in.SkillMD))
 		if err != nil {
 			return skillToolError(err)
 		}

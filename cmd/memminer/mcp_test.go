@@ -732,3 +732,26 @@ func TestReadMemoryFile(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPWakeUpLeadsWithTheServersHandoffs: wake_up without a wing is the
+// digest of the agent the server speaks for, led by the handoffs open to
+// it; another agent's server does not show them.
+func TestMCPWakeUpLeadsWithTheServersHandoffs(t *testing.T) {
+	c := newCLI(t)
+	c.env["MEMMINER_HIVE"] = c.hive
+	c.ok("mine", c.hive)
+	ref := handoffRefRe.FindString(c.ok("handoff", "--wing", "dwight", "--to", "pam", "Finish the db-2 failover runbook"))
+	for _, tc := range []struct {
+		wing string
+		want bool
+	}{{"pam", true}, {"jim", false}} {
+		res := callTool(t, connectInMemory(t, newMCPServerFor(t, c, tc.wing)), "wake_up", map[string]any{})
+		if res.IsError {
+			t.Fatalf("%s's wake_up: %s", tc.wing, resultText(t, res))
+		}
+		text := resultText(t, res)
+		if got := strings.Contains(text, "## Open handoffs to you") && strings.Contains(text, ref); got != tc.want {
+			t.Errorf("%s's wake_up shows %s: %v, want %v\n%s", tc.wing, ref, got, tc.want, text)
+		}
+	}
+}

@@ -22,9 +22,11 @@ func (a *app) mineCmd() *cobra.Command {
 		dryRun, asJSON bool
 	)
 	cmd := &cobra.Command{
-		Use:   "mine PATH",
+		Use:   "mine [PATH]",
 		Short: "Mine markdown memory into the palace",
-		Long: `Mine a markdown file, or every *.md below a directory, into the palace.
+		Long: `Mine a markdown file, or every *.md below a directory, into the palace;
+without PATH, the hive (--hive, MEMMINER_HIVE, hive: in the config, else
+the daemon's).
 
 An agent directory is mined into the wing of its name (hive/agents/dwight/ is
 wing "dwight"); any path that is no hive, agents/ directory or agent
@@ -42,11 +44,12 @@ too large, not UTF-8, symlinks leaving PATH) are reported and skipped; their
 earlier notes stay.
 
 The full rules are in docs/mining.md.`,
-		Example: `  memminer mine hive/agents/dwight
+		Example: `  memminer mine
+  memminer mine hive/agents/dwight
   memminer mine notes.md --wing research --agent claude
   memminer forget --wing research   # undo a mine into the wrong wing
   memminer mine examples/hive --dry-run`,
-		Args: exactArgs(1, "mine needs one PATH: a markdown file or a directory"),
+		Args: maxArgs(1, "mine takes one PATH at most: a markdown file or a directory"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if !a.cfg.Enabled {
 				fmt.Fprintln(a.stderr, "memminer: disabled (enabled: false); nothing mined")
@@ -58,8 +61,14 @@ The full rules are in docs/mining.md.`,
 				}
 			}
 			ctx := cmd.Context()
+			target := a.cfg.Hive
+			if len(args) == 1 {
+				target = args[0]
+			} else if target == "" {
+				return usagef("mine needs a PATH, a markdown file or a directory, or a hive; %v", errNoHive())
+			}
 			// The daemon does not share our working directory.
-			path, err := absPath("mine", args[0])
+			path, err := absPath("mine", target)
 			if err != nil {
 				return err
 			}
@@ -94,6 +103,7 @@ The full rules are in docs/mining.md.`,
 	f.StringVar(&agent, "agent", "", "agent recorded with the notes (default: the wing)")
 	f.BoolVar(&dryRun, "dry-run", false, "report what would change; change nothing")
 	f.BoolVar(&asJSON, "json", false, "print the summary as JSON")
+	settingFlags(f, "hive") // mined without PATH
 	return cmd
 }
 

@@ -70,7 +70,6 @@ It is traceability, not rollback: docs/pre-action.md.`,
 	f.StringVar(&since, "since", "", "only entries on or after this: 7d, 2w, 36h or YYYY-MM-DD")
 	f.BoolVar(&asJSON, "json", false, "print the entries as JSON")
 	settingFlags(f, "hive")
-	cmd.FParseErrWhitelist.UnknownFlags = true
 	return cmd
 }
 
@@ -137,30 +136,50 @@ type preActionJSON struct {
 }
 
 func (a *app) preActionList(wing, since string, asJSON bool) error {
-	if _, err := a.configuredHive(); err != nil {
+	entries, problems, err := a.preActionEntries(wing, since)
+	if err != nil {
 		return err
+	}
+	for _, p := range problems {
+		fmt.Fprintf(a.stderr, "memminer: warning: %s\n", p)
+	}
+	out := preActionJSON{Entries: entries}
+	if asJSON {
+		return writeJSON(a.stdout, out)
+	}
+	printPreAction(a.stdout, out.Entries)
+	return nil
+}
+
+// preActionEntries are the pre-action log's entries of wing (every wing's
+// when empty) on or after since (ParseSince's; any time when empty),
+// oldest first, each file named as output names it; problems are the logs
+// that could not be read.
+func (a *app) preActionEntries(wing, since string) (entries []preaction.Entry, problems []string, err error) {
+	if _, err := a.configuredHive(); err != nil {
+		return nil, nil, err
 	}
 	var from time.Time
 	if since != "" {
 		t, err := govern.ParseSince(since, time.Now())
 		if err != nil {
-			return usagef("--since: %v", err)
+			return nil, nil, usagef("--since: %v", err)
 		}
 		from = t
 	}
 	w, err := normalizeWing(wing)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	h, err := hive.Open(a.cfg.Hive, a.cfg.Agents)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	agents, _, err := h.Agents()
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
-	out := preActionJSON{Entries: []preaction.Entry{}}
+	entries = []preaction.Entry{}
 	for _, ag := range agents {
 		if w != "" && ag.Wing != w {
 			continue
@@ -169,7 +188,7 @@ func (a *app) preActionList(wing, since string, asJSON bool) error {
 		for _, f := range files {
 			data, err := hivefile.ReadLimited(f, 16<<20)
 			if err != nil {
-				fmt.Fprintf(a.stderr, "memminer: warning: %s: %v\n", f, err)
+				problems = append(problems, fmt.Sprintf("%s: %v", f, err))
 				continue
 			}
 			for _, e := range preaction.Parse(data) {
@@ -177,16 +196,12 @@ func (a *app) preActionList(wing, since string, asJSON bool) error {
 					continue
 				}
 				e.File = a.sourceName(f)
-				out.Entries = append(out.Entries, e)
+				entries = append(entries, e)
 			}
 		}
 	}
-	slices.SortStableFunc(out.Entries, func(x, y preaction.Entry) int { return x.Time.Compare(y.Time) })
-	if asJSON {
-		return writeJSON(a.stdout, out)
-	}
-	printPreAction(a.stdout, out.Entries)
-	return nil
+	slices.SortStableFunc(entries, func(x, y preaction.Entry) int { return x.Time.Compare(y.Time) })
+	return entries, problems, nil
 }
 
 func printPreAction(w io.Writer, entries []preaction.Entry) {

@@ -56,7 +56,8 @@ Nothing is written, and remember says why, when:
     writes anyway and says so);
   - --expect-hash is not the file's hash (exit status 4): read it again;
   - the wing already holds the same fact (the same words, numbers,
-    identifiers and negations; not merely a similar sentence): remember
+    identifiers and negations in the same order; not merely a similar
+    sentence): remember
     prints where it is and exits 0 (--allow-duplicate appends anyway);
   - a file to write is a symlink out of the wing's agent directory;
   - TEXT is empty, over max_note_bytes, or not UTF-8 text (exit status 2);
@@ -104,7 +105,7 @@ Where the item goes, the refusals, duplicates and the JSON: docs/remember.md.`,
 				return err
 			}
 			req.Wing = w
-			if req.Supersedes, err = a.fullRefs(cmd.Context(), req.Supersedes); err != nil {
+			if req.Supersedes, err = a.fullRefs(cmd.Context(), req.Supersedes, "--supersedes", true); err != nil {
 				return err
 			}
 			res, err := a.remember(cmd.Context(), req)

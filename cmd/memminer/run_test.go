@@ -123,6 +123,9 @@ func (r *daemonRun) stop(t *testing.T) {
 var (
 	pidRe    = regexp.MustCompile(`(pid |"pid": )\d+`)
 	uptimeRe = regexp.MustCompile(`(up |"uptime_seconds": )[0-9][a-zµ.0-9e-]*`)
+	// activityRe is status --json's daemon.activity: counts and latencies
+	// of the run, which vary.
+	activityRe = regexp.MustCompile(`(?s)("activity": )\{.*?\n    \}`)
 )
 
 // TestDaemonOutputMatchesDirect runs the same commands with and without a
@@ -142,6 +145,8 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	}
 	// Idle: while its first scan runs, a command says the daemon is mining.
 	startRun(t, served, emptyHive).idle(t, served)
+	// Files are named from the hive each mines, not the daemon's.
+	direct.env["MEMMINER_HIVE"], served.env["MEMMINER_HIVE"] = direct.hive, served.hive
 
 	steps := []struct {
 		golden string // the direct CLI's golden file, if any
@@ -185,6 +190,7 @@ func TestDaemonOutputMatchesDirect(t *testing.T) {
 	scrub := func(s string) string {
 		s = strings.ReplaceAll(s, emptyHive, "$DAEMON_HIVE")
 		s = pidRe.ReplaceAllString(s, "${1}$$PID")
+		s = activityRe.ReplaceAllString(s, "${1}$$ACTIVITY")
 		return uptimeRe.ReplaceAllString(s, "${1}$$UPTIME")
 	}
 	golden(t, "daemon-status.txt", scrub(served.ok("status")))

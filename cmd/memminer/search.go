@@ -128,6 +128,7 @@ statuses, dates and the filters: docs/governance.md.`,
 	f.Float64Var(args.MinRelevance, "min-relevance", palace.DefaultMinRelevance, "drop hits below this absolute relevance, 0 to 1 (0 keeps every hit)")
 	f.BoolVar(&args.Explain, "explain", false, "show why each hit is relevant, and why the best near misses are not")
 	domainFlags(f, &args.domainArgs)
+	settingFlags(f, "hive") // names the hits' files
 	return cmd
 }
 
@@ -241,6 +242,12 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 	for i := range out.Results {
 		out.Results[i].Source = a.sourceName(out.Results[i].Path)
 	}
+	if ex := out.Explanation; ex != nil {
+		// Near misses are hits too: named as the hits are.
+		for i := range ex.NearMisses {
+			ex.NearMisses[i].Source = a.sourceName(ex.NearMisses[i].Path)
+		}
+	}
 	return out, nil
 }
 
@@ -248,11 +255,16 @@ func (a *app) search(ctx context.Context, args searchArgs) (api.SearchResult, er
 // the hive as remember, -l and the JSON name it, so an agent reads one
 // name whatever its working directory; a file outside the hive relative to
 // the working directory.
-func hitName(h api.Hit) string {
-	if h.Source == "" || filepath.IsAbs(h.Source) {
-		return displayPath(h.Path)
+func hitName(h api.Hit) string { return fileName(h.Source, h.Path) }
+
+// fileName is how text output names a note's file from its source and
+// path: the source when it is hive-relative, else the path relative to
+// the working directory.
+func fileName(source, path string) string {
+	if source == "" || filepath.IsAbs(source) {
+		return displayPath(path)
 	}
-	return h.Source
+	return source
 }
 
 // printHits prints the text output of a search: per hit a header naming

@@ -26,6 +26,7 @@ var searchFlagCases = []struct {
 	{"search-count.txt", []string{"search", "release", "-c"}, exitOK, ""},
 	{"search-count-wings.txt", []string{"search", "database", "--count", "--wing", "dwight", "--wing", "angela", "--wing", "dwight"}, exitOK, ""},
 	{"search-jsonl.txt", []string{"search", "release", "--jsonl", "-n", "3"}, exitOK, ""},
+	{"search-near-misses.txt", []string{"search", "release tooling quirks", "-n", "1", "--explain"}, exitOK, ""},
 	{"", []string{"search", "JIRA-1234", "-c"}, exitError, ""},
 	{"", []string{"search", "JIRA-1234", "-l"}, exitError, ""},
 	{"", []string{"search", "JIRA-1234", "--jsonl"}, exitError, ""},
@@ -51,6 +52,8 @@ func TestSearchFlagsSameWithDaemon(t *testing.T) {
 		t.Fatal(err)
 	}
 	startRun(t, served, emptyHive).idle(t, served)
+	// Files are named from the hive each searches, not the daemon's.
+	direct.env["MEMMINER_HIVE"], served.env["MEMMINER_HIVE"] = direct.hive, served.hive
 	direct.ok("mine", direct.hive)
 	served.ok("mine", served.hive)
 	for _, tc := range searchFlagCases {

@@ -5,6 +5,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/api"
 )
 
 // TestShow shows a note by hit number, id and FILE:LINE, the same each
@@ -29,7 +31,7 @@ func TestShow(t *testing.T) {
 			t.Errorf("show %s:\n%s\nwant (show 1):\n%s", ref, got, byNumber)
 		}
 	}
-	var shown ShownNote
+	var shown api.ShownNote
 	if err := json.Unmarshal([]byte(byNumber), &shown); err != nil {
 		t.Fatal(err)
 	}

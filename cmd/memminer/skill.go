@@ -49,13 +49,49 @@ The rules: docs/skills.md.`,
 // configuredHive is the configured hive, or the advice to configure one.
 func (a *app) configuredHive() (string, error) {
 	if a.cfg.Hive == "" {
-		return "", usagef("no hive: pass --hive DIR, set MEMMINER_HIVE, or put hive: in the config file")
+		return "", errNoHive()
 	}
 	return a.cfg.Hive, nil
 }
 
+// skillStepJSON is --json of skill propose, approve, reject and
+// deprecate: what was done to the skill, and where it lies now.
+type skillStepJSON struct {
+	Name string `json:"name"`
+	// Done is proposed, approved, rejected or deprecated.
+	Done string `json:"done"`
+	By   string `json:"by"`
+	// State is the folder the skill lies in now; Source its SKILL.md
+	// relative to the hive, Path absolute. All three are "" once rejected.
+	State  string `json:"state"`
+	Source string `json:"source"`
+	Path   string `json:"path"`
+}
+
+// printSkillStep prints a step done to skill s (Name alone once rejected).
+func (a *app) printSkillStep(asJSON bool, done, by string, s skill.Skill) error {
+	if asJSON {
+		out := skillStepJSON{Name: s.Name, Done: done, By: by, State: s.State, Path: s.Path}
+		if s.Path != "" {
+			out.Source = a.sourceName(s.Path)
+		}
+		return writeJSON(a.stdout, out)
+	}
+	var err error
+	switch done {
+	case "proposed":
+		_, err = fmt.Fprintf(a.stdout, "proposed skill %s (%s); it waits for a person: memminer skill approve %s\n", s.Name, a.sourceName(s.Path), s.Name)
+	default:
+		_, err = fmt.Fprintf(a.stdout, "%s skill %s%s\n", done, s.Name, skillAfter(done))
+	}
+	return err
+}
+
 func (a *app) skillProposeCmd() *cobra.Command {
-	var wing string
+	var (
+		wing   string
+		asJSON bool
+	)
 	cmd := &cobra.Command{
 		Use:   "propose NAME FILE",
 		Short: "Propose a skill for a person's approval",
@@ -76,31 +112,35 @@ proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
 			if err != nil {
 				return err
 			}
-			s, err := a.proposeSkill(h, args[0], data)
+			s, by, err := a.proposeSkill(h, args[0], data)
 			if err != nil {
 				return skillError(err)
 			}
-			fmt.Fprintf(a.stdout, "proposed skill %s (%s); it waits for a person: memminer skill approve %s\n", s.Name, a.sourceName(s.Path), s.Name)
-			return nil
+			return a.printSkillStep(asJSON, "proposed", by, s)
 		},
 	}
 	cmd.Flags().StringVar(&wing, "wing", "", "the proposing agent's wing (env MEMMINER_WING)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the proposal as JSON")
 	return cmd
 }
 
 // proposeSkill proposes SKILL.md content data as skill name in hive h,
 // for the command and the MCP tool alike: the proposer is the agent's
-// wing, else the person's login name.
-func (a *app) proposeSkill(h, name string, data []byte) (skill.Skill, error) {
+// wing, else the person's login name, which it returns too.
+func (a *app) proposeSkill(h, name string, data []byte) (skill.Skill, string, error) {
 	by := a.cfg.Wing
 	if by == "" {
 		by = a.whoAmI()
 	}
-	return skill.Propose(h, name, data, by)
+	s, err := skill.Propose(h, name, data, by)
+	return s, by, err
 }
 
 func (a *app) skillDecideCmd(verb string) *cobra.Command {
-	var note string
+	var (
+		note   string
+		asJSON bool
+	)
 	short := map[string]string{
 		"approve":   "Publish a proposed skill to every connected client",
 		"reject":    "Drop a proposed skill, saying why",
@@ -116,36 +156,37 @@ func (a *app) skillDecideCmd(verb string) *cobra.Command {
 				return err
 			}
 			name, by := args[0], a.whoAmI()
+			s := skill.Skill{Name: name}
 			switch verb {
 			case "approve":
-				_, err = skill.Approve(h, name, by)
+				s, err = skill.Approve(h, name, by)
 			case "reject":
 				if strings.TrimSpace(note) == "" {
 					return usagef("skill reject needs --note WHY, for the proposer")
 				}
 				err = skill.Reject(h, name, by, note)
 			case "deprecate":
-				err = skill.Deprecate(h, name, by)
+				s, err = skill.Deprecate(h, name, by)
 			}
 			if err != nil {
 				return skillError(err)
 			}
-			fmt.Fprintf(a.stdout, "%s skill %s%s\n", strings.TrimSuffix(verb, "e")+"ed", name, skillAfter(verb))
-			return nil
+			return a.printSkillStep(asJSON, strings.TrimSuffix(verb, "e")+"ed", by, s)
 		},
 	}
 	if verb == "reject" {
 		cmd.Flags().StringVar(&note, "note", "", "why, recorded in HIVE/skills/LOG.md")
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print what was done as JSON")
 	return cmd
 }
 
-// skillAfter says what happens next to the clients.
-func skillAfter(verb string) string {
-	switch verb {
-	case "approve":
+// skillAfter says what happens next to the clients, after done.
+func skillAfter(done string) string {
+	switch done {
+	case "approved":
 		return "; the daemon installs it into the connected clients (without one: memminer connect AGENT)"
-	case "deprecate":
+	case "deprecated":
 		return "; the daemon takes it out of the connected clients (without one: memminer connect AGENT)"
 	}
 	return ""

@@ -52,3 +52,42 @@ func TestSkillCommand(t *testing.T) {
 		t.Errorf("LOG.md:\n%s", log)
 	}
 }
+
+// TestSkillStepsJSON: every step of a skill takes --json, saying what was
+// done and where the skill lies now, with --hive as the only hive.
+func TestSkillStepsJSON(t *testing.T) {
+	c := newCLI(t)
+	file := filepath.Join(t.TempDir(), "SKILL.md")
+	os.WriteFile(file, []byte("---\nname: deploy-api\ndescription: Deploy the API.\n---\nSteps.\n"), 0o644)
+	steps := []struct {
+		args []string
+		want skillStepJSON
+	}{
+		{[]string{"skill", "propose", "deploy-api", file, "--wing", "dwight"},
+			skillStepJSON{Name: "deploy-api", Done: "proposed", By: "dwight", State: "proposed", Source: "skills/proposed/deploy-api/SKILL.md"}},
+		{[]string{"skill", "approve", "deploy-api"},
+			skillStepJSON{Name: "deploy-api", Done: "approved", State: "published", Source: "skills/published/deploy-api/SKILL.md"}},
+		{[]string{"skill", "deprecate", "deploy-api"},
+			skillStepJSON{Name: "deploy-api", Done: "deprecated", State: "deprecated", Source: "skills/deprecated/deploy-api/SKILL.md"}},
+		{[]string{"skill", "propose", "deploy-api", file, "--wing", "dwight"},
+			skillStepJSON{Name: "deploy-api", Done: "proposed", By: "dwight", State: "proposed", Source: "skills/proposed/deploy-api/SKILL.md"}},
+		{[]string{"skill", "reject", "deploy-api", "--note", "too vague"},
+			skillStepJSON{Name: "deploy-api", Done: "rejected"}},
+	}
+	for _, s := range steps {
+		out := c.ok(append(s.args, "--json", "--hive", c.hive)...)
+		var got skillStepJSON
+		if err := json.Unmarshal([]byte(out), &got); err != nil {
+			t.Fatalf("memminer %s --json: %v\n%s", strings.Join(s.args, " "), err, out)
+		}
+		if s.want.By == "" {
+			s.want.By = got.By // a person's login name
+		}
+		if s.want.Source != "" {
+			s.want.Path = "$HIVE/" + s.want.Source // as c.ok shows the hive
+		}
+		if got != s.want || got.By == "" {
+			t.Errorf("memminer %s --json:\n got %+v\nwant %+v", strings.Join(s.args, " "), got, s.want)
+		}
+	}
+}

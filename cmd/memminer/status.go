@@ -13,7 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/api"
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/quote"
@@ -55,6 +55,7 @@ files. Details: docs/search.md, docs/several-machines.md and docs/connect.md.`,
 		},
 	}
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print status as JSON")
+	settingFlags(cmd.Flags(), "hive") // its packs and its Syncthing folder
 	return cmd
 }
 

@@ -54,7 +54,10 @@ func (a *app) uiCmd() *cobra.Command {
 overview (wings, the daemon and Syncthing, open conflicts, the inbox, packs
 needing review, open handoffs), the inbox with approve and reject, one item
 or several at once, the open conflicts with each copy's proposed merge,
-applied from the page, the packs with their marks, and a memory search.
+applied from the page, the packs with their marks, a memory search with
+each note's page (neighbours, governance, Git history), the activity:
+notes per wing over time and the daemon's mines, searches and latencies,
+and, read only, the hive's skills and the pre-action log.
 
 The first line printed is the URL to open; it carries the login token
 (the one memminer mcp token prints), which the page trades for a cookie.
@@ -175,7 +178,7 @@ func (a *app) newUI(token, addr string) (*uiServer, error) {
 }
 
 // uiPageNames are the templates of ui/, each rendered in ui/layout.html.
-var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory"}
+var uiPageNames = []string{"overview", "inbox", "conflicts", "packs", "memory", "note", "activity", "skills", "preaction"}
 
 func parseUIPages() (map[string]*template.Template, error) {
 	pages := map[string]*template.Template{}
@@ -220,6 +223,10 @@ func (u *uiServer) handler() http.Handler {
 	mux.HandleFunc("GET /packs", u.packsPage)
 	mux.HandleFunc("POST /packs/mark", u.packsMark)
 	mux.HandleFunc("GET /memory", u.memoryPage)
+	mux.HandleFunc("GET /memory/note", u.notePage)
+	mux.HandleFunc("GET /activity", u.activity)
+	mux.HandleFunc("GET /skills", u.skillsPage)
+	mux.HandleFunc("GET /pre-action", u.preActionPage)
 	// The page has no icon; an answer keeps the browser's ask quiet.
 	mux.HandleFunc("GET /favicon.ico", func(w http.ResponseWriter, _ *http.Request) { w.WriteHeader(http.StatusNoContent) })
 	mux.Handle("GET /static/", http.StripPrefix("/static/", http.FileServerFS(static)))

@@ -67,12 +67,12 @@ func startUI(t *testing.T, c *cli) string {
 }
 
 // TestUIInBrowser opens the URL memminer ui prints in headless Chromium,
-// approves an inbox item, applies a conflict merge with its proposed
-// removal ticked and marks a pack reviewed, as a person would, and checks
-// the files:
-// the page's script, its token header and the approval work end to end,
-// and a note holding markup runs nothing. The pages' screenshots are the
-// test's artifacts (go test -artifacts keeps them).
+// approves an inbox item, applies a conflict merge with one of its two
+// proposed removals ticked and the other not, and marks a pack reviewed,
+// as a person would, and checks the files: the page's script, its token
+// header and the approval work end to end, and a note holding markup runs
+// nothing. The pages' screenshots are the test's artifacts (go test
+// -artifacts keeps them).
 func TestUIInBrowser(t *testing.T) {
 	node, chromium, modules := browserTools(t)
 	c := newPackCLI(t)
@@ -81,7 +81,7 @@ func TestUIInBrowser(t *testing.T) {
 	memory, ours := writeRemovalsHistory(t, c)
 	removed := strings.Replace(ours, "- Stand-up is at 9:30.\n", "", 1)
 	copyPath := filepath.Join(filepath.Dir(memory), cleanCopy)
-	if err := os.WriteFile(copyPath, []byte(strings.Replace(mergeSeed, "- Stand-up is at 9:30.\n", "", 1)), 0o644); err != nil {
+	if err := os.WriteFile(copyPath, []byte(twoRemovals), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	for range 3 {
@@ -110,6 +110,8 @@ func TestUIInBrowser(t *testing.T) {
 		Texts, Flash               []string
 		Proposed, MergeFlash       []string
 		PackFlash, Hits            []string
+		NoteText                   string
+		ActivityLines              int
 	}
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("%v: %s", err, out)
@@ -130,11 +132,11 @@ func TestUIInBrowser(t *testing.T) {
 	if !strings.Contains(mem, "- The load balancer drops idle connections after ten minutes (status: approved ") || !strings.Contains(mem, " by tester) — checked in the browser") {
 		t.Errorf("memory.laptop.md:\n%s", mem)
 	}
-	if len(got.Proposed) != 1 || got.Proposed[0] != "Stand-up is at 9:30." || len(got.MergeFlash) != 1 || !strings.HasPrefix(got.MergeFlash[0], "merged into agents/jim/memory.md") {
+	if strings.Join(got.Proposed, "|") != "The printer is on the second floor.|Stand-up is at 9:30." || len(got.MergeFlash) != 1 || !strings.HasPrefix(got.MergeFlash[0], "merged into agents/jim/memory.md, removing 1 note;") {
 		t.Errorf("conflicts: proposed %q, then the page said %q", got.Proposed, got.MergeFlash)
 	}
 	if data := testutil.ReadFile(t, memory); data != removed {
-		t.Errorf("jim/memory.md after the merge with its removal ticked:\n%s\nwant\n%s", data, removed)
+		t.Errorf("jim/memory.md after the merge with one removal ticked and one not:\n%s\nwant\n%s", data, removed)
 	}
 	if _, err := os.Stat(copyPath); err == nil {
 		t.Errorf("the copy %s is still there", copyPath)
@@ -147,6 +149,12 @@ func TestUIInBrowser(t *testing.T) {
 	}
 	if len(got.Hits) == 0 || !strings.HasPrefix(got.Hits[0], "The load balancer drops idle connections after ten minutes (status: approved ") {
 		t.Errorf("memory: the search shows %q, want the approved note first", got.Hits)
+	}
+	if len(got.Hits) > 0 && got.NoteText != got.Hits[0] {
+		t.Errorf("the first hit's page shows %q, want %q", got.NoteText, got.Hits[0])
+	}
+	if got.ActivityLines == 0 {
+		t.Errorf("the activity page draws no line of notes")
 	}
 	t.Logf("screenshots in %s", shots)
 }

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/api"
-	"github.com/memminer/memminer/daemon/conflicts"
+	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
@@ -30,6 +30,12 @@ var uiFuncs = template.FuncMap{
 		return strconv.FormatFloat(*f, 'f', 0, 64) + "%"
 	},
 	"plural": plural,
+	"plural64": func(n uint64, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	},
 	"deref": func(s *string) string {
 		if s == nil {
 			return ""
@@ -223,9 +229,10 @@ func (u *uiServer) conflictsPage(w http.ResponseWriter, r *http.Request) {
 
 // conflictsMerge applies the merge of one copy (the form's copy: its
 // path, which must be an open copy's): with its conflicts marked when
-// accept_conflicts is set, and with the removals the page showed when
-// their review was ticked: the merge refuses a copy whose removals are no
-// longer the ones reviewed, as conflicts merge --reviewed does.
+// accept_conflicts is set, and with the removals the person ticked, one
+// by one, each by the review the page showed with it: the merge carries
+// out those and no other, and refuses a copy whose removals are no longer
+// the ones reviewed, as conflicts merge --reviewed does.
 func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
 	copyName := r.PostForm.Get("copy")
 	if copyName == "" {
@@ -250,7 +257,7 @@ func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
 		o := uiOutcome{Ref: hive.SourceName(u.a.hive(), m.Copy), OK: m.Applied}
 		switch {
 		case m.Applied:
-			o.Message = "merged into " + hive.SourceName(u.a.hive(), m.Original) + "; the copy is removed, kept with the file's previous content in " + deref(m.Backup)
+			o.Message = "merged into " + hive.SourceName(u.a.hive(), m.Original) + removedText(m) + "; the copy is removed, kept with the file's previous content in " + deref(m.Backup)
 		case m.Error != nil:
 			o.Message = "not merged: " + *m.Error
 		default:
@@ -259,6 +266,14 @@ func (u *uiServer) conflictsMerge(w http.ResponseWriter, r *http.Request) {
 		res.Results = append(res.Results, o)
 	}
 	answer(w, res)
+}
+
+// removedText says what an applied merge removed, when it removed something.
+func removedText(m conflicts.CopyMerge) string {
+	if len(m.Removed) == 0 {
+		return ""
+	}
+	return ", removing " + strconv.Itoa(len(m.Removed)) + " " + plural(len(m.Removed), "note", "notes")
 }
 
 func deref(s *string) string {
@@ -319,6 +334,20 @@ type memoryData struct {
 	Explanation *api.Explanation
 }
 
+// wingIDs are the palace's wings, for a page's wing filter; what could not
+// be read is said in page's errors.
+func (u *uiServer) wingIDs(ctx context.Context, page *uiPage) []string {
+	wings, err := u.a.service().Wings(ctx)
+	if err != nil {
+		page.Errors = append(page.Errors, err.Error())
+	}
+	var ids []string
+	for _, wi := range wings {
+		ids = append(ids, wi.ID)
+	}
+	return ids
+}
+
 // uiResults is how many hits the memory page shows.
 const uiResults = 20
 
@@ -330,13 +359,7 @@ func (u *uiServer) memoryPage(w http.ResponseWriter, r *http.Request) {
 	d := memoryData{uiPage: u.page("Memory", "memory"), Query: strings.TrimSpace(q.Get("q")), Wing: q.Get("wing"),
 		Status: q.Get("status"), Tag: q.Get("tag"), Since: q.Get("since"), Statuses: []string{"approved", "stale", "superseded"},
 		Explain: q.Get("explain") != ""}
-	wings, err := u.a.service().Wings(r.Context())
-	if err != nil {
-		d.Errors = append(d.Errors, err.Error())
-	}
-	for _, wi := range wings {
-		d.Wings = append(d.Wings, wi.ID)
-	}
+	d.Wings = u.wingIDs(r.Context(), &d.uiPage)
 	if d.Query != "" {
 		args := searchArgs{Query: d.Query, Results: uiResults, Status: d.Status, Since: d.Since, Explain: d.Explain}
 		if d.Wing != "" {

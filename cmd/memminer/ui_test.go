@@ -267,17 +267,31 @@ func TestUIInboxDecide(t *testing.T) {
 	}
 }
 
-// reviewInPage finds the review of a copy's removals on the conflicts page.
-var reviewInPage = regexp.MustCompile(`name="reviewed" value="([0-9a-f]{16})"`)
+// reviewInPage finds the review of each removal the conflicts page
+// proposes, with the note's text.
+var reviewInPage = regexp.MustCompile(`name="reviewed" value="([0-9a-f]{16})"> remove this note \(review <code>[0-9a-f]{16}</code>\)(?:<span class="heading">[^<]*</span>)?<pre class="text">([^<]*)</pre>`)
+
+// twoRemovals is a conflict copy of jim's memory.md that removed both of
+// mergeSeed's notes.
+const twoRemovals = "# Jim\n\n## Office\n"
 
 // TestUIConflictsMerge: the conflicts page shows a copy's proposed
-// removals apart, and applying its merge removes them only when they are
-// ticked, bound to the review the page showed: a copy changed since is
-// not merged.
+// removals apart, each with its own box, and applying its merge removes
+// the ticked ones and no other, bound to the review the page showed with
+// each: a copy changed since is not merged.
 func TestUIConflictsMerge(t *testing.T) {
+	const standUp, printer = "Stand-up is at 9:30.", "The printer is on the second floor."
+	without := func(notes ...string) func(ours string) string {
+		return func(ours string) string {
+			for _, n := range notes {
+				ours = strings.Replace(ours, "- "+n+"\n", "", 1)
+			}
+			return ours
+		}
+	}
 	tests := []struct {
 		name string
-		tick bool
+		tick []string
 		// change replaces the copy after the page was read.
 		change    bool
 		wantOK    bool
@@ -285,9 +299,10 @@ func TestUIConflictsMerge(t *testing.T) {
 		wantCopy  bool
 		wantInMsg string
 	}{
-		{name: "not ticked", wantOK: true, wantFile: func(ours string) string { return ours }, wantInMsg: "merged into agents/jim/memory.md"},
-		{name: "ticked", tick: true, wantOK: true, wantFile: func(ours string) string { return strings.Replace(ours, "- Stand-up is at 9:30.\n", "", 1) }, wantInMsg: "merged into agents/jim/memory.md"},
-		{name: "ticked, the copy changed since", tick: true, change: true, wantFile: func(ours string) string { return ours }, wantCopy: true, wantInMsg: "not reviewed as they are now"},
+		{name: "none ticked", wantOK: true, wantFile: without(), wantInMsg: "merged into agents/jim/memory.md; the copy"},
+		{name: "one ticked", tick: []string{standUp}, wantOK: true, wantFile: without(standUp), wantInMsg: "merged into agents/jim/memory.md, removing 1 note;"},
+		{name: "both ticked", tick: []string{standUp, printer}, wantOK: true, wantFile: without(standUp, printer), wantInMsg: "merged into agents/jim/memory.md, removing 2 notes;"},
+		{name: "one ticked, the copy changed since", tick: []string{standUp}, change: true, wantFile: without(), wantCopy: true, wantInMsg: "not reviewed as they are now"},
 	}
 	for _, tt := range tests {
 		for _, withDaemon := range []bool{false, true} {
@@ -297,14 +312,17 @@ func TestUIConflictsMerge(t *testing.T) {
 					startRun(t, c, c.hive).idle(t, c)
 				}
 				copyPath := filepath.Join(filepath.Dir(memory), cleanCopy)
-				if err := os.WriteFile(copyPath, []byte(strings.Replace(mergeSeed, "- Stand-up is at 9:30.\n", "", 1)), 0o644); err != nil {
+				if err := os.WriteFile(copyPath, []byte(twoRemovals), 0o644); err != nil {
 					t.Fatal(err)
 				}
 				h := newUIFor(t, c)
 				code, body := uiGet(t, h, "/conflicts")
-				review := reviewInPage.FindStringSubmatch(body)
-				if code != http.StatusOK || review == nil || !strings.Contains(body, "Stand-up is at 9:30.") {
-					t.Fatalf("GET /conflicts: %d, no review of the removal:\n%s", code, body)
+				reviews := map[string]string{}
+				for _, m := range reviewInPage.FindAllStringSubmatch(body, -1) {
+					reviews[html.UnescapeString(m[2])] = m[1]
+				}
+				if code != http.StatusOK || len(reviews) != 2 || reviews[standUp] == "" || reviews[printer] == "" {
+					t.Fatalf("GET /conflicts: %d, reviews %v, want one for each removal:\n%s", code, reviews, body)
 				}
 				if tt.change {
 					if err := os.WriteFile(copyPath, nil, 0o644); err != nil {
@@ -312,8 +330,8 @@ func TestUIConflictsMerge(t *testing.T) {
 					}
 				}
 				form := url.Values{"copy": {copyPath}}
-				if tt.tick {
-					form.Set("reviewed", review[1])
+				for _, n := range tt.tick {
+					form.Add("reviewed", reviews[n])
 				}
 				_, res := uiPost(t, h, "/conflicts/merge", form)
 				if len(res.Results) != 1 || res.Results[0].OK != tt.wantOK || !strings.Contains(res.Results[0].Message, tt.wantInMsg) {

@@ -48,9 +48,10 @@ tokens than words; --tokens is a hard budget on the whole Markdown output.
 With --hook AGENT it is that client's session-start hook, as memminer
 connect installs it: any error prints nothing and exits 0.
 
-An agent's digest (its wing from MEMMINER_WING, or a hook's --wing) holds
-the wings of its domain and global only; --all-domains widens it, --domain
-narrows it (docs/domains.md).
+An agent's digest (its wing from MEMMINER_WING, or a hook's --wing) opens
+with the handoffs open to it, and holds the wings of its domain and global
+only; --all-domains widens it, --domain narrows it (docs/domains.md).
+--wing tells one wing's story, led by the handoffs open to that wing.
 
 When the daemon (memminer run) serves the palace, it computes the digest;
 otherwise the command reads the palace itself. Both give the same digest.

@@ -3,7 +3,8 @@
 // playwright-core (installed by .ci/setup-ui-browser.sh): it opens the
 // printed URL, looks at the overview, goes to the inbox, approves the
 // first item with a note and waits for the page to say so, then ticks
-// the removal a conflict copy proposes and applies its merge. Each page is
+// one of the two removals a conflict copy proposes, leaves the other
+// unticked, and applies its merge. Each page is
 // kept as a screenshot in SHOTS. It prints what it saw as JSON.
 "use strict";
 const { chromium } = require("playwright-core");
@@ -41,7 +42,7 @@ async function main() {
 		await page.waitForSelector("section.merge");
 		out.proposed = await page.locator("fieldset.removals pre.text").allTextContents();
 		await page.screenshot({ path: shots + "/conflicts-before.png", fullPage: true });
-		await page.check('fieldset.removals input[name="reviewed"]');
+		await page.locator("fieldset.removals label", { hasText: "Stand-up is at 9:30." }).locator('input[name="reviewed"]').check();
 		await page.click("form.apply button[type=submit]");
 		await page.waitForSelector("#flash p");
 		out.mergeFlash = await page.locator("#flash p").allTextContents();
@@ -61,6 +62,19 @@ async function main() {
 		await page.waitForSelector("li.hit");
 		out.hits = await page.locator("li.hit pre.text").allTextContents();
 		await page.screenshot({ path: shots + "/memory.png", fullPage: true });
+		await page.locator("li.hit").first().locator('a[href^="/memory/note"]').click();
+		await page.waitForSelector("section.shown");
+		out.noteText = await page.locator("section.shown > pre.text").textContent();
+		await page.screenshot({ path: shots + "/note.png", fullPage: true });
+		await page.click('nav a[href="/activity"]');
+		await page.waitForSelector("figure.chart svg polyline");
+		out.activityLines = await page.locator("figure.chart svg polyline").count();
+		await page.screenshot({ path: shots + "/activity.png", fullPage: true });
+		for (const [href, name] of [["/skills", "skills"], ["/pre-action", "pre-action"]]) {
+			await page.click(`nav a[href="${href}"]`);
+			await page.waitForSelector('nav a[aria-current="page"][href="' + href + '"]');
+			await page.screenshot({ path: shots + "/" + name + ".png", fullPage: true });
+		}
 		console.log(JSON.stringify(out));
 	} finally {
 		await browser.close();

@@ -1,0 +1,378 @@
+package connect
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/internal/atomicfile"
+	"github.com/memminer/memminer/internal/hivefile"
+)
+
+// ownMemory is how a client keeps a memory of its own, which connect
+// brings into the hive: a setting of its hooks file that names the folder
+// it writes to, and where it kept that memory before.
+type ownMemory struct {
+	// setting is the key of the hooks file naming the folder.
+	setting string
+	// projects is the folder holding one folder per project, each with
+	// the project's memory in memory/.
+	projects func(s Scope) string
+}
+
+// claudeMemory is Claude Code's auto memory (checked with 2.1.197): it
+// writes MEMORY.md, an index it loads into every session, and a file per
+// topic, in ~/.claude/projects/<sanitized-cwd>/memory/ unless the user
+// settings' autoMemoryDirectory names another folder (which it then uses
+// for every project; it ignores the key in a project's checked-in
+// settings).
+var claudeMemory = &ownMemory{setting: "autoMemoryDirectory", projects: func(s Scope) string {
+	if s.ClaudeConfigDir != "" {
+		return filepath.Join(s.ClaudeConfigDir, "projects")
+	}
+	return filepath.Join(s.Home, ".claude", "projects")
+}}
+
+// memorySet is the hooks file's setting of the client's memory folder to
+// dir; with dir empty (disconnect, or no hive) it only recognises
+// memminer's value, to take it out. A value someone else set is theirs:
+// connect leaves it, and the client's memory stays where it names.
+func (m *ownMemory) memorySet(dir string) jsonSet {
+	value := ""
+	if dir != "" {
+		b, _ := json.Marshal(dir)
+		value = string(b)
+	}
+	return jsonSet{path: m.setting, value: value, ours: ourMemoryDir, yield: true}
+}
+
+// ourMemoryDir recognises a memory folder connect set: a client's memory
+// folder of a hive (hive.ClientMemoryDirName), of any wing and machine.
+func ourMemoryDir(r gjson.Result) bool {
+	if r.Type != gjson.String {
+		return false
+	}
+	_, ok := hive.ClientOf(path.Base(filepath.ToSlash(strings.TrimRight(r.Str, `/\`))) + "/")
+	return ok
+}
+
+// MemoryResult is what connect did with the client's own memory: the
+// folder of the hive the client keeps it in from now on, and the files
+// it had written before, copied there.
+type MemoryResult struct {
+	// Dir is the client's memory folder in the hive.
+	Dir string `json:"dir"`
+	// Settings is the client's file whose Setting names Dir.
+	Settings string `json:"settings"`
+	Setting  string `json:"setting"`
+	// Imported are the files copied in (on a dry run, that would be).
+	Imported []Copy `json:"imported"`
+	// Unchanged counts the files already in Dir with the same content.
+	Unchanged int `json:"unchanged"`
+	// Index is Dir's MEMORY.md when connect wrote it (Dir had none): a
+	// line for each project imported.
+	Index string `json:"index,omitempty"`
+}
+
+// Copy is one file of the client's memory copied into the hive.
+type Copy struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+}
+
+// memoryPlan is what connecting does with the client's own memory.
+type memoryPlan struct {
+	res  MemoryResult
+	data [][]byte // the content of each of res.Imported
+}
+
+// planMemory is what connecting does with the client's own memory
+// (OwnMemory), given the plans of its files: res gets the plan's Memory
+// and, when the settings name another folder, a note; nil when there is
+// nothing to do.
+func (a Agent) planMemory(opts Options, plans []filePlan, res *Result) (*memoryPlan, error) {
+	if !a.OwnMemory(opts.Scope) || opts.Install.MemoryDir == "" {
+		return nil, nil
+	}
+	i := slices.IndexFunc(plans, func(p filePlan) bool { return p.f.role == RoleHooks })
+	if i < 0 {
+		return nil, nil
+	}
+	mem, note, err := a.memory.plan(opts.Scope, opts.Install.MemoryDir, plans[i].f.path, plans[i].new)
+	if err != nil {
+		return nil, fmt.Errorf("connect %s: %w", a.Name, err)
+	}
+	if note != "" {
+		res.Note = strings.TrimPrefix(res.Note+"; "+note, "; ")
+	}
+	if mem != nil {
+		res.Memory = &mem.res
+	}
+	return mem, nil
+}
+
+// run copies the planned files into the hive (doImport), recording the
+// copies as made in the plan's result; nothing for a nil plan.
+func (m *memoryPlan) run() error {
+	if m == nil {
+		return nil
+	}
+	copies, err := doImport(m.res.Dir, m.res.Imported, m.data)
+	m.res.Imported = copies
+	return err
+}
+
+// plan is what connecting in scope s does with the client's memory,
+// given the client's settings as connect is about to write them
+// (settings, at path): when they name dir, the files the client kept
+// before are copied there; when they name another folder (the user's own
+// setting, which connect leaves), nothing is, and note says so.
+func (m *ownMemory) plan(s Scope, dir, path string, settings []byte) (plan *memoryPlan, note string, err error) {
+	set := gjson.GetBytes(settings, m.setting)
+	if set.String() != dir {
+		return nil, fmt.Sprintf("%s sets %s to %s, not by memminer: the client keeps its own memory there, outside the hive; to bring it in, remove the setting and connect again",
+			path, m.setting, set.String()), nil
+	}
+	copies, data, unchanged, err := importPlan(m.projects(s), dir)
+	if err != nil {
+		return nil, "", err
+	}
+	plan = &memoryPlan{res: MemoryResult{Dir: dir, Settings: path, Setting: m.setting, Imported: append([]Copy{}, copies...), Unchanged: unchanged}, data: data}
+	if index, b := indexOf(dir, copies); b != nil {
+		plan.res.Index = index
+	}
+	return plan, "", nil
+}
+
+// importedDir is the folder of the memory folder that holds what the
+// client remembered before connect, one folder per project.
+const importedDir = "imported"
+
+// importPlan lists the files of the client's memory before connect (in
+// projects/*/memory/) and where each goes in dir: imported/<project>/,
+// the same relative path; a name taken by other content gets a number
+// (db.2.md), so nothing is replaced. Files already there with the same
+// content are counted, not copied again.
+func importPlan(projects, dir string) (copies []Copy, data [][]byte, unchanged int, err error) {
+	entries, err := os.ReadDir(projects)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, 0, nil
+	}
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		src := filepath.Join(projects, e.Name(), "memory")
+		werr := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+			if errors.Is(err, fs.ErrNotExist) && p == src {
+				return nil
+			}
+			if err != nil || d.IsDir() {
+				return err
+			}
+			b, err := readSource(p)
+			if errors.Is(err, hivefile.ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
+				return nil // a FIFO, a socket or a dangling link holds no memory
+			}
+			if err != nil {
+				return err
+			}
+			rel, _ := filepath.Rel(src, p)
+			to, same, err := freeName(filepath.Join(dir, importedDir, e.Name(), rel), b, copies)
+			if err != nil {
+				return err
+			}
+			if same {
+				unchanged++
+				return nil
+			}
+			copies = append(copies, Copy{From: p, To: to})
+			data = append(data, b)
+			return nil
+		})
+		if werr != nil {
+			return nil, nil, 0, fmt.Errorf("read the memory Claude Code kept in %s: %w", src, werr)
+		}
+	}
+	return copies, data, unchanged, nil
+}
+
+// readSource reads a file of the client's own memory, following a
+// symlink to wherever it leads (the client reads it there), through one
+// descriptor.
+func readSource(p string) ([]byte, error) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return nil, err
+	}
+	return readRegular(real)
+}
+
+// readRegular reads a regular file through one descriptor, following no
+// symlink out of its directory (hivefile.Open).
+func readRegular(p string) ([]byte, error) {
+	f, err := hivefile.Open(p)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(f)
+}
+
+// freeName returns where a file of content b goes: want, or want with a
+// number before its extension when want holds other content; same when
+// a file there already holds b. planned are copies not yet written.
+func freeName(want string, b []byte, planned []Copy) (to string, same bool, err error) {
+	ext := filepath.Ext(want)
+	stem := strings.TrimSuffix(want, ext)
+	for n := 1; ; n++ {
+		to = want
+		if n > 1 {
+			to = stem + "." + strconv.Itoa(n) + ext
+		}
+		if planned != nil && containsCopyTo(planned, to) {
+			continue
+		}
+		cur, err := readRegular(to)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			return to, false, nil
+		case err == nil && bytes.Equal(cur, b):
+			return to, true, nil
+		case err != nil && !errors.Is(err, hivefile.ErrNotRegular):
+			return "", false, err
+		}
+	}
+}
+
+func containsCopyTo(cs []Copy, to string) bool {
+	for _, c := range cs {
+		if c.To == to {
+			return true
+		}
+	}
+	return false
+}
+
+// writeNew creates path with data, never replacing a file: the data goes
+// to a temporary file beside it, which is linked into place (the link
+// fails when path exists) and removed.
+func writeNew(path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := atomicfile.CreateTemp(path)
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(0o644)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		return err
+	}
+	return atomicfile.SyncDir(filepath.Dir(path))
+}
+
+// doImport copies the planned files into the hive, each to a name no
+// file holds (a name taken since the plan gets the next number), then
+// writes the folder's index (indexOf). The folder is made when missing. It returns the copies as made.
+func doImport(dir string, copies []Copy, data [][]byte) ([]Copy, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return copies[:0], err
+	}
+	for i := range copies {
+		for {
+			err := writeNew(copies[i].To, data[i])
+			if err == nil {
+				break
+			}
+			if !errors.Is(err, fs.ErrExist) {
+				return copies[:i], fmt.Errorf("copy %s into the hive: %w", copies[i].From, err)
+			}
+			to, same, err := freeName(copies[i].To, data[i], nil)
+			if err != nil {
+				return copies[:i], err
+			}
+			if same {
+				break
+			}
+			copies[i].To = to
+		}
+	}
+	if index, b := indexOf(dir, copies); b != nil {
+		if err := writeNew(index, b); err != nil && !errors.Is(err, fs.ErrExist) {
+			return copies, fmt.Errorf("write %s: %w", index, err)
+		}
+	}
+	return copies, nil
+}
+
+// indexName is the file Claude Code loads from its memory folder.
+const indexName = "MEMORY.md"
+
+// indexOf is the index, MEMORY.md, dir gets when it has none and holds
+// (or copies will hold) the index of a project imported: a line linking
+// each, so the client, which loads only the index, finds them. A
+// MEMORY.md there is the client's and is never touched: b is nil.
+func indexOf(dir string, copies []Copy) (index string, b []byte) {
+	index = filepath.Join(dir, indexName)
+	if _, err := os.Lstat(index); !errors.Is(err, fs.ErrNotExist) {
+		return index, nil
+	}
+	imported := filepath.Join(dir, importedDir)
+	projects := map[string]bool{}
+	if entries, err := os.ReadDir(imported); err == nil {
+		for _, e := range entries {
+			if _, err := os.Stat(filepath.Join(imported, e.Name(), indexName)); err == nil {
+				projects[e.Name()] = true
+			}
+		}
+	}
+	for _, c := range copies {
+		if rel, err := filepath.Rel(imported, c.To); err == nil && filepath.Base(rel) == indexName && filepath.Dir(rel) != "." && !strings.Contains(filepath.Dir(rel), string(filepath.Separator)) {
+			projects[filepath.Dir(rel)] = true
+		}
+	}
+	if len(projects) == 0 {
+		return index, nil
+	}
+	names := make([]string, 0, len(projects))
+	for p := range projects {
+		names = append(names, p)
+	}
+	sort.Strings(names)
+	var out strings.Builder
+	for _, p := range names {
+		fmt.Fprintf(&out, "- [Memory of project %s](%s/%s/%s) — what was remembered there before memminer connect\n", p, importedDir, p, indexName)
+	}
+	return index, []byte(out.String())
+}

@@ -1,0 +1,225 @@
+package connect
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/tidwall/gjson"
+
+	"github.com/memminer/memminer/hive"
+)
+
+// memoryOptions are testOptions with a hive memory folder for Claude
+// Code, and Claude Code's memory of two projects as it kept it before.
+func memoryOptions(t *testing.T) (o Options, memDir string, before map[string]string) {
+	t.Helper()
+	o = testOptions(t, "dwight")
+	memDir = filepath.Join(o.Scope.Home, "hive", "agents", "dwight", hive.ClientMemoryDirName("claude-code", "laptop"))
+	o.Install.MemoryDir = memDir
+	projects := filepath.Join(o.Scope.Home, ".claude", "projects")
+	before = map[string]string{
+		filepath.Join(projects, "-home-dwight-app", "memory", "MEMORY.md"):        "- [db](db.md) — where Postgres runs\n",
+		filepath.Join(projects, "-home-dwight-app", "memory", "db.md"):            "---\nname: db\n---\nProduction Postgres runs on db-2.\r\nno final newline",
+		filepath.Join(projects, "-home-dwight-app", "memory", "deep", "x.md"):     "nested\n",
+		filepath.Join(projects, "-home-dwight-ops", "memory", "MEMORY.md"):        "- ops\n",
+		filepath.Join(projects, "-home-dwight-ops", "conversation.jsonl"):         "{}\n", // not memory
+		filepath.Join(projects, "-home-dwight-empty", "memory", "MEMORY.md.lock"): "",
+		filepath.Join(projects, "-home-dwight-none", "session.jsonl"):             "{}\n", // no memory/
+		filepath.Join(o.Scope.Home, "notes", "linked.md"):                         "- kept outside, linked in\n",
+	}
+	for p, c := range before {
+		write(t, p, c)
+	}
+	// A memory file that is a link to one outside is copied as the
+	// client reads it; a dangling link holds nothing.
+	for link, to := range map[string]string{"linked.md": filepath.Join(o.Scope.Home, "notes", "linked.md"), "gone.md": filepath.Join(o.Scope.Home, "gone.md")} {
+		if err := os.Symlink(to, filepath.Join(projects, "-home-dwight-ops", "memory", link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return o, memDir, before
+}
+
+// imported is where the file at p of Claude Code's projects goes in memDir.
+func imported(o Options, memDir, p string) string {
+	rel, _ := filepath.Rel(filepath.Join(o.Scope.Home, ".claude", "projects"), p)
+	project, rest, _ := strings.Cut(rel, string(filepath.Separator))
+	return filepath.Join(memDir, "imported", project, strings.TrimPrefix(rest, "memory"+string(filepath.Separator)))
+}
+
+func TestConnectBringsClaudeMemoryIntoTheHive(t *testing.T) {
+	o, memDir, before := memoryOptions(t)
+	settings := filepath.Join(o.Scope.Home, ".claude", "settings.json")
+	write(t, settings, claudeSettings)
+
+	// A dry run says what it would copy, and writes nothing.
+	dry := o
+	dry.DryRun = true
+	res, err := Connect("claude-code", dry)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memory == nil || len(res.Memory.Imported) != 6 || res.Memory.Index != filepath.Join(memDir, "MEMORY.md") {
+		t.Fatalf("dry run memory: %+v", res.Memory)
+	}
+	if _, err := os.Stat(memDir); !os.IsNotExist(err) {
+		t.Errorf("dry run made %s (%v)", memDir, err)
+	}
+
+	res, err = Connect("claude-code", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.Get(read(t, settings), "autoMemoryDirectory").String(); got != memDir {
+		t.Errorf("autoMemoryDirectory = %q, want %q", got, memDir)
+	}
+	// Every file kept, byte for byte, where it was and in the hive.
+	for p, c := range before {
+		if read(t, p) != c {
+			t.Errorf("%s changed", p)
+		}
+		if strings.HasSuffix(p, ".jsonl") || !strings.HasPrefix(p, filepath.Join(o.Scope.Home, ".claude", "projects")) {
+			continue
+		}
+		if got := read(t, imported(o, memDir, p)); got != c {
+			t.Errorf("%s in the hive: %q, want %q", p, got, c)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(memDir, "imported", "-home-dwight-ops", "conversation.jsonl")); err == nil {
+		t.Error("a transcript was imported as memory")
+	}
+	if got := read(t, filepath.Join(memDir, "imported", "-home-dwight-ops", "linked.md")); got != "- kept outside, linked in\n" {
+		t.Errorf("linked memory file imported as %q", got)
+	}
+	index := read(t, filepath.Join(memDir, "MEMORY.md"))
+	for _, want := range []string{"(imported/-home-dwight-app/MEMORY.md)", "(imported/-home-dwight-ops/MEMORY.md)"} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index lacks %s:\n%s", want, index)
+		}
+	}
+	var got struct{ Memory MemoryResult }
+	b, _ := json.Marshal(res)
+	if err := json.Unmarshal(b, &got); err != nil || len(got.Memory.Imported) != 6 || got.Memory.Setting != "autoMemoryDirectory" || got.Memory.Settings != settings {
+		t.Errorf("--json memory: %s", b)
+	}
+
+	// The client wrote in the hive since, and in a project folder
+	// while disconnected: connecting again never replaces a file.
+	write(t, filepath.Join(memDir, "MEMORY.md"), index+"- [new](new.md) — written while connected\n")
+	db := filepath.Join(o.Scope.Home, ".claude", "projects", "-home-dwight-app", "memory", "db.md")
+	write(t, db, "db-3 now\n")
+	res, err = Connect("claude-code", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memory == nil || len(res.Memory.Imported) != 1 || res.Memory.Unchanged != 5 || res.Memory.Index != "" {
+		t.Fatalf("reconnect memory: %+v", res.Memory)
+	}
+	if to := res.Memory.Imported[0].To; to != filepath.Join(memDir, "imported", "-home-dwight-app", "db.2.md") || read(t, to) != "db-3 now\n" {
+		t.Errorf("changed file copied to %s", to)
+	}
+	if read(t, imported(o, memDir, db)) != before[db] {
+		t.Error("the first copy was replaced")
+	}
+	if !strings.HasSuffix(read(t, filepath.Join(memDir, "MEMORY.md")), "written while connected\n") {
+		t.Error("the client's index was rewritten")
+	}
+
+	// Disconnect takes the setting out, and leaves the hive's folder.
+	if _, err := Disconnect("claude-code", o); err != nil {
+		t.Fatal(err)
+	}
+	if got := read(t, settings); got != claudeSettings {
+		t.Errorf("settings after disconnect:\n%s", got)
+	}
+	if read(t, db) != "db-3 now\n" || read(t, imported(o, memDir, db)) != before[db] {
+		t.Error("disconnect touched the memory")
+	}
+}
+
+// TestDisconnectTakesOutOnlyMemminersMemorySetting: settings changed
+// since connect lose autoMemoryDirectory only while it still holds
+// memminer's folder; a user's own setting is never replaced or removed.
+func TestDisconnectTakesOutOnlyMemminersMemorySetting(t *testing.T) {
+	for _, tc := range []struct {
+		name, before, since string
+		want                string // autoMemoryDirectory after disconnect
+		note                bool
+	}{
+		{name: "memminer's", before: "{\n  \"theme\": \"dark\"\n}\n", want: ""},
+		{name: "changed by the user since", before: "{\n  \"theme\": \"dark\"\n}\n", since: "/srv/mine", want: "/srv/mine"},
+		{name: "the user's own", before: "{\n  \"autoMemoryDirectory\": \"~/notes\"\n}\n", want: "~/notes", note: true},
+		{name: "the user's own, changed since", before: "{\n  \"autoMemoryDirectory\": \"~/notes\"\n}\n", since: "/srv/mine", want: "/srv/mine", note: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, memDir, _ := memoryOptions(t)
+			settings := filepath.Join(o.Scope.Home, ".claude", "settings.json")
+			write(t, settings, tc.before)
+			res, err := Connect("claude-code", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.note != (res.Memory == nil) || tc.note != strings.Contains(res.Note, "autoMemoryDirectory") {
+				t.Errorf("memory %+v, note %q", res.Memory, res.Note)
+			}
+			if tc.note {
+				if _, err := os.Stat(memDir); !os.IsNotExist(err) {
+					t.Errorf("imported though the client does not read %s", memDir)
+				}
+			}
+			// The client (or the user) edits the settings since.
+			s := read(t, settings)
+			s = strings.Replace(s, "{", "{\n  \"model\": \"opus\",", 1)
+			if tc.since != "" {
+				s = strings.Replace(s, gjson.Get(s, "autoMemoryDirectory").Raw, `"`+tc.since+`"`, 1)
+			}
+			write(t, settings, s)
+			if _, err := Disconnect("claude-code", o); err != nil {
+				t.Fatal(err)
+			}
+			s = read(t, settings)
+			if got := gjson.Get(s, "autoMemoryDirectory").String(); got != tc.want {
+				t.Errorf("autoMemoryDirectory = %q, want %q\n%s", got, tc.want, s)
+			}
+			if gjson.Get(s, "model").String() != "opus" {
+				t.Errorf("the edit since was lost:\n%s", s)
+			}
+		})
+	}
+}
+
+// TestConnectWithoutMemoryDir: without a hive (no MemoryDir), and in a
+// project (whose checked-in settings Claude Code does not take the
+// folder from), the settings name no memory folder.
+func TestConnectWithoutMemoryDir(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		project bool
+		dir     bool
+	}{{name: "no hive"}, {name: "project", project: true, dir: true}} {
+		t.Run(tc.name, func(t *testing.T) {
+			o, memDir, _ := memoryOptions(t)
+			if !tc.dir {
+				o.Install.MemoryDir = ""
+			}
+			settings := filepath.Join(o.Scope.Home, ".claude", "settings.json")
+			if tc.project {
+				o.Scope.Project = t.TempDir()
+				settings = filepath.Join(o.Scope.Project, ".claude", "settings.json")
+			}
+			res, err := Connect("claude-code", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if s := read(t, settings); gjson.Get(s, "autoMemoryDirectory").Exists() || res.Memory != nil {
+				t.Errorf("settings %s, memory %+v", s, res.Memory)
+			}
+			if _, err := os.Stat(memDir); !os.IsNotExist(err) {
+				t.Errorf("made %s", memDir)
+			}
+		})
+	}
+}
