@@ -8,6 +8,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/skill"
 )
 
 // SearchRequest asks the daemon to search its palace.
@@ -107,6 +108,9 @@ func CheckMinRelevance(m float64) error {
 type SearchResult struct {
 	Query   string `json:"query"`
 	Results []Hit  `json:"results"`
+	// Skills are the published skills that match, a shelf of their own
+	// (skill.Search); none for the prompt hook's question.
+	Skills []skill.Match `json:"skills,omitempty"`
 	// Explanation is set when the request asked for it.
 	Explanation *Explanation `json:"explanation,omitempty"`
 }
@@ -185,6 +189,14 @@ func NewSearchResult(query string, hits []palace.Hit) SearchResult {
 		}
 	}
 	return out
+}
+
+// AddSkills puts the skills found in r, relevance rounded as a hit's.
+func (r *SearchResult) AddSkills(found []skill.Match) {
+	for _, m := range found {
+		m.Relevance = roundScore(m.Relevance)
+		r.Skills = append(r.Skills, m)
+	}
 }
 
 func roundScore(s float64) float64 { return float64(int(s*10000+0.5)) / 10000 }

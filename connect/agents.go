@@ -96,9 +96,26 @@ type Agent struct {
 	// skills is the folder of skills the client loads in scope s; nil
 	// when it loads none.
 	skills func(s Scope) string
+	// Ask, when set, is what the client's pre-tool hook prints to have
+	// the user confirm the tool call, reason saying why; nil is Claude
+	// Code's (and Codex's) permissionDecision "ask" (AskJSON).
+	Ask func(reason string) any
 	// memory is the memory the client keeps of its own, brought into
 	// the hive; nil when it keeps none.
 	memory *ownMemory
+}
+
+// AskJSON is what agent a's pre-tool hook prints to have the user confirm
+// the tool call, reason saying why.
+func (a Agent) AskJSON(reason string) any {
+	if a.Ask != nil {
+		return a.Ask(reason)
+	}
+	return map[string]any{"hookSpecificOutput": map[string]any{
+		"hookEventName":            "PreToolUse",
+		"permissionDecision":       "ask",
+		"permissionDecisionReason": reason,
+	}}
 }
 
 // OwnMemory reports whether connecting the client in scope s brings the
@@ -121,8 +138,8 @@ func (a Agent) SkillsDir(s Scope) string {
 var Agents = []Agent{
 	{ID: "claude-code", Name: "Claude Code", files: claudeFiles, skills: claudeSkills, memory: claudeMemory},
 	{ID: "codex", Name: "Codex", files: codexFiles, skills: codexSkills, Note: "Codex runs the hooks only when started with --dangerously-bypass-hook-trust (it skips untrusted hooks silently); the MCP server runs either way"},
-	{ID: "opencode", Name: "OpenCode", files: openCodeFiles},
-	{ID: "gemini", Name: "Gemini CLI", files: geminiFiles, ContextJSON: true, Prompt: geminiPrompt},
+	{ID: "opencode", Name: "OpenCode", files: openCodeFiles, skills: openCodeSkills},
+	{ID: "gemini", Name: "Gemini CLI", files: geminiFiles, ContextJSON: true, Prompt: geminiPrompt, skills: geminiSkills, Ask: geminiAsk},
 }
 
 // AgentIDs lists the ids of Agents, for messages.

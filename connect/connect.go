@@ -19,6 +19,7 @@ import (
 
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/udiff"
+	"github.com/memminer/memminer/skill"
 )
 
 // Errors callers tell apart.
@@ -108,6 +109,9 @@ type Result struct {
 	Files  []FileResult `json:"files"`
 	// Note is the agent's Note, on connecting.
 	Note string `json:"note,omitempty"`
+	// Skills says what was done in the client's skills folder, when
+	// anything was.
+	Skills *skill.Installed `json:"skills,omitempty"`
 	// Memory is what connecting did with the memory the client keeps of
 	// its own (Agent.OwnMemory); nil when nothing.
 	Memory *MemoryResult `json:"memory,omitempty"`
@@ -122,6 +126,11 @@ type Options struct {
 	Install Install
 	// StateDir keeps each connection's record and backups (StateDir()).
 	StateDir string
+	// Hive is the hive, absolute, whose published skills Connect installs
+	// into the client's skills folder (package skill) and Disconnect
+	// removes; empty, Connect installs none and Disconnect removes the
+	// skills of whatever hive the connection recorded, else of any.
+	Hive string
 	// DryRun computes every change and writes nothing.
 	DryRun bool
 	// Now stamps the record; nil means time.Now.
@@ -148,7 +157,11 @@ type Connection struct {
 	// so doctor can check what they reach.
 	Flags []string    `json:"flags,omitempty"`
 	Files []fileState `json:"files"`
-	dir   string
+	// Hive is the hive whose published skills were installed into the
+	// client's skills folder Skills; both empty when none were.
+	Hive   string `json:"hive,omitempty"`
+	Skills string `json:"skills,omitempty"`
+	dir    string
 }
 
 type fileState struct {
@@ -254,7 +267,31 @@ func Connect(agentID string, opts Options) (Result, error) {
 		}
 		rec.Files[i].After = sum(p.new)
 	}
+	if err := installSkills(&rec, ag.SkillsDir(opts.Scope), opts.Hive, &res); err != nil {
+		return res, err
+	}
 	return res, writeRecord(dir, rec)
+}
+
+// installSkills installs hive's published skills into the client's skills
+// folder dir and records it in rec; the copies of another hive recorded
+// before are removed first. Nothing is done without a hive or a folder.
+func installSkills(rec *Connection, dir, hive string, res *Result) error {
+	if dir == "" || hive == "" {
+		return nil
+	}
+	if rec.Skills != "" && (rec.Hive != hive || rec.Skills != dir) {
+		if _, err := skill.Remove(rec.Skills, rec.Hive); err != nil {
+			return fmt.Errorf("connect: skills in %s: %w", rec.Skills, err)
+		}
+	}
+	rec.Hive, rec.Skills = hive, dir
+	did, err := skill.Install(dir, hive)
+	if err != nil {
+		return fmt.Errorf("connect: skills in %s: %w", dir, err)
+	}
+	res.Skills = did.OrNil()
+	return nil
 }
 
 // filePlan is how connecting changes one file.
@@ -400,10 +437,73 @@ func Disconnect(agentID string, opts Options) (Result, error) {
 			}
 		}
 	}
+	if err := removeSkills(rec, ag.SkillsDir(opts.Scope), opts.Hive, &res); err != nil {
+		return res, err
+	}
 	if err := os.RemoveAll(dir); err != nil {
 		return res, fmt.Errorf("disconnect: remove the record: %w", err)
 	}
 	return res, nil
+}
+
+// removeSkills removes from the client's skills folder the skills
+// installed there: those of the folder and hive rec names, else (a record
+// from before connect recorded them) of dir and hive, any hive's when
+// hive is empty.
+func removeSkills(rec Connection, dir, hive string, res *Result) error {
+	if rec.Skills != "" {
+		dir, hive = rec.Skills, rec.Hive
+	}
+	if dir == "" {
+		return nil
+	}
+	did, err := skill.Remove(dir, hive)
+	if err != nil {
+		return fmt.Errorf("disconnect: skills in %s: %w", dir, err)
+	}
+	res.Skills = did.OrNil()
+	return nil
+}
+
+// SyncSkills brings in step with hive's published skills the skills
+// folder of every connection recorded in stateDir that installed them
+// (Connect with Options.Hive): what connect run again would do to them,
+// under the same lock of home. It is how the daemon keeps the clients in
+// step as skills are published and deprecated. It returns what it did in
+// each folder.
+func SyncSkills(stateDir, home, hive string) ([]skill.Installed, error) {
+	unlock, err := lock(Options{Scope: Scope{Home: home}})
+	if err != nil {
+		return nil, err
+	}
+	defer unlock()
+	conns, err := Connections(stateDir)
+	if err != nil {
+		return nil, err
+	}
+	hiveInfo, err := os.Stat(hive)
+	if err != nil {
+		return nil, err
+	}
+	var out []skill.Installed
+	var errs []error
+	for _, c := range conns {
+		if c.Skills == "" || c.Hive == "" {
+			continue
+		}
+		// The hive as connect named it, which its copies' markers hold:
+		// the daemon may name the same directory another way.
+		if info, err := os.Stat(c.Hive); err != nil || !os.SameFile(info, hiveInfo) {
+			continue
+		}
+		did, err := skill.Install(c.Skills, c.Hive)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("skills of %s in %s: %w", c.Agent, c.Skills, err))
+			continue
+		}
+		out = append(out, did)
+	}
+	return out, errors.Join(errs...)
 }
 
 // Connections lists the recorded connections in stateDir, by agent and

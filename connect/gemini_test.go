@@ -17,6 +17,7 @@ func TestConnectGemini(t *testing.T) {
 		{name: "GEMINI_CLI_HOME", cliHome: true, settings: ".gemini/settings.json", instructions: ".gemini/GEMINI.md"},
 		{name: "project", project: true, settings: ".gemini/settings.json", instructions: "GEMINI.md"},
 	}
+	gemini, _ := Lookup("gemini")
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			o := testOptions(t, "dwight")
@@ -39,11 +40,15 @@ func TestConnectGemini(t *testing.T) {
 				"general.enableAutoUpdate":             "false",
 				"hooks.SessionStart.0.hooks.0.command": "/opt/memminer/bin/memminer wake-up --hook gemini --wing dwight",
 				"hooks.BeforeAgent.0.hooks.0.command":  "/opt/memminer/bin/memminer recall --hook gemini --wing dwight",
+				"hooks.BeforeTool.0.hooks.0.command":   "/opt/memminer/bin/memminer pre-action --hook gemini --wing dwight",
 				"mcpServers.memminer":                  `{"command":"/opt/memminer/bin/memminer","args":["mcp","--wing","dwight"]}`,
 			} {
 				if got := gjson.Get(s, path); got.String() != want && got.Raw != want {
 					t.Errorf("%s = %s, want %s", path, got.Raw, want)
 				}
+			}
+			if got, want := gemini.SkillsDir(o.Scope), filepath.Join(base, ".gemini", "skills"); got != want {
+				t.Errorf("skills folder %s, want %s", got, want)
 			}
 			if md := read(t, filepath.Join(base, c.instructions)); md != "<!-- BEGIN memminer protocol: written by `memminer connect`, removed by `memminer disconnect`; edits inside are replaced -->\n# Memory protocol\nwing dwight\n<!-- END memminer protocol -->\n" {
 				t.Errorf("instructions:\n%s", md)

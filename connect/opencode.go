@@ -21,6 +21,14 @@ import (
 // own there rather than creating AGENTS.md, which would hide the user's
 // ~/.claude/CLAUDE.md from OpenCode, or sharing a project's AGENTS.md with
 // Codex, which may be connected to another wing.
+//
+// Checked with opencode-ai 1.18.33: a plugin's tool.execute.before runs
+// before every tool call with the tool's id (bash) and its arguments
+// (command), so the plugin runs the pre-action hook there; a plugin cannot
+// have the user confirm a call, so pre_action_block does nothing in
+// OpenCode. Skills are loaded from {skill,skills}/**/SKILL.md of its
+// configuration directories (and from ~/.claude/skills and
+// ~/.agents/skills, a project's .claude/skills and .agents/skills).
 
 // openCodeDir is OpenCode's user configuration directory.
 func openCodeDir(s Scope) string {
@@ -38,6 +46,15 @@ func firstExisting(dir string, names []string, dflt string) string {
 		}
 	}
 	return filepath.Join(dir, dflt)
+}
+
+// openCodeSkills is OpenCode's skills folder: skills/ of its user
+// configuration directory, a project's .opencode/skills.
+func openCodeSkills(s Scope) string {
+	if s.Project != "" {
+		return filepath.Join(s.Project, ".opencode", "skills")
+	}
+	return filepath.Join(openCodeDir(s), "skills")
 }
 
 func openCodeFiles(s Scope, in Install) []file {
@@ -97,8 +114,9 @@ var jsMarkers = markers{
 // wake-up digest joins the system prompt of every session (the
 // session-start hook's output), and the notes recall finds for the latest
 // prompt join that prompt as a part the model sees and the session does
-// not keep (the prompt hook's). Both run the same commands, with the same
-// JSON on stdin, as the other clients' hooks. It is a marked block whose
+// not keep (the prompt hook's), and a bash command is shown to the
+// pre-action hook before it runs. They run the same commands, with the
+// same JSON on stdin, as the other clients' hooks. It is a marked block whose
 // only top-level name is its export, so whatever else the file holds is
 // the user's and stays.
 func openCodePlugin(in Install) blockEdit {
@@ -116,6 +134,7 @@ func openCodePlugin(in Install) blockEdit {
   }
   const wakeUp = ` + args("wake-up") + `
   const recall = ` + args("recall") + `
+  const preAction = ` + args("pre-action") + `
   const digests = new Map()
   const notes = new Map()
   return {
@@ -126,6 +145,11 @@ func openCodePlugin(in Install) blockEdit {
       }
       const digest = digests.get(input.sessionID)
       if (digest) output.system.push(digest)
+    },
+    "tool.execute.before": async (input, output) => {
+      const command = output && output.args && output.args.command
+      if (input.tool !== "bash" || typeof command !== "string") return
+      run(preAction, { hook_event_name: "PreToolUse", session_id: input.sessionID, cwd: directory, tool_name: "bash", tool_input: { command } })
     },
     "experimental.chat.messages.transform": async (_input, output) => {
       const msgs = output.messages || []

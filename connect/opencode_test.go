@@ -81,10 +81,18 @@ func TestConnectOpenCode(t *testing.T) {
 			}
 			plugin := read(t, filepath.Join(base, c.plugin))
 			for _, w := range []string{`["/opt/memminer/bin/memminer","wake-up","--hook","opencode","--wing","dwight"]`,
-				`["/opt/memminer/bin/memminer","recall","--hook","opencode","--wing","dwight"]`, `"experimental.chat.system.transform"`, "// END memminer connect\n"} {
+				`["/opt/memminer/bin/memminer","recall","--hook","opencode","--wing","dwight"]`, `"experimental.chat.system.transform"`,
+				`["/opt/memminer/bin/memminer","pre-action","--hook","opencode","--wing","dwight"]`, `"tool.execute.before"`, "// END memminer connect\n"} {
 				if !strings.Contains(plugin, w) {
 					t.Errorf("plugin lacks %s:\n%s", w, plugin)
 				}
+			}
+			skills := filepath.Join(base, "xdg", "opencode", "skills")
+			if c.project {
+				skills = filepath.Join(base, ".opencode", "skills")
+			}
+			if ag, _ := Lookup("opencode"); ag.SkillsDir(o.Scope) != skills {
+				t.Errorf("skills folder %s, want %s", ag.SkillsDir(o.Scope), skills)
 			}
 			if p := read(t, filepath.Join(base, c.protocol)); !strings.Contains(p, "# Memory protocol\nwing dwight\n") {
 				t.Errorf("protocol file:\n%s", p)

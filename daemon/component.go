@@ -16,8 +16,8 @@ import (
 // component: the daemon logs it and goes on.
 //
 // A component may also implement Router (socket endpoints), Scanner
-// (called after every scan of the hive), StatusReporter and
-// ConflictCounter.
+// (called after every scan of the hive), SkillsListener (called when the
+// hive's skills changed), StatusReporter and ConflictCounter.
 type Component interface {
 	// Name identifies the component in logs and status.
 	Name() string
@@ -37,6 +37,15 @@ type Router interface {
 // coalesced into one call.
 type Scanner interface {
 	Scanned(ctx context.Context, h *Host)
+}
+
+// SkillsListener is a component told when the hive's skills
+// (HIVE/skills) changed, once their writes have settled (the watcher's
+// debounce); never when the daemon does not watch (run --no-watch).
+// SkillsChanged runs in the component's own goroutine; changes that come
+// while it runs are coalesced into one call.
+type SkillsListener interface {
+	SkillsChanged(ctx context.Context, h *Host)
 }
 
 // StatusReporter is a component with its own part of `status --json`,
@@ -81,6 +90,13 @@ func (h *Host) Logger() *slog.Logger { return h.d.log }
 // its last one, made after it saw the value, was complete.
 func (h *Host) HiveChanges() uint64 { return h.d.hiveChanges.Load() }
 
+// The signals a component hears: after a scan (Scanner), when the
+// skills changed (SkillsListener).
+const (
+	scanSignal   = "scan"
+	skillsSignal = "skills"
+)
+
 func (h *Host) scanChan(name string) chan struct{} {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -99,8 +115,8 @@ func (h *Host) scanChan(name string) chan struct{} {
 func (d *Daemon) runComponent(ctx context.Context, c Component) {
 	log := d.log.With("component", c.Name())
 	var wg sync.WaitGroup
-	if s, ok := c.(Scanner); ok {
-		ch := d.host.scanChan(c.Name())
+	listen := func(signal string, f func(context.Context, *Host)) {
+		ch := d.host.scanChan(signal + "/" + c.Name())
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -109,10 +125,16 @@ func (d *Daemon) runComponent(ctx context.Context, c Component) {
 				case <-ctx.Done():
 					return
 				case <-ch:
-					s.Scanned(ctx, d.host)
+					f(ctx, d.host)
 				}
 			}
 		}()
+	}
+	if s, ok := c.(Scanner); ok {
+		listen(scanSignal, s.Scanned)
+	}
+	if s, ok := c.(SkillsListener); ok {
+		listen(skillsSignal, s.SkillsChanged)
 	}
 	if err := c.Run(ctx, d.host); err != nil && ctx.Err() == nil {
 		log.Error("component stopped", "err", err)
@@ -120,14 +142,17 @@ func (d *Daemon) runComponent(ctx context.Context, c Component) {
 	wg.Wait()
 }
 
-// signalComponents tells every Scanner that a scan happened.
-func (d *Daemon) signalComponents() {
+// signalComponents tells every component listening for signal (a
+// Scanner for scanSignal, a SkillsListener for skillsSignal).
+func (d *Daemon) signalComponents(signal string) {
 	for _, c := range d.opts.Components {
-		if _, ok := c.(Scanner); !ok {
+		_, scanner := c.(Scanner)
+		_, skills := c.(SkillsListener)
+		if signal == scanSignal && !scanner || signal == skillsSignal && !skills {
 			continue
 		}
 		select {
-		case d.host.scanChan(c.Name()) <- struct{}{}:
+		case d.host.scanChan(signal + "/" + c.Name()) <- struct{}{}:
 		default:
 		}
 	}

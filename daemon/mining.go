@@ -158,7 +158,7 @@ func (d *Daemon) scanned(now time.Time) {
 	d.lastScan = now
 	d.firstMineScanned()
 	d.mu.Unlock()
-	d.signalComponents()
+	d.signalComponents(scanSignal)
 }
 
 // staleWings lists the wings whose notes were embedded with another model
@@ -256,7 +256,7 @@ func (d *Daemon) mineAgent(ctx context.Context, dir, trigger string) {
 		// A merge or rebase left markers: the conflict watcher scans now
 		// rather than at the next tick.
 		d.hiveChanges.Add(1)
-		d.signalComponents()
+		d.signalComponents(scanSignal)
 	}
 }
 

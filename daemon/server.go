@@ -127,7 +127,7 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	req.Query = query
 	start := time.Now()
-	out, err := local.Search(r.Context(), d.p, req)
+	out, err := d.local().Search(r.Context(), req)
 	if errors.Is(err, api.ErrBadRequest) {
 		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search: "+err.Error())
 		return
@@ -324,6 +324,7 @@ func (d *Daemon) local() *local.Service {
 		Palace:      d.p,
 		Dir:         d.p.Dir(),
 		Logger:      d.log,
+		Warn:        func(msg string) { d.log.Warn(msg) },
 		Hive:        d.opts.Hive,
 		Agents:      d.opts.Agents,
 		Domains:     d.opts.Domains,

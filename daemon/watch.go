@@ -40,7 +40,10 @@ type watcher struct {
 	errs  <-chan error
 	due   map[string]time.Time // agent directory → when to mine it
 	first map[string]time.Time // agent directory → its first unmined change
-	timer *time.Timer
+	// skillsDue is when to tell of changes in the hive's skills, and
+	// skillsFirst the first change not told yet; zero when none waits.
+	skillsDue, skillsFirst time.Time
+	timer                  *time.Timer
 	// lastOverflow rate-limits the overflow warning (readErrors' own).
 	lastOverflow time.Time
 }
@@ -64,6 +67,9 @@ type watchTarget interface {
 	// agentChanged queues a mine of an agent directory whose debounce
 	// window has passed.
 	agentChanged(dir string)
+	// skillsChanged tells that the hive's skills (HIVE/skills) changed
+	// and their debounce window has passed.
+	skillsChanged()
 }
 
 // newWatcher watches h and tells to what it sees (see watcher).
@@ -90,10 +96,11 @@ func newWatcher(h *hive.Hive, to watchTarget, log *slog.Logger, debounce, quiet 
 }
 
 // addHive watches the hive, the directories in which agent directories
-// can appear and every agent directory's tree (again: adding a watch
-// twice is harmless).
+// can appear, every agent directory's tree and the skills' tree (again:
+// adding a watch twice is harmless).
 func (w *watcher) addHive() {
 	w.add(w.hive.Dir())
+	w.addTree(filepath.Join(w.hive.Dir(), hive.SkillsDir))
 	parents, _ := w.hive.Parents()
 	for _, p := range parents {
 		w.add(p.Path)
@@ -250,6 +257,10 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 	if gone {
 		w.unwatchBelow(path)
 	}
+	if rel == hive.SkillsDir || strings.HasPrefix(rel, hive.SkillsDir+"/") {
+		w.skillsTouched(path, ev, now)
+		return
+	}
 	if w.hive.Globs().Parent(rel) && (gone || isDirectory(path)) {
 		// A directory in which agent directories appear (agents/, say)
 		// came, went or was replaced.
@@ -296,6 +307,22 @@ func (w *watcher) handle(ev fsnotify.Event, now time.Time) {
 	}
 }
 
+// skillsTouched (re)starts the debounce window of the hive's skills, and
+// watches a directory that came among them.
+func (w *watcher) skillsTouched(path string, ev fsnotify.Event, now time.Time) {
+	if ev.Has(fsnotify.Create) && isDirectory(path) {
+		w.addTree(path)
+	}
+	if w.skillsFirst.IsZero() {
+		w.skillsFirst = now
+	}
+	w.skillsDue = now.Add(w.debounce)
+	if limit := w.skillsFirst.Add(maxDebounceFactor * w.debounce); w.skillsDue.After(limit) {
+		w.skillsDue = limit
+	}
+	w.reset(now)
+}
+
 // isDirectory reports whether path is a directory, or a symlink to one.
 func isDirectory(path string) bool {
 	info, err := os.Stat(path)
@@ -320,7 +347,7 @@ func (w *watcher) touch(dir string, now time.Time) {
 
 // reset arms the timer for the earliest due agent.
 func (w *watcher) reset(now time.Time) {
-	var next time.Time
+	next := w.skillsDue
 	for _, due := range w.due {
 		if next.IsZero() || due.Before(next) {
 			next = due
@@ -342,6 +369,10 @@ func (w *watcher) fire(now time.Time) {
 		delete(w.first, dir)
 		w.to.agentChanged(dir)
 		w.to.setDebouncing(dir, false)
+	}
+	if !w.skillsDue.IsZero() && !w.skillsDue.After(now) {
+		w.skillsDue, w.skillsFirst = time.Time{}, time.Time{}
+		w.to.skillsChanged()
 	}
 	w.reset(now)
 }
@@ -381,3 +412,6 @@ func (d *Daemon) setDebouncing(dir string, on bool) {
 }
 
 func (d *Daemon) agentChanged(dir string) { d.q.addAgent(dir, triggerWatch) }
+
+// skillsChanged tells every SkillsListener (signalComponents).
+func (d *Daemon) skillsChanged() { d.signalComponents(skillsSignal) }

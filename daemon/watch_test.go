@@ -21,7 +21,10 @@ type recordingTarget struct {
 	mined, debouncing []string
 	dirChanges        []bool
 	scans             []string
+	skills            int
 }
+
+func (r *recordingTarget) skillsChanged() { r.skills++ }
 
 func (r *recordingTarget) watchDegraded(string)    {}
 func (r *recordingTarget) watchError()             {}
@@ -56,18 +59,24 @@ func TestWatcherEvents(t *testing.T) {
 		event      fsnotify.Event
 		mined      bool
 		dirChanges []bool
+		skills     bool
 	}{
-		{"memory edit", fsnotify.Event{Name: "agents/pam/memory.md", Op: fsnotify.Write}, true, nil},
-		{"other markdown", fsnotify.Event{Name: "agents/pam/notes.markdown", Op: fsnotify.Create}, true, nil},
-		{"conflict copy", fsnotify.Event{Name: "agents/pam/memory.sync-conflict-20261201-095500.md", Op: fsnotify.Create}, false, nil},
-		{"conflict copy with device", fsnotify.Event{Name: "agents/pam/memory.sync-conflict-20261201-095500-ABCDEF1.md", Op: fsnotify.Create}, false, nil},
-		{"hidden file", fsnotify.Event{Name: "agents/pam/.memory.md.swp", Op: fsnotify.Write}, false, nil},
-		{"in a hidden directory", fsnotify.Event{Name: "agents/pam/.git/x.md", Op: fsnotify.Write}, false, nil},
-		{"not markdown", fsnotify.Event{Name: "agents/pam/image.png", Op: fsnotify.Write}, false, nil},
-		{"chmod", fsnotify.Event{Name: "agents/pam/memory.md", Op: fsnotify.Chmod}, false, nil},
-		{"outside agent directories", fsnotify.Event{Name: "README.md", Op: fsnotify.Write}, false, nil},
-		{"agent directory removed", fsnotify.Event{Name: "agents/pam", Op: fsnotify.Remove}, true, []bool{false}},
-		{"bad name appears", fsnotify.Event{Name: "agents/Bad Name", Op: fsnotify.Create}, false, []bool{true}},
+		{"memory edit", fsnotify.Event{Name: "agents/pam/memory.md", Op: fsnotify.Write}, true, nil, false},
+		{"other markdown", fsnotify.Event{Name: "agents/pam/notes.markdown", Op: fsnotify.Create}, true, nil, false},
+		{"conflict copy", fsnotify.Event{Name: "agents/pam/memory.sync-conflict-20261201-095500.md", Op: fsnotify.Create}, false, nil, false},
+		{"conflict copy with device", fsnotify.Event{Name: "agents/pam/memory.sync-conflict-20261201-095500-ABCDEF1.md", Op: fsnotify.Create}, false, nil, false},
+		{"hidden file", fsnotify.Event{Name: "agents/pam/.memory.md.swp", Op: fsnotify.Write}, false, nil, false},
+		{"in a hidden directory", fsnotify.Event{Name: "agents/pam/.git/x.md", Op: fsnotify.Write}, false, nil, false},
+		{"not markdown", fsnotify.Event{Name: "agents/pam/image.png", Op: fsnotify.Write}, false, nil, false},
+		{"chmod", fsnotify.Event{Name: "agents/pam/memory.md", Op: fsnotify.Chmod}, false, nil, false},
+		{"outside agent directories", fsnotify.Event{Name: "README.md", Op: fsnotify.Write}, false, nil, false},
+		{"agent directory removed", fsnotify.Event{Name: "agents/pam", Op: fsnotify.Remove}, true, []bool{false}, false},
+		{"bad name appears", fsnotify.Event{Name: "agents/Bad Name", Op: fsnotify.Create}, false, []bool{true}, false},
+		{"skill published", fsnotify.Event{Name: "skills/published/deploy", Op: fsnotify.Create}, false, nil, true},
+		{"skill deprecated", fsnotify.Event{Name: "skills/published/deploy", Op: fsnotify.Rename}, false, nil, true},
+		{"published skill edited", fsnotify.Event{Name: "skills/published/deploy/SKILL.md", Op: fsnotify.Write}, false, nil, true},
+		{"skills folder made", fsnotify.Event{Name: "skills", Op: fsnotify.Create}, false, nil, true},
+		{"packs", fsnotify.Event{Name: "packs/release.md", Op: fsnotify.Write}, false, nil, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -86,6 +95,10 @@ func TestWatcherEvents(t *testing.T) {
 			pam := hive.ResolveParent(filepath.Join(hv, "agents", "pam"))
 			if got := slices.Equal(to.mined, []string{pam}); got != tt.mined {
 				t.Errorf("mined %q, want pam's mine: %v", to.mined, tt.mined)
+			}
+			// A burst of changes to the skills is told once, after it.
+			if want := map[bool]int{true: 1}[tt.skills]; to.skills != want {
+				t.Errorf("skillsChanged told %d times, want %d", to.skills, want)
 			}
 			// Each of the two events says so.
 			if want := append(slices.Clone(tt.dirChanges), tt.dirChanges...); !slices.Equal(to.dirChanges, want) {

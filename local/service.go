@@ -13,6 +13,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/skill"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -40,7 +41,37 @@ func (s *Service) Search(ctx context.Context, req api.SearchRequest) (api.Search
 		return api.SearchResult{}, err
 	}
 	defer done()
-	return Search(ctx, p, req)
+	out, err := Search(ctx, p, req)
+	if err != nil {
+		return out, err
+	}
+	s.searchSkills(req, &out)
+	return out, nil
+}
+
+// searchSkills adds to out the hive's published skills that match the
+// search, a shelf of their own beside the notes. The prompt hook's
+// question leaves them out: the client already offers its installed
+// skills to the model. Skills carry no domain: every agent sees them, as
+// connect installs them into every client.
+func (s *Service) searchSkills(req api.SearchRequest, out *api.SearchResult) {
+	if req.Prompt || s.opts.Hive == "" {
+		return
+	}
+	opts, err := req.Options()
+	if err != nil {
+		return // Search refused it first
+	}
+	n := opts.Results
+	if n == 0 {
+		n = palace.DefaultResults
+	}
+	found, err := skill.Search(s.opts.Hive, out.Query, opts.MinRelevance, n)
+	if err != nil {
+		s.warn("search the skills: %v", err)
+		return
+	}
+	out.AddSkills(found)
 }
 
 // WakeUp builds the digest. The palace is opened read-only without an

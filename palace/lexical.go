@@ -103,7 +103,7 @@ func (x *lexIndex) add(id, text string) {
 		// postings.
 		x.remove(id, "")
 	}
-	x.words = appendLexTerms(x.words[:0], text)
+	x.words = words.AppendTerms(x.words[:0], text)
 	ids := x.scratch[:0]
 	for _, w := range x.words {
 		t, ok := x.termIDs[w]
@@ -335,7 +335,7 @@ func (x *lexIndex) forgetPostings(docs []int32) {
 
 // indexedTerms returns text's term ids, sorted, when they are those of d.
 func (x *lexIndex) indexedTerms(text string, d lexDoc) ([]int32, bool) {
-	x.words = appendLexTerms(x.words[:0], text)
+	x.words = words.AppendTerms(x.words[:0], text)
 	if len(x.words) != int(d.length) {
 		return nil, false
 	}
@@ -466,27 +466,5 @@ func (x *lexIndex) relay(termNum, docNum []int32, kept func(t int32, p posting))
 	x.lists, x.size, x.held, x.grown = lists, len(block), cap(block), 0
 }
 
-// lexTerms splits text into index terms: lower-cased words, stemmed, without
-// stopwords. A compound such as "electron-vite", "db-2" or "ERR_NO_SPACE" is
-// kept whole as well as split, so identifiers match exactly and by part.
-// Han, kana and hangul characters are one term each (they have no spaces).
-func lexTerms(text string) []string { return appendLexTerms(nil, text) }
-
-// appendLexTerms appends the index terms of text to terms: each word
-// (package words), a compound both whole and by its parts, stopwords left
-// out, English words stemmed.
-func appendLexTerms(terms []string, text string) []string {
-	words.Each(text, func(w string) {
-		w = strings.ToLower(w)
-		parts := words.Parts(w)
-		if len(parts) > 1 {
-			terms = append(terms, w)
-		}
-		for _, part := range parts {
-			if !words.IsStopword(part) {
-				terms = append(terms, words.Term(part))
-			}
-		}
-	})
-	return terms
-}
+// lexTerms splits text into index terms (words.AppendTerms).
+func lexTerms(text string) []string { return words.AppendTerms(nil, text) }

@@ -27,6 +27,14 @@ type Installed struct {
 	Kept []string `json:"kept"`
 }
 
+// OrNil is in, or nil when nothing was installed, removed or kept.
+func (in Installed) OrNil() *Installed {
+	if len(in.Installed)+len(in.Removed)+len(in.Kept) == 0 {
+		return nil
+	}
+	return &in
+}
+
 // Install brings the client's skills folder dir in step with the hive's
 // published skills: each is copied in whole (SKILL.md and the files
 // beside it; a link in a skill is refused), replacing the copy installed

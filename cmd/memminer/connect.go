@@ -14,7 +14,6 @@ import (
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/remember"
-	"github.com/memminer/memminer/skill"
 )
 
 // connectExe is the memminer program the installed hooks and MCP server
@@ -68,7 +67,7 @@ auto memory into the hive (autoMemoryDirectory: the wing's
 claude-code-memory.<machine>/), after copying what it remembered before
 there; the originals stay, and disconnect takes the setting out again.
 
-OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same two
+OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same
 commands, and the protocol goes in a file its config's instructions name.
 
 The user's files are edited unless --project DIR names a project's. --wing,
@@ -106,11 +105,7 @@ Which files, and how each is edited: docs/connect.md.`,
 			if err != nil {
 				return connectError(err)
 			}
-			skills, err := a.connectSkills(args[0], opts, true)
-			if err != nil {
-				return err
-			}
-			return a.printConnect(res, skills, f, "connected")
+			return a.printConnect(res, f, "connected")
 		},
 	}
 	f.add(cmd, true)
@@ -142,11 +137,7 @@ Details: docs/connect.md.`,
 			if err != nil {
 				return connectError(err)
 			}
-			skills, err := a.connectSkills(args[0], opts, false)
-			if err != nil {
-				return err
-			}
-			return a.printConnect(res, skills, f, "disconnected")
+			return a.printConnect(res, f, "disconnected")
 		},
 	}
 	f.add(cmd, false)
@@ -176,6 +167,13 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		scope.Project = dir
 	}
 	opts := connect.Options{Scope: scope, Wing: a.cfg.Wing, StateDir: connect.StateDir(a.getenv, home), DryRun: f.dryRun}
+	if a.cfg.Hive != "" {
+		hive, err := filepath.Abs(a.cfg.Hive)
+		if err != nil {
+			return opts, err
+		}
+		opts.Hive = hive
+	}
 	if cmd.Name() != "connect" {
 		return opts, nil
 	}
@@ -245,52 +243,12 @@ func connectError(err error) error {
 	return err
 }
 
-// connectJSON is connect's and disconnect's --json: the files, and the
-// skills installed or removed when there were any.
-type connectJSON struct {
-	connect.Result
-	Skills *skill.Installed `json:"skills,omitempty"`
-}
-
-// connectSkills installs the hive's published skills into agent's skills
-// folder (install), or removes those memminer installed there; nil when
-// there is nothing to do (no hive, a dry run, a client without skills).
-func (a *app) connectSkills(agent string, opts connect.Options, install bool) (*skill.Installed, error) {
-	ag, _ := connect.Lookup(agent)
-	dir := ag.SkillsDir(opts.Scope)
-	if dir == "" || opts.DryRun || install && a.cfg.Hive == "" {
-		return nil, nil
-	}
-	hive := ""
-	if a.cfg.Hive != "" {
-		abs, err := filepath.Abs(a.cfg.Hive)
-		if err != nil {
-			return nil, err
-		}
-		hive = abs
-	}
-	var res skill.Installed
-	var err error
-	if install {
-		res, err = skill.Install(dir, hive)
-	} else {
-		res, err = skill.Remove(dir, hive)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("skills in %s: %w", dir, err)
-	}
-	if len(res.Installed)+len(res.Removed)+len(res.Kept) == 0 {
-		return nil, nil
-	}
-	return &res, nil
-}
-
-func (a *app) printConnect(res connect.Result, skills *skill.Installed, f connectFlags, done string) error {
+func (a *app) printConnect(res connect.Result, f connectFlags, done string) error {
 	if f.asJSON {
 		if res.Files == nil {
 			res.Files = []connect.FileResult{}
 		}
-		return writeJSON(a.stdout, connectJSON{Result: res, Skills: skills})
+		return writeJSON(a.stdout, res)
 	}
 	if f.dryRun {
 		for _, fr := range res.Files {
@@ -311,7 +269,7 @@ func (a *app) printConnect(res connect.Result, skills *skill.Installed, f connec
 	for _, fr := range res.Files {
 		fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", fr.Action, fr.Role, fr.Path)
 	}
-	if skills != nil {
+	if skills := res.Skills; skills != nil {
 		for _, n := range skills.Installed {
 			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "installed", "skill", filepath.Join(skills.Dir, n))
 		}

@@ -24,9 +24,10 @@ type mockModel struct {
 	URL         string
 	searchQuery string
 	mu          sync.Mutex
-	// bash, when set, is a shell command the model first asks Claude
-	// Code's Bash tool to run (the pre-action hook's test); under mu, as
-	// the server's handlers read it.
+	// bash, when set, is a shell command the model first asks the
+	// client's shell tool to run (Claude Code's Bash, Gemini CLI's
+	// run_shell_command, OpenCode's bash: the pre-action hook's tests);
+	// under mu, as the server's handlers read it.
 	bash string
 	// write, when set, is a file the model first asks Claude Code's
 	// Write tool to write (the auto memory test), under mu.
@@ -54,7 +55,7 @@ func (m *mockModel) fileWrite() *fileWrite {
 	return m.write
 }
 
-// setBash makes the model ask Claude Code's Bash tool to run command.
+// setBash makes the model ask the client's shell tool to run command.
 func (m *mockModel) setBash(command string) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
@@ -256,7 +257,14 @@ func (m *mockModel) chatCompletions(w http.ResponseWriter, r *http.Request) {
 			"choices": []any{obj{"index": 0, "delta": delta, "finish_reason": finish}}}
 	}
 	var chunks []obj
-	if offered && !answered {
+	if bash := m.bashCommand(); bash != "" && !strings.Contains(string(body), "call_bash") {
+		args, _ := json.Marshal(obj{"command": bash, "description": "the pre-action test's command"})
+		chunks = []obj{
+			chunk(obj{"role": "assistant", "tool_calls": []any{obj{"index": 0, "id": "call_bash", "type": "function",
+				"function": obj{"name": "bash", "arguments": string(args)}}}}, nil),
+			chunk(obj{}, "tool_calls"),
+		}
+	} else if offered && !answered {
 		args, _ := json.Marshal(obj{"query": m.searchQuery, "results": 5})
 		chunks = []obj{
 			chunk(obj{"role": "assistant", "tool_calls": []any{obj{"index": 0, "id": "call_mock1", "type": "function",
@@ -288,7 +296,11 @@ func (m *mockModel) generateContent(w http.ResponseWriter, r *http.Request) {
 	offered := strings.Contains(s, `"name":"`+geminiSearchTool+`"`)
 	answered := strings.Contains(s, `"functionResponse"`)
 	part := obj{"text": "mock answer: done"}
-	if offered && !answered {
+	if bash := m.bashCommand(); bash != "" {
+		if strings.Contains(s, `"name":"run_shell_command"`) && !answered {
+			part = obj{"functionCall": obj{"name": "run_shell_command", "args": obj{"command": bash, "description": "the pre-action test's command"}}}
+		}
+	} else if offered && !answered {
 		part = obj{"functionCall": obj{"name": geminiSearchTool, "args": obj{"query": m.searchQuery, "results": 5}}}
 	}
 	resp := obj{"candidates": []any{obj{"content": obj{"role": "model", "parts": []any{part}}, "finishReason": "STOP", "index": 0}},

@@ -84,7 +84,7 @@ type handoffArgs struct {
 	// session tokens (TestMCPToolsListIsSmall).
 	To      string `json:"to,omitempty"`
 	Summary string `json:"summary,omitempty"`
-	Accept  string `json:"accept,omitempty" jsonschema:"ho-... ref to accept"`
+	Accept  string `json:"accept,omitempty" jsonschema:"ho-... ref"`
 }
 
 // handoffResult is what handoff prints with --json.

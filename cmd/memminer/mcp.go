@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 
@@ -36,11 +38,11 @@ func (a *app) mcpCmd() *cobra.Command {
 		Use:   "mcp",
 		Short: "Serve the hive's memory to an agent over MCP",
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
-remember, pack, conflicts and status, and read-only resources for each
-wing's memory files (memminer://wing/<id>/<file>; inboxes left out), each
-Context Pack rendered (memminer://pack/<name>) and the wake-up digest
-(memminer://wake-up). Approving the inbox is a person's CLI command, never
-a tool.
+remember, handoff, pack, conflicts, read_note, propose_skill and status, and
+read-only resources for each wing's memory files
+(memminer://wing/<id>/<file>; inboxes left out), each Context Pack rendered (memminer://pack/<name>) and the wake-up digest
+(memminer://wake-up). Approving the inbox or a skill is a person's CLI
+command, never a tool.
 
 Each tool runs the code of the command of the same name and returns its text
 output, with what its --json prints as structured content (for search and
@@ -127,22 +129,40 @@ func (a *app) newMCPServer(wing string) *mcpServer {
 	return s
 }
 
+// toolInput is the input schema of a tool taking T, with the types of
+// more added: a list is an array and a number a number, never also null
+// (every byte of a schema is paid in every session's context).
+func toolInput[T any](more map[reflect.Type]*jsonschema.Schema) *jsonschema.Schema {
+	types := map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]string](): {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+		reflect.TypeFor[*float64](): {Type: "number"},
+	}
+	maps.Copy(types, more)
+	s, err := jsonschema.For[T](&jsonschema.ForOptions{TypeSchemas: types})
+	if err != nil {
+		panic(err) // T is fixed at compile time; every MCP test builds it
+	}
+	return s
+}
+
 // objectSchema is the output schema of every tool: the full schemas of the
 // CLI's JSON would cost agents far more context than the tools themselves.
 var objectSchema = &jsonschema.Schema{Type: "object"}
 
 func (s *mcpServer) addTools() {
-	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true}
+	// idempotentHint means something only when readOnlyHint is false
+	// (MCP's spec): a read-only tool's would be bytes paid for nothing.
+	readOnly := &mcp.ToolAnnotations{ReadOnlyHint: true}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "search",
-		Description:  "Search the hive's memory notes; best first.",
+		Description:  "Search the hive's notes and skills; best first.",
 		InputSchema:  searchToolSchema(),
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.search)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "wake_up",
-		Description:  "Session-start digest: identities and the notes that matter now.",
+		Description:  "Session start: identities and the notes that matter now.",
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.wakeUp)
@@ -152,12 +172,13 @@ func (s *mcpServer) addTools() {
 	}
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "remember",
-		Description:  "Append a dated note to " + who + " memory; refused while it has a conflict copy.",
+		Description:  "Add a dated note to " + who + " memory; refused while it has a conflict copy.",
+		InputSchema:  toolInput[rememberArgs](nil),
 		OutputSchema: objectSchema,
 	}, s.remember)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "handoff",
-		Description:  "Hand work to a wing (to, summary), or accept a handoff to you (accept).",
+		Description:  "Hand work to a wing (to, summary) or accept one (accept).",
 		OutputSchema: objectSchema,
 	}, s.handoff)
 	mcp.AddTool(s.srv, &mcp.Tool{
@@ -167,19 +188,24 @@ func (s *mcpServer) addTools() {
 	}, s.pack)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "conflicts",
-		Description:  "Open Syncthing conflict copies. check: say whether the wing is safe to write.",
+		Description:  "Open Syncthing conflict copies; check: is the wing safe to write.",
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.conflicts)
 	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "read_note",
-		Description:  "One note with its heading path, governance and neighbours.",
+		Description:  "A note with its heading path, governance, neighbours.",
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.readNote)
 	mcp.AddTool(s.srv, &mcp.Tool{
+		Name:         "propose_skill",
+		Description:  "Propose a SKILL.md for every agent; a person approves it.",
+		OutputSchema: objectSchema,
+	}, s.proposeSkill)
+	mcp.AddTool(s.srv, &mcp.Tool{
 		Name:         "status",
-		Description:  "Palace state: model, wings, notes, open conflicts, daemon.",
+		Description:  "Palace state: model, wings, notes, conflicts, daemon.",
 		OutputSchema: objectSchema,
 		Annotations:  readOnly,
 	}, s.status)
@@ -238,7 +264,7 @@ func (s *mcpServer) wakeUp(ctx context.Context, _ *mcp.CallToolRequest, in wakeu
 
 // conflictsArgs is a call of the conflicts tool.
 type conflictsArgs struct {
-	Wing  string `json:"wing,omitempty" jsonschema:"wing (agent id); default: this server's wing, else all"`
+	Wing  string `json:"wing,omitempty" jsonschema:"default: this server's, else all"`
 	Check bool   `json:"check,omitempty" jsonschema:"add safe_to_write"`
 }
 

@@ -19,6 +19,16 @@ type mcpSearchResult struct {
 	Results []mcpHit `json:"results"`
 	// Explanation is the search's, as --json has it, when asked for.
 	Explanation *api.Explanation `json:"explanation,omitempty"`
+	// Skills are the published skills that match.
+	Skills []mcpSkill `json:"skills,omitempty"`
+}
+
+// mcpSkill is a skill a search found: what a model needs to load it.
+type mcpSkill struct {
+	Name        string  `json:"name"`
+	Description string  `json:"description"`
+	Source      string  `json:"source"`
+	Relevance   float64 `json:"relevance"`
 }
 
 // mcpHit is one search hit: what a model needs to use the note, cite it
@@ -74,6 +84,9 @@ func compactSearch(out api.SearchResult) mcpSearchResult {
 			hit.Agent = h.Agent
 		}
 		res.Results[i] = hit
+	}
+	for _, m := range out.Skills {
+		res.Skills = append(res.Skills, mcpSkill{Name: m.Name, Description: m.Description, Source: m.Source, Relevance: m.Relevance})
 	}
 	return res
 }

@@ -17,9 +17,9 @@ type rememberArgs struct {
 	Text           string   `json:"text" jsonschema:"the fact, one note"`
 	Heading        string   `json:"heading,omitempty" jsonschema:"section to append under"`
 	Tags           []string `json:"tags,omitempty"`
-	Supersedes     []string `json:"supersedes,omitempty" jsonschema:"notes it replaces: ids from search, or FILE:LINE"`
-	ExpectHash     string   `json:"expect_hash,omitempty" jsonschema:"refuse unless the file still has this hash"`
-	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"append even when the wing holds the same fact"`
+	Supersedes     []string `json:"supersedes,omitempty" jsonschema:"ids (or FILE:LINE) of notes it replaces"`
+	ExpectHash     string   `json:"expect_hash,omitempty" jsonschema:"file's hash, else refuse"`
+	AllowDuplicate bool     `json:"allow_duplicate,omitempty" jsonschema:"even if the wing has the same fact"`
 	// Confidence "hypothesis" sends the note to the inbox; risk is the CLI's
 	// (every byte of a schema is paid in every session's context).
 	Confidence string `json:"confidence,omitempty"`

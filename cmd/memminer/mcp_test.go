@@ -226,7 +226,7 @@ func TestMCPToolsListIsSmall(t *testing.T) {
 		}
 	}
 	slices.Sort(names)
-	if want := []string{"conflicts", "handoff", "pack", "read_note", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
+	if want := []string{"conflicts", "handoff", "pack", "propose_skill", "read_note", "remember", "search", "status", "wake_up"}; !slices.Equal(names, want) {
 		t.Errorf("tools %v, want %v", names, want)
 	}
 	data, err := json.Marshal(res)
@@ -604,7 +604,7 @@ func TestMCPTypeScriptClient(t *testing.T) {
 	if err := json.Unmarshal(out, &got); err != nil {
 		t.Fatalf("node client output: %v\n%s", err, out)
 	}
-	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "handoff", "pack", "read_note", "remember", "search", "status", "wake_up"}) {
+	if got.Server.Name != "memminer" || !reflect.DeepEqual(got.Tools, []string{"conflicts", "handoff", "pack", "propose_skill", "read_note", "remember", "search", "status", "wake_up"}) {
 		t.Errorf("server %q, tools %v", got.Server.Name, got.Tools)
 	}
 	for name, cli := range map[string][]string{

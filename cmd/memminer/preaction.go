@@ -100,11 +100,8 @@ func (a *app) preActionHook(agent string, in hookInput) (string, error) {
 	if !a.cfg.PreActionBlock {
 		return "", nil
 	}
-	out, err := json.Marshal(map[string]any{"hookSpecificOutput": map[string]any{
-		"hookEventName":            "PreToolUse",
-		"permissionDecision":       "ask",
-		"permissionDecisionReason": "memminer: a high-risk command (" + matched + "), logged in " + filepath.Base(path) + "; confirm to run it",
-	}})
+	ag, _ := connect.Lookup(agent)
+	out, err := json.Marshal(ag.AskJSON("memminer: a high-risk command (" + matched + "), logged in " + filepath.Base(path) + "; confirm to run it"))
 	return string(out) + "\n", err
 }
 

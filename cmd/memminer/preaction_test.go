@@ -51,6 +51,12 @@ func TestPreActionHook(t *testing.T) {
 	if !strings.Contains(out, `"permissionDecision":"ask"`) {
 		t.Errorf("block: %q", out)
 	}
+	// Gemini CLI's BeforeTool reads a top-level decision, as is: never
+	// wrapped as context for the model.
+	in = `{"hook_event_name":"BeforeTool","session_id":"s-44","cwd":"/work/web","tool_name":"run_shell_command","tool_input":{"command":"kubectl delete ns web"}}`
+	if out, _, _ := c.runStdin(in, "pre-action", "--hook", "gemini", "--wing", "dwight"); !strings.HasPrefix(out, `{"decision":"ask","reason":"memminer: a high-risk command`) {
+		t.Errorf("gemini block: %q", out)
+	}
 	delete(c.env, "MEMMINER_PRE_ACTION_BLOCK")
 
 	// Times are scrubbed to $TIME in c's output.
@@ -63,7 +69,7 @@ func TestPreActionHook(t *testing.T) {
 	if err := json.Unmarshal([]byte(c.ok("pre-action", "--json")), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"git push --force origin main", "bash -lc rm -rf dist", "terraform destroy"}
+	want := []string{"git push --force origin main", "bash -lc rm -rf dist", "terraform destroy", "kubectl delete ns web"}
 	if len(got.Entries) != len(want) {
 		t.Fatalf("entries %+v, want %v", got.Entries, want)
 	}

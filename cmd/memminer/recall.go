@@ -207,7 +207,7 @@ func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f fu
 	case err != nil:
 		fmt.Fprintf(a.stderr, "memminer %s --hook %s: %v (nothing given to the agent)\n", name, agent, err)
 	default:
-		if ag, _ := connect.Lookup(agent); ag.ContextJSON && out != "" {
+		if ag, _ := connect.Lookup(agent); ag.ContextJSON && out != "" && !decisionHooks[name] {
 			out = hookContextJSON(in.Event, out)
 		}
 		_, err = io.WriteString(a.stdout, out)
@@ -217,6 +217,11 @@ func (a *app) runHook(cmd *cobra.Command, name, agent string, preErr error, f fu
 	}
 	return nil
 }
+
+// decisionHooks are the hooks whose output is already the JSON of a
+// decision for the client (capture's block of a Stop, pre-action's ask),
+// never context for the model.
+var decisionHooks = map[string]bool{"capture": true, "pre-action": true}
 
 // hookContextJSON is text as a client that reads JSON from its hooks
 // takes context for the model.

@@ -263,7 +263,7 @@ func (a *app) runDaemon(ctx context.Context, cmd *cobra.Command, log *slog.Logge
 		MetricsAllowRemote: metricsAllowRemote,
 		MetricsToken:       metricsToken,
 		Logger:             log,
-		Components:         []daemon.Component{daemon.ConflictsComponent{Component: conflictsComp}},
+		Components:         []daemon.Component{daemon.ConflictsComponent{Component: conflictsComp}, a.skillSyncComponent()},
 		Index:              a.cfg.Index,
 		Syncthing:          stClient,
 		SyncthingOff:       stSettings.Off,

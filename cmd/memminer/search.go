@@ -15,6 +15,7 @@ import (
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) searchCmd() *cobra.Command {
@@ -48,10 +49,14 @@ hits, one per line, as the hive names them) or -c (WING:HITS per wing with
 hits). -l and -c summarise every relevant note, up to --results (1000 for
 them unless given); with no hit they print nothing and exit 1.
 
+The hive's published skills that match the query follow the notes, a shelf
+of their own ("skills" in --json; not in --jsonl, -l or -c); a skill found
+is something found. Proposed and deprecated skills are never listed.
+
 When the daemon (memminer run) serves the palace, the search goes to it over
 its socket: no model or palace is loaded. The output is the same either way.
 
-How the scores are computed and fused, and relevance: docs/search.md;
+How the scores are computed and fused, relevance and skills: docs/search.md;
 statuses, dates and the filters: docs/governance.md.`,
 		Example: `  memminer search "how do we build the web bundle?"
   memminer search "db-2 failover" --wing dwight --wing pam --results 10 --json
@@ -97,7 +102,7 @@ statuses, dates and the filters: docs/governance.md.`,
 			if err := out.print(a.stdout, res); err != nil {
 				return err
 			}
-			if len(res.Results) == 0 {
+			if len(res.Results) == 0 && (len(res.Skills) == 0 || !out.showsSkills()) {
 				a.foundNothing = true
 				return &codeError{code: exitError}
 			}
@@ -131,22 +136,22 @@ statuses, dates and the filters: docs/governance.md.`,
 // or an MCP client give it.
 type searchArgs struct {
 	Query        string   `json:"query" jsonschema:"what to look for, in words"`
-	Wing         wingList `json:"wing,omitempty" jsonschema:"only this wing (agent id), or these"`
-	ExcludeWings []string `json:"exclude_wings,omitempty" jsonschema:"leave out these wings"`
-	Results      int      `json:"results,omitempty" jsonschema:"number of results, 1-1000"`
+	Wing         wingList `json:"wing,omitempty" jsonschema:"only these wings (agent ids)"`
+	ExcludeWings []string `json:"exclude_wings,omitempty"`
+	Results      int      `json:"results,omitempty" jsonschema:"1-1000"`
 
-	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"also superseded notes, marked"`
+	IncludeSuperseded bool `json:"include_superseded,omitempty" jsonschema:"superseded too, marked"`
 	// IncludeInbox is the CLI's alone: what waits for a person's approval
 	// is not handed to an agent over MCP.
 	IncludeInbox bool     `json:"-"`
 	Status       string   `json:"status,omitempty" jsonschema:"approved, stale or superseded"`
-	Fresh        bool     `json:"fresh,omitempty" jsonschema:"leave out stale notes"`
-	Since        string   `json:"since,omitempty" jsonschema:"dated on or after: 7d, 2w or YYYY-MM-DD"`
-	Until        string   `json:"until,omitempty" jsonschema:"dated on or before: 7d, 2w or YYYY-MM-DD"`
-	Tags         []string `json:"tags,omitempty" jsonschema:"only notes with all these tags"`
+	Fresh        bool     `json:"fresh,omitempty" jsonschema:"no stale notes"`
+	Since        string   `json:"since,omitempty" jsonschema:"on or after: 7d, 2w, YYYY-MM-DD"`
+	Until        string   `json:"until,omitempty" jsonschema:"on or before, as since"`
+	Tags         []string `json:"tags,omitempty" jsonschema:"notes with all of these"`
 	// MinRelevance nil means palace.DefaultMinRelevance.
-	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"relevance floor, 0 to 1 (default 0.22)"`
-	Explain      bool     `json:"explain,omitempty" jsonschema:"say why hits passed and near misses did not"`
+	MinRelevance *float64 `json:"min_relevance,omitempty" jsonschema:"0-1, default 0.22"`
+	Explain      bool     `json:"explain,omitempty" jsonschema:"why hits passed, near misses not"`
 	// Prompt is the prompt hook's question (recall), not a flag of search.
 	Prompt bool `json:"-"`
 	domainArgs
@@ -276,6 +281,19 @@ func printHits(w io.Writer, out api.SearchResult) {
 	}
 	if ex := out.Explanation; ex != nil {
 		printExplanation(w, ex)
+	}
+	printSkillHits(w, out.Skills)
+}
+
+// printSkillHits prints the published skills a search found, after the
+// notes: a shelf of their own.
+func printSkillHits(w io.Writer, found []skill.Match) {
+	if len(found) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "skills that match (the published ones, which connected clients load by name):")
+	for _, m := range found {
+		fmt.Fprintf(w, "  %s: %s  (%s, relevance %.2f)\n", quote.Inline(m.Name), quote.Inline(m.Description), quote.Inline(m.Source), m.Relevance)
 	}
 }
 

@@ -53,6 +53,10 @@ func (o searchOutput) check(explain bool) error {
 // than listing them.
 func (o searchOutput) summary() bool { return o.files || o.count }
 
+// showsSkills reports whether the output lists the skills found: the
+// text and --json do, the outputs of hits alone do not.
+func (o searchOutput) showsSkills() bool { return !o.jsonl && !o.summary() }
+
 // print writes res as o says. Only the text and --json outputs say
 // "no matching notes"; the others print nothing for no hit, like grep.
 func (o searchOutput) print(w io.Writer, res api.SearchResult) error {
@@ -125,13 +129,9 @@ func (l *wingList) UnmarshalJSON(data []byte) error {
 // searchArgs, with wing one id or a list. Made when an MCP server starts,
 // not at every command's start-up.
 var searchToolSchema = sync.OnceValue(func() *jsonschema.Schema {
-	s, err := jsonschema.For[searchArgs](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+	return toolInput[searchArgs](map[reflect.Type]*jsonschema.Schema{
 		reflect.TypeFor[wingList](): {Types: []string{"string", "array"}, Items: &jsonschema.Schema{Type: "string"}},
-	}})
-	if err != nil {
-		panic(err) // searchArgs is fixed at compile time; every MCP test builds it
-	}
-	return s
+	})
 })
 
 // normalizeWings checks the ids given to flag and returns the wings they

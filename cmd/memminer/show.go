@@ -245,7 +245,7 @@ func printShown(w io.Writer, n api.ShownNote, history bool) {
 // server's agent does not see by domain (its own and global) is refused,
 // as its search hides it.
 type readNoteArgs struct {
-	Ref     string `json:"ref" jsonschema:"note id, FILE:LINE, or N: the Nth hit of the last search"`
+	Ref     string `json:"ref" jsonschema:"note id, FILE:LINE, or N: last search's Nth hit"`
 	History bool   `json:"history,omitempty" jsonschema:"also its Git commits"`
 }
 

@@ -25,8 +25,9 @@ and Codex load. An agent proposes one (HIVE/skills/proposed/NAME); a person
 approves it (HIVE/skills/published/NAME) or rejects it; a published skill is
 deprecated when it is no longer good (HIVE/skills/deprecated/NAME, kept as
 history). HIVE/skills/LOG.md records each step. memminer connect installs
-the published skills into the client's skills folder and, run again, keeps
-them in step; disconnect removes them.
+the published skills into the client's skills folder; the daemon (memminer
+run) keeps them in step as skills are published and deprecated, as connect
+run again does; disconnect removes them.
 
 With no subcommand it lists the skills (--json for scripts).
 
@@ -107,15 +108,11 @@ proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
 			if cmd.Flags().Changed("wing") {
 				a.cfg.Wing = wing
 			}
-			by := a.cfg.Wing
-			if by == "" {
-				by = a.whoAmI()
-			}
 			data, err := hivefile.ReadLimited(args[1], skill.MaxBytes+1)
 			if err != nil {
 				return err
 			}
-			s, err := skill.Propose(h, args[0], data, by)
+			s, by, err := a.proposeSkill(h, args[0], data)
 			if err != nil {
 				return skillError(err)
 			}
@@ -125,6 +122,18 @@ proposer is the agent's wing (--wing, MEMMINER_WING), else your login name.`,
 	cmd.Flags().StringVar(&wing, "wing", "", "the proposing agent's wing (env MEMMINER_WING)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the proposal as JSON")
 	return cmd
+}
+
+// proposeSkill proposes SKILL.md content data as skill name in hive h,
+// for the command and the MCP tool alike: the proposer is the agent's
+// wing, else the person's login name, which it returns too.
+func (a *app) proposeSkill(h, name string, data []byte) (skill.Skill, string, error) {
+	by := a.cfg.Wing
+	if by == "" {
+		by = a.whoAmI()
+	}
+	s, err := skill.Propose(h, name, data, by)
+	return s, by, err
 }
 
 func (a *app) skillDecideCmd(verb string) *cobra.Command {
@@ -176,9 +185,9 @@ func (a *app) skillDecideCmd(verb string) *cobra.Command {
 func skillAfter(done string) string {
 	switch done {
 	case "approved":
-		return "; memminer connect installs it into the connected clients"
+		return "; the daemon installs it into the connected clients (without one: memminer connect AGENT)"
 	case "deprecated":
-		return "; memminer connect takes it out of the connected clients"
+		return "; the daemon takes it out of the connected clients (without one: memminer connect AGENT)"
 	}
 	return ""
 }

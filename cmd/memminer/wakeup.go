@@ -106,8 +106,8 @@ The ranking, the identity sources and the token estimate: docs/wake-up.md.`,
 // wakeupArgs is one wake-up, as the wake-up command's flags or an MCP
 // client give it.
 type wakeupArgs struct {
-	Tokens int    `json:"tokens,omitempty" jsonschema:"budget, at least 100 (default 800)"`
-	Wing   string `json:"wing,omitempty" jsonschema:"tell only this wing's story (agent id)"`
+	Tokens int    `json:"tokens,omitempty" jsonschema:"at least 100, default 800"`
+	Wing   string `json:"wing,omitempty" jsonschema:"only this wing's story"`
 
 	// IncludeInbox is the CLI's alone, as searchArgs.IncludeInbox.
 	IncludeInbox bool `json:"-"`

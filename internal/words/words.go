@@ -89,6 +89,28 @@ func Parts(word string) []string {
 	return parts
 }
 
+// AppendTerms appends the search terms of text to terms, as the palace
+// indexes a note and reads a query: each word, lower-cased; a compound
+// such as "electron-vite", "db-2" or "ERR_NO_SPACE" both whole and by its
+// parts, so identifiers match exactly and by part; stopwords left out;
+// English words stemmed (Term). Han, kana and hangul characters are one
+// term each (they have no spaces).
+func AppendTerms(terms []string, text string) []string {
+	Each(text, func(w string) {
+		w = strings.ToLower(w)
+		parts := Parts(w)
+		if len(parts) > 1 {
+			terms = append(terms, w)
+		}
+		for _, part := range parts {
+			if !IsStopword(part) {
+				terms = append(terms, Term(part))
+			}
+		}
+	})
+	return terms
+}
+
 // IsIdeograph reports whether r is a character of a script written without
 // spaces between words.
 func IsIdeograph(r rune) bool {
