@@ -40,7 +40,8 @@ func (a *app) mcpCmd() *cobra.Command {
 		Long: `Serve MCP over stdin/stdout for one agent: the tools search, wake_up,
 remember, handoff, pack, conflicts, read_note, propose_skill and status, and
 read-only resources for each wing's memory files
-(memminer://wing/<id>/<file>; inboxes left out), each Context Pack rendered (memminer://pack/<name>) and the wake-up digest
+(memminer://wing/<id>/<file>; inboxes left out), each Context Pack
+rendered (memminer://pack/<name>) and the wake-up digest
 (memminer://wake-up). Approving the inbox or a skill is a person's CLI
 command, never a tool.
 
