@@ -6,9 +6,9 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/daemon"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

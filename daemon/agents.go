@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/service/api"
 )
 
 // agentDir is one agent directory of the hive.

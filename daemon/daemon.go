@@ -14,13 +14,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing"
 )

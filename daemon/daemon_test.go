@@ -20,12 +20,12 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )

@@ -3,8 +3,8 @@ package daemon
 import (
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // hasNotes reports whether any wing of p holds a note.

@@ -6,9 +6,9 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 )
 
 // heldEmbedder embeds like Hashing but holds its n-th and later calls

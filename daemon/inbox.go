@@ -4,8 +4,8 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/bearer"
 	"github.com/memminer/memminer/internal/listenaddr"
+	"github.com/memminer/memminer/service/api"
 )
 
 // metrics are the daemon's Prometheus series. They are written in the

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/service/api"
 )
 
 func TestLogMineRequest(t *testing.T) {

@@ -7,8 +7,8 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestRefusedMineIsNotCounted: a mine request the daemon refuses (no wing

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // Triggers name what caused a mine; they appear in status and metrics.

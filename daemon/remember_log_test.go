@@ -6,8 +6,8 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestRememberLogsRefusal checks that a refused remember is logged as a

@@ -5,7 +5,7 @@ import (
 	"errors"
 	"time"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/syncthing"
 	"github.com/memminer/memminer/wakeup"
 )

@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // maxRetrySkip caps the failure backoff at this many ticks.

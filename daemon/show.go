@@ -3,7 +3,7 @@ package daemon
 import (
 	"net/http"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // handleShow answers one note (api.Service.Show) from the daemon's palace.

@@ -8,10 +8,10 @@ import (
 	"sort"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // Status reports the palace and the daemon's state, and asks Syncthing

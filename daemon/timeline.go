@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // timelineMinutes is how far back a timeline remembers.

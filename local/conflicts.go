@@ -7,10 +7,10 @@ import (
 	"os"
 	"slices"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // Conflicts lists the open conflicts without a daemon: a scan of the hive

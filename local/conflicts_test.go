@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestConflictsWithoutADaemon: the scan lists the copies of the hive, or

@@ -11,7 +11,7 @@ import (
 // daemon (docs/development.md, "Layout").
 func TestNoDaemonOnTheWay(t *testing.T) {
 	const mod = "github.com/memminer/memminer/"
-	out, err := exec.Command("go", "list", "-deps", mod+"api", mod+"local", mod+"socket").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", mod+"service/api", mod+"local", mod+"socket").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

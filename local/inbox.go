@@ -8,11 +8,11 @@ import (
 	"slices"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 )
 
 // Inbox lists the inbox items of the palace (inbox.List), files named

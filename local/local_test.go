@@ -8,11 +8,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 )
 
 // found reports whether a search for query finds a note containing want.

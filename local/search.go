@@ -4,8 +4,8 @@ import (
 	"context"
 	"strings"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // Search runs req's search in p: the one way the daemon and a direct

@@ -9,9 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 )
 
 // Show finds the note req.Ref names (ResolveRef) and what show prints of

@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestShowResolvesRefs: a note is found by its id, a unique prefix of it,

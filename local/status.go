@@ -5,10 +5,10 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/secrets"
+	"github.com/memminer/memminer/service/api"
 )
 
 // BuildStatus describes p the way `memminer status` prints it when no

@@ -12,11 +12,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )
 

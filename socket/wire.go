@@ -6,13 +6,13 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )
 

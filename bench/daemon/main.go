@@ -26,9 +26,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

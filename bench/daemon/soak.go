@@ -13,10 +13,10 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

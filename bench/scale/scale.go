@@ -10,12 +10,12 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )

@@ -14,7 +14,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
@@ -22,6 +21,7 @@ import (
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

@@ -12,13 +12,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )

@@ -5,8 +5,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/service/api"
 )
 
 // statusOutput is status --json: the palace's status and the agents

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )
 

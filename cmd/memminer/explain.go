@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // printExplanation prints what search --explain adds after the hits: the

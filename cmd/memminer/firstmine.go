@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // firstMineProgress is how far the first mine of the daemon serving the

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

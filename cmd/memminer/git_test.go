@@ -8,10 +8,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/githive/gittest"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 )
 
 // gitHives makes a bare repository holding a hive with dwight's memory

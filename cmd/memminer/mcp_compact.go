@@ -1,8 +1,8 @@
 package main
 
 import (
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )
 

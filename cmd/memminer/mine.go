@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/mine"
+	"github.com/memminer/memminer/service/api"
 )
 
 func (a *app) mineCmd() *cobra.Command {

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/uselite"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // maxCauseLen bounds the cause shown in the one-line model warning; the

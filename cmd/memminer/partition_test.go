@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/syncthing/sttest"
 )

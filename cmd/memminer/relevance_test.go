@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestNothingRelevant: a query about what the hive does not hold (an

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestRememberDaemonDiesAnswering: a daemon that wrote the note and died

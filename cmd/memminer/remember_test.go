@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
 	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/service/api"
 )
 
 var (

@@ -17,11 +17,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/socket"
 )
 

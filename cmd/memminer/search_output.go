@@ -13,9 +13,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 // maxResults is the most hits one search returns, and what -l and -c ask

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // publishSkill proposes and approves a skill in c's hive.

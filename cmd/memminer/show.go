@@ -18,12 +18,12 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/service/api"
 )
 
 func (a *app) showCmd() *cobra.Command {

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestShow shows a note by hit number, id and FILE:LINE, the same each

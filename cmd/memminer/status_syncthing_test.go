@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // TestStatusSyncthingDisabled checks that status says Syncthing is

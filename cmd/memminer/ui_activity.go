@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/memminer/memminer/api"
+	"github.com/memminer/memminer/service/api"
 )
 
 // activityData is the activity page: notes per wing over time, read from

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/memminer/memminer/api"
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/service/api"
 )
 
 // noteData is a note's page: what memminer show --history says of it, and
