@@ -21,7 +21,7 @@
 //
 // Client talks to a running daemon and implements api.Service; what it
 // sends and receives are package api's types, the ones the CLI prints. The
-// handlers answer with package local on the daemon's open palace, the code
+// handlers answer with package inproc on the daemon's open palace, the code
 // the CLI runs without a daemon, so output is the same either way.
 //
 // Components (such as a Syncthing conflict watcher) plug into the daemon

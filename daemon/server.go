@@ -17,10 +17,10 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -319,8 +319,8 @@ func statusOf(err error) int {
 
 // local is the service on the daemon's palace that its handlers answer
 // with: the same code the CLI runs without a daemon.
-func (d *Daemon) local() *local.Service {
-	return local.New(local.Options{
+func (d *Daemon) local() *inproc.Service {
+	return inproc.New(inproc.Options{
 		Palace:      d.p,
 		Dir:         d.p.Dir(),
 		Logger:      d.log,

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 // Status reports the palace and the daemon's state, and asks Syncthing
@@ -34,7 +34,7 @@ func (d *Daemon) Status(ctx context.Context) api.Status {
 	// changes (the palace, the mines' records), so a status that says
 	// idle shows that work done.
 	act := d.activity()
-	st := local.BuildStatus(d.p, d.opts.ModelSpec, modelErr, true, d.opts.Domains)
+	st := inproc.BuildStatus(d.p, d.opts.ModelSpec, modelErr, true, d.opts.Domains)
 	st.Active = true
 	st.Syncthing = HiveReplication(ctx, d.opts.Syncthing, d.opts.Hive)
 	if d.opts.Syncthing == nil && d.opts.SyncthingOff != "" {

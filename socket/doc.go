@@ -3,5 +3,5 @@
 // error codes, which the daemon's handlers answer with and the client
 // turns back into the sentinel and typed errors they stand for. It does not
 // import the daemon: a command reaches the daemon through it, and the
-// palace here through package local, without package daemon.
+// palace here through package inproc, without package daemon.
 package socket

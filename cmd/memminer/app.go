@@ -18,10 +18,10 @@ import (
 	"github.com/memminer/memminer/daemon/registry"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 	"github.com/memminer/memminer/socket"
 )
 
@@ -340,10 +340,10 @@ func (a *app) openEmbedder(ctx context.Context, probe bool) (embed.Embedder, mod
 
 // openPalace opens the palace in this process, for a command that reads
 // it directly with or without a daemon (doctor, packs, the page's
-// handoffs), as package local opens it: cmd never opens
+// handoffs), as package inproc opens it: cmd never opens
 // it itself (TestCommandsReachThePalaceThroughTheService).
-func (a *app) openPalace(ctx context.Context, e embed.Embedder, access local.Access, wings []string) (*palace.Palace, error) {
-	return local.New(a.localOptions()).Open(ctx, e, access, wings)
+func (a *app) openPalace(ctx context.Context, e embed.Embedder, access inproc.Access, wings []string) (*palace.Palace, error) {
+	return inproc.New(a.localOptions()).Open(ctx, e, access, wings)
 }
 
 func (a *app) reportRepairs(rs []mine.Repaired) {

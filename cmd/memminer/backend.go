@@ -12,11 +12,11 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/index"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -25,20 +25,20 @@ import (
 // daemon serving it, falling back to the palace by fallback's rules. Every
 // path re-mines the files a merge wrote (minedMerges).
 func (a *app) service() api.Service {
-	loc := &localService{Service: local.New(a.localOptions()), a: a}
+	loc := &localService{Service: inproc.New(a.localOptions()), a: a}
 	if a.noDaemon {
 		return minedMerges{loc, a}
 	}
 	return minedMerges{&fallback{daemon: a.client(), local: loc, a: a}, a}
 }
 
-// localOptions are the CLI's settings and reporting for package local.
-func (a *app) localOptions() local.Options {
+// localOptions are the CLI's settings and reporting for package inproc.
+func (a *app) localOptions() inproc.Options {
 	hive := a.cfg.Hive
 	if abs, err := filepath.Abs(hive); err == nil && hive != "" {
 		hive = abs
 	}
-	return local.Options{
+	return inproc.Options{
 		Dir:         a.cfg.Palace,
 		LockTimeout: a.cfg.LockTimeout,
 		Logger:      a.log,
@@ -225,11 +225,11 @@ func (f *fallback) Wings(ctx context.Context) ([]palace.WingInfo, error) {
 	return f.local.Wings(ctx)
 }
 
-// localService is package local's service with what the CLI adds without
+// localService is package inproc's service with what the CLI adds without
 // a daemon: Syncthing in status, and the refusal of a mine beside a
 // running daemon under --no-daemon.
 type localService struct {
-	*local.Service
+	*inproc.Service
 	a *app
 }
 

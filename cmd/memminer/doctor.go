@@ -14,10 +14,10 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 // The states of a doctor check; the JSON keys and values are stable.
@@ -142,7 +142,7 @@ func (a *app) checkPalace(ctx context.Context, agents []hive.Agent) []check {
 		c.Fix = "memminer mine " + a.hiveArg()
 		return []check{c}
 	}
-	p, err := a.openPalace(ctx, nil, local.AsIs, nil)
+	p, err := a.openPalace(ctx, nil, inproc.AsIs, nil)
 	if err != nil {
 		c.State, c.Detail, c.Fix = checkFail, err.Error(), "memminer mine "+a.hiveArg()+" rebuilds it from the markdown"
 		return []check{c}
@@ -212,10 +212,10 @@ func (a *app) checkPalace(ctx context.Context, agents []hive.Agent) []check {
 }
 
 // checkSecrets names each memory file and line holding a secret, which
-// the palace holds hidden (local.HiddenSecrets), and its kind.
+// the palace holds hidden (inproc.HiddenSecrets), and its kind.
 func checkSecrets(p *palace.Palace, name func(string) string) check {
 	c := check{Name: "secrets", State: checkOK, Detail: "no memory file holds a secret"}
-	found := local.HiddenSecrets(p)
+	found := inproc.HiddenSecrets(p)
 	if len(found) == 0 {
 		return c
 	}

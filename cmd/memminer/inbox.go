@@ -16,10 +16,10 @@ import (
 
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 	"github.com/memminer/memminer/skill"
 )
 
@@ -163,7 +163,7 @@ func (a *app) readPalace(ctx context.Context) (*palace.Palace, error) {
 	if _, err := os.Stat(a.cfg.Palace); errors.Is(err, fs.ErrNotExist) {
 		return nil, nil
 	}
-	return a.openPalace(ctx, nil, local.AsIs, nil)
+	return a.openPalace(ctx, nil, inproc.AsIs, nil)
 }
 
 // inboxItems lists the inbox (the service's Inbox).

@@ -11,15 +11,15 @@ import (
 )
 
 // forbidden are what no file of the command calls: the service
-// (api.Service, or local's Open for a reader of the palace) does it, so
+// (api.Service, or inproc's Open for a reader of the palace) does it, so
 // that it is done the same way with a daemon and without
-// (docs/development.md, "Layout"). Package local takes the lock each
+// (docs/development.md, "Layout"). Package inproc takes the lock each
 // access of the palace needs and repairs damaged wings; the open
 // conflicts are scanned, their registry read and their copies merged, a
 // ref resolved and the inbox listed and decided by the service.
 var forbidden = map[string]map[string]string{
 	"github.com/memminer/memminer/palace": {
-		"Open": "open the palace through package local (app.openPalace, or a.service())",
+		"Open": "open the palace through package inproc (app.openPalace, or a.service())",
 	},
 	"github.com/memminer/memminer/conflicts": {
 		"ScanHive":        "list the open conflicts with a.service().Conflicts",
@@ -37,7 +37,7 @@ var forbidden = map[string]map[string]string{
 		"MarkApproved": "decide with a.service().Decide",
 		"MarkRejected": "decide with a.service().Decide",
 	},
-	"github.com/memminer/memminer/local": {
+	"github.com/memminer/memminer/service/inproc": {
 		"ResolveRef": "find the note with a.service().Show",
 	},
 	"github.com/memminer/memminer/socket": {

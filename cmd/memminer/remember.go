@@ -13,10 +13,10 @@ import (
 
 	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 const (
@@ -288,7 +288,7 @@ func (a *app) hiveOfWing(ctx context.Context, wing string) string {
 	if !palace.HasWings(a.cfg.Palace) {
 		return ""
 	}
-	p, err := a.openPalace(ctx, nil, local.AsIs, []string{wing})
+	p, err := a.openPalace(ctx, nil, inproc.AsIs, []string{wing})
 	if err != nil {
 		return ""
 	}

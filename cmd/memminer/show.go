@@ -21,9 +21,9 @@ import (
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/internal/atomicfile"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 func (a *app) showCmd() *cobra.Command {
@@ -105,7 +105,7 @@ func (a *app) showRequest(ref string) (api.ShowRequest, error) {
 	req := api.ShowRequest{Ref: ref, StaleAfter: a.cfg.StaleAfter}
 	req.Dir, _ = os.Getwd()
 	// Six digits or more are an id prefix: no search has that many hits.
-	if k, err := strconv.Atoi(ref); err == nil && !local.IsIDPrefix(ref) {
+	if k, err := strconv.Atoi(ref); err == nil && !inproc.IsIDPrefix(ref) {
 		ids, err := a.lastSearch()
 		switch {
 		case err != nil:
@@ -146,7 +146,7 @@ func (a *app) fullRefs(ctx context.Context, refs []string, name string, hits boo
 	for i, ref := range refs {
 		out[i] = ref
 		ref = strings.TrimSpace(ref)
-		if _, err := strconv.Atoi(ref); (err != nil || !hits) && !local.IsIDPrefix(ref) {
+		if _, err := strconv.Atoi(ref); (err != nil || !hits) && !inproc.IsIDPrefix(ref) {
 			continue
 		}
 		req, err := a.showRequest(ref)

@@ -13,7 +13,7 @@ import (
 )
 
 // Service is what memminer does for its commands, whoever does it: the
-// palace in this process (package local) or the daemon serving it (its
+// palace in this process (package inproc) or the daemon serving it (its
 // socket client). Errors are the sentinels and typed errors of this
 // package and of the packages the results come from (palace.ErrEmpty,
 // wakeup.ErrUnknownWing, remember.ErrConflict, …), the same text either

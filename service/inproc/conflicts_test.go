@@ -1,4 +1,4 @@
-package local_test
+package inproc_test
 
 import (
 	"context"
@@ -9,9 +9,9 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/conflicts"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 // TestConflictsWithoutADaemon: the scan lists the copies of the hive, or
@@ -26,8 +26,8 @@ func TestConflictsWithoutADaemon(t *testing.T) {
 	if err := os.WriteFile(copyPath, []byte("# Kim\n\n- The printer moved.\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	withHive := local.New(local.Options{Dir: dir, Hive: hive})
-	noHive := local.New(local.Options{Dir: dir})
+	withHive := inproc.New(inproc.Options{Dir: dir, Hive: hive})
+	noHive := inproc.New(inproc.Options{Dir: dir})
 	if _, err := noHive.Conflicts(ctx, api.ConflictsRequest{}); !errors.Is(err, conflicts.ErrNothingToScan) {
 		t.Fatalf("no hive, nothing mined: %v, want conflicts.ErrNothingToScan", err)
 	}
@@ -36,7 +36,7 @@ func TestConflictsWithoutADaemon(t *testing.T) {
 	}
 	tests := []struct {
 		name string
-		s    *local.Service
+		s    *inproc.Service
 		wing string
 		want int    // open conflicts listed
 		err  string // the refusal's text, when refused

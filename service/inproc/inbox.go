@@ -1,4 +1,4 @@
-package local
+package inproc
 
 import (
 	"context"

@@ -1,4 +1,4 @@
-package local_test
+package inproc_test
 
 import (
 	"os/exec"
@@ -7,11 +7,11 @@ import (
 )
 
 // TestNoDaemonOnTheWay: a call without a daemon goes cmd → socket (which
-// finds none) → local → palace; none of these packages may import the
+// finds none) → inproc → palace; none of these packages may import the
 // daemon (docs/development.md, "Layout").
 func TestNoDaemonOnTheWay(t *testing.T) {
 	const mod = "github.com/memminer/memminer/"
-	out, err := exec.Command("go", "list", "-deps", mod+"service/api", mod+"local", mod+"socket").CombinedOutput()
+	out, err := exec.Command("go", "list", "-deps", mod+"service/api", mod+"service/inproc", mod+"socket").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}

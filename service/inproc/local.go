@@ -1,10 +1,10 @@
-// Package local is memminer's api.Service on the palace in this process:
+// Package inproc is memminer's api.Service on the palace in this process:
 // the CLI's when no daemon serves the palace (each call opens the palace,
 // with the lock its operation needs, and closes it), and the daemon's
 // handlers' around the palace it holds open. It owns palace opening, the
 // lock mode, the embedder and the mine after a write, so a write behaves
 // the same whichever path it takes.
-package local
+package inproc
 
 import (
 	"context"

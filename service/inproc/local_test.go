@@ -1,4 +1,4 @@
-package local_test
+package inproc_test
 
 import (
 	"context"
@@ -9,14 +9,14 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 // found reports whether a search for query finds a note containing want.
-func found(t *testing.T, s *local.Service, query, want string) bool {
+func found(t *testing.T, s *inproc.Service, query, want string) bool {
 	t.Helper()
 	res, err := s.Search(context.Background(), api.SearchRequest{Query: query})
 	if err != nil {
@@ -50,7 +50,7 @@ func kimsHive(t *testing.T) (tmp, hive string) {
 func TestWritesAreSearchable(t *testing.T) {
 	ctx := context.Background()
 	tmp, hive := kimsHive(t)
-	s := local.New(local.Options{Dir: filepath.Join(tmp, "palace"), Hive: hive})
+	s := inproc.New(inproc.Options{Dir: filepath.Join(tmp, "palace"), Hive: hive})
 
 	if _, err := s.Search(ctx, api.SearchRequest{Query: "printer"}); !errors.Is(err, palace.ErrEmpty) {
 		t.Fatalf("search of no palace: %v, want palace.ErrEmpty", err)
@@ -103,7 +103,7 @@ func TestRememberSettingsOfTheRequest(t *testing.T) {
 			if err := os.MkdirAll(filepath.Join(hiveDir, "agents", "kim"), 0o755); err != nil {
 				t.Fatal(err)
 			}
-			s := local.New(local.Options{Dir: filepath.Join(tmp, "palace"), Hive: hiveDir})
+			s := inproc.New(inproc.Options{Dir: filepath.Join(tmp, "palace"), Hive: hiveDir})
 			res, err := s.Remember(context.Background(), api.RememberRequest{
 				Request: remember.Request{Wing: "kim", Text: tt.text}, Machine: tt.machine, MaxNoteBytes: tt.maxBytes,
 			})
@@ -126,7 +126,7 @@ func TestOpenAsIs(t *testing.T) {
 	ctx := context.Background()
 	tmp, hiveDir := kimsHive(t)
 	dir := filepath.Join(tmp, "palace")
-	s := local.New(local.Options{Dir: dir, Hive: hiveDir})
+	s := inproc.New(inproc.Options{Dir: dir, Hive: hiveDir})
 	if _, err := s.Mine(ctx, api.MineRequest{Path: hiveDir}); err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +135,11 @@ func TestOpenAsIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	tests := []struct {
-		access  local.Access
+		access  inproc.Access
 		damaged bool // the wing is listed damaged, its file left as it was
 	}{
-		{local.AsIs, true},
-		{local.Read, false},
+		{inproc.AsIs, true},
+		{inproc.Read, false},
 	}
 	for _, tt := range tests {
 		p, err := s.Open(ctx, nil, tt.access, nil)

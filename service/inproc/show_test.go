@@ -1,4 +1,4 @@
-package local_test
+package inproc_test
 
 import (
 	"context"
@@ -6,9 +6,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memminer/memminer/local"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/inproc"
 )
 
 // TestShowResolvesRefs: a note is found by its id, a unique prefix of it,
@@ -18,7 +18,7 @@ import (
 func TestShowResolvesRefs(t *testing.T) {
 	ctx := context.Background()
 	tmp, hive := kimsHive(t)
-	s := local.New(local.Options{Dir: filepath.Join(tmp, "palace"), Hive: hive})
+	s := inproc.New(inproc.Options{Dir: filepath.Join(tmp, "palace"), Hive: hive})
 	if _, err := s.Show(ctx, api.ShowRequest{Ref: "agents/kim/memory.md:3"}); !errors.Is(err, palace.ErrEmpty) {
 		t.Fatalf("show of no palace: %v, want palace.ErrEmpty", err)
 	}
