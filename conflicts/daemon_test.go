@@ -9,7 +9,7 @@ import (
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // The daemon, its socket client and api import package conflicts, so its
@@ -44,11 +44,11 @@ func startTestDaemon(o conflicts.TestDaemonOptions) (conflicts.TestDaemon, confl
 	if err != nil {
 		return nil, nil, err
 	}
-	return d, testClient{socket.NewClient(o.Palace)}, nil
+	return d, testClient{daemonclient.NewClient(o.Palace)}, nil
 }
 
 // testClient is the socket client as conflicts.TestClient.
-type testClient struct{ *socket.Client }
+type testClient struct{ *daemonclient.Client }
 
 func (c testClient) Get(ctx context.Context, path string, q url.Values, out any) error {
 	return c.Client.Get(ctx, path, q, out)
@@ -72,7 +72,7 @@ func (c testClient) Search(ctx context.Context, query string) ([]conflicts.TestH
 }
 
 func (c testClient) Code(err error) string {
-	var re *socket.RemoteError
+	var re *daemonclient.RemoteError
 	if errors.As(err, &re) {
 		return re.Code
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // ConflictsComponent runs the conflict registry (package conflicts) in the
@@ -57,7 +57,7 @@ func (c ConflictsComponent) handleList(w http.ResponseWriter, r *http.Request) {
 func (c ConflictsComponent) handleMerge(w http.ResponseWriter, r *http.Request) {
 	var req conflicts.MergeRequest
 	if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, maxRequestBody)).Decode(&req); err != nil {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "merge request: "+err.Error())
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, "merge request: "+err.Error())
 		return
 	}
 	wing, ok := wingParam(w, req.Wing)
@@ -83,7 +83,7 @@ func wingParam(w http.ResponseWriter, wing string) (string, bool) {
 	}
 	nw, err := palace.NormalizeWingID(wing)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "wing: "+err.Error())
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, "wing: "+err.Error())
 		return "", false
 	}
 	return nw, true

@@ -21,15 +21,15 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/syncthing"
 )
 
 // SocketName is the control socket's file name in the palace directory.
-const SocketName = socket.SocketName
+const SocketName = daemonclient.SocketName
 
 // SocketPath returns the control socket of the palace in dir.
-func SocketPath(palaceDir string) string { return socket.Path(palaceDir) }
+func SocketPath(palaceDir string) string { return daemonclient.Path(palaceDir) }
 
 // Defaults for Options left zero.
 const (
@@ -331,7 +331,7 @@ func (e *runningError) Is(target error) bool { return target == ErrAlreadyRunnin
 func CheckNotServed(ctx context.Context, palaceDir string) error {
 	ctx, cancel := context.WithTimeout(ctx, servedCheckTimeout)
 	defer cancel()
-	st, err := socket.NewClient(palaceDir).Status(ctx)
+	st, err := daemonclient.NewClient(palaceDir).Status(ctx)
 	if err != nil {
 		return nil
 	}

@@ -26,7 +26,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -47,7 +47,7 @@ func testHive(t *testing.T, dir string) string {
 // running is an in-process daemon under test.
 type running struct {
 	d      *Daemon
-	c      *socket.Client
+	c      *daemonclient.Client
 	cancel context.CancelFunc
 	done   chan struct{} // closed when Run returned
 	err    error         // Run's result, once done
@@ -113,7 +113,7 @@ func start(t *testing.T, opts Options, setup ...func(*Daemon)) *running {
 		f(d)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	r := &running{d: d, c: socket.NewClient(opts.Palace), cancel: cancel, done: make(chan struct{})}
+	r := &running{d: d, c: daemonclient.NewClient(opts.Palace), cancel: cancel, done: make(chan struct{})}
 	go func() {
 		r.err = d.Run(ctx)
 		close(r.done)
@@ -645,7 +645,7 @@ func TestClientErrors(t *testing.T) {
 	hive := testHive(t, tmp)
 	pal := filepath.Join(tmp, "palace")
 	ctx := context.Background()
-	if _, err := socket.NewClient(pal).Status(ctx); !errors.Is(err, api.ErrNotRunning) {
+	if _, err := daemonclient.NewClient(pal).Status(ctx); !errors.Is(err, api.ErrNotRunning) {
 		t.Fatalf("status without a daemon: %v", err)
 	}
 	r := start(t, Options{Palace: pal, Hive: hive})
@@ -777,7 +777,7 @@ func TestStaleSocketIsReplaced(t *testing.T) {
 	}
 	// A crash leaves the socket file behind.
 	testutil.WriteFile(t, SocketPath(pal), "")
-	if _, err := socket.NewClient(pal).Status(context.Background()); !errors.Is(err, api.ErrNotRunning) {
+	if _, err := daemonclient.NewClient(pal).Status(context.Background()); !errors.Is(err, api.ErrNotRunning) {
 		t.Fatalf("status on a stale socket: %v", err)
 	}
 	r = start(t, Options{Palace: pal, Hive: hive})

@@ -8,7 +8,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
@@ -18,7 +18,7 @@ func (d *Daemon) handleForget(w http.ResponseWriter, r *http.Request) {
 	}
 	wing, err := palace.NormalizeWingID(req.Wing)
 	if err != nil {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, err.Error())
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, err.Error())
 		return
 	}
 	var out mine.Forgotten

@@ -6,7 +6,7 @@ import (
 
 	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // handleInbox answers the inbox's items (api.Service.Inbox).
@@ -18,7 +18,7 @@ func (d *Daemon) handleInbox(w http.ResponseWriter, r *http.Request) {
 	}
 	var items []inbox.Item
 	var err error
-	socket.Working(w, func() {
+	daemonclient.Working(w, func() {
 		items, err = d.local().Inbox(r.Context(), api.InboxRequest{Wing: wing, All: q.Get("all") == "1"})
 	})
 	if err != nil {
@@ -48,7 +48,7 @@ func (d *Daemon) handleDecide(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		eb := socket.NewErrorBody(err)
+		eb := daemonclient.NewErrorBody(err)
 		WriteJSON(w, statusOf(err), api.DecideReply{Result: res, Error: eb.Error, Code: eb.Code})
 		return
 	}

@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/memminer/memminer/index"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -14,7 +14,7 @@ func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
 	// the daemon is at work, so it waits rather than building it again.
 	var x index.Index
 	var err error
-	socket.Working(w, func() { x, err = d.local().Index(r.Context()) })
+	daemonclient.Working(w, func() { x, err = d.local().Index(r.Context()) })
 	if err != nil {
 		WriteErr(w, err)
 		return

@@ -10,7 +10,7 @@ import (
 
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
@@ -38,7 +38,7 @@ func (d *Daemon) handleRemember(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err != nil {
-		eb := socket.NewErrorBody(err)
+		eb := daemonclient.NewErrorBody(err)
 		WriteJSON(w, statusOf(err), api.RememberReply{Result: res, Error: eb.Error, Code: eb.Code, SupersedesRef: eb.SupersedesRef})
 		return
 	}
@@ -52,7 +52,7 @@ func (d *Daemon) refuseOtherHive(w http.ResponseWriter, hive string) bool {
 	if sameResolvedPath(hive, d.opts.Hive) {
 		return false
 	}
-	WriteError(w, http.StatusConflict, socket.CodeOtherHive,
+	WriteError(w, http.StatusConflict, daemonclient.CodeOtherHive,
 		fmt.Sprintf("%v: the daemon serving this palace mines hive %s, not %s", api.ErrOtherHive, d.opts.Hive, hive))
 	return true
 }

@@ -20,8 +20,8 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/service/inproc"
-	"github.com/memminer/memminer/socket"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -94,7 +94,7 @@ func (d *Daemon) routes() http.Handler {
 func serveProfile(name string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		if r.FormValue("seconds") != "" {
-			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "profile "+name+": seconds is not supported; take two profiles and compare them with go tool pprof -diff_base")
+			WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, "profile "+name+": seconds is not supported; take two profiles and compare them with go tool pprof -diff_base")
 			return
 		}
 		debug, _ := strconv.Atoi(r.FormValue("debug"))
@@ -122,14 +122,14 @@ func (d *Daemon) handleSearch(w http.ResponseWriter, r *http.Request) {
 	}
 	query := strings.TrimSpace(req.Query)
 	if query == "" {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search needs a QUERY")
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, "search needs a QUERY")
 		return
 	}
 	req.Query = query
 	start := time.Now()
 	out, err := d.local().Search(r.Context(), req)
 	if errors.Is(err, api.ErrBadRequest) {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "search: "+err.Error())
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, "search: "+err.Error())
 		return
 	}
 	d.metrics.observeSearch(time.Since(start))
@@ -149,7 +149,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if !filepath.IsAbs(req.Path) {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, fmt.Sprintf("mine: path %q is not absolute", req.Path))
 		return
 	}
 	if req.Wing != "" {
@@ -179,7 +179,7 @@ func (d *Daemon) handleMine(w http.ResponseWriter, r *http.Request) {
 	if out.err != nil {
 		// The summary goes along: the caller reports what was done and
 		// which files were skipped before the error.
-		WriteJSON(w, statusOf(out.err), socket.MineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: socket.Code(out.err)})
+		WriteJSON(w, statusOf(out.err), daemonclient.MineErrorReply{MineReply: out.reply, Error: out.err.Error(), Code: daemonclient.Code(out.err)})
 		return
 	}
 	WriteJSON(w, http.StatusOK, out.reply)
@@ -191,7 +191,7 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("tokens"); t != "" {
 		n, err := strconv.Atoi(t)
 		if err != nil || n < 0 {
-			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
+			WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, fmt.Sprintf("tokens: %q is not a whole number", t))
 			return
 		}
 		opts.Tokens = n
@@ -199,14 +199,14 @@ func (d *Daemon) handleWakeup(w http.ResponseWriter, r *http.Request) {
 	if t := q.Get("stale_after"); t != "" {
 		n, err := strconv.ParseInt(t, 10, 64)
 		if err != nil || (n < 0 && time.Duration(n) != govern.Never) {
-			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
+			WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, fmt.Sprintf("stale_after: %q is not a duration in nanoseconds", t))
 			return
 		}
 		opts.StaleAfter = time.Duration(n)
 	}
 	if t := q.Get("scope"); t != "" {
 		if err := json.Unmarshal([]byte(t), &opts.Scope); err != nil {
-			WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, fmt.Sprintf("scope: %v", err))
+			WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, fmt.Sprintf("scope: %v", err))
 			return
 		}
 	}
@@ -270,7 +270,7 @@ func readJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxRequestBody))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		WriteError(w, http.StatusBadRequest, socket.CodeBadRequest, "bad request: "+err.Error())
+		WriteError(w, http.StatusBadRequest, daemonclient.CodeBadRequest, "bad request: "+err.Error())
 		return false
 	}
 	return true
@@ -289,29 +289,29 @@ func WriteJSON(w http.ResponseWriter, code int, v any) {
 // WriteError answers a request with the error body every route uses:
 // msg, and code for the client to tell it apart.
 func WriteError(w http.ResponseWriter, status int, code, msg string) {
-	WriteJSON(w, status, socket.ErrorBody{Error: msg, Code: code})
+	WriteJSON(w, status, daemonclient.ErrorBody{Error: msg, Code: code})
 }
 
 // WriteErr answers a request with err, its HTTP status and wire code
 // picked from the error (an unknown wing is 404 unknown_wing, …).
 func WriteErr(w http.ResponseWriter, err error) {
-	WriteJSON(w, statusOf(err), socket.NewErrorBody(err))
+	WriteJSON(w, statusOf(err), daemonclient.NewErrorBody(err))
 }
 
 // statusOf picks the HTTP status for an error.
 func statusOf(err error) int {
-	switch socket.Code(err) {
-	case socket.CodeUnknownWing, socket.CodeWakeupUnknownWing, socket.CodeNoCopy, socket.CodeNoNote, socket.CodeNoInboxItem:
+	switch daemonclient.Code(err) {
+	case daemonclient.CodeUnknownWing, daemonclient.CodeWakeupUnknownWing, daemonclient.CodeNoCopy, daemonclient.CodeNoNote, daemonclient.CodeNoInboxItem:
 		return http.StatusNotFound
-	case socket.CodeRememberBad, socket.CodeNoHive, socket.CodeBadRef, socket.CodeAmbiguousRef, socket.CodeBadDecision:
+	case daemonclient.CodeRememberBad, daemonclient.CodeNoHive, daemonclient.CodeBadRef, daemonclient.CodeAmbiguousRef, daemonclient.CodeBadDecision:
 		return http.StatusBadRequest
-	case socket.CodeConflict, socket.CodeHashMismatch, socket.CodeOtherHive, socket.CodeBusy, socket.CodeInboxDecided:
+	case daemonclient.CodeConflict, daemonclient.CodeHashMismatch, daemonclient.CodeOtherHive, daemonclient.CodeBusy, daemonclient.CodeInboxDecided:
 		return http.StatusConflict
-	case socket.CodeEmpty, socket.CodeWakeupEmpty, socket.CodeModelMismatch, socket.CodeOtherModel, socket.CodeReadOnly, socket.CodeAgentExists:
+	case daemonclient.CodeEmpty, daemonclient.CodeWakeupEmpty, daemonclient.CodeModelMismatch, daemonclient.CodeOtherModel, daemonclient.CodeReadOnly, daemonclient.CodeAgentExists:
 		return http.StatusConflict
-	case socket.CodeShuttingDown:
+	case daemonclient.CodeShuttingDown:
 		return http.StatusServiceUnavailable
-	case socket.CodeNeedsWing, socket.CodeAgentNeedsWing, socket.CodeBadWingID:
+	case daemonclient.CodeNeedsWing, daemonclient.CodeAgentNeedsWing, daemonclient.CodeBadWingID:
 		return http.StatusBadRequest
 	}
 	return http.StatusInternalServerError

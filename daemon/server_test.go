@@ -17,7 +17,7 @@ import (
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // rawRequest sends req (a whole HTTP/1.1 request, or the start of one) on
@@ -116,8 +116,8 @@ func FuzzRequestDecoding(f *testing.F) {
 			}
 			return
 		}
-		var eb socket.ErrorBody
-		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &eb) != nil || eb.Code != socket.CodeBadRequest || eb.Error == "" {
+		var eb daemonclient.ErrorBody
+		if w.Code != http.StatusBadRequest || json.Unmarshal(w.Body.Bytes(), &eb) != nil || eb.Code != daemonclient.CodeBadRequest || eb.Error == "" {
 			t.Fatalf("refused %q with %d %q", body, w.Code, w.Body.String())
 		}
 	})

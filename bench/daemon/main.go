@@ -29,7 +29,7 @@ import (
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 func main() {
@@ -223,7 +223,7 @@ func cpuName() string {
 // pays), then as whole `memminer remember` processes. The daemon writes
 // and mines the file before it answers, so the first search must find
 // the note; one that does not is an error.
-func rememberLatency(ctx context.Context, cl *socket.Client, bin string, env []string, hive string, ids []string, model string, n int) error {
+func rememberLatency(ctx context.Context, cl *daemonclient.Client, bin string, env []string, hive string, ids []string, model string, n int) error {
 	found := func(id, word string) error {
 		res, err := cl.Search(ctx, api.SearchRequest{Query: word, Wings: []string{id}, Results: 1, Model: model})
 		if err != nil {

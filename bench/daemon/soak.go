@@ -17,7 +17,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // soak runs searches and remembers against the daemon without pause for
@@ -26,7 +26,7 @@ import (
 // With profiles set it saves the daemon's heap profile at the start and
 // the end of the soak there (from the control socket's
 // /debug/pprof/heap), for `go tool pprof -diff_base start.heap end.heap`.
-func soak(ctx context.Context, cl *socket.Client, pid int, pal, hive string, ids []string, model string, d, sample time.Duration, profiles string) error {
+func soak(ctx context.Context, cl *daemonclient.Client, pid int, pal, hive string, ids []string, model string, d, sample time.Duration, profiles string) error {
 	if profiles != "" {
 		if err := heapProfile(pal, filepath.Join(profiles, "start.heap")); err != nil {
 			return err

@@ -16,7 +16,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -216,7 +216,7 @@ func measureSize(ctx context.Context, cfg Config, n int) (Row, error) {
 		return r, err
 	}
 	defer stop()
-	cl := socket.NewClient(pal)
+	cl := daemonclient.NewClient(pal)
 	if _, err := harness.WaitIdle(ctx, cl, 10*time.Minute); err != nil {
 		return r, err
 	}

@@ -21,8 +21,8 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/service/inproc"
-	"github.com/memminer/memminer/socket"
 )
 
 // app holds what every subcommand shares: streams, environment and the
@@ -230,18 +230,18 @@ func errNoHive() error {
 
 // client returns a client for the daemon serving the palace, or nil with
 // --no-daemon; commands reach it through service.
-func (a *app) client() *socket.Client {
+func (a *app) client() *daemonclient.Client {
 	if a.noDaemon {
 		return nil
 	}
-	return socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout), socket.WithNoAnswer(a.warnNoAnswer))
+	return daemonclient.NewClient(a.cfg.Palace, daemonclient.WithAnswerTimeout(daemonAnswerTimeout), daemonclient.WithNoAnswer(a.warnNoAnswer))
 }
 
 // quietClient asks the daemon serving the palace and warns of nothing, for
 // the checks a command makes beside its own request (is a daemon there,
 // how far its mine got), even under --no-daemon.
-func (a *app) quietClient() *socket.Client {
-	return socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout))
+func (a *app) quietClient() *daemonclient.Client {
+	return daemonclient.NewClient(a.cfg.Palace, daemonclient.WithAnswerTimeout(daemonAnswerTimeout))
 }
 
 // daemonServes reports whether a daemon answers on the palace's socket,
@@ -256,7 +256,7 @@ func (a *app) daemonServes(ctx context.Context) bool {
 
 // daemonAnswerTimeout is how long read requests wait for the daemon to
 // start answering; a variable only so tests need not wait as long.
-var daemonAnswerTimeout = socket.DefaultAnswerTimeout
+var daemonAnswerTimeout = daemonclient.DefaultAnswerTimeout
 
 // warnNoAnswer says on stderr, naming the daemon's pid when the registry
 // knows it, that the daemon accepted a read and did not answer, so the

@@ -19,7 +19,7 @@ import (
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -237,21 +237,21 @@ func TestFallbackWaitsForADaemonAtWork(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	l, err := net.Listen("unix", socket.Path(dir))
+	l, err := net.Listen("unix", daemonclient.Path(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer func(d time.Duration) { socket.WorkingEvery = d }(socket.WorkingEvery)
-	socket.WorkingEvery = 10 * time.Millisecond
+	defer func(d time.Duration) { daemonclient.WorkingEvery = d }(daemonclient.WorkingEvery)
+	daemonclient.WorkingEvery = 10 * time.Millisecond
 	// Far over any pause between two 102s of a loaded machine.
 	const bound = time.Second
-	client := socket.NewClient(dir, socket.WithAnswerTimeout(bound))
+	client := daemonclient.NewClient(dir, daemonclient.WithAnswerTimeout(bound))
 	stop := make(chan struct{})
 	var built atomic.Int32
 	mux := http.NewServeMux()
 	mux.HandleFunc("/silent", func(http.ResponseWriter, *http.Request) { <-stop })
 	mux.HandleFunc("/index", func(w http.ResponseWriter, r *http.Request) {
-		socket.Working(w, func() {
+		daemonclient.Working(w, func() {
 			built.Add(1)
 			if err := client.Get(r.Context(), "/silent", nil, nil); !errors.Is(err, api.ErrNotRunning) {
 				t.Errorf("a read never answered: %v, want it given up on", err)

@@ -15,7 +15,7 @@ import (
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // heldOllama is an Ollama server on 127.0.0.1 that embeds every text as a
@@ -90,7 +90,7 @@ func TestFirstMineEmptyPalace(t *testing.T) {
 	testutil.WriteFile(t, filepath.Join(c.hive, "agents", "zoe", "memory.md"), "- The zebrafinch cage is cleaned on Fridays.\n")
 	heldRun(t, c, &heldOllama{hold: "zebrafinch", release: make(chan struct{})})
 	testutil.WaitFor(t, "the first scan to count the hive", func() bool {
-		st, err := socket.NewClient(c.palace).Status(context.Background())
+		st, err := daemonclient.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesTotal == 1
 	})
 	for _, args := range [][]string{{"search", "cage"}, {"wake-up"}} {
@@ -116,12 +116,12 @@ func TestFirstMineShows(t *testing.T) {
 	var st api.Status
 	testutil.WaitFor(t, "the first scan to count the hive", func() bool {
 		var err error
-		st, err = socket.NewClient(c.palace).Status(context.Background())
+		st, err = daemonclient.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesTotal > 0
 	})
 	testutil.WaitFor(t, "the four free wings to be mined", func() bool {
 		var err error
-		st, err = socket.NewClient(c.palace).Status(context.Background())
+		st, err = daemonclient.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesDone == 4
 	})
 	if p := st.Daemon.FirstMine; p.FilesTotal != 5 || p.ETASeconds == nil {
@@ -138,7 +138,7 @@ func TestFirstMineShows(t *testing.T) {
 
 	h.free()
 	testutil.WaitFor(t, "the first mine to end", func() bool {
-		st, err := socket.NewClient(c.palace).Status(context.Background())
+		st, err := daemonclient.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.Idle() && st.Daemon.FirstMine == nil
 	})
 	if out := c.ok("status"); strings.Contains(out, "first mine:") {
@@ -160,7 +160,7 @@ func TestMineHandedToDaemonShowsProgress(t *testing.T) {
 	h := &heldOllama{hold: "zebrafinch", release: make(chan struct{})}
 	heldRun(t, c, h)
 	testutil.WaitFor(t, "the first mine to hold", func() bool {
-		st, err := socket.NewClient(c.palace).Status(context.Background())
+		st, err := daemonclient.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.FirstMine != nil && st.Daemon.FirstMine.FilesDone == 4
 	})
 

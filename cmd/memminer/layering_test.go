@@ -40,7 +40,7 @@ var forbidden = map[string]map[string]string{
 	"github.com/memminer/memminer/service/inproc": {
 		"ResolveRef": "find the note with a.service().Show",
 	},
-	"github.com/memminer/memminer/socket": {
+	"github.com/memminer/memminer/service/daemonclient": {
 		"Path": "reach the daemon through a.service()",
 	},
 }

@@ -17,7 +17,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
 
@@ -112,7 +112,7 @@ func (m *machine) notes(ctx context.Context) ([]minedNote, error) {
 // settled reports whether m's Syncthing has the folder in sync and its
 // daemon has nothing left to mine.
 func (m *machine) settled(ctx context.Context) (bool, error) {
-	st, err := socket.NewClient(m.c.palace).Status(ctx)
+	st, err := daemonclient.NewClient(m.c.palace).Status(ctx)
 	if err != nil {
 		return false, err
 	}

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // TestMineOfAnotherHiveThroughTheDaemon: a daemon serving one hive once
@@ -29,7 +29,7 @@ func TestMineOfAnotherHiveThroughTheDaemon(t *testing.T) {
 
 	wings := func() map[string]string {
 		t.Helper()
-		st, err := socket.NewClient(c.palace).Status(context.Background())
+		st, err := daemonclient.NewClient(c.palace).Status(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}

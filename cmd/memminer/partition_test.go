@@ -10,7 +10,7 @@ import (
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/syncthing/sttest"
 )
 
@@ -96,7 +96,7 @@ func TestPartitionStatus(t *testing.T) {
 // scrape returns the daemon's metrics.
 func scrape(t *testing.T, m *machine) string {
 	t.Helper()
-	st, err := socket.NewClient(m.c.palace).Status(context.Background())
+	st, err := daemonclient.NewClient(m.c.palace).Status(context.Background())
 	if err != nil || st.Daemon == nil || st.Daemon.Metrics == nil {
 		t.Fatalf("status: %+v, %v", st.Daemon, err)
 	}

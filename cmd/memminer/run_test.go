@@ -22,7 +22,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // TestMain lets a test run this test binary as memminer itself
@@ -83,7 +83,7 @@ func startRun(t *testing.T, c *cli, hive string, extra ...string) *daemonRun {
 		r.code = run(ctx, args, &syncBuffer{}, r.stderr, func(k string) string { return c.env[k] })
 	}()
 	t.Cleanup(func() { r.stop(t) })
-	cl := socket.NewClient(c.palace)
+	cl := daemonclient.NewClient(c.palace)
 	// Its first scan done: until then a command on an empty palace hears
 	// that the daemon is mining it, as it may be.
 	testutil.WaitFor(t, "the daemon's socket and first scan", func() bool {
@@ -104,7 +104,7 @@ func (r *daemonRun) idle(t *testing.T, c *cli) api.Status {
 	var st api.Status
 	testutil.WaitFor(t, "the daemon to become idle", func() bool {
 		var err error
-		st, err = socket.NewClient(c.palace).Status(context.Background())
+		st, err = daemonclient.NewClient(c.palace).Status(context.Background())
 		return err == nil && st.Daemon.Idle()
 	})
 	return st
@@ -341,7 +341,7 @@ func TestRunStopsCleanlyOnSIGTERM(t *testing.T) {
 		testutil.WriteFile(t, filepath.Join(hive, "agents", fmt.Sprintf("a%03d", a), "memory.md"), b.String())
 	}
 	cmd, exited, stderr := startProcess(t, c, "run", "--hive", hive)
-	cl := socket.NewClient(c.palace)
+	cl := daemonclient.NewClient(c.palace)
 	var st api.Status
 	testutil.WaitFor(t, "the daemon to be mining", func() bool {
 		var err error
@@ -437,7 +437,7 @@ func TestRunDisabledIdles(t *testing.T) {
 		done <- run(ctx, []string{"run", "--hive", c.hive}, &syncBuffer{}, &stderr, func(k string) string { return c.env[k] })
 	}()
 	testutil.WaitFor(t, "the disabled message", func() bool { return strings.Contains(stderr.String(), "disabled") })
-	if _, err := socket.NewClient(c.palace).Status(context.Background()); !errors.Is(err, api.ErrNotRunning) {
+	if _, err := daemonclient.NewClient(c.palace).Status(context.Background()); !errors.Is(err, api.ErrNotRunning) {
 		t.Fatalf("a disabled daemon answers: %v", err)
 	}
 	cancel()
@@ -583,7 +583,7 @@ func TestRunReloadsOnSIGHUP(t *testing.T) {
 	cfgFile := filepath.Join(filepath.Dir(c.palace), "config.yml")
 	testutil.WriteFile(t, cfgFile, "hive: "+hive+"\n")
 	cmd, exited, stderr := startProcess(t, c, "--config", cfgFile, "run")
-	cl := socket.NewClient(c.palace)
+	cl := daemonclient.NewClient(c.palace)
 	wings := func() []string {
 		st, err := cl.Status(context.Background())
 		if err != nil || st.Daemon == nil || st.Daemon.Scans == 0 || st.Daemon.Working != nil {

@@ -14,7 +14,7 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // serviceFlags are the flags every service command shares.
@@ -225,7 +225,7 @@ manager, e.g. "memminer run" in a container).`,
 				state = err.Error()
 			}
 			out := serviceStatusJSON{Service: state, Scope: scope, Socket: daemon.SocketPath(a.cfg.Palace)}
-			st, err := socket.NewClient(a.cfg.Palace, socket.WithAnswerTimeout(daemonAnswerTimeout)).Status(cmd.Context())
+			st, err := daemonclient.NewClient(a.cfg.Palace, daemonclient.WithAnswerTimeout(daemonAnswerTimeout)).Status(cmd.Context())
 			switch {
 			case err == nil:
 				out.Daemon, out.PID, out.UptimeSeconds = "active", st.Daemon.PID, st.Daemon.UptimeSeconds

@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 // Daemon is a running `memminer run` process.
 type Daemon struct {
 	// Client talks to the daemon's control socket.
-	Client  *socket.Client
+	Client  *daemonclient.Client
 	cmd     *exec.Cmd
 	stopped bool
 	res     error
@@ -31,7 +31,7 @@ func StartDaemon(ctx context.Context, bin, hive, palaceDir string, env []string,
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start daemon: %w", err)
 	}
-	return &Daemon{Client: socket.NewClient(palaceDir), cmd: cmd}, nil
+	return &Daemon{Client: daemonclient.NewClient(palaceDir), cmd: cmd}, nil
 }
 
 // WaitIdle waits, for at most limit, until the daemon has nothing left to
@@ -62,7 +62,7 @@ const pollEvery = 10 * time.Millisecond
 // WaitIdle polls the daemon's status until it answers and has nothing left
 // to do (it has scanned the hive and mined all of it), for at most limit
 // or until parent ends, and returns that status.
-func WaitIdle(parent context.Context, cl *socket.Client, limit time.Duration) (api.Status, error) {
+func WaitIdle(parent context.Context, cl *daemonclient.Client, limit time.Duration) (api.Status, error) {
 	ctx, cancel := context.WithTimeout(parent, limit)
 	defer cancel()
 	tick := time.NewTicker(pollEvery)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/memminer/memminer/bench/hivegen"
 	"github.com/memminer/memminer/daemon"
-	"github.com/memminer/memminer/socket"
+	"github.com/memminer/memminer/service/daemonclient"
 )
 
 func TestPercentileAndSpread(t *testing.T) {
@@ -142,7 +142,7 @@ func TestMineAndWaitIdle(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	cl := socket.NewClient(w.Palace)
+	cl := daemonclient.NewClient(w.Palace)
 	if _, err := WaitIdle(ctx, cl, 50*time.Millisecond); err == nil || !strings.Contains(err.Error(), "within 50ms") {
 		t.Errorf("WaitIdle with no daemon: %v", err)
 	}
@@ -227,7 +227,7 @@ func TestDaemonStop(t *testing.T) {
 func TestWaitIdleCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := WaitIdle(ctx, socket.NewClient(t.TempDir()), time.Hour); err != context.Canceled {
+	if _, err := WaitIdle(ctx, daemonclient.NewClient(t.TempDir()), time.Hour); err != context.Canceled {
 		t.Errorf("WaitIdle with a cancelled context = %v, want %v", err, context.Canceled)
 	}
 }
