@@ -16,12 +16,12 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/config"
+	"github.com/memminer/memminer/conflicts/merge"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/udiff"
 	"github.com/memminer/memminer/markdown"
 	"github.com/memminer/memminer/memfile"
-	"github.com/memminer/memminer/merge"
 	"github.com/memminer/memminer/palace"
 )
 

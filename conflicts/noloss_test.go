@@ -12,8 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/conflicts/merge"
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/merge"
 )
 
 // facts are notes that share few words, as real ones do.

@@ -8,10 +8,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/conflicts/merge"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/merge"
 )
 
 // TheirSide is how a merged file's conflict mark names the other side of
