@@ -12,8 +12,8 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/internal/words"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 )
 
 // texts are notes whose words the parts of memminer must agree on:

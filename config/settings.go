@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/agentglob"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/preaction"
 )
 

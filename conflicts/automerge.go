@@ -10,7 +10,7 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/backoff"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 )
 
 // AutoMergeState is what the automatic merge is doing with an open copy,

@@ -20,8 +20,8 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/udiff"
-	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/memfile"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
 )

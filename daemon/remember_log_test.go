@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/service/api"
 )
 

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/githive/gittest"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // genSide edits the base notes at random: removes some, changes some

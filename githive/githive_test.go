@@ -11,7 +11,7 @@ import (
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/githive/gittest"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // repo makes a Git work tree holding a hive, with git's environment set

@@ -9,7 +9,7 @@ import (
 
 	"github.com/memminer/memminer/conflicts/merge"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // errUnmarkable means the conflicts of a merge could not be found in its

@@ -11,7 +11,7 @@ import (
 	"github.com/memminer/memminer/conflicts/merge"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // TheirSide is how a merged file's conflict mark names the other side of

@@ -18,7 +18,7 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )

@@ -7,7 +7,7 @@ import (
 
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/secrets/secretstest"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // TestClientMemoryIsTheClients: a client's memory folder in an agent

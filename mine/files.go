@@ -14,7 +14,7 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 	"github.com/memminer/memminer/palace"
 )
 

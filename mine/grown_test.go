@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 	"github.com/memminer/memminer/palace"
 )
 

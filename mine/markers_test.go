@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/embed/embedtest"
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // TestMineMarksNotesInConflict mines a file with Git conflict markers:

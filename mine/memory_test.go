@@ -11,10 +11,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/embed/embedtest"
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/markdown"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -10,10 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 )
 
 // NoteID is a note's stable id: the same wing, file, heading path and text

@@ -7,8 +7,8 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 )
 
 // TestMinedNotesAreParsedNotes: mining cuts a file into exactly the notes
@@ -16,7 +16,7 @@ import (
 // remember, memfile, wake-up and the inbox parse it, so each of them
 // names the notes the palace holds.
 func TestMinedNotesAreParsedNotes(t *testing.T) {
-	inputs, _ := filepath.Glob(filepath.Join("..", "markdown", "testdata", "parse", "*.md"))
+	inputs, _ := filepath.Glob(filepath.Join("..", "memory", "markdown", "testdata", "parse", "*.md"))
 	if len(inputs) == 0 {
 		t.Fatal("no parser inputs under markdown/testdata/parse")
 	}

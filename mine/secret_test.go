@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets/secretstest"
 )
 
 // TestSecretsAreHiddenNotRewritten: a hand-written memory file holding

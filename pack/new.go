@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/atomicfile"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 )
 
 // Spec is what pack new writes.

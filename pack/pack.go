@@ -20,8 +20,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // MaxBytes bounds a pack file: a pack is a short selection, not memory.

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )

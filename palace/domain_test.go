@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // TestWingDomains: a wing's domain is the one assigned, else the first

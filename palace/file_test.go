@@ -19,9 +19,9 @@ import (
 	"unsafe"
 
 	"github.com/memminer/memminer/embed/embedtest"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 

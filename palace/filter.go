@@ -5,7 +5,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // approvedBonus is what an approved note gains, per channel in use, over an

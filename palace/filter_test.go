@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // governed returns note n with governance g.

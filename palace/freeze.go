@@ -9,7 +9,7 @@ import (
 	"time"
 	"unique"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 

@@ -10,7 +10,7 @@ import (
 	"unique"
 	"unsafe"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 

@@ -12,8 +12,8 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 

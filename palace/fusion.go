@@ -10,7 +10,7 @@ import (
 	"sync"
 	"unique"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // How Search ranks notes.

@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // internGovernance shares one copy of each governance while a note holds

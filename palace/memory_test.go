@@ -8,8 +8,8 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // largeWing writes a palace of one lexical wing of n notes to dir and

@@ -4,8 +4,8 @@ import (
 	"hash/fnv"
 	"time"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // Note is one mined note as the palace keeps it.

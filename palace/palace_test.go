@@ -14,9 +14,9 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/embed/embedtest"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/manifest"
 )
 

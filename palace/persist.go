@@ -16,10 +16,10 @@ import (
 	chromem "github.com/philippgille/chromem-go"
 
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/manifest"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // Search errors callers tell apart.

@@ -12,7 +12,7 @@ import (
 	"unique"
 	"weak"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // storedNote is a note as a wing holds it: a Note is 216 bytes, and a

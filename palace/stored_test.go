@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // governedNotes are notes of every governance field, some sharing their

@@ -12,7 +12,7 @@ import (
 
 	chromem "github.com/philippgille/chromem-go"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // Change counts what one update did to a wing's notes. Embedded counts

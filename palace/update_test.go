@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // HeldNote gives a copy of the wing's note only for a note equal in every

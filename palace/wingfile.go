@@ -18,8 +18,8 @@ import (
 	"sort"
 	"time"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/mmapfile"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace/internal/wingfile"
 )
 

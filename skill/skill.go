@@ -19,7 +19,7 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // Dir is the skills' directory in a hive, never an agent's.

@@ -4,10 +4,10 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/handoff"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/handoff"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -5,12 +5,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 )
 
 // IdentityFile is the name of an agent's identity file, beside its memory.md.

@@ -4,7 +4,7 @@ import (
 	"math"
 	"slices"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

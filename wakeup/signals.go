@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // Marker strengths: how much an explicit marker says "this matters".

@@ -20,9 +20,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/preaction"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/memminer/memminer/embed/embedtest"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 	"github.com/memminer/memminer/mine"
 )
 

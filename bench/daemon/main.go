@@ -27,7 +27,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/bench/internal/harness"
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
 )

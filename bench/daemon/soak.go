@@ -15,7 +15,7 @@ import (
 
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/daemon"
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
 )

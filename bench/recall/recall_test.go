@@ -10,7 +10,7 @@ import (
 
 	"github.com/memminer/memminer/bench/internal/harness"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -18,11 +18,11 @@ import (
 
 	"github.com/memminer/memminer/capture"
 	"github.com/memminer/memminer/connect"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/remember"
-	"github.com/memminer/memminer/secrets"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/remember"
+	"github.com/memminer/memminer/memory/secrets"
 )
 
 func (a *app) captureCmd() *cobra.Command {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/secrets/secretstest"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // claudeTranscript is a Claude Code transcript of the user's messages,

@@ -13,7 +13,7 @@ import (
 
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 )
 
 // connectExe is the memminer program the installed hooks and MCP server

@@ -15,7 +15,7 @@ import (
 
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 )
 
 func (a *app) gitCmd() *cobra.Command {

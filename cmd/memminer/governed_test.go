@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

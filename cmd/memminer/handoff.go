@@ -10,8 +10,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/handoff"
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/handoff"
+	"github.com/memminer/memminer/memory/remember"
 )
 
 func (a *app) handoffCmd() *cobra.Command {

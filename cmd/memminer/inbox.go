@@ -14,10 +14,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/inproc"
 	"github.com/memminer/memminer/skill"

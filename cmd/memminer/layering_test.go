@@ -30,7 +30,7 @@ var forbidden = map[string]map[string]string{
 		"Select":          "merge with a.service().MergeConflicts",
 		"MergeCopies":     "merge with a.service().MergeConflicts",
 	},
-	"github.com/memminer/memminer/inbox": {
+	"github.com/memminer/memminer/memory/inbox": {
 		"List":         "list the inbox with a.service().Inbox",
 		"Find":         "decide with a.service().Decide",
 		"Approval":     "decide with a.service().Decide",

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )

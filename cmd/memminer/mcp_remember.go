@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 )
 
 // rememberArgs is a call of the remember tool. The wing is the server's:

@@ -9,7 +9,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 )
 
 // checkRememberThenFind remembers text through cs (a server for wing jim)

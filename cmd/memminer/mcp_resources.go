@@ -12,11 +12,11 @@ import (
 
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/memfile"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 	"github.com/memminer/memminer/wakeup"
 )
 

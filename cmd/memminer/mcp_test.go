@@ -20,7 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )

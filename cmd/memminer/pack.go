@@ -10,8 +10,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/pack"
 	"github.com/memminer/memminer/palace"
 )

@@ -10,7 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 )
 
 func (a *app) protocolCmd() *cobra.Command {

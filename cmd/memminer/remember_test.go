@@ -18,9 +18,9 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/memfile"
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/memfile"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/service/api"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/skill"

@@ -12,7 +12,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/secrets/secretstest"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // secretsHive adds to c's hive a memory file kim wrote by hand holding the

@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/preaction"
-	"github.com/memminer/memminer/secrets"
 	"github.com/memminer/memminer/skill"
 )
 

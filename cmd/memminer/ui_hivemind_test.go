@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/secrets/secretstest"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // TestUISkills: the skills page lists the hive's skills by state, as skill

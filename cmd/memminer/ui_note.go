@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/memminer/memminer/githive"
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/service/api"
 )
 

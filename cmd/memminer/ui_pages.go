@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/conflicts"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/pack"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // The generated conflicts: a base memory file, and two sides that each made

@@ -13,7 +13,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // ErrUnmappable means the parser's notes could not be mapped back onto the

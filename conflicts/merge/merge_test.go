@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // baseOf returns content as the mine package would have recorded it.

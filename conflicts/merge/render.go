@@ -4,7 +4,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // renderer lays out the merged units on ours' lines: ours' bytes are kept

@@ -6,7 +6,7 @@ import (
 	"maps"
 	"strings"
 
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // unit is what the merge compares and moves: one note, or the pieces of

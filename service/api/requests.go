@@ -3,7 +3,7 @@ package api
 import (
 	"time"
 
-	"github.com/memminer/memminer/remember"
+	"github.com/memminer/memminer/memory/remember"
 )
 
 // ConflictsRequest asks for the open conflicts of Wing (a normalized wing

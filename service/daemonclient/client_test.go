@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/conflicts"
-	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"

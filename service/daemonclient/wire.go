@@ -8,10 +8,10 @@ import (
 
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )

@@ -9,9 +9,9 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
 )
 

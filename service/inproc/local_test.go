@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/inproc"
 )

@@ -9,9 +9,9 @@ import (
 
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/skill"
 	"github.com/memminer/memminer/wakeup"

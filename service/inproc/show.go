@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 	"github.com/memminer/memminer/service/api"
 )
 

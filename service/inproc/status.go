@@ -5,9 +5,9 @@ import (
 	"io/fs"
 	"os"
 
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 	"github.com/memminer/memminer/service/api"
 )
 

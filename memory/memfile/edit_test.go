@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 func TestAppend(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 	"github.com/memminer/memminer/mine"
-	"github.com/memminer/memminer/secrets/secretstest"
 )
 
 // TestSecretsNeverEnter: a note, heading or tag holding any of the ten

@@ -10,7 +10,7 @@ import (
 	"github.com/zricethezav/gitleaks/v8/config"
 	"github.com/zricethezav/gitleaks/v8/detect"
 
-	"github.com/memminer/memminer/secrets/secretstest"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // gitleaksConfig is gitleaks' default configuration extended by

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 )
 
 // parseWith is parse with plainSection on or off.

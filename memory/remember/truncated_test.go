@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 )
 
 // TestRememberReappendsWhatAnEditorTruncated: an editor that saves its

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/secrets"
-	"github.com/memminer/memminer/secrets/secretstest"
+	"github.com/memminer/memminer/memory/secrets"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // ordinary are operational notes full of what looks like a secret to a

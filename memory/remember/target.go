@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -9,11 +9,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/inbox"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/remember"
 )
 
 func TestParseClass(t *testing.T) {

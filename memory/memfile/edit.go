@@ -12,9 +12,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // Errors callers tell apart.

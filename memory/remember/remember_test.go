@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 	"github.com/memminer/memminer/palace"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

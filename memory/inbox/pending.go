@@ -1,7 +1,7 @@
 package inbox
 
 import (
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

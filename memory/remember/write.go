@@ -9,13 +9,13 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/backoff"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/inbox"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/memfile"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 )
 
 // attempts is how often Remember reads, edits and writes a file before it

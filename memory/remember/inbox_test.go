@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 )
 

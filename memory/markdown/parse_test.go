@@ -14,7 +14,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files under testdata/")

@@ -14,7 +14,7 @@ const module = "github.com/memminer/memminer"
 // palace, the vector store or an embedder (docs/development.md, Layout).
 func TestReadersOfNotesDoNotImportTheMiner(t *testing.T) {
 	forbidden := []string{module + "/mine", module + "/palace", module + "/embed", "github.com/philippgille/chromem-go"}
-	for _, pkg := range []string{"markdown", "conflicts/merge", "memfile", "githive"} {
+	for _, pkg := range []string{"memory/markdown", "conflicts/merge", "memory/memfile", "githive"} {
 		seen := map[string]string{} // import path → the package that imported it
 		queue := []string{module + "/" + pkg}
 		for len(queue) > 0 {
@@ -29,7 +29,7 @@ func TestReadersOfNotesDoNotImportTheMiner(t *testing.T) {
 			if !ours {
 				continue
 			}
-			p, err := build.ImportDir(filepath.Join("..", filepath.FromSlash(rel)), 0)
+			p, err := build.ImportDir(filepath.Join("..", "..", filepath.FromSlash(rel)), 0)
 			if err != nil {
 				t.Fatalf("%s: %v", path, err)
 			}

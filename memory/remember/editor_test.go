@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/memfile"
 )
 
 // inPlaceEditor is an editor that saves the machine's file in place while

@@ -5,8 +5,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/internal/words"
+	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/wakeup"
 )

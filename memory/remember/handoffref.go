@@ -1,9 +1,9 @@
 package remember
 
 import (
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/handoff"
 	"github.com/memminer/memminer/hive"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/handoff"
 	"github.com/memminer/memminer/palace"
 )
 

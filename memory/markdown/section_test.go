@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 )
 
 // sectionCases are bodies whose headings after a blank line are, or look

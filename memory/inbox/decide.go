@@ -8,11 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
-	"github.com/memminer/memminer/markdown"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/memfile"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 )
 
 // attempts is how often Mark reads and writes before it gives up on a

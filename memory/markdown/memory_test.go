@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/markdown/markdowntest"
+	"github.com/memminer/memminer/memory/markdown/markdowntest"
 )
 
 // Parse holds the syntax tree of one section at a time, never that of

@@ -15,7 +15,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/memminer/memminer/govern"
+	"github.com/memminer/memminer/memory/govern"
 )
 
 // ErrBadClass is matched by an unknown confidence, risk or TTL.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
-	"github.com/memminer/memminer/markdown"
+	"github.com/memminer/memminer/memory/markdown"
 )
 
 // NewFileMode is the mode of a memory file Write creates.

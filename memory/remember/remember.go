@@ -21,15 +21,15 @@ import (
 
 	"github.com/memminer/memminer/config"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/govern"
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/inbox"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/backoff"
-	"github.com/memminer/memminer/memfile"
+	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/memory/inbox"
+	"github.com/memminer/memminer/memory/memfile"
+	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/secrets"
 )
 
 // DefaultMaxNoteBytes bounds a note's text when Options.MaxNoteBytes is zero.
