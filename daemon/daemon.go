@@ -110,7 +110,7 @@ type Options struct {
 	Logger *slog.Logger
 	// Components run beside the mine loop (see Component).
 	Components []Component
-	// Index keeps HIVE/INDEX.md current (package index): rewritten after
+	// Index keeps HIVE/INDEX.md current (package catalog): rewritten after
 	// the palace changed, when its content differs.
 	Index bool
 	// Syncthing, when set, is asked how the hive's folder stands, for

@@ -4,7 +4,7 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -12,7 +12,7 @@ import (
 func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
 	// Its time grows with the wings (5.5 s for 3,000): the client is told
 	// the daemon is at work, so it waits rather than building it again.
-	var x index.Index
+	var x catalog.Index
 	var err error
 	daemonclient.Working(w, func() { x, err = d.local().Index(r.Context()) })
 	if err != nil {
@@ -24,11 +24,11 @@ func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {
 
 // refreshIndex rewrites HIVE/INDEX.md when the catalog changed.
 func (d *Daemon) refreshIndex(ctx context.Context) {
-	x, err := index.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited, d.opts.Domains)
+	x, err := catalog.Build(d.p, d.opts.Hive, d.opts.Agents, wakeup.ReadFileLimited, d.opts.Domains)
 	if err == nil {
 		var wrote bool
-		if wrote, err = index.Write(ctx, d.opts.Hive, x); wrote {
-			d.log.Info("index rewritten", "path", index.FileName)
+		if wrote, err = catalog.Write(ctx, d.opts.Hive, x); wrote {
+			d.log.Info("index rewritten", "path", catalog.FileName)
 		}
 	}
 	if err != nil {

@@ -41,7 +41,7 @@ var requestReadTimeout = 10 * time.Second
 //	POST /mine          api.MineRequest → api.MineReply
 //	GET  /wakeup        ?tokens=N&wing=ID&include_inbox=1&notice=… → wakeup.Digest
 //	POST /remember      api.RememberRequest → api.RememberReply
-//	GET  /index         index.Index
+//	GET  /index         catalog.Index
 //	POST /show          api.ShowRequest → api.ShownNote
 //	GET  /inbox         ?wing=ID&all=1 → []inbox.Item
 //	POST /inbox/decide  api.DecideRequest → api.DecideReply

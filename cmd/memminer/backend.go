@@ -10,11 +10,11 @@ import (
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/inproc"
 	"github.com/memminer/memminer/wakeup"
@@ -162,7 +162,7 @@ func (f *fallback) Mine(ctx context.Context, req api.MineRequest) (api.MineReply
 }
 
 // Index falls back when no daemon answers.
-func (f *fallback) Index(ctx context.Context) (index.Index, error) {
+func (f *fallback) Index(ctx context.Context) (catalog.Index, error) {
 	if x, err := f.daemon.Index(ctx); !gone(err) {
 		return x, err
 	}

@@ -13,11 +13,11 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/conflicts"
-	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/wakeup"
@@ -59,8 +59,8 @@ func (f *fakeBackend) Forget(context.Context, api.ForgetRequest) (mine.Forgotten
 func (f *fakeBackend) Mine(context.Context, api.MineRequest) (api.MineReply, error) {
 	return api.MineReply{}, f.call("mine")
 }
-func (f *fakeBackend) Index(context.Context) (index.Index, error) {
-	return index.Index{}, f.call("index")
+func (f *fakeBackend) Index(context.Context) (catalog.Index, error) {
+	return catalog.Index{}, f.call("index")
 }
 func (f *fakeBackend) Status(context.Context) (api.Status, error) {
 	return api.Status{}, f.call("status")
@@ -258,7 +258,7 @@ func TestFallbackWaitsForADaemonAtWork(t *testing.T) {
 			}
 		})
 		w.Header().Set("Content-Type", "application/json")
-		_ = json.NewEncoder(w).Encode(index.Index{Wings: []index.Wing{{Wing: "pam"}}})
+		_ = json.NewEncoder(w).Encode(catalog.Index{Wings: []catalog.Wing{{Wing: "pam"}}})
 	})
 	srv := &http.Server{Handler: mux}
 	go srv.Serve(l)

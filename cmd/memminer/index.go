@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/index"
+	"github.com/memminer/memminer/recall/catalog"
 )
 
 func (a *app) indexCmd() *cobra.Command {
@@ -47,11 +47,11 @@ docs/remember.md ("index").`,
 			a.foundNothing = len(x.Wings) == 0
 			switch {
 			case write:
-				wrote, err := index.Write(ctx, a.cfg.Hive, x)
+				wrote, err := catalog.Write(ctx, a.cfg.Hive, x)
 				if err != nil {
 					return err
 				}
-				path := displayPath(filepath.Join(a.cfg.Hive, index.FileName))
+				path := displayPath(filepath.Join(a.cfg.Hive, catalog.FileName))
 				if wrote {
 					fmt.Fprintf(a.stdout, "wrote %s\n", path)
 				} else {
@@ -74,10 +74,10 @@ docs/remember.md ("index").`,
 
 // buildIndex asks the daemon for the catalog, or builds it from the palace
 // when none serves it. Files are named by the configured hive either way.
-func (a *app) buildIndex(ctx context.Context) (index.Index, error) {
+func (a *app) buildIndex(ctx context.Context) (catalog.Index, error) {
 	x, err := a.service().Index(ctx)
 	if err != nil {
-		return index.Index{}, err
+		return catalog.Index{}, err
 	}
 	for _, w := range x.Wings {
 		for i := range w.Files {

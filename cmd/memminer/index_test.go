@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/recall/catalog"
 )
 
 // indexOut scrubs what differs between runs from index output.
@@ -33,7 +33,7 @@ func TestIndexGolden(t *testing.T) {
 	if out := c.ok("index", "--write"); !strings.HasPrefix(out, "wrote ") {
 		t.Errorf("index --write: %q", out)
 	}
-	path := filepath.Join(c.hive, index.FileName)
+	path := filepath.Join(c.hive, catalog.FileName)
 	if got := scrubRemember(c.scrub(testutil.ReadFile(t, path))); got != md {
 		t.Errorf("INDEX.md differs from index's output:\n%s", got)
 	}
@@ -74,7 +74,7 @@ func TestIndexThroughDaemon(t *testing.T) {
 	r := startRun(t, c, c.hive, "--index")
 	r.idle(t, c)
 	sameAsGolden(t, "index.md", indexOut(c, "index"))
-	path := filepath.Join(c.hive, index.FileName)
+	path := filepath.Join(c.hive, catalog.FileName)
 	testutil.WaitFor(t, "INDEX.md", func() bool { _, err := os.Stat(path); return err == nil })
 	c.ok("remember", "--wing", "pam", "--heading", "Plants", "The reception ficus needs water on Mondays")
 	testutil.WaitFor(t, "INDEX.md to list the new heading", func() bool {

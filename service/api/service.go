@@ -4,11 +4,11 @@ import (
 	"context"
 
 	"github.com/memminer/memminer/conflicts"
-	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/wakeup"
 )
 
@@ -31,7 +31,7 @@ type Service interface {
 	// was done before the error.
 	Mine(context.Context, MineRequest) (MineReply, error)
 	// Index builds the hive's catalog.
-	Index(context.Context) (index.Index, error)
+	Index(context.Context) (catalog.Index, error)
 	// Status describes the palace (and the daemon, when one answers).
 	Status(context.Context) (Status, error)
 	// Conflicts lists the open conflicts: the daemon's registry, or a

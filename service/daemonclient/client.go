@@ -20,11 +20,11 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/conflicts"
-	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/wakeup"
 )
@@ -370,8 +370,8 @@ func (c *Client) Forget(ctx context.Context, req api.ForgetRequest) (mine.Forgot
 }
 
 // Index asks the daemon for the hive's catalog.
-func (c *Client) Index(ctx context.Context) (index.Index, error) {
-	var x index.Index
+func (c *Client) Index(ctx context.Context) (catalog.Index, error) {
+	var x catalog.Index
 	err := c.Get(ctx, "/index", nil, &x)
 	return x, err
 }

@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 
 	"github.com/memminer/memminer/embed"
-	"github.com/memminer/memminer/index"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/skill"
 	"github.com/memminer/memminer/wakeup"
@@ -206,13 +206,13 @@ func (s *Service) Mine(ctx context.Context, req api.MineRequest) (api.MineReply,
 }
 
 // Index builds the hive's catalog from the palace.
-func (s *Service) Index(ctx context.Context) (index.Index, error) {
+func (s *Service) Index(ctx context.Context) (catalog.Index, error) {
 	p, done, err := s.open(ctx, nil, Read, nil)
 	if err != nil {
-		return index.Index{}, err
+		return catalog.Index{}, err
 	}
 	defer done()
-	return index.Build(p, s.opts.Hive, s.opts.Agents, wakeup.ReadFileLimited, s.opts.Domains)
+	return catalog.Build(p, s.opts.Hive, s.opts.Agents, wakeup.ReadFileLimited, s.opts.Domains)
 }
 
 // Status describes the palace itself, as status prints it without a

@@ -1,11 +1,11 @@
-// Package index builds the hive's catalog: per wing its identity line and
+// Package catalog builds the hive's catalog: per wing its identity line and
 // each mined memory file with its headings, how many notes each holds, when
 // the file last changed and its hash. It is the hub an agent reads first
 // when it does not search (memminer index --json), and HIVE/INDEX.md,
 // written only when its content changes so Syncthing has nothing to copy
 // otherwise. INDEX.md lies outside every agent directory, so it is never
 // mined as memory.
-package index
+package catalog
 
 import (
 	"bytes"
