@@ -25,9 +25,9 @@ import (
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // receive waits for a value on ch: see testutil.Receive.

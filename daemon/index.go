@@ -5,8 +5,8 @@ import (
 	"net/http"
 
 	"github.com/memminer/memminer/recall/catalog"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/daemonclient"
-	"github.com/memminer/memminer/wakeup"
 )
 
 func (d *Daemon) handleIndex(w http.ResponseWriter, r *http.Request) {

@@ -5,9 +5,9 @@ import (
 	"errors"
 	"time"
 
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/syncthing"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // replicationTimeout bounds the questions status asks Syncthing, so a

@@ -19,10 +19,10 @@ import (
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
 	"github.com/memminer/memminer/service/inproc"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // maxRequestBody bounds a request's JSON.

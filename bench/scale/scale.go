@@ -15,9 +15,9 @@ import (
 	"github.com/memminer/memminer/daemon"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // Config describes one scale run.

@@ -15,9 +15,9 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/recall/catalog"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/inproc"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // service is the one place the CLI decides between the daemon and the

@@ -18,9 +18,9 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/recall/catalog"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/daemonclient"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // fakeBackend answers every call with err, or first with errs in turn,

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // The end-to-end tests of memminer connect drive the real agent clients,

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/memminer/memminer/internal/testutil"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // openCodeOffline is OpenCode's user configuration for the mock model: an

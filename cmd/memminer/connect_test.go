@@ -11,8 +11,8 @@ import (
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // useConnectExe makes the installed commands name a fixed program.

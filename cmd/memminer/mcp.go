@@ -19,8 +19,8 @@ import (
 	"github.com/memminer/memminer/conflicts"
 	"github.com/memminer/memminer/internal/listenaddr"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // maxMCPMessageBytes bounds one inbound MCP message, on stdio and HTTP: a

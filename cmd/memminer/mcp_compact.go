@@ -2,8 +2,8 @@ package main
 
 import (
 	"github.com/memminer/memminer/memory/govern"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // What the model reads over MCP. Claude Code and Codex hand the model a

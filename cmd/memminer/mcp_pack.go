@@ -10,7 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/pack"
+	"github.com/memminer/memminer/recall/pack"
 )
 
 const packURIPrefix = "memminer://pack/"

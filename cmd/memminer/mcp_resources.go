@@ -17,7 +17,7 @@ import (
 	"github.com/memminer/memminer/memory/secrets"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 const (

@@ -21,8 +21,8 @@ import (
 
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/memory/memfile"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // mcpToolCases call every tool; each must return what the CLI command

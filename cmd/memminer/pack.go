@@ -12,8 +12,8 @@ import (
 
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"
-	"github.com/memminer/memminer/pack"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/pack"
 )
 
 // exitStale: pack refused a block_stale pack that uses stale files.

@@ -21,8 +21,8 @@ import (
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"
-	"github.com/memminer/memminer/pack"
 	"github.com/memminer/memminer/preaction"
+	"github.com/memminer/memminer/recall/pack"
 )
 
 func (a *app) preActionCmd() *cobra.Command {

@@ -14,8 +14,8 @@ import (
 	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // Budgets and bounds of the prompt hook.

@@ -16,8 +16,8 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/bytesize"
 	"github.com/memminer/memminer/internal/quote"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 func (a *app) statusCmd() *cobra.Command {

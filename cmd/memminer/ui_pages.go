@@ -14,9 +14,9 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/memory/inbox"
-	"github.com/memminer/memminer/pack"
+	"github.com/memminer/memminer/recall/pack"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // uiFuncs are the templates' helpers. Every one returns text, which

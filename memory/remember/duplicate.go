@@ -8,7 +8,7 @@ import (
 	"github.com/memminer/memminer/internal/words"
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // SameFact reports whether two notes' texts state the same fact, by

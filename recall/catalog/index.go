@@ -20,7 +20,7 @@ import (
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/memfile"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // FileName is the index's file at the root of the hive.

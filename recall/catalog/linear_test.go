@@ -9,7 +9,7 @@ import (
 
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // TestBuildLinearInWings: the catalogue's work grows with the wings, not

@@ -9,7 +9,7 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/recall/catalog"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // Service is what memminer does for its commands, whoever does it: the

@@ -25,8 +25,8 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/recall/catalog"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // dialTimeout bounds connecting to the socket: a daemon that does not

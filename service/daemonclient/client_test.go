@@ -16,8 +16,8 @@ import (
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // brokenDaemon serves a palace's socket in a temp dir of its own (unix

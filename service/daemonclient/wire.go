@@ -12,8 +12,8 @@ import (
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/wakeup"
 )
 
 // SocketName is the control socket's file name in the palace directory.

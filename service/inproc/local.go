@@ -15,7 +15,7 @@ import (
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // Options are what a Service works with. Hooks left nil do nothing.

@@ -12,9 +12,9 @@ import (
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/recall/catalog"
+	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/skill"
-	"github.com/memminer/memminer/wakeup"
 )
 
 var _ api.Service = (*Service)(nil)

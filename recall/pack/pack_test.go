@@ -11,7 +11,7 @@ import (
 
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 func TestParse(t *testing.T) {

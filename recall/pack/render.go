@@ -12,7 +12,7 @@ import (
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/wakeup"
+	"github.com/memminer/memminer/recall/wakeup"
 )
 
 // DefaultTokens is a rendering's budget when Options.Tokens is zero: the
