@@ -7,10 +7,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/clients/preaction"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/agentglob"
 	"github.com/memminer/memminer/memory/govern"
-	"github.com/memminer/memminer/preaction"
 )
 
 // Defaults used when nothing else sets a value; the table's Default texts

@@ -16,8 +16,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/capture"
-	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/clients/capture"
+	"github.com/memminer/memminer/clients/connect"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"

@@ -5,7 +5,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/clients/connect"
 	"github.com/memminer/memminer/service/api"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/clients/connect"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/internal/testutil"
 	"github.com/memminer/memminer/recall/wakeup"

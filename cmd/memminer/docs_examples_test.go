@@ -196,8 +196,8 @@ var docBlocks = []struct {
 	{file: "docs/connect.md", first: "memminer connect claude-code --wing dwight"},
 	{file: "docs/connect.md", first: "memminer handoff --wing dwight --to pam"},
 	{file: "docs/capture.md", first: "memminer capture --client claude-code", setup: func(t *testing.T, c *cli, _ string) {
-		copyFile(t, filepath.Join(repoRoot, "capture", "testdata", "claude-code.jsonl"), filepath.Join(c.env["HOME"], ".claude", "projects", "P", "SESSION.jsonl"))
-		copyFile(t, filepath.Join(repoRoot, "capture", "testdata", "codex.jsonl"), filepath.Join(c.env["HOME"], "ROLLOUT.jsonl"))
+		copyFile(t, filepath.Join(repoRoot, "clients", "capture", "testdata", "claude-code.jsonl"), filepath.Join(c.env["HOME"], ".claude", "projects", "P", "SESSION.jsonl"))
+		copyFile(t, filepath.Join(repoRoot, "clients", "capture", "testdata", "codex.jsonl"), filepath.Join(c.env["HOME"], "ROLLOUT.jsonl"))
 	}},
 	{file: "docs/skills.md", first: "memminer skill propose failover-drill", setup: func(t *testing.T, c *cli, markdown string) {
 		// The SKILL.md the page shows.

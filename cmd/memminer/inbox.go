@@ -14,13 +14,13 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
 	"github.com/memminer/memminer/service/inproc"
-	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) inboxCmd() *cobra.Command {

@@ -11,8 +11,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/clients/connect"
 	"github.com/memminer/memminer/config"
-	"github.com/memminer/memminer/connect"
 	"github.com/memminer/memminer/githive"
 	"github.com/memminer/memminer/hive"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/memminer/memminer/skill"
+	"github.com/memminer/memminer/clients/skill"
 )
 
 // proposeSkillArgs is a call of the propose_skill tool: the arguments say

@@ -15,13 +15,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/clients/connect"
+	"github.com/memminer/memminer/clients/preaction"
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"
-	"github.com/memminer/memminer/preaction"
 	"github.com/memminer/memminer/recall/pack"
 )
 

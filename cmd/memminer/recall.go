@@ -11,7 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/clients/connect"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/recall/wakeup"

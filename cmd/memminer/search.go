@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/palace"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) searchCmd() *cobra.Command {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/internal/quote"
-	"github.com/memminer/memminer/skill"
 )
 
 func (a *app) skillCmd() *cobra.Command {

@@ -3,7 +3,7 @@ package main
 import (
 	"context"
 
-	"github.com/memminer/memminer/connect"
+	"github.com/memminer/memminer/clients/connect"
 	"github.com/memminer/memminer/daemon"
 )
 

@@ -4,10 +4,10 @@ import (
 	"net/http"
 	"slices"
 
+	"github.com/memminer/memminer/clients/preaction"
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/memory/secrets"
-	"github.com/memminer/memminer/preaction"
-	"github.com/memminer/memminer/skill"
 )
 
 // skillsData is the skills page: the hive's skills by state, as skill

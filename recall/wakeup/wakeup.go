@@ -20,11 +20,11 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/clients/preaction"
 	"github.com/memminer/memminer/internal/quote"
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/memory/inbox"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/preaction"
 )
 
 // DefaultTokens is the budget of a digest when Options.Tokens is zero.

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"time"
 
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/memory/govern"
 	"github.com/memminer/memminer/mine"
 	"github.com/memminer/memminer/palace"
-	"github.com/memminer/memminer/skill"
 )
 
 // SearchRequest asks the daemon to search its palace.

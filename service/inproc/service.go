@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/embed"
 	"github.com/memminer/memminer/memory/remember"
 	"github.com/memminer/memminer/mine"
@@ -14,7 +15,6 @@ import (
 	"github.com/memminer/memminer/recall/catalog"
 	"github.com/memminer/memminer/recall/wakeup"
 	"github.com/memminer/memminer/service/api"
-	"github.com/memminer/memminer/skill"
 )
 
 var _ api.Service = (*Service)(nil)

@@ -17,9 +17,9 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/memminer/memminer/clients/skill"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/udiff"
-	"github.com/memminer/memminer/skill"
 )
 
 // Errors callers tell apart.

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/memminer/memminer/skill"
+	"github.com/memminer/memminer/clients/skill"
 )
 
 // newHiveWith is a hive with the published skills names.
