@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/memory/secrets"
 )
 
 // DefaultPatterns are the high-risk commands logged when the pre_action
@@ -124,7 +125,9 @@ func Append(path string, e Entry) error {
 		f.Close()
 		return err
 	}
-	text := e.markdown()
+	// The log replicates with the hive: a token in a command (a URL's
+	// password, an Authorization header) is hidden before it is written.
+	text, _ := secrets.Hide(e.markdown())
 	if st.Size() == 0 {
 		text = header + text
 	}
@@ -133,6 +136,14 @@ func Append(path string, e Entry) error {
 		return err
 	}
 	return f.Close()
+}
+
+// Masked returns e with any secret in its command and working directory
+// hidden: logs written before Append hid them still show none.
+func (e Entry) Masked() Entry {
+	e.Command, _ = secrets.Hide(e.Command)
+	e.Cwd, _ = secrets.Hide(e.Cwd)
+	return e
 }
 
 // Parse reads the entries of a log, in file order.

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 func TestMatchDefaults(t *testing.T) {
@@ -89,5 +91,25 @@ func TestAppendFollowsNoLink(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(target); string(data) != "export A=1\n" {
 		t.Errorf("the file behind the link: %q", data)
+	}
+}
+
+// TestAppendHidesSecrets: the log replicates with the hive, so a token in
+// a logged command is hidden in the file, and Masked hides one a log
+// written before still holds.
+func TestAppendHidesSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), FileName("laptop"))
+	for _, cred := range secretstest.Ten() {
+		command := "git push --force https://x:" + cred.Secrets[0] + "@github.com/o/r.git main; " + cred.Note
+		if err := Append(path, Entry{Time: time.Now(), Wing: "eng", Command: command, Matched: "push"}); err != nil {
+			t.Fatal(err)
+		}
+		data, _ := os.ReadFile(path)
+		if cred.In(string(data)) {
+			t.Errorf("%s: the log holds the secret:\n%s", cred.Kind, data)
+		}
+		if old := (Entry{Command: command}).Masked(); cred.In(old.Command) {
+			t.Errorf("%s: Masked shows the secret: %+v", cred.Kind, old)
+		}
 	}
 }

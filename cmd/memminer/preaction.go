@@ -195,6 +195,7 @@ func (a *app) preActionEntries(wing, since string) (entries []preaction.Entry, p
 				if !from.IsZero() && e.Time.Before(from) {
 					continue
 				}
+				e = e.Masked()
 				e.File = a.sourceName(f)
 				entries = append(entries, e)
 			}

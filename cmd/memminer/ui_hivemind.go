@@ -89,11 +89,6 @@ func (u *uiServer) preActionPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Errors = append(d.Errors, problems...)
 	slices.Reverse(entries)
-	for i := range entries {
-		e := &entries[i]
-		e.Command, _ = secrets.Hide(e.Command)
-		e.Cwd, _ = secrets.Hide(e.Cwd)
-	}
 	d.Entries = entries
 	u.render(w, "preaction", d)
 }
