@@ -53,14 +53,19 @@ func (a *app) connectCmd() *cobra.Command {
 		Long: `Wire memminer into an agent client's own files, so that every session of the
 agent starts with its wake-up digest and every prompt brings the notes
 relevant to it. AGENT is one of ` + strings.Join(connect.AgentIDs(), ", ") + `.
-It installs:
+It installs, as far as the client offers each (docs/connect.md):
 
   - a session-start hook: memminer wake-up --hook AGENT for the wing;
   - a prompt hook: memminer recall --hook AGENT, the notes relevant to the
     prompt (nothing when nothing is);
+  - a pre-tool hook: memminer pre-action --hook AGENT, which logs a
+    high-risk shell command before it runs (docs/pre-action.md);
+  - capture hooks: memminer capture --hook AGENT, at compaction and the
+    session's end, and the ask to record at a turn's end (docs/capture.md);
   - the MCP server: memminer mcp --wing ID;
   - the memory protocol (memminer protocol) in CLAUDE.md or AGENTS.md,
-    between begin and end markers.
+    between begin and end markers;
+  - the hive's published skills, in the client's skills folder.
 
 With a hive, connect claude-code (user files) also points Claude Code's own
 auto memory into the hive (autoMemoryDirectory: the wing's
