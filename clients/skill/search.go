@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/memminer/memminer/internal/words"
+	"github.com/memminer/memminer/memory/secrets"
 )
 
 // Match is a published skill a search found, and how well.
@@ -43,6 +44,9 @@ func Search(hiveDir, query string, minRelevance float64, limit int) ([]Match, er
 			}
 		}
 		if r := float64(n) / float64(len(want)); n > 0 && r >= minRelevance {
+			// What is shown is masked, as search masks notes: a skill
+			// published before skills were checked may hold a secret.
+			s.Description, _ = secrets.Hide(s.Description)
 			out = append(out, Match{Skill: s, Source: filepath.Join(rel(Published, s.Name), FileName), Relevance: r})
 		}
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/memory/markdown"
+	"github.com/memminer/memminer/memory/secrets"
 )
 
 // Dir is the skills' directory in a hive, never an agent's.
@@ -50,6 +51,10 @@ var (
 	ErrBadSkill = errors.New("not a valid skill")
 	ErrNoSkill  = errors.New("no such skill")
 	ErrExists   = errors.New("skill already exists")
+	// ErrSecret means a SKILL.md holds a credential (package secrets, the
+	// rules remember writes by): a skill is copied to every connected
+	// client and shown in search, so it is neither proposed nor published.
+	ErrSecret = errors.New("the skill holds a secret")
 )
 
 // Skill is one skill of the hive.
@@ -132,6 +137,9 @@ func Propose(hiveDir, name string, data []byte, by string) (Skill, error) {
 	if err != nil {
 		return s, err
 	}
+	if err := refuseSecrets(name, data); err != nil {
+		return s, err
+	}
 	dir := rel(Proposed, name)
 	err = inHive(hiveDir, func(root *os.Root) error {
 		if _, err := root.Lstat(dir); err == nil {
@@ -157,8 +165,12 @@ func Propose(hiveDir, name string, data []byte, by string) (Skill, error) {
 // Approve publishes proposed/name; the version it replaces, if any, goes
 // to deprecated/ as history.
 func Approve(hiveDir, name, by string) (Skill, error) {
-	s, err := load(hiveDir, Proposed, name)
+	s, data, err := loadData(hiveDir, Proposed, name)
 	if err != nil {
+		return s, err
+	}
+	// A proposal edited in the hive since it was proposed is checked again.
+	if err := refuseSecrets(name, data); err != nil {
 		return s, err
 	}
 	to := rel(Published, name)
@@ -221,20 +233,26 @@ func retire(root *os.Root, name string) error {
 // load reads skill name in state, following no link and reading nothing
 // but a regular file (hivefile).
 func load(hiveDir, state, name string) (Skill, error) {
+	s, _, err := loadData(hiveDir, state, name)
+	return s, err
+}
+
+// loadData is load, with the SKILL.md it read.
+func loadData(hiveDir, state, name string) (Skill, []byte, error) {
 	if err := CheckName(name); err != nil {
-		return Skill{}, err
+		return Skill{}, nil, err
 	}
 	path := filepath.Join(folder(hiveDir, state, name), FileName)
 	data, err := hivefile.ReadLimited(path, MaxBytes+1)
 	if errors.Is(err, fs.ErrNotExist) {
-		return Skill{}, fmt.Errorf("%w: no %s skill %s (memminer skill list)", ErrNoSkill, state, name)
+		return Skill{}, nil, fmt.Errorf("%w: no %s skill %s (memminer skill list)", ErrNoSkill, state, name)
 	}
 	if err != nil {
-		return Skill{}, err
+		return Skill{}, nil, err
 	}
 	s, err := Parse(name, data)
 	s.State, s.Path = state, path
-	return s, err
+	return s, data, err
 }
 
 // List lists the hive's skills, by state then name. A folder whose
@@ -285,4 +303,13 @@ func logf(hiveDir, format string, args ...any) error {
 		return err
 	}
 	return f.Close()
+}
+
+// refuseSecrets returns ErrSecret, naming where, when data holds a
+// credential.
+func refuseSecrets(name string, data []byte) error {
+	if found := secrets.FindWritten(string(data)); len(found) > 0 {
+		return fmt.Errorf("%w: %s: %s", ErrSecret, name, secrets.Describe(found))
+	}
+	return nil
 }

@@ -2,11 +2,14 @@ package skill
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 func skillMD(name, desc string) []byte {
@@ -209,5 +212,55 @@ func TestMovesStayInTheHive(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(log); len(data) != 0 {
 		t.Errorf("the file behind the link holds %q", data)
+	}
+}
+
+// TestSecretsStayOut: a skill is copied into every connected client and
+// shown in search, so one holding a credential is neither proposed nor
+// published, and one published before is shown masked.
+func TestSecretsStayOut(t *testing.T) {
+	for _, cred := range secretstest.Ten() {
+		h := t.TempDir()
+		md := []byte("---\nname: push\ndescription: Push the mirror.\n---\n# push\n\n" + cred.Note + "\n")
+		oneLine := !strings.Contains(cred.Note, "\n")
+		if oneLine {
+			// Quoted: a note may hold ": ".
+			md = skillMD("push", "'Push the mirror. "+strings.ReplaceAll(cred.Note, "'", "''")+"'")
+		}
+		if _, err := Propose(h, "push", md, "eng"); !errors.Is(err, ErrSecret) {
+			t.Errorf("%s: Propose = %v, want ErrSecret", cred.Kind, err)
+		}
+		if _, err := os.Stat(filepath.Join(h, Dir, Proposed, "push")); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s: a refused proposal left %v", cred.Kind, err)
+		}
+		// Put in the hive by hand, past propose: approve refuses it.
+		dir := filepath.Join(h, Dir, Proposed, "push")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, FileName), md, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Approve(h, "push", "ann"); !errors.Is(err, ErrSecret) {
+			t.Errorf("%s: Approve = %v, want ErrSecret", cred.Kind, err)
+		}
+		if !oneLine {
+			continue // a description is one line
+		}
+		// Published before the check: search masks it.
+		pub := filepath.Join(h, Dir, Published, "push")
+		if err := os.MkdirAll(filepath.Dir(pub), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(dir, pub); err != nil {
+			t.Fatal(err)
+		}
+		got, err := Search(h, "push the mirror", 0.2, 5)
+		if err != nil || len(got) != 1 {
+			t.Fatalf("%s: Search = %v, %v", cred.Kind, got, err)
+		}
+		if cred.In(got[0].Description) {
+			t.Errorf("%s: search shows the secret: %q", cred.Kind, got[0].Description)
+		}
 	}
 }

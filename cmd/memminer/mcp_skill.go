@@ -57,6 +57,8 @@ func skillToolError(err error) error {
 		return fmt.Errorf("%v; nothing proposed. skill_md starts with frontmatter: ---, name: NAME, description: what it does and when to use it, ---; then the instructions", err)
 	case errors.Is(err, skill.ErrExists):
 		return fmt.Errorf("%v; nothing proposed: wait for the person, or propose it under another name", err)
+	case errors.Is(err, skill.ErrSecret):
+		return fmt.Errorf("%v; nothing proposed: %s", err, secretAdvice)
 	}
 	return err
 }

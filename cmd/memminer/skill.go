@@ -251,6 +251,8 @@ func skillError(err error) error {
 		return usagef("%v (the format: docs/skills.md)", err)
 	case errors.Is(err, skill.ErrNoSkill), errors.Is(err, skill.ErrExists):
 		return usagef("%v", err)
+	case errors.Is(err, skill.ErrSecret):
+		return secretError(err, "")
 	}
 	return err
 }

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 func TestSkillCommand(t *testing.T) {
@@ -15,6 +17,8 @@ func TestSkillCommand(t *testing.T) {
 	os.WriteFile(good, []byte("---\nname: deploy-api\ndescription: Deploy the API.\n---\nSteps.\n"), 0o644)
 	bad := filepath.Join(t.TempDir(), "SKILL.md")
 	os.WriteFile(bad, []byte("# no frontmatter\n"), 0o644)
+	secret := filepath.Join(t.TempDir(), "SKILL.md")
+	os.WriteFile(secret, []byte("---\nname: push\ndescription: Push tags.\n---\nCI pushes tags with the token "+secretstest.Ten()[1].Secrets[0]+".\n"), 0o644)
 
 	steps := []struct {
 		args []string
@@ -24,6 +28,7 @@ func TestSkillCommand(t *testing.T) {
 		{[]string{"skill"}, 0, "no skills yet"},
 		{[]string{"skill", "propose", "deploy-api", bad}, exitUsage, "no frontmatter name"},
 		{[]string{"skill", "propose", "Deploy", good}, exitUsage, "lower-case"},
+		{[]string{"skill", "propose", "push", secret}, exitSecret, "the skill holds a secret: push"},
 		{[]string{"skill", "propose", "deploy-api", good, "--wing", "dwight"}, 0, "waits for a person: memminer skill approve deploy-api"},
 		{[]string{"skill", "propose", "deploy-api", good}, exitUsage, "waits for approval already"},
 		{[]string{"inbox"}, 0, "1 skill waits for approval (memminer skill approve|reject NAME):\n  deploy-api: Deploy the API."},
