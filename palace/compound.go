@@ -14,8 +14,8 @@ import (
 // unrelated ones, counts against the note that answers. A pair joins only
 // when its first word is a content word (so "to day" never becomes
 // "today"), the joined word is no stopword, and a searched wing holds it;
-// the pair's words then leave the query, unless the query uses them
-// elsewhere. The caller holds the palace's read lock.
+// the joined word then joins the query, and a word of the pair that no
+// searched note holds leaves it. The caller holds the palace's read lock.
 func (r *searchRun) joinCompounds(query string, wings []string) {
 	var raw []string
 	words.Each(query, func(w string) { raw = append(raw, w) })
@@ -44,7 +44,10 @@ func (r *searchRun) joinCompounds(query string, wings []string) {
 			continue
 		}
 		for _, part := range []string{a, b} {
-			if t := words.Term(part); uses[t] == 1 {
+			// A part no note holds only counts against the notes that
+			// spell the pair as one word; a part some note holds stays,
+			// for the notes that spell the pair as two ("data base").
+			if t := words.Term(part); uses[t] == 1 && !held(t) {
 				r.dropTerm(t)
 			}
 		}
