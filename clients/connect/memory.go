@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -47,26 +46,47 @@ var claudeMemory = &ownMemory{setting: "autoMemoryDirectory", projects: func(s S
 }}
 
 // memorySet is the hooks file's setting of the client's memory folder to
-// dir; with dir empty (disconnect, or no hive) it only recognises
-// memminer's value, to take it out. A value someone else set is theirs:
-// connect leaves it, and the client's memory stays where it names.
-func (m *ownMemory) memorySet(dir string) jsonSet {
+// in.MemoryDir; with it empty (no hive) it only recognises memminer's
+// value (ourMemoryDir), to take it out. A value someone else set is
+// theirs: connect leaves it, and the client's memory stays where it
+// names.
+func (m *ownMemory) memorySet(in Install) jsonSet {
 	value := ""
-	if dir != "" {
-		b, _ := json.Marshal(dir)
+	if in.MemoryDir != "" {
+		b, _ := json.Marshal(in.MemoryDir)
 		value = string(b)
 	}
-	return jsonSet{path: m.setting, value: value, ours: ourMemoryDir, yield: true}
+	return jsonSet{path: m.setting, value: value, ours: ourMemoryDir(in.MemoryDir, in.hive), yield: true}
 }
 
-// ourMemoryDir recognises a memory folder connect set: a client's memory
-// folder of a hive (hive.ClientMemoryDirName), of any wing and machine.
-func ourMemoryDir(r gjson.Result) bool {
-	if r.Type != gjson.String {
-		return false
+// ourMemoryDir recognises memminer's value of the client's memory
+// folder: dir, the folder connect sets for this hive, wing and machine,
+// or a folder of the hive (hiveDir) at <agents>/<wing>/ named by
+// hive.ClientMemoryDirName (set for another wing or machine). A folder
+// merely named like one (/x/team-memory.shared) is the user's.
+func ourMemoryDir(dir, hiveDir string) func(gjson.Result) bool {
+	return func(r gjson.Result) bool {
+		if r.Type != gjson.String || r.Str == "" {
+			return false
+		}
+		v := filepath.Clean(r.Str)
+		if dir != "" && v == filepath.Clean(dir) {
+			return true
+		}
+		if hiveDir == "" || !filepath.IsAbs(v) {
+			return false
+		}
+		rel, err := filepath.Rel(filepath.Clean(hiveDir), v)
+		if err != nil {
+			return false
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if len(parts) < 3 || slices.Contains(parts, "..") || slices.Contains(parts, ".") {
+			return false
+		}
+		_, ok := hive.ClientOf(parts[len(parts)-1] + "/")
+		return ok
 	}
-	_, ok := hive.ClientOf(path.Base(filepath.ToSlash(strings.TrimRight(r.Str, `/\`))) + "/")
-	return ok
 }
 
 // MemoryResult is what connect did with the client's own memory: the

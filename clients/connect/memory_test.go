@@ -223,3 +223,49 @@ func TestConnectWithoutMemoryDir(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectLeavesAMemoryFolderNamedLikeMemminers: a user's own
+// autoMemoryDirectory whose name merely looks like a hive's client
+// memory folder (team-memory.shared) is the user's: connect leaves it
+// with the note, imports nothing, and disconnect leaves it too.
+func TestConnectLeavesAMemoryFolderNamedLikeMemminers(t *testing.T) {
+	for _, own := range []string{"/x/team-memory.shared", "/x/agents/dwight/claude-code-memory.laptop"} {
+		t.Run(own, func(t *testing.T) {
+			o, memDir, _ := memoryOptions(t)
+			o.Hive = filepath.Join(o.Scope.Home, "hive")
+			settings := filepath.Join(o.Scope.Home, ".claude", "settings.json")
+			write(t, settings, "{\n  \"autoMemoryDirectory\": \""+own+"\"\n}\n")
+			res, err := Connect("claude-code", o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.Get(read(t, settings), "autoMemoryDirectory").String(); got != own {
+				t.Errorf("autoMemoryDirectory = %q, want the user's %q", got, own)
+			}
+			if res.Memory != nil || !strings.Contains(res.Note, "not by memminer") {
+				t.Errorf("memory %+v, note %q", res.Memory, res.Note)
+			}
+			if _, err := os.Stat(memDir); !os.IsNotExist(err) {
+				t.Errorf("imported into %s though the client does not read it", memDir)
+			}
+			if _, err := Disconnect("claude-code", o); err != nil {
+				t.Fatal(err)
+			}
+			if got := gjson.Get(read(t, settings), "autoMemoryDirectory").String(); got != own {
+				t.Errorf("after disconnect autoMemoryDirectory = %q, want %q", got, own)
+			}
+		})
+	}
+	// memminer's folder for another machine of the hive is memminer's.
+	o, memDir, _ := memoryOptions(t)
+	o.Hive = filepath.Join(o.Scope.Home, "hive")
+	other := filepath.Join(filepath.Dir(memDir), hive.ClientMemoryDirName("claude-code", "desktop"))
+	settings := filepath.Join(o.Scope.Home, ".claude", "settings.json")
+	write(t, settings, "{\n  \"autoMemoryDirectory\": \""+other+"\"\n}\n")
+	if _, err := Connect("claude-code", o); err != nil {
+		t.Fatal(err)
+	}
+	if got := gjson.Get(read(t, settings), "autoMemoryDirectory").String(); got != memDir {
+		t.Errorf("another machine's folder of the hive: autoMemoryDirectory = %q, want %q", got, memDir)
+	}
+}

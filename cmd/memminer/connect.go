@@ -180,6 +180,9 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		opts.Hive = hive
 	}
 	if cmd.Name() != "connect" {
+		// Disconnect recognises memminer's memory folder by it; without
+		// it (no wing), by the hive alone.
+		opts.Install.MemoryDir, _ = a.clientMemoryDir(agent, scope)
 		return opts, nil
 	}
 	exe, err := connectExe()
@@ -199,10 +202,8 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		return opts, err
 	}
 	opts.Install = connect.Install{Exe: exe, Flags: flags, Protocol: b.String()}
-	if opts.Install.MemoryDir, err = a.clientMemoryDir(agent, scope); err != nil {
-		return opts, err
-	}
-	return opts, nil
+	opts.Install.MemoryDir, err = a.clientMemoryDir(agent, scope)
+	return opts, err
 }
 
 // clientMemoryDir is the folder of the hive where agent keeps its own
