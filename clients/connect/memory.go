@@ -222,7 +222,14 @@ func importPlan(root, projects, dir string) (copies []Copy, data [][]byte, uncha
 		if !e.IsDir() {
 			continue
 		}
-		src := filepath.Join(projects, e.Name(), "memory")
+		src, why, err := memoryFolder(realRoot, filepath.Join(projects, e.Name(), "memory"))
+		if err != nil {
+			return nil, nil, 0, nil, err
+		}
+		if why != "" {
+			skipped = append(skipped, Skip{From: filepath.Join(projects, e.Name(), "memory"), Reason: why})
+			continue
+		}
 		werr := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) && p == src {
 				return nil
@@ -261,6 +268,35 @@ func importPlan(root, projects, dir string) (copies []Copy, data [][]byte, uncha
 		}
 	}
 	return copies, data, unchanged, skipped, nil
+}
+
+// memoryFolder is the folder to read a project's memory from, given its
+// path (projects/<project>/memory): that path, or where it leads when it
+// is a symlink to a folder inside realRoot (the client's folder, symlinks
+// resolved); a link elsewhere could bring any folder of the machine into
+// the hive, and is not followed: why says so.
+func memoryFolder(realRoot, src string) (dir, why string, err error) {
+	st, err := os.Lstat(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return src, "", nil // WalkDir finds nothing
+	}
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return src, "", err
+	}
+	real, err := filepath.EvalSymlinks(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "a dangling link", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if !within(realRoot, real) {
+		return "", "a link to " + real + ", outside " + realRoot, nil
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", "a link to " + real + ", not a folder", nil
+	}
+	return real, "", nil
 }
 
 // hideSecrets is b with its secrets replaced the way remember writes a

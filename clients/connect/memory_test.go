@@ -364,3 +364,55 @@ func TestConnectImportsOnlyTheClientsMemoryFiles(t *testing.T) {
 		})
 	}
 }
+
+// TestConnectReportsALinkedMemoryFolder: a project whose memory/ folder
+// is a symlink is followed when it leads inside the client's folder,
+// and otherwise skipped and reported with why, never silently.
+func TestConnectReportsALinkedMemoryFolder(t *testing.T) {
+	o := testOptions(t, "dwight")
+	root := filepath.Join(o.Scope.Home, ".claude")
+	memDir := filepath.Join(o.Scope.Home, "hive", "agents", "dwight", hive.ClientMemoryDirName("claude-code", "laptop"))
+	o.Install.MemoryDir = memDir
+	projects := filepath.Join(root, "projects")
+	write(t, filepath.Join(root, "kept", "MEMORY.md"), "- kept inside\n")
+	write(t, filepath.Join(o.Scope.Home, "elsewhere", "MEMORY.md"), "- kept outside\n")
+	for project, to := range map[string]string{
+		"-home-dwight-in":   filepath.Join(root, "kept"),
+		"-home-dwight-out":  filepath.Join(o.Scope.Home, "elsewhere"),
+		"-home-dwight-gone": filepath.Join(o.Scope.Home, "gone"),
+	} {
+		if err := os.MkdirAll(filepath.Join(projects, project), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(to, filepath.Join(projects, project, "memory")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(t, filepath.Join(root, "settings.json"), "{}\n")
+	res, err := Connect("claude-code", o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Memory == nil {
+		t.Fatalf("no memory: %+v", res)
+	}
+	if got := read(t, filepath.Join(memDir, "imported", "-home-dwight-in", "MEMORY.md")); got != "- kept inside\n" {
+		t.Errorf("a memory folder linked inside ~/.claude imported as %q", got)
+	}
+	if _, err := os.Lstat(filepath.Join(memDir, "imported", "-home-dwight-out")); err == nil {
+		t.Error("a memory folder linked outside ~/.claude was imported")
+	}
+	skipped := map[string]string{}
+	for _, sk := range res.Memory.Skipped {
+		skipped[sk.From] = sk.Reason
+	}
+	if r := skipped[filepath.Join(projects, "-home-dwight-out", "memory")]; !strings.Contains(r, "outside") {
+		t.Errorf("the link out is not reported: %+v", res.Memory.Skipped)
+	}
+	if r := skipped[filepath.Join(projects, "-home-dwight-gone", "memory")]; !strings.Contains(r, "dangling") {
+		t.Errorf("the dangling link is not reported: %+v", res.Memory.Skipped)
+	}
+	if len(res.Memory.Imported) != 1 || len(skipped) != 2 {
+		t.Errorf("imported %+v, skipped %+v", res.Memory.Imported, res.Memory.Skipped)
+	}
+}
