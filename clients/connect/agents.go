@@ -60,6 +60,9 @@ type Install struct {
 	// directory's hive.ClientMemoryDirName for this machine. Empty, the
 	// client's memory stays where it is.
 	MemoryDir string
+	// hive is Options.Hive, where a memory folder connect set for another
+	// wing or machine is recognised (ourMemoryDir).
+	hive string
 }
 
 // Roles of the files an agent's connection touches.
@@ -235,7 +238,7 @@ func claudeFiles(s Scope, in Install) []file {
 	settings := hooks.json()
 	settings.appends = append(settings.appends,
 		jsonAppend{path: "permissions.allow", value: `"mcp__` + serverName + `"`, ours: equalString("mcp__" + serverName)})
-	settings.sets = append(settings.sets, claudeMemory.memorySet(in.MemoryDir))
+	settings.sets = append(settings.sets, claudeMemory.memorySet(in))
 	return []file{
 		{path: filepath.Join(dir, "settings.json"), role: RoleHooks, edit: settings},
 		{path: state, role: RoleMCP, edit: mcpServersEdit(server)},

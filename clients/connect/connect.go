@@ -137,6 +137,13 @@ type Options struct {
 	Now func() time.Time
 }
 
+// install is opts.Install with the hive, for the files' edits.
+func (opts Options) install() Install {
+	in := opts.Install
+	in.hive = opts.Hive
+	return in
+}
+
 // StateDir is where connections are recorded: $XDG_STATE_HOME/memminer/
 // connect, by default ~/.local/state/memminer/connect.
 func StateDir(getenv func(string) string, home string) string {
@@ -201,7 +208,7 @@ func Connect(agentID string, opts Options) (Result, error) {
 	dir := connectionDir(opts.StateDir, ag.ID, opts.Scope)
 	rec, _ := readRecord(dir)
 	var plans []filePlan
-	for _, f := range ag.files(opts.Scope, opts.Install) {
+	for _, f := range ag.files(opts.Scope, opts.install()) {
 		p, fr, err := planFile(ag, f, rec)
 		if err != nil {
 			return res, err
@@ -361,7 +368,7 @@ func Disconnect(agentID string, opts Options) (Result, error) {
 	}
 	res.Wing = rec.Wing
 	edits := map[string]edit{}
-	for _, f := range ag.files(opts.Scope, opts.Install) {
+	for _, f := range ag.files(opts.Scope, opts.install()) {
 		edits[f.path] = f.edit
 	}
 	type plan struct {

@@ -8,7 +8,6 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -20,6 +19,7 @@ import (
 	"github.com/memminer/memminer/hive"
 	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
+	"github.com/memminer/memminer/memory/secrets"
 )
 
 // ownMemory is how a client keeps a memory of its own, which connect
@@ -47,26 +47,47 @@ var claudeMemory = &ownMemory{setting: "autoMemoryDirectory", projects: func(s S
 }}
 
 // memorySet is the hooks file's setting of the client's memory folder to
-// dir; with dir empty (disconnect, or no hive) it only recognises
-// memminer's value, to take it out. A value someone else set is theirs:
-// connect leaves it, and the client's memory stays where it names.
-func (m *ownMemory) memorySet(dir string) jsonSet {
+// in.MemoryDir; with it empty (no hive) it only recognises memminer's
+// value (ourMemoryDir), to take it out. A value someone else set is
+// theirs: connect leaves it, and the client's memory stays where it
+// names.
+func (m *ownMemory) memorySet(in Install) jsonSet {
 	value := ""
-	if dir != "" {
-		b, _ := json.Marshal(dir)
+	if in.MemoryDir != "" {
+		b, _ := json.Marshal(in.MemoryDir)
 		value = string(b)
 	}
-	return jsonSet{path: m.setting, value: value, ours: ourMemoryDir, yield: true}
+	return jsonSet{path: m.setting, value: value, ours: ourMemoryDir(in.MemoryDir, in.hive), yield: true}
 }
 
-// ourMemoryDir recognises a memory folder connect set: a client's memory
-// folder of a hive (hive.ClientMemoryDirName), of any wing and machine.
-func ourMemoryDir(r gjson.Result) bool {
-	if r.Type != gjson.String {
-		return false
+// ourMemoryDir recognises memminer's value of the client's memory
+// folder: dir, the folder connect sets for this hive, wing and machine,
+// or a folder of the hive (hiveDir) at <agents>/<wing>/ named by
+// hive.ClientMemoryDirName (set for another wing or machine). A folder
+// merely named like one (/x/team-memory.shared) is the user's.
+func ourMemoryDir(dir, hiveDir string) func(gjson.Result) bool {
+	return func(r gjson.Result) bool {
+		if r.Type != gjson.String || r.Str == "" {
+			return false
+		}
+		v := filepath.Clean(r.Str)
+		if dir != "" && v == filepath.Clean(dir) {
+			return true
+		}
+		if hiveDir == "" || !filepath.IsAbs(v) {
+			return false
+		}
+		rel, err := filepath.Rel(filepath.Clean(hiveDir), v)
+		if err != nil {
+			return false
+		}
+		parts := strings.Split(filepath.ToSlash(rel), "/")
+		if len(parts) < 3 || slices.Contains(parts, "..") || slices.Contains(parts, ".") {
+			return false
+		}
+		_, ok := hive.ClientOf(parts[len(parts)-1] + "/")
+		return ok
 	}
-	_, ok := hive.ClientOf(path.Base(filepath.ToSlash(strings.TrimRight(r.Str, `/\`))) + "/")
-	return ok
 }
 
 // MemoryResult is what connect did with the client's own memory: the
@@ -82,6 +103,10 @@ type MemoryResult struct {
 	Imported []Copy `json:"imported"`
 	// Unchanged counts the files already in Dir with the same content.
 	Unchanged int `json:"unchanged"`
+	// Skipped are the files of the client's memory not copied, and why:
+	// a link out of the client's folder, a file that is not a regular
+	// .md file.
+	Skipped []Skip `json:"skipped"`
 	// Index is Dir's MEMORY.md when connect wrote it (Dir had none): a
 	// line for each project imported.
 	Index string `json:"index,omitempty"`
@@ -91,6 +116,16 @@ type MemoryResult struct {
 type Copy struct {
 	From string `json:"from"`
 	To   string `json:"to"`
+	// SecretsHidden counts the secrets replaced in the copy, as remember
+	// does (secrets.RedactWritten): the hive is replicated to every
+	// machine, so a secret is never copied there as typed.
+	SecretsHidden int `json:"secrets_hidden,omitempty"`
+}
+
+// Skip is a file of the client's memory connect does not copy.
+type Skip struct {
+	From   string `json:"from"`
+	Reason string `json:"reason"`
 }
 
 // memoryPlan is what connecting does with the client's own memory.
@@ -146,11 +181,12 @@ func (m *ownMemory) plan(s Scope, dir, path string, settings []byte) (plan *memo
 		return nil, fmt.Sprintf("%s sets %s to %s, not by memminer: the client keeps its own memory there, outside the hive; to bring it in, remove the setting and connect again",
 			path, m.setting, set.String()), nil
 	}
-	copies, data, unchanged, err := importPlan(m.projects(s), dir)
+	projects := m.projects(s)
+	copies, data, unchanged, skipped, err := importPlan(filepath.Dir(projects), projects, dir)
 	if err != nil {
 		return nil, "", err
 	}
-	plan = &memoryPlan{res: MemoryResult{Dir: dir, Settings: path, Setting: m.setting, Imported: append([]Copy{}, copies...), Unchanged: unchanged}, data: data}
+	plan = &memoryPlan{res: MemoryResult{Dir: dir, Settings: path, Setting: m.setting, Imported: append([]Copy{}, copies...), Unchanged: unchanged, Skipped: append([]Skip{}, skipped...)}, data: data}
 	if index, b := indexOf(dir, copies); b != nil {
 		plan.res.Index = index
 	}
@@ -162,23 +198,38 @@ func (m *ownMemory) plan(s Scope, dir, path string, settings []byte) (plan *memo
 const importedDir = "imported"
 
 // importPlan lists the files of the client's memory before connect (in
-// projects/*/memory/) and where each goes in dir: imported/<project>/,
-// the same relative path; a name taken by other content gets a number
-// (db.2.md), so nothing is replaced. Files already there with the same
-// content are counted, not copied again.
-func importPlan(projects, dir string) (copies []Copy, data [][]byte, unchanged int, err error) {
+// projects/*/memory/, projects being in the client's folder root) and
+// where each goes in dir: imported/<project>/, the same relative path; a
+// name taken by other content gets a number (db.2.md), so nothing is
+// replaced. Files already there with the same content are counted, not
+// copied again. Only regular .md files are copied, a link only when it
+// leads to one inside root, and each with its secrets hidden (hideSecrets):
+// the hive is replicated to every machine. The others are skipped, with
+// why.
+func importPlan(root, projects, dir string) (copies []Copy, data [][]byte, unchanged int, skipped []Skip, err error) {
 	entries, err := os.ReadDir(projects)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil, 0, nil
+		return nil, nil, 0, nil, nil
 	}
 	if err != nil {
-		return nil, nil, 0, err
+		return nil, nil, 0, nil, err
+	}
+	realRoot, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, 0, nil, err
 	}
 	for _, e := range entries {
 		if !e.IsDir() {
 			continue
 		}
-		src := filepath.Join(projects, e.Name(), "memory")
+		src, why, err := memoryFolder(realRoot, filepath.Join(projects, e.Name(), "memory"))
+		if err != nil {
+			return nil, nil, 0, nil, err
+		}
+		if why != "" {
+			skipped = append(skipped, Skip{From: filepath.Join(projects, e.Name(), "memory"), Reason: why})
+			continue
+		}
 		werr := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 			if errors.Is(err, fs.ErrNotExist) && p == src {
 				return nil
@@ -186,13 +237,19 @@ func importPlan(projects, dir string) (copies []Copy, data [][]byte, unchanged i
 			if err != nil || d.IsDir() {
 				return err
 			}
-			b, err := readSource(p)
-			if errors.Is(err, hivefile.ErrNotRegular) || errors.Is(err, fs.ErrNotExist) {
-				return nil // a FIFO, a socket or a dangling link holds no memory
+			if filepath.Ext(p) != ".md" {
+				skipped = append(skipped, Skip{From: p, Reason: "not a .md file"})
+				return nil
 			}
+			b, why, err := readSource(realRoot, p)
 			if err != nil {
 				return err
 			}
+			if why != "" {
+				skipped = append(skipped, Skip{From: p, Reason: why})
+				return nil
+			}
+			b, hidden := hideSecrets(b)
 			rel, _ := filepath.Rel(src, p)
 			to, same, err := freeName(filepath.Join(dir, importedDir, e.Name(), rel), b, copies)
 			if err != nil {
@@ -202,26 +259,88 @@ func importPlan(projects, dir string) (copies []Copy, data [][]byte, unchanged i
 				unchanged++
 				return nil
 			}
-			copies = append(copies, Copy{From: p, To: to})
+			copies = append(copies, Copy{From: p, To: to, SecretsHidden: hidden})
 			data = append(data, b)
 			return nil
 		})
 		if werr != nil {
-			return nil, nil, 0, fmt.Errorf("read the memory Claude Code kept in %s: %w", src, werr)
+			return nil, nil, 0, nil, fmt.Errorf("read the memory Claude Code kept in %s: %w", src, werr)
 		}
 	}
-	return copies, data, unchanged, nil
+	return copies, data, unchanged, skipped, nil
 }
 
-// readSource reads a file of the client's own memory, following a
-// symlink to wherever it leads (the client reads it there), through one
-// descriptor.
-func readSource(p string) ([]byte, error) {
-	real, err := filepath.EvalSymlinks(p)
-	if err != nil {
-		return nil, err
+// memoryFolder is the folder to read a project's memory from, given its
+// path (projects/<project>/memory): that path, or where it leads when it
+// is a symlink to a folder inside realRoot (the client's folder, symlinks
+// resolved); a link elsewhere could bring any folder of the machine into
+// the hive, and is not followed: why says so.
+func memoryFolder(realRoot, src string) (dir, why string, err error) {
+	st, err := os.Lstat(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return src, "", nil // WalkDir finds nothing
 	}
-	return readRegular(real)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return src, "", err
+	}
+	real, err := filepath.EvalSymlinks(src)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", "a dangling link", nil
+	}
+	if err != nil {
+		return "", "", err
+	}
+	if !within(realRoot, real) {
+		return "", "a link to " + real + ", outside " + realRoot, nil
+	}
+	if st, err := os.Stat(real); err != nil || !st.IsDir() {
+		return "", "a link to " + real + ", not a folder", nil
+	}
+	return real, "", nil
+}
+
+// hideSecrets is b with its secrets replaced the way remember writes a
+// note (secrets.RedactWritten), and how many it replaced.
+func hideSecrets(b []byte) ([]byte, int) {
+	text, found := secrets.RedactWritten(string(b))
+	if len(found) == 0 {
+		return b, 0
+	}
+	return []byte(text), len(found)
+}
+
+// readSource reads a file of the client's own memory through one
+// descriptor, following a symlink only to a .md file inside realRoot
+// (the client's folder, symlinks resolved): a link out of it could bring
+// any file of the machine into the hive, one to another file of it the
+// client's credentials. why says why it is not read (a
+// link out, a dangling link, not a regular file); err is another
+// failure.
+func readSource(realRoot, p string) (b []byte, why string, err error) {
+	real, err := filepath.EvalSymlinks(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, "a dangling link", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	if !within(realRoot, real) {
+		return nil, "a link to " + real + ", outside " + realRoot, nil
+	}
+	if filepath.Ext(real) != ".md" {
+		return nil, "a link to " + real + ", not a .md file", nil
+	}
+	b, err = readRegular(real)
+	if errors.Is(err, hivefile.ErrNotRegular) {
+		return nil, "not a regular file", nil
+	}
+	return b, "", err
+}
+
+// within says whether p is root or inside it (both clean and absolute).
+func within(root, p string) bool {
+	rel, err := filepath.Rel(root, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator))
 }
 
 // readRegular reads a regular file through one descriptor, following no

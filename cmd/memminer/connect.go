@@ -70,7 +70,9 @@ It installs, as far as the client offers each (docs/connect.md):
 With a hive, connect claude-code (user files) also points Claude Code's own
 auto memory into the hive (autoMemoryDirectory: the wing's
 claude-code-memory.<machine>/), after copying what it remembered before
-there; the originals stay, and disconnect takes the setting out again.
+there (its .md files, secrets hidden as remember hides them; links out of
+~/.claude and other files are listed as skipped); the originals stay, and
+disconnect takes the setting out again.
 
 OpenCode has no hooks: a plugin (plugins/memminer.js) runs the same
 commands, and the protocol goes in a file its config's instructions name.
@@ -180,6 +182,9 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		opts.Hive = hive
 	}
 	if cmd.Name() != "connect" {
+		// Disconnect recognises memminer's memory folder by it; without
+		// it (no wing), by the hive alone.
+		opts.Install.MemoryDir, _ = a.clientMemoryDir(agent, scope)
 		return opts, nil
 	}
 	exe, err := connectExe()
@@ -199,10 +204,8 @@ func (a *app) connectOptions(cmd *cobra.Command, agent string, f connectFlags) (
 		return opts, err
 	}
 	opts.Install = connect.Install{Exe: exe, Flags: flags, Protocol: b.String()}
-	if opts.Install.MemoryDir, err = a.clientMemoryDir(agent, scope); err != nil {
-		return opts, err
-	}
-	return opts, nil
+	opts.Install.MemoryDir, err = a.clientMemoryDir(agent, scope)
+	return opts, err
 }
 
 // clientMemoryDir is the folder of the hive where agent keeps its own
@@ -224,6 +227,15 @@ func (a *app) clientMemoryDir(agent string, scope connect.Scope) (string, error)
 	}
 	machine, _ := hive.MachineOf(rel)
 	return filepath.Join(abs, filepath.FromSlash(path.Dir(rel)), hive.ClientMemoryDirName(ag.ID, machine)), nil
+}
+
+// secretsHidden is how a copy of the client's memory says it had its
+// secrets hidden: "; secrets hidden: N", or nothing.
+func secretsHidden(c connect.Copy) string {
+	if c.SecretsHidden == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; secrets hidden: %d", c.SecretsHidden)
 }
 
 // home is the user's home directory, from HOME as the clients read it.
@@ -261,7 +273,10 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 		}
 		if m := res.Memory; m != nil {
 			for _, c := range m.Imported {
-				fmt.Fprintf(a.stdout, "would copy %s to %s\n", c.From, c.To)
+				fmt.Fprintf(a.stdout, "would copy %s to %s%s\n", c.From, c.To, secretsHidden(c))
+			}
+			for _, sk := range m.Skipped {
+				fmt.Fprintf(a.stdout, "would skip %s: %s\n", sk.From, sk.Reason)
 			}
 			if m.Index != "" {
 				fmt.Fprintf(a.stdout, "would create %s, linking the imported projects' MEMORY.md\n", m.Index)
@@ -287,7 +302,10 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 	}
 	if m := res.Memory; m != nil {
 		for _, c := range m.Imported {
-			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (from %s)\n", "imported", "memory", c.To, c.From)
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (from %s%s)\n", "imported", "memory", c.To, c.From, secretsHidden(c))
+		}
+		for _, sk := range m.Skipped {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (%s)\n", "skipped", "memory", sk.From, sk.Reason)
 		}
 		if m.Index != "" {
 			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s\n", "created", "memory index", m.Index)

@@ -10,6 +10,7 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/memminer/memminer/internal/testutil"
+	"github.com/memminer/memminer/memory/secrets/secretstest"
 )
 
 // TestConnectClaudeMemoryCLI: with a hive, connect claude-code points
@@ -23,16 +24,25 @@ func TestConnectClaudeMemoryCLI(t *testing.T) {
 	c.env["MEMMINER_HIVE"] = c.hive
 	old := filepath.Join(home, ".claude", "projects", "-src-app", "memory", "deploys.md")
 	testutil.WriteFile(t, old, "---\nname: deploys\ntype: project\n---\nThe staging cluster is rebuilt every Sunday night by the zamboni job.\n")
+	// A file with a secret is copied with it hidden; one not .md is not.
+	ci := filepath.Join(filepath.Dir(old), "ci.md")
+	testutil.WriteFile(t, ci, secretstest.Ten()[1].Note+"\n")
+	scratch := filepath.Join(filepath.Dir(old), "scratch.txt")
+	testutil.WriteFile(t, scratch, "not memory\n")
 
 	dir := filepath.Join(c.hive, "agents", "pam", "claude-code-memory.laptop")
 	out := c.ok("connect", "claude-code", "--wing", "pam", "--dry-run")
-	for _, want := range []string{"would copy " + old + " to $HIVE/agents/pam/claude-code-memory.laptop/imported/-src-app/deploys.md\n", `+  "autoMemoryDirectory": "$HIVE/agents/pam/claude-code-memory.laptop"`} {
+	for _, want := range []string{"would copy " + old + " to $HIVE/agents/pam/claude-code-memory.laptop/imported/-src-app/deploys.md\n",
+		"would copy " + ci + " to $HIVE/agents/pam/claude-code-memory.laptop/imported/-src-app/ci.md; secrets hidden: 1\n",
+		"would skip " + scratch + ": not a .md file\n", `+  "autoMemoryDirectory": "$HIVE/agents/pam/claude-code-memory.laptop"`} {
 		if !strings.Contains(out, want) {
 			t.Errorf("dry run lacks %q:\n%s", want, out)
 		}
 	}
 	out = c.ok("connect", "claude-code", "--wing", "pam")
 	if !strings.Contains(out, "  imported   memory        $HIVE/agents/pam/claude-code-memory.laptop/imported/-src-app/deploys.md (from "+old+")\n") ||
+		!strings.Contains(out, "  imported   memory        $HIVE/agents/pam/claude-code-memory.laptop/imported/-src-app/ci.md (from "+ci+"; secrets hidden: 1)\n") ||
+		!strings.Contains(out, "  skipped    memory        "+scratch+" (not a .md file)\n") ||
 		!strings.Contains(out, "claude-code keeps its own memory in the hive: $HIVE/agents/pam/claude-code-memory.laptop (autoMemoryDirectory in "+filepath.Join(home, ".claude", "settings.json")+")\n") {
 		t.Errorf("connect:\n%s", out)
 	}
@@ -45,7 +55,7 @@ func TestConnectClaudeMemoryCLI(t *testing.T) {
 			Unchanged int
 		}
 	}
-	if err := json.Unmarshal([]byte(c.ok("connect", "claude-code", "--wing", "pam", "--json")), &again); err != nil || len(again.Memory.Imported) != 0 || again.Memory.Unchanged != 1 {
+	if err := json.Unmarshal([]byte(c.ok("connect", "claude-code", "--wing", "pam", "--json")), &again); err != nil || len(again.Memory.Imported) != 0 || again.Memory.Unchanged != 2 {
 		t.Errorf("connect again --json: %+v %v", again, err)
 	}
 
