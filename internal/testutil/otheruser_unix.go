@@ -10,6 +10,7 @@ import (
 	"os/user"
 	"path/filepath"
 	"strconv"
+	"sync"
 	"syscall"
 	"testing"
 )
@@ -127,20 +128,20 @@ const (
 // SwapRace runs helper as OtherUser, swapping file (in a directory that
 // user owns) between a regular file holding text and a symlink to
 // target, until the test ends. It returns once the first swap is done.
-func SwapRace(t testing.TB, helper, file, target, text string) {
+func SwapRace(t testing.TB, helper, file, target, text string) (stop func()) {
 	t.Helper()
-	swapRace(t, helper, swapFileEnv+"="+file, swapTargetEnv+"="+target, swapTextEnv+"="+text)
+	return swapRace(t, helper, swapFileEnv+"="+file, swapTargetEnv+"="+target, swapTextEnv+"="+text)
 }
 
 // SwapDirRace is SwapRace for a directory: dir is swapped between a
 // directory holding the file name with text and a symlink to target
 // (a directory of ours).
-func SwapDirRace(t testing.TB, helper, dir, target, name, text string) {
+func SwapDirRace(t testing.TB, helper, dir, target, name, text string) (stop func()) {
 	t.Helper()
-	swapRace(t, helper, swapFileEnv+"="+dir, swapTargetEnv+"="+target, swapTextEnv+"="+text, swapNameEnv+"="+name)
+	return swapRace(t, helper, swapFileEnv+"="+dir, swapTargetEnv+"="+target, swapTextEnv+"="+text, swapNameEnv+"="+name)
 }
 
-func swapRace(t testing.TB, helper string, env ...string) {
+func swapRace(t testing.TB, helper string, env ...string) (stop func()) {
 	t.Helper()
 	cmd := HelperAsOtherUser(t, helper, env...)
 	stdin, err := cmd.StdinPipe()
@@ -155,10 +156,14 @@ func swapRace(t testing.TB, helper string, env ...string) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		stdin.Close() // the swapper stops at EOF
-		_ = cmd.Wait()
-	})
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			stdin.Close() // the swapper stops at EOF
+			_ = cmd.Wait()
+		})
+	}
+	t.Cleanup(stop)
 	// The line "swapping" is the swapper's sign that it is running.
 	out := bufio.NewReader(stdout)
 	for {
@@ -171,6 +176,7 @@ func swapRace(t testing.TB, helper string, env ...string) {
 		}
 	}
 	go func() { _, _ = io.Copy(io.Discard, out) }()
+	return stop
 }
 
 // RunSwapper is the other user's side of SwapRace: it returns false at
