@@ -1,8 +1,11 @@
 package skill
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -10,9 +13,44 @@ import (
 )
 
 // Marker is the file a skill folder installed into a client holds: the
-// hive it came from. Install replaces and Remove deletes only folders
-// holding it, so a skill of the user's own is never touched.
+// hive it came from on its first line, then "skill NAME", the skill it is
+// a copy of, and "sha256 HEX", the hash of what was copied (contentHash).
+// Install replaces and Remove deletes only folders whose marker names the
+// hive and the folder's own name, so a skill of the user's own, or a copy
+// of an installed skill made to fork it (the marker copied along), is
+// never touched.
 const Marker = ".memminer-skill"
+
+// marker is a Marker file read.
+type marker struct {
+	hive, skill, hash string
+}
+
+// readMarker reads the marker of the skill folder at path; ok is false
+// without one. A marker written before the skill and hash were recorded
+// holds the hive alone.
+func readMarker(path string) (m marker, ok bool) {
+	b, err := os.ReadFile(filepath.Join(path, Marker))
+	if err != nil {
+		return m, false
+	}
+	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
+	m.hive = strings.TrimSpace(lines[0])
+	for _, l := range lines[1:] {
+		k, v, _ := strings.Cut(strings.TrimSpace(l), " ")
+		switch k {
+		case "skill":
+			m.skill = v
+		case "sha256":
+			m.hash = v
+		}
+	}
+	return m, true
+}
+
+func (m marker) String() string {
+	return m.hive + "\nskill " + m.skill + "\nsha256 " + m.hash + "\n"
+}
 
 // Installed is what Install or Remove did in a client's skills folder.
 type Installed struct {
@@ -53,7 +91,7 @@ func Install(dir, hiveDir string) (Installed, error) {
 			out.Kept = append(out.Kept, s.Name)
 			continue
 		}
-		if err := copyIn(filepath.Dir(s.Path), dst, hiveDir); err != nil {
+		if err := copyIn(filepath.Dir(s.Path), dst, hiveDir, s.Name); err != nil {
 			return out, fmt.Errorf("install skill %s: %w", s.Name, err)
 		}
 		out.Installed = append(out.Installed, s.Name)
@@ -95,15 +133,73 @@ func removeOurs(dir, hiveDir string, drop func(string) bool) ([]string, error) {
 }
 
 // ours reports whether the skill folder at path was installed from
-// hiveDir (by memminer at all, when hiveDir is empty).
+// hiveDir (by memminer at all, when hiveDir is empty): its marker names
+// the hive and the folder's own skill. A marker written before the skill
+// was recorded counts only in a folder named as a skill of its hive, so a
+// fork copied from an installed skill is the user's.
 func ours(path, hiveDir string) bool {
-	b, err := os.ReadFile(filepath.Join(path, Marker))
-	return err == nil && (hiveDir == "" || strings.TrimSpace(string(b)) == hiveDir)
+	m, ok := readMarker(path)
+	if !ok || hiveDir != "" && m.hive != hiveDir {
+		return false
+	}
+	name := filepath.Base(path)
+	if m.skill != "" {
+		return m.skill == name
+	}
+	if m.hive == "" || CheckName(name) != nil {
+		return false
+	}
+	for _, state := range States {
+		if _, err := os.Lstat(folder(m.hive, state, name)); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
-// copyIn copies the skill folder src to dst through a sibling temporary
-// folder, so the client never sees half a skill.
-func copyIn(src, dst, hiveDir string) error {
+// contentHash is the hash of the skill folder open as root, the Marker
+// aside: every path, in order, with its kind and a regular file's
+// content. Links are hashed by their place, never followed.
+func contentHash(root *os.Root) (string, error) {
+	h := sha256.New()
+	fsys := root.FS()
+	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if p == Marker {
+			return nil
+		}
+		fmt.Fprintf(h, "%q %v\n", p, d.Type())
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		f, err := root.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		n, err := io.Copy(h, f)
+		fmt.Fprintf(h, "\n%d\n", n)
+		return err
+	})
+	return hex.EncodeToString(h.Sum(nil)), err
+}
+
+// folderHash is contentHash of the folder at path.
+func folderHash(path string) (string, error) {
+	root, err := os.OpenRoot(path)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return contentHash(root)
+}
+
+// copyIn copies the skill folder src, the skill name, to dst through a
+// sibling temporary folder, so the client never sees half a skill, and
+// marks it with the hive, the name and the hash of what was copied.
+func copyIn(src, dst, hiveDir, name string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -124,7 +220,13 @@ func copyIn(src, dst, hiveDir string) error {
 	if err := os.CopyFS(staged, root.FS()); err != nil {
 		return err
 	}
-	if err := os.WriteFile(filepath.Join(staged, Marker), []byte(hiveDir+"\n"), 0o644); err != nil {
+	// The hash is of the copy, which no other user can change under us.
+	hash, err := folderHash(staged)
+	if err != nil {
+		return err
+	}
+	m := marker{hive: hiveDir, skill: name, hash: hash}
+	if err := os.WriteFile(filepath.Join(staged, Marker), []byte(m.String()), 0o644); err != nil {
 		return err
 	}
 	if err := os.RemoveAll(dst); err != nil {

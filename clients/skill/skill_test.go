@@ -211,3 +211,54 @@ func TestMovesStayInTheHive(t *testing.T) {
 		t.Errorf("the file behind the link holds %q", data)
 	}
 }
+
+// copyDir copies the folder src to dst, as cp -r does.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestForkIsTheUsers: a folder copied from an installed skill to fork it
+// carries the marker along, but names another skill: no sync or
+// disconnect removes it. A marker of before the name was recorded counts
+// only in a folder named as a skill of the hive.
+func TestForkIsTheUsers(t *testing.T) {
+	h, client := t.TempDir(), filepath.Join(t.TempDir(), "skills")
+	if _, err := Propose(h, "deploy-drill", skillMD("deploy-drill", "the drill"), "eng"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Approve(h, "deploy-drill", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(client, h); err != nil {
+		t.Fatal(err)
+	}
+	fork := filepath.Join(client, "my-drill")
+	copyDir(t, filepath.Join(client, "deploy-drill"), fork)
+	os.WriteFile(filepath.Join(fork, FileName), skillMD("my-drill", "my own drill"), 0o644)
+	// A fork of a copy installed by an older memminer: its marker names
+	// the hive alone.
+	oldFork, oldCopy := filepath.Join(client, "old-drill"), filepath.Join(client, "deploy-drill")
+	copyDir(t, oldCopy, oldFork)
+	for _, d := range []string{oldFork, oldCopy} {
+		os.WriteFile(filepath.Join(d, Marker), []byte(h+"\n"), 0o644)
+	}
+
+	if got, err := Install(client, h); err != nil || len(got.Removed) != 0 {
+		t.Errorf("sync: %+v %v", got, err)
+	}
+	Deprecate(h, "deploy-drill", "ann")
+	if got, err := Install(client, h); err != nil || !slices.Equal(got.Removed, []string{"deploy-drill"}) {
+		t.Errorf("sync after deprecate: %+v %v, want deploy-drill (old marker, its own name) removed", got, err)
+	}
+	if got, err := Remove(client, ""); err != nil || len(got.Removed) != 0 {
+		t.Errorf("remove: %+v %v", got, err)
+	}
+	for _, d := range []string{fork, oldFork} {
+		if _, err := os.Stat(filepath.Join(d, FileName)); err != nil {
+			t.Errorf("the fork %s was removed: %v", d, err)
+		}
+	}
+}
