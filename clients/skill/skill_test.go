@@ -264,3 +264,146 @@ func TestSecretsStayOut(t *testing.T) {
 		}
 	}
 }
+
+// copyDir copies the folder src to dst, as cp -r does.
+func copyDir(t *testing.T, src, dst string) {
+	t.Helper()
+	if err := os.CopyFS(dst, os.DirFS(src)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestForkIsTheUsers: a folder copied from an installed skill to fork it
+// carries the marker along, but names another skill: no sync or
+// disconnect removes it. A marker of before the name was recorded counts
+// only in a folder named as a skill of the hive.
+func TestForkIsTheUsers(t *testing.T) {
+	h, client := t.TempDir(), filepath.Join(t.TempDir(), "skills")
+	if _, err := Propose(h, "deploy-drill", skillMD("deploy-drill", "the drill"), "eng"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Approve(h, "deploy-drill", "ann"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Install(client, h); err != nil {
+		t.Fatal(err)
+	}
+	fork := filepath.Join(client, "my-drill")
+	copyDir(t, filepath.Join(client, "deploy-drill"), fork)
+	os.WriteFile(filepath.Join(fork, FileName), skillMD("my-drill", "my own drill"), 0o644)
+	// A fork of a copy installed by an older memminer: its marker names
+	// the hive alone.
+	oldFork, oldCopy := filepath.Join(client, "old-drill"), filepath.Join(client, "deploy-drill")
+	copyDir(t, oldCopy, oldFork)
+	for _, d := range []string{oldFork, oldCopy} {
+		os.WriteFile(filepath.Join(d, Marker), []byte(h+"\n"), 0o644)
+	}
+
+	if got, err := Install(client, h); err != nil || len(got.Removed) != 0 {
+		t.Errorf("sync: %+v %v", got, err)
+	}
+	Deprecate(h, "deploy-drill", "ann")
+	if got, err := Install(client, h); err != nil || !slices.Equal(got.Removed, []string{"deploy-drill"}) {
+		t.Errorf("sync after deprecate: %+v %v, want deploy-drill (old marker, its own name) removed", got, err)
+	}
+	if got, err := Remove(client, ""); err != nil || len(got.Removed) != 0 {
+		t.Errorf("remove: %+v %v", got, err)
+	}
+	for _, d := range []string{fork, oldFork} {
+		if _, err := os.Stat(filepath.Join(d, FileName)); err != nil {
+			t.Errorf("the fork %s was removed: %v", d, err)
+		}
+	}
+}
+
+// TestInstallKeepsEdits: a sync copies a skill only when the hive's
+// changed since it was installed, so an edit to an installed copy of an
+// unchanged skill stays; an edited copy the hive's change, a deprecation
+// or a disconnect would replace or remove is left and made the user's.
+func TestInstallKeepsEdits(t *testing.T) {
+	h, client := t.TempDir(), filepath.Join(t.TempDir(), "skills")
+	publish := func(name, desc string) {
+		t.Helper()
+		if _, err := Propose(h, name, skillMD(name, desc), "eng"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Approve(h, name, "ann"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	read := func(name string) string {
+		b, _ := os.ReadFile(filepath.Join(client, name, FileName))
+		return string(b)
+	}
+	edit := func(name string) {
+		t.Helper()
+		if err := os.WriteFile(filepath.Join(client, name, FileName), skillMD(name, "my edit"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, n := range []string{"deploy", "review", "lint", "ops"} {
+		publish(n, n+" v1")
+	}
+	if got, err := Install(client, h); err != nil || len(got.Installed) != 4 {
+		t.Fatalf("install: %+v %v", got, err)
+	}
+	edit("deploy")
+	edit("lint")
+
+	// Unchanged in the hive: nothing copied, the edit kept.
+	got, err := Install(client, h)
+	if err != nil || len(got.Installed)+len(got.Removed)+len(got.Edited) != 0 || got.OrNil() != nil {
+		t.Errorf("sync with nothing changed: %+v %v", got, err)
+	}
+	if !strings.Contains(read("deploy"), "my edit") {
+		t.Errorf("the user's edit was overwritten: %q", read("deploy"))
+	}
+
+	// Changed in the hive, copy not edited: updated. Changed and edited:
+	// the edit is left and becomes the user's.
+	publish("review", "review v2")
+	publish("deploy", "deploy v2")
+	got, err = Install(client, h)
+	if err != nil || !slices.Equal(got.Installed, []string{"review"}) || !slices.Equal(got.Edited, []string{"deploy"}) {
+		t.Errorf("sync after review and deploy changed: %+v %v", got, err)
+	}
+	if !strings.Contains(read("review"), "review v2") {
+		t.Errorf("review not updated: %q", read("review"))
+	}
+	if !strings.Contains(read("deploy"), "my edit") {
+		t.Errorf("the edited deploy was replaced: %q", read("deploy"))
+	}
+	if _, err := os.Stat(filepath.Join(client, "deploy", Marker)); !os.IsNotExist(err) {
+		t.Errorf("the edited deploy is still marked memminer's: %v", err)
+	}
+	if got, err = Install(client, h); err != nil || !slices.Equal(got.Kept, []string{"deploy"}) || len(got.Installed)+len(got.Edited) != 0 {
+		t.Errorf("next sync: %+v %v, want deploy kept as the user's", got, err)
+	}
+	// Deleting it takes the hive's version again.
+	os.RemoveAll(filepath.Join(client, "deploy"))
+	if got, err = Install(client, h); err != nil || !slices.Equal(got.Installed, []string{"deploy"}) || !strings.Contains(read("deploy"), "deploy v2") {
+		t.Errorf("sync after the user deleted deploy: %+v %v, %q", got, err, read("deploy"))
+	}
+
+	// Deprecated: removed if ours and as installed, an edited copy left.
+	Deprecate(h, "lint", "ann")
+	Deprecate(h, "ops", "ann")
+	if got, err = Install(client, h); err != nil || !slices.Equal(got.Removed, []string{"ops"}) || !slices.Equal(got.Edited, []string{"lint"}) {
+		t.Errorf("sync after deprecations: %+v %v", got, err)
+	}
+	if !strings.Contains(read("lint"), "my edit") {
+		t.Errorf("the edited lint was removed: %q", read("lint"))
+	}
+	if _, err := os.Stat(filepath.Join(client, "ops")); !os.IsNotExist(err) {
+		t.Errorf("deprecated ops still installed: %v", err)
+	}
+
+	// Disconnect: the copies as installed go, an edited one stays.
+	edit("review")
+	if got, err = Remove(client, h); err != nil || !slices.Equal(got.Removed, []string{"deploy"}) || !slices.Equal(got.Edited, []string{"review"}) {
+		t.Errorf("remove: %+v %v", got, err)
+	}
+	if got := read("review"); !strings.Contains(got, "my edit") {
+		t.Errorf("the edited review was removed: %q", got)
+	}
+}

@@ -299,6 +299,9 @@ func (a *app) printConnect(res connect.Result, f connectFlags, done string) erro
 		for _, n := range skills.Kept {
 			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (not memminer's: the hive's skill %s is not installed)\n", "kept", "skill", filepath.Join(skills.Dir, n), n)
 		}
+		for _, n := range skills.Edited {
+			fmt.Fprintf(a.stdout, "  %-9s  %-12s  %s (edited here: left as it is and now yours; delete it to take the hive's %s again)\n", "kept", "skill", filepath.Join(skills.Dir, n), n)
+		}
 	}
 	if m := res.Memory; m != nil {
 		for _, c := range m.Imported {

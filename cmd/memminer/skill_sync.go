@@ -44,8 +44,8 @@ func (s *skillSync) SkillsChanged(_ context.Context, h *daemon.Host) {
 	}
 	done, err := connect.SyncSkills(s.stateDir, s.home, h.Hive())
 	for _, d := range done {
-		if len(d.Installed)+len(d.Removed)+len(d.Kept) > 0 {
-			log.Info("skills in step with the hive", "dir", d.Dir, "installed", d.Installed, "removed", d.Removed, "kept_not_ours", d.Kept)
+		if len(d.Installed)+len(d.Removed)+len(d.Kept)+len(d.Edited) > 0 {
+			log.Info("skills in step with the hive", "dir", d.Dir, "installed", d.Installed, "removed", d.Removed, "kept_not_ours", d.Kept, "kept_edited_now_users", d.Edited)
 		}
 	}
 	if err != nil {
