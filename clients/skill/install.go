@@ -104,7 +104,7 @@ func Install(dir, hiveDir string) (Installed, error) {
 				continue
 			}
 			m, _ := readMarker(dst)
-			src, err := folderHash(filepath.Dir(s.Path))
+			src, err := hiveHash(hiveDir, s.Name)
 			if err != nil {
 				return out, fmt.Errorf("install skill %s: %w", s.Name, err)
 			}
@@ -119,7 +119,7 @@ func Install(dir, hiveDir string) (Installed, error) {
 				continue
 			}
 		}
-		if err := copyIn(filepath.Dir(s.Path), dst, hiveDir, s.Name); err != nil {
+		if err := copyIn(dst, hiveDir, s.Name); err != nil {
 			return out, fmt.Errorf("install skill %s: %w", s.Name, err)
 		}
 		out.Installed = append(out.Installed, s.Name)
@@ -252,10 +252,36 @@ func folderHash(path string) (string, error) {
 	return contentHash(root)
 }
 
-// copyIn copies the skill folder src, the skill name, to dst through a
+// hiveHash is contentHash of the published skill name's folder in the
+// hive, reached as copyIn reaches it (publishedRoot).
+func hiveHash(hiveDir, name string) (string, error) {
+	root, err := publishedRoot(hiveDir, name)
+	if err != nil {
+		return "", err
+	}
+	defer root.Close()
+	return contentHash(root)
+}
+
+// publishedRoot opens the published skill name's folder as a root, from
+// a root of the hive: the hive is shared, and another user of it could
+// swap the folder (or skills/published) for a link to a folder of the
+// person's own (~/.ssh) after the skill was listed; reached from the
+// hive's root, a link is followed only when it stays in the hive.
+func publishedRoot(hiveDir, name string) (*os.Root, error) {
+	var root *os.Root
+	err := inHive(hiveDir, func(hive *os.Root) error {
+		var err error
+		root, err = hive.OpenRoot(rel(Published, name))
+		return err
+	})
+	return root, err
+}
+
+// copyIn copies the hive's published skill name to dst through a
 // sibling temporary folder, so the client never sees half a skill, and
 // marks it with the hive, the name and the hash of what was copied.
-func copyIn(src, dst, hiveDir, name string) error {
+func copyIn(dst, hiveDir, name string) error {
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
 		return err
 	}
@@ -267,8 +293,10 @@ func copyIn(src, dst, hiveDir, name string) error {
 	staged := filepath.Join(tmp, "skill")
 	// The folder is in the shared hive: read through a root of it, so a
 	// file another user swaps for a link to the person's own files (an
-	// SSH key) is not copied into the client's skills.
-	root, err := os.OpenRoot(src)
+	// SSH key) is not copied into the client's skills, and the root is
+	// reached from the hive's (publishedRoot), so the folder itself
+	// cannot be swapped for one either.
+	root, err := publishedRoot(hiveDir, name)
 	if err != nil {
 		return err
 	}

@@ -407,3 +407,36 @@ func TestInstallKeepsEdits(t *testing.T) {
 		t.Errorf("the edited review was removed: %q", got)
 	}
 }
+
+// TestInstallCopiesNothingFromOutsideTheHive: a published skill's folder
+// another user of the hive leads out of it by a link (here the folder
+// skills/published; the skill's own folder swapped after the listing
+// is the same) to a folder of the person's own, a SKILL.md beside a key,
+// is not copied into the client's skills: it is reached from a root of
+// the hive, which follows no link out.
+func TestInstallCopiesNothingFromOutsideTheHive(t *testing.T) {
+	h, client := t.TempDir(), filepath.Join(t.TempDir(), "skills")
+	outside := t.TempDir()
+	keys := filepath.Join(outside, "keys")
+	if err := os.MkdirAll(keys, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{FileName: skillMD("keys", "theirs"), "id_ed25519": []byte("the person's key")} {
+		if err := os.WriteFile(filepath.Join(keys, name), data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.MkdirAll(filepath.Join(h, Dir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(h, Dir, Published)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Install(client, h)
+	if slices.Contains(got.Installed, "keys") {
+		t.Errorf("install: %+v %v: the folder outside the hive was installed", got, err)
+	}
+	if _, err := os.Lstat(filepath.Join(client, "keys", "id_ed25519")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the key outside the hive is in the client's skills: %v", err)
+	}
+}
