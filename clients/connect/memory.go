@@ -330,7 +330,19 @@ func readSource(realRoot, p string) (b []byte, why string, err error) {
 	if filepath.Ext(real) != ".md" {
 		return nil, "a link to " + real + ", not a .md file", nil
 	}
-	b, err = readRegular(real)
+	// Opened in realRoot, not by the path alone: hivefile.Open would
+	// follow a link swapped onto the path since it was resolved to
+	// whatever folder it now leads to; OpenIn follows one only inside
+	// realRoot, the check just made, and opens the file through one
+	// descriptor.
+	f, err := hivefile.OpenIn(realRoot, real)
+	if err == nil {
+		b, err = io.ReadAll(f)
+		f.Close()
+	}
+	if errors.Is(err, hivefile.ErrOutside) {
+		return nil, "a link out of " + realRoot, nil
+	}
 	if errors.Is(err, hivefile.ErrNotRegular) {
 		return nil, "not a regular file", nil
 	}
