@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,7 +18,6 @@ import (
 	"github.com/tidwall/gjson"
 
 	"github.com/memminer/memminer/hive"
-	"github.com/memminer/memminer/internal/atomicfile"
 	"github.com/memminer/memminer/internal/hivefile"
 	"github.com/memminer/memminer/memory/secrets"
 )
@@ -401,19 +401,23 @@ func containsCopyTo(cs []Copy, to string) bool {
 	return false
 }
 
-// writeNew creates path with data, never replacing a file: the data goes
-// to a temporary file beside it, which is linked into place (the link
-// fails when path exists) and removed.
-func writeNew(path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+// writeNew creates name, a path in root, with data, never replacing a
+// file: the data goes to a temporary file beside it (named as
+// atomicfile.CreateTemp names it), which is linked into place (the link
+// fails when name exists) and removed. Every step is made through root,
+// the hive's memory folder: the hive is shared, and a folder of it
+// another user swaps for a link to a folder of the person's own cannot
+// lead the copy out of it.
+func writeNew(root *os.Root, name string, data []byte) error {
+	dir := filepath.Dir(name)
+	if err := root.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	f, err := atomicfile.CreateTemp(path)
+	f, tmp, err := createTemp(root, name)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
+	defer root.Remove(tmp)
 	_, err = f.Write(data)
 	if err == nil {
 		err = f.Chmod(0o644)
@@ -427,10 +431,32 @@ func writeNew(path string, data []byte) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Link(tmp, path); err != nil {
+	if err := root.Link(tmp, name); err != nil {
 		return err
 	}
-	return atomicfile.SyncDir(filepath.Dir(path))
+	d, err := root.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
+		return err
+	}
+	return nil
+}
+
+// createTemp creates, in root, the temporary file a write of name goes
+// through, named as atomicfile.CreateTemp names it (".NAME.tmp-N"), and
+// returns it with its name in root.
+func createTemp(root *os.Root, name string) (*os.File, string, error) {
+	for try := 0; ; try++ {
+		tmp := filepath.Join(filepath.Dir(name), "."+filepath.Base(name)+".tmp-"+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) && try < 10000 {
+			continue
+		}
+		return f, tmp, err
+	}
 }
 
 // doImport copies the planned files into the hive, each to a name no
@@ -440,9 +466,18 @@ func doImport(dir string, copies []Copy, data [][]byte) ([]Copy, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return copies[:0], err
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return copies[:0], err
+	}
+	defer root.Close()
 	for i := range copies {
 		for {
-			err := writeNew(copies[i].To, data[i])
+			name, err := filepath.Rel(dir, copies[i].To)
+			if err != nil {
+				return copies[:i], fmt.Errorf("copy %s into the hive: %w", copies[i].From, err)
+			}
+			err = writeNew(root, name, data[i])
 			if err == nil {
 				break
 			}
@@ -460,7 +495,7 @@ func doImport(dir string, copies []Copy, data [][]byte) ([]Copy, error) {
 		}
 	}
 	if index, b := indexOf(dir, copies); b != nil {
-		if err := writeNew(index, b); err != nil && !errors.Is(err, fs.ErrExist) {
+		if err := writeNew(root, indexName, b); err != nil && !errors.Is(err, fs.ErrExist) {
 			return copies, fmt.Errorf("write %s: %w", index, err)
 		}
 	}

@@ -416,3 +416,25 @@ func TestConnectReportsALinkedMemoryFolder(t *testing.T) {
 		t.Errorf("imported %+v, skipped %+v", res.Memory.Imported, res.Memory.Skipped)
 	}
 }
+
+// TestImportWritesNothingOutsideTheHive: a folder of the hive's memory
+// folder that another user of the hive made a link to a folder of the
+// person's own gets no copy: the copies are made through a root of the
+// memory folder, which follows no link out.
+func TestImportWritesNothingOutsideTheHive(t *testing.T) {
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, importedDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(dir, importedDir, "proj")); err != nil {
+		t.Fatal(err)
+	}
+	copies := []Copy{{From: "/src/proj/memory/notes.md", To: filepath.Join(dir, importedDir, "proj", "notes.md")}}
+	made, err := doImport(dir, copies, [][]byte{[]byte("- a note\n")})
+	if err == nil || len(made) != 0 {
+		t.Errorf("import through a link out of the hive: made %v, err %v; want none and an error", made, err)
+	}
+	if entries, _ := os.ReadDir(outside); len(entries) != 0 {
+		t.Errorf("outside the hive: %d entries, want none", len(entries))
+	}
+}
