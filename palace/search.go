@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/memminer/memminer/internal/words"
 	"github.com/memminer/memminer/memory/govern"
 )
 
@@ -441,7 +442,14 @@ func (r *searchRun) subjectShare(c candidate) float64 {
 	if err != nil {
 		return 0 // the hit's own read reports it
 	}
-	subject := lexTerms(govern.Statement(note.note().Text))
+	// Only the first terms count, and no word runs over a line: the
+	// terms are cut line by line until there are enough.
+	var subject []string
+	for line := range strings.Lines(govern.Statement(note.text)) {
+		if subject = words.AppendTerms(subject, line); len(subject) >= subjectTerms {
+			break
+		}
+	}
 	subject = subject[:min(len(subject), subjectTerms)]
 	if len(subject) == 0 {
 		return 0

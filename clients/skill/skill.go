@@ -13,7 +13,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"time"
 
@@ -258,6 +257,13 @@ func loadData(hiveDir, state, name string) (Skill, []byte, error) {
 // List lists the hive's skills, by state then name. A folder whose
 // SKILL.md is not valid is listed with its error in problems.
 func List(hiveDir string) (skills []Skill, problems []error, err error) {
+	return list(hiveDir, func(string) bool { return true })
+}
+
+// list is List of the skills of the states read says to read. Every
+// state's folder is listed, so that one that cannot be fails alike
+// whichever states are read.
+func list(hiveDir string, read func(state string) bool) (skills []Skill, problems []error, err error) {
 	skills = []Skill{}
 	for _, state := range States {
 		entries, rerr := os.ReadDir(filepath.Join(hiveDir, Dir, state))
@@ -266,6 +272,9 @@ func List(hiveDir string) (skills []Skill, problems []error, err error) {
 		}
 		if rerr != nil {
 			return skills, problems, rerr
+		}
+		if !read(state) {
+			continue
 		}
 		for _, e := range entries {
 			if !e.IsDir() || strings.HasPrefix(e.Name(), ".") {
@@ -282,10 +291,11 @@ func List(hiveDir string) (skills []Skill, problems []error, err error) {
 	return skills, problems, nil
 }
 
-// PublishedSkills lists the published skills.
+// PublishedSkills lists the published skills. It reads no other
+// state's SKILL.md: search and sync call it every time.
 func PublishedSkills(hiveDir string) ([]Skill, error) {
-	all, _, err := List(hiveDir)
-	return slices.DeleteFunc(all, func(s Skill) bool { return s.State != Published }), err
+	published, _, err := list(hiveDir, func(state string) bool { return state == Published })
+	return published, err
 }
 
 // logFile is the skills' log.

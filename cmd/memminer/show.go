@@ -85,16 +85,25 @@ func (a *app) showNote(ctx context.Context, ref string, history bool, dom domain
 	}
 	out.Source = a.sourceName(out.Path)
 	if history {
-		r, err := githive.Open(ctx, filepath.Dir(out.Path))
-		if err != nil {
-			return api.ShownNote{}, advised(err, "--history: %v: the note's file %s is not in a Git work tree", err, out.Source)
-		}
-		last := out.Line + strings.Count(out.Text, "\n")
-		if out.History, err = r.History(ctx, out.Path, out.Line, last); err != nil {
-			return api.ShownNote{}, fmt.Errorf("--history: %w", err)
+		if out.History, err = noteHistory(ctx, out); err != nil {
+			return api.ShownNote{}, err
 		}
 	}
 	return out, nil
+}
+
+// noteHistory is the Git commits that touched the shown note n.
+func noteHistory(ctx context.Context, n api.ShownNote) ([]githive.Commit, error) {
+	r, err := githive.Open(ctx, filepath.Dir(n.Path))
+	if err != nil {
+		return nil, advised(err, "--history: %v: the note's file %s is not in a Git work tree", err, n.Source)
+	}
+	last := n.Line + strings.Count(n.Text, "\n")
+	h, err := r.History(ctx, n.Path, n.Line, last)
+	if err != nil {
+		return nil, fmt.Errorf("--history: %w", err)
+	}
+	return h, nil
 }
 
 // showRequest is the service's request for ref: a hit number of the last

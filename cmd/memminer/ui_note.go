@@ -39,14 +39,18 @@ func (u *uiServer) notePage(w http.ResponseWriter, r *http.Request) {
 		u.render(w, "note", d)
 		return
 	}
-	n, err := u.a.showNote(r.Context(), d.Ref, true, personView)
-	switch {
-	case errors.Is(err, githive.ErrNoGit):
-		d.NoHistory = "git is not installed"
-		n, err = u.a.showNote(r.Context(), d.Ref, false, personView)
-	case errors.Is(err, githive.ErrNotRepo):
-		n, err = u.a.showNote(r.Context(), d.Ref, false, personView)
-		d.NoHistory = n.Source + " is not in a Git work tree"
+	// The note is asked for once; only its history may be missing.
+	n, err := u.a.showNote(r.Context(), d.Ref, false, personView)
+	if err == nil {
+		var h []githive.Commit
+		switch h, err = noteHistory(r.Context(), n); {
+		case err == nil:
+			n.History = h
+		case errors.Is(err, githive.ErrNoGit):
+			d.NoHistory, err = "git is not installed", nil
+		case errors.Is(err, githive.ErrNotRepo):
+			d.NoHistory, err = n.Source+" is not in a Git work tree", nil
+		}
 	}
 	if err != nil {
 		if errors.Is(err, api.ErrNoNote) {

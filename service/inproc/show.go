@@ -117,15 +117,16 @@ func ResolveRef(p *palace.Palace, hive, dir, ref string) (palace.Note, error) {
 		}
 		return palace.Note{}, refError(api.ErrNoNote, "%s: no such note with that id (ids change when a note is edited; search again)", ref)
 	}
-	if n, ok := noteAtFile(p, fileCandidates(file, hive, dir), line); ok {
+	wings := newWingNotes(p)
+	if n, ok := noteAtFile(wings, fileCandidates(file, hive, dir), line); ok {
 		return n, nil
 	}
 	// FILE may name an agent directory's file: take the one source
 	// ending in it.
 	suffix := string(filepath.Separator) + filepath.Clean(file)
 	var found []palace.Note
-	for _, w := range p.Wings() {
-		notes := p.Notes(w.ID)
+	for i := range wings.ids {
+		notes := wings.notes(i)
 		sources := map[string]bool{}
 		for _, n := range notes {
 			if strings.HasSuffix(n.Source, suffix) {
@@ -164,15 +165,41 @@ func fileCandidates(file, hive, dir string) []string {
 	return out
 }
 
+// wingNotes are the notes of a palace's wings, each wing's read when
+// first asked for and then kept: Palace.Notes sorts and copies a whole
+// wing, and a ref's FILE may be looked for in every wing more than once.
+type wingNotes struct {
+	p    *palace.Palace
+	ids  []string
+	read [][]palace.Note
+	done []bool
+}
+
+func newWingNotes(p *palace.Palace) *wingNotes {
+	var ids []string
+	for _, w := range p.Wings() {
+		ids = append(ids, w.ID)
+	}
+	return &wingNotes{p: p, ids: ids, read: make([][]palace.Note, len(ids)), done: make([]bool, len(ids))}
+}
+
+// notes are the notes of the i-th wing.
+func (w *wingNotes) notes(i int) []palace.Note {
+	if !w.done[i] {
+		w.read[i], w.done[i] = w.p.Notes(w.ids[i]), true
+	}
+	return w.read[i]
+}
+
 // noteAtFile is the note holding line of the first of candidates (with
 // symlinks resolved) that is a mined source.
-func noteAtFile(p *palace.Palace, candidates []string, line int) (palace.Note, bool) {
+func noteAtFile(wings *wingNotes, candidates []string, line int) (palace.Note, bool) {
 	for _, c := range candidates {
 		if r, err := filepath.EvalSymlinks(c); err == nil {
 			c = r
 		}
-		for _, w := range p.Wings() {
-			if n, ok := coveringNote(p.Notes(w.ID), func(src string) bool { return src == c }, line); ok {
+		for i := range wings.ids {
+			if n, ok := coveringNote(wings.notes(i), func(src string) bool { return src == c }, line); ok {
 				return n, true
 			}
 		}
